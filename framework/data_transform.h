@@ -1,0 +1,21 @@
+// Data transforms: when an input's place or dtype does not match the chosen kernel, the
+// prepared op converts it into a private variable before the kernel runs. Transforms are
+// planned when the kernel is chosen and counted here so tests can see them.
+#pragma once
+
+#include <cstdint>
+
+#include "framework/dense_tensor.h"
+
+namespace paddle_like {
+namespace framework {
+
+// Converts `in` to `dtype` on `place` into `out` (copy and/or cast).
+void TransformTensor(const DenseTensor& in, DataType dtype, const platform::Place& place,
+                     DenseTensor* out);
+
+// Number of tensor transforms performed by this process so far.
+int64_t DataTransformCount();
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,78 @@
+#include "framework/dense_tensor.h"
+
+namespace paddle_like {
+namespace framework {
+
+void* DenseTensor::mutable_data(const Place& place, DataType dtype) {
+  const int64_t n = dims_.numel();
+  PL_ENFORCE(n >= 0, errors::PreconditionNotMet(
+                         "cannot allocate a tensor of unknown shape %s", dims_.ToString()));
+  const size_t bytes = static_cast<size_t>(n) * platform::SizeOf(dtype);
+  // A buffer shared with another tensor is never written through: outputs own their memory.
+  if (holder_ == nullptr || holder_.use_count() > 1 || holder_->place() != place ||
+      dtype_ != dtype || holder_->size() < bytes + offset_) {
+    holder_ = platform::Alloc(place, bytes);
+    offset_ = 0;
+  }
+  place_ = place;
+  dtype_ = dtype;
+  return raw_data();
+}
+
+void DenseTensor::CheckAccess(DataType requested) const {
+  PL_ENFORCE(holder_ != nullptr,
+             errors::PreconditionNotMet("tensor of shape %s holds no data yet", dims_.ToString()));
+  PL_ENFORCE(requested == dtype_,
+             errors::PreconditionNotMet("tensor holds %s data but %s was requested",
+                                        platform::DataTypeName(dtype_),
+                                        platform::DataTypeName(requested)));
+}
+
+void CopyTensor(const DenseTensor& src, const Place& dst_place, DenseTensor* dst) {
+  PL_ENFORCE(src.initialized(),
+             errors::PreconditionNotMet("cannot copy an uninitialized tensor"));
+  if (&src == dst) return;
+  DenseTensor out(src.dims(), src.dtype());
+  void* p = out.mutable_data(dst_place, src.dtype());
+  platform::Copy(dst_place, p, src.place(), src.raw_data(),
+                 static_cast<size_t>(src.numel()) * platform::SizeOf(src.dtype()));
+  out.set_lod(src.lod());
+  *dst = std::move(out);
+}
+
+namespace {
+template <typename To, typename From>
+To ConvertValue(From v) {
+  if constexpr (std::is_same_v<From, platform::float16> || std::is_same_v<From, platform::bfloat16>) {
+    return ConvertValue<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, platform::float16> ||
+                       std::is_same_v<To, platform::bfloat16>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+}  // namespace
+
+void CastTensor(const DenseTensor& src, DataType dtype, DenseTensor* dst) {
+  PL_ENFORCE(src.place().is_cpu(),
+             errors::Unimplemented("casting a tensor on %s", src.place().ToString()));
+  DenseTensor out(src.dims(), dtype);
+  out.set_lod(src.lod());
+  const int64_t n = src.numel();
+  platform::VisitDataType(src.dtype(), [&](auto from_tag) {
+    using From = decltype(from_tag);
+    const From* in = src.data<From>();
+    platform::VisitDataType(dtype, [&](auto to_tag) {
+      using To = decltype(to_tag);
+      To* o = out.mutable_data<To>(platform::CPUPlace());
+      for (int64_t i = 0; i < n; ++i) o[i] = ConvertValue<To>(in[i]);
+    });
+  });
+  *dst = std::move(out);
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,135 @@
+#include "framework/executor.h"
+
+#include <set>
+#include <unordered_map>
+
+#include "framework/op_registry.h"
+
+namespace paddle_like {
+namespace framework {
+
+PreparedProgram::~PreparedProgram() {
+  prepared_.clear();
+  if (scope_ != nullptr && local_scope_ != nullptr) scope_->DeleteScope(local_scope_);
+}
+
+std::vector<std::string> PreparedProgram::FreedAfter(size_t i) const {
+  std::vector<std::string> names;
+  for (const auto& p : free_after_.at(i)) names.push_back(p.first);
+  return names;
+}
+
+Executor::Executor(const platform::Place& place) : place_(place) {}
+
+void CheckOpVersions(const ProgramDesc& program) {
+  std::set<std::string> used;
+  for (size_t b = 0; b < program.Size(); ++b) {
+    for (const OpDesc* op : program.Block(b).AllOps()) used.insert(op->Type());
+  }
+  for (const auto& kv : program.OpVersions()) {
+    if (!used.count(kv.first) || !OpInfoMap::Instance().Has(kv.first)) continue;
+    const int ours = OpInfoMap::Instance().Get(kv.first).version();
+    PL_ENFORCE(kv.second <= ours,
+               errors::Unimplemented(
+                   "op `%s`: the program needs op version %d, this runtime implements version %d "
+                   "(the program was saved by a newer framework)",
+                   kv.first, kv.second, ours));
+  }
+}
+
+void StampOpVersions(ProgramDesc* program) {
+  auto* versions = program->MutableOpVersions();
+  for (const auto& kv : OpInfoMap::Instance().map()) (*versions)[kv.first] = kv.second.version();
+}
+
+std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, int block_id,
+                                                   Scope* scope,
+                                                   const std::vector<std::string>& keep) {
+  CheckOpVersions(program);
+  const BlockDesc& block = program.Block(static_cast<size_t>(block_id));
+  auto prepared = std::unique_ptr<PreparedProgram>(new PreparedProgram);
+  prepared->scope_ = scope;
+  prepared->local_scope_ = &scope->NewScope();
+  Scope* local = prepared->local_scope_;
+
+  // Variables: persistable ones in the given scope, the rest locally.
+  std::set<std::string> persistable;
+  for (const VarDesc* v : block.AllVars()) {
+    if (v->Persistable()) {
+      persistable.insert(v->Name());
+      if (scope->FindVar(v->Name()) == nullptr) scope->Var(v->Name());
+    } else {
+      local->Var(v->Name());
+    }
+  }
+  for (const OpDesc* op : block.AllOps()) {
+    for (const auto& name : op->OutputArgumentNames()) {
+      if (local->FindVar(name) == nullptr) local->Var(name);
+    }
+  }
+
+  // Operators and their bindings.
+  for (const OpDesc* desc : block.AllOps()) {
+    prepared->ops_.push_back(OpRegistry::CreateOp(*desc));
+    prepared->prepared_.push_back(
+        std::make_unique<PreparedOp>(*prepared->ops_.back(), local, place_));
+  }
+
+  // Last use of every temporary, in execution order.
+  std::set<std::string> kept(keep.begin(), keep.end());
+  std::unordered_map<std::string, size_t> last_use;
+  for (size_t i = 0; i < block.OpSize(); ++i) {
+    const OpDesc* op = block.Op(i);
+    for (const auto& n : op->InputArgumentNames()) last_use[n] = i;
+    for (const auto& n : op->OutputArgumentNames()) last_use[n] = i;
+  }
+  prepared->free_after_.resize(block.OpSize());
+  for (const auto& kv : last_use) {
+    if (persistable.count(kv.first) || kept.count(kv.first)) continue;
+    if (local->FindLocalVar(kv.first) == nullptr) continue;  // Lives in an outer scope.
+    prepared->free_after_[kv.second].emplace_back(kv.first, local->FindLocalVar(kv.first));
+  }
+  return prepared;
+}
+
+void Executor::Run(PreparedProgram* prepared) {
+  for (size_t i = 0; i < prepared->prepared_.size(); ++i) {
+    prepared->prepared_[i]->Run();
+    for (auto& dead : prepared->free_after_[i]) {
+      if (dead.second->IsType<DenseTensor>()) dead.second->GetMutable<DenseTensor>()->clear();
+    }
+  }
+}
+
+std::vector<DenseTensor> Executor::Run(const ProgramDesc& program, Scope* scope,
+                                       const std::map<std::string, DenseTensor>& feeds,
+                                       const std::vector<std::string>& fetches) {
+  // Work on a copy without feed/fetch ops: feeds go straight into variables.
+  ProgramDesc copy = program;
+  BlockDesc& block = copy.Block(0);
+  for (size_t i = block.OpSize(); i-- > 0;) {
+    const std::string& t = block.Op(i)->Type();
+    if (t == "feed" || t == "fetch") block.RemoveOp(i, i + 1);
+  }
+  auto prepared = Prepare(copy, 0, scope, fetches);
+  for (const auto& kv : feeds) {
+    Variable* v = prepared->local_scope()->FindVar(kv.first);
+    PL_ENFORCE(v != nullptr,
+               errors::NotFound("feed `%s`: the program has no variable of that name", kv.first));
+    *v->GetMutable<DenseTensor>() = kv.second;
+  }
+  Run(prepared.get());
+  std::vector<DenseTensor> out;
+  for (const auto& name : fetches) {
+    Variable* v = prepared->local_scope()->FindVar(name);
+    PL_ENFORCE(v != nullptr && v->IsType<DenseTensor>() && v->Get<DenseTensor>().initialized(),
+               errors::NotFound("fetch `%s`: no such variable holds data after the run", name));
+    DenseTensor t;
+    CopyTensor(v->Get<DenseTensor>(), platform::CPUPlace(), &t);
+    out.push_back(std::move(t));
+  }
+  return out;
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,73 @@
+// Executor: runs a block of a program on one place.
+//
+// Prepare() does everything that can be decided before the first run: creates the
+// (stateless) operators, binds their variables, and finds the op after which each temporary
+// is dead. Run() then only executes: kernels are chosen on the first run and guarded after.
+//
+// Variables: persistable ones (parameters, feed/fetch holders) live in the scope given to
+// Prepare; temporaries live in a kid scope owned by the PreparedProgram.
+// Threading: a PreparedProgram is run by one thread at a time; several PreparedPrograms of
+// one program may share a parameter scope and run concurrently.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "framework/prepared_op.h"
+#include "framework/program_desc.h"
+
+namespace paddle_like {
+namespace framework {
+
+class PreparedProgram {
+ public:
+  ~PreparedProgram();
+  Scope* scope() const { return scope_; }
+  Scope* local_scope() const { return local_scope_; }
+  size_t OpCount() const { return ops_.size(); }
+  const PreparedOp& op(size_t i) const { return *prepared_[i]; }
+  // Names of the temporaries freed right after op i.
+  std::vector<std::string> FreedAfter(size_t i) const;
+
+ private:
+  friend class Executor;
+  Scope* scope_ = nullptr;
+  Scope* local_scope_ = nullptr;
+  std::vector<std::unique_ptr<OperatorBase>> ops_;
+  std::vector<std::unique_ptr<PreparedOp>> prepared_;
+  std::vector<std::vector<std::pair<std::string, Variable*>>> free_after_;
+};
+
+class Executor {
+ public:
+  explicit Executor(const platform::Place& place);
+
+  // `keep`: temporaries that must survive the run (e.g. what the caller fetches).
+  std::unique_ptr<PreparedProgram> Prepare(const ProgramDesc& program, int block_id, Scope* scope,
+                                           const std::vector<std::string>& keep = {});
+  void Run(PreparedProgram* prepared);
+
+  // One-shot convenience: runs block 0 with `feeds` (variable name -> tensor) and returns the
+  // `fetches` (variable names) as CPU tensors. Feed and fetch ops of the program are ignored;
+  // use Program's feed/fetch targets to choose the names.
+  std::vector<DenseTensor> Run(const ProgramDesc& program, Scope* scope,
+                               const std::map<std::string, DenseTensor>& feeds,
+                               const std::vector<std::string>& fetches);
+
+  const platform::Place& place() const { return place_; }
+
+ private:
+  platform::Place place_;
+};
+
+// Fails with UnimplementedError when the program was saved with a newer version of one of
+// its ops than this runtime implements (names the op and both versions).
+void CheckOpVersions(const ProgramDesc& program);
+
+// Records this runtime's op versions into `program` (before saving it).
+void StampOpVersions(ProgramDesc* program);
+
+}  // namespace framework
+}  // namespace paddle_like

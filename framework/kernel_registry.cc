@@ -1,0 +1,111 @@
+#include "framework/kernel_registry.h"
+
+#include "platform/enforce.h"
+#include "platform/flags.h"
+
+namespace paddle_like {
+namespace framework {
+
+KernelChoiceOptions KernelChoiceOptions::FromFlags(const platform::Place& place) {
+  KernelChoiceOptions o;
+  o.use_onednn = FLAGS_use_onednn;
+  o.deterministic = place.is_gpu() ? FLAGS_cudnn_deterministic : FLAGS_cpu_deterministic;
+  return o;
+}
+
+std::vector<KernelPreference> PreferenceOrder(const platform::Place& place,
+                                              const KernelChoiceOptions& options) {
+  std::vector<KernelPreference> order;
+  if (place.is_gpu()) {
+    if (options.use_cudnn) order.push_back({DeviceType::kCUDA, LibraryType::kCUDNN});
+    order.push_back({DeviceType::kCUDA, LibraryType::kPlain});
+  }
+  if (options.use_onednn) order.push_back({DeviceType::kCPU, LibraryType::kOneDNN});
+  order.push_back({DeviceType::kCPU, LibraryType::kPlain});
+  return order;
+}
+
+KernelRegistry& KernelRegistry::Instance() {
+  static KernelRegistry registry;
+  return registry;
+}
+
+void KernelRegistry::Register(const std::string& op_type, const KernelInfo& kernel) {
+  PL_ENFORCE(kernel.fn != nullptr,
+             errors::InvalidArgument("op `%s` kernel %s: null kernel function", op_type,
+                                     kernel.key.ToString()));
+  auto& list = kernels_[op_type];
+  for (const auto& k : list) {
+    PL_ENFORCE(k.key != kernel.key,
+               errors::AlreadyExists("op `%s` already has a kernel for %s", op_type,
+                                     kernel.key.ToString()));
+  }
+  list.push_back(kernel);
+}
+
+void KernelRegistry::Register(const std::string& op_type, DeviceType device, DataType dtype,
+                              LibraryType library, KernelFn fn, bool deterministic) {
+  KernelInfo info;
+  info.key = KernelKey{device, dtype, library, DataLayout::kAny};
+  info.fn = fn;
+  info.deterministic = deterministic;
+  Register(op_type, info);
+}
+
+const std::vector<KernelInfo>& KernelRegistry::KernelsOf(const std::string& op_type) const {
+  static const std::vector<KernelInfo> kNone;
+  auto it = kernels_.find(op_type);
+  return it == kernels_.end() ? kNone : it->second;
+}
+
+bool KernelRegistry::HasKernels(const std::string& op_type) const {
+  return kernels_.count(op_type) > 0;
+}
+
+const KernelInfo& KernelRegistry::Choose(const std::string& op_type, DataType dtype,
+                                         DataLayout layout, const platform::Place& place,
+                                         const KernelChoiceOptions& options) const {
+  const auto& kernels = KernelsOf(op_type);
+  for (const auto& pref : PreferenceOrder(place, options)) {
+    for (const auto& k : kernels) {
+      if (k.key.device == pref.device && k.key.library == pref.library && k.key.dtype == dtype &&
+          (k.key.layout == DataLayout::kAny || layout == DataLayout::kAny ||
+           k.key.layout == layout) &&
+          (k.deterministic || !options.deterministic)) {
+        return k;
+      }
+    }
+  }
+  // Nothing fits: explain every candidate.
+  const KernelKey wanted{place.type(), dtype, LibraryType::kPlain, layout};
+  std::string detail;
+  const auto prefs = PreferenceOrder(place, options);
+  for (const auto& k : kernels) {
+    std::string why;
+    bool enabled = false;
+    for (const auto& p : prefs) enabled |= (p.device == k.key.device && p.library == k.key.library);
+    if (!enabled) {
+      if (k.key.library == LibraryType::kOneDNN && !options.use_onednn) {
+        why = "oneDNN kernels are off (FLAGS_use_onednn=false)";
+      } else if (k.key.library == LibraryType::kCUDNN && !options.use_cudnn) {
+        why = "cuDNN kernels are off";
+      } else {
+        why = std::string("cannot run on ") + place.ToString();
+      }
+    } else if (k.key.dtype != dtype) {
+      why = "dtype " + platform::DataTypeName(k.key.dtype) + " != " + platform::DataTypeName(dtype);
+    } else if (!k.deterministic && options.deterministic) {
+      why = "not deterministic and deterministic mode is on";
+    } else {
+      why = std::string("layout ") + DataLayoutName(k.key.layout) + " != " + DataLayoutName(layout);
+    }
+    detail += "\n  " + k.key.ToString() + ": " + why;
+  }
+  if (kernels.empty()) detail = " none";
+  throw errors::NotFound("op `%s`: no kernel for %s on %s; registered kernels:%s", op_type,
+                         platform::DataTypeName(dtype), place.ToString() + " " + wanted.ToString(),
+                         detail);
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,73 @@
+// KernelRegistry: the kernels of every op, and the choice among them.
+//
+// Choice is data: an ordered preference list of (device, library) pairs, filtered by what
+// is enabled (FLAGS_use_onednn, use_cudnn, deterministic mode); the first registered kernel
+// that matches the requested dtype (and layout) wins. A miss raises NotFoundError naming the
+// op, the requested key and every registered key with the reason it was rejected.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/kernel_key.h"
+
+namespace paddle_like {
+namespace framework {
+
+class ExecutionContext;
+using KernelFn = void (*)(const ExecutionContext& ctx);
+
+struct KernelInfo {
+  KernelKey key;
+  KernelFn fn = nullptr;
+  // Two runs on the same inputs give bitwise equal outputs.
+  bool deterministic = true;
+  // (input slot, output slot) pairs the kernel may compute in place.
+  std::vector<std::pair<std::string, std::string>> inplace;
+};
+
+struct KernelPreference {
+  DeviceType device;
+  LibraryType library;
+};
+
+struct KernelChoiceOptions {
+  bool use_onednn = true;
+  bool use_cudnn = true;
+  bool deterministic = false;
+  // From the flags: FLAGS_use_onednn, FLAGS_cpu_deterministic / FLAGS_cudnn_deterministic.
+  static KernelChoiceOptions FromFlags(const platform::Place& place);
+};
+
+// The preference order for running on `place`: on a GPU cuDNN, CUDA, then the CPU kernels
+// (oneDNN, plain); on the CPU oneDNN then plain. Disabled libraries are left out.
+std::vector<KernelPreference> PreferenceOrder(const platform::Place& place,
+                                              const KernelChoiceOptions& options);
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& Instance();
+
+  // AlreadyExistsError if `op_type` already has a kernel with the same key.
+  void Register(const std::string& op_type, const KernelInfo& kernel);
+  // Convenience for the common case.
+  void Register(const std::string& op_type, DeviceType device, DataType dtype,
+                LibraryType library, KernelFn fn, bool deterministic = true);
+
+  const std::vector<KernelInfo>& KernelsOf(const std::string& op_type) const;
+  bool HasKernels(const std::string& op_type) const;
+
+  // Picks the kernel for `op_type` with element type `dtype` on `place`.
+  const KernelInfo& Choose(const std::string& op_type, DataType dtype, DataLayout layout,
+                           const platform::Place& place,
+                           const KernelChoiceOptions& options) const;
+
+ private:
+  std::map<std::string, std::vector<KernelInfo>> kernels_;
+};
+
+}  // namespace framework
+}  // namespace paddle_like

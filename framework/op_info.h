@@ -1,0 +1,69 @@
+// OpInfo: everything registered for one op type, and OpInfoMap, the table of all of them.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "framework/attribute_checker.h"
+#include "framework/op_desc.h"
+#include "framework/op_spec.h"
+#include "framework/shape_inference.h"
+
+namespace paddle_like {
+namespace framework {
+
+class OperatorBase;
+class VarTypeInferenceContext;
+
+using OpCreator = std::function<std::unique_ptr<OperatorBase>(
+    const std::string& type, const VariableNameMap& inputs, const VariableNameMap& outputs,
+    const AttributeMap& attrs)>;
+using InferShapeFn = std::function<void(InferShapeContext*)>;
+using InferVarTypeFn = std::function<void(VarTypeInferenceContext*)>;
+
+// Builds the backward OpDescs of one forward op. `no_grad_set` holds variables whose
+// gradient is not wanted; `grad_to_var` receives grad name -> forward var name.
+using GradOpMakerFn = std::function<std::vector<std::unique_ptr<OpDesc>>(
+    const OpDesc& forward, const std::unordered_set<std::string>& no_grad_set,
+    std::map<std::string, std::string>* grad_to_var)>;
+
+// One compatible or incompatible change of an op, as PaddlePaddle's op-version checkpoints.
+struct OpVersionCheckpoint {
+  std::string note;
+};
+
+struct OpInfo {
+  OpCreator creator;
+  OpSpec spec;
+  AttributeChecker checker;
+  InferShapeFn infer_shape;
+  InferVarTypeFn infer_var_type;
+  GradOpMakerFn grad_op_maker;
+  std::vector<OpVersionCheckpoint> checkpoints;
+
+  // The op's version id: the number of checkpoints (0 without any).
+  int version() const { return static_cast<int>(checkpoints.size()); }
+};
+
+class OpInfoMap {
+ public:
+  static OpInfoMap& Instance();
+
+  bool Has(const std::string& type) const { return map_.count(type) > 0; }
+  // NotFoundError "op `foo` is not registered" (with the closest registered names).
+  const OpInfo& Get(const std::string& type) const;
+  OpInfo* GetMutable(const std::string& type);
+  // AlreadyExistsError on a second registration of `type`.
+  OpInfo* Insert(const std::string& type);
+  const std::map<std::string, OpInfo>& map() const { return map_; }
+
+ private:
+  std::map<std::string, OpInfo> map_;
+};
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,72 @@
+#include "framework/op_proto_maker.h"
+
+namespace paddle_like {
+namespace framework {
+
+void OpProtoAndCheckerMaker::Build(const std::string& op_type, OpSpec* spec,
+                                   AttributeChecker* checker) {
+  spec_ = spec;
+  checker_ = checker;
+  spec_->type = op_type;
+  Make();
+  AddFrameworkAttrs();
+  PL_ENFORCE(!spec_->comment.empty(),
+             errors::PreconditionNotMet("op `%s` must document itself with AddComment", op_type));
+  spec_ = nullptr;
+  checker_ = nullptr;
+}
+
+SlotBuilder OpProtoAndCheckerMaker::AddInput(const std::string& name, const std::string& comment) {
+  PL_ENFORCE(spec_->FindInput(name) == nullptr,
+             errors::AlreadyExists("op `%s` declares input `%s` twice", spec_->type, name));
+  spec_->inputs.push_back(OpSlotSpec{name, comment});
+  return SlotBuilder(&spec_->inputs.back());
+}
+
+SlotBuilder OpProtoAndCheckerMaker::AddOutput(const std::string& name, const std::string& comment) {
+  PL_ENFORCE(spec_->FindOutput(name) == nullptr,
+             errors::AlreadyExists("op `%s` declares output `%s` twice", spec_->type, name));
+  spec_->outputs.push_back(OpSlotSpec{name, comment});
+  return SlotBuilder(&spec_->outputs.back());
+}
+
+void OpProtoAndCheckerMaker::AddComment(const std::string& comment) { spec_->comment = comment; }
+
+OpAttrSpec* OpProtoAndCheckerMaker::NewAttr(const std::string& name, const std::string& comment,
+                                            AttrType type) {
+  PL_ENFORCE(spec_->FindAttr(name) == nullptr,
+             errors::AlreadyExists("op `%s` declares attribute `%s` twice", spec_->type, name));
+  // The returned pointer is used only by the builder chain of this one AddAttr statement,
+  // before the next push_back can move the vector.
+  OpAttrSpec attr;
+  attr.name = name;
+  attr.comment = comment;
+  attr.type = type;
+  spec_->attrs.push_back(attr);
+  checker_->Declare(name, type);
+  return &spec_->attrs.back();
+}
+
+void OpProtoAndCheckerMaker::AddFrameworkAttrs() {
+  const auto add = [this](const std::string& name, const std::string& comment, AttrType type,
+                          const Attribute& def) {
+    if (spec_->FindAttr(name) != nullptr) return;
+    OpAttrSpec* a = NewAttr(name, comment, type);
+    a->has_default = true;
+    a->default_value = def;
+    a->extra = true;
+    checker_->SetDefault(name, def);
+  };
+  add("op_role", "role of the op in training (forward, backward, optimize, loss ...)",
+      AttrType::INT, static_cast<int>(OpRole::kNotSpecified));
+  add("op_role_var", "[param, grad] pairs of optimizer-related ops", AttrType::STRINGS,
+      std::vector<std::string>{});
+  add("op_namescope", "name scope the op was built in", AttrType::STRING, std::string("/"));
+  add("op_callstack", "where the op was built", AttrType::STRINGS, std::vector<std::string>{});
+  add("op_device", "device the op is pinned to (empty: any)", AttrType::STRING, std::string());
+  add("with_quant_attr", "whether the op carries quantization attributes", AttrType::BOOLEAN,
+      false);
+}
+
+}  // namespace framework
+}  // namespace paddle_like

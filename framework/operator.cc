@@ -1,0 +1,170 @@
+#include "framework/operator.h"
+
+#include "framework/prepared_op.h"
+#include "framework/shape_inference_contexts.h"
+
+namespace paddle_like {
+namespace framework {
+
+namespace {
+const std::vector<std::string>& NamesOf(const VariableNameMap& map, const std::string& slot) {
+  static const std::vector<std::string> kEmpty;
+  auto it = map.find(slot);
+  return it == map.end() ? kEmpty : it->second;
+}
+
+std::string SingleName(const std::string& type, const char* kind, const VariableNameMap& map,
+                       const std::string& slot) {
+  const auto& names = NamesOf(map, slot);
+  if (names.empty()) return "";
+  PL_ENFORCE(names.size() == 1,
+             errors::InvalidArgument("op `%s` %s `%s`: expected 1 variable, received %zu", type,
+                                     kind, slot, names.size()));
+  return names[0];
+}
+
+std::string SlotsString(const VariableNameMap& map) {
+  std::string s;
+  for (const auto& kv : map) {
+    s += (s.empty() ? "" : ", ") + kv.first + "=[";
+    for (size_t i = 0; i < kv.second.size(); ++i) s += (i ? ", " : "") + kv.second[i];
+    s += "]";
+  }
+  return s;
+}
+}  // namespace
+
+OperatorBase::OperatorBase(const std::string& type, const VariableNameMap& inputs,
+                           const VariableNameMap& outputs, const AttributeMap& attrs)
+    : type_(type),
+      inputs_(inputs),
+      outputs_(outputs),
+      attrs_(attrs),
+      info_(&OpInfoMap::Instance().Get(type)) {}
+
+std::string OperatorBase::Input(const std::string& slot) const {
+  return SingleName(type_, "input", inputs_, slot);
+}
+std::string OperatorBase::Output(const std::string& slot) const {
+  return SingleName(type_, "output", outputs_, slot);
+}
+const std::vector<std::string>& OperatorBase::InputNames(const std::string& slot) const {
+  return NamesOf(inputs_, slot);
+}
+const std::vector<std::string>& OperatorBase::OutputNames(const std::string& slot) const {
+  return NamesOf(outputs_, slot);
+}
+bool OperatorBase::HasInput(const std::string& slot) const { return !InputNames(slot).empty(); }
+bool OperatorBase::HasOutput(const std::string& slot) const { return !OutputNames(slot).empty(); }
+
+void OperatorBase::Run(const Scope& scope, const Place& place) const { RunImpl(scope, place); }
+
+std::string OperatorBase::DebugString() const {
+  return type_ + "(" + SlotsString(inputs_) + ") -> (" + SlotsString(outputs_) + ")";
+}
+
+// ---- ExecutionContext ----
+
+const std::vector<Variable*>* ExecutionContext::InputVars(const std::string& slot) const {
+  auto it = ctx_.inputs.find(slot);
+  return it == ctx_.inputs.end() ? nullptr : &it->second;
+}
+
+const std::vector<Variable*>* ExecutionContext::OutputVars(const std::string& slot) const {
+  auto it = ctx_.outputs.find(slot);
+  return it == ctx_.outputs.end() ? nullptr : &it->second;
+}
+
+bool ExecutionContext::HasInput(const std::string& slot) const { return InputSize(slot) > 0; }
+bool ExecutionContext::HasOutput(const std::string& slot) const { return OutputSize(slot) > 0; }
+
+size_t ExecutionContext::InputSize(const std::string& slot) const {
+  const auto* v = InputVars(slot);
+  return v ? v->size() : 0;
+}
+
+size_t ExecutionContext::OutputSize(const std::string& slot) const {
+  const auto* v = OutputVars(slot);
+  return v ? v->size() : 0;
+}
+
+std::string ExecutionContext::InputName(const std::string& slot, size_t i) const {
+  const auto& names = op_.InputNames(slot);
+  return i < names.size() ? names[i] : "";
+}
+
+std::string ExecutionContext::OutputName(const std::string& slot, size_t i) const {
+  const auto& names = op_.OutputNames(slot);
+  return i < names.size() ? names[i] : "";
+}
+
+const Variable* ExecutionContext::InputVar(const std::string& slot, size_t i) const {
+  const auto* v = InputVars(slot);
+  return v && i < v->size() ? (*v)[i] : nullptr;
+}
+
+Variable* ExecutionContext::OutputVar(const std::string& slot, size_t i) const {
+  const auto* v = OutputVars(slot);
+  return v && i < v->size() ? (*v)[i] : nullptr;
+}
+
+const DenseTensor* ExecutionContext::Input(const std::string& slot, size_t i) const {
+  const Variable* var = InputVar(slot, i);
+  if (var == nullptr) return nullptr;
+  PL_ENFORCE(var->IsType<DenseTensor>() && var->Get<DenseTensor>().initialized(),
+             errors::PreconditionNotMet("op `%s` input `%s`: variable `%s` holds no data", Type(),
+                                        slot, InputName(slot, i)));
+  return &var->Get<DenseTensor>();
+}
+
+std::vector<const DenseTensor*> ExecutionContext::MultiInput(const std::string& slot) const {
+  std::vector<const DenseTensor*> out;
+  for (size_t i = 0; i < InputSize(slot); ++i) out.push_back(Input(slot, i));
+  return out;
+}
+
+DenseTensor* ExecutionContext::Output(const std::string& slot, size_t i) const {
+  Variable* var = OutputVar(slot, i);
+  return var == nullptr ? nullptr : var->GetMutable<DenseTensor>();
+}
+
+std::vector<DenseTensor*> ExecutionContext::MultiOutput(const std::string& slot) const {
+  std::vector<DenseTensor*> out;
+  for (size_t i = 0; i < OutputSize(slot); ++i) out.push_back(Output(slot, i));
+  return out;
+}
+
+// ---- OperatorWithKernel ----
+
+DataType OperatorWithKernel::IndicateDataType(const RuntimeContext& ctx) const {
+  DataType first = DataType::UNDEFINED;
+  for (const auto& kv : ctx.inputs) {
+    for (const Variable* v : kv.second) {
+      if (!v->IsType<DenseTensor>() || !v->Get<DenseTensor>().initialized()) continue;
+      const DataType t = v->Get<DenseTensor>().dtype();
+      if (platform::IsFloatingPoint(t)) return t;
+      if (first == DataType::UNDEFINED) first = t;
+    }
+  }
+  PL_ENFORCE(first != DataType::UNDEFINED,
+             errors::PreconditionNotMet(
+                 "op `%s`: cannot choose a kernel data type, no input holds data (inputs: %s)",
+                 Type(), DebugString()));
+  return first;
+}
+
+bool OperatorWithKernel::CastsInput(const std::string&, DataType from, DataType to) const {
+  return platform::IsFloatingPoint(from) && platform::IsFloatingPoint(to);
+}
+
+void OperatorWithKernel::InferShape(InferShapeContext* ctx) const {
+  if (Info().infer_shape) Info().infer_shape(ctx);
+}
+
+void OperatorWithKernel::RunImpl(const Scope& scope, const Place& place) const {
+  PreparedOp prepared(*this, const_cast<Scope*>(&scope), place);
+  prepared.Run();
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,132 @@
+#include "framework/prepared_op.h"
+
+#include <cmath>
+
+#include "framework/data_transform.h"
+#include "framework/shape_inference_contexts.h"
+#include "platform/device_context_pool.h"
+#include "platform/flags.h"
+
+namespace paddle_like {
+namespace framework {
+
+PreparedOp::PreparedOp(const OperatorBase& op, Scope* scope, const Place& place)
+    : op_(op),
+      kernel_op_(dynamic_cast<const OperatorWithKernel*>(&op)),
+      scope_(scope),
+      place_(place) {
+  if (kernel_op_ == nullptr) return;  // Ops without kernels look up their own variables.
+  for (const auto& kv : op.Inputs()) {
+    auto& vars = ctx_.inputs[kv.first];
+    for (const auto& name : kv.second) {
+      Variable* v = scope->FindVar(name);
+      PL_ENFORCE(v != nullptr, errors::NotFound("op `%s` input `%s`: variable `%s` not found in scope",
+                                                op.Type(), kv.first, name));
+      vars.push_back(v);
+    }
+  }
+  for (const auto& kv : op.Outputs()) {
+    auto& vars = ctx_.outputs[kv.first];
+    for (const auto& name : kv.second) {
+      Variable* v = scope->FindVar(name);
+      vars.push_back(v != nullptr ? v : scope->Var(name));
+    }
+  }
+  kernel_ctx_ = ctx_;
+}
+
+PreparedOp::~PreparedOp() = default;
+
+bool PreparedOp::GuardHolds() const {
+  for (const auto& s : signature_) {
+    if (!s.var->IsType<DenseTensor>()) return false;
+    const DenseTensor& t = s.var->Get<DenseTensor>();
+    if (t.dtype() != s.dtype || (t.initialized() && t.place() != s.place)) return false;
+  }
+  return true;
+}
+
+void PreparedOp::ChooseKernel() {
+  // Every input must hold data before a kernel can be chosen.
+  for (const auto& kv : ctx_.inputs) {
+    for (size_t i = 0; i < kv.second.size(); ++i) {
+      const Variable* v = kv.second[i];
+      PL_ENFORCE(v->IsType<DenseTensor>() && v->Get<DenseTensor>().initialized(),
+                 errors::PreconditionNotMet(
+                     "op `%s` input `%s`: variable `%s` holds no data (was it fed or loaded?)",
+                     op_.Type(), kv.first, op_.InputNames(kv.first)[i]));
+    }
+  }
+  const DataType dtype = kernel_op_->IndicateDataType(ctx_);
+  const DataLayout layout = kernel_op_->IndicateLayout(ctx_);
+  kernel_ = &KernelRegistry::Instance().Choose(op_.Type(), dtype, layout, place_,
+                                               KernelChoiceOptions::FromFlags(place_));
+  const Place kernel_place =
+      kernel_->key.device == DeviceType::kCPU ? Place(platform::CPUPlace()) : place_;
+  device_context_ = platform::DeviceContextPool::Instance().Get(kernel_place);
+  ++kernel_choices_;
+
+  signature_.clear();
+  transforms_.clear();
+  kernel_ctx_ = ctx_;
+  for (const auto& kv : ctx_.inputs) {
+    for (size_t i = 0; i < kv.second.size(); ++i) {
+      const Variable* v = kv.second[i];
+      const DenseTensor& t = v->Get<DenseTensor>();
+      signature_.push_back({v, t.dtype(), t.place()});
+      const bool cast = t.dtype() != kernel_->key.dtype &&
+                        kernel_op_->CastsInput(kv.first, t.dtype(), kernel_->key.dtype);
+      const bool move = t.place() != kernel_place;
+      if (!cast && !move) continue;
+      Transform tr{kv.first, i, v, std::make_unique<Variable>(), cast ? kernel_->key.dtype : t.dtype()};
+      kernel_ctx_.inputs[kv.first][i] = tr.target.get();
+      transforms_.push_back(std::move(tr));
+    }
+  }
+}
+
+void PreparedOp::ApplyTransforms() {
+  const Place kernel_place = device_context_->GetPlace();
+  for (auto& tr : transforms_) {
+    TransformTensor(tr.source->Get<DenseTensor>(), tr.dtype, kernel_place,
+                    tr.target->GetMutable<DenseTensor>());
+  }
+}
+
+void PreparedOp::CheckNanInf() const {
+  for (const auto& kv : kernel_ctx_.outputs) {
+    for (size_t i = 0; i < kv.second.size(); ++i) {
+      const Variable* v = kv.second[i];
+      if (!v->IsType<DenseTensor>()) continue;
+      const DenseTensor& t = v->Get<DenseTensor>();
+      if (!t.initialized() || !t.place().is_cpu() || !platform::IsFloatingPoint(t.dtype())) continue;
+      DenseTensor as_double;
+      CastTensor(t, DataType::FLOAT64, &as_double);
+      const double* p = as_double.data<double>();
+      for (int64_t k = 0; k < as_double.numel(); ++k) {
+        PL_ENFORCE(std::isfinite(p[k]),
+                   errors::PreconditionNotMet(
+                       "op `%s` output `%s`: variable `%s` holds %s at element %lld (FLAGS_check_nan_inf)",
+                       op_.Type(), kv.first, op_.OutputNames(kv.first)[i],
+                       std::isnan(p[k]) ? "NaN" : "Inf", static_cast<long long>(k)));
+      }
+    }
+  }
+}
+
+void PreparedOp::Run() {
+  if (kernel_op_ == nullptr) {
+    op_.Run(*scope_, place_);
+    return;
+  }
+  if (kernel_ == nullptr || !GuardHolds()) ChooseKernel();
+  if (!transforms_.empty()) ApplyTransforms();
+  RuntimeInferShapeContext infer_ctx(op_, kernel_ctx_);
+  kernel_op_->InferShape(&infer_ctx);
+  ExecutionContext exec_ctx(op_, kernel_ctx_, *device_context_, kernel_->key);
+  kernel_->fn(exec_ctx);
+  if (FLAGS_check_nan_inf) CheckNanInf();
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,65 @@
+// PreparedOp: one operator bound to the variables of a scope, with its kernel chosen once.
+//
+// Construction resolves every slot to Variable* (no name lookups afterwards). The kernel is
+// chosen on the first Run, when input dtypes are known, and re-chosen only when the guard
+// sees an input's dtype or place change. Input transforms (cast, place copy) are planned
+// with the choice and applied on each run into private variables.
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "framework/operator.h"
+
+namespace paddle_like {
+namespace framework {
+
+class PreparedOp {
+ public:
+  // Binds `op` to `scope`. Input variables must exist (NotFoundError naming the op, slot and
+  // variable otherwise); missing output variables are created in `scope`.
+  PreparedOp(const OperatorBase& op, Scope* scope, const Place& place);
+  ~PreparedOp();
+
+  void Run();
+
+  const OperatorBase& op() const { return op_; }
+  // The chosen kernel; nullptr before the first Run and for ops without kernels.
+  const KernelInfo* kernel() const { return kernel_; }
+  // How many times a kernel was chosen (1 after any number of same-typed runs).
+  int kernel_choices() const { return kernel_choices_; }
+
+ private:
+  struct InputSignature {
+    const Variable* var;
+    DataType dtype;
+    Place place;
+  };
+  struct Transform {
+    std::string slot;
+    size_t index;
+    const Variable* source;
+    std::unique_ptr<Variable> target;
+    DataType dtype;
+  };
+
+  bool GuardHolds() const;
+  void ChooseKernel();
+  void ApplyTransforms();
+  void CheckNanInf() const;
+
+  const OperatorBase& op_;
+  const OperatorWithKernel* kernel_op_;
+  Scope* scope_;
+  Place place_;
+  RuntimeContext ctx_;         // Slots bound to scope variables.
+  RuntimeContext kernel_ctx_;  // The same with transformed inputs swapped in.
+  const KernelInfo* kernel_ = nullptr;
+  const platform::DeviceContext* device_context_ = nullptr;
+  std::vector<InputSignature> signature_;
+  std::vector<Transform> transforms_;
+  int kernel_choices_ = 0;
+};
+
+}  // namespace framework
+}  // namespace paddle_like

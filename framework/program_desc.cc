@@ -1,0 +1,189 @@
+#include "framework/program_desc.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include <algorithm>
+#include <cctype>
+
+#include "framework/framework.pb.h"
+#include "platform/file_util.h"
+
+namespace paddle_like {
+namespace framework {
+
+ProgramDesc::ProgramDesc() { blocks_.push_back(std::make_unique<BlockDesc>(this, 0, -1)); }
+
+ProgramDesc::ProgramDesc(const ProgramDesc& other) { *this = other; }
+
+ProgramDesc& ProgramDesc::operator=(const ProgramDesc& other) {
+  if (this == &other) return *this;
+  *this = FromBinary(other.ToBinary());
+  return *this;
+}
+
+ProgramDesc::~ProgramDesc() = default;
+
+void ProgramDesc::ParseFrom(const void* proto_program, const std::string& source) {
+  const auto& p = *static_cast<const proto::ProgramDesc*>(proto_program);
+  blocks_.clear();
+  for (int i = 0; i < p.blocks_size(); ++i) {
+    const auto& b = p.blocks(i);
+    PL_ENFORCE(b.idx() == i, errors::InvalidArgument(
+                                 "program `%s`: block %d carries idx %d (blocks must be in order)",
+                                 source, i, b.idx()));
+    PL_ENFORCE(b.parent_idx() >= -1 && b.parent_idx() < p.blocks_size() && b.parent_idx() != i,
+               errors::InvalidArgument("program `%s`: block %d has invalid parent_idx %d", source,
+                                       i, b.parent_idx()));
+    blocks_.push_back(std::make_unique<BlockDesc>(this, b));
+  }
+  PL_ENFORCE(!blocks_.empty(),
+             errors::InvalidArgument("program `%s` has no blocks", source));
+  version_ = p.has_version() ? p.version().version() : -1;
+  op_versions_.clear();
+  for (const auto& pair : p.op_version_map().pair()) {
+    op_versions_[pair.op_name()] = pair.op_version().version();
+  }
+}
+
+ProgramDesc ProgramDesc::FromBinary(const std::string& bytes, const std::string& source) {
+  proto::ProgramDesc p;
+  if (!p.ParsePartialFromString(bytes)) {
+    throw errors::InvalidArgument(
+        "program `%s`: not a valid binary ProgramDesc (corrupt or truncated, %zu bytes)", source,
+        bytes.size());
+  }
+  if (!p.IsInitialized()) {
+    throw errors::InvalidArgument("program `%s`: missing required field(s): %s", source,
+                                  p.InitializationErrorString());
+  }
+  ProgramDesc program;
+  program.ParseFrom(&p, source);
+  return program;
+}
+
+namespace {
+class CollectingErrors : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, int column, const std::string& message) override {
+    if (first.empty()) {
+      first = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) +
+              ": " + message;
+    }
+  }
+  std::string first;
+};
+}  // namespace
+
+ProgramDesc ProgramDesc::FromText(const std::string& text, const std::string& source) {
+  proto::ProgramDesc p;
+  google::protobuf::TextFormat::Parser parser;
+  CollectingErrors collector;
+  parser.RecordErrorsTo(&collector);
+  parser.AllowPartialMessage(true);
+  if (!parser.ParseFromString(text, &p)) {
+    throw errors::InvalidArgument("program `%s`: not a valid text ProgramDesc: %s", source,
+                                  collector.first);
+  }
+  if (!p.IsInitialized()) {
+    throw errors::InvalidArgument("program `%s`: missing required field(s): %s", source,
+                                  p.InitializationErrorString());
+  }
+  ProgramDesc program;
+  program.ParseFrom(&p, source);
+  return program;
+}
+
+namespace {
+// Text format starts with a field name or a comment; binary starts with a tag byte.
+bool LooksLikeText(const std::string& bytes) {
+  size_t i = 0;
+  while (i < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[i]))) ++i;
+  if (i == bytes.size()) return false;
+  const char c = bytes[i];
+  if (!(std::isalpha(static_cast<unsigned char>(c)) || c == '#')) return false;
+  const size_t n = std::min<size_t>(bytes.size(), 4096);
+  for (size_t k = 0; k < n; ++k) {
+    const unsigned char ch = static_cast<unsigned char>(bytes[k]);
+    if (ch < 0x09 || (ch > 0x0d && ch < 0x20)) return false;
+  }
+  return true;
+}
+}  // namespace
+
+ProgramDesc ProgramDesc::Load(const std::string& path) {
+  const std::string bytes = platform::ReadFile(path);
+  return LooksLikeText(bytes) ? FromText(bytes, path) : FromBinary(bytes, path);
+}
+
+std::string ProgramDesc::ToBinary() const {
+  proto::ProgramDesc p;
+  for (const auto& b : blocks_) b->ToProto(p.add_blocks());
+  if (version_ >= 0) p.mutable_version()->set_version(version_);
+  if (!op_versions_.empty()) {
+    auto* map = p.mutable_op_version_map();
+    for (const auto& kv : op_versions_) {
+      auto* pair = map->add_pair();
+      pair->set_op_name(kv.first);
+      pair->mutable_op_version()->set_version(kv.second);
+    }
+  }
+  return p.SerializeAsString();
+}
+
+std::string ProgramDesc::ToText() const {
+  proto::ProgramDesc p;
+  p.ParseFromString(ToBinary());
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(p, &text);
+  return text;
+}
+
+void ProgramDesc::Save(const std::string& path, bool as_text) const {
+  platform::WriteFileAtomically(path, as_text ? ToText() : ToBinary());
+}
+
+BlockDesc& ProgramDesc::Block(size_t i) const {
+  PL_ENFORCE(i < blocks_.size(), errors::OutOfRange("program has %zu blocks, block %zu requested",
+                                                    blocks_.size(), i));
+  return *blocks_[i];
+}
+
+BlockDesc* ProgramDesc::AppendBlock(const BlockDesc& parent) {
+  blocks_.push_back(std::make_unique<BlockDesc>(this, static_cast<int>(blocks_.size()), parent.ID()));
+  return blocks_.back().get();
+}
+
+namespace {
+std::vector<std::string> TargetsByCol(const BlockDesc& block, const std::string& op_type,
+                                      const std::string& slot) {
+  std::vector<std::pair<int, std::string>> found;
+  for (size_t i = 0; i < block.OpSize(); ++i) {
+    const OpDesc* op = block.Op(i);
+    if (op->Type() != op_type) continue;
+    int col = static_cast<int>(found.size());
+    if (op->HasAttr("col")) {
+      Attribute v;
+      if (CoerceAttribute(op->GetAttr("col"), AttrType::INT, &v)) col = std::get<int>(v);
+    }
+    const auto& args = op->Input(slot).empty() ? op->Output(slot) : op->Input(slot);
+    if (!args.empty()) found.emplace_back(col, args[0]);
+  }
+  std::stable_sort(found.begin(), found.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::string> names;
+  for (auto& f : found) names.push_back(std::move(f.second));
+  return names;
+}
+}  // namespace
+
+std::vector<std::string> ProgramDesc::FeedTargetNames() const {
+  return TargetsByCol(Block(0), "feed", "Out");
+}
+
+std::vector<std::string> ProgramDesc::FetchTargetNames() const {
+  return TargetsByCol(Block(0), "fetch", "X");
+}
+
+}  // namespace framework
+}  // namespace paddle_like

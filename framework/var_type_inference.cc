@@ -1,0 +1,71 @@
+#include "framework/var_type_inference.h"
+
+#include "framework/op_info.h"
+#include "framework/shape_inference_contexts.h"
+
+namespace paddle_like {
+namespace framework {
+
+VarDesc* VarTypeInferenceContext::InputVar(const std::string& slot, size_t i) const {
+  const auto& names = op_->Input(slot);
+  PL_ENFORCE(i < names.size(), errors::NotFound("op `%s` input `%s`: required but not given",
+                                                OpType(), slot));
+  VarDesc* v = block_->FindVarRecursive(names[i]);
+  PL_ENFORCE(v != nullptr, errors::NotFound("op `%s` input `%s`: variable `%s` is not declared",
+                                            OpType(), slot, names[i]));
+  return v;
+}
+
+DataType VarTypeInferenceContext::GetInputDataType(const std::string& slot, size_t i) const {
+  return InputVar(slot, i)->GetDataType();
+}
+
+VarKind VarTypeInferenceContext::GetInputKind(const std::string& slot, size_t i) const {
+  return InputVar(slot, i)->GetKind();
+}
+
+void VarTypeInferenceContext::SetOutputDataType(const std::string& slot, DataType dtype) {
+  for (const auto& name : op_->Output(slot)) {
+    VarDesc* v = block_->FindVarRecursive(name);
+    if (v == nullptr) v = block_->Var(name);
+    if (v->HasTensorDesc()) v->SetDataType(dtype);
+  }
+}
+
+void VarTypeInferenceContext::SetOutputKind(const std::string& slot, VarKind kind) {
+  for (const auto& name : op_->Output(slot)) {
+    VarDesc* v = block_->FindVarRecursive(name);
+    if (v == nullptr) v = block_->Var(name);
+    v->SetKind(kind);
+  }
+}
+
+void InferVarTypeAndShape(OpDesc* op, BlockDesc* block) {
+  const OpInfo& info = OpInfoMap::Instance().Get(op->Type());
+  for (const auto& name : op->OutputArgumentNames()) {
+    if (block->FindVarRecursive(name) == nullptr) block->Var(name);
+  }
+  VarTypeInferenceContext vctx(op, block);
+  if (info.infer_var_type) {
+    info.infer_var_type(&vctx);
+  } else {
+    DataType dtype = DataType::UNDEFINED;
+    for (const auto& name : op->InputArgumentNames()) {
+      const VarDesc* v = block->FindVarRecursive(name);
+      if (v != nullptr && v->HasTensorDesc()) {
+        dtype = v->GetDataType();
+        break;
+      }
+    }
+    if (dtype != DataType::UNDEFINED) {
+      for (const auto& kv : op->Outputs()) vctx.SetOutputDataType(kv.first, dtype);
+    }
+  }
+  if (info.infer_shape) {
+    BuildTimeInferShapeContext sctx(*op, block);
+    info.infer_shape(&sctx);
+  }
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,43 @@
+// Build-time inference of output variable kinds and dtypes, and the build-time pass that
+// runs it together with shape inference on an op of a block.
+#pragma once
+
+#include <string>
+
+#include "framework/block_desc.h"
+
+namespace paddle_like {
+namespace framework {
+
+class VarTypeInferenceContext {
+ public:
+  VarTypeInferenceContext(OpDesc* op, BlockDesc* block) : op_(op), block_(block) {}
+
+  const std::string& OpType() const { return op_->Type(); }
+  const AttributeMap& Attrs() const { return op_->Attrs(); }
+  template <typename T>
+  const T& Attr(const std::string& name) const {
+    return op_->Attr<T>(name);
+  }
+  bool HasInput(const std::string& slot) const { return op_->HasInput(slot); }
+  bool HasOutput(const std::string& slot) const { return op_->HasOutput(slot); }
+
+  DataType GetInputDataType(const std::string& slot, size_t i = 0) const;
+  VarKind GetInputKind(const std::string& slot, size_t i = 0) const;
+  // Sets every variable of the slot.
+  void SetOutputDataType(const std::string& slot, DataType dtype);
+  void SetOutputKind(const std::string& slot, VarKind kind);
+
+ private:
+  VarDesc* InputVar(const std::string& slot, size_t i) const;
+  OpDesc* op_;
+  BlockDesc* block_;
+};
+
+// Runs the op's registered var-type inference (default: every output takes the kind
+// DenseTensor and the dtype of the first input that has one) and then its shape inference
+// on the VarDescs of `block`, creating output VarDescs that do not exist yet.
+void InferVarTypeAndShape(OpDesc* op, BlockDesc* block);
+
+}  // namespace framework
+}  // namespace paddle_like

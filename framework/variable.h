@@ -1,0 +1,95 @@
+// Variable: a named slot in a Scope holding one object of a registered type (DenseTensor,
+// SelectedRows, FeedList, FetchList). The held type is fixed by the first GetMutable<T>().
+#pragma once
+
+#include <memory>
+#include <string>
+#include <typeinfo>
+#include <vector>
+
+#include "framework/dense_tensor.h"
+#include "framework/selected_rows.h"
+#include "platform/enforce.h"
+
+namespace paddle_like {
+namespace framework {
+
+// Holder of the `feed` variable: the column `col` of feed op i is element col.
+using FeedList = std::vector<DenseTensor>;
+// Holder of the `fetch` variable.
+using FetchList = std::vector<DenseTensor>;
+
+// VarType.Type number of each holdable type (FORMATS.md 1.6).
+template <typename T>
+struct VarTypeOf;
+template <>
+struct VarTypeOf<DenseTensor> {
+  static constexpr int value = 7;
+};
+template <>
+struct VarTypeOf<SelectedRows> {
+  static constexpr int value = 8;
+};
+// FeedList and FetchList are the same C++ type; one tag covers both.
+template <>
+struct VarTypeOf<std::vector<DenseTensor>> {
+  static constexpr int value = 9;
+};
+
+const char* VarTypeName(int var_type);
+
+class Variable {
+ public:
+  Variable() = default;
+  Variable(const Variable&) = delete;
+  Variable& operator=(const Variable&) = delete;
+
+  bool IsInitialized() const { return holder_ != nullptr; }
+  int Type() const { return holder_ ? holder_->type : -1; }
+
+  template <typename T>
+  bool IsType() const {
+    return holder_ != nullptr && holder_->type == VarTypeOf<T>::value;
+  }
+
+  template <typename T>
+  const T& Get() const {
+    PL_ENFORCE(holder_ != nullptr,
+               errors::PreconditionNotMet("variable holds nothing, expected %s",
+                                          VarTypeName(VarTypeOf<T>::value)));
+    PL_ENFORCE(IsType<T>(), errors::InvalidArgument("variable holds %s, expected %s",
+                                                    VarTypeName(holder_->type),
+                                                    VarTypeName(VarTypeOf<T>::value)));
+    return static_cast<const Holder<T>*>(holder_.get())->obj;
+  }
+
+  template <typename T>
+  T* GetMutable() {
+    if (holder_ == nullptr) {
+      holder_ = std::make_unique<Holder<T>>();
+    } else {
+      PL_ENFORCE(IsType<T>(), errors::InvalidArgument("variable holds %s, cannot be used as %s",
+                                                      VarTypeName(holder_->type),
+                                                      VarTypeName(VarTypeOf<T>::value)));
+    }
+    return &static_cast<Holder<T>*>(holder_.get())->obj;
+  }
+
+  void Clear() { holder_.reset(); }
+
+ private:
+  struct HolderBase {
+    explicit HolderBase(int t) : type(t) {}
+    virtual ~HolderBase() = default;
+    int type;
+  };
+  template <typename T>
+  struct Holder : HolderBase {
+    Holder() : HolderBase(VarTypeOf<T>::value) {}
+    T obj;
+  };
+  std::unique_ptr<HolderBase> holder_;
+};
+
+}  // namespace framework
+}  // namespace paddle_like

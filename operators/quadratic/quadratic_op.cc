@@ -1,0 +1,59 @@
+// quadratic: the worked example of docs/adding_an_operator.md.
+#include "operators/quadratic/quadratic_op.h"
+
+#include "operators/common.h"
+#include "operators/registry_table.h"
+
+namespace paddle_like {
+namespace operators {
+
+class QuadraticOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Input tensor of any shape.");
+    AddOutput("Out", "Output tensor, same shape as X.");
+    AddAttr<float>("a", "Coefficient of X^2.").SetDefault(0.0f);
+    AddAttr<float>("b", "Coefficient of X.").SetDefault(0.0f);
+    AddAttr<float>("c", "Constant term.").SetDefault(0.0f);
+    AddComment(R"DOC(
+Quadratic operator.
+
+$$Out = a \cdot X^2 + b \cdot X + c$$
+
+applied elementwise. With X = [[1, 2], [3, 4]], a = 1, b = 2, c = 3:
+Out = [[6, 11], [18, 27]].
+)DOC");
+  }
+};
+
+class QuadraticOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
+template <typename T>
+struct QuadraticCpuKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    DenseTensor* out = ctx.Output("Out");
+    const QuadraticFunctor<T> f{static_cast<T>(ctx.Attr<float>("a")),
+                                static_cast<T>(ctx.Attr<float>("b")),
+                                static_cast<T>(ctx.Attr<float>("c"))};
+    const T* in = x->data<T>();
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    const int64_t n = x->numel();
+    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+        n, 1 << 14, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) o[i] = f(in[i]);
+        });
+  }
+};
+
+void RegisterQuadraticOp() {
+  framework::RegisterOp<QuadraticOp, QuadraticOpMaker>("quadratic")
+      .InferShape(SameShapeInferShape);
+  RegisterPlainCpuFloatKernels<QuadraticCpuKernel>("quadratic");
+}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,30 @@
+#include "operators/registry.h"
+
+#include <mutex>
+
+#include "operators/registry_table.h"
+#include "platform/init.h"
+
+namespace paddle_like {
+namespace operators {
+
+void RegisterAllOps() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    platform::InitPlatform();
+    using RegisterFn = void (*)();
+    // Plain CPU ops and kernels, one entry per op family.
+    static const RegisterFn kTable[] = {
+        RegisterFeedFetchOps, RegisterQuadraticOp,    RegisterActivationOps, RegisterElementwiseOps,
+        RegisterScaleOp,      RegisterFillConstantOp, RegisterAssignOp,      RegisterCastOp,
+        RegisterMatmulV2Op,   RegisterMulOp,          RegisterSoftmaxOp,     RegisterMeanOp,
+        RegisterReduceSumOp,  RegisterReshape2Op,     RegisterTranspose2Op,
+    };
+    for (RegisterFn fn : kTable) fn();
+    RegisterOneDNNKernels();
+    RegisterCudaKernels();
+  });
+}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,28 @@
+// Registration functions of each op family (called only by registry.cc).
+#pragma once
+
+namespace paddle_like {
+namespace operators {
+
+void RegisterFeedFetchOps();
+void RegisterQuadraticOp();
+void RegisterActivationOps();
+void RegisterElementwiseOps();
+void RegisterScaleOp();
+void RegisterFillConstantOp();
+void RegisterAssignOp();
+void RegisterCastOp();
+void RegisterMatmulV2Op();
+void RegisterMulOp();
+void RegisterSoftmaxOp();
+void RegisterMeanOp();
+void RegisterReduceSumOp();
+void RegisterReshape2Op();
+void RegisterTranspose2Op();
+
+// Backend kernel tables: the real ones or stand-ins, chosen by CMake.
+void RegisterOneDNNKernels();
+void RegisterCudaKernels();
+
+}  // namespace operators
+}  // namespace paddle_like

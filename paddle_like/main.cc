@@ -1,0 +1,2 @@
+#include <cstdio>
+int main() { std::puts("paddle_like"); return 0; }

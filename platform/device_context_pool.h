@@ -1,0 +1,46 @@
+// DeviceContextPool keeps one DeviceContext per Place, created on first use.
+//
+// Thread-safe. Backends install a factory for their device type at init (the oneDNN backend
+// installs one that makes OneDNNContext for the CPU; the CUDA backend one for CUDAPlace).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include "platform/device_context.h"
+
+namespace paddle_like {
+namespace platform {
+
+class DeviceContextPool {
+ public:
+  using Factory = std::function<std::unique_ptr<DeviceContext>(const Place&)>;
+
+  static DeviceContextPool& Instance();
+
+  // The context of `place`; creates it on first use. Throws UnavailableError for a place
+  // whose backend is not built in or whose device does not exist.
+  DeviceContext* Get(const Place& place);
+
+  template <typename ContextT>
+  ContextT* GetAs(const Place& place) {
+    return static_cast<ContextT*>(Get(place));
+  }
+
+  void SetFactory(DeviceType type, Factory factory);
+
+  // Drops every context (e.g. after FLAGS_paddle_num_threads changed). Contexts handed out
+  // before are destroyed: call only while nothing runs.
+  void Clear();
+
+ private:
+  DeviceContextPool();
+  std::mutex mu_;
+  std::map<DeviceType, Factory> factories_;
+  std::map<Place, std::unique_ptr<DeviceContext>> contexts_;
+};
+
+}  // namespace platform
+}  // namespace paddle_like

@@ -1,0 +1,42 @@
+#include "platform/flags.h"
+
+#include <gflags/gflags.h>
+
+#include <cstdlib>
+#include <vector>
+
+#include "platform/errors.h"
+
+DEFINE_bool(use_onednn, true, "Prefer oneDNN kernels on the CPU where an op has one.");
+DEFINE_bool(cpu_deterministic, false,
+            "Make CPU runs bitwise reproducible: fixed reduction order, deterministic kernels only.");
+DEFINE_bool(cudnn_deterministic, false,
+            "Choose only deterministic cuDNN algorithms and CUDA kernels.");
+DEFINE_bool(check_nan_inf, false, "After every op, fail if a floating output holds NaN or Inf.");
+DEFINE_int32(paddle_num_threads, 1, "Threads of the CPU device context's thread pool.");
+
+namespace paddle_like {
+namespace platform {
+
+void SetFlag(const std::string& name, const std::string& value) {
+  gflags::CommandLineFlagInfo info;
+  if (!gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
+    throw errors::NotFound("flag `%s` is not defined", name);
+  }
+  if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty()) {
+    throw errors::InvalidArgument("flag `%s`: expected a %s value, received `%s`", name, info.type,
+                                  value);
+  }
+}
+
+void InitFlagsFromEnvironment() {
+  std::vector<gflags::CommandLineFlagInfo> flags;
+  gflags::GetAllFlags(&flags);
+  for (const auto& flag : flags) {
+    const char* value = std::getenv(("FLAGS_" + flag.name).c_str());
+    if (value != nullptr) SetFlag(flag.name, value);
+  }
+}
+
+}  // namespace platform
+}  // namespace paddle_like

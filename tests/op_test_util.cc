@@ -1,0 +1,78 @@
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+
+std::vector<double> ToDoubles(const DenseTensor& t) {
+  DenseTensor d;
+  framework::CastTensor(t, DataType::FLOAT64, &d);
+  const double* p = d.data<double>();
+  return std::vector<double>(p, p + d.numel());
+}
+
+OpRunResult RunOp(const std::string& type, const SlotTensors& inputs,
+                  const std::map<std::string, int>& output_slots, const AttributeMap& attrs) {
+  operators::RegisterAllOps();
+  framework::ProgramDesc program;
+  framework::BlockDesc& block = program.Block(0);
+  framework::OpDesc* op = block.AppendOp();
+  op->SetType(type);
+  std::map<std::string, DenseTensor> feeds;
+  for (const auto& kv : inputs) {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < kv.second.size(); ++i) {
+      const std::string name = kv.first + "_" + std::to_string(i);
+      names.push_back(name);
+      framework::VarDesc* v = block.Var(name);
+      v->SetDataType(kv.second[i].dtype());
+      v->SetShape(kv.second[i].dims().ToVector());
+      feeds[name] = kv.second[i];
+    }
+    op->SetInput(kv.first, names);
+  }
+  std::vector<std::string> fetches;
+  for (const auto& kv : output_slots) {
+    std::vector<std::string> names;
+    for (int i = 0; i < kv.second; ++i) {
+      names.push_back("out_" + kv.first + "_" + std::to_string(i));
+      block.Var(names.back());
+      fetches.push_back(names.back());
+    }
+    op->SetOutput(kv.first, names);
+  }
+  for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
+
+  framework::Scope scope;
+  framework::Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(program, 0, &scope, fetches);
+  for (const auto& kv : feeds) {
+    *prepared->local_scope()->FindVar(kv.first)->GetMutable<DenseTensor>() = kv.second;
+  }
+  exec.Run(prepared.get());
+  OpRunResult result;
+  result.kernel = prepared->op(0).kernel();
+  for (const auto& kv : output_slots) {
+    for (int i = 0; i < kv.second; ++i) {
+      const std::string name = "out_" + kv.first + "_" + std::to_string(i);
+      const auto* var = prepared->local_scope()->FindVar(name);
+      DenseTensor t;
+      if (var != nullptr && var->IsType<DenseTensor>() && var->Get<DenseTensor>().initialized()) {
+        t = var->Get<DenseTensor>();
+      }
+      result.outputs[kv.first].push_back(t);
+    }
+  }
+  return result;
+}
+
+void ExpectNear(const std::vector<double>& actual, const std::vector<double>& expected,
+                double rtol, double atol, const std::string& what) {
+  ASSERT_EQ(actual.size(), expected.size()) << what;
+  for (size_t i = 0; i < actual.size(); ++i) {
+    const double tol = rtol * std::abs(expected[i]) + atol;
+    ASSERT_NEAR(actual[i], expected[i], tol) << what << " at element " << i;
+  }
+}
+
+}  // namespace testing
+}  // namespace paddle_like

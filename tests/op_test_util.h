@@ -1,0 +1,80 @@
+// Helpers for op tests: run one op on given inputs through the real executor path, make
+// random tensors, and compare with references computed in double.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "framework/executor.h"
+#include "framework/op_registry.h"
+#include "operators/registry.h"
+#include "platform/flags.h"
+
+namespace paddle_like {
+namespace testing {
+
+using framework::AttributeMap;
+using framework::DDim;
+using framework::DenseTensor;
+using platform::DataType;
+
+// A tensor of `dims` from double values, stored as T.
+template <typename T>
+DenseTensor MakeTensor(const DDim& dims, const std::vector<double>& values) {
+  DenseTensor t(dims, platform::ToDataType<T>());
+  T* p = t.mutable_data<T>(platform::CPUPlace());
+  EXPECT_EQ(static_cast<int64_t>(values.size()), dims.numel());
+  for (size_t i = 0; i < values.size(); ++i) p[i] = static_cast<T>(values[i]);
+  return t;
+}
+
+// Uniform random values in [lo, hi), reproducible by seed.
+inline std::vector<double> RandomValues(int64_t n, double lo, double hi, unsigned seed = 7) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> dist(lo, hi);
+  std::vector<double> v(static_cast<size_t>(n));
+  for (auto& x : v) x = dist(gen);
+  return v;
+}
+
+// The values of any real-typed CPU tensor as doubles.
+std::vector<double> ToDoubles(const DenseTensor& t);
+
+// One variable per slot entry: slot -> list of (tensor). Variables are named "<slot>_<i>".
+using SlotTensors = std::map<std::string, std::vector<DenseTensor>>;
+
+struct OpRunResult {
+  std::map<std::string, std::vector<DenseTensor>> outputs;
+  const framework::KernelInfo* kernel = nullptr;  // The kernel the op chose.
+};
+
+// Builds the op from a one-op program, runs it on the CPU and returns every output.
+// `output_slots`: slot -> number of variables.
+OpRunResult RunOp(const std::string& type, const SlotTensors& inputs,
+                  const std::map<std::string, int>& output_slots, const AttributeMap& attrs = {});
+
+// Expects `actual` to equal `expected` elementwise within `rtol * |expected| + atol`.
+void ExpectNear(const std::vector<double>& actual, const std::vector<double>& expected,
+                double rtol, double atol, const std::string& what);
+
+// Tolerances per dtype for comparing against double references.
+inline double RelTol(DataType t) { return t == DataType::FLOAT64 ? 1e-12 : 1e-5; }
+inline double AbsTol(DataType t) { return t == DataType::FLOAT64 ? 1e-12 : 1e-6; }
+
+// Scoped flag value (restored at scope exit).
+class ScopedFlag {
+ public:
+  ScopedFlag(bool* flag, bool value) : flag_(flag), old_(*flag) { *flag = value; }
+  ~ScopedFlag() { *flag_ = old_; }
+
+ private:
+  bool* flag_;
+  bool old_;
+};
+
+}  // namespace testing
+}  // namespace paddle_like
