@@ -50,6 +50,7 @@ class BlockDesc {
   void ToProto(proto::BlockDesc* out) const;
 
  private:
+  friend class ProgramDesc;  // Re-points program_ when a ProgramDesc moves.
   ProgramDesc* program_;
   int idx_;
   int parent_idx_;

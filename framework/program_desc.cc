@@ -17,8 +17,18 @@ ProgramDesc::ProgramDesc() { blocks_.push_back(std::make_unique<BlockDesc>(this,
 ProgramDesc::ProgramDesc(const ProgramDesc& other) { *this = other; }
 
 ProgramDesc& ProgramDesc::operator=(const ProgramDesc& other) {
+  if (this != &other) *this = FromBinary(other.ToBinary());  // Move-assigns.
+  return *this;
+}
+
+ProgramDesc::ProgramDesc(ProgramDesc&& other) noexcept { *this = std::move(other); }
+
+ProgramDesc& ProgramDesc::operator=(ProgramDesc&& other) noexcept {
   if (this == &other) return *this;
-  *this = FromBinary(other.ToBinary());
+  blocks_ = std::move(other.blocks_);
+  version_ = other.version_;
+  op_versions_ = std::move(other.op_versions_);
+  for (auto& b : blocks_) b->program_ = this;
   return *this;
 }
 

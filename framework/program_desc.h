@@ -18,8 +18,10 @@ class ProgramDesc {
  public:
   // A program with one empty root block.
   ProgramDesc();
-  ProgramDesc(const ProgramDesc& other);
+  ProgramDesc(const ProgramDesc& other);  // Deep copy.
   ProgramDesc& operator=(const ProgramDesc& other);
+  ProgramDesc(ProgramDesc&& other) noexcept;
+  ProgramDesc& operator=(ProgramDesc&& other) noexcept;
   ~ProgramDesc();
 
   // Parse binary / text protobuf. Throw InvalidArgumentError naming `source` (a file name or

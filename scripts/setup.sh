@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Installs every Debian package that the build, the tests and the main job need, then
+# configures and builds paddle_like (with ccache) into ./build.
+#
+#   scripts/setup.sh            # install + configure + build
+#   BUILD_DIR=out scripts/setup.sh
+#   CMAKE_ARGS="-DWITH_GPU=OFF" scripts/setup.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+BUILD_DIR=${BUILD_DIR:-build}
+PACKAGES=(
+  build-essential cmake ccache python3
+  libeigen3-dev libdnnl-dev libgoogle-glog-dev libgflags-dev
+  libprotobuf-dev protobuf-compiler
+  libgtest-dev libgmock-dev libbenchmark-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [[ $(id -u) -ne 0 ]] && SUDO="sudo"
+  echo "setup: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# CUDA lives under /usr/local/cuda on these machines; WITH_GPU turns on when nvcc is found.
+[[ -d /usr/local/cuda/bin ]] && export PATH="/usr/local/cuda/bin:$PATH"
+
+JOBS=${JOBS:-$(nproc)}
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >/dev/null
+cmake --build "$BUILD_DIR" -j"$JOBS"
+echo "setup: built into $BUILD_DIR"
