@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <unordered_map>
+#include <vector>
 
 #include "platform/errors.h"
 
@@ -24,17 +26,57 @@ BackendTable& Backends() {
   return table;
 }
 
+// Freed CPU blocks are kept by exact rounded size and handed out again: the executor frees
+// temporaries after their last use every run, and returning large blocks to the system
+// would cost an mmap, page faults and a munmap per op per run.
+class CpuBlockCache {
+ public:
+  static constexpr size_t kMaxCachedBytes = size_t{1} << 30;
+
+  void* Take(size_t rounded) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = free_.find(rounded);
+    if (it == free_.end() || it->second.empty()) return nullptr;
+    void* p = it->second.back();
+    it->second.pop_back();
+    cached_ -= rounded;
+    return p;
+  }
+  void Give(void* p, size_t rounded) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cached_ + rounded <= kMaxCachedBytes) {
+        free_[rounded].push_back(p);
+        cached_ += rounded;
+        return;
+      }
+    }
+    std::free(p);
+  }
+
+ private:
+  std::mutex mu_;
+  std::unordered_map<size_t, std::vector<void*>> free_;
+  size_t cached_ = 0;
+};
+
+CpuBlockCache& BlockCache() {
+  static CpuBlockCache* cache = new CpuBlockCache;  // Never destroyed: outlives all tensors.
+  return *cache;
+}
+
 AllocationPtr CpuAlloc(size_t bytes) {
   size_t rounded = (bytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
   if (rounded == 0) rounded = kCpuAlignment;
-  void* p = std::aligned_alloc(kCpuAlignment, rounded);
+  void* p = BlockCache().Take(rounded);
+  if (p == nullptr) p = std::aligned_alloc(kCpuAlignment, rounded);
   if (p == nullptr) {
     throw errors::Unavailable("out of CPU memory: failed to allocate %zu bytes", bytes);
   }
   g_cpu_bytes += rounded;
   return std::make_shared<Allocation>(p, bytes, CPUPlace(), [rounded](void* ptr) {
     g_cpu_bytes -= rounded;
-    std::free(ptr);
+    BlockCache().Give(ptr, rounded);
   });
 }
 }  // namespace

@@ -52,7 +52,7 @@ using CopyFunction =
                        size_t bytes)>;
 void RegisterCopyFunction(DeviceType type, CopyFunction fn);
 
-// Bytes currently held by CPU allocations (for memory tests and benchmarks).
+// Bytes currently held by live CPU allocations (freed blocks kept for reuse not counted).
 size_t CpuBytesInUse();
 
 }  // namespace platform
