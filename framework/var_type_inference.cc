@@ -42,6 +42,9 @@ void VarTypeInferenceContext::SetOutputKind(const std::string& slot, VarKind kin
 
 void InferVarTypeAndShape(OpDesc* op, BlockDesc* block) {
   const OpInfo& info = OpInfoMap::Instance().Get(op->Type());
+  // Complete and check the attributes first, as op creation does, so inference functions
+  // see defaults and coerced types.
+  info.checker.Check(op->Type(), op->MutableAttrs());
   for (const auto& name : op->OutputArgumentNames()) {
     if (block->FindVarRecursive(name) == nullptr) block->Var(name);
   }

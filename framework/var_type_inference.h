@@ -34,9 +34,9 @@ class VarTypeInferenceContext {
   BlockDesc* block_;
 };
 
-// Runs the op's registered var-type inference (default: every output takes the kind
-// DenseTensor and the dtype of the first input that has one) and then its shape inference
-// on the VarDescs of `block`, creating output VarDescs that do not exist yet.
+// Completes the op's attributes (defaults, coercions, checks), runs its registered var-type
+// inference (default: every output takes the dtype of the first input that has one), then
+// its shape inference on the VarDescs of `block`, creating output VarDescs that are missing.
 void InferVarTypeAndShape(OpDesc* op, BlockDesc* block);
 
 }  // namespace framework

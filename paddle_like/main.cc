@@ -1,2 +1,56 @@
-#include <cstdio>
-int main() { std::puts("paddle_like"); return 0; }
+// `paddle_like`: the command-line tool. Dispatches to one verb per subcommand; a user error
+// exits 1 with "error: <message>" on stderr, an unexpected failure exits 2.
+#include <exception>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "operators/registry.h"
+#include "paddle_like/cli/commands.h"
+#include "platform/errors.h"
+
+namespace {
+
+std::string Usage() {
+  return "usage: paddle_like <verb> [options]\n"
+         "verbs:\n"
+         "  ops [--json] [TYPE ...]      registered ops: slots, attributes, versions, kernels\n"
+         "  run --program FILE ...       run a program on .npy feeds, write fetches as .npy\n"
+         "  inspect FILE                 versions, vars, ops, feed/fetch targets of a program\n"
+         "Run `paddle_like <verb> --help` for the options of a verb.\n";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::map<std::string, int (*)(const std::vector<std::string>&)> verbs = {
+      {"ops", paddle_like::cli::OpsCommand},
+      {"run", paddle_like::cli::RunCommand},
+      {"inspect", paddle_like::cli::InspectCommand},
+  };
+  const std::string verb = argc > 1 ? argv[1] : "";
+  if (verb == "--help" || verb == "-h" || verb == "help") {
+    std::cout << Usage();
+    return 0;
+  }
+  if (verb.empty()) {
+    std::cerr << Usage();
+    return 2;
+  }
+  const auto it = verbs.find(verb);
+  if (it == verbs.end()) {
+    std::cerr << "error: unknown verb `" << verb << "`\n" << Usage();
+    return 2;
+  }
+  try {
+    paddle_like::operators::RegisterAllOps();
+    return it->second(std::vector<std::string>(argv + 2, argv + argc));
+  } catch (const paddle_like::platform::Error& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "internal error: " << e.what() << "\n";
+    return 2;
+  }
+}

@@ -1,10 +1,21 @@
 // The oneDNN kernel table: every oneDNN kernel of this build is registered here.
+#include "framework/op_registry.h"
+#include "operators/onednn/matmul_onednn.h"
 #include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
 
-void RegisterOneDNNKernels() {}
+void RegisterOneDNNKernels() {
+  using framework::DataType;
+  using framework::DeviceType;
+  using framework::LibraryType;
+  // dnnl::matmul has no float64; the plain kernels serve it.
+  framework::RegisterKernel("matmul_v2", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
+                            MatmulV2OneDNNKernel);
+  framework::RegisterKernel("mul", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
+                            MulOneDNNKernel);
+}
 
 }  // namespace operators
 }  // namespace paddle_like

@@ -2,11 +2,7 @@
 // The functor is shared by the CPU kernel (quadratic_op.cc) and the CUDA kernel (quadratic_op.cu).
 #pragma once
 
-#if defined(__CUDACC__)
-#define PL_HOSTDEVICE __host__ __device__
-#else
-#define PL_HOSTDEVICE
-#endif
+#include "operators/math/hostdevice.h"
 
 namespace paddle_like {
 namespace operators {

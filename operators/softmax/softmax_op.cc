@@ -1,8 +1,100 @@
-// Placeholder: the op arrives in a following change.
+// softmax: Out = exp(X) / sum(exp(X)) along one dim.
+#include "operators/softmax/softmax_op.h"
+
+#include <string>
+
+#include "operators/common.h"
+#include "operators/math/infer_shape_attrs.h"
+#include "operators/math/softmax.h"
 #include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterSoftmaxOp() {}
+
+int SoftmaxAxis(const std::string& op_type, const DDim& dims, int axis) {
+  const int rank = dims.size();
+  const int lo = rank == 0 ? -1 : -rank;
+  const int hi = rank == 0 ? 1 : rank;
+  PL_ENFORCE(axis >= lo && axis < hi,
+             errors::InvalidArgument(
+                 "op `%s` attribute `axis`: expected a value in [%d, %d) for input `X` of shape "
+                 "%s, received %d",
+                 op_type, lo, hi, dims.ToString(), axis));
+  return axis < 0 ? axis + (rank == 0 ? 1 : rank) : axis;
+}
+
+SoftmaxDims GetSoftmaxDims(const std::string& op_type, const DDim& dims, int axis) {
+  SoftmaxDims d;
+  if (dims.size() == 0) {
+    SoftmaxAxis(op_type, dims, axis);
+    return d;
+  }
+  const int a = SoftmaxAxis(op_type, dims, axis);
+  d.outer = framework::Product(dims, 0, a);
+  d.n = dims[a];
+  d.inner = framework::Product(dims, a + 1, dims.size());
+  return d;
+}
+
+namespace {
+
+class SoftmaxOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Input tensor of any shape.");
+    AddOutput("Out", "Output tensor with the shape, dtype and LoD of X.");
+    AddAttr<int>("axis", "The dim to normalise along; negative values count from the end.")
+        .SetDefault(-1);
+    AddAttr<std::string>("data_format", "Layout hint for library kernels.")
+        .SetDefault("AnyLayout")
+        .AsExtra();
+    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddComment(R"DOC(
+Softmax operator.
+
+$$Out_i = \frac{e^{X_i - m}}{\sum_j e^{X_j - m}}, \quad m = \max_j X_j$$
+
+along dim `axis` (default -1, the last dim), for every position of the other dims.
+Subtracting the maximum m keeps exp() from overflowing; the result equals
+exp(X_i) / sum_j exp(X_j). A 0-D X gives 1. With X = [1, 2, 3]:
+Out = [0.0900, 0.2447, 0.6652].
+)DOC");
+  }
+};
+
+class SoftmaxOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
+void SoftmaxInferShape(InferShapeContext* ctx) {
+  SameShapeInferShape(ctx);
+  SoftmaxAxis(ctx->OpType(), ctx->GetInputDim("X"), math::AttrOrDefault<int>(*ctx, "axis"));
+}
+
+template <typename T>
+struct SoftmaxCpuKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    DenseTensor* out = ctx.Output("Out");
+    const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x->dims(), ctx.Attr<int>("axis"));
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    math::SoftmaxForward(ctx.device_context<platform::CPUDeviceContext>(), x->data<T>(), o,
+                         d.outer, d.n, d.inner);
+  }
+};
+
+}  // namespace
+
+void RegisterSoftmaxOp() {
+  framework::RegisterOp<SoftmaxOp, SoftmaxOpMaker>("softmax").InferShape(SoftmaxInferShape);
+  RegisterPlainCpuFloatKernels<SoftmaxCpuKernel>("softmax");
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -1,8 +1,54 @@
-// Placeholder: the op arrives in a following change.
+// assign: Out = a deep copy of X.
+#include "operators/common.h"
 #include "operators/registry_table.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterAssignOp() {}
+
+namespace {
+
+class AssignOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Tensor to copy (any dtype).");
+    AddOutput("Out", "A copy of X: same shape, dtype and LoD, its own memory.");
+    AddComment(R"DOC(
+Assign operator.
+
+$$Out = X$$
+
+Out receives its own copy of X's data, so later writes to either leave the other unchanged.
+)DOC");
+  }
+};
+
+class AssignOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+
+  // The copy keeps X's dtype whatever it is.
+  bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
+};
+
+// One copy routine serves every dtype: it moves bytes.
+template <typename T>
+struct AssignKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    DenseTensor* out = ctx.Output("Out");
+    if (out == x) return;  // Assigning a variable to itself.
+    framework::CopyTensor(*x, ctx.GetPlace(), out);
+  }
+};
+
+}  // namespace
+
+void RegisterAssignOp() {
+  framework::RegisterOp<AssignOp, AssignOpMaker>("assign").InferShape(SameShapeInferShape);
+  RegisterPlainCpuKernels<AssignKernel, float, double, int32_t, int64_t, bool, int16_t, uint8_t,
+                          int8_t, platform::float16, platform::bfloat16>("assign");
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -1,8 +1,94 @@
-// Placeholder: the op arrives in a following change.
+// cast: Out = X converted to another element type.
+#include "framework/var_type_inference.h"
+#include "operators/common.h"
 #include "operators/registry_table.h"
+#include "operators/tensor/completed_attrs.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterCastOp() {}
+
+namespace {
+
+constexpr char kOp[] = "cast";
+
+// bool, int32, int64, float16, float32, float64, uint8, int8 as VarType numbers.
+const std::vector<int> kCastTypes = {0, 2, 3, 4, 5, 6, 20, 21};
+
+class CastOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Tensor to convert.");
+    AddOutput("Out", "X converted to out_dtype, same shape and LoD.");
+    AddAttr<int>("in_dtype",
+                 "Element type of X as a VarType number (informational: the dtype X holds at "
+                 "run time is what is converted).")
+        .InEnum(kCastTypes);
+    AddAttr<int>("out_dtype",
+                 "Element type of Out as a VarType number: 0 bool, 2 int32, 3 int64, "
+                 "4 float16, 5 float32, 6 float64, 20 uint8, 21 int8.")
+        .InEnum(kCastTypes);
+    AddComment(R"DOC(
+Cast operator.
+
+$$Out = \mathrm{cast}_{out\_dtype}(X)$$
+
+Conversion to bool gives X != 0; floating to integer truncates toward zero (values outside
+the target range are undefined, as in C++ and PaddlePaddle); float16 goes through float32.
+Example: X = [1.7, -0.2, 0] (float32), out_dtype = 3 -> [1, 0, 0] (int64).
+)DOC");
+  }
+};
+
+class CastOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+
+  // The kernel is chosen by the dtype X holds and converts it itself.
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    const auto& vars = ctx.inputs.at("X");
+    return vars.at(0)->Get<DenseTensor>().dtype();
+  }
+  bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
+};
+
+void CastInferVarType(framework::VarTypeInferenceContext* ctx) {
+  const CompletedAttrs attrs(ctx->OpType(), ctx->Attrs(), false);
+  ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
+  ctx->SetOutputDataType("Out", static_cast<DataType>(attrs.Get<int>("out_dtype")));
+}
+
+template <typename From>
+struct CastKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    DenseTensor* out = ctx.Output("Out");
+    const auto to = static_cast<DataType>(ctx.Attr<int>("out_dtype"));
+    // Reading X before Out is allocated keeps `cast X -> X` correct: mutable_data on a new
+    // dtype gives the variable a new buffer while `in` still points at the old one.
+    const DenseTensor input = *x;
+    const From* in = input.data<From>();
+    const int64_t n = input.numel();
+    platform::VisitDataType(to, [&](auto tag) {
+      using To = decltype(tag);
+      To* o = out->mutable_data<To>(ctx.GetPlace());
+      ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+          n, 1 << 15, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) o[i] = ConvertElement<To>(in[i]);
+          });
+    });
+  }
+};
+
+}  // namespace
+
+void RegisterCastOp() {
+  framework::RegisterOp<CastOp, CastOpMaker>(kOp)
+      .InferShape(SameShapeInferShape)
+      .InferVarType(CastInferVarType);
+  RegisterPlainCpuKernels<CastKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t,
+                          platform::float16>(kOp);
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -1,8 +1,259 @@
-// Placeholder: the op arrives in a following change.
+// fill_constant: a tensor of a given shape and dtype filled with one value.
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <limits>
+
+#include "framework/var_type_inference.h"
+#include "operators/common.h"
 #include "operators/registry_table.h"
+#include "operators/tensor/completed_attrs.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterFillConstantOp() {}
+
+namespace {
+
+constexpr char kOp[] = "fill_constant";
+
+class FillConstantOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("ValueTensor", "Optional 1-element tensor of any dtype; overrides `value`.")
+        .AsDispensable();
+    AddInput("ShapeTensor", "Optional 1-D int32/int64 tensor; overrides `shape`.").AsDispensable();
+    AddInput("ShapeTensorList",
+             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `shape` "
+             "(ShapeTensor wins over it).")
+        .AsDuplicable()
+        .AsDispensable();
+    AddOutput("Out", "The filled tensor.");
+    AddAttr<int>("dtype",
+                 "Element type as a VarType number: 0 bool, 2 int32, 3 int64, 5 float32, "
+                 "6 float64.")
+        .SetDefault(static_cast<int>(DataType::FLOAT32))
+        .InEnum({0, 2, 3, 5, 6});
+    AddAttr<std::vector<int64_t>>("shape", "Shape of Out (each dim >= 0 at run time).")
+        .SetDefault({});
+    AddAttr<float>("value", "The fill value.").SetDefault(0.0f);
+    AddAttr<std::string>("str_value",
+                         "The fill value as text; when non-empty it overrides `value` and keeps "
+                         "int64 values exact. Accepts \"inf\", \"-inf\" and \"nan\".")
+        .SetDefault("");
+    AddAttr<bool>("force_cpu", "Keep Out in CPU memory (the CPU kernels always do).")
+        .SetDefault(false);
+    AddAttr<int>("place_type", "Place of Out: -1 = the op's place (the CPU kernels ignore it).")
+        .SetDefault(-1);
+    AddComment(R"DOC(
+FillConstant operator.
+
+$$Out[i] = value \quad \text{for every index } i \text{ of a tensor of shape } shape$$
+
+The value comes from, in order of precedence: the input ValueTensor (converted to dtype),
+the attribute str_value when non-empty, the attribute value. The shape comes from the input
+ShapeTensor, else ShapeTensorList, else the attribute shape. Integer dtypes require a
+finite value within their range; bool stores value != 0.
+Example: shape = [2, 3], dtype = 3 (int64), str_value = "7" -> [[7, 7, 7], [7, 7, 7]].
+)DOC");
+  }
+};
+
+class FillConstantOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+
+  DataType IndicateDataType(const framework::RuntimeContext&) const override {
+    return static_cast<DataType>(Attr<int>("dtype"));
+  }
+  // ValueTensor may hold any dtype; the kernel converts it.
+  bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
+};
+
+void CheckShape(const std::vector<int64_t>& shape, bool allow_unknown, const char* origin) {
+  PL_ENFORCE(shape.size() <= static_cast<size_t>(DDim::kMaxRank),
+             errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %zu", kOp,
+                                     origin, DDim::kMaxRank, shape.size()));
+  for (int64_t d : shape) {
+    PL_ENFORCE(d >= 0 || (allow_unknown && d == -1),
+               errors::InvalidArgument("op `%s` %s: expected dims >= 0%s, received %s", kOp, origin,
+                                       allow_unknown ? " (or -1 before run time)" : "",
+                                       ListToString(shape)));
+  }
+}
+
+void FillConstantInferShape(InferShapeContext* ctx) {
+  ctx->RequireOutput("Out");
+  const CompletedAttrs attrs(*ctx);
+  const auto& shape = attrs.Get<std::vector<int64_t>>("shape");
+  const bool shape_from_tensor = ctx->HasInput("ShapeTensor") || ctx->HasInput("ShapeTensorList");
+  if (ctx->IsRuntime()) {
+    if (shape_from_tensor) return;  // The kernel reads the values.
+    CheckShape(shape, false, "attribute `shape`");
+    ctx->SetOutputDim("Out", DDim(shape));
+    return;
+  }
+  // Build time: a non-empty attribute may spell the known dims (-1 for the others).
+  if (!shape.empty() || !shape_from_tensor) {
+    CheckShape(shape, true, "attribute `shape`");
+    ctx->SetOutputDim("Out", DDim(shape));
+  } else if (ctx->HasInput("ShapeTensor")) {
+    const int64_t rank = ctx->GetInputDim("ShapeTensor").numel();
+    if (rank >= 0) {
+      CheckShape(std::vector<int64_t>(rank, -1), true, "input `ShapeTensor`");
+      ctx->SetOutputDim("Out", DDim(std::vector<int64_t>(rank, -1)));
+    }
+  } else {
+    const size_t rank = ctx->InputSize("ShapeTensorList");
+    CheckShape(std::vector<int64_t>(rank, -1), true, "input `ShapeTensorList`");
+    ctx->SetOutputDim("Out", DDim(std::vector<int64_t>(rank, -1)));
+  }
+}
+
+void FillConstantInferVarType(framework::VarTypeInferenceContext* ctx) {
+  const CompletedAttrs attrs(ctx->OpType(), ctx->Attrs(), false);
+  ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
+  ctx->SetOutputDataType("Out", static_cast<DataType>(attrs.Get<int>("dtype")));
+}
+
+// The shape given by ShapeTensor, else by ShapeTensorList (one of them is given).
+DDim ShapeFromTensors(const ExecutionContext& ctx) {
+  std::vector<int64_t> shape;
+  const char* origin = "input `ShapeTensor`";
+  if (ctx.HasInput("ShapeTensor")) {
+    const DenseTensor* t = ctx.Input("ShapeTensor");
+    PL_ENFORCE(t->dims().size() <= 1,
+               errors::InvalidArgument("op `%s` input `ShapeTensor`: expected a 1-D tensor, "
+                                       "received shape %s",
+                                       kOp, t->dims().ToString()));
+    shape = ReadIntValues(*t, kOp, "ShapeTensor");
+  } else {
+    for (const DenseTensor* t : ctx.MultiInput("ShapeTensorList")) {
+      PL_ENFORCE(t->numel() == 1,
+                 errors::InvalidArgument("op `%s` input `ShapeTensorList`: expected 1-element "
+                                         "tensors, received shape %s",
+                                         kOp, t->dims().ToString()));
+      shape.push_back(ReadIntValues(*t, kOp, "ShapeTensorList")[0]);
+    }
+    origin = "input `ShapeTensorList`";
+  }
+  CheckShape(shape, false, origin);
+  return DDim(shape);
+}
+
+// A fill value before conversion to the kernel's type: integers stay exact.
+struct FillValue {
+  bool is_integer = false;
+  int64_t i = 0;
+  double d = 0;
+  std::string origin;  // "input `ValueTensor`", "attribute `str_value`" ...
+  std::string text;    // For messages.
+};
+
+FillValue ParseStrValue(const std::string& s) {
+  FillValue v;
+  v.origin = "attribute `str_value`";
+  v.text = "\"" + s + "\"";
+  const char* begin = s.c_str();
+  char* end = nullptr;
+  errno = 0;
+  const long long as_int = std::strtoll(begin, &end, 10);
+  if (end != begin && *end == '\0' && errno == 0) {
+    v.is_integer = true;
+    v.i = as_int;
+    return v;
+  }
+  // strtod also reads "inf", "-inf" and "nan".
+  v.d = std::strtod(begin, &end);
+  PL_ENFORCE(end != begin && *end == '\0',
+             errors::InvalidArgument("op `%s` attribute `str_value`: expected a number, \"inf\", "
+                                     "\"-inf\" or \"nan\", received \"%s\"",
+                                     kOp, s));
+  return v;
+}
+
+FillValue GetFillValue(const ExecutionContext& ctx) {
+  FillValue v;
+  if (ctx.HasInput("ValueTensor")) {
+    const DenseTensor* t = ctx.Input("ValueTensor");
+    PL_ENFORCE(t->numel() == 1,
+               errors::InvalidArgument("op `%s` input `ValueTensor`: expected 1 element, "
+                                       "received shape %s",
+                                       kOp, t->dims().ToString()));
+    v.origin = "input `ValueTensor`";
+    platform::VisitDataType(t->dtype(), [&](auto tag) {
+      using S = decltype(tag);
+      const S s = t->data<S>()[0];
+      if constexpr (std::is_integral_v<S>) {
+        v.is_integer = true;
+        v.i = static_cast<int64_t>(s);
+        v.text = std::to_string(v.i);
+      } else {
+        v.d = ConvertElement<double>(s);
+        v.text = std::to_string(v.d);
+      }
+    });
+    return v;
+  }
+  const auto& str = ctx.Attr<std::string>("str_value");
+  if (!str.empty()) return ParseStrValue(str);
+  v.origin = "attribute `value`";
+  v.d = ctx.Attr<float>("value");
+  v.text = std::to_string(v.d);
+  return v;
+}
+
+template <typename T>
+T ConvertFillValue(const FillValue& v) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return v.is_integer ? v.i != 0 : v.d != 0;
+  } else if constexpr (std::is_integral_v<T>) {
+    const char* name = std::is_same_v<T, int32_t> ? "int32" : "int64";
+    if (v.is_integer) {
+      PL_ENFORCE(v.i >= std::numeric_limits<T>::min() && v.i <= std::numeric_limits<T>::max(),
+                 errors::InvalidArgument("op `%s` %s: expected a value in the range of %s, "
+                                         "received %s",
+                                         kOp, v.origin, name, v.text));
+      return static_cast<T>(v.i);
+    }
+    // -min() (2^31, 2^63) is exact as a double; every double below it fits T.
+    const double lo = static_cast<double>(std::numeric_limits<T>::min());
+    PL_ENFORCE(std::isfinite(v.d) && v.d >= lo && v.d < -lo,
+               errors::InvalidArgument("op `%s` %s: expected a finite value in the range of %s, "
+                                       "received %s",
+                                       kOp, v.origin, name, v.text));
+    return static_cast<T>(v.d);
+  } else {
+    return v.is_integer ? static_cast<T>(v.i) : static_cast<T>(v.d);
+  }
+}
+
+template <typename T>
+struct FillConstantKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    DenseTensor* out = ctx.Output("Out");
+    if (ctx.HasInput("ShapeTensor") || ctx.HasInput("ShapeTensorList")) {
+      out->Resize(ShapeFromTensors(ctx));
+    }
+    const T value = ConvertFillValue<T>(GetFillValue(ctx));
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+        out->numel(), 1 << 16,
+        [&](int64_t begin, int64_t end) { std::fill(o + begin, o + end, value); });
+  }
+};
+
+}  // namespace
+
+void RegisterFillConstantOp() {
+  framework::RegisterOp<FillConstantOp, FillConstantOpMaker>(kOp)
+      .InferShape(FillConstantInferShape)
+      .InferVarType(FillConstantInferVarType)
+      .Checkpoint("Upgrade fill_constant, add a new input [ValueTensor]")
+      .Checkpoint("Upgrade fill_constant to add a new attribute [place_type]");
+  RegisterPlainCpuKernels<FillConstantKernel, float, double, int32_t, int64_t, bool>(kOp);
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -1,8 +1,220 @@
-// Placeholder: the op arrives in a following change.
+// reshape2: Out = X with new dims (same elements in the same row-major order).
+#include <cstring>
+
+#include "framework/var_type_inference.h"
+#include "operators/common.h"
 #include "operators/registry_table.h"
+#include "operators/tensor/completed_attrs.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterReshape2Op() {}
+
+namespace {
+
+constexpr char kOp[] = "reshape2";
+
+class Reshape2OpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Tensor to reshape.");
+    AddInput("Shape", "Optional 1-D int32 tensor with the new shape; overrides `shape`.")
+        .AsDispensable();
+    AddInput("ShapeTensor",
+             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `Shape` "
+             "and `shape`.")
+        .AsDuplicable()
+        .AsDispensable();
+    AddOutput("Out", "X with the new shape.");
+    AddOutput("XShape", "[0] + X.dims; carries no data, kept for the grad op.")
+        .AsIntermediate()
+        .AsDispensable();
+    AddAttr<std::vector<int>>("shape",
+                              "The new shape. 0 copies the dim of X at the same index; one dim "
+                              "may be -1 and is inferred from the element count.")
+        .SetDefault({});
+    AddComment(R"DOC(
+Reshape operator (version 2, with XShape).
+
+$$Out = \mathrm{reshape}(X, shape), \quad \mathrm{numel}(Out) = \mathrm{numel}(X)$$
+
+The shape comes from ShapeTensor, else Shape, else the attribute `shape`. Example: X of shape
+[2, 3, 4] with shape = [0, -1] gives Out of shape [2, 12]; shape = [-1, 2, 2] gives [6, 2, 2].
+)DOC");
+  }
+};
+
+class Reshape2Op : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+
+  // The kernel follows X, not the integer shape inputs.
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return ctx.inputs.at("X").at(0)->Get<DenseTensor>().dtype();
+  }
+  bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
+};
+
+// Resolves 0 and -1 entries of `shape` against `in`. `origin` names where the shape came
+// from. At build time dims of `in` may be -1 (unknown); the result then may hold -1 too.
+DDim ResolveShape(const std::vector<int64_t>& shape, const DDim& in, const std::string& origin) {
+  PL_ENFORCE(shape.size() <= static_cast<size_t>(DDim::kMaxRank),
+             errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %zu", kOp,
+                                     origin, DDim::kMaxRank, shape.size()));
+  std::vector<int64_t> out(shape.size());
+  int infer_index = -1;
+  int64_t known = 1;  // Product of the resolved dims other than the -1 one.
+  bool unknown = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (shape[i] == -1) {
+      PL_ENFORCE(infer_index < 0,
+                 errors::InvalidArgument("op `%s` %s: expected at most one -1, received %s", kOp,
+                                         origin, ListToString(shape)));
+      infer_index = static_cast<int>(i);
+      continue;
+    }
+    if (shape[i] == 0) {
+      PL_ENFORCE(static_cast<int>(i) < in.size(),
+                 errors::InvalidArgument("op `%s` %s: 0 at index %zu copies a dim of input `X`, "
+                                         "but X has shape %s",
+                                         kOp, origin, i, in.ToString()));
+      out[i] = in[static_cast<int>(i)];
+    } else {
+      PL_ENFORCE(shape[i] > 0,
+                 errors::InvalidArgument("op `%s` %s: expected dims > 0, 0 or -1, received %s", kOp,
+                                         origin, ListToString(shape)));
+      out[i] = shape[i];
+    }
+    if (out[i] < 0) {
+      unknown = true;
+    } else {
+      known *= out[i];
+    }
+  }
+  const int64_t in_numel = in.numel();
+  if (infer_index >= 0) {
+    if (unknown || in_numel < 0) {
+      out[infer_index] = -1;
+    } else {
+      PL_ENFORCE(known > 0,
+                 errors::InvalidArgument("op `%s` %s: cannot infer the -1 dim of %s when the "
+                                         "other dims multiply to 0",
+                                         kOp, origin, ListToString(shape)));
+      PL_ENFORCE(in_numel % known == 0,
+                 errors::InvalidArgument("op `%s` %s: cannot infer the -1 dim of %s, input `X` "
+                                         "has %lld elements (shape %s), not a multiple of %lld",
+                                         kOp, origin, ListToString(shape),
+                                         static_cast<long long>(in_numel), in.ToString(),
+                                         static_cast<long long>(known)));
+      out[infer_index] = in_numel / known;
+    }
+  } else if (!unknown && in_numel >= 0) {
+    PL_ENFORCE(known == in_numel,
+               errors::InvalidArgument("op `%s` %s: expected %lld elements (input `X` has shape "
+                                       "%s), received %s with %lld elements",
+                                       kOp, origin, static_cast<long long>(in_numel), in.ToString(),
+                                       ListToString(shape), static_cast<long long>(known)));
+  }
+  return DDim(out);
+}
+
+DDim XShapeDims(const DDim& x) {
+  std::vector<int64_t> d = x.ToVector();
+  d.insert(d.begin(), 0);
+  PL_ENFORCE(d.size() <= static_cast<size_t>(DDim::kMaxRank),
+             errors::InvalidArgument("op `%s` output `XShape`: input `X` of rank %d leaves no "
+                                     "room for the leading 0 (max rank %d)",
+                                     kOp, x.size(), DDim::kMaxRank));
+  return DDim(d);
+}
+
+void Reshape2InferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  const DDim x = ctx->GetInputDim("X");
+  if (ctx->HasOutput("XShape")) ctx->SetOutputDim("XShape", XShapeDims(x));
+  if (ctx->HasInput("ShapeTensor") || ctx->HasInput("Shape")) {
+    if (ctx->IsRuntime()) return;  // The kernel reads the values.
+    // Build time: only the rank is known.
+    int64_t rank = static_cast<int64_t>(ctx->InputSize("ShapeTensor"));
+    if (rank == 0) rank = ctx->GetInputDim("Shape").numel();
+    if (rank >= 0 && rank <= DDim::kMaxRank) {
+      ctx->SetOutputDim("Out", DDim(std::vector<int64_t>(rank, -1)));
+    }
+    return;
+  }
+  const CompletedAttrs attrs(*ctx);
+  const auto& attr = attrs.Get<std::vector<int>>("shape");
+  const DDim out =
+      ResolveShape(std::vector<int64_t>(attr.begin(), attr.end()), x, "attribute `shape`");
+  ctx->SetOutputDim("Out", out);
+  if (!ctx->IsRuntime() && out.size() > 0 && x.size() > 0 && out[0] == x[0]) {
+    ctx->ShareLoD("X", "Out");
+  }
+}
+
+void Reshape2InferVarType(framework::VarTypeInferenceContext* ctx) {
+  const DataType dtype = ctx->GetInputDataType("X");
+  for (const char* slot : {"Out", "XShape"}) {
+    if (!ctx->HasOutput(slot)) continue;
+    ctx->SetOutputKind(slot, framework::VarKind::kDenseTensor);
+    ctx->SetOutputDataType(slot, dtype);
+  }
+}
+
+// The new shape given by the ShapeTensor list, else by Shape (one of them is given).
+DDim ShapeFromTensors(const ExecutionContext& ctx, const DDim& x) {
+  std::vector<int64_t> shape;
+  if (ctx.HasInput("ShapeTensor")) {
+    for (const DenseTensor* t : ctx.MultiInput("ShapeTensor")) {
+      PL_ENFORCE(t->numel() == 1,
+                 errors::InvalidArgument("op `%s` input `ShapeTensor`: expected 1-element "
+                                         "tensors, received shape %s",
+                                         kOp, t->dims().ToString()));
+      shape.push_back(ReadIntValues(*t, kOp, "ShapeTensor")[0]);
+    }
+    return ResolveShape(shape, x, "input `ShapeTensor`");
+  }
+  const DenseTensor* t = ctx.Input("Shape");
+  PL_ENFORCE(t->dims().size() == 1,
+             errors::InvalidArgument("op `%s` input `Shape`: expected a 1-D tensor, received "
+                                     "shape %s",
+                                     kOp, t->dims().ToString()));
+  return ResolveShape(ReadIntValues(*t, kOp, "Shape"), x, "input `Shape`");
+}
+
+template <typename T>
+struct Reshape2Kernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    DenseTensor* out = ctx.Output("Out");
+    if (DenseTensor* xshape = ctx.Output("XShape")) {
+      xshape->set_lod({});
+      xshape->mutable_data<T>(ctx.GetPlace());  // 0 elements: marks it as produced.
+    }
+    if (out == x) return;  // In place: infer-shape already gave X its new dims.
+    if (ctx.HasInput("ShapeTensor") || ctx.HasInput("Shape")) {
+      out->Resize(ShapeFromTensors(ctx, x->dims()));
+    }
+    // The LoD describes dim 0, so it survives only when dim 0 does.
+    const bool keep_lod =
+        out->dims().size() > 0 && x->dims().size() > 0 && out->dims()[0] == x->dims()[0];
+    out->set_lod(keep_lod ? x->lod() : framework::LoD{});
+    // Out gets its own copy, as PaddlePaddle's reshape kernel does: nothing written to
+    // Out later can reach X.
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    if (x->numel() > 0) std::memcpy(o, x->data<T>(), x->numel() * sizeof(T));
+  }
+};
+
+}  // namespace
+
+void RegisterReshape2Op() {
+  framework::RegisterOp<Reshape2Op, Reshape2OpMaker>(kOp)
+      .InferShape(Reshape2InferShape)
+      .InferVarType(Reshape2InferVarType);
+  RegisterPlainCpuKernels<Reshape2Kernel, float, double, int32_t, int64_t>(kOp);
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -1,8 +1,152 @@
-// Placeholder: the op arrives in a following change.
+// transpose2: Out = X with its dims permuted.
+#include "framework/var_type_inference.h"
+#include "operators/common.h"
 #include "operators/registry_table.h"
+#include "operators/tensor/completed_attrs.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterTranspose2Op() {}
+
+namespace {
+
+constexpr char kOp[] = "transpose2";
+
+class Transpose2OpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Tensor to transpose.");
+    AddOutput("Out", "X with permuted dims.");
+    AddOutput("XShape", "[0] + X.dims; carries no data, kept for the grad op.")
+        .AsIntermediate()
+        .AsDispensable();
+    AddAttr<std::vector<int>>("axis",
+                              "A permutation of [0, rank(X)); negative entries count from the "
+                              "end. Out.dims[i] = X.dims[axis[i]].");
+    AddAttr<std::string>("data_format", "Layout hint; the plain kernels ignore it.")
+        .SetDefault("AnyLayout")
+        .AsExtra();
+    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel (FLAGS_use_onednn decides here).")
+        .SetDefault(false)
+        .AsExtra();
+    AddComment(R"DOC(
+Transpose operator (version 2, with XShape).
+
+$$Out[i_0, \ldots, i_{n-1}] = X[j_0, \ldots, j_{n-1}], \quad j_{axis[k]} = i_k$$
+
+Example: X of shape [2, 3, 4] with axis = [2, 0, 1] gives Out of shape [4, 2, 3].
+)DOC");
+  }
+};
+
+class Transpose2Op : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
+// `axis` with negative entries resolved; InvalidArgumentError unless it permutes [0, rank).
+std::vector<int> CheckedAxis(const std::vector<int>& axis, int rank) {
+  PL_ENFORCE(static_cast<int>(axis.size()) == rank,
+             errors::InvalidArgument("op `%s` attribute `axis`: expected %d entries (the rank of "
+                                     "input `X`), received %zu: %s",
+                                     kOp, rank, axis.size(), ListToString(axis)));
+  std::vector<int> resolved(axis.size());
+  std::vector<bool> seen(axis.size(), false);
+  for (size_t i = 0; i < axis.size(); ++i) {
+    const int a = axis[i] < 0 ? axis[i] + rank : axis[i];
+    PL_ENFORCE(a >= 0 && a < rank && !seen[a],
+               errors::InvalidArgument("op `%s` attribute `axis`: expected a permutation of "
+                                       "[0, %d), received %s",
+                                       kOp, rank, ListToString(axis)));
+    seen[a] = true;
+    resolved[i] = a;
+  }
+  return resolved;
+}
+
+void Transpose2InferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  const DDim x = ctx->GetInputDim("X");
+  const CompletedAttrs attrs(*ctx);
+  const std::vector<int> axis = CheckedAxis(attrs.Get<std::vector<int>>("axis"), x.size());
+  DDim out = x;
+  for (size_t i = 0; i < axis.size(); ++i) out[static_cast<int>(i)] = x[axis[i]];
+  if (ctx->HasOutput("XShape")) {
+    std::vector<int64_t> d = x.ToVector();
+    d.insert(d.begin(), 0);
+    PL_ENFORCE(d.size() <= static_cast<size_t>(DDim::kMaxRank),
+               errors::InvalidArgument("op `%s` output `XShape`: input `X` of rank %d leaves no "
+                                       "room for the leading 0 (max rank %d)",
+                                       kOp, x.size(), DDim::kMaxRank));
+    ctx->SetOutputDim("XShape", DDim(d));
+  }
+  ctx->SetOutputDim("Out", out);
+}
+
+void Transpose2InferVarType(framework::VarTypeInferenceContext* ctx) {
+  const DataType dtype = ctx->GetInputDataType("X");
+  for (const char* slot : {"Out", "XShape"}) {
+    if (!ctx->HasOutput(slot)) continue;
+    ctx->SetOutputKind(slot, framework::VarKind::kDenseTensor);
+    ctx->SetOutputDataType(slot, dtype);
+  }
+}
+
+template <typename T>
+struct Transpose2Kernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    DenseTensor* out = ctx.Output("Out");
+    PL_ENFORCE(out != x, errors::Unimplemented("op `%s` output `Out`: cannot be input `X` itself "
+                                               "(variable `%s`); transpose into a new variable",
+                                               kOp, ctx.InputName("X")));
+    const DDim in_dims = x->dims();
+    const std::vector<int> axis = CheckedAxis(ctx.Attr<std::vector<int>>("axis"), in_dims.size());
+    const int rank = in_dims.size();
+    // Row-major strides of X, then the X stride of each Out dim.
+    std::vector<int64_t> in_stride(rank, 1), src_stride(rank), out_dims(rank);
+    for (int i = rank - 2; i >= 0; --i) in_stride[i] = in_stride[i + 1] * in_dims[i + 1];
+    for (int i = 0; i < rank; ++i) {
+      src_stride[i] = in_stride[axis[i]];
+      out_dims[i] = in_dims[axis[i]];
+    }
+    const T* in = x->data<T>();
+    out->set_lod({});
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    if (DenseTensor* xshape = ctx.Output("XShape")) xshape->mutable_data<T>(ctx.GetPlace());
+    const int64_t n = x->numel();
+    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+        n, 1 << 14, [&](int64_t begin, int64_t end) {
+          // Decode the first output index, then walk it like an odometer.
+          std::vector<int64_t> idx(rank, 0);
+          int64_t src = 0;
+          for (int64_t r = begin, i = rank - 1; i >= 0; --i) {
+            idx[i] = r % out_dims[i];
+            r /= out_dims[i];
+            src += idx[i] * src_stride[i];
+          }
+          for (int64_t k = begin; k < end; ++k) {
+            o[k] = in[src];
+            for (int i = rank - 1; i >= 0; --i) {
+              src += src_stride[i];
+              if (++idx[i] < out_dims[i]) break;
+              src -= src_stride[i] * out_dims[i];
+              idx[i] = 0;
+            }
+          }
+        });
+  }
+};
+
+}  // namespace
+
+void RegisterTranspose2Op() {
+  framework::RegisterOp<Transpose2Op, Transpose2OpMaker>(kOp)
+      .InferShape(Transpose2InferShape)
+      .InferVarType(Transpose2InferVarType);
+  RegisterPlainCpuKernels<Transpose2Kernel, float, double, int32_t, int64_t>(kOp);
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -1,5 +1,7 @@
-// The verbs of the `paddle_like` command-line tool. Each returns the process exit code and
-// reports user errors on stderr (never aborts).
+// The verbs of the `paddle_like` command-line tool. Each takes the arguments after the verb,
+// writes its results to stdout and returns the process exit code. User errors (bad options,
+// corrupt files, unknown ops, wrong feeds ...) are thrown as platform::Error; main() prints
+// them and exits non-zero. Ops must be registered (operators::RegisterAllOps) beforehand.
 #pragma once
 
 #include <string>
@@ -8,7 +10,12 @@
 namespace paddle_like {
 namespace cli {
 
+// `paddle_like ops [--json] [TYPE ...]`: the registered ops, their slots, attributes and kernels.
 int OpsCommand(const std::vector<std::string>& args);
+// `paddle_like run --program FILE ...`: runs block 0 of a program on the CPU.
+int RunCommand(const std::vector<std::string>& args);
+// `paddle_like inspect FILE`: versions, variables, ops, feed and fetch targets of a program.
+int InspectCommand(const std::vector<std::string>& args);
 
 }  // namespace cli
 }  // namespace paddle_like

@@ -36,6 +36,9 @@ AllocationPtr CudaAlloc(const Place& place, size_t bytes) {
 
 void CudaCopy(const Place& dst_place, void* dst, const Place& src_place, const void* src,
               size_t bytes) {
+  // Kernels run on each context's non-blocking stream; wait for them so the copy sees (and
+  // does not race with) their results.
+  CheckCuda(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
   cudaMemcpyKind kind = cudaMemcpyDeviceToDevice;
   if (dst_place.is_cpu()) kind = cudaMemcpyDeviceToHost;
   if (src_place.is_cpu()) kind = cudaMemcpyHostToDevice;

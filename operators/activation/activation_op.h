@@ -1,0 +1,134 @@
+// Activation ops: Out = f(X), elementwise, for f in relu, sigmoid, tanh, exp, log, sin, cos,
+// square.
+//
+// Each op is described once, by a tag struct naming its type, its formula (for the op
+// doc) and its functor. The functors are plain host/device callables, shared by the CPU
+// kernels (activation_op.cc) and any CUDA kernels (activation_op.cu).
+#pragma once
+
+#include <cmath>
+
+#include "operators/math/hostdevice.h"
+
+namespace paddle_like {
+namespace operators {
+
+template <typename T>
+struct ReluFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return x > T(0) ? x : T(0); }
+};
+
+template <typename T>
+struct SigmoidFunctor {
+  // Two branches so that exp() never overflows: for x < 0, 1 / (1 + e^-x) = e^x / (1 + e^x).
+  PL_HOSTDEVICE T operator()(T x) const {
+    if (x >= T(0)) return T(1) / (T(1) + std::exp(-x));
+    const T e = std::exp(x);
+    return e / (T(1) + e);
+  }
+};
+
+template <typename T>
+struct TanhFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::tanh(x); }
+};
+
+template <typename T>
+struct ExpFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::exp(x); }
+};
+
+template <typename T>
+struct LogFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::log(x); }
+};
+
+template <typename T>
+struct SinFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::sin(x); }
+};
+
+template <typename T>
+struct CosFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::cos(x); }
+};
+
+template <typename T>
+struct SquareFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return x * x; }
+};
+
+// One tag per op: the registered type, the LaTeX formula and an optional note for the op's
+// doc, and the functor.
+struct ReluTag {
+  static constexpr const char* kType = "relu";
+  static constexpr const char* kFormula = "Out = \\max(X, 0)";
+  static constexpr const char* kNote = "";
+  template <typename T>
+  using Functor = ReluFunctor<T>;
+};
+struct SigmoidTag {
+  static constexpr const char* kType = "sigmoid";
+  static constexpr const char* kFormula = "Out = \\frac{1}{1 + e^{-X}}";
+  static constexpr const char* kNote = "";
+  template <typename T>
+  using Functor = SigmoidFunctor<T>;
+};
+struct TanhTag {
+  static constexpr const char* kType = "tanh";
+  static constexpr const char* kFormula = "Out = \\frac{e^{X} - e^{-X}}{e^{X} + e^{-X}}";
+  static constexpr const char* kNote = "";
+  template <typename T>
+  using Functor = TanhFunctor<T>;
+};
+struct ExpTag {
+  static constexpr const char* kType = "exp";
+  static constexpr const char* kFormula = "Out = e^{X}";
+  static constexpr const char* kNote = "";
+  template <typename T>
+  using Functor = ExpFunctor<T>;
+};
+struct LogTag {
+  static constexpr const char* kType = "log";
+  static constexpr const char* kFormula = "Out = \\ln(X)";
+  static constexpr const char* kNote = "Out is -inf where X = 0 and NaN where X < 0.";
+  template <typename T>
+  using Functor = LogFunctor<T>;
+};
+struct SinTag {
+  static constexpr const char* kType = "sin";
+  static constexpr const char* kFormula = "Out = \\sin(X)";
+  static constexpr const char* kNote = "";
+  template <typename T>
+  using Functor = SinFunctor<T>;
+};
+struct CosTag {
+  static constexpr const char* kType = "cos";
+  static constexpr const char* kFormula = "Out = \\cos(X)";
+  static constexpr const char* kNote = "";
+  template <typename T>
+  using Functor = CosFunctor<T>;
+};
+struct SquareTag {
+  static constexpr const char* kType = "square";
+  static constexpr const char* kFormula = "Out = X^2";
+  static constexpr const char* kNote = "";
+  template <typename T>
+  using Functor = SquareFunctor<T>;
+};
+
+// Calls fn(Tag{}) for every activation op, in registration order.
+template <typename Fn>
+void ForEachActivation(Fn&& fn) {
+  fn(ReluTag{});
+  fn(SigmoidTag{});
+  fn(TanhTag{});
+  fn(ExpTag{});
+  fn(LogTag{});
+  fn(SinTag{});
+  fn(CosTag{});
+  fn(SquareTag{});
+}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,47 @@
+// Reductions shared by the reduce ops (mean, reduce_sum): output shapes from the `dim`,
+// `keep_dim`, `reduce_all` attributes, and deterministic sums.
+//
+// The sums accumulate in double and add the elements of each output in a fixed order that
+// depends only on the shapes, never on the number of threads, so two runs (on any machine)
+// give bitwise equal results.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "framework/ddim.h"
+#include "platform/device_context.h"
+
+namespace paddle_like {
+namespace operators {
+namespace math {
+
+using framework::DDim;
+
+struct ReduceShape {
+  std::vector<bool> reduced;  // Per dim of X: summed over or kept.
+  DDim out;                   // Output dims.
+};
+
+// Dims of X reduced by the attributes `dim` (negative values count from the end;
+// duplicates count once), `keep_dim` and `reduce_all` (an empty `dim` also reduces all).
+// Reduced dims are removed, or kept as 1 with keep_dim; reducing every dim without
+// keep_dim gives a 0-D output. A 0-D X accepts dim 0 or -1. Throws InvalidArgumentError
+// naming the op and attribute `dim` for an out-of-range dim.
+ReduceShape ComputeReduceShape(const std::string& op_type, const DDim& x,
+                               const std::vector<int>& dim, bool keep_dim, bool reduce_all);
+
+// The sum of x[0, n).
+template <typename T>
+double SumAll(const platform::CPUDeviceContext& ctx, const T* x, int64_t n);
+
+// Sums x (row-major, of `dims`) over the dims flagged in `reduced`; out receives the kept
+// dims in row-major order (prod of kept dims values; 0 sums for empty reductions).
+template <typename T>
+void SumOverDims(const platform::CPUDeviceContext& ctx, const T* x, const DDim& dims,
+                 const std::vector<bool>& reduced, double* out);
+
+}  // namespace math
+}  // namespace operators
+}  // namespace paddle_like

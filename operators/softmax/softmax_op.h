@@ -1,0 +1,28 @@
+// softmax: shape helpers shared by its CPU kernel (softmax_op.cc) and kernels of other
+// libraries. The math is in operators/math/softmax.h.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "framework/ddim.h"
+
+namespace paddle_like {
+namespace operators {
+
+// X viewed as [outer, n, inner], with n the size of the softmax dim.
+struct SoftmaxDims {
+  int64_t outer = 1;
+  int64_t n = 1;
+  int64_t inner = 1;
+};
+
+// The softmax dim of `dims` for attribute `axis` (negative counts from the end; a 0-D X
+// accepts 0 and -1 and is treated as [1]). Throws InvalidArgumentError naming `op_type` and
+// attribute `axis` when out of range.
+int SoftmaxAxis(const std::string& op_type, const framework::DDim& dims, int axis);
+
+SoftmaxDims GetSoftmaxDims(const std::string& op_type, const framework::DDim& dims, int axis);
+
+}  // namespace operators
+}  // namespace paddle_like

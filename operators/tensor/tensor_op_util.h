@@ -1,0 +1,54 @@
+// Helpers shared by the tensor ops (fill_constant, cast, reshape2, transpose2, assign).
+#pragma once
+
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "operators/common.h"
+
+namespace paddle_like {
+namespace operators {
+
+// Registers KernelT<T>::Compute as the plain CPU kernel of `op_type` for every T in Ts.
+template <template <typename> class KernelT, typename... Ts>
+void RegisterPlainCpuKernels(const std::string& op_type) {
+  (framework::RegisterKernel(op_type, DeviceType::kCPU, platform::ToDataType<Ts>(),
+                             LibraryType::kPlain, &KernelT<Ts>::Compute),
+   ...);
+}
+
+// Converts one element between the element types paddle_like holds: 16-bit floats go
+// through float, anything to bool is `v != 0`, the rest is static_cast.
+template <typename To, typename From>
+To ConvertElement(From v) {
+  if constexpr (std::is_same_v<To, From>) {
+    return v;
+  } else if constexpr (std::is_same_v<From, platform::float16> ||
+                       std::is_same_v<From, platform::bfloat16>) {
+    return ConvertElement<To>(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, platform::float16> ||
+                       std::is_same_v<To, platform::bfloat16>) {
+    return To(static_cast<float>(v));
+  } else if constexpr (std::is_same_v<To, bool>) {
+    return v != From(0);
+  } else {
+    return static_cast<To>(v);
+  }
+}
+
+// The values of an int32 or int64 CPU tensor (a shape given as a tensor). Errors name `op`
+// and `slot`.
+std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
+                                   const std::string& slot);
+
+// "[2, 3, -1]"
+template <typename T>
+std::string ListToString(const std::vector<T>& v) {
+  std::string s = "[";
+  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  return s + "]";
+}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,34 @@
+// A small command-line parser for the verbs of `paddle_like`: options `--name VALUE`,
+// `--name=VALUE` or boolean `--flag`, and positional arguments. An unknown option, a missing
+// value or a value given to a flag is an InvalidArgumentError naming the option.
+#pragma once
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace paddle_like {
+namespace cli {
+
+class Args {
+ public:
+  // `value_options`: names (without "--") that take a value, possibly repeated.
+  // `flags`: names that take none.
+  Args(const std::vector<std::string>& argv, const std::set<std::string>& value_options,
+       const std::set<std::string>& flags);
+
+  bool Has(const std::string& name) const { return values_.count(name) > 0; }
+  // The last value given for `name`, or `fallback`.
+  std::string Get(const std::string& name, const std::string& fallback = "") const;
+  // Every value given for `name`, in order.
+  std::vector<std::string> GetAll(const std::string& name) const;
+  const std::vector<std::string>& positional() const { return positional_; }
+
+ private:
+  std::map<std::string, std::vector<std::string>> values_;
+  std::vector<std::string> positional_;
+};
+
+}  // namespace cli
+}  // namespace paddle_like

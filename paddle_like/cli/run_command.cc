@@ -1,0 +1,350 @@
+// `paddle_like run`: loads a program, its parameters and .npy feeds, runs block 0 on the CPU
+// and writes every fetched variable as .npy.
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "framework/executor.h"
+#include "framework/npy_io.h"
+#include "framework/op_info.h"
+#include "framework/scope.h"
+#include "framework/tensor_io.h"
+#include "paddle_like/cli/args.h"
+#include "paddle_like/cli/commands.h"
+#include "paddle_like/cli/program_path.h"
+
+namespace paddle_like {
+namespace cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+using framework::DDim;
+using framework::DenseTensor;
+using framework::ProgramDesc;
+using framework::Scope;
+using framework::VarDesc;
+using framework::VarKind;
+using platform::DataType;
+using platform::Sprintf;
+
+constexpr char kRunUsage[] =
+    "usage: paddle_like run --program FILE|DIR [--params FILE | --params-dir DIR]\n"
+    "                       [--feed [NAME=]FILE.npy ...] [--fetch NAME ...] [--out DIR]\n"
+    "  Runs block 0 of a program (binary or text ProgramDesc) on the CPU. For a model\n"
+    "  directory the program is __model__, model.pdmodel, inference.pdmodel or the one *.pdmodel.\n"
+    "  --params FILE     combined parameter file (.pdiparams, __params__)\n"
+    "  --params-dir DIR  one file per parameter, named by the variable\n"
+    "                    (default: <program-dir>/<stem>.pdiparams, <program-dir>/__params__,\n"
+    "                    then per-variable files next to the program)\n"
+    "  --feed NAME=FILE  feeds variable NAME; a FILE without NAME= goes to the next feed\n"
+    "                    target (in `col` order) not fed by name\n"
+    "  --fetch NAME      variable to fetch (default: the program's fetch targets)\n"
+    "  --out DIR         writes DIR/<name>.npy per fetched variable ('/' becomes '_')\n";
+
+// The variables a saved program keeps in its parameter file, sorted (FORMATS.md 3.3).
+std::vector<std::string> ParameterNames(const ProgramDesc& program) {
+  std::vector<std::string> names;
+  for (const VarDesc* v : program.Block(0).AllVars()) {
+    const VarKind k = v->GetKind();
+    if (!v->Persistable() || k == VarKind::kFeedMinibatch || k == VarKind::kFetchList ||
+        k == VarKind::kRaw) {
+      continue;
+    }
+    names.push_back(v->Name());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Fails before any file is read when an op of the program is not registered; names every
+// missing op type and where the first one is used.
+void CheckOpsRegistered(const ProgramDesc& program, const std::string& program_path) {
+  const auto& registry = framework::OpInfoMap::Instance();
+  std::set<std::string> missing;
+  std::string first_type, first_where;
+  for (size_t b = 0; b < program.Size(); ++b) {
+    const auto& block = program.Block(b);
+    for (size_t i = 0; i < block.OpSize(); ++i) {
+      const std::string& type = block.Op(i)->Type();
+      if (registry.Has(type) || missing.count(type)) continue;
+      if (missing.empty()) {
+        first_type = type;
+        first_where = Sprintf("block %zu op #%zu", b, i);
+      }
+      missing.insert(type);
+    }
+  }
+  if (missing.empty()) return;
+  std::string list;
+  for (const auto& t : missing) list += (list.empty() ? "`" : ", `") + t + "`";
+  try {
+    registry.Get(first_type);
+  } catch (const platform::Error& e) {
+    throw errors::NotFound("program `%s`: %zu op type(s) not registered: %s (%s: %s)",
+                           program_path, missing.size(), list, first_where, e.message());
+  }
+}
+
+// Known dims must be equal; -1 in the VarDesc matches anything.
+bool ShapeMatches(const std::vector<int64_t>& declared, const DDim& dims) {
+  if (static_cast<int>(declared.size()) != dims.size()) return false;
+  for (int i = 0; i < dims.size(); ++i) {
+    if (declared[i] >= 0 && declared[i] != dims[i]) return false;
+  }
+  return true;
+}
+
+std::string ShapeString(const std::vector<int64_t>& dims) {
+  return DDim(dims).ToString();
+}
+
+bool IsFile(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+void LoadParameters(const ProgramDesc& program, const std::string& program_path, const Args& args,
+                    Scope* scope) {
+  const std::vector<std::string> names = ParameterNames(program);
+  if (args.Has("params")) {
+    framework::LoadCombinedParams(args.Get("params"), names, scope);
+  } else if (args.Has("params-dir")) {
+    framework::LoadSeparateParams(args.Get("params-dir"), names, scope);
+  } else if (!names.empty()) {
+    const fs::path prog(program_path);
+    const std::string dir = prog.parent_path().empty() ? "." : prog.parent_path().string();
+    const std::string combined = dir + "/" + prog.stem().string() + ".pdiparams";
+    const std::string legacy = dir + "/__params__";
+    bool separate = false;
+    for (const auto& n : names) separate = separate || IsFile(dir + "/" + n);
+    if (IsFile(combined)) {
+      framework::LoadCombinedParams(combined, names, scope);
+    } else if (IsFile(legacy)) {
+      framework::LoadCombinedParams(legacy, names, scope);
+    } else if (separate) {
+      framework::LoadSeparateParams(dir, names, scope);
+    } else {
+      throw errors::NotFound(
+          "program `%s` has %zu parameters (first: `%s`) but no parameter file was found: "
+          "neither `%s`, `%s` nor per-variable files in `%s` exist; pass --params FILE or "
+          "--params-dir DIR",
+          program_path, names.size(), names[0], combined, legacy, dir);
+    }
+  }
+  for (const auto& name : names) {
+    const VarDesc* desc = program.Block(0).FindVar(name);
+    if (!desc->HasTensorDesc() || desc->GetDataType() == DataType::UNDEFINED) continue;
+    const DenseTensor& t = scope->FindVar(name)->Get<DenseTensor>();
+    PL_ENFORCE(t.dtype() == desc->GetDataType(),
+               errors::InvalidArgument("parameter `%s`: expected dtype %s, the parameter file "
+                                       "holds %s",
+                                       name, platform::DataTypeName(desc->GetDataType()),
+                                       platform::DataTypeName(t.dtype())));
+    PL_ENFORCE(ShapeMatches(desc->GetShape(), t.dims()),
+               errors::InvalidArgument("parameter `%s`: expected shape %s, the parameter file "
+                                       "holds shape %s",
+                                       name, ShapeString(desc->GetShape()), t.dims().ToString()));
+  }
+}
+
+void CheckFeed(const ProgramDesc& program, const std::string& name, const std::string& file,
+               const DenseTensor& t) {
+  const VarDesc* desc = program.Block(0).FindVar(name);
+  PL_ENFORCE(desc != nullptr,
+             errors::NotFound("feed `%s` (from `%s`): the program has no variable of that name",
+                              name, file));
+  if (!desc->HasTensorDesc() || desc->GetDataType() == DataType::UNDEFINED) return;
+  PL_ENFORCE(t.dtype() == desc->GetDataType(),
+             errors::InvalidArgument("feed `%s` (from `%s`): expected dtype %s, received %s", name,
+                                     file, platform::DataTypeName(desc->GetDataType()),
+                                     platform::DataTypeName(t.dtype())));
+  PL_ENFORCE(ShapeMatches(desc->GetShape(), t.dims()),
+             errors::InvalidArgument("feed `%s` (from `%s`): expected shape %s, received %s", name,
+                                     file, ShapeString(desc->GetShape()), t.dims().ToString()));
+}
+
+std::map<std::string, DenseTensor> ReadFeeds(const ProgramDesc& program, const Args& args) {
+  const std::vector<std::string> targets = program.FeedTargetNames();
+  std::vector<std::pair<std::string, std::string>> named;  // (variable, file)
+  std::vector<std::string> unnamed;
+  for (const auto& arg : args.GetAll("feed")) {
+    const size_t eq = arg.find('=');
+    // A path that itself contains '=' counts as unnamed unless the prefix is a variable.
+    if (eq != std::string::npos &&
+        (program.Block(0).HasVar(arg.substr(0, eq)) || !IsFile(arg))) {
+      named.emplace_back(arg.substr(0, eq), arg.substr(eq + 1));
+    } else {
+      unnamed.push_back(arg);
+    }
+  }
+  std::set<std::string> fed;
+  for (const auto& nf : named) fed.insert(nf.first);
+  size_t next = 0;
+  for (const auto& file : unnamed) {
+    while (next < targets.size() && fed.count(targets[next])) ++next;
+    PL_ENFORCE(next < targets.size(),
+               errors::InvalidArgument("feed `%s` has no variable name and the program has no "
+                                       "feed target left for it (%zu feed targets); use "
+                                       "--feed NAME=FILE",
+                                       file, targets.size()));
+    named.emplace_back(targets[next], file);
+    fed.insert(targets[next]);
+  }
+  std::map<std::string, DenseTensor> feeds;
+  for (const auto& nf : named) {
+    PL_ENFORCE(!feeds.count(nf.first),
+               errors::InvalidArgument("variable `%s` is fed twice", nf.first));
+    DenseTensor t = framework::ReadNpy(nf.second);
+    CheckFeed(program, nf.first, nf.second, t);
+    feeds[nf.first] = t;
+  }
+  for (size_t i = 0; i < targets.size(); ++i) {
+    PL_ENFORCE(feeds.count(targets[i]),
+               errors::NotFound("missing feed for variable `%s` (feed target %zu of %zu); pass "
+                                "--feed %s=FILE.npy",
+                                targets[i], i, targets.size(), targets[i]));
+  }
+  return feeds;
+}
+
+std::vector<std::string> FetchNames(const ProgramDesc& program, const Args& args) {
+  std::vector<std::string> names =
+      args.Has("fetch") ? args.GetAll("fetch") : program.FetchTargetNames();
+  PL_ENFORCE(!names.empty(), errors::InvalidArgument(
+                                 "the program has no fetch targets; name what to fetch with "
+                                 "--fetch NAME"));
+  const auto& block = program.Block(0);
+  for (const auto& n : names) {
+    bool produced = block.HasVar(n);
+    for (size_t i = 0; i < block.OpSize() && !produced; ++i) {
+      for (const auto& out : block.Op(i)->OutputArgumentNames()) produced = produced || out == n;
+    }
+    PL_ENFORCE(produced,
+               errors::NotFound("fetch `%s`: the program has no variable of that name", n));
+  }
+  return names;
+}
+
+double ValueAt(const DenseTensor& t, int64_t i) {
+  const void* p = t.raw_data();
+  switch (t.dtype()) {
+    case DataType::BOOL: return static_cast<const bool*>(p)[i] ? 1 : 0;
+    case DataType::INT8: return static_cast<const int8_t*>(p)[i];
+    case DataType::UINT8: return static_cast<const uint8_t*>(p)[i];
+    case DataType::INT16: return static_cast<const int16_t*>(p)[i];
+    case DataType::INT32: return static_cast<const int32_t*>(p)[i];
+    case DataType::INT64: return static_cast<double>(static_cast<const int64_t*>(p)[i]);
+    case DataType::FLOAT16:
+      return static_cast<float>(static_cast<const platform::float16*>(p)[i]);
+    case DataType::BFLOAT16:
+      return static_cast<float>(static_cast<const platform::bfloat16*>(p)[i]);
+    case DataType::FLOAT32: return static_cast<const float*>(p)[i];
+    case DataType::FLOAT64: return static_cast<const double*>(p)[i];
+    default: return 0;
+  }
+}
+
+std::string FormatValue(const DenseTensor& t, int64_t i) {
+  if (t.dtype() == DataType::BOOL) return ValueAt(t, i) != 0 ? "true" : "false";
+  if (t.dtype() == DataType::INT64) {
+    return std::to_string(static_cast<const int64_t*>(t.raw_data())[i]);
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.6g", ValueAt(t, i));
+  return buf;
+}
+
+// Nested like NumPy for small tensors, else the first values and the count.
+std::string FormatValues(const DenseTensor& t) {
+  constexpr int64_t kNested = 16, kHead = 8;
+  const int64_t n = t.numel();
+  const DDim& d = t.dims();
+  if (n <= kNested) {
+    std::string s;
+    int64_t index = 0;
+    // Walks the dims recursively by building brackets around each row.
+    std::vector<int64_t> counter(static_cast<size_t>(d.size()), 0);
+    if (d.size() == 0) return FormatValue(t, 0);
+    if (n == 0) return std::string(static_cast<size_t>(d.size()), '[') +
+                       std::string(static_cast<size_t>(d.size()), ']');
+    s.append(static_cast<size_t>(d.size()), '[');
+    while (true) {
+      s += FormatValue(t, index++);
+      int k = d.size() - 1;
+      while (k >= 0 && ++counter[k] == d[k]) {
+        counter[k] = 0;
+        s += ']';
+        --k;
+      }
+      if (k < 0) return s;
+      s += ", ";
+      s.append(static_cast<size_t>(d.size() - 1 - k), '[');
+    }
+  }
+  std::string s = "[";
+  for (int64_t i = 0; i < kHead; ++i) s += FormatValue(t, i) + ", ";
+  return s + "...] (" + std::to_string(n) + " values)";
+}
+
+std::string OutputFileName(const std::string& name) {
+  std::string f = name;
+  std::replace(f.begin(), f.end(), '/', '_');
+  return f + ".npy";
+}
+
+}  // namespace
+
+int RunCommand(const std::vector<std::string>& argv) {
+  const Args args(argv, {"program", "params", "params-dir", "feed", "fetch", "out"}, {"help"});
+  if (args.Has("help")) {
+    std::cout << kRunUsage;
+    return 0;
+  }
+  PL_ENFORCE(args.positional().empty(),
+             errors::InvalidArgument("run: unexpected argument `%s`\n%s", args.positional()[0],
+                                     kRunUsage));
+  PL_ENFORCE(args.Has("program"),
+             errors::InvalidArgument("run: --program FILE is required\n%s", kRunUsage));
+  PL_ENFORCE(!(args.Has("params") && args.Has("params-dir")),
+             errors::InvalidArgument("run: give --params or --params-dir, not both"));
+  const std::string program_path = ResolveProgramPath(args.Get("program"));
+  const ProgramDesc program = ProgramDesc::Load(program_path);
+  CheckOpsRegistered(program, program_path);
+
+  Scope scope;
+  LoadParameters(program, program_path, args, &scope);
+  const std::map<std::string, DenseTensor> feeds = ReadFeeds(program, args);
+  const std::vector<std::string> fetches = FetchNames(program, args);
+
+  framework::Executor executor{platform::CPUPlace()};
+  const std::vector<DenseTensor> results = executor.Run(program, &scope, feeds, fetches);
+
+  const std::string out_dir = args.Get("out");
+  if (!out_dir.empty()) {
+    std::error_code ec;
+    fs::create_directories(out_dir, ec);
+    PL_ENFORCE(!ec, errors::Unavailable("cannot create output directory `%s`: %s", out_dir,
+                                        ec.message()));
+  }
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    const DenseTensor& t = results[i];
+    std::cout << fetches[i] << "  " << platform::DataTypeName(t.dtype()) << t.dims().ToString()
+              << "  " << FormatValues(t);
+    if (!out_dir.empty()) {
+      const std::string path = out_dir + "/" + OutputFileName(fetches[i]);
+      framework::WriteNpy(path, t);
+      std::cout << "  -> " << path;
+    }
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+}  // namespace cli
+}  // namespace paddle_like

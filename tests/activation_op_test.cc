@@ -1,0 +1,121 @@
+// Activation ops: forward against double references, as a table over ops x dtypes x shapes,
+// plus declarations (docs, extra attributes) and errors.
+#include <cmath>
+#include <limits>
+
+#include "framework/op_info.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+struct ActivationCase {
+  const char* type;
+  double (*reference)(double);
+  double lo, hi;  // Input range.
+  const char* formula_part;
+};
+
+const ActivationCase kCases[] = {
+    {"relu", [](double x) { return x > 0 ? x : 0.0; }, -3, 3, "\\max"},
+    {"sigmoid", [](double x) { return 1 / (1 + std::exp(-x)); }, -8, 8, "\\frac{1}{1 + e^{-X}}"},
+    {"tanh", [](double x) { return std::tanh(x); }, -4, 4, "e^{X}"},
+    {"exp", [](double x) { return std::exp(x); }, -5, 5, "e^{X}"},
+    {"log", [](double x) { return std::log(x); }, 0.05, 10, "\\ln"},
+    {"sin", [](double x) { return std::sin(x); }, -6, 6, "\\sin"},
+    {"cos", [](double x) { return std::cos(x); }, -6, 6, "\\cos"},
+    {"square", [](double x) { return x * x; }, -4, 4, "X^2"},
+};
+
+const DDim kShapes[] = {DDim({3, 5}),  DDim({1, 1, 7}), DDim({0, 4}), DDim({}),
+                        DDim({2, 1, 3}), DDim({1}),     DDim({40000})};
+
+template <typename T>
+void CheckCase(const ActivationCase& c, const DDim& dims) {
+  const std::string what = std::string(c.type) + " " + dims.ToString();
+  const auto x = RandomValues(dims.numel(), c.lo, c.hi, 11);
+  auto r = RunOp(c.type, {{"X", {MakeTensor<T>(dims, x)}}}, {{"Out", 1}});
+  const DenseTensor& out = r.outputs["Out"][0];
+  EXPECT_EQ(out.dims(), dims) << what;
+  EXPECT_EQ(out.dtype(), platform::ToDataType<T>()) << what;
+  std::vector<double> expected;
+  for (double v : x) expected.push_back(c.reference(static_cast<double>(static_cast<T>(v))));
+  const DataType t = platform::ToDataType<T>();
+  ExpectNear(ToDoubles(out), expected, RelTol(t), AbsTol(t), what);
+}
+
+TEST(ActivationOps, ForwardMatchesReference) {
+  for (const auto& c : kCases) {
+    for (const DDim& d : kShapes) {
+      CheckCase<float>(c, d);
+      CheckCase<double>(c, d);
+    }
+  }
+}
+
+TEST(ActivationOps, InputIsLeftUnchanged) {
+  const std::vector<double> x = {-1, 0.5, 2};
+  DenseTensor in = MakeTensor<double>({3}, x);
+  RunOp("square", {{"X", {in}}}, {{"Out", 1}});
+  ExpectNear(ToDoubles(in), x, 0, 0, "input");
+}
+
+TEST(ActivationOps, EdgeValues) {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto run = [](const char* type, std::vector<double> x) {
+    return ToDoubles(
+        RunOp(type, {{"X", {MakeTensor<float>({static_cast<int64_t>(x.size())}, x)}}},
+              {{"Out", 1}})
+            .outputs["Out"][0]);
+  };
+  // Sigmoid saturates without overflow warnings or NaN.
+  ExpectNear(run("sigmoid", {-1000, 0, 1000}), {0, 0.5, 1}, 0, 0, "sigmoid");
+  const auto log_out = run("log", {0, 1});
+  EXPECT_EQ(log_out[0], -inf);
+  EXPECT_EQ(log_out[1], 0);
+  EXPECT_TRUE(std::isnan(run("log", {-1})[0]));
+  ExpectNear(run("relu", {-2, 0, 3}), {0, 0, 3}, 0, 0, "relu");
+}
+
+TEST(ActivationOps, DeclarationsCarryFormulaAndExtraAttributes) {
+  operators::RegisterAllOps();
+  for (const auto& c : kCases) {
+    const auto& info = framework::OpInfoMap::Instance().Get(c.type);
+    EXPECT_NE(info.spec.comment.find("$$"), std::string::npos) << c.type;
+    EXPECT_NE(info.spec.comment.find(c.formula_part), std::string::npos) << c.type;
+    for (const char* name : {"use_mkldnn", "use_cudnn"}) {
+      const auto* a = info.spec.FindAttr(name);
+      ASSERT_NE(a, nullptr) << c.type << " " << name;
+      EXPECT_TRUE(a->extra) << c.type << " " << name;
+      EXPECT_EQ(a->type, framework::AttrType::BOOLEAN);
+      EXPECT_EQ(std::get<bool>(a->default_value), false);
+    }
+    ASSERT_NE(info.spec.FindInput("X"), nullptr);
+    ASSERT_NE(info.spec.FindOutput("Out"), nullptr);
+  }
+}
+
+TEST(ActivationOps, MissingInputNamesOpAndSlot) {
+  try {
+    RunOp("tanh", {}, {{"Out", 1}});
+    FAIL() << "expected NotFoundError";
+  } catch (const platform::NotFoundError& e) {
+    EXPECT_NE(std::string(e.what()).find("op `tanh` input `X`"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ActivationOps, IntegerInputHasNoKernel) {
+  DenseTensor x({2}, DataType::INT64);
+  x.mutable_data<int64_t>(platform::CPUPlace());
+  try {
+    RunOp("exp", {{"X", {x}}}, {{"Out", 1}});
+    FAIL() << "expected NotFoundError";
+  } catch (const platform::NotFoundError& e) {
+    EXPECT_NE(std::string(e.what()).find("exp"), std::string::npos) << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like

@@ -1,0 +1,263 @@
+// The `paddle_like` binary end to end: ops, run and inspect, and the typed messages of bad
+// input (corrupt programs, unknown ops, missing or mistyped feeds).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "framework/npy_io.h"
+#include "framework/program_desc.h"
+#include "framework/tensor_io.h"
+#include "platform/file_util.h"
+
+namespace paddle_like {
+namespace {
+
+namespace fs = std::filesystem;
+using framework::DDim;
+using framework::DenseTensor;
+
+const std::string kBinary = PL_BINARY_DIR "/bin/paddle_like";
+const std::string kProgram = PL_SOURCE_DIR "/examples/quadratic.pbtxt";
+const std::string kInput = PL_SOURCE_DIR "/examples/quadratic_x.npy";
+
+struct CliResult {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string TempDir() {
+  const fs::path dir = fs::temp_directory_path() / ("pl_cli_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+std::string Quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+CliResult RunCli(const std::vector<std::string>& args) {
+  if (!fs::exists(kBinary)) {
+    ADD_FAILURE() << kBinary << " is missing: build the `paddle_like` target first";
+    return {};
+  }
+  const std::string dir = TempDir();
+  std::string cmd = Quote(kBinary);
+  for (const auto& a : args) cmd += " " + Quote(a);
+  cmd += " >" + Quote(dir + "/stdout") + " 2>" + Quote(dir + "/stderr");
+  const int status = std::system(cmd.c_str());
+  CliResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = platform::ReadFile(dir + "/stdout");
+  r.err = platform::ReadFile(dir + "/stderr");
+  return r;
+}
+
+bool Contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Writes a file into the temp dir and returns its path.
+std::string WriteTemp(const std::string& name, const std::string& bytes) {
+  const std::string path = TempDir() + "/" + name;
+  platform::WriteFileAtomically(path, bytes);
+  return path;
+}
+
+std::string QuadraticWith(const std::string& from, const std::string& to) {
+  std::string text = platform::ReadFile(kProgram);
+  const size_t pos = text.find(from);
+  EXPECT_NE(pos, std::string::npos) << from;
+  if (pos != std::string::npos) text.replace(pos, from.size(), to);
+  return text;
+}
+
+TEST(Cli, UsageAndUnknownVerb) {
+  CliResult help = RunCli({"--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_TRUE(Contains(help.out, "usage: paddle_like"));
+  CliResult bad = RunCli({"frobnicate"});
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_TRUE(Contains(bad.err, "unknown verb `frobnicate`"));
+  EXPECT_TRUE(Contains(bad.err, "usage:"));
+  CliResult option = RunCli({"run", "--no-such-option"});
+  EXPECT_EQ(option.code, 1);
+  EXPECT_TRUE(Contains(option.err, "--no-such-option")) << option.err;
+}
+
+TEST(Cli, OpsJsonListsQuadratic) {
+  CliResult r = RunCli({"ops", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // Op objects sit at depth 3 of the indented document: their keys start 6 spaces in.
+  const std::string op_key = "\n      \"type\": ";
+  const size_t at = r.out.find(op_key + "\"quadratic\"");
+  ASSERT_NE(at, std::string::npos);
+  const std::string op = r.out.substr(at, r.out.find(op_key, at + 1) - at);
+  for (const char* attr : {"\"name\": \"a\"", "\"name\": \"b\"", "\"name\": \"c\""}) {
+    EXPECT_TRUE(Contains(op, attr)) << attr;
+  }
+  EXPECT_TRUE(Contains(op, "\"type\": \"FLOAT\""));
+  EXPECT_TRUE(Contains(op, "\"dtype\": \"float32\""));
+  EXPECT_TRUE(Contains(op, "\"dtype\": \"float64\""));
+  EXPECT_TRUE(Contains(op, "\"device\": \"CPU\""));
+  EXPECT_TRUE(Contains(op, "Quadratic operator"));  // The doc comment.
+
+  CliResult text = RunCli({"ops"});
+  ASSERT_EQ(text.code, 0) << text.err;
+  EXPECT_TRUE(Contains(text.out, "quadratic  (version 0)"));
+  EXPECT_TRUE(Contains(text.out, "a: FLOAT = 0"));
+  CliResult unknown = RunCli({"ops", "no_such_op"});
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_TRUE(Contains(unknown.err, "op `no_such_op` is not registered"));
+}
+
+TEST(Cli, RunQuadraticWritesNpy) {
+  const std::string out = TempDir() + "/run_out";
+  CliResult r = RunCli({"run", "--program", kProgram, "--feed", "x=" + kInput, "--out", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "y  float32[2, 2]  [[6, 11], [18, 27]]")) << r.out;
+  const DenseTensor y = framework::ReadNpy(out + "/y.npy");
+  ASSERT_EQ(y.dtype(), platform::DataType::FLOAT32);
+  ASSERT_EQ(y.dims(), DDim({2, 2}));
+  const float expected[] = {6, 11, 18, 27};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(y.data<float>()[i], expected[i]);
+
+  // A feed without NAME= goes to the feed target; --fetch names what to fetch.
+  CliResult positional = RunCli({"run", "--program", kProgram, "--feed", kInput, "--fetch", "y"});
+  ASSERT_EQ(positional.code, 0) << positional.err;
+  EXPECT_TRUE(Contains(positional.out, "[[6, 11], [18, 27]]"));
+}
+
+TEST(Cli, RunLoadsAndChecksParameters) {
+  // A program whose quadratic reads a persistable parameter `w` instead of a feed.
+  std::string text = QuadraticWith("inputs { parameter: \"X\" arguments: \"x\" }\n    outputs",
+                                   "inputs { parameter: \"X\" arguments: \"w\" }\n    outputs");
+  const std::string w_var =
+      "  vars {\n    name: \"w\"\n    type { type: LOD_TENSOR lod_tensor { tensor { data_type: "
+      "FP32 dims: 3 } } }\n    persistable: true\n  }\n";
+  text.insert(text.find("  vars {"), w_var);
+  const std::string dir = TempDir() + "/params_model";
+  fs::create_directories(dir);
+  const std::string program = dir + "/__model__";
+  platform::WriteFileAtomically(program, text);
+
+  DenseTensor w(DDim({3}), platform::DataType::FLOAT32);
+  float* p = w.mutable_data<float>(platform::CPUPlace());
+  p[0] = 0, p[1] = 1, p[2] = -1;
+  std::string record;
+  framework::AppendTensorRecord(w, &record);
+  platform::WriteFileAtomically(dir + "/w", record);
+  // Per-variable files next to the program are found without options.
+  CliResult r = RunCli({"run", "--program", program, "--feed", "x=" + kInput});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "[3, 6, 2]")) << r.out;
+  // The same record as a combined file.
+  const std::string combined = WriteTemp("w.pdiparams", record);
+  r = RunCli({"run", "--program", program, "--params", combined, "--feed", "x=" + kInput});
+  ASSERT_EQ(r.code, 0) << r.err;
+
+  DenseTensor wrong(DDim({2, 2}), platform::DataType::FLOAT32);
+  wrong.mutable_data<float>(platform::CPUPlace());
+  std::string wrong_record;
+  framework::AppendTensorRecord(wrong, &wrong_record);
+  const std::string wrong_file = WriteTemp("wrong.pdiparams", wrong_record);
+  r = RunCli({"run", "--program", program, "--params", wrong_file, "--feed", "x=" + kInput});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "parameter `w`: expected shape [3]")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "[2, 2]")) << r.err;
+
+  r = RunCli({"run", "--program", program, "--params-dir", TempDir() + "/nowhere", "--feed",
+              "x=" + kInput});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "nowhere/w")) << r.err;
+}
+
+TEST(Cli, CorruptAndTruncatedPrograms) {
+  const std::string corrupt =
+      WriteTemp("corrupt.pdmodel", std::string("\x0a\xff\xff\xff\x0f\x01", 6));
+  CliResult r = RunCli({"run", "--program", corrupt, "--feed", "x=" + kInput});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "corrupt.pdmodel")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "InvalidArgumentError")) << r.err;
+
+  // A valid binary program cut in half.
+  const std::string binary =
+      framework::ProgramDesc::FromText(platform::ReadFile(kProgram)).ToBinary();
+  const std::string truncated = WriteTemp("truncated.pdmodel", binary.substr(0, binary.size() / 2));
+  r = RunCli({"inspect", truncated});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "truncated.pdmodel")) << r.err;
+
+  // A text program lacking a required field (the op type).
+  const std::string no_type = WriteTemp(
+      "no_type.pbtxt", QuadraticWith("type: \"quadratic\"", ""));
+  r = RunCli({"run", "--program", no_type, "--feed", "x=" + kInput});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "no_type.pbtxt")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "type")) << r.err;
+
+  r = RunCli({"run", "--program", TempDir() + "/missing.pdmodel"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "missing.pdmodel")) << r.err;
+}
+
+TEST(Cli, UnknownOpIsNamed) {
+  const std::string path =
+      WriteTemp("unknown_op.pbtxt", QuadraticWith("type: \"quadratic\"", "type: \"quadratik\""));
+  CliResult r = RunCli({"run", "--program", path, "--feed", "x=" + kInput});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "op `quadratik` is not registered")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "quadratic")) << r.err;  // The suggestion.
+}
+
+TEST(Cli, FeedErrors) {
+  CliResult r = RunCli({"run", "--program", kProgram});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "missing feed for variable `x`")) << r.err;
+
+  DenseTensor x64(DDim({2, 2}), platform::DataType::FLOAT64);
+  x64.mutable_data<double>(platform::CPUPlace());
+  const std::string f64 = TempDir() + "/x64.npy";
+  framework::WriteNpy(f64, x64);
+  r = RunCli({"run", "--program", kProgram, "--feed", "x=" + f64});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "feed `x`")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "expected dtype float32, received float64")) << r.err;
+
+  DenseTensor x3(DDim({3}), platform::DataType::FLOAT32);
+  x3.mutable_data<float>(platform::CPUPlace());
+  const std::string f3 = TempDir() + "/x3.npy";
+  framework::WriteNpy(f3, x3);
+  r = RunCli({"run", "--program", kProgram, "--feed", "x=" + f3});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "expected shape [2, 2], received [3]")) << r.err;
+
+  const std::string not_npy = WriteTemp("not.npy", "hello");
+  r = RunCli({"run", "--program", kProgram, "--feed", "x=" + not_npy});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "not.npy")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "bad magic")) << r.err;
+
+  r = RunCli({"run", "--program", kProgram, "--feed", "x=" + kInput, "--fetch", "nope"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "fetch `nope`")) << r.err;
+}
+
+TEST(Cli, InspectPrintsOps) {
+  CliResult r = RunCli({"inspect", kProgram});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* part : {"[0] feed", "[1] quadratic", "[2] fetch", "a=1", "feed targets: x",
+                           "fetch targets: y", "FEED_MINIBATCH", "float32 [2, 2]"}) {
+    EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
+  }
+}
+
+}  // namespace
+}  // namespace paddle_like
