@@ -31,6 +31,8 @@ fi
 # CUDA lives under /usr/local/cuda on these machines; WITH_GPU turns on when nvcc is found.
 [[ -d /usr/local/cuda/bin ]] && export PATH="/usr/local/cuda/bin:$PATH"
 
+# Paths relative to the checkout, so ccache hits across clones in other directories.
+export CCACHE_BASEDIR="$PWD"
 JOBS=${JOBS:-$(nproc)}
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j"$JOBS"

@@ -158,6 +158,10 @@ TEST(Cli, RunLoadsAndChecksParameters) {
   CliResult r = RunCli({"run", "--program", program, "--feed", "x=" + kInput});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "[3, 6, 2]")) << r.out;
+  // A model directory stands for its __model__.
+  r = RunCli({"run", "--program", dir, "--feed", "x=" + kInput});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "[3, 6, 2]")) << r.out;
   // The same record as a combined file.
   const std::string combined = WriteTemp("w.pdiparams", record);
   r = RunCli({"run", "--program", program, "--params", combined, "--feed", "x=" + kInput});
