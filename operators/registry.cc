@@ -18,7 +18,7 @@ void RegisterAllOps() {
         RegisterFeedFetchOps, RegisterQuadraticOp,    RegisterActivationOps, RegisterElementwiseOps,
         RegisterScaleOp,      RegisterFillConstantOp, RegisterAssignOp,      RegisterCastOp,
         RegisterMatmulV2Op,   RegisterMulOp,          RegisterSoftmaxOp,     RegisterMeanOp,
-        RegisterReduceSumOp,  RegisterReshape2Op,     RegisterTranspose2Op,
+        RegisterReduceSumOp,  RegisterReshape2Op,     RegisterTranspose2Op,  RegisterSumOp,
     };
     for (RegisterFn fn : kTable) fn();
     RegisterOneDNNKernels();

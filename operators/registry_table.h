@@ -19,6 +19,7 @@ void RegisterMeanOp();
 void RegisterReduceSumOp();
 void RegisterReshape2Op();
 void RegisterTranspose2Op();
+void RegisterSumOp();
 
 // Backend kernel tables: the real ones or stand-ins, chosen by CMake.
 void RegisterOneDNNKernels();

@@ -1,6 +1,7 @@
 #include "platform/file_util.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +16,10 @@ namespace paddle_like {
 namespace platform {
 
 std::string ReadFile(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw errors::NotFound("cannot read `%s`: it is a directory, expected a file", path);
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw errors::NotFound("cannot open file `%s`: %s", path, std::strerror(errno));
   std::ostringstream ss;

@@ -24,6 +24,16 @@ std::string TempPath(const std::string& name) {
   return (dir / name).string();
 }
 
+// Removes this process's temp dir after the last test.
+class TempDirCleanup : public ::testing::Environment {
+ public:
+  void TearDown() override {
+    std::error_code ec;
+    std::filesystem::remove_all(std::filesystem::path(TempPath("x")).parent_path(), ec);
+  }
+};
+const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
+
 template <typename T>
 DenseTensor MakeTensor(const DDim& dims, const std::vector<T>& values) {
   DenseTensor t(dims, platform::ToDataType<T>());
