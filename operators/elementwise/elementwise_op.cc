@@ -7,7 +7,6 @@
 
 #include "operators/common.h"
 #include "operators/math/broadcast.h"
-#include "operators/math/infer_shape_attrs.h"
 #include "operators/registry_table.h"
 
 namespace paddle_like {
@@ -80,7 +79,7 @@ void ElementwiseInferShape(InferShapeContext* ctx) {
   ctx->RequireOutput("Out");
   const math::BroadcastDims dims = math::ComputeBroadcastDims(
       ctx->OpType(), ctx->GetInputDim("X"), ctx->GetInputDim("Y"),
-      math::AttrOrDefault<int>(*ctx, "axis"));
+      ctx->Attr<int>("axis"));
   ctx->SetOutputDim("Out", dims.out);
   ctx->ShareLoD("X", "Out");
 }

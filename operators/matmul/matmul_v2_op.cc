@@ -3,7 +3,6 @@
 #include "operators/math/blas.h"
 #include "operators/matmul/matmul_shape.h"
 #include "operators/registry_table.h"
-#include "operators/tensor/completed_attrs.h"
 
 namespace paddle_like {
 namespace operators {
@@ -42,9 +41,8 @@ void MatmulV2InferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireInput("Y");
   ctx->RequireOutput("Out");
-  const CompletedAttrs attrs(*ctx);
   const MatmulV2Shape s = AnalyzeMatmulV2(kOp, ctx->GetInputDim("X"), ctx->GetInputDim("Y"),
-                                          attrs.Get<bool>("trans_x"), attrs.Get<bool>("trans_y"));
+                                          ctx->Attr<bool>("trans_x"), ctx->Attr<bool>("trans_y"));
   ctx->SetOutputDim("Out", s.out_dims);
 }
 

@@ -3,7 +3,6 @@
 #include "operators/math/blas.h"
 #include "operators/matmul/matmul_shape.h"
 #include "operators/registry_table.h"
-#include "operators/tensor/completed_attrs.h"
 
 namespace paddle_like {
 namespace operators {
@@ -46,9 +45,8 @@ void MulInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireInput("Y");
   ctx->RequireOutput("Out");
-  const CompletedAttrs attrs(*ctx);
   const MulShape s = AnalyzeMul(kOp, ctx->GetInputDim("X"), ctx->GetInputDim("Y"),
-                                attrs.Get<int>("x_num_col_dims"), attrs.Get<int>("y_num_col_dims"));
+                                ctx->Attr<int>("x_num_col_dims"), ctx->Attr<int>("y_num_col_dims"));
   ctx->SetOutputDim("Out", s.out_dims);
   ctx->ShareLoD("X", "Out");
 }

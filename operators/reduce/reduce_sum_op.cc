@@ -3,7 +3,6 @@
 #include <vector>
 
 #include "operators/common.h"
-#include "operators/math/infer_shape_attrs.h"
 #include "operators/math/reduce.h"
 #include "operators/registry_table.h"
 
@@ -67,11 +66,11 @@ void ReduceSumInferShape(InferShapeContext* ctx) {
   ctx->RequireOutput("Out");
   const DDim x = ctx->GetInputDim("X");
   const math::ReduceShape shape = math::ComputeReduceShape(
-      ctx->OpType(), x, math::AttrOrDefault<std::vector<int>>(*ctx, "dim"),
-      math::AttrOrDefault<bool>(*ctx, "keep_dim"), math::AttrOrDefault<bool>(*ctx, "reduce_all"));
+      ctx->OpType(), x, ctx->Attr<std::vector<int>>("dim"),
+      ctx->Attr<bool>("keep_dim"), ctx->Attr<bool>("reduce_all"));
   ctx->SetOutputDim("Out", shape.out);
-  const int out_dtype = math::AttrOrDefault<int>(*ctx, "out_dtype");
-  const int in_dtype = math::AttrOrDefault<int>(*ctx, "in_dtype");
+  const int out_dtype = ctx->Attr<int>("out_dtype");
+  const int in_dtype = ctx->Attr<int>("in_dtype");
   if (out_dtype >= 0) {
     ctx->SetOutputDataType("Out", static_cast<DataType>(out_dtype));
   } else if (in_dtype >= 0) {

@@ -4,7 +4,6 @@
 #include <string>
 
 #include "operators/common.h"
-#include "operators/math/infer_shape_attrs.h"
 #include "operators/math/softmax.h"
 #include "operators/registry_table.h"
 
@@ -74,7 +73,7 @@ class SoftmaxOp : public OperatorWithKernel {
 
 void SoftmaxInferShape(InferShapeContext* ctx) {
   SameShapeInferShape(ctx);
-  SoftmaxAxis(ctx->OpType(), ctx->GetInputDim("X"), math::AttrOrDefault<int>(*ctx, "axis"));
+  SoftmaxAxis(ctx->OpType(), ctx->GetInputDim("X"), ctx->Attr<int>("axis"));
 }
 
 template <typename T>

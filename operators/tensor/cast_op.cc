@@ -2,7 +2,6 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/registry_table.h"
-#include "operators/tensor/completed_attrs.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -53,9 +52,8 @@ class CastOp : public OperatorWithKernel {
 };
 
 void CastInferVarType(framework::VarTypeInferenceContext* ctx) {
-  const CompletedAttrs attrs(ctx->OpType(), ctx->Attrs(), false);
   ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
-  ctx->SetOutputDataType("Out", static_cast<DataType>(attrs.Get<int>("out_dtype")));
+  ctx->SetOutputDataType("Out", static_cast<DataType>(ctx->Attr<int>("out_dtype")));
 }
 
 template <typename From>

@@ -8,7 +8,6 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/registry_table.h"
-#include "operators/tensor/completed_attrs.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -85,8 +84,7 @@ void CheckShape(const std::vector<int64_t>& shape, bool allow_unknown, const cha
 
 void FillConstantInferShape(InferShapeContext* ctx) {
   ctx->RequireOutput("Out");
-  const CompletedAttrs attrs(*ctx);
-  const auto& shape = attrs.Get<std::vector<int64_t>>("shape");
+  const auto& shape = ctx->Attr<std::vector<int64_t>>("shape");
   const bool shape_from_tensor = ctx->HasInput("ShapeTensor") || ctx->HasInput("ShapeTensorList");
   if (ctx->IsRuntime()) {
     if (shape_from_tensor) return;  // The kernel reads the values.
@@ -112,9 +110,8 @@ void FillConstantInferShape(InferShapeContext* ctx) {
 }
 
 void FillConstantInferVarType(framework::VarTypeInferenceContext* ctx) {
-  const CompletedAttrs attrs(ctx->OpType(), ctx->Attrs(), false);
   ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
-  ctx->SetOutputDataType("Out", static_cast<DataType>(attrs.Get<int>("dtype")));
+  ctx->SetOutputDataType("Out", static_cast<DataType>(ctx->Attr<int>("dtype")));
 }
 
 // The shape given by ShapeTensor, else by ShapeTensorList (one of them is given).

@@ -4,7 +4,6 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/registry_table.h"
-#include "operators/tensor/completed_attrs.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -143,8 +142,7 @@ void Reshape2InferShape(InferShapeContext* ctx) {
     }
     return;
   }
-  const CompletedAttrs attrs(*ctx);
-  const auto& attr = attrs.Get<std::vector<int>>("shape");
+  const auto& attr = ctx->Attr<std::vector<int>>("shape");
   const DDim out =
       ResolveShape(std::vector<int64_t>(attr.begin(), attr.end()), x, "attribute `shape`");
   ctx->SetOutputDim("Out", out);

@@ -2,7 +2,6 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/registry_table.h"
-#include "operators/tensor/completed_attrs.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -68,8 +67,7 @@ void Transpose2InferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
   const DDim x = ctx->GetInputDim("X");
-  const CompletedAttrs attrs(*ctx);
-  const std::vector<int> axis = CheckedAxis(attrs.Get<std::vector<int>>("axis"), x.size());
+  const std::vector<int> axis = CheckedAxis(ctx->Attr<std::vector<int>>("axis"), x.size());
   DDim out = x;
   for (size_t i = 0; i < axis.size(); ++i) out[static_cast<int>(i)] = x[axis[i]];
   if (ctx->HasOutput("XShape")) {
