@@ -1,0 +1,68 @@
+// The registry as a table: every op documents its math, declares defaults that pass its own
+// checker, and (when it has kernels) has float32 and float64 plain CPU kernels.
+#include <gtest/gtest.h>
+
+#include "framework/kernel_registry.h"
+#include "framework/op_info.h"
+#include "operators/registry.h"
+#include "platform/init.h"
+
+namespace paddle_like {
+namespace framework {
+namespace {
+
+TEST(OpRegistryTable, EveryOpIsDocumentedAndComplete) {
+  operators::RegisterAllOps();
+  const auto& ops = OpInfoMap::Instance().map();
+  ASSERT_GE(ops.size(), 25u);
+  int with_float_kernels = 0;
+  for (const auto& kv : ops) {
+    if (kv.first.rfind("test_", 0) == 0) continue;  // Ops other tests register.
+    const OpInfo& info = kv.second;
+    SCOPED_TRACE("op " + kv.first);
+    EXPECT_EQ(info.spec.type, kv.first);
+    EXPECT_NE(info.spec.comment.find("$$"), std::string::npos) << "doc states no formula";
+    for (const auto& s : info.spec.inputs) EXPECT_FALSE(s.comment.empty()) << "input " << s.name;
+    for (const auto& s : info.spec.outputs) EXPECT_FALSE(s.comment.empty()) << "output " << s.name;
+    // Attributes with defaults for all but the required ones pass the op's own checker.
+    AttributeMap attrs;
+    for (const auto& a : info.spec.attrs) {
+      EXPECT_FALSE(a.comment.empty()) << "attribute " << a.name;
+      if (!a.has_default) {
+        Attribute v;
+        if (a.type == AttrType::INT) v = 5;  // Required INT attrs here are dtypes (5 = float32).
+        if (a.type == AttrType::INTS) v = std::vector<int>{0};
+        attrs[a.name] = v;
+      }
+    }
+    EXPECT_NO_THROW(info.checker.Check(kv.first, &attrs));
+    const auto& kernels = KernelRegistry::Instance().KernelsOf(kv.first);
+    if (kernels.empty()) continue;
+    bool f32 = false, f64 = false;
+    for (const auto& k : kernels) {
+      if (k.key.device == DeviceType::kCPU && k.key.library == LibraryType::kPlain) {
+        f32 |= k.key.dtype == DataType::FLOAT32;
+        f64 |= k.key.dtype == DataType::FLOAT64;
+      }
+    }
+    EXPECT_TRUE(f32 && f64) << "missing a float32 or float64 plain CPU kernel";
+    with_float_kernels += f32 && f64;
+  }
+  EXPECT_GE(with_float_kernels, 25);
+}
+
+TEST(OpRegistryTable, OneDNNKernelsForMatmuls) {
+  operators::RegisterAllOps();
+  if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
+  for (const char* op : {"matmul_v2", "mul"}) {
+    bool found = false;
+    for (const auto& k : KernelRegistry::Instance().KernelsOf(op)) {
+      found |= k.key.library == LibraryType::kOneDNN && k.key.dtype == DataType::FLOAT32;
+    }
+    EXPECT_TRUE(found) << op;
+  }
+}
+
+}  // namespace
+}  // namespace framework
+}  // namespace paddle_like
