@@ -4,6 +4,7 @@ find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 find_package(gflags REQUIRED)
 find_package(glog REQUIRED)
 find_package(Protobuf REQUIRED)
+find_package(ZLIB REQUIRED)
 
 if(WITH_ONEDNN)
   find_package(dnnl REQUIRED)

@@ -25,11 +25,9 @@ using OpCreator = std::function<std::unique_ptr<OperatorBase>(
 using InferShapeFn = std::function<void(InferShapeContext*)>;
 using InferVarTypeFn = std::function<void(VarTypeInferenceContext*)>;
 
-// Builds the backward OpDescs of one forward op. `no_grad_set` holds variables whose
-// gradient is not wanted; `grad_to_var` receives grad name -> forward var name.
-using GradOpMakerFn = std::function<std::vector<std::unique_ptr<OpDesc>>(
-    const OpDesc& forward, const std::unordered_set<std::string>& no_grad_set,
-    std::map<std::string, std::string>* grad_to_var)>;
+class GradOpBuilder;
+// Emits the backward OpDescs of one forward op through a GradOpBuilder (grad_op_maker.h).
+using GradOpMakerFn = std::function<void(GradOpBuilder* builder)>;
 
 // One compatible or incompatible change of an op, as PaddlePaddle's op-version checkpoints.
 struct OpVersionCheckpoint {

@@ -19,6 +19,8 @@ void RegisterAllOps() {
         RegisterScaleOp,      RegisterFillConstantOp, RegisterAssignOp,      RegisterCastOp,
         RegisterMatmulV2Op,   RegisterMulOp,          RegisterSoftmaxOp,     RegisterMeanOp,
         RegisterReduceSumOp,  RegisterReshape2Op,     RegisterTranspose2Op,  RegisterSumOp,
+        RegisterFillAnyLikeOp, RegisterReduceAsOp,    RegisterExpandAsV2Op,  RegisterSizeOp,
+        RegisterUnsqueezeSqueezeOps,
     };
     for (RegisterFn fn : kTable) fn();
     RegisterOneDNNKernels();

@@ -20,6 +20,11 @@ void RegisterReduceSumOp();
 void RegisterReshape2Op();
 void RegisterTranspose2Op();
 void RegisterSumOp();
+void RegisterFillAnyLikeOp();
+void RegisterReduceAsOp();
+void RegisterExpandAsV2Op();
+void RegisterSizeOp();
+void RegisterUnsqueezeSqueezeOps();
 
 // Backend kernel tables: the real ones or stand-ins, chosen by CMake.
 void RegisterOneDNNKernels();

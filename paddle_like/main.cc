@@ -18,6 +18,8 @@ std::string Usage() {
          "  ops [--json] [TYPE ...]      registered ops: slots, attributes, versions, kernels\n"
          "  run --program FILE ...       run a program on .npy feeds, write fetches as .npy\n"
          "  inspect FILE                 versions, vars, ops, feed/fetch targets of a program\n"
+         "  backward --program FILE --loss VAR --out FILE\n"
+         "                               append the gradient ops of a loss to a program\n"
          "Run `paddle_like <verb> --help` for the options of a verb.\n";
 }
 
@@ -28,6 +30,7 @@ int main(int argc, char** argv) {
       {"ops", paddle_like::cli::OpsCommand},
       {"run", paddle_like::cli::RunCommand},
       {"inspect", paddle_like::cli::InspectCommand},
+      {"backward", paddle_like::cli::BackwardCommand},
   };
   const std::string verb = argc > 1 ? argv[1] : "";
   if (verb == "--help" || verb == "-h" || verb == "help") {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package that the build, the tests and the main job need, then
-# configures and builds paddle_like (with ccache) into ./build.
+# configures and builds paddle_like (with ccache) into ./build, and fetches the datasets that
+# the saved-model accuracy tests read (scripts/fetch_datasets.sh).
 #
 #   scripts/setup.sh            # install + configure + build
 #   BUILD_DIR=out scripts/setup.sh
@@ -12,7 +13,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(
   build-essential cmake ccache python3
   libeigen3-dev libdnnl-dev libgoogle-glog-dev libgflags-dev
-  libprotobuf-dev protobuf-compiler
+  libprotobuf-dev protobuf-compiler zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
 )
 
@@ -37,3 +38,8 @@ JOBS=${JOBS:-$(nproc)}
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j"$JOBS"
 echo "setup: built into $BUILD_DIR"
+
+# Real datasets for the saved-model accuracy tests; those tests skip when this fails.
+if ! bash scripts/fetch_datasets.sh "$BUILD_DIR/datasets"; then
+  echo "setup: warning: could not fetch the scikit-learn datasets; tests that need them skip" >&2
+fi

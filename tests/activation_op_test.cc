@@ -26,6 +26,7 @@ const ActivationCase kCases[] = {
     {"sin", [](double x) { return std::sin(x); }, -6, 6, "\\sin"},
     {"cos", [](double x) { return std::cos(x); }, -6, 6, "\\cos"},
     {"square", [](double x) { return x * x; }, -4, 4, "X^2"},
+    {"sign", [](double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }, -3, 3, "\\mathrm{sign}"},
 };
 
 const DDim kShapes[] = {DDim({3, 5}),  DDim({1, 1, 7}), DDim({0, 4}), DDim({}),
@@ -76,6 +77,8 @@ TEST(ActivationOps, EdgeValues) {
   EXPECT_EQ(log_out[1], 0);
   EXPECT_TRUE(std::isnan(run("log", {-1})[0]));
   ExpectNear(run("relu", {-2, 0, 3}), {0, 0, 3}, 0, 0, "relu");
+  ExpectNear(run("sign", {-2, -0.0, 0, 1e-30, -inf, inf}), {-1, 0, 0, 1, -1, 1}, 0, 0, "sign");
+  EXPECT_TRUE(std::isnan(run("sign", {std::nan("")})[0]));
 }
 
 TEST(ActivationOps, DeclarationsCarryFormulaAndExtraAttributes) {

@@ -1,9 +1,12 @@
-// Activation ops (relu, sigmoid, tanh, exp, log, sin, cos, square): one op class, one
-// maker template and one kernel template, instantiated per tag of activation_op.h.
+// Activation ops (relu, sigmoid, tanh, exp, log, sin, cos, square, sign): one op class, one
+// maker template and one kernel template, instantiated per tag of activation_op.h, and the
+// grad maker of each tag.
 #include "operators/activation/activation_op.h"
 
 #include <string>
+#include <vector>
 
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/registry_table.h"
 
@@ -26,6 +29,7 @@ class ActivationOpMaker : public OpProtoAndCheckerMaker {
     std::string doc = std::string("Activation operator `") + Tag::kType + "`.\n\n$$" +
                       Tag::kFormula + "$$\n\napplied elementwise.";
     if (Tag::kNote[0] != '\0') doc += std::string(" ") + Tag::kNote;
+    doc += std::string("\n\nGradient:\n\n$$") + Tag::kGradFormula + "$$";
     AddComment(doc + "\n");
   }
 };
@@ -53,13 +57,103 @@ struct ActivationCpuKernel {
   };
 };
 
+// Helpers that emit one forward op into a grad maker's backward ops, with every semantic
+// attribute given explicitly.
+using framework::GradOpBuilder;
+using Names = std::vector<std::string>;
+
+// out = type(x) for an activation op.
+void EmitUnary(GradOpBuilder* g, const std::string& type, const Names& x, const Names& out) {
+  g->AddOp(type, {{"X", x}}, {{"Out", out}});
+}
+
+// out = x * y, elementwise (same shapes).
+void EmitMul(GradOpBuilder* g, const Names& x, const Names& y, const Names& out) {
+  g->AddOp("elementwise_mul", {{"X", x}, {"Y", y}}, {{"Out", out}}, {{"axis", -1}});
+}
+
+// out = scale * x + bias.
+void EmitScale(GradOpBuilder* g, const Names& x, float scale, float bias, const Names& out) {
+  g->AddOp("scale", {{"X", x}}, {{"Out", out}},
+           {{"scale", scale}, {"bias", bias}, {"bias_after_scale", true}});
+}
+
+Names Temp(GradOpBuilder* g, const std::string& hint) { return {g->NewTemp(hint)}; }
+
 }  // namespace
+
+// Grad makers: dOut is g->OutputGrad("Out"), dX is g->InputGrad("X"). Each names only the
+// forward variables its formula reads.
+
+void ReluTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  // sign(relu(x)) is 1 where x > 0, else 0.
+  const Names mask = Temp(g, "sign_out");
+  EmitUnary(g, "sign", g->Output("Out"), mask);
+  EmitMul(g, g->OutputGrad("Out"), mask, g->InputGrad("X"));
+}
+
+void SigmoidTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names one_minus_out = Temp(g, "one_minus_out");
+  EmitScale(g, g->Output("Out"), -1.0f, 1.0f, one_minus_out);
+  const Names slope = Temp(g, "slope");
+  EmitMul(g, g->Output("Out"), one_minus_out, slope);
+  EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
+}
+
+void TanhTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names out_squared = Temp(g, "out_squared");
+  EmitUnary(g, "square", g->Output("Out"), out_squared);
+  const Names slope = Temp(g, "slope");
+  EmitScale(g, out_squared, -1.0f, 1.0f, slope);
+  EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
+}
+
+void ExpTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  EmitMul(g, g->OutputGrad("Out"), g->Output("Out"), g->InputGrad("X"));
+}
+
+void LogTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  g->AddOp("elementwise_div", {{"X", g->OutputGrad("Out")}, {"Y", g->Input("X")}},
+           {{"Out", g->InputGrad("X")}}, {{"axis", -1}});
+}
+
+void SinTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names cos_x = Temp(g, "cos");
+  EmitUnary(g, "cos", g->Input("X"), cos_x);
+  EmitMul(g, g->OutputGrad("Out"), cos_x, g->InputGrad("X"));
+}
+
+void CosTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names sin_x = Temp(g, "sin");
+  EmitUnary(g, "sin", g->Input("X"), sin_x);
+  const Names product = Temp(g, "dout_sin");
+  EmitMul(g, g->OutputGrad("Out"), sin_x, product);
+  EmitScale(g, product, -1.0f, 0.0f, g->InputGrad("X"));
+}
+
+void SquareTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names two_x = Temp(g, "two_x");
+  EmitScale(g, g->Input("X"), 2.0f, 0.0f, two_x);
+  EmitMul(g, g->OutputGrad("Out"), two_x, g->InputGrad("X"));
+}
+
+// Zero almost everywhere: nothing flows back.
+void SignTag::MakeGrad(GradOpBuilder*) {}
 
 void RegisterActivationOps() {
   ForEachActivation([](auto tag) {
     using Tag = decltype(tag);
     framework::RegisterOp<ActivationOp, ActivationOpMaker<Tag>>(Tag::kType)
-        .InferShape(SameShapeInferShape);
+        .InferShape(SameShapeInferShape)
+        .GradOpMaker(&Tag::MakeGrad);
     RegisterPlainCpuFloatKernels<ActivationCpuKernel<Tag>::template Kernel>(Tag::kType);
   });
 }

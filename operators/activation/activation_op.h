@@ -1,9 +1,12 @@
 // Activation ops: Out = f(X), elementwise, for f in relu, sigmoid, tanh, exp, log, sin, cos,
-// square.
+// square, sign.
 //
-// Each op is described once, by a tag struct naming its type, its formula (for the op
-// doc) and its functor. The functors are plain host/device callables, shared by the CPU
-// kernels (activation_op.cc) and any CUDA kernels (activation_op.cu).
+// Each op is described once, by a tag struct naming its type, its formula and gradient
+// formula (for the op doc), its functor and its grad maker. The functors are plain
+// host/device callables, shared by the CPU kernels (activation_op.cc) and any CUDA kernels
+// (activation_op.cu). The grad makers (defined in activation_op.cc) write each gradient with
+// differentiable forward ops, so that applying the backward builder again gives higher
+// orders.
 #pragma once
 
 #include <cmath>
@@ -11,6 +14,10 @@
 #include "operators/math/hostdevice.h"
 
 namespace paddle_like {
+namespace framework {
+class GradOpBuilder;
+}  // namespace framework
+
 namespace operators {
 
 template <typename T>
@@ -58,63 +65,101 @@ struct SquareFunctor {
   PL_HOSTDEVICE T operator()(T x) const { return x * x; }
 };
 
-// One tag per op: the registered type, the LaTeX formula and an optional note for the op's
-// doc, and the functor.
+template <typename T>
+struct SignFunctor {
+  // NaN stays NaN (it fails both comparisons).
+  PL_HOSTDEVICE T operator()(T x) const {
+    if (x > T(0)) return T(1);
+    if (x < T(0)) return T(-1);
+    return x == T(0) ? T(0) : x;
+  }
+};
+
+// One tag per op: the registered type, the LaTeX formulas of Out and of the gradient dX
+// (dOut is the gradient of Out) and an optional note for the op's doc, the functor, and the
+// grad maker.
 struct ReluTag {
   static constexpr const char* kType = "relu";
   static constexpr const char* kFormula = "Out = \\max(X, 0)";
   static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot \\mathrm{sign}(Out)";
   template <typename T>
   using Functor = ReluFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct SigmoidTag {
   static constexpr const char* kType = "sigmoid";
   static constexpr const char* kFormula = "Out = \\frac{1}{1 + e^{-X}}";
   static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot Out \\cdot (1 - Out)";
   template <typename T>
   using Functor = SigmoidFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct TanhTag {
   static constexpr const char* kType = "tanh";
   static constexpr const char* kFormula = "Out = \\frac{e^{X} - e^{-X}}{e^{X} + e^{-X}}";
   static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot (1 - Out^2)";
   template <typename T>
   using Functor = TanhFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct ExpTag {
   static constexpr const char* kType = "exp";
   static constexpr const char* kFormula = "Out = e^{X}";
   static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot Out";
   template <typename T>
   using Functor = ExpFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct LogTag {
   static constexpr const char* kType = "log";
   static constexpr const char* kFormula = "Out = \\ln(X)";
   static constexpr const char* kNote = "Out is -inf where X = 0 and NaN where X < 0.";
+  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{X}";
   template <typename T>
   using Functor = LogFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct SinTag {
   static constexpr const char* kType = "sin";
   static constexpr const char* kFormula = "Out = \\sin(X)";
   static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot \\cos(X)";
   template <typename T>
   using Functor = SinFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct CosTag {
   static constexpr const char* kType = "cos";
   static constexpr const char* kFormula = "Out = \\cos(X)";
   static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = -dOut \\cdot \\sin(X)";
   template <typename T>
   using Functor = CosFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct SquareTag {
   static constexpr const char* kType = "square";
   static constexpr const char* kFormula = "Out = X^2";
   static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot 2X";
   template <typename T>
   using Functor = SquareFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct SignTag {
+  static constexpr const char* kType = "sign";
+  static constexpr const char* kFormula = "Out = \\mathrm{sign}(X)";
+  static constexpr const char* kNote =
+      "Out is -1 where X < 0, 0 where X = 0 and 1 where X > 0; NaN stays NaN. The gradient is "
+      "zero almost everywhere, so no gradient flows through sign.";
+  static constexpr const char* kGradFormula = "dX = 0";
+  template <typename T>
+  using Functor = SignFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
 };
 
 // Calls fn(Tag{}) for every activation op, in registration order.
@@ -128,6 +173,7 @@ void ForEachActivation(Fn&& fn) {
   fn(SinTag{});
   fn(CosTag{});
   fn(SquareTag{});
+  fn(SignTag{});
 }
 
 }  // namespace operators

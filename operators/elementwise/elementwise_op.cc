@@ -4,7 +4,10 @@
 #include "operators/elementwise/elementwise_op.h"
 
 #include <string>
+#include <type_traits>
 
+#include "framework/block_desc.h"
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/broadcast.h"
 #include "operators/registry_table.h"
@@ -32,6 +35,13 @@ Examples (X shape, Y shape, axis -> Out shape):
   [2, 3],       [3, 1],     1 -> [2, 3]
   [2, 1, 4],    [3, 1],    -1 -> [2, 3, 4]
   [3],          [2, 3],    -1 -> [2, 3]
+)DOC";
+
+constexpr const char kGradDoc[] = R"DOC(
+reduce_as sums a gradient of Out's shape back to the shape of X or Y, over the dims where
+that input was broadcast (it aligns the input inside Out with this op's `axis` rule). The
+backward ops are these forward ops (elementwise ops, reduce_as, scale), so applying the
+backward pass again gives higher-order gradients.
 )DOC";
 
 template <typename Tag>
@@ -64,7 +74,8 @@ class ElementwiseOpMaker : public OpProtoAndCheckerMaker {
         .SetDefault(1.0f)
         .AsExtra();
     AddComment(std::string("Elementwise operator `") + Tag::kType + "`.\n\n$$" + Tag::kFormula +
-               "$$\n" + kBroadcastDoc);
+               "$$\n" + kBroadcastDoc + "\nGradients:\n$$" + Tag::kGradFormula + "$$\n" +
+               kGradDoc);
   }
 };
 
@@ -142,6 +153,160 @@ struct ElementwiseCpuKernel {
   };
 };
 
+// ---------------------------------------------------------------- gradients
+
+using framework::GradOpBuilder;
+
+// The build-time dims of a variable of the forward op's block; nullptr if undeclared.
+const framework::VarDesc* FindForwardVar(const GradOpBuilder& g, const std::string& name) {
+  const framework::BlockDesc* block = g.Forward().Block();
+  return block == nullptr ? nullptr : block->FindVarRecursive(name);
+}
+
+// How X and Y sit inside an Out-shaped tensor: the `axis` to give reduce_as (and the
+// elementwise ops that multiply an Out-shaped gradient by one input) for each side. The
+// input of Out's rank needs no alignment (-1); the other one keeps the forward axis. With
+// axis = -1 both sides are right-aligned, whatever the ranks.
+struct SideAxes {
+  int x = -1;
+  int y = -1;
+};
+
+SideAxes GradAxes(const GradOpBuilder& g) {
+  const int axis = g.Forward().HasAttr("axis") ? g.Attr<int>("axis") : -1;
+  if (axis == -1) return {};
+  // The forward rule: Y is aligned inside X unless X has the lower rank. Undeclared ranks
+  // are taken as the usual case, X the full shape.
+  const framework::VarDesc* x = FindForwardVar(g, g.Input("X")[0]);
+  const framework::VarDesc* y = FindForwardVar(g, g.Input("Y")[0]);
+  const bool x_is_big =
+      x == nullptr || y == nullptr || x->GetShape().size() >= y->GetShape().size();
+  return x_is_big ? SideAxes{-1, axis} : SideAxes{axis, -1};
+}
+
+// Whether `var` is known at build time to have Out's shape (so nothing needs summing).
+bool HasOutShape(const GradOpBuilder& g, const std::string& var) {
+  const framework::VarDesc* v = FindForwardVar(g, var);
+  const framework::VarDesc* out = FindForwardVar(g, g.Output("Out")[0]);
+  if (v == nullptr || out == nullptr) return false;
+  const DDim dims(v->GetShape());
+  return !dims.HasUnknown() && dims == DDim(out->GetShape());
+}
+
+// The gradient of one input: reduce_as of an Out-shaped value to that input's shape.
+class SideGrad {
+ public:
+  SideGrad(GradOpBuilder* g, const std::string& slot, int axis)
+      : g_(g), slot_(slot), axis_(axis), grad_(g->InputGrad(slot)[0]) {}
+
+  bool wanted() const { return grad_ != framework::kEmptyVarName; }
+  const std::string& grad() const { return grad_; }
+  // Where to write the Out-shaped value: the gradient itself when the input is known to
+  // have Out's shape (Reduce then emits nothing), else a new temporary.
+  std::string ValueName() {
+    direct_ = HasOutShape(*g_, g_->Input(slot_)[0]);
+    return direct_ ? grad_ : g_->NewTemp(slot_ + "_full");
+  }
+  // Emits `out` (default: the gradient) = reduce_as(value, input), unless ValueName said
+  // the value is the gradient already.
+  void Reduce(const std::string& value, const std::string& out = "") {
+    if (direct_) return;
+    g_->AddOp("reduce_as", {{"X", {value}}, {"Target", g_->Input(slot_)}},
+              {{"Out", {out.empty() ? grad_ : out}}}, {{"axis", axis_}});
+  }
+
+ private:
+  GradOpBuilder* g_;
+  std::string slot_;
+  int axis_;
+  std::string grad_;
+  bool direct_ = false;
+};
+
+void AddNegate(GradOpBuilder* g, const std::string& in, const std::string& out) {
+  g->AddOp("scale", {{"X", {in}}}, {{"Out", {out}}},
+           {{"scale", -1.0f}, {"bias", 0.0f}, {"bias_after_scale", true}});
+}
+
+// dX = reduce_as(dOut, X), dY = +-reduce_as(dOut, Y). reduce_as is a copy for equal
+// shapes, and dOut itself cannot be handed on as the gradient.
+void AddSubGradMaker(GradOpBuilder* g, bool negate_y) {
+  const std::string dout = g->OutputGrad("Out")[0];
+  const SideAxes axes = GradAxes(*g);
+  SideGrad dx(g, "X", axes.x);
+  SideGrad dy(g, "Y", axes.y);
+  if (dx.wanted()) dx.Reduce(dout);
+  if (!dy.wanted()) return;
+  if (!negate_y) {
+    dy.Reduce(dout);
+    return;
+  }
+  const std::string sum = g->NewTemp("y_sum");
+  dy.Reduce(dout, sum);
+  AddNegate(g, sum, dy.grad());
+}
+
+// dX = reduce_as(dOut * Y, X), dY = reduce_as(dOut * X, Y).
+void MulGradMaker(GradOpBuilder* g) {
+  const std::string dout = g->OutputGrad("Out")[0];
+  const SideAxes axes = GradAxes(*g);
+  SideGrad dx(g, "X", axes.x);
+  SideGrad dy(g, "Y", axes.y);
+  if (dx.wanted()) {
+    const std::string v = dx.ValueName();
+    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", g->Input("Y")}}, {{"Out", {v}}},
+             {{"axis", axes.y}});
+    dx.Reduce(v);
+  }
+  if (dy.wanted()) {
+    const std::string v = dy.ValueName();
+    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", g->Input("X")}}, {{"Out", {v}}},
+             {{"axis", axes.x}});
+    dy.Reduce(v);
+  }
+}
+
+// dX = reduce_as(dOut / Y, X), dY = -reduce_as((dOut * Out) / Y, Y).
+void DivGradMaker(GradOpBuilder* g) {
+  const std::string dout = g->OutputGrad("Out")[0];
+  const SideAxes axes = GradAxes(*g);
+  SideGrad dx(g, "X", axes.x);
+  SideGrad dy(g, "Y", axes.y);
+  if (dx.wanted()) {
+    const std::string v = dx.ValueName();
+    g->AddOp("elementwise_div", {{"X", {dout}}, {"Y", g->Input("Y")}}, {{"Out", {v}}},
+             {{"axis", axes.y}});
+    dx.Reduce(v);
+  }
+  if (dy.wanted()) {
+    const std::string prod = g->NewTemp("dout_out");
+    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", g->Output("Out")}}, {{"Out", {prod}}},
+             {{"axis", -1}});
+    const std::string quot = g->NewTemp("dout_out_y");
+    g->AddOp("elementwise_div", {{"X", {prod}}, {"Y", g->Input("Y")}}, {{"Out", {quot}}},
+             {{"axis", axes.y}});
+    // The sum goes to a temporary (or is skipped): the negation writes the gradient.
+    const bool same_shape = HasOutShape(*g, g->Input("Y")[0]);
+    const std::string sum = same_shape ? quot : g->NewTemp("y_sum");
+    if (!same_shape) dy.Reduce(quot, sum);
+    AddNegate(g, sum, dy.grad());
+  }
+}
+
+template <typename Tag>
+void ElementwiseGradMaker(GradOpBuilder* g) {
+  if constexpr (std::is_same_v<Tag, ElementwiseAddTag>) {
+    AddSubGradMaker(g, false);
+  } else if constexpr (std::is_same_v<Tag, ElementwiseSubTag>) {
+    AddSubGradMaker(g, true);
+  } else if constexpr (std::is_same_v<Tag, ElementwiseMulTag>) {
+    MulGradMaker(g);
+  } else {
+    static_assert(std::is_same_v<Tag, ElementwiseDivTag>, "an elementwise op without gradient");
+    DivGradMaker(g);
+  }
+}
+
 }  // namespace
 
 void RegisterElementwiseOps() {
@@ -151,6 +316,7 @@ void RegisterElementwiseOps() {
     // PaddlePaddle's saved programs record version 1 for these ops.
     framework::RegisterOp<ElementwiseOp, ElementwiseOpMaker<Tag>>(type)
         .InferShape(ElementwiseInferShape)
+        .GradOpMaker(ElementwiseGradMaker<Tag>)
         .Checkpoint("Register " + type + " for adding the attribute of Scale_y");
     RegisterPlainCpuFloatKernels<ElementwiseCpuKernel<Tag>::template Kernel>(type);
   });

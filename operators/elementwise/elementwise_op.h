@@ -34,24 +34,34 @@ struct DivFunctor {
 struct ElementwiseAddTag {
   static constexpr const char* kType = "elementwise_add";
   static constexpr const char* kFormula = "Out = X + Y";
+  static constexpr const char* kGradFormula =
+      "dX = \\mathrm{reduce\\_as}(dOut, X), \\quad dY = \\mathrm{reduce\\_as}(dOut, Y)";
   template <typename T>
   using Functor = AddFunctor<T>;
 };
 struct ElementwiseSubTag {
   static constexpr const char* kType = "elementwise_sub";
   static constexpr const char* kFormula = "Out = X - Y";
+  static constexpr const char* kGradFormula =
+      "dX = \\mathrm{reduce\\_as}(dOut, X), \\quad dY = -\\mathrm{reduce\\_as}(dOut, Y)";
   template <typename T>
   using Functor = SubFunctor<T>;
 };
 struct ElementwiseMulTag {
   static constexpr const char* kType = "elementwise_mul";
   static constexpr const char* kFormula = "Out = X \\odot Y";
+  static constexpr const char* kGradFormula =
+      "dX = \\mathrm{reduce\\_as}(dOut \\odot Y, X), \\quad "
+      "dY = \\mathrm{reduce\\_as}(dOut \\odot X, Y)";
   template <typename T>
   using Functor = MulFunctor<T>;
 };
 struct ElementwiseDivTag {
   static constexpr const char* kType = "elementwise_div";
   static constexpr const char* kFormula = "Out = X / Y";
+  static constexpr const char* kGradFormula =
+      "dX = \\mathrm{reduce\\_as}(dOut / Y, X), \\quad "
+      "dY = -\\mathrm{reduce\\_as}((dOut \\odot Out) / Y, Y)";
   template <typename T>
   using Functor = DivFunctor<T>;
 };

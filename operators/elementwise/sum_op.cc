@@ -1,5 +1,6 @@
 // sum: adds a list of same-shaped tensors; the backward pass uses it to add the gradients
 // that several ops produce for one variable.
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/registry_table.h"
 #include "operators/tensor/tensor_op_util.h"
@@ -19,6 +20,9 @@ Sum operator.
 $$Out = \sum_{i} X_i$$
 
 Added in the order of the X list, so the result is reproducible.
+
+Gradient (each wanted input gets its own copy, so the backward pass is differentiable again):
+$$dX_i = \mathrm{assign}(dOut)$$
 )DOC");
   }
 };
@@ -78,8 +82,22 @@ struct SumKernel {
   }
 };
 
+// dX_i = assign(dOut) for every input whose gradient is wanted.
+void SumGradMaker(framework::GradOpBuilder* g) {
+  const std::vector<std::string> grads = g->InputGrad("X");
+  bool any = false;
+  for (const auto& gi : grads) any |= gi != framework::kEmptyVarName;
+  if (!any) return;
+  const std::vector<std::string> dout = g->OutputGrad("Out");
+  for (const auto& gi : grads) {
+    if (gi == framework::kEmptyVarName) continue;
+    g->AddOp("assign", {{"X", dout}}, {{"Out", {gi}}});
+  }
+}
+
 void RegisterSumOp() {
-  framework::RegisterOp<SumOp, SumOpMaker>("sum").InferShape(SumInferShape);
+  framework::RegisterOp<SumOp, SumOpMaker>("sum").InferShape(SumInferShape).GradOpMaker(
+      SumGradMaker);
   RegisterPlainCpuKernels<SumKernel, float, double, int32_t, int64_t>("sum");
 }
 

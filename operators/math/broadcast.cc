@@ -31,7 +31,48 @@ DDim Align(const DDim& small, int axis, int rank) {
   return DDim(d);
 }
 
+// Where `small` starts inside a shape of rank `rank` for `axis`, with trailing 1s of `small`
+// dropped when they would run past the end; -1 when `axis` does not fit.
+int StartOf(DDim* small, int axis, int rank, bool equal_ranks) {
+  if (axis == -1 || (axis == 0 && equal_ranks)) return rank - small->size();
+  while (small->size() > 0 && axis + small->size() > rank && (*small)[small->size() - 1] == 1) {
+    *small = Slice(*small, 0, small->size() - 1);
+  }
+  return axis >= 0 && axis + small->size() <= rank ? axis : -1;
+}
+
 }  // namespace
+
+DDim AlignInside(const std::string& op_type, const std::string& big_slot, const DDim& big,
+                 const std::string& small_slot, const DDim& small, int axis) {
+  if (big == small) return small;
+  const int rank = big.size();
+  PL_ENFORCE(small.size() <= rank,
+             errors::InvalidArgument("op `%s`: input `%s` shape %s has a higher rank than input "
+                                     "`%s` shape %s, so it cannot be broadcast to it",
+                                     op_type, small_slot, small.ToString(), big_slot,
+                                     big.ToString()));
+  DDim trimmed = small;
+  const int start = StartOf(&trimmed, axis, rank, small.size() == rank);
+  PL_ENFORCE(start >= 0,
+             errors::InvalidArgument(
+                 "op `%s` attribute `axis`: expected -1 or a value in [0, %d] for input `%s` "
+                 "shape %s inside input `%s` shape %s, received %d",
+                 op_type, rank - trimmed.size(), small_slot, small.ToString(), big_slot,
+                 big.ToString(), axis));
+  const DDim aligned = Align(trimmed, start, rank);
+  for (int i = 0; i < rank; ++i) {
+    const int64_t s = aligned[i];
+    const int64_t b = big[i];
+    PL_ENFORCE(s == b || s == 1 || s == -1 || b == -1,
+               errors::InvalidArgument(
+                   "op `%s`: input `%s` shape %s does not broadcast to input `%s` shape %s with "
+                   "axis=%d (aligned dim %d: %lld vs %lld; expected equal or 1)",
+                   op_type, small_slot, small.ToString(), big_slot, big.ToString(), axis, i,
+                   static_cast<long long>(s), static_cast<long long>(b)));
+  }
+  return aligned;
+}
 
 BroadcastDims ComputeBroadcastDims(const std::string& op_type, const DDim& x, const DDim& y,
                                    int axis) {
@@ -41,20 +82,14 @@ BroadcastDims ComputeBroadcastDims(const std::string& op_type, const DDim& x, co
   const DDim& big = x_is_big ? x : y;
   DDim small = x_is_big ? y : x;
   const int rank = big.size();
-  if (axis == -1 || (axis == 0 && x.size() == y.size())) {
-    axis = rank - small.size();
-  } else {
-    // Trailing 1s of the smaller input do not count when they would run past the end
-    // (so X [2, 3] and Y [3, 1] fit with axis = 1).
-    while (small.size() > 0 && axis + small.size() > rank && small[small.size() - 1] == 1) {
-      small = Slice(small, 0, small.size() - 1);
-    }
-    PL_ENFORCE(axis >= 0 && axis + small.size() <= rank,
-               errors::InvalidArgument(
-                   "op `%s` attribute `axis`: expected -1 or a value in [0, %d] for input `X` "
-                   "shape %s and input `Y` shape %s, received %d",
-                   op_type, rank - small.size(), x.ToString(), y.ToString(), axis));
-  }
+  // Trailing 1s of the smaller input do not count when they would run past the end (so
+  // X [2, 3] and Y [3, 1] fit with axis = 1).
+  axis = StartOf(&small, axis, rank, x.size() == y.size());
+  PL_ENFORCE(axis >= 0,
+             errors::InvalidArgument(
+                 "op `%s` attribute `axis`: expected -1 or a value in [0, %d] for input `X` "
+                 "shape %s and input `Y` shape %s, received %d",
+                 op_type, rank - small.size(), x.ToString(), y.ToString(), attr_axis));
   const DDim aligned = Align(small, axis, rank);
   BroadcastDims r{x_is_big ? big : aligned, x_is_big ? aligned : big, DDim()};
   std::vector<int64_t> out(static_cast<size_t>(rank));

@@ -38,6 +38,14 @@ struct BroadcastDims {
 BroadcastDims ComputeBroadcastDims(const std::string& op_type, const DDim& x, const DDim& y,
                                    int axis);
 
+// One-sided broadcasting (reduce_as, expand_as_v2): `small` (input `small_slot`) aligned
+// inside `big` (input `big_slot`) by the rule above with `small` as the lower-rank input,
+// returned with big's rank. Every aligned dim of `small` must equal big's or be 1, so
+// `small` broadcasts to exactly `big` (unknown dims, -1, match anything). Throws
+// InvalidArgumentError naming the op, both slots and shapes otherwise.
+DDim AlignInside(const std::string& op_type, const std::string& big_slot, const DDim& big,
+                 const std::string& small_slot, const DDim& small, int axis);
+
 struct BroadcastPlan {
   int64_t numel = 0;  // Output elements.
   int rank = 0;       // >= 1 when numel > 0.

@@ -1,4 +1,9 @@
 // matmul_v2: batched matrix product with numpy matmul semantics.
+#include <string>
+#include <vector>
+
+#include "framework/block_desc.h"
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/blas.h"
 #include "operators/matmul/matmul_shape.h"
@@ -28,6 +33,14 @@ over the last two dims, as numpy.matmul: a 1-D X is read as [1, K] and a 1-D Y a
 (their trans flags are then ignored), and those unit dims are dropped from Out (two 1-D
 inputs give a 0-D Out). The other dims are batch dims and broadcast right-aligned.
 Example: X [2, 1, 3, 4], Y [5, 4, 6] -> Out [2, 5, 3, 6].
+
+Gradients, written with differentiable ops (matmul_v2 with trans flags; reduce_as sums
+over batch dims an input was broadcast along; 1-D inputs are unsqueeze2'd to matrices and
+their gradients squeeze2'd back):
+$$dX = dOut \cdot Y^T, \quad dY = X^T \cdot dOut$$
+trans_x: $$dX = Y \cdot dOut^T, \quad dY = X \cdot dOut$$
+trans_y: $$dX = dOut \cdot Y, \quad dY = dOut^T \cdot X$$
+both: $$dX = Y^T \cdot dOut^T, \quad dY = dOut^T \cdot X^T$$
 )DOC");
   }
 };
@@ -68,10 +81,126 @@ struct MatmulV2Kernel {
   }
 };
 
+// ---------------------------------------------------------------- gradient
+
+using framework::GradOpBuilder;
+
+DDim ForwardDims(const GradOpBuilder& g, const char* slot) {
+  const std::string& name = g.Input(slot)[0];
+  const framework::BlockDesc* block = g.Forward().Block();
+  const framework::VarDesc* v = block == nullptr ? nullptr : block->FindVarRecursive(name);
+  PL_ENFORCE(v != nullptr,
+             errors::Unimplemented("op `%s` gradient: input `%s` variable `%s` is not declared "
+                                   "in the block; its rank is needed",
+                                   kOp, slot, name));
+  const DDim dims(v->GetShape());
+  PL_ENFORCE(dims.size() >= 1,
+             errors::InvalidArgument("op `%s` gradient: input `%s` variable `%s` has shape %s, "
+                                     "expected rank >= 1",
+                                     kOp, slot, name, dims.ToString()));
+  return dims;
+}
+
+// Whether the batch dims of `a` (rank >= 2; none for a 1-D operand) cover those of `b`
+// at build time, so a product of the broadcast batch shape needs no summing back to `a`.
+bool CoversBatch(const DDim& a, const DDim& b) {
+  const int ab = a.size() >= 2 ? a.size() - 2 : 0;
+  const int bb = b.size() >= 2 ? b.size() - 2 : 0;
+  if (ab < bb) return false;
+  for (int i = 0; i < ab; ++i) {
+    if (a[i] < 0) return false;
+  }
+  for (int i = 0; i < bb; ++i) {
+    const int64_t bd = b[i];
+    const int64_t ad = a[ab - bb + i];
+    if (bd < 0 || (bd != ad && bd != 1)) return false;
+  }
+  return true;
+}
+
+// Emits the gradient of one operand from the matrix product `product` (shape: broadcast
+// batch dims + the operand's matrix dims, unsqueezed when the operand is 1-D).
+// `squeeze_axis` removes the unit dim of a 1-D operand (0 if none).
+void FinishOperandGrad(GradOpBuilder* g, const char* slot, const std::string& product,
+                       bool one_d, int squeeze_axis, bool needs_sum) {
+  const std::string grad = g->InputGrad(slot)[0];
+  std::string value = product;
+  if (one_d) {
+    const std::string squeezed = needs_sum ? g->NewTemp(std::string(slot) + "_vec") : grad;
+    g->AddOp("squeeze2", {{"X", {value}}}, {{"Out", {squeezed}}},
+             {{"axes", std::vector<int>{squeeze_axis}}});
+    value = squeezed;
+  }
+  if (needs_sum) {
+    g->AddOp("reduce_as", {{"X", {value}}, {"Target", g->Input(slot)}}, {{"Out", {grad}}},
+             {{"axis", -1}});
+  }
+}
+
+void MatmulV2GradMaker(GradOpBuilder* g) {
+  const bool want_x = g->WantsInputGrad("X");
+  const bool want_y = g->WantsInputGrad("Y");
+  if (!want_x && !want_y) return;
+  const DDim x_dims = ForwardDims(*g, "X");
+  const DDim y_dims = ForwardDims(*g, "Y");
+  const bool x1 = x_dims.size() == 1;
+  const bool y1 = y_dims.size() == 1;
+  // 1-D operands become matrices ([1, K] and [K, 1]); their trans flags do not apply.
+  bool tx = !x1 && g->Attr<bool>("trans_x");
+  bool ty = !y1 && g->Attr<bool>("trans_y");
+  std::string x = g->Input("X")[0];
+  std::string y = g->Input("Y")[0];
+  std::string dout = g->OutputGrad("Out")[0];
+  if (x1) {
+    const std::string m = g->NewTemp("x_row");
+    g->AddOp("unsqueeze2", {{"X", {x}}}, {{"Out", {m}}}, {{"axes", std::vector<int>{0}}});
+    x = m;
+  }
+  if (y1) {
+    const std::string m = g->NewTemp("y_col");
+    g->AddOp("unsqueeze2", {{"X", {y}}}, {{"Out", {m}}}, {{"axes", std::vector<int>{1}}});
+    y = m;
+  }
+  if (x1 || y1) {
+    // Put back the unit dims the forward op dropped from Out.
+    const std::vector<int> axes = x1 && y1 ? std::vector<int>{0, 1}
+                                  : x1     ? std::vector<int>{-2}
+                                           : std::vector<int>{-1};
+    const std::string m = g->NewTemp("dout_matrix");
+    g->AddOp("unsqueeze2", {{"X", {dout}}}, {{"Out", {m}}}, {{"axes", axes}});
+    dout = m;
+  }
+  const auto matmul = [g](const std::string& a, const std::string& b, bool ta, bool tb,
+                          const std::string& out) {
+    g->AddOp(kOp, {{"X", {a}}, {"Y", {b}}}, {{"Out", {out}}},
+             {{"trans_x", ta}, {"trans_y", tb}});
+  };
+  if (want_x) {
+    const bool needs_sum = !CoversBatch(x_dims, y_dims);
+    const std::string p = x1 || needs_sum ? g->NewTemp("dx_full") : g->InputGrad("X")[0];
+    if (!tx && !ty) matmul(dout, y, false, true, p);
+    if (tx && !ty) matmul(y, dout, false, true, p);
+    if (!tx && ty) matmul(dout, y, false, false, p);
+    if (tx && ty) matmul(y, dout, true, true, p);
+    FinishOperandGrad(g, "X", p, x1, -2, needs_sum);
+  }
+  if (want_y) {
+    const bool needs_sum = !CoversBatch(y_dims, x_dims);
+    const std::string p = y1 || needs_sum ? g->NewTemp("dy_full") : g->InputGrad("Y")[0];
+    if (!tx && !ty) matmul(x, dout, true, false, p);
+    if (tx && !ty) matmul(x, dout, false, false, p);
+    if (!tx && ty) matmul(dout, x, true, false, p);
+    if (tx && ty) matmul(dout, x, true, true, p);
+    FinishOperandGrad(g, "Y", p, y1, -1, needs_sum);
+  }
+}
+
 }  // namespace
 
 void RegisterMatmulV2Op() {
-  framework::RegisterOp<MatmulV2Op, MatmulV2OpMaker>(kOp).InferShape(MatmulV2InferShape);
+  framework::RegisterOp<MatmulV2Op, MatmulV2OpMaker>(kOp)
+      .InferShape(MatmulV2InferShape)
+      .GradOpMaker(MatmulV2GradMaker);
   RegisterPlainCpuFloatKernels<MatmulV2Kernel>(kOp);
 }
 

@@ -1,6 +1,10 @@
 // quadratic: the worked example of docs/adding_an_operator.md.
 #include "operators/quadratic/quadratic_op.h"
 
+#include <string>
+#include <vector>
+
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/registry_table.h"
 
@@ -22,6 +26,10 @@ $$Out = a \cdot X^2 + b \cdot X + c$$
 
 applied elementwise. With X = [[1, 2], [3, 4]], a = 1, b = 2, c = 3:
 Out = [[6, 11], [18, 27]].
+
+Gradient:
+
+$$dX = dOut \cdot (2a \cdot X + b)$$
 )DOC");
   }
 };
@@ -54,9 +62,26 @@ struct QuadraticCpuKernel {
   }
 };
 
+namespace {
+
+// dX = dOut * (2a * X + b), with differentiable ops: scale, then elementwise_mul.
+void QuadraticGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const std::vector<std::string> slope = {g->NewTemp("slope")};
+  g->AddOp("scale", {{"X", g->Input("X")}}, {{"Out", slope}},
+           {{"scale", 2.0f * g->Attr<float>("a")},
+            {"bias", g->Attr<float>("b")},
+            {"bias_after_scale", true}});
+  g->AddOp("elementwise_mul", {{"X", g->OutputGrad("Out")}, {"Y", slope}},
+           {{"Out", g->InputGrad("X")}}, {{"axis", -1}});
+}
+
+}  // namespace
+
 void RegisterQuadraticOp() {
   framework::RegisterOp<QuadraticOp, QuadraticOpMaker>("quadratic")
-      .InferShape(SameShapeInferShape);
+      .InferShape(SameShapeInferShape)
+      .GradOpMaker(QuadraticGradMaker);
   RegisterPlainCpuFloatKernels<QuadraticCpuKernel>("quadratic");
 }
 

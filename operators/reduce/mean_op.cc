@@ -1,4 +1,6 @@
 // mean: the mean of all elements of X, as a 0-D tensor.
+#include "framework/block_desc.h"
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/reduce.h"
 #include "operators/registry_table.h"
@@ -19,6 +21,10 @@ $$Out = \frac{1}{N} \sum_{i=0}^{N-1} X_i$$
 
 over all N elements of X. The sum is accumulated in double in a fixed order, so results
 are reproducible. An empty X gives NaN. With X = [[1, 2], [3, 6]]: Out = 3.
+
+Gradient, written with differentiable ops (size gives N as int64, cast converts it to X's
+dtype):
+$$dX = \mathrm{expand\_as\_v2}\left(\frac{dOut}{\mathrm{cast}(\mathrm{size}(X))}, X\right)$$
 )DOC");
   }
 };
@@ -47,10 +53,33 @@ struct MeanCpuKernel {
   }
 };
 
+// dX = expand_as_v2(dOut / cast(size(X)), X): the division happens on the 0-D gradient.
+void MeanGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const std::string& x = g->Input("X")[0];
+  const framework::BlockDesc* block = g->Forward().Block();
+  const framework::VarDesc* xv = block == nullptr ? nullptr : block->FindVarRecursive(x);
+  DataType dtype = xv == nullptr ? DataType::FLOAT32 : xv->GetDataType();
+  if (!platform::IsFloatingPoint(dtype)) dtype = DataType::FLOAT32;
+  const std::string count = g->NewTemp("numel");
+  g->AddOp("size", {{"Input", {x}}}, {{"Out", {count}}});
+  const std::string n = g->NewTemp("numel_float");
+  g->AddOp("cast", {{"X", {count}}}, {{"Out", {n}}},
+           {{"in_dtype", static_cast<int>(DataType::INT64)},
+            {"out_dtype", static_cast<int>(dtype)}});
+  const std::string scaled = g->NewTemp("dout_over_n");
+  g->AddOp("elementwise_div", {{"X", g->OutputGrad("Out")}, {"Y", {n}}}, {{"Out", {scaled}}},
+           {{"axis", -1}});
+  g->AddOp("expand_as_v2", {{"X", {scaled}}, {"Y", {x}}}, {{"Out", g->InputGrad("X")}},
+           {{"axis", -1}});
+}
+
 }  // namespace
 
 void RegisterMeanOp() {
-  framework::RegisterOp<MeanOp, MeanOpMaker>("mean").InferShape(MeanInferShape);
+  framework::RegisterOp<MeanOp, MeanOpMaker>("mean")
+      .InferShape(MeanInferShape)
+      .GradOpMaker(MeanGradMaker);
   RegisterPlainCpuFloatKernels<MeanCpuKernel>("mean");
 }
 

@@ -1,7 +1,10 @@
 // reduce_sum: the sum of X over some (or all) dims.
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "framework/block_desc.h"
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/reduce.h"
 #include "operators/registry_table.h"
@@ -45,6 +48,11 @@ dim are 0. The sum is accumulated in double in a fixed order, so results are rep
 
 With X = [[1, 2, 3], [4, 5, 6]]: dim = [0] gives [5, 7, 9]; dim = [-1] gives [6, 15];
 dim = [1] with keep_dim gives [[6], [15]]; reduce_all gives 21 (0-D).
+
+Gradient, written with differentiable ops (the summed dims are put back as size 1 unless
+keep_dim kept them, then dOut is broadcast to X; a cast follows when out_dtype differs
+from X's dtype):
+$$dX = \mathrm{expand\_as\_v2}(\mathrm{unsqueeze2}(dOut, dim), X)$$
 )DOC");
   }
 };
@@ -103,11 +111,65 @@ struct ReduceSumCpuKernel {
   }
 };
 
+// dX = expand_as_v2(unsqueeze2(dOut, summed dims), X), the unsqueeze2 only when the summed
+// dims were removed and some dims remain (a 0-D dOut broadcasts as it is).
+void ReduceSumGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const std::string& x = g->Input("X")[0];
+  const framework::BlockDesc* block = g->Forward().Block();
+  const framework::VarDesc* xv = block == nullptr ? nullptr : block->FindVarRecursive(x);
+  PL_ENFORCE(xv != nullptr,
+             errors::PreconditionNotMet("op `reduce_sum` gradient: input `X` variable `%s` is "
+                                        "not declared in the block, so its rank is unknown",
+                                        x));
+  const DDim x_dims(xv->GetShape());
+  const auto attr_or = [g](const char* name, auto fallback) {
+    using T = decltype(fallback);
+    return g->Forward().HasAttr(name) ? g->Attr<T>(name) : fallback;
+  };
+  const std::vector<int> dim = attr_or("dim", std::vector<int>{0});
+  const bool keep_dim = attr_or("keep_dim", false);
+  const bool reduce_all = attr_or("reduce_all", false);
+  const math::ReduceShape shape =
+      math::ComputeReduceShape("reduce_sum", x_dims, dim, keep_dim, reduce_all);
+
+  std::vector<int> axes;
+  bool all = true;
+  for (int i = 0; i < x_dims.size(); ++i) {
+    if (shape.reduced[i]) {
+      axes.push_back(i);
+    } else {
+      all = false;
+    }
+  }
+  std::string dout = g->OutputGrad("Out")[0];
+  if (!keep_dim && !all && !axes.empty()) {
+    const std::string unsqueezed = g->NewTemp("dout_keep_dim");
+    g->AddOp("unsqueeze2", {{"X", {dout}}}, {{"Out", {unsqueezed}}}, {{"axes", axes}});
+    dout = unsqueezed;
+  }
+  // The summed dtype: out_dtype, else in_dtype, else X's own.
+  const int out_dtype = attr_or("out_dtype", -1);
+  const int in_dtype = attr_or("in_dtype", -1);
+  const int sum_dtype = out_dtype >= 0 ? out_dtype : in_dtype;
+  const int x_dtype = static_cast<int>(xv->GetDataType());
+  if (sum_dtype < 0 || sum_dtype == x_dtype) {
+    g->AddOp("expand_as_v2", {{"X", {dout}}, {"Y", {x}}}, {{"Out", g->InputGrad("X")}},
+             {{"axis", -1}});
+    return;
+  }
+  const std::string expanded = g->NewTemp("dx_sum_dtype");
+  g->AddOp("expand_as_v2", {{"X", {dout}}, {"Y", {x}}}, {{"Out", {expanded}}}, {{"axis", -1}});
+  g->AddOp("cast", {{"X", {expanded}}}, {{"Out", g->InputGrad("X")}},
+           {{"in_dtype", sum_dtype}, {"out_dtype", x_dtype}});
+}
+
 }  // namespace
 
 void RegisterReduceSumOp() {
   framework::RegisterOp<ReduceSumOp, ReduceSumOpMaker>("reduce_sum")
-      .InferShape(ReduceSumInferShape);
+      .InferShape(ReduceSumInferShape)
+      .GradOpMaker(ReduceSumGradMaker);
   RegisterPlainCpuFloatKernels<ReduceSumCpuKernel>("reduce_sum");
 }
 

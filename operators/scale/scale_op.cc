@@ -1,6 +1,7 @@
 // scale: Out = scale * X + bias (or scale * (X + bias)), elementwise.
 #include <string>
 
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/hostdevice.h"
 #include "operators/registry_table.h"
@@ -40,6 +41,10 @@ $$Out = scale \cdot (X + bias)$$
 
 applied elementwise. A ScaleTensor input, when given, overrides the attribute `scale`.
 With X = [1, 2], scale = 2, bias = 1: Out = [3, 5], or [4, 6] with bias_after_scale = false.
+
+Gradient (either placement of bias; ScaleTensor, when given, receives none):
+
+$$dX = scale \cdot dOut$$
 )DOC");
   }
 };
@@ -96,10 +101,22 @@ struct ScaleCpuKernel {
   }
 };
 
+// dX = scale(dOut, scale, bias = 0), itself a differentiable scale op. A given ScaleTensor is
+// passed on (the scale op reads it in any real dtype and keeps dOut's shape and dtype).
+void ScaleGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  framework::VariableNameMap inputs = {{"X", g->OutputGrad("Out")}};
+  if (g->HasInput("ScaleTensor")) inputs["ScaleTensor"] = g->Input("ScaleTensor");
+  g->AddOp("scale", inputs, {{"Out", g->InputGrad("X")}},
+           {{"scale", g->Attr<float>("scale")}, {"bias", 0.0f}, {"bias_after_scale", true}});
+}
+
 }  // namespace
 
 void RegisterScaleOp() {
-  framework::RegisterOp<ScaleOp, ScaleOpMaker>("scale").InferShape(ScaleInferShape);
+  framework::RegisterOp<ScaleOp, ScaleOpMaker>("scale")
+      .InferShape(ScaleInferShape)
+      .GradOpMaker(ScaleGradMaker);
   RegisterPlainCpuFloatKernels<ScaleCpuKernel>("scale");
 }
 

@@ -2,7 +2,9 @@
 #include "operators/softmax/softmax_op.h"
 
 #include <string>
+#include <vector>
 
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/softmax.h"
 #include "operators/registry_table.h"
@@ -62,6 +64,13 @@ along dim `axis` (default -1, the last dim), for every position of the other dim
 Subtracting the maximum m keeps exp() from overflowing; the result equals
 exp(X_i) / sum_j exp(X_j). A 0-D X gives 1. With X = [1, 2, 3]:
 Out = [0.0900, 0.2447, 0.6652].
+
+Gradient (reads Out, not X):
+
+$$dX = Out \odot (dOut - \mathrm{reduce\_sum}(dOut \odot Out, dim = [axis], keep\_dim))$$
+
+built from elementwise_mul, reduce_sum and elementwise_sub, so it can be differentiated
+again.
 )DOC");
   }
 };
@@ -88,10 +97,31 @@ struct SoftmaxCpuKernel {
   }
 };
 
+// dX = Out * (dOut - reduce_sum(dOut * Out, [axis], keep_dim)); the kept size-1 dim of the
+// sum broadcasts against dOut.
+void SoftmaxGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const int axis = g->Forward().HasAttr("axis") ? g->Attr<int>("axis") : -1;
+  const std::vector<std::string> out = g->Output("Out");
+  const std::vector<std::string> dout = g->OutputGrad("Out");
+  const std::string dout_out = g->NewTemp("dout_mul_out");
+  const std::string sum = g->NewTemp("sum_dout_mul_out");
+  const std::string centered = g->NewTemp("dout_sub_sum");
+  g->AddOp("elementwise_mul", {{"X", dout}, {"Y", out}}, {{"Out", {dout_out}}}, {{"axis", -1}});
+  g->AddOp("reduce_sum", {{"X", {dout_out}}}, {{"Out", {sum}}},
+           {{"dim", std::vector<int>{axis}}, {"keep_dim", true}, {"reduce_all", false}});
+  g->AddOp("elementwise_sub", {{"X", dout}, {"Y", {sum}}}, {{"Out", {centered}}},
+           {{"axis", -1}});
+  g->AddOp("elementwise_mul", {{"X", {centered}}, {"Y", out}}, {{"Out", g->InputGrad("X")}},
+           {{"axis", -1}});
+}
+
 }  // namespace
 
 void RegisterSoftmaxOp() {
-  framework::RegisterOp<SoftmaxOp, SoftmaxOpMaker>("softmax").InferShape(SoftmaxInferShape);
+  framework::RegisterOp<SoftmaxOp, SoftmaxOpMaker>("softmax")
+      .InferShape(SoftmaxInferShape)
+      .GradOpMaker(SoftmaxGradMaker);
   RegisterPlainCpuFloatKernels<SoftmaxCpuKernel>("softmax");
 }
 

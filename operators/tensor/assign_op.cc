@@ -1,4 +1,5 @@
 // assign: Out = a deep copy of X.
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/registry_table.h"
 #include "operators/tensor/tensor_op_util.h"
@@ -19,6 +20,8 @@ Assign operator.
 $$Out = X$$
 
 Out receives its own copy of X's data, so later writes to either leave the other unchanged.
+
+Gradient: $$dX = \mathrm{assign}(dOut)$$ (an assign op, differentiable again).
 )DOC");
   }
 };
@@ -42,10 +45,18 @@ struct AssignKernel {
   }
 };
 
+// dX = assign(dOut).
+void AssignGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  g->AddOp("assign", {{"X", g->OutputGrad("Out")}}, {{"Out", g->InputGrad("X")}});
+}
+
 }  // namespace
 
 void RegisterAssignOp() {
-  framework::RegisterOp<AssignOp, AssignOpMaker>("assign").InferShape(SameShapeInferShape);
+  framework::RegisterOp<AssignOp, AssignOpMaker>("assign")
+      .InferShape(SameShapeInferShape)
+      .GradOpMaker(AssignGradMaker);
   RegisterPlainCpuKernels<AssignKernel, float, double, int32_t, int64_t, bool, int16_t, uint8_t,
                           int8_t, platform::float16, platform::bfloat16>("assign");
 }

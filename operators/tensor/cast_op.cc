@@ -1,4 +1,5 @@
 // cast: Out = X converted to another element type.
+#include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/registry_table.h"
@@ -35,6 +36,10 @@ $$Out = \mathrm{cast}_{out\_dtype}(X)$$
 Conversion to bool gives X != 0; floating to integer truncates toward zero (values outside
 the target range are undefined, as in C++ and PaddlePaddle); float16 goes through float32.
 Example: X = [1.7, -0.2, 0] (float32), out_dtype = 3 -> [1, 0, 0] (int64).
+
+Gradient (floating X and Out): $$dX = \mathrm{cast}_{in\_dtype}(dOut)$$
+a cast op with in_dtype and out_dtype swapped, so it can be differentiated again. Integer
+and bool tensors carry no gradient.
 )DOC");
   }
 };
@@ -78,12 +83,23 @@ struct CastKernel {
   }
 };
 
+// dX = cast(dOut) back to X's element type. The builder asks for it only when X and Out
+// are floating (other dtypes carry no gradient).
+void CastGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const int in_dtype = g->Attr<int>("in_dtype");
+  const int out_dtype = g->Attr<int>("out_dtype");
+  g->AddOp(kOp, {{"X", g->OutputGrad("Out")}}, {{"Out", g->InputGrad("X")}},
+           {{"in_dtype", out_dtype}, {"out_dtype", in_dtype}});
+}
+
 }  // namespace
 
 void RegisterCastOp() {
   framework::RegisterOp<CastOp, CastOpMaker>(kOp)
       .InferShape(SameShapeInferShape)
-      .InferVarType(CastInferVarType);
+      .InferVarType(CastInferVarType)
+      .GradOpMaker(CastGradMaker);
   RegisterPlainCpuKernels<CastKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t,
                           platform::float16>(kOp);
 }

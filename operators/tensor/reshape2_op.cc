@@ -1,6 +1,8 @@
-// reshape2: Out = X with new dims (same elements in the same row-major order).
+// reshape2: Out = X with new dims (same elements in the same row-major order), and
+// reshape2_grad, its backward: X@GRAD = Out@GRAD with the dims of X (read from XShape).
 #include <cstring>
 
+#include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/registry_table.h"
@@ -39,6 +41,10 @@ $$Out = \mathrm{reshape}(X, shape), \quad \mathrm{numel}(Out) = \mathrm{numel}(X
 
 The shape comes from ShapeTensor, else Shape, else the attribute `shape`. Example: X of shape
 [2, 3, 4] with shape = [0, -1] gives Out of shape [2, 12]; shape = [-1, 2, 2] gives [6, 2, 2].
+
+Gradient: $$dX = \mathrm{reshape}(dOut, XShape.dims[1:])$$ by the op reshape2_grad, which reads
+only XShape and Out@GRAD (X's buffer can be freed after the forward pass). reshape2_grad is
+itself differentiable: its gradient is a reshape2 with this op's shape inputs.
 )DOC");
   }
 };
@@ -205,13 +211,157 @@ struct Reshape2Kernel {
   }
 };
 
+// ---- reshape2_grad ----
+
+constexpr char kGradOp[] = "reshape2_grad";
+
+class Reshape2GradOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("XShape", "XShape of the forward reshape2: [0] + X.dims, no data.");
+    AddInput("Out@GRAD", "Gradient of the forward output Out.");
+    AddInput("Shape",
+             "The forward reshape2's `Shape` input, when it had one; read only by the gradient "
+             "of this op.")
+        .AsDispensable();
+    AddInput("ShapeTensor",
+             "The forward reshape2's `ShapeTensor` inputs, when it had them; read only by the "
+             "gradient of this op.")
+        .AsDuplicable()
+        .AsDispensable();
+    AddOutput("X@GRAD", "Gradient of the forward input X: Out@GRAD with the dims of X.");
+    AddAttr<std::vector<int>>("shape",
+                              "The forward reshape2's `shape` attribute; read only by the "
+                              "gradient of this op.")
+        .SetDefault({});
+    AddComment(R"DOC(
+Gradient of reshape2.
+
+$$X@GRAD = \mathrm{reshape}(Out@GRAD, XShape.dims[1:])$$
+
+Reads only XShape (which holds no data) and Out@GRAD, so the forward X need not be kept.
+Its own gradient is reshape2 applied to the gradient of X@GRAD with the forward op's shape
+inputs and attribute, which gives the dims of Out back.
+)DOC");
+  }
+};
+
+class Reshape2GradOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+
+  // The kernel follows Out@GRAD; XShape holds no data.
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return ctx.inputs.at("Out@GRAD").at(0)->Get<DenseTensor>().dtype();
+  }
+  bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
+};
+
+// X.dims from XShape's dims [0] + X.dims.
+DDim DimsFromXShape(const DDim& xshape) {
+  PL_ENFORCE(xshape.size() >= 1,
+             errors::InvalidArgument("op `%s` input `XShape`: expected rank >= 1 ([0] + X.dims), "
+                                     "received shape %s",
+                                     kGradOp, xshape.ToString()));
+  std::vector<int64_t> d = xshape.ToVector();
+  d.erase(d.begin());
+  return DDim(d);
+}
+
+void Reshape2GradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("XShape");
+  ctx->RequireInput("Out@GRAD");
+  ctx->RequireOutput("X@GRAD");
+  const DDim x = DimsFromXShape(ctx->GetInputDim("XShape"));
+  const DDim dout = ctx->GetInputDim("Out@GRAD");
+  if (x.numel() >= 0 && dout.numel() >= 0) {
+    PL_ENFORCE(x.numel() == dout.numel(),
+               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected %lld elements (X has "
+                                       "shape %s), received shape %s",
+                                       kGradOp, static_cast<long long>(x.numel()), x.ToString(),
+                                       dout.ToString()));
+  }
+  ctx->SetOutputDim("X@GRAD", x);
+}
+
+void Reshape2GradInferVarType(framework::VarTypeInferenceContext* ctx) {
+  ctx->SetOutputKind("X@GRAD", framework::VarKind::kDenseTensor);
+  ctx->SetOutputDataType("X@GRAD", ctx->GetInputDataType("Out@GRAD"));
+}
+
+template <typename T>
+struct Reshape2GradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* dout = ctx.Input("Out@GRAD");
+    DenseTensor* dx = ctx.Output("X@GRAD");
+    const DDim x_dims = DimsFromXShape(ctx.Input("XShape")->dims());
+    PL_ENFORCE(x_dims.numel() == dout->numel(),
+               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected %lld elements (X has "
+                                       "shape %s), received shape %s",
+                                       kGradOp, static_cast<long long>(x_dims.numel()),
+                                       x_dims.ToString(), dout->dims().ToString()));
+    if (dx == dout) {  // In place: only the dims change.
+      dx->Resize(x_dims);
+      return;
+    }
+    dx->Resize(x_dims);
+    dx->set_lod({});
+    T* o = dx->mutable_data<T>(ctx.GetPlace());
+    if (dout->numel() > 0) std::memcpy(o, dout->data<T>(), dout->numel() * sizeof(T));
+  }
+};
+
+// Forward slots the gradient ops carry along: the shape inputs of reshape2.
+void CopyShapeInputs(const framework::GradOpBuilder& g, framework::VariableNameMap* inputs) {
+  for (const char* slot : {"Shape", "ShapeTensor"}) {
+    if (g.HasInput(slot)) (*inputs)[slot] = g.Input(slot);
+  }
+}
+
+// Attributes the gradient ops carry along: `shape` (when the forward op has it).
+framework::AttributeMap ShapeAttr(const framework::GradOpBuilder& g) {
+  framework::AttributeMap attrs;
+  if (g.Forward().HasAttr("shape")) attrs["shape"] = g.Forward().GetAttr("shape");
+  return attrs;
+}
+
+// reshape2 -> reshape2_grad(XShape, Out@GRAD) -> X@GRAD. X itself is not read.
+void Reshape2GradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  PL_ENFORCE(!g->Output("XShape").empty(),
+             errors::InvalidArgument("op `%s` output `XShape`: the gradient reads X's dims from "
+                                     "XShape, but the op producing `%s` has none",
+                                     kOp, g->Output("Out").empty() ? "" : g->Output("Out")[0]));
+  framework::VariableNameMap inputs = {{"XShape", g->Output("XShape")},
+                                       {"Out@GRAD", g->OutputGrad("Out")}};
+  CopyShapeInputs(*g, &inputs);
+  g->AddOp(kGradOp, inputs, {{"X@GRAD", g->InputGrad("X")}}, ShapeAttr(*g));
+}
+
+// reshape2_grad is linear in Out@GRAD: the gradient of Out@GRAD is the gradient of X@GRAD
+// reshaped like the forward op did (its `shape` resolves against X's dims).
+void Reshape2GradGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("Out@GRAD")) return;
+  framework::VariableNameMap inputs = {{"X", g->OutputGrad("X@GRAD")}};
+  CopyShapeInputs(*g, &inputs);
+  g->AddOp(kOp, inputs,
+           {{"Out", g->InputGrad("Out@GRAD")}, {"XShape", {g->NewTemp("xshape")}}},
+           ShapeAttr(*g));
+}
+
 }  // namespace
 
 void RegisterReshape2Op() {
   framework::RegisterOp<Reshape2Op, Reshape2OpMaker>(kOp)
       .InferShape(Reshape2InferShape)
-      .InferVarType(Reshape2InferVarType);
+      .InferVarType(Reshape2InferVarType)
+      .GradOpMaker(Reshape2GradMaker);
   RegisterPlainCpuKernels<Reshape2Kernel, float, double, int32_t, int64_t>(kOp);
+  framework::RegisterOp<Reshape2GradOp, Reshape2GradOpMaker>(kGradOp)
+      .InferShape(Reshape2GradInferShape)
+      .InferVarType(Reshape2GradInferVarType)
+      .GradOpMaker(Reshape2GradGradMaker);
+  RegisterPlainCpuKernels<Reshape2GradKernel, float, double, int32_t, int64_t>(kGradOp);
 }
 
 }  // namespace operators

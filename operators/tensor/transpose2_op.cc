@@ -1,4 +1,5 @@
 // transpose2: Out = X with its dims permuted.
+#include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/registry_table.h"
@@ -34,6 +35,9 @@ Transpose operator (version 2, with XShape).
 $$Out[i_0, \ldots, i_{n-1}] = X[j_0, \ldots, j_{n-1}], \quad j_{axis[k]} = i_k$$
 
 Example: X of shape [2, 3, 4] with axis = [2, 0, 1] gives Out of shape [4, 2, 3].
+
+Gradient: $$dX = \mathrm{transpose2}(dOut, axis^{-1}), \quad axis^{-1}[axis[k]] = k$$
+a transpose2 op itself, so it can be differentiated again. X is not read.
 )DOC");
   }
 };
@@ -137,12 +141,25 @@ struct Transpose2Kernel {
   }
 };
 
+// dX = transpose2(dOut, inverse permutation); its XShape goes to a temporary.
+void Transpose2GradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const std::vector<int>& axis = g->Attr<std::vector<int>>("axis");
+  const std::vector<int> resolved = CheckedAxis(axis, static_cast<int>(axis.size()));
+  std::vector<int> inverse(resolved.size());
+  for (size_t k = 0; k < resolved.size(); ++k) inverse[resolved[k]] = static_cast<int>(k);
+  g->AddOp(kOp, {{"X", g->OutputGrad("Out")}},
+           {{"Out", g->InputGrad("X")}, {"XShape", {g->NewTemp("xshape")}}},
+           {{"axis", inverse}});
+}
+
 }  // namespace
 
 void RegisterTranspose2Op() {
   framework::RegisterOp<Transpose2Op, Transpose2OpMaker>(kOp)
       .InferShape(Transpose2InferShape)
-      .InferVarType(Transpose2InferVarType);
+      .InferVarType(Transpose2InferVarType)
+      .GradOpMaker(Transpose2GradMaker);
   RegisterPlainCpuKernels<Transpose2Kernel, float, double, int32_t, int64_t>(kOp);
 }
 

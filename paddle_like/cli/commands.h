@@ -16,6 +16,8 @@ int OpsCommand(const std::vector<std::string>& args);
 int RunCommand(const std::vector<std::string>& args);
 // `paddle_like inspect FILE`: versions, variables, ops, feed and fetch targets of a program.
 int InspectCommand(const std::vector<std::string>& args);
+// `paddle_like backward --program FILE --loss VAR --out FILE`: appends the backward pass.
+int BackwardCommand(const std::vector<std::string>& args);
 
 }  // namespace cli
 }  // namespace paddle_like

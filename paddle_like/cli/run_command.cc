@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "framework/executor.h"
+#include "framework/model_loading.h"
 #include "framework/npy_io.h"
 #include "framework/op_info.h"
 #include "framework/scope.h"
-#include "framework/tensor_io.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
 #include "paddle_like/cli/program_path.h"
@@ -29,7 +29,6 @@ using framework::DenseTensor;
 using framework::ProgramDesc;
 using framework::Scope;
 using framework::VarDesc;
-using framework::VarKind;
 using platform::DataType;
 using platform::Sprintf;
 
@@ -46,21 +45,6 @@ constexpr char kRunUsage[] =
     "                    target (in `col` order) not fed by name\n"
     "  --fetch NAME      variable to fetch (default: the program's fetch targets)\n"
     "  --out DIR         writes DIR/<name>.npy per fetched variable ('/' becomes '_')\n";
-
-// The variables a saved program keeps in its parameter file, sorted (FORMATS.md 3.3).
-std::vector<std::string> ParameterNames(const ProgramDesc& program) {
-  std::vector<std::string> names;
-  for (const VarDesc* v : program.Block(0).AllVars()) {
-    const VarKind k = v->GetKind();
-    if (!v->Persistable() || k == VarKind::kFeedMinibatch || k == VarKind::kFetchList ||
-        k == VarKind::kRaw) {
-      continue;
-    }
-    names.push_back(v->Name());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 // Fails before any file is read when an op of the program is not registered; names every
 // missing op type and where the first one is used.
@@ -91,15 +75,6 @@ void CheckOpsRegistered(const ProgramDesc& program, const std::string& program_p
   }
 }
 
-// Known dims must be equal; -1 in the VarDesc matches anything.
-bool ShapeMatches(const std::vector<int64_t>& declared, const DDim& dims) {
-  if (static_cast<int>(declared.size()) != dims.size()) return false;
-  for (int i = 0; i < dims.size(); ++i) {
-    if (declared[i] >= 0 && declared[i] != dims[i]) return false;
-  }
-  return true;
-}
-
 std::string ShapeString(const std::vector<int64_t>& dims) {
   return DDim(dims).ToString();
 }
@@ -111,45 +86,14 @@ bool IsFile(const std::string& path) {
 
 void LoadParameters(const ProgramDesc& program, const std::string& program_path, const Args& args,
                     Scope* scope) {
-  const std::vector<std::string> names = ParameterNames(program);
-  if (args.Has("params")) {
-    framework::LoadCombinedParams(args.Get("params"), names, scope);
-  } else if (args.Has("params-dir")) {
-    framework::LoadSeparateParams(args.Get("params-dir"), names, scope);
-  } else if (!names.empty()) {
-    const fs::path prog(program_path);
-    const std::string dir = prog.parent_path().empty() ? "." : prog.parent_path().string();
-    const std::string combined = dir + "/" + prog.stem().string() + ".pdiparams";
-    const std::string legacy = dir + "/__params__";
-    bool separate = false;
-    for (const auto& n : names) separate = separate || IsFile(dir + "/" + n);
-    if (IsFile(combined)) {
-      framework::LoadCombinedParams(combined, names, scope);
-    } else if (IsFile(legacy)) {
-      framework::LoadCombinedParams(legacy, names, scope);
-    } else if (separate) {
-      framework::LoadSeparateParams(dir, names, scope);
-    } else {
-      throw errors::NotFound(
-          "program `%s` has %zu parameters (first: `%s`) but no parameter file was found: "
-          "neither `%s`, `%s` nor per-variable files in `%s` exist; pass --params FILE or "
-          "--params-dir DIR",
-          program_path, names.size(), names[0], combined, legacy, dir);
-    }
-  }
-  for (const auto& name : names) {
-    const VarDesc* desc = program.Block(0).FindVar(name);
-    if (!desc->HasTensorDesc() || desc->GetDataType() == DataType::UNDEFINED) continue;
-    const DenseTensor& t = scope->FindVar(name)->Get<DenseTensor>();
-    PL_ENFORCE(t.dtype() == desc->GetDataType(),
-               errors::InvalidArgument("parameter `%s`: expected dtype %s, the parameter file "
-                                       "holds %s",
-                                       name, platform::DataTypeName(desc->GetDataType()),
-                                       platform::DataTypeName(t.dtype())));
-    PL_ENFORCE(ShapeMatches(desc->GetShape(), t.dims()),
-               errors::InvalidArgument("parameter `%s`: expected shape %s, the parameter file "
-                                       "holds shape %s",
-                                       name, ShapeString(desc->GetShape()), t.dims().ToString()));
+  framework::ParameterSource source;
+  if (args.Has("params")) source.combined_file = args.Get("params");
+  if (args.Has("params-dir")) source.dir = args.Get("params-dir");
+  try {
+    framework::LoadParameters(program, program_path, source, scope);
+  } catch (const platform::NotFoundError& e) {
+    if (args.Has("params") || args.Has("params-dir")) throw;
+    throw errors::NotFound("%s; pass --params FILE or --params-dir DIR", e.message());
   }
 }
 
@@ -164,7 +108,7 @@ void CheckFeed(const ProgramDesc& program, const std::string& name, const std::s
              errors::InvalidArgument("feed `%s` (from `%s`): expected dtype %s, received %s", name,
                                      file, platform::DataTypeName(desc->GetDataType()),
                                      platform::DataTypeName(t.dtype())));
-  PL_ENFORCE(ShapeMatches(desc->GetShape(), t.dims()),
+  PL_ENFORCE(framework::ShapeMatchesDeclared(desc->GetShape(), t.dims()),
              errors::InvalidArgument("feed `%s` (from `%s`): expected shape %s, received %s", name,
                                      file, ShapeString(desc->GetShape()), t.dims().ToString()));
 }

@@ -1,0 +1,102 @@
+#include "framework/model_loading.h"
+
+#include <algorithm>
+#include <filesystem>
+
+#include "framework/scope.h"
+#include "framework/tensor_io.h"
+#include "platform/enforce.h"
+
+namespace paddle_like {
+namespace framework {
+
+namespace {
+
+namespace fs = std::filesystem;
+using platform::DataType;
+
+bool IsFile(const std::string& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec);
+}
+
+// Finds the parameter files next to the program (see ParameterSource).
+void LoadFromProgramDir(const std::string& program_path, const std::vector<std::string>& names,
+                        Scope* scope) {
+  const fs::path prog(program_path);
+  const std::string dir = prog.parent_path().empty() ? "." : prog.parent_path().string();
+  const std::string combined = dir + "/" + prog.stem().string() + ".pdiparams";
+  const std::string legacy = dir + "/__params__";
+  bool separate = false;
+  for (const auto& n : names) separate = separate || IsFile(dir + "/" + n);
+  if (IsFile(combined)) {
+    LoadCombinedParams(combined, names, scope);
+  } else if (IsFile(legacy)) {
+    LoadCombinedParams(legacy, names, scope);
+  } else if (separate) {
+    LoadSeparateParams(dir, names, scope);
+  } else {
+    throw errors::NotFound(
+        "program `%s` has %zu parameters (first: `%s`) but no parameter file was found: "
+        "neither `%s`, `%s` nor per-variable files in `%s` exist",
+        program_path, names.size(), names[0], combined, legacy, dir);
+  }
+}
+
+}  // namespace
+
+std::vector<std::string> ParameterNames(const ProgramDesc& program) {
+  std::vector<std::string> names;
+  for (const VarDesc* v : program.Block(0).AllVars()) {
+    const VarKind k = v->GetKind();
+    if (!v->Persistable() || k == VarKind::kFeedMinibatch || k == VarKind::kFetchList ||
+        k == VarKind::kRaw) {
+      continue;
+    }
+    names.push_back(v->Name());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+bool ShapeMatchesDeclared(const std::vector<int64_t>& declared, const DDim& dims) {
+  if (static_cast<int>(declared.size()) != dims.size()) return false;
+  for (int i = 0; i < dims.size(); ++i) {
+    if (declared[i] >= 0 && declared[i] != dims[i]) return false;
+  }
+  return true;
+}
+
+void LoadParameters(const ProgramDesc& program, const std::string& program_path,
+                    const ParameterSource& source, Scope* scope) {
+  PL_ENFORCE(source.combined_file.empty() || source.dir.empty(),
+             errors::InvalidArgument("parameters of `%s`: give a combined file or a directory, "
+                                     "not both",
+                                     program_path));
+  const std::vector<std::string> names = ParameterNames(program);
+  if (!source.combined_file.empty()) {
+    LoadCombinedParams(source.combined_file, names, scope);
+  } else if (!source.dir.empty()) {
+    LoadSeparateParams(source.dir, names, scope);
+  } else if (!names.empty()) {
+    LoadFromProgramDir(program_path, names, scope);
+  }
+  for (const auto& name : names) {
+    const VarDesc* desc = program.Block(0).FindVar(name);
+    if (!desc->HasTensorDesc() || desc->GetDataType() == DataType::UNDEFINED) continue;
+    const DenseTensor& t = scope->FindVar(name)->Get<DenseTensor>();
+    PL_ENFORCE(t.dtype() == desc->GetDataType(),
+               errors::InvalidArgument("parameter `%s`: expected dtype %s, the parameter file "
+                                       "holds %s",
+                                       name, platform::DataTypeName(desc->GetDataType()),
+                                       platform::DataTypeName(t.dtype())));
+    PL_ENFORCE(
+        ShapeMatchesDeclared(desc->GetShape(), t.dims()),
+        errors::InvalidArgument("parameter `%s`: expected shape %s, the parameter file "
+                                "holds shape %s",
+                                name, DDim(desc->GetShape()).ToString(), t.dims().ToString()));
+  }
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,126 @@
+// fill_any_like: a tensor of X's shape filled with one value. The backward builder seeds
+// gradients with it (value 1) and fills missing gradients with zeros.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "framework/grad_op_maker.h"
+#include "framework/var_type_inference.h"
+#include "operators/common.h"
+#include "operators/registry_table.h"
+#include "operators/tensor/tensor_op_util.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+constexpr char kOp[] = "fill_any_like";
+// The `dtype` value meaning "X's dtype".
+constexpr int kDtypeOfX = -1;
+
+class FillAnyLikeOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X",
+             "Tensor whose shape (and, with dtype = -1, element type) Out takes; its values are "
+             "not read, but it must hold a tensor.");
+    AddOutput("Out", "A tensor of X's shape and LoD filled with `value`.");
+    AddAttr<float>("value", "The fill value.").SetDefault(0.0f);
+    AddAttr<int>("dtype",
+                 "Element type of Out as a VarType number: -1 X's type, 0 bool, 2 int32, "
+                 "3 int64, 5 float32, 6 float64.")
+        .SetDefault(kDtypeOfX)
+        .InEnum({kDtypeOfX, 0, 2, 3, 5, 6});
+    AddComment(R"DOC(
+FillAnyLike operator.
+
+$$Out[i] = value \quad \text{for every index } i \text{ of a tensor of X's shape}$$
+
+Out has the dtype given by `dtype`, or X's dtype when dtype = -1. Integer dtypes require a
+finite value within their range (fractions are truncated toward zero); bool stores
+value != 0. Example: X of shape [2, 3], value = 1 -> [[1, 1, 1], [1, 1, 1]].
+
+Gradient: Out does not depend on the values of X, so no gradient flows back:
+
+$$dX = 0$$
+)DOC");
+  }
+};
+
+class FillAnyLikeOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+
+  // The kernel computes in Out's dtype.
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    const int dtype = Attr<int>("dtype");
+    if (dtype != kDtypeOfX) return static_cast<DataType>(dtype);
+    const auto& vars = ctx.inputs.at("X");
+    PL_ENFORCE(!vars.empty() && vars[0]->IsType<DenseTensor>() &&
+                   vars[0]->Get<DenseTensor>().initialized(),
+               errors::PreconditionNotMet("op `%s` input `X`: variable `%s` holds no data", kOp,
+                                          Input("X")));
+    return vars[0]->Get<DenseTensor>().dtype();
+  }
+  // X is never read, so it is never converted.
+  bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
+};
+
+void FillAnyLikeInferVarType(framework::VarTypeInferenceContext* ctx) {
+  ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
+  const int dtype = ctx->Attr<int>("dtype");
+  const DataType out =
+      dtype == kDtypeOfX ? ctx->GetInputDataType("X") : static_cast<DataType>(dtype);
+  if (out != DataType::UNDEFINED) ctx->SetOutputDataType("Out", out);
+}
+
+template <typename T>
+T ConvertFillValue(float value) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return value != 0.0f;
+  } else if constexpr (std::is_integral_v<T>) {
+    // -min() (2^31, 2^63) is exact as a double; every double below it fits T.
+    const double v = value;
+    const double lo = static_cast<double>(std::numeric_limits<T>::min());
+    PL_ENFORCE(std::isfinite(v) && v >= lo && v < -lo,
+               errors::InvalidArgument("op `%s` attribute `value`: expected a finite value in "
+                                       "the range of %s, received %g",
+                                       kOp, platform::DataTypeName(platform::ToDataType<T>()), v));
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(value);
+  }
+}
+
+template <typename T>
+struct FillAnyLikeKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    // X must hold a tensor (Input throws otherwise); shape inference gave its dims to Out.
+    static_cast<void>(ctx.Input("X"));
+    DenseTensor* out = ctx.Output("Out");
+    const T value = ConvertFillValue<T>(ctx.Attr<float>("value"));
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+        out->numel(), 1 << 16,
+        [&](int64_t begin, int64_t end) { std::fill(o + begin, o + end, value); });
+  }
+};
+
+// Out does not depend on X's values: nothing flows back.
+void FillAnyLikeGradMaker(framework::GradOpBuilder*) {}
+
+}  // namespace
+
+void RegisterFillAnyLikeOp() {
+  framework::RegisterOp<FillAnyLikeOp, FillAnyLikeOpMaker>(kOp)
+      .InferShape(SameShapeInferShape)
+      .InferVarType(FillAnyLikeInferVarType)
+      .GradOpMaker(FillAnyLikeGradMaker);
+  RegisterPlainCpuKernels<FillAnyLikeKernel, float, double, int32_t, int64_t, bool>(kOp);
+}
+
+}  // namespace operators
+}  // namespace paddle_like
