@@ -21,6 +21,13 @@ void RegisterAllOps() {
         RegisterReduceSumOp,  RegisterReshape2Op,     RegisterTranspose2Op,  RegisterSumOp,
         RegisterFillAnyLikeOp, RegisterReduceAsOp,    RegisterExpandAsV2Op,  RegisterSizeOp,
         RegisterUnsqueezeSqueezeOps,
+        // Training ops.
+        RegisterConv2dOp, RegisterPool2dOp, RegisterBatchNormOp, RegisterLayerNormOp,
+        RegisterDropoutOp, RegisterGeluOp, RegisterLeakyReluOp, RegisterSoftmaxWithCrossEntropyOp,
+        RegisterCrossEntropyOp, RegisterAccuracyOp, RegisterTopKOp, RegisterArgMaxOp,
+        RegisterFlattenContiguousRangeOp, RegisterConcatOp, RegisterSplitOp, RegisterSliceOp,
+        RegisterLookupTableV2Op, RegisterSgdOp, RegisterMomentumOp, RegisterAdamOp,
+        RegisterRandomOps, RegisterSaveLoadOps, RegisterSquaredL2NormOp,
     };
     for (RegisterFn fn : kTable) fn();
     RegisterOneDNNKernels();

@@ -1,0 +1,8 @@
+// Placeholder: the op arrives in a following change.
+#include "operators/registry_table.h"
+
+namespace paddle_like {
+namespace operators {
+void RegisterFlattenContiguousRangeOp() {}
+}  // namespace operators
+}  // namespace paddle_like
