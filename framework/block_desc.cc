@@ -44,7 +44,8 @@ VarDesc* BlockDesc::FindVarRecursive(const std::string& name) const {
   return nullptr;
 }
 
-void BlockDesc::RemoveVar(const std::string& name) {
+void BlockDesc::RemoveVar(const std::string& name_ref) {
+  const std::string name = name_ref;  // May refer to the VarDesc being removed.
   var_index_.erase(name);
   vars_.erase(std::remove_if(vars_.begin(), vars_.end(),
                              [&](const std::unique_ptr<VarDesc>& v) { return v->Name() == name; }),

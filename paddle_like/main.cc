@@ -20,6 +20,8 @@ std::string Usage() {
          "  inspect FILE                 versions, vars, ops, feed/fetch targets of a program\n"
          "  backward --program FILE --loss VAR --out FILE\n"
          "                               append the gradient ops of a loss to a program\n"
+         "  train [--model mlp|lenet] [--dataset fashion-mnist|digits] ...\n"
+         "                               train, save, reload and evaluate a model\n"
          "Run `paddle_like <verb> --help` for the options of a verb.\n";
 }
 
@@ -31,6 +33,7 @@ int main(int argc, char** argv) {
       {"run", paddle_like::cli::RunCommand},
       {"inspect", paddle_like::cli::InspectCommand},
       {"backward", paddle_like::cli::BackwardCommand},
+      {"train", paddle_like::cli::TrainCommand},
   };
   const std::string verb = argc > 1 ? argv[1] : "";
   if (verb == "--help" || verb == "-h" || verb == "help") {

@@ -15,6 +15,7 @@ PACKAGES=(
   libeigen3-dev libdnnl-dev libgoogle-glog-dev libgflags-dev
   libprotobuf-dev protobuf-compiler zlib1g-dev
   libgtest-dev libgmock-dev libbenchmark-dev
+  dataset-fashion-mnist
 )
 
 missing=()

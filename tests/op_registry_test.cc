@@ -11,6 +11,26 @@ namespace paddle_like {
 namespace framework {
 namespace {
 
+// A valid value for a required attribute: the first allowed one when the attribute is an
+// enum ("one of {max, avg}"), else a plain value of its type.
+Attribute SampleValue(const OpAttrSpec& a) {
+  const size_t open = a.constraint.find("one of {");
+  std::string first;
+  if (open != std::string::npos) {
+    const size_t begin = open + 8;
+    first = a.constraint.substr(begin, a.constraint.find_first_of(",}", begin) - begin);
+  }
+  switch (a.type) {
+    case AttrType::STRING: return first.empty() ? std::string("x") : first;
+    case AttrType::INT: return first.empty() ? 5 : std::stoi(first);  // Dtype attrs: 5 = float32.
+    case AttrType::INTS: return std::vector<int>{0};
+    case AttrType::LONGS: return std::vector<int64_t>{1};
+    case AttrType::FLOAT: return 0.5f;
+    case AttrType::BOOLEAN: return false;
+    default: return Attribute();
+  }
+}
+
 TEST(OpRegistryTable, EveryOpIsDocumentedAndComplete) {
   operators::RegisterAllOps();
   const auto& ops = OpInfoMap::Instance().map();
@@ -28,12 +48,7 @@ TEST(OpRegistryTable, EveryOpIsDocumentedAndComplete) {
     AttributeMap attrs;
     for (const auto& a : info.spec.attrs) {
       EXPECT_FALSE(a.comment.empty()) << "attribute " << a.name;
-      if (!a.has_default) {
-        Attribute v;
-        if (a.type == AttrType::INT) v = 5;  // Required INT attrs here are dtypes (5 = float32).
-        if (a.type == AttrType::INTS) v = std::vector<int>{0};
-        attrs[a.name] = v;
-      }
+      if (!a.has_default) attrs[a.name] = SampleValue(a);
     }
     EXPECT_NO_THROW(info.checker.Check(kv.first, &attrs));
     const auto& kernels = KernelRegistry::Instance().KernelsOf(kv.first);

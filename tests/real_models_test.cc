@@ -23,6 +23,7 @@
 #include "framework/scope.h"
 #include "framework/tensor_io.h"
 #include "operators/registry.h"
+#include "paddle_like/datasets/digits_images.h"
 #include "paddle_like/datasets/sklearn_datasets.h"
 #include "platform/file_util.h"
 
@@ -31,6 +32,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using datasets::Dataset;
+using datasets::DigitsAsMnist;
+using datasets::DigitToMnist;
 using framework::DDim;
 using framework::DenseTensor;
 using framework::ProgramDesc;
@@ -103,56 +106,8 @@ std::vector<double> ReadParameter(const std::string& dir, const std::string& nam
 // ---------------------------------------------------------------------------------------------
 // Digits: 8x8 scikit-learn images turned into MNIST-like 28x28 inputs (SOURCES.md).
 
-// One 8x8 digit (values 0..16) as a 28x28 image in [-1, 1]:
-//  1. nearest neighbour to 20x20 with src = floor((i + 0.5) * 8 / 20) = (2i + 1) / 5 (integers);
-//  2. a zero border of 4 pixels gives 28x28 (the digit fills rows and columns 4..23);
-//  3. shift by round(13.5 - c) in each axis, c the centre of mass weighted by the values v,
-//     filling with zeros. The rounding is to nearest with ties to even (std::nearbyint in the
-//     default rounding mode, as NumPy's round), and no shift for an empty image;
-//  4. v / 16 * 2 - 1.
-std::vector<float> DigitToMnist(const float* pixels) {
-  std::vector<double> padded(kSide * kSide, 0.0);
-  for (int i = 0; i < 20; ++i) {
-    for (int j = 0; j < 20; ++j) {
-      padded[(i + 4) * kSide + (j + 4)] = pixels[(2 * i + 1) / 5 * 8 + (2 * j + 1) / 5];
-    }
-  }
-  double mass = 0, cy = 0, cx = 0;
-  for (int y = 0; y < kSide; ++y) {
-    for (int x = 0; x < kSide; ++x) {
-      const double v = padded[y * kSide + x];
-      mass += v;
-      cy += v * y;
-      cx += v * x;
-    }
-  }
-  int dy = 0, dx = 0;
-  if (mass > 0) {
-    dy = static_cast<int>(std::nearbyint(13.5 - cy / mass));
-    dx = static_cast<int>(std::nearbyint(13.5 - cx / mass));
-  }
-  std::vector<float> out(kSide * kSide);
-  for (int y = 0; y < kSide; ++y) {
-    for (int x = 0; x < kSide; ++x) {
-      const int sy = y - dy, sx = x - dx;
-      const bool inside = sy >= 0 && sy < kSide && sx >= 0 && sx < kSide;
-      const double v = inside ? padded[sy * kSide + sx] : 0.0;
-      out[y * kSide + x] = static_cast<float>(v / 16 * 2 - 1);
-    }
-  }
-  return out;
-}
-
-// The preprocessed images [rows, 28 * 28].
-std::vector<float> DigitsAsMnist(const Dataset& digits) {
-  std::vector<float> images;
-  images.reserve(static_cast<size_t>(digits.rows) * kSide * kSide);
-  for (int64_t r = 0; r < digits.rows; ++r) {
-    const std::vector<float> img = DigitToMnist(digits.Row(r));
-    images.insert(images.end(), img.begin(), img.end());
-  }
-  return images;
-}
+// The preprocessing itself, DigitToMnist and DigitsAsMnist, lives in
+// paddle_like/datasets/digits_images.h.
 
 TEST(DigitsPreprocessing, MatchesTheDescribedSteps) {
   // Pixel (1, 1) of the 8x8 image covers rows and columns 2..4 of the 20x20 one

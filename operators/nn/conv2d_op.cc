@@ -1,8 +1,410 @@
-// Placeholder: the op arrives in a following change.
+// conv2d and depthwise_conv2d: 2-D convolution (cross-correlation) with strides, paddings,
+// dilations and groups; fused backward op conv2d_grad (depthwise_conv2d_grad).
+//
+// Plain CPU kernels: per image and group, im2col and one GEMM (a direct loop for depthwise
+// groups with one input channel each). NHWC tensors are copied to NCHW and back.
+#include <algorithm>
+#include <functional>
+#include <vector>
+
+#include "framework/grad_op_maker.h"
+#include "operators/common.h"
+#include "operators/math/blas.h"
+#include "operators/math/im2col.h"
+#include "operators/nn/conv_pool_shape.h"
 #include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterConv2dOp() {}
+
+namespace {
+
+using platform::CPUDeviceContext;
+
+// The attributes conv2d and conv2d_grad share.
+class Conv2dAttrMaker : public OpProtoAndCheckerMaker {
+ protected:
+  void AddConvAttrs() {
+    AddAttr<std::vector<int>>("strides", "[stride_h, stride_w], each >= 1.")
+        .SetDefault(std::vector<int>{1, 1});
+    AddAttr<std::vector<int>>("paddings",
+                              "[pad_h, pad_w] (both sides) or [top, bottom, left, right].")
+        .SetDefault(std::vector<int>{0, 0});
+    AddAttr<std::string>("padding_algorithm",
+                         "EXPLICIT (use `paddings`), SAME (out = ceil(in / stride), dilations "
+                         "become 1) or VALID (no padding).")
+        .SetDefault("EXPLICIT")
+        .InEnum({"EXPLICIT", "SAME", "VALID"});
+    AddAttr<std::vector<int>>("dilations", "[dilation_h, dilation_w], each >= 1.")
+        .SetDefault(std::vector<int>{1, 1});
+    AddAttr<int>("groups", "Input and output channels are split into `groups` groups; group g "
+                           "of the output sees only group g of the input.")
+        .SetDefault(1);
+    AddAttr<std::string>("data_format", "NCHW or NHWC for Input and Output; AnyLayout = NCHW. "
+                                        "Filter is always [C_out, C_in / groups, kh, kw].")
+        .SetDefault("NCHW")
+        .InEnum({"NCHW", "NHWC", "AnyLayout"});
+    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
+        .SetDefault(true)
+        .AsExtra();
+    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddAttr<bool>("use_addto", "PaddlePaddle's in-place gradient accumulation on GPUs; no effect.")
+        .SetDefault(false)
+        .AsExtra();
+  }
+};
+
+class Conv2dOpMaker : public Conv2dAttrMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "Images [N, C_in, H, W] (NHWC: [N, H, W, C_in]).");
+    AddInput("Filter", "Filters [C_out, C_in / groups, kh, kw].");
+    AddInput("Bias", "Legacy fused bias; not supported (add the bias with elementwise_add).")
+        .AsDispensable();
+    AddInput("ResidualData", "Legacy fused residual input; not supported.").AsDispensable();
+    AddOutput("Output", "Result [N, C_out, H_out, W_out] (NHWC: [N, H_out, W_out, C_out]).");
+    AddConvAttrs();
+    AddComment(R"DOC(
+2-D convolution (cross-correlation), as in PaddlePaddle's conv2d; depthwise_conv2d is the
+same op, which PaddlePaddle programs use when groups == C_in.
+
+With G = groups, C_g = C_in / G input channels per group and output channel m in group
+g = floor(m / (C_out / G)):
+$$Output[n, m, y, x] = \sum_{c=0}^{C_g-1} \sum_{i=0}^{kh-1} \sum_{j=0}^{kw-1}
+  Filter[m, c, i, j] \cdot Input[n, g C_g + c, y s_h - p_{top} + i d_h, x s_w - p_{left} + j d_w]$$
+where pixels outside the input are 0 (padding).
+$$H_{out} = \lfloor (H + p_{top} + p_{bottom} - (d_h (kh - 1) + 1)) / s_h \rfloor + 1$$
+and likewise W_out. `paddings` [p_h, p_w] pad both sides; four values are
+[top, bottom, left, right]. padding_algorithm SAME pads so that H_out = ceil(H / s_h)
+(pad_sum = max((H_out - 1) s_h + kh - H, 0), top = floor(pad_sum / 2)) and sets dilations
+to 1; VALID pads nothing. Example: Input [1, 3, 32, 32], Filter [16, 3, 3, 3], strides
+[2, 2], paddings [1, 1] give Output [1, 16, 16, 16].
+
+Gradient, by the fused op conv2d_grad (first order only): dInput is the transposed
+convolution of dOutput with Filter; dFilter correlates Input with dOutput, summed over the
+batch in a fixed order.
+)DOC");
+  }
+};
+
+class Conv2dGradOpMaker : public Conv2dAttrMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "The forward op's Input.");
+    AddInput("Filter", "The forward op's Filter.");
+    AddInput("Output@GRAD", "Gradient of the forward op's Output.");
+    AddOutput("Input@GRAD", "Gradient of Input, with Input's shape.").AsDispensable();
+    AddOutput("Filter@GRAD", "Gradient of Filter, with Filter's shape.").AsDispensable();
+    AddConvAttrs();
+    AddComment(R"DOC(
+Gradient of conv2d (fused kernel, not differentiable again). With the notation of conv2d,
+q = (y s_h - p_top + i d_h, x s_w - p_left + j d_w) the input pixel a tap reads:
+$$dInput[n, g C_g + c, q] \mathrel{+}= \sum_{m \in g} \sum_{y, x}
+  Filter[m, c, i, j] \cdot dOutput[n, m, y, x]$$
+$$dFilter[m, c, i, j] = \sum_{n=0}^{N-1} \sum_{y, x} Input[n, g C_g + c, q] \cdot dOutput[n, m, y, x]$$
+computed per image with im2col and GEMM (col2im for dInput); dFilter adds the images in
+order n = 0, 1, ..., so results are reproducible.
+)DOC");
+  }
+};
+
+class Conv2dOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
+void RejectLegacyInputs(const std::string& op, bool has_bias, bool has_residual) {
+  PL_ENFORCE(!has_bias, errors::Unimplemented(
+                            "op `%s` input `Bias`: fused bias is not supported; add the bias "
+                            "with elementwise_add (axis = 1)",
+                            op));
+  PL_ENFORCE(!has_residual,
+             errors::Unimplemented("op `%s` input `ResidualData`: fused residual connections are "
+                                   "not supported; add it with elementwise_add",
+                                   op));
+}
+
+void Conv2dInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Input");
+  ctx->RequireInput("Filter");
+  ctx->RequireOutput("Output");
+  RejectLegacyInputs(ctx->OpType(), ctx->HasInput("Bias"), ctx->HasInput("ResidualData"));
+  CheckNoConvFusion(ctx->OpType(), ctx->Attrs());
+  const Conv2dGeometry g = ResolveConv2d(ctx->OpType(), ctx->GetInputDim("Input"),
+                                         ctx->GetInputDim("Filter"), ctx->Attrs());
+  ctx->SetOutputDim("Output", g.OutputDims());
+}
+
+void Conv2dGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Input");
+  ctx->RequireInput("Filter");
+  ctx->RequireInput("Output@GRAD");
+  const DDim input = ctx->GetInputDim("Input");
+  const DDim filter = ctx->GetInputDim("Filter");
+  const Conv2dGeometry g = ResolveConv2d(ctx->OpType(), input, filter, ctx->Attrs());
+  const DDim expected = g.OutputDims();
+  const DDim dout = ctx->GetInputDim("Output@GRAD");
+  bool ok = dout.size() == expected.size();
+  for (int i = 0; ok && i < dout.size(); ++i) {
+    ok = dout[i] < 0 || expected[i] < 0 || dout[i] == expected[i];
+  }
+  PL_ENFORCE(ok, errors::InvalidArgument(
+                     "op `%s` input `Output@GRAD`: expected shape %s, received %s", ctx->OpType(),
+                     expected.ToString(), dout.ToString()));
+  if (ctx->HasOutput("Input@GRAD")) ctx->SetOutputDim("Input@GRAD", input);
+  if (ctx->HasOutput("Filter@GRAD")) ctx->SetOutputDim("Filter@GRAD", filter);
+}
+
+// Runs fn(begin, end, gemm_ctx) over the items [0, count). With at least as many items as
+// threads, the items are split over the threads and every GEMM runs on its calling thread;
+// otherwise the items run in order and every GEMM uses all threads. Either way the split
+// depends only on the sizes and the thread count.
+void SplitWork(const CPUDeviceContext& dev, int64_t count,
+               const std::function<void(int64_t, int64_t, const CPUDeviceContext&)>& fn) {
+  static const CPUDeviceContext kInline(1);
+  if (dev.num_threads() > 1 && count >= dev.num_threads()) {
+    dev.ParallelFor(count, 1, [&](int64_t begin, int64_t end) { fn(begin, end, kInline); });
+  } else {
+    fn(0, count, dev);
+  }
+}
+
+// A 1x1 filter with stride 1 and no padding reads the image itself as its column matrix.
+bool IsPointwise(const Conv2dGeometry& g) {
+  return g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 && g.stride_w == 1 &&
+         g.pad_top == 0 && g.pad_left == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
+}
+
+// Output planes of a convolution whose groups each have one input channel, by direct loops.
+template <typename T>
+void DepthwiseForwardNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
+                          const T* filter, T* out) {
+  const int64_t multiplier = g.out_c / g.groups;
+  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+  const int64_t taps = g.kernel_h * g.kernel_w;
+  dev.ParallelFor(g.batch * g.out_c, std::max<int64_t>(1, 4096 / (out_plane * taps + 1)),
+                  [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) {
+      const int64_t n = p / g.out_c, m = p % g.out_c;
+      const T* x = in + (n * g.in_c + m / multiplier) * in_plane;
+      const T* w = filter + m * taps;
+      T* y = out + p * out_plane;
+      std::fill(y, y + out_plane, T(0));
+      for (int64_t i = 0; i < g.kernel_h; ++i) {
+        int64_t y0, y1;
+        math::ValidOutputRange(g.in_h, g.stride_h, g.pad_top, i * g.dilation_h, g.out_h, &y0,
+                               &y1);
+        for (int64_t j = 0; j < g.kernel_w; ++j) {
+          int64_t x0, x1;
+          math::ValidOutputRange(g.in_w, g.stride_w, g.pad_left, j * g.dilation_w, g.out_w, &x0,
+                                 &x1);
+          const T wv = w[i * g.kernel_w + j];
+          const int64_t dx = j * g.dilation_w - g.pad_left;
+          for (int64_t oy = y0; oy < y1; ++oy) {
+            const T* row = x + (oy * g.stride_h - g.pad_top + i * g.dilation_h) * g.in_w;
+            T* dst = y + oy * g.out_w;
+            for (int64_t ox = x0; ox < x1; ++ox) dst[ox] += wv * row[ox * g.stride_w + dx];
+          }
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void ConvForwardNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
+                     const T* filter, T* out) {
+  const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
+  if (cg == 1 && g.groups > 1) return DepthwiseForwardNchw(dev, g, in, filter, out);
+  const int64_t k = cg * g.kernel_h * g.kernel_w;
+  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+  const bool pointwise = IsPointwise(g);
+  const math::Conv2dWindow window = g.Window();
+  SplitWork(dev, g.batch, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm) {
+    std::vector<T> col(pointwise ? 0 : k * out_plane);
+    for (int64_t n = begin; n < end; ++n) {
+      for (int64_t gi = 0; gi < g.groups; ++gi) {
+        const T* x = in + (n * g.in_c + gi * cg) * in_plane;
+        if (!pointwise) math::Im2Col(x, cg, g.in_h, g.in_w, window, col.data());
+        math::Gemm<T>(gemm, false, false, mg, out_plane, k, T(1), filter + gi * mg * k, k,
+                      pointwise ? x : col.data(), out_plane, T(0),
+                      out + (n * g.out_c + gi * mg) * out_plane, out_plane);
+      }
+    }
+  });
+}
+
+// dInput [N, C_in, H, W] from dOutput [N, C_out, H_out, W_out].
+template <typename T>
+void ConvInputGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* filter,
+                       const T* dout, T* din) {
+  const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
+  const int64_t k = cg * g.kernel_h * g.kernel_w;
+  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+  const bool pointwise = IsPointwise(g);
+  const math::Conv2dWindow window = g.Window();
+  SplitWork(dev, g.batch, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm) {
+    std::vector<T> col(pointwise ? 0 : k * out_plane);
+    for (int64_t n = begin; n < end; ++n) {
+      for (int64_t gi = 0; gi < g.groups; ++gi) {
+        T* dx = din + (n * g.in_c + gi * cg) * in_plane;
+        // dcol [k, out_plane] = Filter_g^T (stored [mg, k]) * dOutput_g [mg, out_plane].
+        math::Gemm<T>(gemm, true, false, k, out_plane, mg, T(1), filter + gi * mg * k, k,
+                      dout + (n * g.out_c + gi * mg) * out_plane, out_plane, T(0),
+                      pointwise ? dx : col.data(), out_plane);
+        if (!pointwise) {
+          std::fill(dx, dx + cg * in_plane, T(0));
+          math::Col2Im(col.data(), cg, g.in_h, g.in_w, window, dx);
+        }
+      }
+    }
+  });
+}
+
+// dFilter [C_out, C_in / groups, kh, kw]; images are added in order n = 0, 1, ...
+template <typename T>
+void ConvFilterGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
+                        const T* dout, T* dfilter) {
+  const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
+  const int64_t k = cg * g.kernel_h * g.kernel_w;
+  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+  const bool pointwise = IsPointwise(g);
+  const math::Conv2dWindow window = g.Window();
+  std::fill(dfilter, dfilter + g.out_c * k, T(0));
+  SplitWork(dev, g.groups, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm) {
+    std::vector<T> col(pointwise ? 0 : k * out_plane);
+    for (int64_t gi = begin; gi < end; ++gi) {
+      for (int64_t n = 0; n < g.batch; ++n) {
+        const T* x = in + (n * g.in_c + gi * cg) * in_plane;
+        if (!pointwise) math::Im2Col(x, cg, g.in_h, g.in_w, window, col.data());
+        // dFilter_g [mg, k] += dOutput_g [mg, out_plane] * col^T (col stored [k, out_plane]).
+        math::Gemm<T>(gemm, false, true, mg, k, out_plane, T(1),
+                      dout + (n * g.out_c + gi * mg) * out_plane, out_plane,
+                      pointwise ? x : col.data(), out_plane, T(1), dfilter + gi * mg * k, k);
+      }
+    }
+  });
+}
+
+// `t` as NCHW: the data itself, or a copy in `storage` when the geometry is NHWC.
+template <typename T>
+const T* AsNchw(const DenseTensor& t, bool channel_last, std::vector<T>* storage) {
+  if (!channel_last) return t.data<T>();
+  const DDim& d = t.dims();  // [N, H, W, C]
+  storage->resize(static_cast<size_t>(t.numel()));
+  math::NhwcToNchw(t.data<T>(), d[0], d[1], d[2], d[3], storage->data());
+  return storage->data();
+}
+
+// Writes `nchw` (logical dims [N, C, H, W]) into `dst` of dims `dims` (NCHW or NHWC).
+template <typename T>
+void StoreFromNchw(const std::vector<T>& nchw, bool channel_last, const DDim& dims, T* dst) {
+  if (channel_last) {
+    math::NchwToNhwc(nchw.data(), dims[0], dims[3], dims[1], dims[2], dst);
+  } else {
+    std::copy(nchw.begin(), nchw.end(), dst);
+  }
+}
+
+template <typename T>
+struct Conv2dKernel {
+  static void Compute(const ExecutionContext& ctx) { Conv2dPlainCompute<T>(ctx); }
+};
+
+template <typename T>
+struct Conv2dGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::string& op = ctx.Type();
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const DenseTensor* dout = ctx.Input("Output@GRAD");
+    const Conv2dGeometry g = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
+    PL_ENFORCE(dout->dims() == g.OutputDims(),
+               errors::InvalidArgument("op `%s` input `Output@GRAD`: expected shape %s, received %s",
+                                       op, g.OutputDims().ToString(), dout->dims().ToString()));
+    const auto& dev = ctx.device_context<CPUDeviceContext>();
+    std::vector<T> dout_storage, in_storage;
+    const T* dy = AsNchw(*dout, g.channel_last, &dout_storage);
+    if (DenseTensor* dinput = ctx.Output("Input@GRAD")) {
+      DenseTensor fresh(input->dims(), input->dtype());
+      T* dst = fresh.mutable_data<T>(ctx.GetPlace());
+      if (g.channel_last) {
+        std::vector<T> nchw(static_cast<size_t>(input->numel()));
+        ConvInputGradNchw(dev, g, filter->data<T>(), dy, nchw.data());
+        StoreFromNchw(nchw, true, input->dims(), dst);
+      } else {
+        ConvInputGradNchw(dev, g, filter->data<T>(), dy, dst);
+      }
+      *dinput = std::move(fresh);
+    }
+    if (DenseTensor* dfilter = ctx.Output("Filter@GRAD")) {
+      DenseTensor fresh(filter->dims(), filter->dtype());
+      ConvFilterGradNchw(dev, g, AsNchw(*input, g.channel_last, &in_storage), dy,
+                         fresh.mutable_data<T>(ctx.GetPlace()));
+      *dfilter = std::move(fresh);
+    }
+  }
+};
+
+// One fused grad op reading Input, Filter and dOutput (not Output).
+void Conv2dGradMaker(framework::GradOpBuilder* g) {
+  g->AddOp(g->ForwardType() + "_grad",
+           {{"Input", g->Input("Input")},
+            {"Filter", g->Input("Filter")},
+            {"Output@GRAD", g->OutputGrad("Output")}},
+           {{"Input@GRAD", g->InputGrad("Input")}, {"Filter@GRAD", g->InputGrad("Filter")}},
+           g->Attrs());
+}
+
+}  // namespace
+
+template <typename T>
+void Conv2dPlainCompute(const ExecutionContext& ctx) {
+  const std::string& op = ctx.Type();
+  RejectLegacyInputs(op, ctx.HasInput("Bias"), ctx.HasInput("ResidualData"));
+  const DenseTensor* input = ctx.Input("Input");
+  const DenseTensor* filter = ctx.Input("Filter");
+  const Conv2dGeometry g = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
+  DenseTensor* output = ctx.Output("Output");
+  // The result cannot be written over an operand: use a fresh buffer then.
+  DenseTensor fresh;
+  DenseTensor* target = (output == input || output == filter) ? &fresh : output;
+  target->Resize(g.OutputDims());
+  target->set_dtype(input->dtype());
+  T* out = target->mutable_data<T>(ctx.GetPlace());
+  if (target->numel() > 0) {
+    const auto& dev = ctx.device_context<CPUDeviceContext>();
+    std::vector<T> in_storage;
+    const T* x = AsNchw(*input, g.channel_last, &in_storage);
+    if (g.channel_last) {
+      std::vector<T> nchw(static_cast<size_t>(target->numel()));
+      ConvForwardNchw(dev, g, x, filter->data<T>(), nchw.data());
+      StoreFromNchw(nchw, true, target->dims(), out);
+    } else {
+      ConvForwardNchw(dev, g, x, filter->data<T>(), out);
+    }
+  }
+  if (target == &fresh) *output = std::move(fresh);
+}
+
+template void Conv2dPlainCompute<float>(const ExecutionContext& ctx);
+template void Conv2dPlainCompute<double>(const ExecutionContext& ctx);
+
+void RegisterConv2dOp() {
+  for (const std::string type : {"conv2d", "depthwise_conv2d"}) {
+    framework::RegisterOp<Conv2dOp, Conv2dOpMaker>(type)
+        .InferShape(Conv2dInferShape)
+        .GradOpMaker(Conv2dGradMaker)
+        .Checkpoint("PaddlePaddle 2.0: extra attribute `use_addto` (default false), which only "
+                    "changes how GPU kernels accumulate gradients");
+    RegisterPlainCpuFloatKernels<Conv2dKernel>(type);
+    const std::string grad = type + "_grad";
+    framework::RegisterOp<Conv2dOp, Conv2dGradOpMaker>(grad).InferShape(Conv2dGradInferShape);
+    RegisterPlainCpuFloatKernels<Conv2dGradKernel>(grad);
+  }
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -1,8 +1,321 @@
-// Placeholder: the op arrives in a following change.
+// pool2d: max or average pooling over 2-D windows (fixed, global or adaptive); fused
+// backward op pool2d_grad.
+//
+// Plain CPU kernels work on one [H, W] plane at a time, the planes split over the threads;
+// NHWC tensors are copied to NCHW and back.
+#include <algorithm>
+#include <limits>
+#include <vector>
+
+#include "framework/grad_op_maker.h"
+#include "operators/common.h"
+#include "operators/math/im2col.h"
+#include "operators/nn/conv_pool_shape.h"
 #include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterPool2dOp() {}
+
+namespace {
+
+using platform::CPUDeviceContext;
+
+class Pool2dAttrMaker : public OpProtoAndCheckerMaker {
+ protected:
+  void AddPoolAttrs() {
+    AddAttr<std::string>("pooling_type", "max or avg (required).").InEnum({"max", "avg"});
+    AddAttr<std::vector<int>>("ksize",
+                              "[kh, kw] (required); with `adaptive`, the output size [H_out, "
+                              "W_out]; ignored by global pooling.");
+    AddAttr<bool>("global_pooling", "Pool each whole plane: ksize = [H, W], no padding.")
+        .SetDefault(false);
+    AddAttr<std::vector<int>>("strides", "[stride_h, stride_w], each >= 1.")
+        .SetDefault(std::vector<int>{1, 1});
+    AddAttr<std::vector<int>>("paddings",
+                              "[pad_h, pad_w] (both sides) or [top, bottom, left, right].")
+        .SetDefault(std::vector<int>{0, 0});
+    AddAttr<bool>("exclusive", "avg: divide by the number of non-padding elements of the window "
+                               "(true) or by kh * kw (false).")
+        .SetDefault(true);
+    AddAttr<bool>("adaptive", "ksize is the output size; window i covers [floor(i * in / out), "
+                              "ceil((i + 1) * in / out)).")
+        .SetDefault(false);
+    AddAttr<bool>("ceil_mode", "Round the output size up instead of down.").SetDefault(false);
+    AddAttr<std::string>("data_format", "NCHW or NHWC; AnyLayout = NCHW.")
+        .SetDefault("NCHW")
+        .InEnum({"NCHW", "NHWC", "AnyLayout"});
+    AddAttr<std::string>("padding_algorithm",
+                         "EXPLICIT (use `paddings`), SAME (out = ceil(in / stride)) or VALID "
+                         "(no padding).")
+        .SetDefault("EXPLICIT")
+        .InEnum({"EXPLICIT", "SAME", "VALID"});
+    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+  }
+};
+
+class Pool2dOpMaker : public Pool2dAttrMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Images [N, C, H, W] (NHWC: [N, H, W, C]).");
+    AddOutput("Out", "Pooled images [N, C, H_out, W_out] (NHWC: [N, H_out, W_out, C]).");
+    AddPoolAttrs();
+    AddComment(R"DOC(
+2-D pooling, as in PaddlePaddle's pool2d. Each output pixel reduces one window of its
+input plane; the window of output row y spans rows [y s_h - p_top, y s_h - p_top + kh)
+clipped to the image (likewise for columns):
+$$Out[n, c, y, x] = \max_{(h, w) \in W(y, x)} X[n, c, h, w] \quad \text{(max)}$$
+$$Out[n, c, y, x] = \frac{1}{|W|} \sum_{(h, w) \in W(y, x)} X[n, c, h, w] \quad \text{(avg)}$$
+where |W| is the number of window elements inside the image (exclusive = true, and always
+for adaptive pooling) or kh kw (exclusive = false).
+$$H_{out} = \lfloor (H - kh + p_{top} + p_{bottom} [+ s_h - 1 \text{ if ceil\_mode}]) / s_h \rfloor + 1$$
+global_pooling pools whole planes (H_out = W_out = 1). adaptive: H_out, W_out = ksize and
+window i covers [floor(i H / H_out), ceil((i + 1) H / H_out)). Paddings and
+padding_algorithm follow conv2d. A window lying wholly in the padding gives 0.
+Example: X [1, 1, 4, 4] = 0..15, max, ksize [2, 2], strides [2, 2] gives [[5, 7], [13, 15]].
+
+Gradient, by the fused op pool2d_grad: max routes dOut to the first (row-major) element of
+the window equal to Out; avg spreads dOut / |W| over the window.
+)DOC");
+  }
+};
+
+class Pool2dGradOpMaker : public Pool2dAttrMaker {
+ public:
+  void Make() override {
+    AddInput("X", "The forward op's X.");
+    AddInput("Out", "The forward op's Out.");
+    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
+    AddOutput("X@GRAD", "Gradient of X, with X's shape.");
+    AddPoolAttrs();
+    AddComment(R"DOC(
+Gradient of pool2d (fused kernel, not differentiable again). With the windows W(y, x) of
+pool2d:
+$$dX[n, c, h, w] = \sum_{(y, x): (h, w) = \mathrm{first}\{q \in W(y, x): X[q] = Out[y, x]\}} dOut[n, c, y, x] \quad \text{(max)}$$
+$$dX[n, c, h, w] = \sum_{(y, x): (h, w) \in W(y, x)} dOut[n, c, y, x] / |W(y, x)| \quad \text{(avg)}$$
+Each plane is accumulated in a fixed order, so results are reproducible.
+)DOC");
+  }
+};
+
+class Pool2dOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
+void Pool2dInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  const Pool2dGeometry g = ResolvePool2d(ctx->OpType(), ctx->GetInputDim("X"), ctx->Attrs());
+  ctx->SetOutputDim("Out", g.OutputDims());
+}
+
+void Pool2dGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireInput("Out");
+  ctx->RequireInput("Out@GRAD");
+  ctx->RequireOutput("X@GRAD");
+  const DDim x = ctx->GetInputDim("X");
+  const DDim expected = ResolvePool2d(ctx->OpType(), x, ctx->Attrs()).OutputDims();
+  for (const char* slot : {"Out", "Out@GRAD"}) {
+    const DDim d = ctx->GetInputDim(slot);
+    bool ok = d.size() == expected.size();
+    for (int i = 0; ok && i < d.size(); ++i) {
+      ok = d[i] < 0 || expected[i] < 0 || d[i] == expected[i];
+    }
+    PL_ENFORCE(ok, errors::InvalidArgument("op `%s` input `%s`: expected shape %s, received %s",
+                                           ctx->OpType(), slot, expected.ToString(),
+                                           d.ToString()));
+  }
+  ctx->SetOutputDim("X@GRAD", x);
+}
+
+// The input range [*begin, *end) of output index o along one axis.
+void WindowRange(const Pool2dGeometry& g, bool rows, int64_t o, int64_t* begin, int64_t* end) {
+  const int64_t in = rows ? g.in_h : g.in_w;
+  if (g.adaptive) {
+    const int64_t out = rows ? g.out_h : g.out_w;
+    *begin = o * in / out;
+    *end = ((o + 1) * in + out - 1) / out;
+    return;
+  }
+  const int64_t start = o * (rows ? g.stride_h : g.stride_w) - (rows ? g.pad_top : g.pad_left);
+  *end = std::min(start + (rows ? g.kernel_h : g.kernel_w), in);
+  *begin = std::max<int64_t>(start, 0);
+  *end = std::max(*end, *begin);
+}
+
+// The divisor of an avg window with the given clipped extent.
+int64_t AvgCount(const Pool2dGeometry& g, int64_t rows, int64_t cols) {
+  return (g.exclusive || g.adaptive) ? rows * cols : g.kernel_h * g.kernel_w;
+}
+
+template <typename T>
+void PoolPlane(const Pool2dGeometry& g, const T* x, T* y) {
+  for (int64_t oy = 0; oy < g.out_h; ++oy) {
+    int64_t h0, h1;
+    WindowRange(g, true, oy, &h0, &h1);
+    for (int64_t ox = 0; ox < g.out_w; ++ox) {
+      int64_t w0, w1;
+      WindowRange(g, false, ox, &w0, &w1);
+      T r;
+      if (h0 == h1 || w0 == w1) {
+        r = T(0);  // The window lies in the padding.
+      } else if (g.is_max) {
+        r = x[h0 * g.in_w + w0];
+        for (int64_t h = h0; h < h1; ++h) {
+          for (int64_t w = w0; w < w1; ++w) r = std::max(r, x[h * g.in_w + w]);
+        }
+      } else {
+        T sum = T(0);
+        for (int64_t h = h0; h < h1; ++h) {
+          for (int64_t w = w0; w < w1; ++w) sum += x[h * g.in_w + w];
+        }
+        r = sum / static_cast<T>(AvgCount(g, h1 - h0, w1 - w0));
+      }
+      y[oy * g.out_w + ox] = r;
+    }
+  }
+}
+
+template <typename T>
+void PoolPlaneGrad(const Pool2dGeometry& g, const T* x, const T* y, const T* dy, T* dx) {
+  std::fill(dx, dx + g.in_h * g.in_w, T(0));
+  for (int64_t oy = 0; oy < g.out_h; ++oy) {
+    int64_t h0, h1;
+    WindowRange(g, true, oy, &h0, &h1);
+    for (int64_t ox = 0; ox < g.out_w; ++ox) {
+      int64_t w0, w1;
+      WindowRange(g, false, ox, &w0, &w1);
+      if (h0 == h1 || w0 == w1) continue;
+      const T d = dy[oy * g.out_w + ox];
+      if (g.is_max) {
+        const T m = y[oy * g.out_w + ox];
+        bool found = false;
+        for (int64_t h = h0; h < h1 && !found; ++h) {
+          for (int64_t w = w0; w < w1 && !found; ++w) {
+            if (x[h * g.in_w + w] == m) {
+              dx[h * g.in_w + w] += d;
+              found = true;
+            }
+          }
+        }
+      } else {
+        const T share = d / static_cast<T>(AvgCount(g, h1 - h0, w1 - w0));
+        for (int64_t h = h0; h < h1; ++h) {
+          for (int64_t w = w0; w < w1; ++w) dx[h * g.in_w + w] += share;
+        }
+      }
+    }
+  }
+}
+
+// `t` as NCHW: the data itself, or a copy in `storage` when the geometry is NHWC.
+template <typename T>
+const T* AsNchw(const DenseTensor& t, bool channel_last, std::vector<T>* storage) {
+  if (!channel_last) return t.data<T>();
+  const DDim& d = t.dims();  // [N, H, W, C]
+  storage->resize(static_cast<size_t>(t.numel()));
+  math::NhwcToNchw(t.data<T>(), d[0], d[1], d[2], d[3], storage->data());
+  return storage->data();
+}
+
+// Runs fn(plane) for the N * C planes, split over the threads.
+template <typename Fn>
+void ForEachPlane(const ExecutionContext& ctx, const Pool2dGeometry& g, int64_t work_per_plane,
+                  Fn&& fn) {
+  ctx.device_context<CPUDeviceContext>().ParallelFor(
+      g.batch * g.channels, std::max<int64_t>(1, (1 << 14) / (work_per_plane + 1)),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t p = begin; p < end; ++p) fn(p);
+      });
+}
+
+template <typename T>
+struct Pool2dKernel {
+  static void Compute(const ExecutionContext& ctx) { Pool2dPlainCompute<T>(ctx); }
+};
+
+template <typename T>
+struct Pool2dGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::string& op = ctx.Type();
+    const DenseTensor* x = ctx.Input("X");
+    const DenseTensor* out = ctx.Input("Out");
+    const DenseTensor* dout = ctx.Input("Out@GRAD");
+    const Pool2dGeometry g = ResolvePool2d(op, x->dims(), ctx.op().Attrs());
+    const DDim out_dims = g.OutputDims();
+    for (const auto& [slot, t] : {std::pair<const char*, const DenseTensor*>{"Out", out},
+                                  {"Out@GRAD", dout}}) {
+      PL_ENFORCE(t->dims() == out_dims,
+                 errors::InvalidArgument("op `%s` input `%s`: expected shape %s, received %s", op,
+                                         slot, out_dims.ToString(), t->dims().ToString()));
+    }
+    std::vector<T> xs, ys, dys;
+    const T* xp = AsNchw(*x, g.channel_last, &xs);
+    const T* yp = AsNchw(*out, g.channel_last, &ys);
+    const T* dyp = AsNchw(*dout, g.channel_last, &dys);
+    DenseTensor fresh(x->dims(), x->dtype());
+    T* dx = fresh.mutable_data<T>(ctx.GetPlace());
+    std::vector<T> nchw(g.channel_last ? static_cast<size_t>(x->numel()) : 0);
+    T* dst = g.channel_last ? nchw.data() : dx;
+    const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+    ForEachPlane(ctx, g, in_plane + out_plane * g.kernel_h * g.kernel_w, [&](int64_t p) {
+      PoolPlaneGrad(g, xp + p * in_plane, yp + p * out_plane, dyp + p * out_plane,
+                    dst + p * in_plane);
+    });
+    if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.in_h, g.in_w, dx);
+    *ctx.Output("X@GRAD") = std::move(fresh);
+  }
+};
+
+// One fused grad op reading X, Out and dOut.
+void Pool2dGradMaker(framework::GradOpBuilder* g) {
+  g->AddOp("pool2d_grad",
+           {{"X", g->Input("X")}, {"Out", g->Output("Out")}, {"Out@GRAD", g->OutputGrad("Out")}},
+           {{"X@GRAD", g->InputGrad("X")}}, g->Attrs());
+}
+
+}  // namespace
+
+template <typename T>
+void Pool2dPlainCompute(const ExecutionContext& ctx) {
+  const DenseTensor* x = ctx.Input("X");
+  const Pool2dGeometry g = ResolvePool2d(ctx.Type(), x->dims(), ctx.op().Attrs());
+  DenseTensor* out = ctx.Output("Out");
+  DenseTensor fresh;
+  DenseTensor* target = out == x ? &fresh : out;
+  target->Resize(g.OutputDims());
+  target->set_dtype(x->dtype());
+  T* y = target->mutable_data<T>(ctx.GetPlace());
+  std::vector<T> xs;
+  const T* xp = AsNchw(*x, g.channel_last, &xs);
+  std::vector<T> nchw(g.channel_last ? static_cast<size_t>(target->numel()) : 0);
+  T* dst = g.channel_last ? nchw.data() : y;
+  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+  ForEachPlane(ctx, g, out_plane * (g.kernel_h * g.kernel_w + 1), [&](int64_t p) {
+    PoolPlane(g, xp + p * in_plane, dst + p * out_plane);
+  });
+  if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.out_h, g.out_w, y);
+  if (target == &fresh) *out = std::move(fresh);
+}
+
+template void Pool2dPlainCompute<float>(const ExecutionContext& ctx);
+template void Pool2dPlainCompute<double>(const ExecutionContext& ctx);
+
+void RegisterPool2dOp() {
+  framework::RegisterOp<Pool2dOp, Pool2dOpMaker>("pool2d")
+      .InferShape(Pool2dInferShape)
+      .GradOpMaker(Pool2dGradMaker);
+  RegisterPlainCpuFloatKernels<Pool2dKernel>("pool2d");
+  framework::RegisterOp<Pool2dOp, Pool2dGradOpMaker>("pool2d_grad")
+      .InferShape(Pool2dGradInferShape);
+  RegisterPlainCpuFloatKernels<Pool2dGradKernel>("pool2d_grad");
+}
+
 }  // namespace operators
 }  // namespace paddle_like

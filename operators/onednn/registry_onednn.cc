@@ -1,5 +1,6 @@
 // The oneDNN kernel table: every oneDNN kernel of this build is registered here.
 #include "framework/op_registry.h"
+#include "operators/onednn/conv_pool_onednn.h"
 #include "operators/onednn/matmul_onednn.h"
 #include "operators/registry_table.h"
 
@@ -15,6 +16,12 @@ void RegisterOneDNNKernels() {
                             MatmulV2OneDNNKernel);
   framework::RegisterKernel("mul", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                             MulOneDNNKernel);
+  for (const char* conv : {"conv2d", "depthwise_conv2d"}) {
+    framework::RegisterKernel(conv, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
+                              Conv2dOneDNNKernel);
+  }
+  framework::RegisterKernel("pool2d", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
+                            Pool2dOneDNNKernel);
 }
 
 }  // namespace operators

@@ -1,8 +1,214 @@
-// Placeholder: the op arrives in a following change.
+// adam: the Adam optimizer step, in PaddlePaddle's formulation (bias corrections folded into
+// the learning rate and epsilon).
+#include <cmath>
+
+#include "operators/optimizers/optimizer_util.h"
 #include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterAdamOp() {}
+
+namespace {
+
+constexpr char kOp[] = "adam";
+
+class AdamOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("Param", "The parameter to update (float32 or float64).");
+    AddInput("Grad",
+             "The gradient: a DenseTensor of Param's shape, or SelectedRows (see lazy_mode).");
+    AddInput("LearningRate", "The learning rate, a 1-element tensor.");
+    AddInput("Moment1", "First moment estimate, Param's shape, in the compute dtype.");
+    AddInput("Moment2", "Second moment estimate, Param's shape, in the compute dtype.");
+    AddInput("Beta1Pow", "beta1 to the power of the step count, a 1-element tensor.");
+    AddInput("Beta2Pow", "beta2 to the power of the step count, a 1-element tensor.");
+    AddInput("Beta1Tensor", "Optional 1-element tensor overriding attribute beta1.")
+        .AsDispensable();
+    AddInput("Beta2Tensor", "Optional 1-element tensor overriding attribute beta2.")
+        .AsDispensable();
+    AddInput("EpsilonTensor", "Optional 1-element tensor overriding attribute epsilon.")
+        .AsDispensable();
+    AddInput("MasterParam", "With multi_precision: the parameter in its compute precision.")
+        .AsDispensable();
+    AddInput("SkipUpdate", "Optional 1-element bool tensor; true copies every input to its output.")
+        .AsDispensable();
+    AddOutput("ParamOut", "The updated parameter (usually the same variable as Param).");
+    AddOutput("Moment1Out", "The updated first moment.");
+    AddOutput("Moment2Out", "The updated second moment.");
+    AddOutput("Beta1PowOut", "Beta1Pow * beta1 (not written with use_global_beta_pow).");
+    AddOutput("Beta2PowOut", "Beta2Pow * beta2 (not written with use_global_beta_pow).");
+    AddOutput("MasterParamOut", "With multi_precision: the updated MasterParam.").AsDispensable();
+    AddAttr<float>("beta1", "Exponential decay rate of the first moment.").SetDefault(0.9f);
+    AddAttr<float>("beta2", "Exponential decay rate of the second moment.").SetDefault(0.999f);
+    AddAttr<float>("epsilon", "Constant for numerical stability.").SetDefault(1.0e-8f);
+    AddAttr<bool>("lazy_mode",
+                  "With a SelectedRows Grad, update only the rows it lists; otherwise absent rows "
+                  "are updated with a zero gradient.")
+        .SetDefault(false);
+    AddAttr<int64_t>("min_row_size_to_use_multithread",
+                     "Accepted for compatibility; the update is elementwise and its threading "
+                     "never changes the result.")
+        .SetDefault(1000);
+    AddAttr<bool>("multi_precision",
+                  "Update MasterParam and write ParamOut as its value converted to Param's dtype.")
+        .SetDefault(false);
+    AddAttr<bool>("use_global_beta_pow",
+                  "Beta1Pow/Beta2Pow are maintained elsewhere: do not write Beta1PowOut and "
+                  "Beta2PowOut.")
+        .SetDefault(false);
+    AddComment(R"DOC(
+Adam operator (PaddlePaddle's formulation).
+
+$$lr_t = LearningRate \cdot \frac{\sqrt{1 - Beta2Pow}}{1 - Beta1Pow}$$
+$$Moment1Out = beta1 \cdot Moment1 + (1 - beta1) \cdot Grad$$
+$$Moment2Out = beta2 \cdot Moment2 + (1 - beta2) \cdot Grad^2$$
+$$ParamOut = Param - lr_t \cdot \frac{Moment1Out}{\sqrt{Moment2Out} + epsilon \cdot \sqrt{1 - Beta2Pow}}$$
+$$Beta1PowOut = Beta1Pow \cdot beta1, \quad Beta2PowOut = Beta2Pow \cdot beta2$$
+
+Beta1Tensor, Beta2Tensor and EpsilonTensor override the attributes. With a SelectedRows
+Grad, duplicate rows are added first; lazy_mode updates only the listed rows, otherwise
+absent rows see Grad = 0 (their moments still decay). SkipUpdate = true copies the inputs.
+Outputs may be the same variables as their inputs.
+)DOC");
+  }
+};
+
+const std::vector<std::pair<std::string, std::string>>& OutputInputPairs() {
+  static const std::vector<std::pair<std::string, std::string>> kPairs = {
+      {"ParamOut", "Param"},          {"Moment1Out", "Moment1"},
+      {"Moment2Out", "Moment2"},      {"Beta1PowOut", "Beta1Pow"},
+      {"Beta2PowOut", "Beta2Pow"},    {"MasterParamOut", "MasterParam"}};
+  return kPairs;
+}
+
+void AdamInferShape(InferShapeContext* ctx) {
+  for (const char* slot :
+       {"Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow"}) {
+    ctx->RequireInput(slot);
+  }
+  for (const char* slot : {"ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut"}) {
+    ctx->RequireOutput(slot);
+  }
+  for (const char* slot : {"LearningRate", "Beta1Pow", "Beta2Pow"}) {
+    const DDim d = ctx->GetInputDim(slot);
+    PL_ENFORCE(d.numel() == -1 || d.numel() == 1,
+               errors::InvalidArgument("op `%s` input `%s`: expected 1 element, received shape %s",
+                                       ctx->OpType(), slot, d.ToString()));
+  }
+  SetOutputDimsLike(ctx, OutputInputPairs());
+}
+
+void AdamInferVarType(framework::VarTypeInferenceContext* ctx) {
+  SetOutputTypesLike(ctx, OutputInputPairs());
+}
+
+double ScalarOrAttr(const ExecutionContext& ctx, const char* slot, const char* attr) {
+  return ctx.HasInput(slot) ? ReadScalarInput(ctx, slot) : ctx.Attr<float>(attr);
+}
+
+// BetaPowOut = BetaPow * beta, computed in BetaPow's own dtype.
+void UpdateBetaPow(const ExecutionContext& ctx, const char* in, const char* out, double beta,
+                   bool multiply) {
+  const DenseTensor* pow = ctx.Input(in);
+  const double value = ReadScalarInput(ctx, in);
+  const DataType dtype = pow->dtype();
+  PL_ENFORCE(dtype == DataType::FLOAT32 || dtype == DataType::FLOAT64,
+             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected float32 or "
+                                     "float64, received %s",
+                                     ctx.Type(), in, ctx.InputName(in),
+                                     platform::DataTypeName(dtype)));
+  const DDim dims = pow->dims();
+  double result = value;
+  if (multiply) {
+    result = dtype == DataType::FLOAT32
+                 ? static_cast<double>(static_cast<float>(value) * static_cast<float>(beta))
+                 : value * beta;
+  }
+  WriteScalarOutput(ctx, out, dtype, dims, result);
+}
+
+template <typename T>
+struct AdamKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    WithComputeType<T>(ctx, [&](auto tag) { Run<decltype(tag)>(ctx); });
+  }
+
+  template <typename MT>
+  static void Run(const ExecutionContext& ctx) {
+    const DenseTensor* param = ctx.Input("Param");
+    const DDim dims = param->dims();
+    const int64_t n = param->numel();
+    CheckStateInput(ctx, "Moment1", platform::ToDataType<MT>(), dims);
+    CheckStateInput(ctx, "Moment2", platform::ToDataType<MT>(), dims);
+    const double beta1 = ScalarOrAttr(ctx, "Beta1Tensor", "beta1");
+    const double beta2 = ScalarOrAttr(ctx, "Beta2Tensor", "beta2");
+    const double epsilon = ScalarOrAttr(ctx, "EpsilonTensor", "epsilon");
+    const double beta1_pow = ReadScalarInput(ctx, "Beta1Pow");
+    const double beta2_pow = ReadScalarInput(ctx, "Beta2Pow");
+    const double lr = ReadScalarInput(ctx, "LearningRate");
+    const bool skip = ctx.HasInput("SkipUpdate") && ReadScalarInput(ctx, "SkipUpdate") != 0;
+    const bool lazy = ctx.Attr<bool>("lazy_mode");
+    const GradView<T> grad(GetGrad(ctx, dims, platform::ToDataType<T>()), dims);
+
+    // Inputs first, then outputs (which may be the same tensors).
+    ParamAccess<T, MT> p = ParamInputs<T, MT>(ctx);
+    const MT* m1 = ctx.Input("Moment1")->data<MT>();
+    const MT* m2 = ctx.Input("Moment2")->data<MT>();
+    AllocParamOutputs(ctx, &p);
+    MT* m1_out = ctx.Output("Moment1Out")->Resize(dims).mutable_data<MT>(ctx.GetPlace());
+    MT* m2_out = ctx.Output("Moment2Out")->Resize(dims).mutable_data<MT>(ctx.GetPlace());
+
+    // Bias corrections in the compute type, as PaddlePaddle's kernel does.
+    const MT b1 = static_cast<MT>(beta1);
+    const MT b2 = static_cast<MT>(beta2);
+    const MT b1p = static_cast<MT>(beta1_pow);
+    const MT b2p = static_cast<MT>(beta2_pow);
+    MT lr_t = static_cast<MT>(lr);
+    lr_t *= std::sqrt(MT(1) - b2p) / (MT(1) - b1p);
+    const MT eps_t = static_cast<MT>(epsilon) * std::sqrt(MT(1) - b2p);
+
+    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+        n, 1 << 14, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            const MT param_i = p.Get(i);
+            if (skip || (lazy && !grad.Present(i))) {
+              const MT mom1 = m1[i];
+              const MT mom2 = m2[i];
+              m1_out[i] = mom1;
+              m2_out[i] = mom2;
+              p.Set(i, param_i);
+              continue;
+            }
+            const MT g = static_cast<MT>(grad[i]);
+            const MT mom1 = b1 * m1[i] + (MT(1) - b1) * g;
+            const MT mom2 = b2 * m2[i] + (MT(1) - b2) * g * g;
+            m1_out[i] = mom1;
+            m2_out[i] = mom2;
+            p.Set(i, param_i - lr_t * (mom1 / (std::sqrt(mom2) + eps_t)));
+          }
+        });
+
+    if (!ctx.Attr<bool>("use_global_beta_pow")) {
+      UpdateBetaPow(ctx, "Beta1Pow", "Beta1PowOut", beta1, !skip);
+      UpdateBetaPow(ctx, "Beta2Pow", "Beta2PowOut", beta2, !skip);
+    }
+  }
+};
+
+}  // namespace
+
+void RegisterAdamOp() {
+  framework::RegisterOp<OptimizerOp, AdamOpMaker>(kOp)
+      .InferShape(AdamInferShape)
+      .InferVarType(AdamInferVarType)
+      .Checkpoint("Upgrade adam add 1 attribute [multi_precision] and dispensable input and "
+                  "output [MasterParam], [MasterParamOut].")
+      .Checkpoint("Upgrade adam, add 1 dispensable input [EpsilonTensor].")
+      .Checkpoint("Upgrade adam, add 1 attribute [use_global_beta_pow].")
+      .Checkpoint("Upgrade adam, add 1 dispensable input [SkipUpdate].");
+  RegisterPlainCpuFloatKernels<AdamKernel>(kOp);
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -1,8 +1,296 @@
-// Placeholder: the op arrives in a following change.
+// Random initializers: uniform_random, gaussian_random, truncated_gaussian_random.
+//
+// Each op draws from std::mt19937_64 seeded with platform::ResolveSeed(seed): a non-zero
+// `seed` attribute gives the same tensor on every run, bit for bit; seed 0 takes the next
+// seed of the process's default generator (reproducible with FLAGS_random_seed). Values are
+// generated one after another in element order on one thread, with the transforms of
+// random_transforms.h, so they do not depend on the thread count or the C++ library.
+#include <cmath>
+
+#include "operators/common.h"
+#include "operators/random/random_transforms.h"
 #include "operators/registry_table.h"
+#include "operators/tensor/tensor_op_util.h"
+#include "platform/random.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterRandomOps() {}
+
+namespace {
+
+class UniformRandomOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("ShapeTensor", "Optional 1-D int32/int64 tensor; overrides `shape`.").AsDispensable();
+    AddInput("ShapeTensorList",
+             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `shape` "
+             "(ShapeTensor wins over it).")
+        .AsDuplicable()
+        .AsDispensable();
+    AddOutput("Out", "The random tensor.");
+    AddAttr<std::vector<int64_t>>("shape", "Shape of Out.").SetDefault({});
+    AddAttr<int>("dtype", "Element type as a VarType number: 5 float32, 6 float64.")
+        .SetDefault(static_cast<int>(DataType::FLOAT32))
+        .InEnum({5, 6});
+    AddAttr<float>("min", "Lower bound (inclusive).").SetDefault(-1.0f);
+    AddAttr<float>("max", "Upper bound (exclusive).").SetDefault(1.0f);
+    AddAttr<int>("seed", "Random seed; 0 takes the next seed of the default generator.")
+        .SetDefault(0);
+    AddAttr<int>("diag_num", "Number of diagonal elements set to diag_val (0: none).")
+        .SetDefault(0);
+    AddAttr<int>("diag_step", "Step between the diagonal elements (see the formula).")
+        .SetDefault(0);
+    AddAttr<float>("diag_val", "Value of the diagonal elements.").SetDefault(1.0f);
+    AddComment(R"DOC(
+UniformRandom operator.
+
+$$Out_i = min + (max - min) \cdot u_i, \quad u_i \sim U[0, 1)$$
+
+u_i has 53 random bits (top bits of one std::mt19937_64 draw); a value that rounds up to max
+in the output dtype is drawn again, so Out lies in [min, max). With diag_num > 0, afterwards
+$$Out_{k \cdot (diag\_step + 1)} = diag\_val \quad (0 \le k < diag\_num)$$
+in the flattened tensor.
+)DOC");
+  }
+};
+
+class GaussianRandomOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("ShapeTensor", "Optional 1-D int32/int64 tensor; overrides `shape`.").AsDispensable();
+    AddInput("ShapeTensorList",
+             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `shape` "
+             "(ShapeTensor wins over it).")
+        .AsDuplicable()
+        .AsDispensable();
+    AddOutput("Out", "The random tensor.");
+    AddAttr<std::vector<int64_t>>("shape", "Shape of Out.").SetDefault({});
+    AddAttr<float>("mean", "Mean of the distribution.").SetDefault(0.0f);
+    AddAttr<float>("std", "Standard deviation (>= 0).").SetDefault(1.0f);
+    AddAttr<int>("seed", "Random seed; 0 takes the next seed of the default generator.")
+        .SetDefault(0);
+    AddAttr<int>("dtype", "Element type as a VarType number: 5 float32, 6 float64.")
+        .SetDefault(static_cast<int>(DataType::FLOAT32))
+        .InEnum({5, 6});
+    AddComment(R"DOC(
+GaussianRandom operator.
+
+$$Out_i = mean + std \cdot z_i, \quad z_i \sim N(0, 1)$$
+
+z_i comes from the Box-Muller transform of 53-bit uniforms (std::mt19937_64).
+)DOC");
+  }
+};
+
+class TruncatedGaussianRandomOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddOutput("Out", "The random tensor.");
+    AddAttr<std::vector<int>>("shape", "Shape of Out.").SetDefault({});
+    AddAttr<float>("mean", "Mean of the distribution.").SetDefault(0.0f);
+    AddAttr<float>("std", "Standard deviation (>= 0).").SetDefault(1.0f);
+    AddAttr<int>("seed", "Random seed; 0 takes the next seed of the default generator.")
+        .SetDefault(0);
+    AddAttr<int>("dtype", "Element type as a VarType number: 5 float32, 6 float64.")
+        .SetDefault(static_cast<int>(DataType::FLOAT32))
+        .InEnum({5, 6});
+    AddComment(R"DOC(
+TruncatedGaussianRandom operator.
+
+$$Out_i = mean + std \cdot z_i, \quad z_i \sim N(0, 1) \text{ conditioned on }
+  |Out_i - mean| \le 2 \cdot std$$
+
+A sample outside [mean - 2 std, mean + 2 std] (checked in the output dtype) is drawn again.
+)DOC");
+  }
+};
+
+class RandomOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext&) const override {
+    return static_cast<DataType>(Attr<int>("dtype"));
+  }
+  // Shape tensors are integers read as they are.
+  bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
+};
+
+// The `shape` attribute (LONGS or INTS) as int64 values.
+std::vector<int64_t> ShapeAttr(const framework::AttributeMap& attrs) {
+  const framework::Attribute& a = attrs.at("shape");
+  if (const auto* l = std::get_if<std::vector<int64_t>>(&a)) return *l;
+  const auto& i = std::get<std::vector<int>>(a);
+  return std::vector<int64_t>(i.begin(), i.end());
+}
+
+void CheckShape(const std::string& op, const std::vector<int64_t>& shape, bool allow_unknown,
+                const char* origin) {
+  PL_ENFORCE(shape.size() <= static_cast<size_t>(DDim::kMaxRank),
+             errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %zu", op,
+                                     origin, DDim::kMaxRank, shape.size()));
+  for (int64_t d : shape) {
+    PL_ENFORCE(d >= 0 || (allow_unknown && d == -1),
+               errors::InvalidArgument("op `%s` %s: expected dims >= 0%s, received %s", op, origin,
+                                       allow_unknown ? " (or -1 before run time)" : "",
+                                       ListToString(shape)));
+  }
+}
+
+bool HasShapeTensors(const InferShapeContext* ctx) {
+  return ctx->HasInput("ShapeTensor") || ctx->HasInput("ShapeTensorList");
+}
+
+void RandomInferShape(InferShapeContext* ctx) {
+  ctx->RequireOutput("Out");
+  const std::vector<int64_t> shape = ShapeAttr(ctx->Attrs());
+  if (ctx->IsRuntime()) {
+    if (HasShapeTensors(ctx)) return;  // The kernel reads the values.
+    CheckShape(ctx->OpType(), shape, false, "attribute `shape`");
+    ctx->SetOutputDim("Out", DDim(shape));
+    return;
+  }
+  // Build time: a non-empty attribute may spell the known dims (-1 for the others).
+  if (!shape.empty() || !HasShapeTensors(ctx)) {
+    CheckShape(ctx->OpType(), shape, true, "attribute `shape`");
+    ctx->SetOutputDim("Out", DDim(shape));
+    return;
+  }
+  int64_t rank = static_cast<int64_t>(ctx->InputSize("ShapeTensorList"));
+  if (ctx->HasInput("ShapeTensor")) rank = ctx->GetInputDim("ShapeTensor").numel();
+  if (rank < 0) return;
+  const std::vector<int64_t> unknown(static_cast<size_t>(rank), -1);
+  CheckShape(ctx->OpType(), unknown, true, "shape input");
+  ctx->SetOutputDim("Out", DDim(unknown));
+}
+
+void RandomInferVarType(framework::VarTypeInferenceContext* ctx) {
+  ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
+  ctx->SetOutputDataType("Out", static_cast<DataType>(ctx->Attr<int>("dtype")));
+}
+
+// Sizes Out from ShapeTensor / ShapeTensorList when given, and allocates it.
+template <typename T>
+T* AllocOut(const ExecutionContext& ctx) {
+  DenseTensor* out = ctx.Output("Out");
+  if (ctx.HasInput("ShapeTensor")) {
+    const DenseTensor* t = ctx.Input("ShapeTensor");
+    PL_ENFORCE(t->dims().size() <= 1,
+               errors::InvalidArgument("op `%s` input `ShapeTensor`: expected a 1-D tensor, "
+                                       "received shape %s",
+                                       ctx.Type(), t->dims().ToString()));
+    const std::vector<int64_t> shape = ReadIntValues(*t, ctx.Type(), "ShapeTensor");
+    CheckShape(ctx.Type(), shape, false, "input `ShapeTensor`");
+    out->Resize(DDim(shape));
+  } else if (ctx.HasInput("ShapeTensorList")) {
+    std::vector<int64_t> shape;
+    for (const DenseTensor* t : ctx.MultiInput("ShapeTensorList")) {
+      PL_ENFORCE(t->numel() == 1,
+                 errors::InvalidArgument("op `%s` input `ShapeTensorList`: expected 1-element "
+                                         "tensors, received shape %s",
+                                         ctx.Type(), t->dims().ToString()));
+      shape.push_back(ReadIntValues(*t, ctx.Type(), "ShapeTensorList")[0]);
+    }
+    CheckShape(ctx.Type(), shape, false, "input `ShapeTensorList`");
+    out->Resize(DDim(shape));
+  }
+  return out->mutable_data<T>(ctx.GetPlace());
+}
+
+void CheckStd(const ExecutionContext& ctx) {
+  const float std_dev = ctx.Attr<float>("std");
+  PL_ENFORCE(std_dev >= 0 && std::isfinite(std_dev),
+             errors::InvalidArgument("op `%s` attribute `std`: expected a finite value >= 0, "
+                                     "received %g",
+                                     ctx.Type(), static_cast<double>(std_dev)));
+}
+
+template <typename T>
+struct UniformRandomKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const double lo = ctx.Attr<float>("min");
+    const double hi = ctx.Attr<float>("max");
+    PL_ENFORCE(lo <= hi, errors::InvalidArgument("op `%s` attributes `min`, `max`: expected min "
+                                                 "<= max, received %g > %g",
+                                                 ctx.Type(), lo, hi));
+    T* o = AllocOut<T>(ctx);
+    const int64_t n = ctx.Output("Out")->numel();
+    RandomSource source(platform::ResolveSeed(ctx.Attr<int>("seed")));
+    const T upper = static_cast<T>(hi);
+    for (int64_t i = 0; i < n; ++i) {
+      T v;
+      do {
+        v = static_cast<T>(lo + (hi - lo) * source.Uniform());
+      } while (lo < hi && v >= upper);
+      o[i] = v;
+    }
+    const int64_t diag_num = ctx.Attr<int>("diag_num");
+    const int64_t diag_step = ctx.Attr<int>("diag_step");
+    if (diag_num <= 0) return;
+    PL_ENFORCE(diag_step >= 0 && (diag_num - 1) * (diag_step + 1) < n,
+               errors::InvalidArgument("op `%s` attributes `diag_num`, `diag_step`: the last "
+                                       "diagonal index %lld is outside the %lld elements of Out",
+                                       ctx.Type(),
+                                       static_cast<long long>((diag_num - 1) * (diag_step + 1)),
+                                       static_cast<long long>(n)));
+    const T diag_val = static_cast<T>(ctx.Attr<float>("diag_val"));
+    for (int64_t k = 0; k < diag_num; ++k) o[k * (diag_step + 1)] = diag_val;
+  }
+};
+
+template <typename T>
+struct GaussianRandomKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    CheckStd(ctx);
+    const double mean = ctx.Attr<float>("mean");
+    const double std_dev = ctx.Attr<float>("std");
+    T* o = AllocOut<T>(ctx);
+    const int64_t n = ctx.Output("Out")->numel();
+    RandomSource source(platform::ResolveSeed(ctx.Attr<int>("seed")));
+    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(mean + std_dev * source.Normal());
+  }
+};
+
+template <typename T>
+struct TruncatedGaussianRandomKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    CheckStd(ctx);
+    const double mean = ctx.Attr<float>("mean");
+    const double std_dev = ctx.Attr<float>("std");
+    const T lo = static_cast<T>(mean - 2 * std_dev);
+    const T hi = static_cast<T>(mean + 2 * std_dev);
+    T* o = ctx.Output("Out")->mutable_data<T>(ctx.GetPlace());
+    const int64_t n = ctx.Output("Out")->numel();
+    RandomSource source(platform::ResolveSeed(ctx.Attr<int>("seed")));
+    for (int64_t i = 0; i < n; ++i) {
+      T v;
+      do {
+        v = static_cast<T>(mean + std_dev * source.Normal());
+      } while (v < lo || v > hi);
+      o[i] = v;
+    }
+  }
+};
+
+}  // namespace
+
+void RegisterRandomOps() {
+  framework::RegisterOp<RandomOp, UniformRandomOpMaker>("uniform_random")
+      .InferShape(RandomInferShape)
+      .InferVarType(RandomInferVarType);
+  RegisterPlainCpuFloatKernels<UniformRandomKernel>("uniform_random");
+
+  framework::RegisterOp<RandomOp, GaussianRandomOpMaker>("gaussian_random")
+      .InferShape(RandomInferShape)
+      .InferVarType(RandomInferVarType)
+      .Checkpoint("Upgrade gaussian_random add new inputs [ShapeTensor] and [ShapeTensorList] "
+                  "and modify the attribute of [shape]");
+  RegisterPlainCpuFloatKernels<GaussianRandomKernel>("gaussian_random");
+
+  framework::RegisterOp<RandomOp, TruncatedGaussianRandomOpMaker>("truncated_gaussian_random")
+      .InferShape(RandomInferShape)
+      .InferVarType(RandomInferVarType);
+  RegisterPlainCpuFloatKernels<TruncatedGaussianRandomKernel>("truncated_gaussian_random");
+}
+
 }  // namespace operators
 }  // namespace paddle_like

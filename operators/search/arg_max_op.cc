@@ -1,8 +1,181 @@
-// Placeholder: the op arrives in a following change.
+// arg_max: the index of the largest value along one dim (or of the whole flattened tensor).
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "framework/var_type_inference.h"
+#include "operators/common.h"
 #include "operators/registry_table.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterArgMaxOp() {}
+
+namespace {
+
+constexpr char kOp[] = "arg_max";
+// `dtype` values (VarType numbers); -1 is the legacy spelling of int64.
+constexpr int kDtypeLegacyInt64 = -1;
+constexpr int kDtypeInt32 = static_cast<int>(DataType::INT32);
+constexpr int kDtypeInt64 = static_cast<int>(DataType::INT64);
+
+class ArgMaxOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Input tensor of any rank.");
+    AddOutput("Out",
+              "Indices of the maxima: X's dims without dim `axis` (kept as 1 with keepdims); "
+              "with flatten, a 0-D tensor (all-ones dims of X's rank with keepdims).");
+    AddAttr<int64_t>("axis", "The dim to search; negative values count from the end.")
+        .SetDefault(-1);
+    AddAttr<bool>("keepdims", "Keep the searched dim as size 1.").SetDefault(false);
+    AddAttr<bool>("flatten", "Search the flattened X; `axis` is ignored.").SetDefault(false);
+    AddAttr<int>("dtype", "Element type of Out: 3 int64 (-1 also means int64), 2 int32.")
+        .SetDefault(kDtypeInt64)
+        .InEnum({kDtypeLegacyInt64, kDtypeInt32, kDtypeInt64});
+    AddComment(R"DOC(
+ArgMax operator.
+
+$$Out[\ldots] = \mathrm{argmax}_j\, X[\ldots, j, \ldots] \quad (j \text{ runs along } axis)$$
+
+The first maximum wins on ties; a NaN counts as the maximum (the first NaN wins). Example:
+X [[1, 3, 3], [5, 0, 2]], axis = 1 -> Out [1, 0]; flatten -> Out 3 (0-D). A 0-D X gives 0.
+Not differentiable: the op has no gradient.
+)DOC");
+  }
+};
+
+class ArgMaxOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
+// X viewed as [outer, n, inner] with n the searched extent, and Out's dims.
+struct ArgMaxShape {
+  int64_t outer = 1;
+  int64_t n = 1;
+  int64_t inner = 1;
+  DDim out;
+};
+
+ArgMaxShape AnalyzeArgMax(const std::string& op, const DDim& x, int64_t axis, bool keepdims,
+                          bool flatten) {
+  ArgMaxShape s;
+  const int rank = x.size();
+  if (flatten) {
+    s.n = x.numel();
+    s.out = keepdims ? DDim(std::vector<int64_t>(rank, 1)) : DDim();
+    return s;
+  }
+  const int lo = rank == 0 ? -1 : -rank;
+  const int hi = rank == 0 ? 1 : rank;
+  PL_ENFORCE(axis >= lo && axis < hi,
+             errors::InvalidArgument("op `%s` attribute `axis`: expected a value in [%d, %d) for "
+                                     "input `X` of shape %s, received %lld",
+                                     op, lo, hi, x.ToString(), static_cast<long long>(axis)));
+  if (rank == 0) return s;  // Out is 0-D too.
+  const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
+  s.outer = framework::Product(x, 0, a);
+  s.n = x[a];
+  s.inner = framework::Product(x, a + 1, rank);
+  std::vector<int64_t> out;
+  for (int i = 0; i < rank; ++i) {
+    if (i != a) {
+      out.push_back(x[i]);
+    } else if (keepdims) {
+      out.push_back(1);
+    }
+  }
+  s.out = DDim(out);
+  return s;
+}
+
+void ArgMaxInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  const ArgMaxShape s =
+      AnalyzeArgMax(ctx->OpType(), ctx->GetInputDim("X"), ctx->Attr<int64_t>("axis"),
+                    ctx->Attr<bool>("keepdims"), ctx->Attr<bool>("flatten"));
+  ctx->SetOutputDim("Out", s.out);
+}
+
+DataType OutDataType(int dtype) {
+  return dtype == kDtypeInt32 ? DataType::INT32 : DataType::INT64;
+}
+
+void ArgMaxInferVarType(framework::VarTypeInferenceContext* ctx) {
+  ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
+  ctx->SetOutputDataType("Out", OutDataType(ctx->Attr<int>("dtype")));
+}
+
+template <typename T>
+bool IsNaN(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(v);
+  } else {
+    return false;
+  }
+}
+
+template <typename T, typename IndexT>
+void ArgMaxLoop(const T* x, IndexT* out, const ArgMaxShape& s) {
+  for (int64_t o = 0; o < s.outer; ++o) {
+    for (int64_t i = 0; i < s.inner; ++i) {
+      const T* p = x + o * s.n * s.inner + i;
+      int64_t best = 0;
+      if (!IsNaN(p[0])) {
+        for (int64_t j = 1; j < s.n; ++j) {
+          const T v = p[j * s.inner];
+          if (IsNaN(v)) {
+            best = j;
+            break;
+          }
+          if (v > p[best * s.inner]) best = j;
+        }
+      }
+      out[o * s.inner + i] = static_cast<IndexT>(best);
+    }
+  }
+}
+
+template <typename T>
+struct ArgMaxKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const ArgMaxShape s = AnalyzeArgMax(kOp, x->dims(), ctx.Attr<int64_t>("axis"),
+                                        ctx.Attr<bool>("keepdims"), ctx.Attr<bool>("flatten"));
+    PL_ENFORCE(s.n > 0 || s.outer * s.inner == 0,
+               errors::InvalidArgument("op `%s` input `X`: cannot search an empty dim (shape "
+                                       "%s)",
+                                       kOp, x->dims().ToString()));
+    const DataType out_type = OutDataType(ctx.Attr<int>("dtype"));
+    PL_ENFORCE(out_type == DataType::INT64 || s.n <= std::numeric_limits<int32_t>::max(),
+               errors::InvalidArgument("op `%s` attribute `dtype`: int32 cannot hold indices up "
+                                       "to %lld",
+                                       kOp, static_cast<long long>(s.n)));
+    DenseTensor* out = ctx.Output("Out");
+    out->Resize(s.out);
+    out->set_lod({});
+    if (out_type == DataType::INT32) {
+      ArgMaxLoop(x->data<T>(), out->mutable_data<int32_t>(ctx.GetPlace()), s);
+    } else {
+      ArgMaxLoop(x->data<T>(), out->mutable_data<int64_t>(ctx.GetPlace()), s);
+    }
+  }
+};
+
+}  // namespace
+
+void RegisterArgMaxOp() {
+  framework::RegisterOp<ArgMaxOp, ArgMaxOpMaker>(kOp)
+      .InferShape(ArgMaxInferShape)
+      .InferVarType(ArgMaxInferVarType)
+      .Checkpoint("add attribute `flatten` (default false); `dtype` defaults to int64");
+  RegisterPlainCpuKernels<ArgMaxKernel, float, double, int32_t, int64_t>(kOp);
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -1,8 +1,253 @@
-// Placeholder: the op arrives in a following change.
+// top_k (version 1): the k largest values along the last dim and their indices, and
+// top_k_grad, which scatters the gradient of the values back.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "framework/grad_op_maker.h"
+#include "framework/var_type_inference.h"
+#include "operators/common.h"
 #include "operators/registry_table.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
-void RegisterTopKOp() {}
+
+namespace {
+
+constexpr char kOp[] = "top_k";
+constexpr char kGradOp[] = "top_k_grad";
+
+class TopKOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Input of rank >= 1; searched along its last dim.");
+    AddInput("K", "Optional 1-element int32 (or int64) tensor; overrides attribute `k`.")
+        .AsDispensable();
+    AddOutput("Out", "The k largest values of each row, in decreasing order: X's dims with "
+                     "last dim k.");
+    AddOutput("Indices", "int64 positions of Out's values in the last dim of X.");
+    AddAttr<int>("k", "How many values to keep per row (1 <= k <= X's last dim).").SetDefault(1);
+    AddComment(R"DOC(
+Top-k operator (version 1), along the last dim of X.
+
+$$Out_{i, :} = \mathrm{sort\_desc}(X_{i, :})[0:k], \quad X_{i, Indices_{i,j}} = Out_{i,j}$$
+
+Equal values keep their order (the smaller index first); NaN ranks above every number.
+Example: X [[1, 3, 2, 3]], k = 2 -> Out [[3, 3]], Indices [[1, 3]].
+
+Gradient, by the fused op top_k_grad (reads X's dims, Indices and Out@GRAD; first order
+only): $$dX_{i, Indices_{i,j}} = dOut_{i,j}$$ and 0 elsewhere.
+)DOC");
+  }
+};
+
+class TopKGradOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "The forward op's X (only its dims are read).");
+    AddInput("Indices", "The forward op's Indices.");
+    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
+    AddOutput("X@GRAD", "Gradient of X, with X's dims.");
+    AddComment(R"DOC(
+Gradient of top_k (fused kernel, not differentiable again):
+$$dX_{i, Indices_{i,j}} = dOut_{i,j}$$ and 0 elsewhere.
+)DOC");
+  }
+};
+
+class TopKOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  // The kernel follows X, not the integer K.
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    const char* slot = ctx.inputs.count("Out@GRAD") ? "Out@GRAD" : "X";
+    return ctx.inputs.at(slot).at(0)->Get<DenseTensor>().dtype();
+  }
+};
+
+void CheckK(const std::string& op, int64_t k, const DDim& x, const char* origin) {
+  const int64_t last = x[x.size() - 1];
+  PL_ENFORCE(k >= 1 && (last < 0 || k <= last),
+             errors::InvalidArgument("op `%s` %s: expected k in [1, %lld] (the last dim of input "
+                                     "`X` %s), received %lld",
+                                     op, origin, static_cast<long long>(last), x.ToString(),
+                                     static_cast<long long>(k)));
+}
+
+void CheckRank(const std::string& op, const DDim& x) {
+  PL_ENFORCE(x.size() >= 1,
+             errors::InvalidArgument("op `%s` input `X`: expected rank >= 1, received shape %s",
+                                     op, x.ToString()));
+}
+
+void TopKInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  ctx->RequireOutput("Indices");
+  const DDim x = ctx->GetInputDim("X");
+  CheckRank(ctx->OpType(), x);
+  DDim out = x;
+  if (ctx->HasInput("K")) {
+    if (ctx->IsRuntime()) return;  // The kernel reads K.
+    out[out.size() - 1] = -1;
+  } else {
+    const int k = ctx->Attr<int>("k");
+    CheckK(ctx->OpType(), k, x, "attribute `k`");
+    out[out.size() - 1] = k;
+  }
+  ctx->SetOutputDim("Out", out);
+  ctx->SetOutputDim("Indices", out);
+  ctx->ShareLoD("X", "Out");
+  ctx->ShareLoD("X", "Indices");
+}
+
+void TopKInferVarType(framework::VarTypeInferenceContext* ctx) {
+  ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
+  ctx->SetOutputKind("Indices", framework::VarKind::kDenseTensor);
+  ctx->SetOutputDataType("Out", ctx->GetInputDataType("X"));
+  ctx->SetOutputDataType("Indices", DataType::INT64);
+}
+
+// Whether a ranks before b: larger first, NaN above numbers.
+template <typename T>
+bool Above(T a, T b) {
+  if (std::isnan(a)) return !std::isnan(b);
+  if (std::isnan(b)) return false;
+  return a > b;
+}
+
+template <typename T>
+struct TopKKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x_t = ctx.Input("X");
+    const DDim x_dims = x_t->dims();
+    CheckRank(kOp, x_dims);
+    int64_t k = ctx.Attr<int>("k");
+    if (const DenseTensor* k_t = ctx.Input("K")) {
+      PL_ENFORCE(k_t->numel() == 1,
+                 errors::InvalidArgument("op `%s` input `K`: expected 1 element, received shape "
+                                         "%s",
+                                         kOp, k_t->dims().ToString()));
+      k = ReadIntValues(*k_t, kOp, "K")[0];
+      CheckK(kOp, k, x_dims, "input `K`");
+    } else {
+      CheckK(kOp, k, x_dims, "attribute `k`");
+    }
+    DDim out_dims = x_dims;
+    out_dims[out_dims.size() - 1] = k;
+    DenseTensor* out_t = ctx.Output("Out");
+    DenseTensor* idx_t = ctx.Output("Indices");
+    out_t->Resize(out_dims);
+    idx_t->Resize(out_dims);
+    out_t->set_lod(x_t->lod());
+    idx_t->set_lod(x_t->lod());
+    const int64_t n = x_dims[x_dims.size() - 1];
+    const int64_t rows = framework::Product(x_dims, 0, x_dims.size() - 1);
+    const T* x = x_t->data<T>();
+    T* out = out_t->mutable_data<T>(ctx.GetPlace());
+    int64_t* idx = idx_t->mutable_data<int64_t>(ctx.GetPlace());
+    std::vector<int64_t> order(static_cast<size_t>(n));
+    for (int64_t r = 0; r < rows; ++r) {
+      const T* row = x + r * n;
+      std::iota(order.begin(), order.end(), int64_t{0});
+      std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                        [row](int64_t a, int64_t b) {
+                          if (Above(row[a], row[b])) return true;
+                          if (Above(row[b], row[a])) return false;
+                          return a < b;
+                        });
+      for (int64_t j = 0; j < k; ++j) {
+        idx[r * k + j] = order[j];
+        out[r * k + j] = row[order[j]];
+      }
+    }
+  }
+};
+
+void TopKGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireInput("Indices");
+  ctx->RequireInput("Out@GRAD");
+  ctx->RequireOutput("X@GRAD");
+  const DDim idx = ctx->GetInputDim("Indices");
+  const DDim dout = ctx->GetInputDim("Out@GRAD");
+  PL_ENFORCE(idx.HasUnknown() || dout.HasUnknown() || idx == dout,
+             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of input "
+                                     "`Indices` %s, received %s",
+                                     ctx->OpType(), idx.ToString(), dout.ToString()));
+  ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
+  ctx->ShareLoD("X", "X@GRAD");
+}
+
+void TopKGradInferVarType(framework::VarTypeInferenceContext* ctx) {
+  ctx->SetOutputKind("X@GRAD", framework::VarKind::kDenseTensor);
+  ctx->SetOutputDataType("X@GRAD", ctx->GetInputDataType("Out@GRAD"));
+}
+
+template <typename T>
+struct TopKGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DDim x_dims = ctx.Input("X")->dims();
+    const DenseTensor* idx_t = ctx.Input("Indices");
+    const DenseTensor* dout_t = ctx.Input("Out@GRAD");
+    CheckRank(kGradOp, x_dims);
+    PL_ENFORCE(idx_t->dtype() == DataType::INT64 && idx_t->dims() == dout_t->dims() &&
+                   idx_t->dims().size() == x_dims.size(),
+               errors::InvalidArgument("op `%s` input `Indices`: expected int64 of the shape of "
+                                       "`Out@GRAD` %s, received %s %s",
+                                       kGradOp, dout_t->dims().ToString(),
+                                       platform::DataTypeName(idx_t->dtype()),
+                                       idx_t->dims().ToString()));
+    const int64_t n = x_dims[x_dims.size() - 1];
+    const int64_t k = idx_t->dims()[idx_t->dims().size() - 1];
+    const int64_t rows = framework::Product(x_dims, 0, x_dims.size() - 1);
+    const int64_t* idx = idx_t->data<int64_t>();
+    const T* dout = dout_t->data<T>();
+    DenseTensor dx_t(x_dims, dout_t->dtype());
+    T* dx = dx_t.mutable_data<T>(ctx.GetPlace());
+    if (dx_t.numel() > 0) std::memset(dx, 0, sizeof(T) * dx_t.numel());
+    for (int64_t r = 0; r < rows; ++r) {
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t c = idx[r * k + j];
+        PL_ENFORCE(c >= 0 && c < n,
+                   errors::InvalidArgument("op `%s` input `Indices`: expected values in [0, %lld), "
+                                           "received %lld",
+                                           kGradOp, static_cast<long long>(n),
+                                           static_cast<long long>(c)));
+        dx[r * n + c] += dout[r * k + j];
+      }
+    }
+    dx_t.set_lod(ctx.Input("X")->lod());
+    *ctx.Output("X@GRAD") = std::move(dx_t);
+  }
+};
+
+void TopKGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  g->AddOp(kGradOp,
+           {{"X", g->Input("X")},
+            {"Indices", g->Output("Indices")},
+            {"Out@GRAD", g->OutputGrad("Out")}},
+           {{"X@GRAD", g->InputGrad("X")}});
+}
+
+}  // namespace
+
+void RegisterTopKOp() {
+  framework::RegisterOp<TopKOp, TopKOpMaker>(kOp)
+      .InferShape(TopKInferShape)
+      .InferVarType(TopKInferVarType)
+      .GradOpMaker(TopKGradMaker);
+  RegisterPlainCpuKernels<TopKKernel, float, double, int32_t, int64_t>(kOp);
+  framework::RegisterOp<TopKOp, TopKGradOpMaker>(kGradOp)
+      .InferShape(TopKGradInferShape)
+      .InferVarType(TopKGradInferVarType);
+  RegisterPlainCpuFloatKernels<TopKGradKernel>(kGradOp);
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -18,6 +18,7 @@ int RunCommand(const std::vector<std::string>& args);
 int InspectCommand(const std::vector<std::string>& args);
 // `paddle_like backward --program FILE --loss VAR --out FILE`: appends the backward pass.
 int BackwardCommand(const std::vector<std::string>& args);
+int TrainCommand(const std::vector<std::string>& args);
 
 }  // namespace cli
 }  // namespace paddle_like

@@ -1,42 +1,16 @@
 #include "paddle_like/datasets/sklearn_datasets.h"
 
-#include <zlib.h>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
-#include <cstring>
 
+#include "paddle_like/datasets/gzip_file.h"
 #include "platform/enforce.h"
 
 namespace paddle_like {
 namespace datasets {
 
 namespace {
-
-// Reads all of `path`, inflating it when it is gzip-compressed (zlib reads plain files as is).
-std::string ReadMaybeGzip(const std::string& path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) {
-    const int err = errno;
-    if (err == ENOENT) throw errors::NotFound("dataset file `%s` does not exist", path);
-    throw errors::InvalidArgument("dataset file `%s` cannot be opened: %s", path,
-                                  std::string(std::strerror(err)));
-  }
-  std::string bytes;
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof(buf))) > 0) bytes.append(buf, static_cast<size_t>(n));
-  std::string error;
-  if (n < 0) {
-    int code = 0;
-    error = gzerror(f, &code);
-  }
-  gzclose(f);
-  PL_ENFORCE(n == 0, errors::InvalidArgument("dataset file `%s`: read error after %zu bytes: %s",
-                                             path, bytes.size(), error));
-  return bytes;
-}
 
 // The lines of `text` without their line ends ("\n" or "\r\n"); a final line end adds no line.
 std::vector<std::string> SplitLines(const std::string& text) {

@@ -1,0 +1,105 @@
+#include "operators/math/selected_rows_functor.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "platform/enforce.h"
+
+namespace paddle_like {
+namespace operators {
+namespace math {
+
+namespace {
+
+using framework::DDim;
+using framework::DenseTensor;
+using framework::SelectedRows;
+using platform::DataType;
+
+// The width of one value row; checks the invariants shared by both functions.
+int64_t CheckedRowWidth(const SelectedRows& in, const char* fn) {
+  const DenseTensor& value = in.value();
+  const auto rows = static_cast<int64_t>(in.rows().size());
+  PL_ENFORCE(value.dtype() == DataType::FLOAT32 || value.dtype() == DataType::FLOAT64,
+             errors::InvalidArgument("%s: expected a float32 or float64 value, received %s", fn,
+                                     platform::DataTypeName(value.dtype())));
+  PL_ENFORCE(value.dims().size() >= 1 && value.dims()[0] == rows,
+             errors::InvalidArgument("%s: expected a value of shape [%lld, ...] (one row per "
+                                     "index), received %s",
+                                     fn, static_cast<long long>(rows),
+                                     value.dims().ToString()));
+  for (int64_t r : in.rows()) {
+    PL_ENFORCE(r >= 0 && r < in.height(),
+               errors::InvalidArgument("%s: row index %lld outside [0, %lld) (the height)", fn,
+                                       static_cast<long long>(r),
+                                       static_cast<long long>(in.height())));
+  }
+  return framework::Product(value.dims(), 1, value.dims().size());
+}
+
+// dst[row(i)] += src[i] for every i, in order; `slot_of` maps a row index to a dst row.
+template <typename T, typename SlotFn>
+void AccumulateRows(const SelectedRows& in, int64_t width, SlotFn slot_of, T* dst) {
+  if (width == 0 || in.rows().empty()) return;
+  const T* src = in.value().data<T>();
+  for (size_t i = 0; i < in.rows().size(); ++i) {
+    T* d = dst + slot_of(in.rows()[i]) * width;
+    const T* s = src + static_cast<int64_t>(i) * width;
+    for (int64_t k = 0; k < width; ++k) d[k] += s[k];
+  }
+}
+
+template <typename T>
+void MergeTyped(const SelectedRows& in, int64_t width, SelectedRows* out) {
+  std::vector<int64_t> unique = in.rows();
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  std::vector<int64_t> dims = in.value().dims().ToVector();
+  dims[0] = static_cast<int64_t>(unique.size());
+  DenseTensor value(DDim(dims), in.value().dtype());
+  T* v = value.mutable_data<T>(platform::CPUPlace());
+  if (value.numel() > 0) std::memset(v, 0, sizeof(T) * value.numel());
+  AccumulateRows<T>(in, width,
+                    [&unique](int64_t r) {
+                      return std::lower_bound(unique.begin(), unique.end(), r) - unique.begin();
+                    },
+                    v);
+  *out->mutable_rows() = std::move(unique);
+  out->set_height(in.height());
+  *out->mutable_value() = std::move(value);
+}
+
+template <typename T>
+void ToDenseTyped(const SelectedRows& in, int64_t width, DenseTensor* out) {
+  DenseTensor dense(in.dense_dims(), in.value().dtype());
+  T* d = dense.mutable_data<T>(platform::CPUPlace());
+  if (dense.numel() > 0) std::memset(d, 0, sizeof(T) * dense.numel());
+  AccumulateRows<T>(in, width, [](int64_t r) { return r; }, d);
+  *out = std::move(dense);
+}
+
+}  // namespace
+
+void MergeSelectedRows(const SelectedRows& in, SelectedRows* out) {
+  PL_ENFORCE(out != &in, errors::InvalidArgument("MergeSelectedRows: `out` must not be `in`"));
+  const int64_t width = CheckedRowWidth(in, "MergeSelectedRows");
+  if (in.value().dtype() == DataType::FLOAT32) {
+    MergeTyped<float>(in, width, out);
+  } else {
+    MergeTyped<double>(in, width, out);
+  }
+}
+
+void SelectedRowsToDense(const SelectedRows& in, DenseTensor* out) {
+  const int64_t width = CheckedRowWidth(in, "SelectedRowsToDense");
+  if (in.value().dtype() == DataType::FLOAT32) {
+    ToDenseTyped<float>(in, width, out);
+  } else {
+    ToDenseTyped<double>(in, width, out);
+  }
+}
+
+}  // namespace math
+}  // namespace operators
+}  // namespace paddle_like

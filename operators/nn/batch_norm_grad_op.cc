@@ -1,0 +1,164 @@
+// batch_norm_grad: the fused gradient of batch_norm (first order only).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "framework/var_type_inference.h"
+#include "operators/nn/batch_norm_util.h"
+#include "operators/nn/nn_op_util.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+class BatchNormGradOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "The forward op's X.");
+    AddInput("Scale", "The forward op's Scale (gamma), [C].");
+    AddInput("SavedMean", "The forward op's SavedMean (the batch mean in training), [C].");
+    AddInput("SavedVariance",
+             "The forward op's SavedVariance (the inverse standard deviation), [C].");
+    AddInput("Mean", "Running mean, [C]: read instead of SavedMean in inference mode.")
+        .AsDispensable();
+    AddInput("Variance", "Running variance, [C]: read instead of SavedVariance in inference mode.")
+        .AsDispensable();
+    AddInput("Y@GRAD", "Gradient of the forward op's Y.");
+    AddOutput("X@GRAD", "Gradient of X, with X's shape.").AsDispensable();
+    AddOutput("Scale@GRAD", "Gradient of Scale, [C].").AsDispensable();
+    AddOutput("Bias@GRAD", "Gradient of Bias, [C].").AsDispensable();
+    AddAttr<float>("epsilon", "As in `batch_norm`.").SetDefault(1e-5f).InRange(0.0f, 1e-3f);
+    AddAttr<bool>("is_test", "As in `batch_norm`.").SetDefault(false);
+    AddAttr<std::string>("data_layout", "As in `batch_norm`.")
+        .SetDefault("NCHW")
+        .InEnum({"NCHW", "NHWC", "AnyLayout"});
+    AddAttr<bool>("use_global_stats", "As in `batch_norm`.").SetDefault(false);
+    AddAttr<bool>("trainable_statistics", "As in `batch_norm`.").SetDefault(false);
+    AddComment(R"DOC(
+Gradient of `batch_norm` (fused kernel, not differentiable again). Per channel, with
+$\hat{x} = (X - \mu) \cdot r$, r the inverse standard deviation and sums over the m values
+of the channel:
+$$dBias = \sum dY, \quad dScale = \sum dY \cdot \hat{x}$$
+Training (mu = SavedMean, r = SavedVariance):
+$$dX = \frac{\gamma r}{m} \left(m \cdot dY - \sum dY - \hat{x} \sum dY \hat{x}\right)$$
+Inference mode (mu = Mean, r = 1 / sqrt(Variance + epsilon)): $$dX = \gamma \, r \, dY$$
+A channel with a single value was passed through by the forward op: dX = dY there.
+)DOC");
+  }
+};
+
+void BatchNormGradInferShape(InferShapeContext* ctx) {
+  for (const char* slot : {"X", "Scale", "SavedMean", "SavedVariance", "Y@GRAD"}) {
+    ctx->RequireInput(slot);
+  }
+  const DDim x = ctx->GetInputDim("X");
+  const DDim dy = ctx->GetInputDim("Y@GRAD");
+  PL_ENFORCE(x.HasUnknown() || dy.HasUnknown() || x == dy,
+             errors::InvalidArgument("op `%s` input `Y@GRAD`: expected the shape of X %s, "
+                                     "received %s",
+                                     ctx->OpType(), x.ToString(), dy.ToString()));
+  if (ctx->HasOutput("X@GRAD")) {
+    ctx->SetOutputDim("X@GRAD", x);
+    ctx->ShareLoD("X", "X@GRAD");
+  }
+  const DDim scale = ctx->GetInputDim("Scale");
+  for (const char* slot : {"Scale@GRAD", "Bias@GRAD"}) {
+    if (ctx->HasOutput(slot)) ctx->SetOutputDim(slot, scale);
+  }
+}
+
+void BatchNormGradInferVarType(framework::VarTypeInferenceContext* ctx) {
+  const DataType x = ctx->GetInputDataType("X");
+  for (const char* slot : {"X@GRAD", "Scale@GRAD", "Bias@GRAD"}) {
+    if (ctx->HasOutput(slot)) ctx->SetOutputDataType(slot, x);
+  }
+}
+
+template <typename T>
+struct BatchNormGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor x = *ctx.Input("X");
+    const DenseTensor dy = *ctx.Input("Y@GRAD");
+    const ChannelLayout l =
+        MakeChannelLayout(kBatchNormGradOp, x.dims(), ctx.Attr<std::string>("data_layout"));
+    PL_ENFORCE(dy.dims() == x.dims(),
+               errors::InvalidArgument("op `%s` input `Y@GRAD`: expected the shape of X %s, "
+                                       "received %s",
+                                       kBatchNormGradOp, x.dims().ToString(),
+                                       dy.dims().ToString()));
+    const bool global = UsesGlobalStats(ctx.Attr<bool>("is_test"),
+                                        ctx.Attr<bool>("use_global_stats"),
+                                        ctx.Attr<bool>("trainable_statistics"));
+    const char* mean_slot = global ? "Mean" : "SavedMean";
+    const char* var_slot = global ? "Variance" : "SavedVariance";
+    for (const char* slot : {"Scale", mean_slot, var_slot}) {
+      const DenseTensor* t = ctx.Input(slot);
+      PL_ENFORCE(t != nullptr, errors::NotFound("op `%s` input `%s`: required %s but not given",
+                                                kBatchNormGradOp, slot,
+                                                global ? "in inference mode" : "in training"));
+      CheckChannelTensor(kBatchNormGradOp, slot, *t, l);
+    }
+    const std::vector<double> gamma = ChannelValues<T>(*ctx.Input("Scale"));
+    const std::vector<double> mu = ChannelValues<T>(*ctx.Input(mean_slot));
+    std::vector<double> r = ChannelValues<T>(*ctx.Input(var_slot));
+    if (global) {
+      const double epsilon = ctx.Attr<float>("epsilon");
+      for (double& v : r) v = 1.0 / std::sqrt(v + epsilon);
+    }
+    const bool passed_through = !global && l.PerChannel() <= 1;
+    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    const T* xd = x.data<T>();
+    const T* g = dy.data<T>();
+    const std::vector<double> sum_dy = passed_through
+        ? std::vector<double>(l.c, 0.0)
+        : SumPerChannel(dev, l, [&](int64_t k, int64_t) { return static_cast<double>(g[k]); });
+    const std::vector<double> sum_dy_xhat = passed_through
+        ? std::vector<double>(l.c, 0.0)
+        : SumPerChannel(dev, l, [&](int64_t k, int64_t c) {
+            return static_cast<double>(g[k]) * (static_cast<double>(xd[k]) - mu[c]) * r[c];
+          });
+    const platform::Place place = ctx.GetPlace();
+    if (DenseTensor* dbias = ctx.Output("Bias@GRAD")) WriteChannels<T>(sum_dy, place, dbias);
+    if (DenseTensor* dscale = ctx.Output("Scale@GRAD")) WriteChannels<T>(sum_dy_xhat, place, dscale);
+    DenseTensor* dx = ctx.Output("X@GRAD");
+    if (dx == nullptr) return;
+    // dX = a_c * dY + b_c * X + d_c, linear per channel.
+    std::vector<double> a(l.c), b(l.c), d(l.c);
+    const double m = static_cast<double>(l.PerChannel());
+    for (int64_t c = 0; c < l.c; ++c) {
+      if (passed_through) {
+        a[c] = 1.0;
+      } else if (global) {
+        a[c] = gamma[c] * r[c];
+      } else {
+        // gamma r / m (m dY - sum dY - (x - mu) r sum(dY xhat)).
+        a[c] = gamma[c] * r[c];
+        b[c] = -gamma[c] * r[c] * r[c] * sum_dy_xhat[c] / m;
+        d[c] = -gamma[c] * r[c] * sum_dy[c] / m - b[c] * mu[c];
+      }
+    }
+    dx->Resize(x.dims());
+    dx->set_lod(x.lod());
+    T* o = dx->mutable_data<T>(place);
+    dev.ParallelFor(x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+      for (int64_t k = begin; k < end; ++k) {
+        const int64_t c = l.ChannelOf(k);
+        o[k] = static_cast<T>(a[c] * static_cast<double>(g[k]) +
+                              b[c] * static_cast<double>(xd[k]) + d[c]);
+      }
+    });
+  }
+};
+
+}  // namespace
+
+void RegisterBatchNormGradOp() {
+  framework::RegisterOp<XTypedOp, BatchNormGradOpMaker>(kBatchNormGradOp)
+      .InferShape(BatchNormGradInferShape)
+      .InferVarType(BatchNormGradInferVarType);
+  RegisterPlainCpuFloatKernels<BatchNormGradKernel>(kBatchNormGradOp);
+}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,28 @@
+#include "operators/nn/batch_norm_util.h"
+
+namespace paddle_like {
+namespace operators {
+
+ChannelLayout MakeChannelLayout(const char* op, const DDim& x, const std::string& data_layout) {
+  PL_ENFORCE(x.size() >= 2 && x.size() <= 5,
+             errors::InvalidArgument("op `%s` input `X`: expected a tensor of rank 2 to 5, "
+                                     "received shape %s",
+                                     op, x.ToString()));
+  ChannelLayout l;
+  l.channels_last = IsChannelsLast(data_layout);
+  l.n = x[0];
+  l.c = l.channels_last ? x[x.size() - 1] : x[1];
+  l.inner = l.channels_last ? Product(x, 1, x.size() - 1) : Product(x, 2, x.size());
+  return l;
+}
+
+void CheckChannelTensor(const char* op, const char* slot, const DenseTensor& t,
+                        const ChannelLayout& l) {
+  PL_ENFORCE(t.dims().size() == 1 && t.dims()[0] == l.c,
+             errors::InvalidArgument("op `%s` input `%s`: expected shape [C] = %s (C from "
+                                     "input `X`), received %s",
+                                     op, slot, DDim({l.c}).ToString(), t.dims().ToString()));
+}
+
+}  // namespace operators
+}  // namespace paddle_like

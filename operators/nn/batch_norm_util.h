@@ -1,0 +1,85 @@
+// Pieces shared by the batch_norm and batch_norm_grad kernels: the channel view of X, the
+// choice between batch and running statistics, and deterministic per-channel sums.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "operators/common.h"
+
+namespace paddle_like {
+namespace operators {
+
+constexpr char kBatchNormOp[] = "batch_norm";
+constexpr char kBatchNormGradOp[] = "batch_norm_grad";
+
+// Registers batch_norm_grad (batch_norm_grad_op.cc).
+void RegisterBatchNormGradOp();
+
+inline bool IsChannelsLast(const std::string& data_layout) { return data_layout == "NHWC"; }
+
+// Whether the op normalises with the running statistics Mean / Variance.
+inline bool UsesGlobalStats(bool is_test, bool use_global_stats, bool trainable_statistics) {
+  return (is_test && !trainable_statistics) || use_global_stats;
+}
+
+// X viewed as [n, c, inner] (NCHW: C is dim 1) or [n, inner, c] (NHWC: C is the last dim).
+struct ChannelLayout {
+  int64_t n = 0;
+  int64_t c = 0;
+  int64_t inner = 1;
+  bool channels_last = false;
+
+  int64_t Offset(int64_t ni, int64_t ci, int64_t i) const {
+    return channels_last ? (ni * inner + i) * c + ci : (ni * c + ci) * inner + i;
+  }
+  int64_t ChannelOf(int64_t offset) const {
+    return channels_last ? offset % c : (offset / inner) % c;
+  }
+  // Values per channel.
+  int64_t PerChannel() const { return n * inner; }
+};
+
+// The layout of X for `op`; InvalidArgumentError unless X has rank 2 to 5.
+ChannelLayout MakeChannelLayout(const char* op, const DDim& x, const std::string& data_layout);
+
+// InvalidArgumentError naming `op` and `slot` unless `t` has shape [l.c].
+void CheckChannelTensor(const char* op, const char* slot, const DenseTensor& t,
+                        const ChannelLayout& l);
+
+// The values of a [C] tensor of type T as doubles.
+template <typename T>
+std::vector<double> ChannelValues(const DenseTensor& t) {
+  const T* p = t.data<T>();
+  return std::vector<double>(p, p + t.numel());
+}
+
+// Writes per-channel `values` into `out` as a [C] tensor of T.
+template <typename T>
+void WriteChannels(const std::vector<double>& values, const platform::Place& place,
+                   DenseTensor* out) {
+  out->Resize(DDim({static_cast<int64_t>(values.size())}));
+  T* o = out->mutable_data<T>(place);
+  for (size_t c = 0; c < values.size(); ++c) o[c] = static_cast<T>(values[c]);
+}
+
+// sums[c] = sum of term(offset, c) over the values of channel c, in the order batch, then
+// position; one task per channel, so the result does not depend on the thread count.
+template <typename Fn>
+std::vector<double> SumPerChannel(const platform::CPUDeviceContext& dev, const ChannelLayout& l,
+                                  Fn term) {
+  std::vector<double> sums(static_cast<size_t>(l.c), 0.0);
+  dev.ParallelFor(l.c, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      double s = 0;
+      for (int64_t ni = 0; ni < l.n; ++ni) {
+        for (int64_t i = 0; i < l.inner; ++i) s += term(l.Offset(ni, c, i), c);
+      }
+      sums[c] = s;
+    }
+  });
+  return sums;
+}
+
+}  // namespace operators
+}  // namespace paddle_like

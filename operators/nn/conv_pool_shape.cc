@@ -1,0 +1,298 @@
+#include "operators/nn/conv_pool_shape.h"
+
+#include <algorithm>
+#include <sstream>
+#include <vector>
+
+#include "platform/enforce.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+using framework::AttributeMap;
+using framework::DDim;
+
+template <typename T>
+const T& AttrOf(const std::string& op, const AttributeMap& attrs, const std::string& name) {
+  auto it = attrs.find(name);
+  PL_ENFORCE(it != attrs.end(), errors::NotFound("op `%s` has no attribute `%s`", op, name));
+  const T* v = std::get_if<T>(&it->second);
+  PL_ENFORCE(v != nullptr,
+             errors::InvalidArgument("op `%s` attribute `%s`: expected type %s, received %s", op,
+                                     name, framework::AttrTypeName(framework::AttrTypeOf<T>()),
+                                     framework::AttrToString(it->second)));
+  return *v;
+}
+
+std::string Str(const std::vector<int>& v) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < v.size(); ++i) os << (i ? ", " : "") << v[i];
+  os << "]";
+  return os.str();
+}
+
+// A list attribute of exactly two values, each >= `min`.
+std::vector<int> Pair(const std::string& op, const AttributeMap& attrs, const std::string& name,
+                      int min) {
+  const auto& v = AttrOf<std::vector<int>>(op, attrs, name);
+  PL_ENFORCE(v.size() == 2, errors::InvalidArgument(
+                                "op `%s` attribute `%s`: expected 2 values, received %s", op, name,
+                                Str(v)));
+  for (int x : v) {
+    PL_ENFORCE(x >= min,
+               errors::InvalidArgument("op `%s` attribute `%s`: expected values >= %d, received %s",
+                                       op, name, min, Str(v)));
+  }
+  return v;
+}
+
+// paddings as [top, bottom, left, right], before padding_algorithm is applied.
+std::vector<int64_t> ExplicitPaddings(const std::string& op, const AttributeMap& attrs) {
+  const auto& p = AttrOf<std::vector<int>>(op, attrs, "paddings");
+  PL_ENFORCE(p.size() == 2 || p.size() == 4,
+             errors::InvalidArgument(
+                 "op `%s` attribute `paddings`: expected 2 values [pad_h, pad_w] or 4 values "
+                 "[top, bottom, left, right], received %s",
+                 op, Str(p)));
+  for (int x : p) {
+    PL_ENFORCE(x >= 0, errors::InvalidArgument(
+                           "op `%s` attribute `paddings`: expected values >= 0, received %s", op,
+                           Str(p)));
+  }
+  if (p.size() == 2) return {p[0], p[0], p[1], p[1]};
+  return {p[0], p[1], p[2], p[3]};
+}
+
+bool IsChannelLast(const std::string& op, const AttributeMap& attrs) {
+  const std::string& f = AttrOf<std::string>(op, attrs, "data_format");
+  PL_ENFORCE(f == "NCHW" || f == "NHWC" || f == "AnyLayout",
+             errors::InvalidArgument(
+                 "op `%s` attribute `data_format`: expected NCHW, NHWC or AnyLayout, received %s",
+                 op, f));
+  return f == "NHWC";
+}
+
+// Applies padding_algorithm to the pads [pad0, pad1] of one spatial axis.
+void ApplyPaddingAlgorithm(const std::string& algorithm, int64_t in, int64_t k, int64_t stride,
+                           int64_t* pad0, int64_t* pad1) {
+  if (algorithm == "SAME") {
+    if (in < 0) return;  // Unknown until run time; so is the output size.
+    const int64_t out = (in + stride - 1) / stride;
+    const int64_t sum = std::max<int64_t>((out - 1) * stride + k - in, 0);
+    *pad0 = sum / 2;
+    *pad1 = sum - *pad0;
+  } else if (algorithm == "VALID") {
+    *pad0 = *pad1 = 0;
+  }
+}
+
+const std::string& PaddingAlgorithm(const std::string& op, const AttributeMap& attrs) {
+  const std::string& a = AttrOf<std::string>(op, attrs, "padding_algorithm");
+  PL_ENFORCE(a == "EXPLICIT" || a == "SAME" || a == "VALID",
+             errors::InvalidArgument("op `%s` attribute `padding_algorithm`: expected EXPLICIT, "
+                                     "SAME or VALID, received %s",
+                                     op, a));
+  return a;
+}
+
+void RequireRank4(const std::string& op, const char* kind, const char* slot, const DDim& d) {
+  PL_ENFORCE(d.size() == 4,
+             errors::InvalidArgument("op `%s` %s `%s`: expected 4-D tensor, received shape %s", op,
+                                     kind, slot, d.ToString()));
+}
+
+// Truthiness of an attribute the op does not declare (programs store it as BOOLEAN or INT).
+bool IsSet(const framework::Attribute& a) {
+  if (const bool* b = std::get_if<bool>(&a)) return *b;
+  if (const int* i = std::get_if<int>(&a)) return *i != 0;
+  if (const std::string* s = std::get_if<std::string>(&a)) return !s->empty();
+  return false;
+}
+
+}  // namespace
+
+DDim Conv2dGeometry::OutputDims() const {
+  return channel_last ? DDim{batch, out_h, out_w, out_c} : DDim{batch, out_c, out_h, out_w};
+}
+
+math::Conv2dWindow Conv2dGeometry::Window() const {
+  math::Conv2dWindow w;
+  w.kernel_h = kernel_h;
+  w.kernel_w = kernel_w;
+  w.stride_h = stride_h;
+  w.stride_w = stride_w;
+  w.pad_top = pad_top;
+  w.pad_left = pad_left;
+  w.dilation_h = dilation_h;
+  w.dilation_w = dilation_w;
+  w.out_h = out_h;
+  w.out_w = out_w;
+  return w;
+}
+
+Conv2dGeometry ResolveConv2d(const std::string& op, const DDim& input, const DDim& filter,
+                             const AttributeMap& attrs) {
+  RequireRank4(op, "input", "Input", input);
+  RequireRank4(op, "input", "Filter", filter);
+  Conv2dGeometry g;
+  g.channel_last = IsChannelLast(op, attrs);
+  g.batch = input[0];
+  g.in_c = g.channel_last ? input[3] : input[1];
+  g.in_h = g.channel_last ? input[1] : input[2];
+  g.in_w = g.channel_last ? input[2] : input[3];
+  g.out_c = filter[0];
+  g.kernel_h = filter[2];
+  g.kernel_w = filter[3];
+  g.groups = AttrOf<int>(op, attrs, "groups");
+  PL_ENFORCE(g.groups >= 1, errors::InvalidArgument(
+                                "op `%s` attribute `groups`: expected a value >= 1, received %d",
+                                op, static_cast<int>(g.groups)));
+  if (g.in_c >= 0 && filter[1] >= 0) {
+    PL_ENFORCE(g.in_c == filter[1] * g.groups,
+               errors::InvalidArgument(
+                   "op `%s` input `Filter`: expected %lld input channels per group (Input %s has "
+                   "%lld channels, groups = %lld), received Filter of shape %s",
+                   op, static_cast<long long>(g.in_c / g.groups), input.ToString(),
+                   static_cast<long long>(g.in_c), static_cast<long long>(g.groups),
+                   filter.ToString()));
+  }
+  if (g.out_c >= 0) {
+    PL_ENFORCE(g.out_c % g.groups == 0,
+               errors::InvalidArgument("op `%s` input `Filter`: expected output channels "
+                                       "(dim 0 of %s) divisible by groups = %lld",
+                                       op, filter.ToString(), static_cast<long long>(g.groups)));
+  }
+  const std::vector<int> strides = Pair(op, attrs, "strides", 1);
+  const std::vector<int> dilations = Pair(op, attrs, "dilations", 1);
+  g.stride_h = strides[0];
+  g.stride_w = strides[1];
+  g.dilation_h = dilations[0];
+  g.dilation_w = dilations[1];
+  std::vector<int64_t> p = ExplicitPaddings(op, attrs);
+  const std::string& algorithm = PaddingAlgorithm(op, attrs);
+  ApplyPaddingAlgorithm(algorithm, g.in_h, g.kernel_h, g.stride_h, &p[0], &p[1]);
+  ApplyPaddingAlgorithm(algorithm, g.in_w, g.kernel_w, g.stride_w, &p[2], &p[3]);
+  if (algorithm == "SAME") g.dilation_h = g.dilation_w = 1;
+  g.pad_top = p[0];
+  g.pad_bottom = p[1];
+  g.pad_left = p[2];
+  g.pad_right = p[3];
+  auto out_size = [&](const char* axis, int64_t in, int64_t k, int64_t d, int64_t p0, int64_t p1,
+                      int64_t s) -> int64_t {
+    if (in < 0 || k < 0) return -1;
+    const int64_t span = d * (k - 1) + 1;
+    const int64_t out = in + p0 + p1 >= span ? (in + p0 + p1 - span) / s + 1 : 0;
+    PL_ENFORCE(out > 0,
+               errors::InvalidArgument(
+                   "op `%s`: output %s would be %lld, expected > 0 (Input %s, Filter %s, "
+                   "paddings [%lld, %lld], stride %lld, dilation %lld; output = (in + pad0 + "
+                   "pad1 - (dilation * (k - 1) + 1)) / stride + 1)",
+                   op, axis, static_cast<long long>(out), input.ToString(), filter.ToString(),
+                   static_cast<long long>(p0), static_cast<long long>(p1),
+                   static_cast<long long>(s), static_cast<long long>(d)));
+    return out;
+  };
+  g.out_h = out_size("height", g.in_h, g.kernel_h, g.dilation_h, g.pad_top, g.pad_bottom,
+                     g.stride_h);
+  g.out_w = out_size("width", g.in_w, g.kernel_w, g.dilation_w, g.pad_left, g.pad_right,
+                     g.stride_w);
+  return g;
+}
+
+void CheckNoConvFusion(const std::string& op, const AttributeMap& attrs) {
+  for (const char* name : {"fuse_relu", "fuse_brelu", "fuse_activation", "fuse_residual_connection",
+                           "fuse_relu_before_depthwise_conv"}) {
+    auto it = attrs.find(name);
+    PL_ENFORCE(it == attrs.end() || !IsSet(it->second),
+               errors::Unimplemented("op `%s` attribute `%s`: fused activations and residual "
+                                     "connections are not implemented, received %s",
+                                     op, name, framework::AttrToString(it->second)));
+  }
+}
+
+DDim Pool2dGeometry::OutputDims() const {
+  return channel_last ? DDim{batch, out_h, out_w, channels} : DDim{batch, channels, out_h, out_w};
+}
+
+bool Pool2dGeometry::HasEmptyWindow() const {
+  if (adaptive) return false;  // Every adaptive window holds at least one element.
+  return kernel_h <= pad_top || kernel_w <= pad_left || (out_h - 1) * stride_h - pad_top >= in_h ||
+         (out_w - 1) * stride_w - pad_left >= in_w;
+}
+
+Pool2dGeometry ResolvePool2d(const std::string& op, const DDim& x, const AttributeMap& attrs) {
+  RequireRank4(op, "input", "X", x);
+  Pool2dGeometry g;
+  g.channel_last = IsChannelLast(op, attrs);
+  g.batch = x[0];
+  g.channels = g.channel_last ? x[3] : x[1];
+  g.in_h = g.channel_last ? x[1] : x[2];
+  g.in_w = g.channel_last ? x[2] : x[3];
+  const std::string& type = AttrOf<std::string>(op, attrs, "pooling_type");
+  PL_ENFORCE(type == "max" || type == "avg",
+             errors::InvalidArgument(
+                 "op `%s` attribute `pooling_type`: expected max or avg, received %s", op, type));
+  g.is_max = type == "max";
+  g.exclusive = AttrOf<bool>(op, attrs, "exclusive");
+  g.adaptive = AttrOf<bool>(op, attrs, "adaptive");
+  const bool global = AttrOf<bool>(op, attrs, "global_pooling");
+  const bool ceil_mode = AttrOf<bool>(op, attrs, "ceil_mode");
+  const auto& ksize = AttrOf<std::vector<int>>(op, attrs, "ksize");
+  PL_ENFORCE(ksize.size() == 2, errors::InvalidArgument(
+                                    "op `%s` attribute `ksize`: expected 2 values, received %s", op,
+                                    Str(ksize)));
+  const std::vector<int> strides = Pair(op, attrs, "strides", 1);
+  g.stride_h = strides[0];
+  g.stride_w = strides[1];
+  std::vector<int64_t> p = ExplicitPaddings(op, attrs);
+  const std::string& algorithm = PaddingAlgorithm(op, attrs);
+  if (global) {
+    g.kernel_h = g.in_h;
+    g.kernel_w = g.in_w;
+  } else {
+    PL_ENFORCE(ksize[0] > 0 && ksize[1] > 0,
+               errors::InvalidArgument(
+                   "op `%s` attribute `ksize`: expected values > 0, received %s", op, Str(ksize)));
+    g.kernel_h = ksize[0];
+    g.kernel_w = ksize[1];
+  }
+  if (global) {
+    std::fill(p.begin(), p.end(), 0);
+  } else {
+    ApplyPaddingAlgorithm(algorithm, g.in_h, g.kernel_h, g.stride_h, &p[0], &p[1]);
+    ApplyPaddingAlgorithm(algorithm, g.in_w, g.kernel_w, g.stride_w, &p[2], &p[3]);
+  }
+  g.pad_top = p[0];
+  g.pad_bottom = p[1];
+  g.pad_left = p[2];
+  g.pad_right = p[3];
+  if (g.adaptive) {
+    g.out_h = g.kernel_h;
+    g.out_w = g.kernel_w;
+    return g;
+  }
+  auto out_size = [&](const char* axis, int64_t in, int64_t k, int64_t p0, int64_t p1,
+                      int64_t s) -> int64_t {
+    if (global) return 1;
+    if (in < 0) return -1;
+    const int64_t span = in - k + p0 + p1 + (ceil_mode ? s - 1 : 0);
+    const int64_t out = span >= 0 ? span / s + 1 : 0;
+    PL_ENFORCE(out > 0,
+               errors::InvalidArgument(
+                   "op `%s`: output %s would be %lld, expected > 0 (X %s, ksize %lld, paddings "
+                   "[%lld, %lld], stride %lld%s)",
+                   op, axis, static_cast<long long>(out), x.ToString(), static_cast<long long>(k),
+                   static_cast<long long>(p0), static_cast<long long>(p1),
+                   static_cast<long long>(s), ceil_mode ? ", ceil_mode" : ""));
+    return out;
+  };
+  g.out_h = out_size("height", g.in_h, g.kernel_h, g.pad_top, g.pad_bottom, g.stride_h);
+  g.out_w = out_size("width", g.in_w, g.kernel_w, g.pad_left, g.pad_right, g.stride_w);
+  return g;
+}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,75 @@
+// Geometry of conv2d and pool2d, shared by shape inference and by every kernel (plain and
+// library): the attributes are checked and the paddings resolved in one place.
+//
+// Padding rules (PaddlePaddle's UpdatePaddingAndDilation):
+//   paddings [p_h, p_w] mean [p_h, p_h, p_w, p_w]; four values are [top, bottom, left, right];
+//   padding_algorithm "SAME": out = ceil(in / stride), pad_sum = max((out - 1) * stride + k - in, 0),
+//     top/left = pad_sum / 2, the rest bottom/right; conv2d dilations become 1;
+//   padding_algorithm "VALID": no padding.
+// Unknown dims (-1, at program-build time) give unknown output dims.
+//
+// The plain CPU kernels are declared here too, so library kernels (oneDNN) can compute the
+// cases their primitives do not cover with the same code.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "framework/attribute.h"
+#include "framework/ddim.h"
+#include "framework/operator.h"
+#include "operators/math/im2col.h"
+
+namespace paddle_like {
+namespace operators {
+
+struct Conv2dGeometry {
+  bool channel_last = false;  // data_format "NHWC".
+  int64_t batch = 0, in_c = 0, in_h = 0, in_w = 0;
+  int64_t out_c = 0, out_h = 0, out_w = 0;
+  int64_t groups = 1;
+  int64_t kernel_h = 0, kernel_w = 0;
+  int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+
+  // [N, C_out, H_out, W_out], or [N, H_out, W_out, C_out] for NHWC.
+  framework::DDim OutputDims() const;
+  math::Conv2dWindow Window() const;
+};
+
+// Checks Input ([N, C, H, W] or [N, H, W, C]) and Filter ([C_out, C / groups, kh, kw])
+// against the attributes of conv2d `op` and resolves the geometry. InvalidArgumentError
+// names the op, the slot or attribute and the shapes.
+Conv2dGeometry ResolveConv2d(const std::string& op, const framework::DDim& input,
+                             const framework::DDim& filter, const framework::AttributeMap& attrs);
+
+// UnimplementedError when `attrs` ask for a fusion (fuse_relu, fuse_activation,
+// fuse_residual_connection, ...) that conv2d here does not perform.
+void CheckNoConvFusion(const std::string& op, const framework::AttributeMap& attrs);
+
+struct Pool2dGeometry {
+  bool channel_last = false;
+  bool is_max = true;
+  bool exclusive = true;  // avg: divide by the number of non-padding elements.
+  bool adaptive = false;  // Window i covers [floor(i * in / out), ceil((i + 1) * in / out)).
+  int64_t batch = 0, channels = 0, in_h = 0, in_w = 0, out_h = 0, out_w = 0;
+  int64_t kernel_h = 0, kernel_w = 0, stride_h = 1, stride_w = 1;
+  // As resolved from the attributes; with ceil_mode the last windows may reach further.
+  int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
+
+  framework::DDim OutputDims() const;
+  // True when some window covers only padding (its result is 0 by convention).
+  bool HasEmptyWindow() const;
+};
+
+Pool2dGeometry ResolvePool2d(const std::string& op, const framework::DDim& x,
+                             const framework::AttributeMap& attrs);
+
+// The plain CPU kernels (defined in conv2d_op.cc and pool2d_op.cc; T = float or double).
+template <typename T>
+void Conv2dPlainCompute(const framework::ExecutionContext& ctx);
+template <typename T>
+void Pool2dPlainCompute(const framework::ExecutionContext& ctx);
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,159 @@
+#include "operators/optimizers/optimizer_util.h"
+
+#include "operators/tensor/tensor_op_util.h"
+
+namespace paddle_like {
+namespace operators {
+
+DataType OptimizerOp::IndicateDataType(const framework::RuntimeContext& ctx) const {
+  auto it = ctx.inputs.find("Param");
+  PL_ENFORCE(it != ctx.inputs.end() && !it->second.empty(),
+             errors::NotFound("op `%s` input `Param`: required but not given", Type()));
+  return it->second[0]->Get<DenseTensor>().dtype();
+}
+
+bool OptimizerOp::CastsInput(const std::string& slot, DataType from, DataType to) const {
+  return slot == "Grad" && platform::IsFloatingPoint(from) && platform::IsFloatingPoint(to);
+}
+
+double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot) {
+  const DenseTensor* t = ctx.Input(slot);
+  PL_ENFORCE(t != nullptr,
+             errors::NotFound("op `%s` input `%s`: required but not given", ctx.Type(), slot));
+  PL_ENFORCE(t->numel() == 1,
+             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a 1-element "
+                                     "tensor, received shape %s",
+                                     ctx.Type(), slot, ctx.InputName(slot),
+                                     t->dims().ToString()));
+  PL_ENFORCE(t->place().is_cpu(),
+             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a CPU tensor, "
+                                     "received one on %s",
+                                     ctx.Type(), slot, ctx.InputName(slot),
+                                     t->place().ToString()));
+  double v = 0;
+  platform::VisitDataType(t->dtype(), [&](auto tag) {
+    using S = decltype(tag);
+    v = ConvertElement<double>(t->data<S>()[0]);
+  });
+  return v;
+}
+
+void WriteScalarOutput(const ExecutionContext& ctx, const std::string& slot, DataType dtype,
+                       const DDim& dims, double value) {
+  DenseTensor* out = ctx.Output(slot);
+  PL_ENFORCE(out != nullptr,
+             errors::NotFound("op `%s` output `%s`: required but not given", ctx.Type(), slot));
+  out->Resize(dims);
+  if (dtype == DataType::FLOAT64) {
+    *out->mutable_data<double>(platform::CPUPlace()) = value;
+  } else {
+    *out->mutable_data<float>(platform::CPUPlace()) = static_cast<float>(value);
+  }
+}
+
+void CheckStateInput(const ExecutionContext& ctx, const std::string& slot, DataType dtype,
+                     const DDim& dims) {
+  const DenseTensor* t = ctx.Input(slot);
+  PL_ENFORCE(t != nullptr,
+             errors::NotFound("op `%s` input `%s`: required but not given", ctx.Type(), slot));
+  PL_ENFORCE(t->dtype() == dtype,
+             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected %s, received %s",
+                                     ctx.Type(), slot, ctx.InputName(slot),
+                                     platform::DataTypeName(dtype),
+                                     platform::DataTypeName(t->dtype())));
+  PL_ENFORCE(t->dims() == dims,
+             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected Param's shape "
+                                     "%s, received %s",
+                                     ctx.Type(), slot, ctx.InputName(slot), dims.ToString(),
+                                     t->dims().ToString()));
+}
+
+namespace {
+
+void CheckSparseGrad(const ExecutionContext& ctx, const SelectedRows& g, const DDim& param_dims,
+                     DataType dtype) {
+  const std::string var = ctx.InputName("Grad");
+  const char* op = ctx.Type().c_str();
+  PL_ENFORCE(g.value().initialized(),
+             errors::PreconditionNotMet("op `%s` input `Grad` (variable `%s`): SelectedRows holds "
+                                        "no value tensor",
+                                        op, var));
+  PL_ENFORCE(g.value().dtype() == dtype,
+             errors::InvalidArgument("op `%s` input `Grad` (variable `%s`): expected %s values, "
+                                     "received %s",
+                                     op, var, platform::DataTypeName(dtype),
+                                     platform::DataTypeName(g.value().dtype())));
+  PL_ENFORCE(param_dims.size() >= 1 && g.height() == param_dims[0],
+             errors::InvalidArgument("op `%s` input `Grad` (variable `%s`): expected SelectedRows "
+                                     "of height %lld (Param's shape %s), received height %lld",
+                                     op, var,
+                                     static_cast<long long>(param_dims.size() ? param_dims[0] : 0),
+                                     param_dims.ToString(), static_cast<long long>(g.height())));
+  const DDim& v = g.value().dims();
+  bool ok = v.size() == param_dims.size() &&
+            v[0] == static_cast<int64_t>(g.rows().size());
+  for (int i = 1; ok && i < v.size(); ++i) ok = v[i] == param_dims[i];
+  PL_ENFORCE(ok, errors::InvalidArgument(
+                     "op `%s` input `Grad` (variable `%s`): expected value shape [%zu, ...Param's "
+                     "shape %s without its first dim], received %s",
+                     op, var, g.rows().size(), param_dims.ToString(), v.ToString()));
+  for (int64_t r : g.rows()) {
+    PL_ENFORCE(r >= 0 && r < g.height(),
+               errors::OutOfRange("op `%s` input `Grad` (variable `%s`): row %lld is outside "
+                                  "[0, %lld)",
+                                  op, var, static_cast<long long>(r),
+                                  static_cast<long long>(g.height())));
+  }
+}
+
+}  // namespace
+
+GradInput GetGrad(const ExecutionContext& ctx, const DDim& param_dims, DataType dtype) {
+  const framework::Variable* var = ctx.InputVar("Grad");
+  PL_ENFORCE(var != nullptr,
+             errors::NotFound("op `%s` input `Grad`: required but not given", ctx.Type()));
+  GradInput g;
+  if (var->IsType<SelectedRows>()) {
+    g.sparse = &var->Get<SelectedRows>();
+    CheckSparseGrad(ctx, *g.sparse, param_dims, dtype);
+    return g;
+  }
+  g.dense = ctx.Input("Grad");
+  PL_ENFORCE(g.dense->dtype() == dtype,
+             errors::InvalidArgument("op `%s` input `Grad` (variable `%s`): expected %s, received %s",
+                                     ctx.Type(), ctx.InputName("Grad"),
+                                     platform::DataTypeName(dtype),
+                                     platform::DataTypeName(g.dense->dtype())));
+  PL_ENFORCE(g.dense->dims() == param_dims,
+             errors::InvalidArgument("op `%s` input `Grad` (variable `%s`): expected Param's shape "
+                                     "%s, received %s",
+                                     ctx.Type(), ctx.InputName("Grad"), param_dims.ToString(),
+                                     g.dense->dims().ToString()));
+  return g;
+}
+
+std::vector<int64_t> RowPositions(const std::vector<int64_t>& rows, int64_t height) {
+  std::vector<int64_t> pos(static_cast<size_t>(height), -1);
+  for (size_t i = 0; i < rows.size(); ++i) pos[static_cast<size_t>(rows[i])] = static_cast<int64_t>(i);
+  return pos;
+}
+
+void SetOutputTypesLike(framework::VarTypeInferenceContext* ctx,
+                        const std::vector<std::pair<std::string, std::string>>& pairs) {
+  for (const auto& p : pairs) {
+    if (!ctx->HasOutput(p.first) || !ctx->HasInput(p.second)) continue;
+    ctx->SetOutputKind(p.first, framework::VarKind::kDenseTensor);
+    ctx->SetOutputDataType(p.first, ctx->GetInputDataType(p.second));
+  }
+}
+
+void SetOutputDimsLike(InferShapeContext* ctx,
+                       const std::vector<std::pair<std::string, std::string>>& pairs) {
+  for (const auto& p : pairs) {
+    if (!ctx->HasOutput(p.first) || !ctx->HasInput(p.second)) continue;
+    ctx->SetOutputDim(p.first, ctx->GetInputDim(p.second));
+  }
+}
+
+}  // namespace operators
+}  // namespace paddle_like

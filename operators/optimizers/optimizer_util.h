@@ -1,0 +1,201 @@
+// Helpers shared by the optimizer ops (sgd, momentum, adam): the op class that takes its
+// kernel dtype from Param, 1-element inputs (learning rate, beta powers), the gradient as a
+// DenseTensor or SelectedRows, row merging, master-parameter access and build-time dtypes.
+//
+// In-place contract: ParamOut usually names the same variable as Param (and Moment1Out the
+// same as Moment1 ...). The kernels take every input pointer before allocating any output
+// and compute element i only from elements i of the inputs, so an output that is its own
+// input is updated in place; an output sharing a buffer with another tensor is given a new
+// buffer by mutable_data(), and the input pointers keep reading the old one.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/selected_rows.h"
+#include "framework/var_type_inference.h"
+#include "operators/common.h"
+
+namespace paddle_like {
+namespace operators {
+
+using framework::SelectedRows;
+
+// The optimizer op class: the kernel dtype is Param's; only Grad is cast to it (the learning
+// rate, beta powers and SkipUpdate are read in their own dtype, the state tensors must have
+// the compute dtype and are checked by the kernel).
+class OptimizerOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override;
+  bool CastsInput(const std::string& slot, DataType from, DataType to) const override;
+};
+
+// The value of the 1-element tensor of `slot` (any real or integer dtype) as a double.
+// InvalidArgumentError naming the op, slot and variable when it does not have 1 element.
+double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot);
+
+// Writes `value` into the 1-element output `slot`, with the given dtype (float32/float64)
+// and dims.
+void WriteScalarOutput(const ExecutionContext& ctx, const std::string& slot, DataType dtype,
+                       const DDim& dims, double value);
+
+// Requires the tensor of `slot` to have dtype `dtype` and dims `dims`.
+void CheckStateInput(const ExecutionContext& ctx, const std::string& slot, DataType dtype,
+                     const DDim& dims);
+
+// Grad as the kernel sees it: exactly one of the two is set.
+struct GradInput {
+  const DenseTensor* dense = nullptr;
+  const SelectedRows* sparse = nullptr;
+};
+
+// Resolves Grad and checks it against Param: a DenseTensor of Param's dims, or SelectedRows
+// of height dims[0] with value [rows, dims[1:]] and every row in [0, height). Its elements
+// must have dtype `dtype`.
+GradInput GetGrad(const ExecutionContext& ctx, const DDim& param_dims, DataType dtype);
+
+// A SelectedRows with its duplicate rows added: `rows` ascending and unique, `values` row by
+// row (width elements each). Duplicates are added in their input order, so the result does
+// not depend on threads.
+template <typename T>
+struct MergedRows {
+  std::vector<int64_t> rows;
+  std::vector<T> values;
+  int64_t width = 0;
+};
+
+template <typename T>
+MergedRows<T> MergeRows(const SelectedRows& grad) {
+  MergedRows<T> m;
+  const int64_t n = static_cast<int64_t>(grad.rows().size());
+  m.width = n == 0 ? 0 : grad.value().numel() / n;
+  std::vector<int64_t> sorted = grad.rows();
+  std::sort(sorted.begin(), sorted.end());
+  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+  m.rows = sorted;
+  m.values.assign(sorted.size() * static_cast<size_t>(m.width), T(0));
+  const T* g = grad.value().template data<T>();
+  for (int64_t i = 0; i < n; ++i) {
+    const auto pos = std::lower_bound(sorted.begin(), sorted.end(), grad.rows()[i]) - sorted.begin();
+    T* dst = m.values.data() + pos * m.width;
+    const T* src = g + i * m.width;
+    for (int64_t j = 0; j < m.width; ++j) dst[j] += src[j];
+  }
+  return m;
+}
+
+// For each row index in [0, height): its position in `rows`, or -1.
+std::vector<int64_t> RowPositions(const std::vector<int64_t>& rows, int64_t height);
+
+// The gradient element by element over Param's elements: Grad itself when dense; for
+// SelectedRows the merged rows, with 0 (and Present() false) in rows that are absent.
+template <typename T>
+class GradView {
+ public:
+  GradView(const GradInput& g, const DDim& param_dims) {
+    if (g.dense != nullptr) {
+      dense_ = g.dense->data<T>();
+      return;
+    }
+    width_ = param_dims.size() == 0 ? 1 : framework::Product(param_dims, 1, param_dims.size());
+    merged_ = MergeRows<T>(*g.sparse);
+    pos_ = RowPositions(merged_.rows, g.sparse->height());
+  }
+  bool sparse() const { return dense_ == nullptr; }
+  bool Present(int64_t i) const { return dense_ != nullptr || pos_[i / width_] >= 0; }
+  T operator[](int64_t i) const {
+    if (dense_ != nullptr) return dense_[i];
+    const int64_t p = pos_[i / width_];
+    return p < 0 ? T(0) : merged_.values[p * width_ + i % width_];
+  }
+
+ private:
+  const T* dense_ = nullptr;
+  int64_t width_ = 1;
+  MergedRows<T> merged_;
+  std::vector<int64_t> pos_;
+};
+
+// The parameter as the update reads and writes it. With multi_precision the update runs on
+// MasterParam (type MT) and ParamOut receives the result converted to T; otherwise MT == T
+// and the master pointers are null.
+template <typename T, typename MT>
+struct ParamAccess {
+  const T* param = nullptr;
+  const MT* master = nullptr;
+  T* param_out = nullptr;
+  MT* master_out = nullptr;
+
+  MT Get(int64_t i) const { return master ? master[i] : static_cast<MT>(param[i]); }
+  MT GetOut(int64_t i) const { return master_out ? master_out[i] : static_cast<MT>(param_out[i]); }
+  void Set(int64_t i, MT v) const {
+    if (master_out) master_out[i] = v;
+    param_out[i] = static_cast<T>(v);
+  }
+};
+
+// Reads the input pointers of the parameter (call before allocating outputs).
+template <typename T, typename MT>
+ParamAccess<T, MT> ParamInputs(const ExecutionContext& ctx) {
+  ParamAccess<T, MT> a;
+  a.param = ctx.Input("Param")->template data<T>();
+  if (ctx.Attr<bool>("multi_precision")) a.master = ctx.Input("MasterParam")->template data<MT>();
+  return a;
+}
+
+// Allocates ParamOut (and MasterParamOut) with Param's dims.
+template <typename T, typename MT>
+void AllocParamOutputs(const ExecutionContext& ctx, ParamAccess<T, MT>* a) {
+  const DDim dims = ctx.Input("Param")->dims();
+  a->param_out = ctx.Output("ParamOut")->Resize(dims).template mutable_data<T>(ctx.GetPlace());
+  if (a->master != nullptr) {
+    a->master_out =
+        ctx.Output("MasterParamOut")->Resize(dims).template mutable_data<MT>(ctx.GetPlace());
+  }
+}
+
+// Calls fn(MT{}) with the compute type: MasterParam's dtype (float32 or float64) when
+// multi_precision is set (MasterParam and MasterParamOut are then required and checked
+// against Param's dims), else T.
+template <typename T, typename Fn>
+void WithComputeType(const ExecutionContext& ctx, Fn&& fn) {
+  if (!ctx.Attr<bool>("multi_precision")) {
+    fn(T{});
+    return;
+  }
+  PL_ENFORCE(ctx.HasInput("MasterParam") && ctx.HasOutput("MasterParamOut"),
+             errors::InvalidArgument("op `%s` input `MasterParam` and output `MasterParamOut`: "
+                                     "required when attribute `multi_precision` is true",
+                                     ctx.Type()));
+  const DenseTensor* master = ctx.Input("MasterParam");
+  PL_ENFORCE(master->dims() == ctx.Input("Param")->dims(),
+             errors::InvalidArgument("op `%s` input `MasterParam` (variable `%s`): expected "
+                                     "Param's shape %s, received %s",
+                                     ctx.Type(), ctx.InputName("MasterParam"),
+                                     ctx.Input("Param")->dims().ToString(),
+                                     master->dims().ToString()));
+  if (master->dtype() == DataType::FLOAT32) {
+    fn(float{});
+  } else if (master->dtype() == DataType::FLOAT64) {
+    fn(double{});
+  } else {
+    throw errors::InvalidArgument(
+        "op `%s` input `MasterParam` (variable `%s`): expected float32 or float64, received %s",
+        ctx.Type(), ctx.InputName("MasterParam"), platform::DataTypeName(master->dtype()));
+  }
+}
+
+// Build-time dtypes: each (output slot, input slot) pair copies the input's dtype.
+void SetOutputTypesLike(framework::VarTypeInferenceContext* ctx,
+                        const std::vector<std::pair<std::string, std::string>>& pairs);
+
+// Run/build-time shapes: each (output slot, input slot) pair copies the input's dims.
+void SetOutputDimsLike(InferShapeContext* ctx,
+                       const std::vector<std::pair<std::string, std::string>>& pairs);
+
+}  // namespace operators
+}  // namespace paddle_like

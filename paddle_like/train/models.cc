@@ -1,0 +1,56 @@
+#include "paddle_like/train/models.h"
+
+#include "framework/op_proto_maker.h"
+
+namespace paddle_like {
+namespace train {
+
+using layers::Var;
+
+ModelVars BuildModel(layers::ProgramBuilder* b, const std::string& model,
+                     const std::vector<int64_t>& sample_shape, int64_t classes) {
+  ModelVars v;
+  std::vector<int64_t> image_shape = {-1};
+  image_shape.insert(image_shape.end(), sample_shape.begin(), sample_shape.end());
+  v.image = layers::Data(b, "image", image_shape, DataType::FLOAT32);
+  v.label = layers::Data(b, "label", {-1, 1}, DataType::INT64);
+  if (model == "mlp") {
+    Var h = layers::Fc(b, v.image, 256, "relu", /*num_flatten_dims=*/1);
+    h = layers::Fc(b, h, 128, "relu");
+    v.logits = layers::Fc(b, h, classes);
+  } else if (model == "lenet") {
+    Var h = layers::Conv2d(b, v.image, 20, 5, 1, 0, 1, "relu");
+    h = layers::Pool2d(b, h, 2, "max", 2);
+    h = layers::Conv2d(b, h, 50, 5, 1, 0, 1, "relu");
+    h = layers::Pool2d(b, h, 2, "max", 2);
+    h = layers::Fc(b, h, 500, "relu", /*num_flatten_dims=*/1);
+    v.logits = layers::Fc(b, h, classes);
+  } else {
+    throw errors::InvalidArgument("unknown model `%s`: expected mlp or lenet", model);
+  }
+  v.probabilities = layers::Softmax(b, v.logits);
+  v.loss = layers::Mean(b, layers::SoftmaxWithCrossEntropy(b, v.logits, v.label));
+  v.accuracy = layers::Accuracy(b, v.probabilities, v.label, 1);
+  return v;
+}
+
+framework::ProgramDesc CloneForTest(const framework::ProgramDesc& program) {
+  framework::ProgramDesc test = program;
+  framework::BlockDesc& block = test.Block(0);
+  const int training_roles = static_cast<int>(framework::OpRole::kBackward) |
+                             static_cast<int>(framework::OpRole::kOptimize);
+  for (size_t i = block.OpSize(); i-- > 0;) {
+    framework::OpDesc* op = block.Op(i);
+    const auto* role = op->HasAttr("op_role") ? std::get_if<int>(&op->GetAttr("op_role")) : nullptr;
+    // The loss op keeps Forward|Loss; the gradient seed is Backward|Loss.
+    if (role != nullptr && (*role & training_roles)) {
+      block.RemoveOp(i, i + 1);
+      continue;
+    }
+    if (op->HasAttr("is_test")) op->SetAttr("is_test", true);
+  }
+  return test;
+}
+
+}  // namespace train
+}  // namespace paddle_like

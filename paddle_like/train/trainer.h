@@ -1,0 +1,61 @@
+// Training a built-in model (models.h) on an image dataset: the engine of `paddle_like train`.
+//
+// Builds main and startup programs with the layers API, runs the startup program, trains
+// with the executor (one prepared program, fed batch by batch from a DataLoader), evaluates
+// test accuracy after each epoch, saves an inference model (`<save_dir>/model.pdmodel` +
+// `.pdiparams`), reloads it from disk and evaluates it again through the loaded program.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "paddle_like/datasets/in_memory_dataset.h"
+#include "platform/data_type.h"
+
+namespace paddle_like {
+namespace train {
+
+using platform::DataType;
+
+struct TrainOptions {
+  std::string model = "lenet";       // mlp | lenet
+  std::string optimizer = "adam";    // sgd | momentum | adam
+  float learning_rate = 0.001f;
+  int epochs = 3;
+  int64_t batch_size = 64;
+  uint64_t seed = 1;                 // Initializers, dropout and shuffling.
+  std::string save_dir;              // Empty: do not save.
+  bool progress = true;              // Progress bar on stderr.
+};
+
+struct EpochReport {
+  int epoch = 0;
+  double train_loss = 0;     // Mean over the epoch's batches.
+  double train_accuracy = 0;
+  double test_loss = 0;
+  double test_accuracy = 0;
+  double seconds = 0;        // Training time of the epoch (evaluation excluded).
+  double samples_per_second = 0;
+};
+
+struct TrainReport {
+  std::vector<EpochReport> epochs;
+  std::vector<double> step_losses;      // Every training step's loss, in order.
+  double reloaded_test_accuracy = -1;   // Through the saved and reloaded model (-1: not saved).
+  std::string model_path;               // <save_dir>/model (without suffix).
+
+  std::string ToJson(const TrainOptions& options) const;
+};
+
+TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& train_data,
+                  const datasets::InMemoryDataset& test_data, int64_t classes);
+
+// Top-1 accuracy of a saved inference model (`<prefix>.pdmodel`/`.pdiparams`) on `data`,
+// fed in batches through its feed target and read from its first fetch target.
+double EvaluateSavedModel(const std::string& prefix, const datasets::InMemoryDataset& data,
+                          int64_t batch_size);
+
+}  // namespace train
+}  // namespace paddle_like

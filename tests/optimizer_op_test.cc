@@ -1,0 +1,577 @@
+// sgd, momentum and adam against closed forms computed here in double: several steps run as
+// programs whose outputs are the input variables (ParamOut = Param ...), SelectedRows
+// gradients (duplicate rows, lazy_mode), bitwise reproducibility and error messages.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "framework/executor.h"
+#include "framework/op_registry.h"
+#include "framework/selected_rows.h"
+#include "framework/shape_inference_contexts.h"
+#include "platform/device_context_pool.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using framework::OperatorWithKernel;
+using framework::Scope;
+using framework::SelectedRows;
+using framework::VariableNameMap;
+
+DenseTensor Own(const DenseTensor& t) {
+  DenseTensor c;
+  framework::CopyTensor(t, platform::CPUPlace(), &c);
+  return c;
+}
+
+template <typename T>
+DenseTensor Scalar(double v) {
+  return MakeTensor<T>({1}, {v});
+}
+
+// One op in a program whose variables are all persistable (they live in `scope`), run
+// through the executor as often as asked.
+class OneOpProgram {
+ public:
+  OneOpProgram(const std::string& type, const VariableNameMap& inputs,
+               const VariableNameMap& outputs, const AttributeMap& attrs) {
+    operators::RegisterAllOps();
+    framework::BlockDesc& block = program_.Block(0);
+    framework::OpDesc* op = block.AppendOp();
+    op->SetType(type);
+    for (const auto& kv : inputs) {
+      op->SetInput(kv.first, kv.second);
+      for (const auto& n : kv.second) block.Var(n)->SetPersistable(true);
+    }
+    for (const auto& kv : outputs) {
+      op->SetOutput(kv.first, kv.second);
+      for (const auto& n : kv.second) block.Var(n)->SetPersistable(true);
+    }
+    for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
+  }
+
+  // Stores a private copy (the variable then owns its buffer).
+  void Set(const std::string& name, const DenseTensor& t) {
+    *scope_.Var(name)->GetMutable<DenseTensor>() = Own(t);
+  }
+  void Run(int steps = 1) {
+    if (!prepared_) prepared_ = exec_.Prepare(program_, 0, &scope_, {});
+    for (int i = 0; i < steps; ++i) exec_.Run(prepared_.get());
+  }
+  const DenseTensor& Get(const std::string& name) const {
+    return scope_.FindVar(name)->Get<DenseTensor>();
+  }
+  std::vector<double> Values(const std::string& name) const { return ToDoubles(Get(name)); }
+
+ private:
+  framework::ProgramDesc program_;
+  Scope scope_;
+  framework::Executor exec_{platform::CPUPlace()};
+  std::unique_ptr<framework::PreparedProgram> prepared_;
+};
+
+// Runs the plain CPU kernel of `type` directly on the variables of `scope`, with run-time
+// shape inference first. SelectedRows gradients take this path: the executor's kernel
+// choice binds DenseTensor inputs only.
+void RunKernelDirect(const std::string& type, const VariableNameMap& inputs,
+                     const VariableNameMap& outputs, const AttributeMap& attrs, Scope* scope) {
+  operators::RegisterAllOps();
+  auto op = framework::OpRegistry::CreateOp(type, inputs, outputs, attrs);
+  const auto* kop = dynamic_cast<const OperatorWithKernel*>(op.get());
+  ASSERT_NE(kop, nullptr);
+  framework::RuntimeContext rc;
+  for (const auto& kv : inputs) {
+    for (const auto& n : kv.second) rc.inputs[kv.first].push_back(scope->FindVar(n));
+  }
+  for (const auto& kv : outputs) {
+    for (const auto& n : kv.second) rc.outputs[kv.first].push_back(scope->Var(n));
+  }
+  const DataType dtype = kop->IndicateDataType(rc);
+  const framework::KernelInfo& kernel = framework::KernelRegistry::Instance().Choose(
+      type, dtype, framework::DataLayout::kAny, platform::CPUPlace(),
+      framework::KernelChoiceOptions{});
+  framework::RuntimeInferShapeContext infer(*op, rc);
+  kop->InferShape(&infer);
+  framework::ExecutionContext ctx(*op, rc,
+                                  *platform::DeviceContextPool::Instance().Get(platform::CPUPlace()),
+                                  kernel.key);
+  kernel.fn(ctx);
+}
+
+template <typename T>
+void SetSparseGrad(Scope* scope, const std::string& name, const std::vector<int64_t>& rows,
+                   int64_t height, int64_t width, const std::vector<double>& values) {
+  SelectedRows* sr = scope->Var(name)->GetMutable<SelectedRows>();
+  *sr->mutable_rows() = rows;
+  sr->set_height(height);
+  *sr->mutable_value() =
+      MakeTensor<T>({static_cast<int64_t>(rows.size()), width}, values);
+}
+
+void SetDense(Scope* scope, const std::string& name, const DenseTensor& t) {
+  *scope->Var(name)->GetMutable<DenseTensor>() = Own(t);
+}
+
+std::vector<double> Get(const Scope& scope, const std::string& name) {
+  return ToDoubles(scope.FindVar(name)->Get<DenseTensor>());
+}
+
+// The dense gradient a SelectedRows stands for (duplicates added) and which rows it lists.
+std::vector<double> Densify(const std::vector<int64_t>& rows, int64_t height, int64_t width,
+                            const std::vector<double>& values, std::vector<bool>* present) {
+  std::vector<double> g(static_cast<size_t>(height * width), 0.0);
+  present->assign(g.size(), false);
+  for (size_t k = 0; k < rows.size(); ++k) {
+    for (int64_t j = 0; j < width; ++j) {
+      g[rows[k] * width + j] += values[k * width + j];
+      (*present)[rows[k] * width + j] = true;
+    }
+  }
+  return g;
+}
+
+template <typename T>
+double Tol() {
+  return std::is_same_v<T, float> ? 2e-5 : 1e-12;
+}
+
+// ---- sgd ----
+
+template <typename T>
+void CheckSgdDense() {
+  const auto p = RandomValues(12, -1, 1, 1);
+  const auto g = RandomValues(12, -1, 1, 2);
+  const double lr = 0.1;
+  auto r = RunOp("sgd",
+                 {{"Param", {MakeTensor<T>({3, 4}, p)}},
+                  {"LearningRate", {Scalar<T>(lr)}},
+                  {"Grad", {MakeTensor<T>({3, 4}, g)}}},
+                 {{"ParamOut", 1}});
+  std::vector<double> want(12);
+  for (size_t i = 0; i < 12; ++i) want[i] = p[i] - static_cast<T>(lr) * g[i];
+  ExpectNear(ToDoubles(r.outputs["ParamOut"][0]), want, Tol<T>(), Tol<T>(), "sgd");
+  EXPECT_EQ(r.outputs["ParamOut"][0].dtype(), platform::ToDataType<T>());
+}
+
+TEST(SgdOp, DenseClosedForm) {
+  CheckSgdDense<float>();
+  CheckSgdDense<double>();
+}
+
+TEST(SgdOp, ParamOutAliasesParamInProgram) {
+  OneOpProgram prog("sgd", {{"Param", {"w"}}, {"LearningRate", {"lr"}}, {"Grad", {"g"}}},
+                    {{"ParamOut", {"w"}}}, {});
+  const auto p = RandomValues(6, -1, 1, 3);
+  const auto g = RandomValues(6, -1, 1, 4);
+  prog.Set("w", MakeTensor<float>({2, 3}, p));
+  prog.Set("lr", Scalar<float>(0.5));
+  prog.Set("g", MakeTensor<float>({2, 3}, g));
+  const void* before = prog.Get("w").raw_data();
+  prog.Run(3);
+  std::vector<double> want = p;
+  for (int s = 0; s < 3; ++s) {
+    for (size_t i = 0; i < 6; ++i) want[i] = static_cast<float>(want[i] - 0.5f * static_cast<float>(g[i]));
+  }
+  ExpectNear(prog.Values("w"), want, 1e-6, 1e-6, "sgd 3 steps");
+  EXPECT_EQ(prog.Get("w").raw_data(), before) << "an owned Param is updated in place";
+}
+
+template <typename T>
+void CheckSgdSparse(bool aliased) {
+  Scope scope;
+  const auto p = RandomValues(8, -1, 1, 5);
+  const std::vector<int64_t> rows = {3, 0, 3};
+  const std::vector<double> v = {1, 2, 3, 4, 5, 6};
+  SetDense(&scope, "w", MakeTensor<T>({4, 2}, p));
+  SetDense(&scope, "lr", Scalar<T>(0.25));
+  SetSparseGrad<T>(&scope, "g", rows, 4, 2, v);
+  const std::string out = aliased ? "w" : "w_out";
+  RunKernelDirect("sgd", {{"Param", {"w"}}, {"LearningRate", {"lr"}}, {"Grad", {"g"}}},
+                  {{"ParamOut", {out}}}, {}, &scope);
+  std::vector<double> want = p;
+  for (size_t k = 0; k < rows.size(); ++k) {
+    for (int j = 0; j < 2; ++j) want[rows[k] * 2 + j] -= 0.25 * v[k * 2 + j];
+  }
+  ExpectNear(Get(scope, out), want, Tol<T>(), Tol<T>(), "sgd sparse");
+  if (!aliased) ExpectNear(Get(scope, "w"), p, 0, 1e-7, "sgd sparse leaves Param");
+}
+
+TEST(SgdOp, SelectedRowsGradWithDuplicateRows) {
+  CheckSgdSparse<float>(false);
+  CheckSgdSparse<float>(true);
+  CheckSgdSparse<double>(false);
+  CheckSgdSparse<double>(true);
+}
+
+TEST(SgdOp, MultiPrecisionUpdatesMasterParam) {
+  const std::vector<double> master = {0.1, 0.2, 0.3};
+  const std::vector<double> g = {1, 2, 3};
+  auto r = RunOp("sgd",
+                 {{"Param", {MakeTensor<float>({3}, master)}},
+                  {"MasterParam", {MakeTensor<double>({3}, master)}},
+                  {"LearningRate", {Scalar<float>(0.5)}},
+                  {"Grad", {MakeTensor<float>({3}, g)}}},
+                 {{"ParamOut", 1}, {"MasterParamOut", 1}}, {{"multi_precision", true}});
+  const DenseTensor& mo = r.outputs["MasterParamOut"][0];
+  ASSERT_EQ(mo.dtype(), DataType::FLOAT64);
+  EXPECT_EQ(r.outputs["ParamOut"][0].dtype(), DataType::FLOAT32);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(mo.data<double>()[i], master[i] - 0.5 * static_cast<double>(static_cast<float>(g[i])));
+    EXPECT_EQ(r.outputs["ParamOut"][0].data<float>()[i],
+              static_cast<float>(mo.data<double>()[i]));
+  }
+}
+
+TEST(SgdOp, Errors) {
+  try {
+    RunOp("sgd",
+          {{"Param", {MakeTensor<float>({2}, {1, 2})}},
+           {"LearningRate", {MakeTensor<float>({2}, {1, 2})}},
+           {"Grad", {MakeTensor<float>({2}, {1, 2})}}},
+          {{"ParamOut", 1}});
+    FAIL() << "expected an error";
+  } catch (const platform::InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("op `sgd` input `LearningRate`"), std::string::npos)
+        << e.what();
+  }
+  try {
+    RunOp("sgd",
+          {{"Param", {MakeTensor<float>({2}, {1, 2})}},
+           {"LearningRate", {Scalar<float>(1)}},
+           {"Grad", {MakeTensor<float>({3}, {1, 2, 3})}}},
+          {{"ParamOut", 1}});
+    FAIL() << "expected an error";
+  } catch (const platform::InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("op `sgd` input `Grad`"), std::string::npos) << e.what();
+  }
+  Scope scope;
+  SetDense(&scope, "w", MakeTensor<float>({2, 1}, {1, 2}));
+  SetDense(&scope, "lr", Scalar<float>(1));
+  SetSparseGrad<float>(&scope, "g", {2}, 2, 1, {1});
+  try {
+    RunKernelDirect("sgd", {{"Param", {"w"}}, {"LearningRate", {"lr"}}, {"Grad", {"g"}}},
+                    {{"ParamOut", {"w"}}}, {}, &scope);
+    FAIL() << "expected an error";
+  } catch (const platform::OutOfRangeError& e) {
+    EXPECT_NE(std::string(e.what()).find("row 2"), std::string::npos) << e.what();
+  }
+}
+
+// ---- momentum ----
+
+struct MomentumCase {
+  bool nesterov;
+  bool l2;
+  double rescale;
+};
+
+template <typename T>
+void CheckMomentumSteps(const MomentumCase& c) {
+  SCOPED_TRACE(::testing::Message() << "nesterov " << c.nesterov << " l2 " << c.l2);
+  OneOpProgram prog("momentum",
+                    {{"Param", {"w"}}, {"Grad", {"g"}}, {"Velocity", {"v"}},
+                     {"LearningRate", {"lr"}}},
+                    {{"ParamOut", {"w"}}, {"VelocityOut", {"v"}}},
+                    {{"mu", 0.9f},
+                     {"use_nesterov", c.nesterov},
+                     {"regularization_method", std::string(c.l2 ? "l2_decay" : "")},
+                     {"regularization_coeff", 0.01f},
+                     {"rescale_grad", static_cast<float>(c.rescale)}});
+  std::vector<double> p = RandomValues(10, -1, 1, 6);
+  const std::vector<double> g = RandomValues(10, -1, 1, 7);
+  std::vector<double> v(10, 0.0);
+  prog.Set("w", MakeTensor<T>({2, 5}, p));
+  prog.Set("g", MakeTensor<T>({2, 5}, g));
+  prog.Set("v", MakeTensor<T>({2, 5}, v));
+  prog.Set("lr", Scalar<T>(0.1));
+  prog.Run(3);
+  const double mu = static_cast<T>(0.9f), lr = static_cast<T>(0.1);
+  const double coeff = static_cast<T>(0.01f);
+  for (int s = 0; s < 3; ++s) {
+    for (size_t i = 0; i < 10; ++i) {
+      double gi = static_cast<T>(g[i]) * c.rescale;
+      if (c.l2) gi += coeff * p[i];
+      v[i] = mu * v[i] + gi;
+      p[i] -= c.nesterov ? lr * (gi + mu * v[i]) : lr * v[i];
+    }
+  }
+  ExpectNear(prog.Values("w"), p, Tol<T>(), Tol<T>(), "momentum param");
+  ExpectNear(prog.Values("v"), v, Tol<T>(), Tol<T>(), "momentum velocity");
+}
+
+TEST(MomentumOp, StepsClosedForm) {
+  for (const MomentumCase& c : {MomentumCase{false, false, 1.0}, MomentumCase{true, false, 1.0},
+                                MomentumCase{false, true, 0.5}, MomentumCase{true, true, 2.0}}) {
+    CheckMomentumSteps<float>(c);
+    CheckMomentumSteps<double>(c);
+  }
+}
+
+TEST(MomentumOp, SelectedRowsGradAbsentRowsStillDecay) {
+  Scope scope;
+  const auto p = RandomValues(6, -1, 1, 8);
+  const auto v0 = RandomValues(6, -1, 1, 9);
+  const std::vector<int64_t> rows = {2, 2};
+  const std::vector<double> vals = {1, 2, 3, 4};
+  SetDense(&scope, "w", MakeTensor<double>({3, 2}, p));
+  SetDense(&scope, "v", MakeTensor<double>({3, 2}, v0));
+  SetDense(&scope, "lr", Scalar<double>(0.1));
+  SetSparseGrad<double>(&scope, "g", rows, 3, 2, vals);
+  RunKernelDirect("momentum",
+                  {{"Param", {"w"}}, {"Grad", {"g"}}, {"Velocity", {"v"}}, {"LearningRate", {"lr"}}},
+                  {{"ParamOut", {"w"}}, {"VelocityOut", {"v"}}}, {{"mu", 0.5f}}, &scope);
+  std::vector<bool> present;
+  const auto g = Densify(rows, 3, 2, vals, &present);
+  std::vector<double> wp = p, wv = v0;
+  for (size_t i = 0; i < 6; ++i) {
+    wv[i] = 0.5 * v0[i] + g[i];
+    wp[i] = p[i] - 0.1 * wv[i];
+  }
+  ExpectNear(Get(scope, "w"), wp, 1e-12, 1e-12, "momentum sparse param");
+  ExpectNear(Get(scope, "v"), wv, 1e-12, 1e-12, "momentum sparse velocity");
+}
+
+TEST(MomentumOp, RequiresMuAndChecksVelocity) {
+  EXPECT_THROW(RunOp("momentum",
+                     {{"Param", {MakeTensor<float>({2}, {1, 2})}},
+                      {"Grad", {MakeTensor<float>({2}, {1, 2})}},
+                      {"Velocity", {MakeTensor<float>({2}, {0, 0})}},
+                      {"LearningRate", {Scalar<float>(1)}}},
+                     {{"ParamOut", 1}, {"VelocityOut", 1}}),
+               platform::InvalidArgumentError);
+  try {
+    RunOp("momentum",
+          {{"Param", {MakeTensor<float>({2}, {1, 2})}},
+           {"Grad", {MakeTensor<float>({2}, {1, 2})}},
+           {"Velocity", {MakeTensor<float>({3}, {0, 0, 0})}},
+           {"LearningRate", {Scalar<float>(1)}}},
+          {{"ParamOut", 1}, {"VelocityOut", 1}}, {{"mu", 0.9f}});
+    FAIL() << "expected an error";
+  } catch (const platform::InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("op `momentum` input `Velocity`"), std::string::npos)
+        << e.what();
+  }
+}
+
+// ---- adam ----
+
+struct AdamRef {
+  double beta1, beta2, eps, lr, beta1_pow, beta2_pow;
+  // One step; `present` (optional) limits the update to those elements (lazy_mode).
+  void Step(std::vector<double>* p, std::vector<double>* m1, std::vector<double>* m2,
+            const std::vector<double>& g, const std::vector<bool>* present = nullptr) {
+    const double lr_t = lr * std::sqrt(1 - beta2_pow) / (1 - beta1_pow);
+    const double eps_t = eps * std::sqrt(1 - beta2_pow);
+    for (size_t i = 0; i < p->size(); ++i) {
+      if (present != nullptr && !(*present)[i]) continue;
+      (*m1)[i] = beta1 * (*m1)[i] + (1 - beta1) * g[i];
+      (*m2)[i] = beta2 * (*m2)[i] + (1 - beta2) * g[i] * g[i];
+      (*p)[i] -= lr_t * (*m1)[i] / (std::sqrt((*m2)[i]) + eps_t);
+    }
+    beta1_pow *= beta1;
+    beta2_pow *= beta2;
+  }
+};
+
+const VariableNameMap& AdamInputs() {
+  static const VariableNameMap kIn = {
+      {"Param", {"w"}},     {"Grad", {"g"}},         {"LearningRate", {"lr"}},
+      {"Moment1", {"m1"}},  {"Moment2", {"m2"}},     {"Beta1Pow", {"b1p"}},
+      {"Beta2Pow", {"b2p"}}};
+  return kIn;
+}
+const VariableNameMap& AdamOutputs() {
+  static const VariableNameMap kOut = {{"ParamOut", {"w"}},      {"Moment1Out", {"m1"}},
+                                       {"Moment2Out", {"m2"}},   {"Beta1PowOut", {"b1p"}},
+                                       {"Beta2PowOut", {"b2p"}}};
+  return kOut;
+}
+
+template <typename T>
+void CheckAdamSteps() {
+  OneOpProgram prog("adam", AdamInputs(), AdamOutputs(), {});
+  std::vector<double> p = RandomValues(12, -1, 1, 10);
+  std::vector<double> m1(12, 0.0), m2(12, 0.0);
+  const std::vector<double> g = RandomValues(12, -1, 1, 11);
+  // The attributes are floats: the reference uses their float values.
+  AdamRef ref{0.9f, 0.999f, 1e-8f, static_cast<T>(0.01), 0.9f, 0.999f};
+  prog.Set("w", MakeTensor<T>({3, 4}, p));
+  prog.Set("g", MakeTensor<T>({3, 4}, g));
+  prog.Set("m1", MakeTensor<T>({3, 4}, m1));
+  prog.Set("m2", MakeTensor<T>({3, 4}, m2));
+  prog.Set("lr", Scalar<T>(0.01));
+  prog.Set("b1p", Scalar<T>(0.9f));
+  prog.Set("b2p", Scalar<T>(0.999f));
+  const void* before = prog.Get("w").raw_data();
+  prog.Run(4);
+  std::vector<double> gt(12);
+  for (size_t i = 0; i < 12; ++i) gt[i] = static_cast<T>(g[i]);
+  for (int s = 0; s < 4; ++s) ref.Step(&p, &m1, &m2, gt);
+  const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+  ExpectNear(prog.Values("w"), p, tol, tol, "adam param");
+  ExpectNear(prog.Values("m1"), m1, tol, tol, "adam moment1");
+  ExpectNear(prog.Values("m2"), m2, tol, tol, "adam moment2");
+  ExpectNear(prog.Values("b1p"), {ref.beta1_pow}, tol, 0, "adam beta1 pow");
+  ExpectNear(prog.Values("b2p"), {ref.beta2_pow}, tol, 0, "adam beta2 pow");
+  EXPECT_EQ(prog.Get("w").raw_data(), before) << "an owned Param is updated in place";
+}
+
+TEST(AdamOp, FourStepsWithBetaPowAccumulation) {
+  CheckAdamSteps<float>();
+  CheckAdamSteps<double>();
+}
+
+TEST(AdamOp, TensorsOverrideAttributes) {
+  const std::vector<double> p = {0.5, -0.5}, g = {0.2, -0.3}, m1 = {0.1, 0.1}, m2 = {0.2, 0.3};
+  auto r = RunOp("adam",
+                 {{"Param", {MakeTensor<double>({2}, p)}},
+                  {"Grad", {MakeTensor<double>({2}, g)}},
+                  {"LearningRate", {Scalar<double>(0.1)}},
+                  {"Moment1", {MakeTensor<double>({2}, m1)}},
+                  {"Moment2", {MakeTensor<double>({2}, m2)}},
+                  {"Beta1Pow", {Scalar<double>(0.25)}},
+                  {"Beta2Pow", {Scalar<double>(0.64)}},
+                  {"Beta1Tensor", {Scalar<double>(0.5)}},
+                  {"Beta2Tensor", {Scalar<double>(0.8)}},
+                  {"EpsilonTensor", {Scalar<double>(0.01)}}},
+                 {{"ParamOut", 1}, {"Moment1Out", 1}, {"Moment2Out", 1}, {"Beta1PowOut", 1},
+                  {"Beta2PowOut", 1}});
+  std::vector<double> wp = p, wm1 = m1, wm2 = m2;
+  AdamRef ref{0.5, 0.8, 0.01, 0.1, 0.25, 0.64};
+  ref.Step(&wp, &wm1, &wm2, g);
+  ExpectNear(ToDoubles(r.outputs["ParamOut"][0]), wp, 1e-12, 1e-12, "param");
+  ExpectNear(ToDoubles(r.outputs["Moment1Out"][0]), wm1, 1e-12, 1e-12, "m1");
+  ExpectNear(ToDoubles(r.outputs["Moment2Out"][0]), wm2, 1e-12, 1e-12, "m2");
+  ExpectNear(ToDoubles(r.outputs["Beta1PowOut"][0]), {0.125}, 1e-12, 0, "b1 pow");
+  ExpectNear(ToDoubles(r.outputs["Beta2PowOut"][0]), {0.512}, 1e-12, 0, "b2 pow");
+}
+
+TEST(AdamOp, SkipUpdateAndGlobalBetaPow) {
+  OneOpProgram skip("adam",
+                    [] {
+                      auto in = AdamInputs();
+                      in["SkipUpdate"] = {"skip"};
+                      return in;
+                    }(),
+                    AdamOutputs(), {});
+  std::vector<double> p = RandomValues(4, -1, 1, 12);
+  for (auto& x : p) x = static_cast<float>(x);
+  for (const char* n : {"w", "g", "m1", "m2"}) skip.Set(n, MakeTensor<float>({4}, p));
+  skip.Set("lr", Scalar<float>(0.1));
+  skip.Set("b1p", Scalar<float>(0.9));
+  skip.Set("b2p", Scalar<float>(0.999));
+  auto flag = DenseTensor(DDim{1}, DataType::BOOL);
+  *flag.mutable_data<bool>(platform::CPUPlace()) = true;
+  skip.Set("skip", flag);
+  skip.Run(2);
+  ExpectNear(skip.Values("w"), p, 0, 0, "skipped param");
+  ExpectNear(skip.Values("m2"), p, 0, 0, "skipped moment2");
+  ExpectNear(skip.Values("b1p"), {static_cast<float>(0.9)}, 0, 0, "skipped beta1 pow");
+
+  OneOpProgram global("adam", AdamInputs(), AdamOutputs(), {{"use_global_beta_pow", true}});
+  for (const char* n : {"w", "g", "m1", "m2"}) global.Set(n, MakeTensor<float>({4}, p));
+  global.Set("lr", Scalar<float>(0.1));
+  global.Set("b1p", Scalar<float>(0.9));
+  global.Set("b2p", Scalar<float>(0.999));
+  global.Run(2);
+  ExpectNear(global.Values("b1p"), {static_cast<float>(0.9)}, 0, 0, "global beta1 pow");
+  ExpectNear(global.Values("b2p"), {static_cast<float>(0.999)}, 0, 0, "global beta2 pow");
+  EXPECT_NE(global.Values("w"), p) << "the parameter still moves";
+}
+
+template <typename T>
+void CheckAdamSparse(bool lazy) {
+  SCOPED_TRACE(::testing::Message() << "lazy " << lazy);
+  Scope scope;
+  const int64_t height = 5, width = 3;
+  std::vector<double> p = RandomValues(15, -1, 1, 13);
+  std::vector<double> m1 = RandomValues(15, -0.1, 0.1, 14);
+  std::vector<double> m2 = RandomValues(15, 0.01, 0.2, 15);
+  const std::vector<int64_t> rows = {4, 1, 4};
+  const std::vector<double> vals = RandomValues(9, -1, 1, 16);
+  SetDense(&scope, "w", MakeTensor<T>({height, width}, p));
+  SetDense(&scope, "m1", MakeTensor<T>({height, width}, m1));
+  SetDense(&scope, "m2", MakeTensor<T>({height, width}, m2));
+  SetDense(&scope, "lr", Scalar<T>(0.01));
+  SetDense(&scope, "b1p", Scalar<double>(0.5));
+  SetDense(&scope, "b2p", Scalar<double>(0.75));
+  SetSparseGrad<T>(&scope, "g", rows, height, width, vals);
+  RunKernelDirect("adam", AdamInputs(), AdamOutputs(), {{"lazy_mode", lazy}}, &scope);
+  std::vector<bool> present;
+  std::vector<double> tv(vals.size());
+  for (size_t i = 0; i < vals.size(); ++i) tv[i] = static_cast<T>(vals[i]);
+  for (auto* v : {&p, &m1, &m2}) {
+    for (auto& x : *v) x = static_cast<T>(x);
+  }
+  const auto g = Densify(rows, height, width, tv, &present);
+  AdamRef ref{0.9f, 0.999f, 1e-8f, static_cast<T>(0.01), 0.5, 0.75};
+  ref.Step(&p, &m1, &m2, g, lazy ? &present : nullptr);
+  const double tol = std::is_same_v<T, float> ? 1e-5 : 1e-12;
+  ExpectNear(Get(scope, "w"), p, tol, tol, "adam sparse param");
+  ExpectNear(Get(scope, "m1"), m1, tol, tol, "adam sparse m1");
+  ExpectNear(Get(scope, "m2"), m2, tol, tol, "adam sparse m2");
+  ExpectNear(Get(scope, "b1p"), {0.5 * static_cast<double>(0.9f)}, 1e-15, 0, "beta1 pow");
+  EXPECT_EQ(scope.FindVar("b1p")->Get<DenseTensor>().dtype(), DataType::FLOAT64)
+      << "the beta pows keep their own dtype";
+}
+
+TEST(AdamOp, SelectedRowsGradLazyAndDense) {
+  CheckAdamSparse<float>(false);
+  CheckAdamSparse<float>(true);
+  CheckAdamSparse<double>(false);
+  CheckAdamSparse<double>(true);
+}
+
+// ---- reproducibility ----
+
+std::string Bytes(const DenseTensor& t) {
+  return std::string(static_cast<const char*>(t.raw_data()),
+                     static_cast<size_t>(t.numel()) * platform::SizeOf(t.dtype()));
+}
+
+TEST(OptimizerOps, RepeatedRunsAreBitwiseEqual) {
+  const int64_t n = 200003;  // Large enough for ParallelFor to split the work.
+  const auto p = RandomValues(n, -1, 1, 17);
+  const auto g = RandomValues(n, -1, 1, 18);
+  auto run_adam = [&] {
+    OneOpProgram prog("adam", AdamInputs(), AdamOutputs(), {});
+    prog.Set("w", MakeTensor<float>({n}, p));
+    prog.Set("g", MakeTensor<float>({n}, g));
+    prog.Set("m1", MakeTensor<float>({n}, std::vector<double>(n, 0.0)));
+    prog.Set("m2", MakeTensor<float>({n}, std::vector<double>(n, 0.0)));
+    prog.Set("lr", Scalar<float>(0.01));
+    prog.Set("b1p", Scalar<float>(0.9));
+    prog.Set("b2p", Scalar<float>(0.999));
+    prog.Run(3);
+    return Bytes(prog.Get("w")) + Bytes(prog.Get("m1")) + Bytes(prog.Get("m2"));
+  };
+  EXPECT_TRUE(run_adam() == run_adam());
+  auto run_momentum = [&] {
+    OneOpProgram prog("momentum",
+                      {{"Param", {"w"}}, {"Grad", {"g"}}, {"Velocity", {"v"}},
+                       {"LearningRate", {"lr"}}},
+                      {{"ParamOut", {"w"}}, {"VelocityOut", {"v"}}},
+                      {{"mu", 0.9f}, {"use_nesterov", true}});
+    prog.Set("w", MakeTensor<double>({n}, p));
+    prog.Set("g", MakeTensor<double>({n}, g));
+    prog.Set("v", MakeTensor<double>({n}, std::vector<double>(n, 0.0)));
+    prog.Set("lr", Scalar<double>(0.01));
+    prog.Run(3);
+    return Bytes(prog.Get("w")) + Bytes(prog.Get("v"));
+  };
+  EXPECT_TRUE(run_momentum() == run_momentum());
+}
+
+TEST(OptimizerOps, OpVersions) {
+  operators::RegisterAllOps();
+  EXPECT_EQ(framework::OpInfoMap::Instance().Get("adam").version(), 4);
+  EXPECT_EQ(framework::OpInfoMap::Instance().Get("momentum").version(), 1);
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like

@@ -1,0 +1,446 @@
+// pool2d: forward against direct loops in double (max / avg, exclusive or not, paddings of
+// 2 and 4 values, SAME / VALID, ceil_mode, global, adaptive, NHWC, windows in the padding;
+// float and double), gradients against finite differences, the oneDNN kernel against the
+// plain one, and error messages.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "framework/backward.h"
+#include "framework/program_desc.h"
+#include "framework/var_type_inference.h"
+#include "platform/init.h"
+#include "tests/grad_check_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using framework::LibraryType;
+
+struct PoolCase {
+  DDim x;  // NCHW, or NHWC when data_format is "NHWC".
+  std::string type;
+  std::vector<int> ksize;
+  std::vector<int> strides = {1, 1};
+  std::vector<int> paddings = {0, 0};
+  bool exclusive = true;
+  bool ceil_mode = false;
+  bool global = false;
+  bool adaptive = false;
+  std::string algorithm = "EXPLICIT";
+  std::string data_format = "NCHW";
+
+  AttributeMap Attrs() const {
+    return {{"pooling_type", type},       {"ksize", ksize},         {"strides", strides},
+            {"paddings", paddings},       {"exclusive", exclusive}, {"ceil_mode", ceil_mode},
+            {"global_pooling", global},   {"adaptive", adaptive},   {"padding_algorithm", algorithm},
+            {"data_format", data_format}};
+  }
+  std::string Name() const {
+    std::string s = type + " X " + x.ToString() + " ksize " + std::to_string(ksize[0]) + "," +
+                    std::to_string(ksize[1]) + " strides " + std::to_string(strides[0]) + "," +
+                    std::to_string(strides[1]) + " paddings";
+    for (int p : paddings) s += " " + std::to_string(p);
+    s += std::string(exclusive ? "" : " inclusive") + (ceil_mode ? " ceil_mode" : "") +
+         (global ? " global" : "") + (adaptive ? " adaptive" : "") + " " + algorithm + " " +
+         data_format;
+    return s;
+  }
+};
+
+// Direct loops, independent of the op's code.
+std::vector<double> ReferencePool(const PoolCase& c, const std::vector<double>& in,
+                                  DDim* out_dims) {
+  const bool nhwc = c.data_format == "NHWC";
+  const int64_t n_ = c.x[0], ch = nhwc ? c.x[3] : c.x[1];
+  const int64_t h_ = nhwc ? c.x[1] : c.x[2], w_ = nhwc ? c.x[2] : c.x[3];
+  int64_t k[2] = {c.ksize[0], c.ksize[1]};
+  const int64_t s[2] = {c.strides[0], c.strides[1]};
+  const int64_t size[2] = {h_, w_};
+  int64_t pad[4];
+  if (c.paddings.size() == 2) {
+    pad[0] = pad[1] = c.paddings[0];
+    pad[2] = pad[3] = c.paddings[1];
+  } else {
+    for (int i = 0; i < 4; ++i) pad[i] = c.paddings[i];
+  }
+  if (c.global) {
+    k[0] = h_;
+    k[1] = w_;
+  }
+  if (c.algorithm == "VALID" || c.global) std::fill(pad, pad + 4, 0);
+  if (c.algorithm == "SAME" && !c.global) {
+    for (int a = 0; a < 2; ++a) {
+      const int64_t out = (size[a] + s[a] - 1) / s[a];
+      const int64_t sum = std::max<int64_t>((out - 1) * s[a] + k[a] - size[a], 0);
+      pad[2 * a] = sum / 2;
+      pad[2 * a + 1] = sum - sum / 2;
+    }
+  }
+  int64_t out[2];
+  for (int a = 0; a < 2; ++a) {
+    out[a] = c.adaptive ? k[a]
+                        : (size[a] - k[a] + pad[2 * a] + pad[2 * a + 1] + (c.ceil_mode ? s[a] - 1 : 0)) /
+                                  s[a] +
+                              1;
+  }
+  *out_dims = nhwc ? DDim{n_, out[0], out[1], ch} : DDim{n_, ch, out[0], out[1]};
+  // The window of output index o along axis a: [lo, hi) clipped to the image.
+  auto window = [&](int a, int64_t o, int64_t* lo, int64_t* hi) {
+    if (c.adaptive) {
+      *lo = static_cast<int64_t>(std::floor(static_cast<double>(o) * size[a] / out[a]));
+      *hi = static_cast<int64_t>(std::ceil(static_cast<double>(o + 1) * size[a] / out[a]));
+      return;
+    }
+    const int64_t start = o * s[a] - pad[2 * a];
+    *lo = std::max<int64_t>(start, 0);
+    *hi = std::min<int64_t>(start + k[a], size[a]);
+  };
+  auto at = [&](int64_t n, int64_t c2, int64_t y, int64_t x) {
+    return nhwc ? in[((n * h_ + y) * w_ + x) * ch + c2] : in[((n * ch + c2) * h_ + y) * w_ + x];
+  };
+  std::vector<double> result(static_cast<size_t>(n_ * ch * out[0] * out[1]));
+  for (int64_t n = 0; n < n_; ++n) {
+    for (int64_t c2 = 0; c2 < ch; ++c2) {
+      for (int64_t y = 0; y < out[0]; ++y) {
+        for (int64_t x = 0; x < out[1]; ++x) {
+          int64_t h0, h1, w0, w1;
+          window(0, y, &h0, &h1);
+          window(1, x, &w0, &w1);
+          double r = 0;
+          int64_t count = 0;
+          double m = -INFINITY, sum = 0;
+          for (int64_t h = h0; h < h1; ++h) {
+            for (int64_t w = w0; w < w1; ++w) {
+              m = std::max(m, at(n, c2, h, w));
+              sum += at(n, c2, h, w);
+              ++count;
+            }
+          }
+          if (count > 0) {
+            r = c.type == "max" ? m : sum / ((c.exclusive || c.adaptive) ? count : k[0] * k[1]);
+          }
+          const size_t o = nhwc ? ((n * out[0] + y) * out[1] + x) * ch + c2
+                                : ((n * ch + c2) * out[0] + y) * out[1] + x;
+          result[o] = r;
+        }
+      }
+    }
+  }
+  return result;
+}
+
+std::vector<PoolCase> ForwardCases() {
+  std::vector<PoolCase> cases;
+  for (const char* type : {"max", "avg"}) {
+    auto add = [&cases, type](PoolCase c) {
+      c.type = type;
+      cases.push_back(c);
+      if (c.type == "avg" && !c.adaptive && !c.global) {
+        c.exclusive = false;
+        cases.push_back(c);
+      }
+    };
+    add({{1, 1, 4, 4}, "", {2, 2}, {2, 2}});
+    add({{2, 3, 5, 5}, "", {3, 3}, {1, 1}, {1, 1}});
+    add({{1, 2, 6, 7}, "", {3, 2}, {2, 1}, {1, 0, 0, 1}});
+    add({{1, 2, 7, 7}, "", {3, 3}, {2, 2}, {1, 1}});
+    // ceil_mode: the last window reaches past the padding.
+    PoolCase ceil{{1, 2, 5, 5}, "", {2, 2}, {2, 2}};
+    ceil.ceil_mode = true;
+    add(ceil);
+    ceil = {{1, 1, 6, 7}, "", {3, 3}, {2, 2}, {1, 1}};
+    ceil.ceil_mode = true;
+    add(ceil);
+    // Global pooling ignores ksize and paddings.
+    PoolCase global{{2, 3, 4, 5}, "", {1, 1}, {1, 1}, {1, 1}};
+    global.global = true;
+    add(global);
+    // Adaptive: downsampling with uneven windows, upsampling, 1x1 output.
+    PoolCase adaptive{{2, 2, 7, 5}, "", {3, 2}};
+    adaptive.adaptive = true;
+    add(adaptive);
+    adaptive.x = {1, 1, 5, 5};
+    adaptive.ksize = {7, 7};
+    add(adaptive);
+    adaptive.x = {1, 3, 6, 6};
+    adaptive.ksize = {1, 1};
+    add(adaptive);
+    // SAME and VALID.
+    PoolCase same{{1, 2, 7, 6}, "", {3, 3}, {2, 2}};
+    same.algorithm = "SAME";
+    add(same);
+    PoolCase valid{{1, 2, 6, 6}, "", {2, 2}, {2, 2}, {1, 1}};
+    valid.algorithm = "VALID";
+    add(valid);
+    // NHWC, AnyLayout.
+    PoolCase nhwc{{2, 5, 4, 3}, "", {2, 2}, {2, 2}, {1, 1}};
+    nhwc.data_format = "NHWC";
+    add(nhwc);
+    nhwc.ceil_mode = true;
+    nhwc.x = {1, 5, 6, 2};
+    nhwc.ksize = {3, 2};
+    add(nhwc);
+    nhwc.ceil_mode = false;
+    nhwc.adaptive = true;
+    nhwc.x = {1, 5, 5, 2};
+    nhwc.ksize = {2, 3};
+    add(nhwc);
+    PoolCase any{{1, 2, 4, 4}, "", {2, 2}, {2, 2}};
+    any.data_format = "AnyLayout";
+    add(any);
+    // Windows lying wholly in the padding give 0.
+    add({{1, 1, 3, 3}, "", {2, 2}, {1, 1}, {2, 2}});
+    // Size-1 planes and a larger batch.
+    add({{3, 2, 1, 1}, "", {1, 1}});
+    add({{8, 16, 12, 12}, "", {3, 3}, {2, 2}, {1, 1}});
+  }
+  return cases;
+}
+
+template <typename T>
+OpRunResult RunPool(const PoolCase& c, const std::vector<double>& x) {
+  return RunOp("pool2d", {{"X", {MakeTensor<T>(c.x, x)}}}, {{"Out", 1}}, c.Attrs());
+}
+
+template <typename T>
+void CheckForwardCases() {
+  const DataType dtype = platform::ToDataType<T>();
+  unsigned seed = 10;
+  for (const PoolCase& c : ForwardCases()) {
+    SCOPED_TRACE(c.Name());
+    const std::vector<double> x = RandomValues(c.x.numel(), -1, 1, ++seed);
+    DDim dims;
+    const std::vector<double> expected = ReferencePool(c, x, &dims);
+    auto r = RunPool<T>(c, x);
+    EXPECT_EQ(r.outputs["Out"][0].dims(), dims);
+    ExpectNear(ToDoubles(r.outputs["Out"][0]), expected, RelTol(dtype), AbsTol(dtype) * 10,
+               c.Name());
+  }
+}
+
+TEST(Pool2dOp, ForwardMatchesDirectLoopsFloat) { CheckForwardCases<float>(); }
+TEST(Pool2dOp, ForwardMatchesDirectLoopsDouble) { CheckForwardCases<double>(); }
+
+TEST(Pool2dOp, IssueExample) {
+  std::vector<double> x(16);
+  std::iota(x.begin(), x.end(), 0.0);
+  PoolCase c{{1, 1, 4, 4}, "max", {2, 2}, {2, 2}};
+  auto r = RunOp("pool2d", {{"X", {MakeTensor<float>(c.x, x)}}}, {{"Out", 1}},
+                 {{"pooling_type", std::string("max")}, {"ksize", std::vector<int>{2, 2}},
+                  {"strides", std::vector<int>{2, 2}}});
+  EXPECT_EQ(r.outputs["Out"][0].dims(), (DDim{1, 1, 2, 2}));
+  ExpectNear(ToDoubles(r.outputs["Out"][0]), {5, 7, 13, 15}, 0, 0, "max 2x2");
+  // avg over 3x3 windows with padding 1: corners divide by 4 (exclusive) or 9.
+  std::vector<double> ones(9, 1.0);
+  c = {{1, 1, 3, 3}, "avg", {3, 3}, {1, 1}, {1, 1}};
+  ExpectNear(ToDoubles(RunPool<double>(c, ones).outputs["Out"][0]), std::vector<double>(9, 1.0), 0,
+             1e-15, "exclusive");
+  c.exclusive = false;
+  ExpectNear(ToDoubles(RunPool<double>(c, ones).outputs["Out"][0]),
+             {4. / 9, 6. / 9, 4. / 9, 6. / 9, 1, 6. / 9, 4. / 9, 6. / 9, 4. / 9}, 0, 1e-15,
+             "inclusive");
+}
+
+TEST(Pool2dOp, EmptyBatch) {
+  PoolCase c{{0, 3, 4, 4}, "avg", {2, 2}, {2, 2}};
+  EXPECT_EQ(RunPool<float>(c, {}).outputs["Out"][0].dims(), (DDim{0, 3, 2, 2}));
+}
+
+// ---------------------------------------------------------------------------- gradients
+
+// Distinct values 0.1 apart in random order, so the maximum of each window is unique and
+// stays so under the finite-difference steps.
+std::vector<double> DistinctValues(int64_t n, unsigned seed) {
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) v[i] = 0.1 * static_cast<double>(i) - 0.05 * n;
+  std::shuffle(v.begin(), v.end(), std::mt19937(seed));
+  return v;
+}
+
+TEST(Pool2dGrad, MatchesFiniteDifferences) {
+  std::vector<PoolCase> cases;
+  for (const char* type : {"max", "avg"}) {
+    auto add = [&cases, type](PoolCase c) {
+      c.type = type;
+      cases.push_back(c);
+      if (c.type == "avg" && !c.adaptive && !c.global) {
+        c.exclusive = false;
+        cases.push_back(c);
+      }
+    };
+    add({{1, 2, 3, 4}, "", {2, 2}, {2, 2}});
+    add({{1, 1, 4, 4}, "", {3, 3}, {1, 1}, {1, 1}});
+    add({{1, 2, 3, 3}, "", {3, 2}, {2, 1}, {1, 0, 0, 1}});
+    PoolCase ceil{{1, 1, 5, 5}, "", {2, 2}, {2, 2}};
+    ceil.ceil_mode = true;
+    add(ceil);
+    PoolCase global{{2, 2, 3, 2}, "", {1, 1}};
+    global.global = true;
+    add(global);
+    PoolCase adaptive{{1, 2, 5, 3}, "", {2, 2}};
+    adaptive.adaptive = true;
+    add(adaptive);
+    PoolCase nhwc{{1, 3, 3, 2}, "", {2, 2}, {1, 1}, {1, 1}};
+    nhwc.data_format = "NHWC";
+    add(nhwc);
+    add({{1, 1, 3, 3}, "", {2, 2}, {1, 1}, {2, 2}});
+  }
+  unsigned seed = 40;
+  for (const PoolCase& c : cases) {
+    SCOPED_TRACE(c.Name());
+    GradCheck g;
+    g.op_type = "pool2d";
+    g.inputs = {{"X", {MakeTensor<double>(c.x, DistinctValues(c.x.numel(), ++seed))}}};
+    g.outputs = {{"Out", 1}};
+    g.attrs = c.Attrs();
+    g.eps = 1e-4;  // Piecewise linear: exact away from ties, which the values avoid.
+    g.rtol = 1e-6;
+    g.atol = 1e-8;
+    CheckGradients(g);
+  }
+}
+
+TEST(Pool2dGrad, FusedGradOpReadsXOutAndOutGrad) {
+  operators::RegisterAllOps();
+  framework::ProgramDesc p;
+  framework::BlockDesc& b = p.Block(0);
+  framework::VarDesc* var = b.Var("x");
+  var->SetDataType(DataType::FLOAT32);
+  var->SetShape({2, 3, 6, 6});
+  auto add = [&b](const std::string& t, const framework::VariableNameMap& in,
+                  const framework::VariableNameMap& out, const AttributeMap& attrs) {
+    framework::OpDesc* o = b.AppendOp();
+    o->SetType(t);
+    for (const auto& kv : in) o->SetInput(kv.first, kv.second);
+    for (const auto& kv : out) o->SetOutput(kv.first, kv.second);
+    for (const auto& kv : attrs) o->SetAttr(kv.first, kv.second);
+    framework::InferVarTypeAndShape(o, &b);
+  };
+  add("pool2d", {{"X", {"x"}}}, {{"Out", {"y"}}},
+      {{"pooling_type", std::string("max")}, {"ksize", std::vector<int>{2, 2}},
+       {"strides", std::vector<int>{2, 2}}});
+  EXPECT_EQ(b.FindVar("y")->GetShape(), (std::vector<int64_t>{2, 3, 3, 3}));
+  add("reduce_sum", {{"X", {"y"}}}, {{"Out", {"loss"}}},
+      {{"reduce_all", true}, {"dim", std::vector<int>{}}});
+  framework::AppendBackward(&p, "loss");
+  const framework::OpDesc* grad = nullptr;
+  for (size_t i = 0; i < b.OpSize(); ++i) {
+    if (b.Op(i)->Type() == "pool2d_grad") grad = b.Op(i);
+  }
+  ASSERT_NE(grad, nullptr);
+  EXPECT_EQ(grad->Input("X"), std::vector<std::string>{"x"});
+  EXPECT_EQ(grad->Input("Out"), std::vector<std::string>{"y"});
+  EXPECT_EQ(grad->Input("Out@GRAD"), std::vector<std::string>{"y@GRAD"});
+  EXPECT_EQ(grad->Output("X@GRAD"), std::vector<std::string>{"x@GRAD"});
+  EXPECT_EQ(b.FindVar("x@GRAD")->GetShape(), (std::vector<int64_t>{2, 3, 6, 6}));
+}
+
+TEST(Pool2dGrad, MaxRoutesToTheFirstMaximum) {
+  // Ties: the gradient goes to the first maximum of each window in row-major order.
+  PoolCase c{{1, 1, 2, 4}, "max", {2, 2}, {2, 2}};
+  auto grads = NthGradient("pool2d", {{"X", {MakeTensor<double>(c.x, {1, 3, 2, 2, 3, 1, 2, 2})}}},
+                           {{"Out", 1}}, c.Attrs(), 1);
+  ExpectNear(ToDoubles(grads["X_0"]), {0, 1, 1, 0, 0, 0, 0, 0}, 0, 0, "ties");
+}
+
+// ---------------------------------------------------------------------------- oneDNN
+
+class Pool2dOneDNNTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    operators::RegisterAllOps();
+    if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
+  }
+};
+
+TEST_F(Pool2dOneDNNTest, MatchesPlainKernel) {
+  unsigned seed = 900;
+  for (const PoolCase& c : ForwardCases()) {
+    SCOPED_TRACE(c.Name());
+    const std::vector<double> x = RandomValues(c.x.numel(), -1, 1, ++seed);
+    OpRunResult onednn, plain;
+    {
+      ScopedFlag flag(&FLAGS_use_onednn, true);
+      onednn = RunPool<float>(c, x);
+    }
+    {
+      ScopedFlag flag(&FLAGS_use_onednn, false);
+      plain = RunPool<float>(c, x);
+    }
+    EXPECT_EQ(onednn.kernel->key.library, LibraryType::kOneDNN);
+    EXPECT_EQ(plain.kernel->key.library, LibraryType::kPlain);
+    EXPECT_EQ(onednn.outputs["Out"][0].dims(), plain.outputs["Out"][0].dims());
+    ExpectNear(ToDoubles(onednn.outputs["Out"][0]), ToDoubles(plain.outputs["Out"][0]), 1e-5,
+               1e-6, c.Name());
+  }
+}
+
+// ---------------------------------------------------------------------------- errors
+
+template <typename ErrorT, typename Fn>
+void ExpectError(Fn&& fn, const std::vector<std::string>& parts) {
+  try {
+    fn();
+    ADD_FAILURE() << "no error";
+  } catch (const ErrorT& e) {
+    for (const auto& p : parts) {
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
+          << "missing `" << p << "` in " << e.what();
+    }
+  }
+}
+
+void RunShape(const DDim& x, const AttributeMap& attrs) {
+  RunOp("pool2d", {{"X", {MakeTensor<float>(x, std::vector<double>(x.numel(), 1))}}},
+        {{"Out", 1}}, attrs);
+}
+
+TEST(Pool2dOp, Errors) {
+  using platform::InvalidArgumentError;
+  const AttributeMap max2 = {{"pooling_type", std::string("max")},
+                             {"ksize", std::vector<int>{2, 2}}};
+  ExpectError<InvalidArgumentError>([&] { RunShape({1, 4, 4}, max2); },
+                                    {"op `pool2d` input `X`: expected 4-D tensor, received shape "
+                                     "[1, 4, 4]"});
+  ExpectError<InvalidArgumentError>(
+      [] { RunShape({1, 1, 4, 4}, {{"ksize", std::vector<int>{2, 2}}}); },
+      {"op `pool2d` attribute `pooling_type`", "required"});
+  ExpectError<InvalidArgumentError>(
+      [] {
+        RunShape({1, 1, 4, 4},
+                 {{"pooling_type", std::string("min")}, {"ksize", std::vector<int>{2, 2}}});
+      },
+      {"op `pool2d` attribute `pooling_type`", "min"});
+  ExpectError<InvalidArgumentError>(
+      [] { RunShape({1, 1, 4, 4}, {{"pooling_type", std::string("max")}, {"ksize", 2}}); },
+      {"op `pool2d` attribute `ksize`: expected 2 values, received [2]"});
+  ExpectError<InvalidArgumentError>(
+      [] {
+        RunShape({1, 1, 2, 2},
+                 {{"pooling_type", std::string("avg")}, {"ksize", std::vector<int>{3, 3}}});
+      },
+      {"op `pool2d`: output height would be 0", "[1, 1, 2, 2]"});
+  ExpectError<InvalidArgumentError>(
+      [&] {
+        AttributeMap a = max2;
+        a["paddings"] = std::vector<int>{1, 1, 1};
+        RunShape({1, 1, 4, 4}, a);
+      },
+      {"op `pool2d` attribute `paddings`", "[1, 1, 1]"});
+  ExpectError<InvalidArgumentError>(
+      [&] {
+        AttributeMap a = max2;
+        a["ksize"] = std::vector<int>{0, 2};
+        RunShape({1, 1, 4, 4}, a);
+      },
+      {"op `pool2d` attribute `ksize`: expected values > 0, received [0, 2]"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
