@@ -96,7 +96,11 @@ void Executor::Run(PreparedProgram* prepared) {
   for (size_t i = 0; i < prepared->prepared_.size(); ++i) {
     prepared->prepared_[i]->Run();
     for (auto& dead : prepared->free_after_[i]) {
-      if (dead.second->IsType<DenseTensor>()) dead.second->GetMutable<DenseTensor>()->clear();
+      if (dead.second->IsType<DenseTensor>()) {
+        dead.second->GetMutable<DenseTensor>()->clear();
+      } else if (dead.second->IsType<SelectedRows>()) {
+        dead.second->GetMutable<SelectedRows>()->mutable_value()->clear();
+      }
     }
   }
 }

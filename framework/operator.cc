@@ -140,8 +140,9 @@ DataType OperatorWithKernel::IndicateDataType(const RuntimeContext& ctx) const {
   DataType first = DataType::UNDEFINED;
   for (const auto& kv : ctx.inputs) {
     for (const Variable* v : kv.second) {
-      if (!v->IsType<DenseTensor>() || !v->Get<DenseTensor>().initialized()) continue;
-      const DataType t = v->Get<DenseTensor>().dtype();
+      const DenseTensor* tensor = TensorOf(*v);
+      if (tensor == nullptr || !tensor->initialized()) continue;
+      const DataType t = tensor->dtype();
       if (platform::IsFloatingPoint(t)) return t;
       if (first == DataType::UNDEFINED) first = t;
     }

@@ -39,9 +39,10 @@ PreparedOp::~PreparedOp() = default;
 
 bool PreparedOp::GuardHolds() const {
   for (const auto& s : signature_) {
-    if (!s.var->IsType<DenseTensor>()) return false;
-    const DenseTensor& t = s.var->Get<DenseTensor>();
-    if (t.dtype() != s.dtype || (t.initialized() && t.place() != s.place)) return false;
+    const DenseTensor* t = TensorOf(*s.var);
+    if (t == nullptr || t->dtype() != s.dtype || (t->initialized() && t->place() != s.place)) {
+      return false;
+    }
   }
   return true;
 }
@@ -51,7 +52,8 @@ void PreparedOp::ChooseKernel() {
   for (const auto& kv : ctx_.inputs) {
     for (size_t i = 0; i < kv.second.size(); ++i) {
       const Variable* v = kv.second[i];
-      PL_ENFORCE(v->IsType<DenseTensor>() && v->Get<DenseTensor>().initialized(),
+      const DenseTensor* t = TensorOf(*v);
+      PL_ENFORCE(t != nullptr && t->initialized(),
                  errors::PreconditionNotMet(
                      "op `%s` input `%s`: variable `%s` holds no data (was it fed or loaded?)",
                      op_.Type(), kv.first, op_.InputNames(kv.first)[i]));
@@ -72,8 +74,9 @@ void PreparedOp::ChooseKernel() {
   for (const auto& kv : ctx_.inputs) {
     for (size_t i = 0; i < kv.second.size(); ++i) {
       const Variable* v = kv.second[i];
-      const DenseTensor& t = v->Get<DenseTensor>();
+      const DenseTensor& t = *TensorOf(*v);
       signature_.push_back({v, t.dtype(), t.place()});
+      if (!v->IsType<DenseTensor>()) continue;  // SelectedRows are handed over as they are.
       const bool cast = t.dtype() != kernel_->key.dtype &&
                         kernel_op_->CastsInput(kv.first, t.dtype(), kernel_->key.dtype);
       const bool move = t.place() != kernel_place;

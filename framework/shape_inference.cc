@@ -87,10 +87,18 @@ const DenseTensor& RuntimeInferShapeContext::InputTensor(const std::string& slot
 }
 
 DDim RuntimeInferShapeContext::GetInputDim(const std::string& slot, size_t i) const {
+  auto it = ctx_.inputs.find(slot);
+  if (it != ctx_.inputs.end() && i < it->second.size() && it->second[i]->IsType<SelectedRows>()) {
+    return it->second[i]->Get<SelectedRows>().dense_dims();
+  }
   return InputTensor(slot, i).dims();
 }
 
 DataType RuntimeInferShapeContext::GetInputDataType(const std::string& slot, size_t i) const {
+  auto it = ctx_.inputs.find(slot);
+  if (it != ctx_.inputs.end() && i < it->second.size() && it->second[i]->IsType<SelectedRows>()) {
+    return it->second[i]->Get<SelectedRows>().value().dtype();
+  }
   return InputTensor(slot, i).dtype();
 }
 

@@ -91,5 +91,13 @@ class Variable {
   std::unique_ptr<HolderBase> holder_;
 };
 
+// The dense tensor a variable holds: the DenseTensor itself, or a SelectedRows' value;
+// nullptr for other contents or an empty variable.
+inline const DenseTensor* TensorOf(const Variable& var) {
+  if (var.IsType<DenseTensor>()) return &var.Get<DenseTensor>();
+  if (var.IsType<SelectedRows>()) return &var.Get<SelectedRows>().value();
+  return nullptr;
+}
+
 }  // namespace framework
 }  // namespace paddle_like

@@ -45,8 +45,8 @@ int64_t ChannelOf(const std::vector<int64_t>& dims, bool nhwc, int64_t k) {
 // Naive batch norm in double.
 BnReference Reference(const std::vector<int64_t>& dims, bool nhwc, const std::vector<double>& x,
                       const std::vector<double>& scale, const std::vector<double>& bias,
-                      const std::vector<double>& mean, const std::vector<double>& var,
-                      double eps, double momentum, bool global) {
+                      const std::vector<double>& mean, const std::vector<double>& var, double eps,
+                      double momentum, bool global) {
   const size_t c = scale.size();
   std::vector<double> sum(c, 0), count(c, 0);
   for (size_t k = 0; k < x.size(); ++k) {
@@ -120,9 +120,8 @@ template <typename T>
 void CheckForward(const BnInputs& in, const AttributeMap& attrs, bool global, double momentum) {
   const SlotTensors tensors = Tensors<T>(in);
   const auto values = [&](const char* slot) { return ToDoubles(tensors.at(slot)[0]); };
-  const BnReference ref = Reference(in.dims, in.nhwc, values("X"), values("Scale"),
-                                    values("Bias"), values("Mean"), values("Variance"), kEps,
-                                    momentum, global);
+  const BnReference ref = Reference(in.dims, in.nhwc, values("X"), values("Scale"), values("Bias"),
+                                    values("Mean"), values("Variance"), kEps, momentum, global);
   const auto r = RunOp("batch_norm", tensors, kOutputs, attrs);
   const DataType dt = platform::ToDataType<T>();
   const double rtol = RelTol(dt) * 10, atol = dt == DataType::FLOAT64 ? 1e-12 : 1e-5;
@@ -140,7 +139,7 @@ struct LayoutCase {
   bool nhwc;
 };
 const LayoutCase kLayouts[] = {
-    {{2, 3, 4, 5}, false}, {{2, 4, 5, 3}, true}, {{6, 3}, false},      {{6, 3}, true},
+    {{2, 3, 4, 5}, false}, {{2, 4, 5, 3}, true}, {{6, 3}, false},          {{6, 3}, true},
     {{2, 3, 7}, false},    {{2, 7, 3}, true},    {{1, 2, 2, 3, 2}, false}, {{3, 1, 1, 4}, true},
 };
 
@@ -169,9 +168,9 @@ TEST(BatchNormOp, InferenceAndGlobalStatsUseRunningStatistics) {
     CheckForward<double>(in, LayoutAttrs(lc.nhwc, {{"is_test", true}}), true, kMomentum);
     CheckForward<double>(in, LayoutAttrs(lc.nhwc, {{"use_global_stats", true}}), true, kMomentum);
     // trainable_statistics brings batch statistics back in test mode.
-    CheckForward<double>(
-        in, LayoutAttrs(lc.nhwc, {{"is_test", true}, {"trainable_statistics", true}}), false,
-        kMomentum);
+    CheckForward<double>(in,
+                         LayoutAttrs(lc.nhwc, {{"is_test", true}, {"trainable_statistics", true}}),
+                         false, kMomentum);
   }
 }
 
@@ -188,8 +187,7 @@ TEST(BatchNormOp, MomentumTensorOverridesTheAttribute) {
   const BnReference ref =
       Reference(in.dims, false, in.x, in.scale, in.bias, in.mean, in.var, kEps, 0.5, false);
   ExpectNear(ToDoubles(r.outputs.at("MeanOut")[0]), ref.mean_out, 1e-12, 1e-12, "MeanOut");
-  ExpectNear(ToDoubles(r.outputs.at("VarianceOut")[0]), ref.var_out, 1e-12, 1e-12,
-             "VarianceOut");
+  ExpectNear(ToDoubles(r.outputs.at("VarianceOut")[0]), ref.var_out, 1e-12, 1e-12, "VarianceOut");
 }
 
 TEST(BatchNormOp, OneValuePerChannelPassesThrough) {
@@ -260,8 +258,7 @@ TEST(BatchNormOp, RunningStatisticsUpdateInPlace) {
     *scope.Var(kv.first)->GetMutable<DenseTensor>() = MakeTensor<double>({2}, kv.second);
   }
   framework::Executor exec{platform::CPUPlace()};
-  const std::map<std::string, DenseTensor> feeds = {
-      {"x", MakeTensor<double>(DDim(in.dims), in.x)}};
+  const std::map<std::string, DenseTensor> feeds = {{"x", MakeTensor<double>(DDim(in.dims), in.x)}};
   // Step by step: each run reads the statistics the previous one wrote.
   std::vector<double> mean = in.mean, var = in.var;
   for (int step = 0; step < 3; ++step) {
@@ -291,8 +288,7 @@ TEST(BatchNormOp, InferenceLeavesSharedRunningStatisticsAlone) {
     *scope.Var(kv.first)->GetMutable<DenseTensor>() = MakeTensor<double>({2}, kv.second);
   }
   framework::Executor exec{platform::CPUPlace()};
-  const auto y = exec.Run(program, &scope, {{"x", MakeTensor<double>(DDim(in.dims), in.x)}},
-                          {"y"});
+  const auto y = exec.Run(program, &scope, {{"x", MakeTensor<double>(DDim(in.dims), in.x)}}, {"y"});
   const BnReference ref =
       Reference(in.dims, false, in.x, in.scale, in.bias, in.mean, in.var, kEps, kMomentum, true);
   ExpectNear(ToDoubles(y[0]), ref.y, 1e-12, 1e-12, "y");
@@ -357,34 +353,34 @@ TEST(BatchNormGrad, MakerReadsOnlyWhatTheFormulaNeeds) {
   EXPECT_EQ(GradInputSlots({}),
             (std::set<std::string>{"X", "Scale", "SavedMean", "SavedVariance", "Y@GRAD"}));
   EXPECT_EQ(GradInputSlots({{"use_global_stats", true}}),
-            (std::set<std::string>{"X", "Scale", "SavedMean", "SavedVariance", "Mean",
-                                   "Variance", "Y@GRAD"}));
+            (std::set<std::string>{"X", "Scale", "Mean", "Variance", "Y@GRAD"}));
+  EXPECT_EQ(GradInputSlots({{"is_test", true}}),
+            (std::set<std::string>{"X", "Scale", "Mean", "Variance", "Y@GRAD"}));
 }
 
 TEST(BatchNormOp, ErrorsNameOpSlotAndAttribute) {
   const BnInputs in = MakeInputs({2, 3, 4}, false, 7);
   SlotTensors bad_scale = Tensors<float>(in);
   bad_scale["Scale"] = {MakeTensor<float>({4}, {1, 1, 1, 1})};
-  ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("batch_norm", bad_scale, kOutputs); },
-      {"op `batch_norm`", "input `Scale`", "[3]", "[4]"});
+  ExpectError<platform::InvalidArgumentError>([&] { RunOp("batch_norm", bad_scale, kOutputs); },
+                                              {"op `batch_norm`", "input `Scale`", "[3]", "[4]"});
   SlotTensors bad_mean = Tensors<float>(in);
   bad_mean["Mean"] = {MakeTensor<float>({3, 1}, {0, 0, 0})};
-  ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("batch_norm", bad_mean, kOutputs); },
-      {"op `batch_norm`", "input `Mean`", "[3, 1]"});
+  ExpectError<platform::InvalidArgumentError>([&] { RunOp("batch_norm", bad_mean, kOutputs); },
+                                              {"op `batch_norm`", "input `Mean`", "[3, 1]"});
   SlotTensors rank1 = Tensors<float>(in);
   rank1["X"] = {MakeTensor<float>({3}, {1, 2, 3})};
   ExpectError<platform::InvalidArgumentError>(
       [&] { RunOp("batch_norm", rank1, kOutputs); },
       {"op `batch_norm`", "input `X`", "rank 2 to 5", "[3]"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("batch_norm", Tensors<float>(in), kOutputs, {{"epsilon", 0.5f}}); },
+      [&] {
+        RunOp("batch_norm", Tensors<float>(in), kOutputs, {{"epsilon", 0.5f}});
+      },
       {"op `batch_norm`", "attribute `epsilon`"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("batch_norm", Tensors<float>(in), kOutputs,
-              {{"data_layout", std::string("NDHWC")}});
+        RunOp("batch_norm", Tensors<float>(in), kOutputs, {{"data_layout", std::string("NDHWC")}});
       },
       {"op `batch_norm`", "attribute `data_layout`", "NDHWC"});
   ExpectError<platform::NotFoundError>(

@@ -96,7 +96,8 @@ std::vector<double> ReferenceConv(const ConvCase& c, const std::vector<double>& 
               }
             }
           }
-          const size_t o = nhwc ? ((n * oh + y) * ow + x) * m_ + m : ((n * m_ + m) * oh + y) * ow + x;
+          const size_t o = nhwc ? ((n * oh + y) * ow + x) * m_ + m
+                                : ((n * m_ + m) * oh + y) * ow + x;
           out[o] = s;
         }
       }
@@ -150,7 +151,8 @@ struct Inputs {
 };
 
 Inputs MakeInputs(const ConvCase& c, unsigned seed) {
-  return {RandomValues(c.input.numel(), -1, 1, seed), RandomValues(c.filter.numel(), -1, 1, seed + 1)};
+  return {RandomValues(c.input.numel(), -1, 1, seed),
+          RandomValues(c.filter.numel(), -1, 1, seed + 1)};
 }
 
 template <typename T>
@@ -162,7 +164,9 @@ OpRunResult RunConv(const ConvCase& c, const Inputs& v) {
 }
 
 // Tolerance scale: the number of products summed for one output element.
-double Terms(const ConvCase& c) { return static_cast<double>(c.filter[1] * c.filter[2] * c.filter[3]); }
+double Terms(const ConvCase& c) {
+  return static_cast<double>(c.filter[1] * c.filter[2] * c.filter[3]);
+}
 
 template <typename T>
 void CheckForwardCases() {
@@ -242,7 +246,9 @@ TEST(Conv2dOp, SeveralThreadsAreCorrectAndReproducible) {
       };
       auto g1 = grads(), g2 = grads();
       ASSERT_EQ(g1.size(), 2u);
-      for (const auto& kv : g1) EXPECT_EQ(ToDoubles(kv.second), ToDoubles(g2[kv.first])) << kv.first;
+      for (const auto& kv : g1) {
+        EXPECT_EQ(ToDoubles(kv.second), ToDoubles(g2[kv.first])) << kv.first;
+      }
     }
   });
 }
@@ -398,8 +404,9 @@ TEST(Conv2dOp, Errors) {
   ExpectError<InvalidArgumentError>([] { RunShapes({1, 3, 5, 5}, {3, 3}, {}); },
                                     {"op `conv2d` input `Filter`: expected 4-D tensor, received "
                                      "shape [3, 3]"});
-  ExpectError<InvalidArgumentError>([] { RunShapes({3, 5, 5}, {2, 3, 3, 3}, {}); },
-                                    {"op `conv2d` input `Input`: expected 4-D tensor", "[3, 5, 5]"});
+  ExpectError<InvalidArgumentError>(
+      [] { RunShapes({3, 5, 5}, {2, 3, 3, 3}, {}); },
+      {"op `conv2d` input `Input`: expected 4-D tensor", "[3, 5, 5]"});
   ExpectError<InvalidArgumentError>(
       [] { RunShapes({1, 4, 5, 5}, {2, 3, 3, 3}, {}); },
       {"op `conv2d` input `Filter`", "groups = 1", "[2, 3, 3, 3]", "[1, 4, 5, 5]"});

@@ -39,7 +39,7 @@ struct DropoutRun {
 
 template <typename T>
 DropoutRun RunDropout(const DDim& dims, const AttributeMap& attrs, unsigned seed = 1,
-               const SlotTensors& extra = {}) {
+                      const SlotTensors& extra = {}) {
   DropoutRun r;
   SlotTensors in = extra;
   in["X"] = {MakeTensor<T>(dims, RandomValues(dims.numel(), 0.5, 2, seed))};
@@ -52,10 +52,8 @@ DropoutRun RunDropout(const DDim& dims, const AttributeMap& attrs, unsigned seed
 }
 
 AttributeMap Train(float p, const std::string& impl, int seed = 17) {
-  return {{"dropout_prob", p},
-          {"dropout_implementation", impl},
-          {"fix_seed", true},
-          {"seed", seed}};
+  return {
+      {"dropout_prob", p}, {"dropout_implementation", impl}, {"fix_seed", true}, {"seed", seed}};
 }
 
 TEST(DropoutOp, FixedSeedReproducesBitwise) {
@@ -77,8 +75,7 @@ TEST(DropoutOp, SeedTensorOverridesTheAttributes) {
     SlotTensors seed;
     seed["Seed"] = {t == DataType::INT32 ? MakeTensor<int32_t>({1}, {99})
                                          : MakeTensor<int64_t>({1}, {99})};
-    const DropoutRun by_tensor =
-        RunDropout<double>({500}, Train(0.5f, kDowngrade, 5), 1, seed);
+    const DropoutRun by_tensor = RunDropout<double>({500}, Train(0.5f, kDowngrade, 5), 1, seed);
     EXPECT_EQ(by_tensor.mask, by_attr.mask);
   }
 }
@@ -132,11 +129,12 @@ TEST(DropoutOp, TrainingOutputsFollowTheMask) {
 TEST(DropoutOp, InferenceIsDeterministicScaling) {
   for (const auto& impl : {kDowngrade, kUpscale}) {
     const float p = 0.35f;
-    const DropoutRun r =
-        RunDropout<float>({4, 5}, {{"dropout_prob", p}, {"dropout_implementation", impl}, {"is_test", true}});
+    const DropoutRun r = RunDropout<float>(
+        {4, 5}, {{"dropout_prob", p}, {"dropout_implementation", impl}, {"is_test", true}});
     std::vector<double> expected;
     for (double v : r.x) {
-      expected.push_back(impl == kUpscale ? v : static_cast<double>(static_cast<float>(v * (1 - p))));
+      expected.push_back(impl == kUpscale ? v
+                                          : static_cast<double>(static_cast<float>(v * (1 - p))));
     }
     ExpectNear(r.out, expected, 1e-6, 1e-7, impl);
     EXPECT_EQ(r.mask, std::vector<double>(20, 1.0));
@@ -182,11 +180,10 @@ TEST(DropoutGrad, EqualsOutputGradientTimesMask) {
     for (const auto& kv : prog.grad_op->Inputs()) slots.insert(kv.first);
     EXPECT_EQ(slots, (std::set<std::string>{"Mask", "Out@GRAD"}));
     framework::Scope scope;
-    const auto fetched =
-        framework::Executor(platform::CPUPlace())
-            .Run(prog.program, &scope,
-                 {{"x", MakeTensor<double>({6, 7}, RandomValues(42, -1, 1, 3))}},
-                 {"mask", "x@GRAD"});
+    const auto fetched = framework::Executor(platform::CPUPlace())
+                             .Run(prog.program, &scope,
+                                  {{"x", MakeTensor<double>({6, 7}, RandomValues(42, -1, 1, 3))}},
+                                  {"mask", "x@GRAD"});
     const std::vector<double> mask = ToDoubles(fetched[0]);
     const std::vector<double> dx = ToDoubles(fetched[1]);
     const double s = impl == kUpscale ? 1.0 / (1.0 - static_cast<double>(p)) : 1.0;
@@ -202,10 +199,10 @@ TEST(DropoutGrad, InferenceModeReadsNoMask) {
   ASSERT_NE(prog.grad_op, nullptr);
   EXPECT_FALSE(prog.grad_op->HasInput("Mask"));
   framework::Scope scope;
-  const auto fetched = framework::Executor(platform::CPUPlace())
-                           .Run(prog.program, &scope,
-                                {{"x", MakeTensor<double>({6, 7}, RandomValues(42, -1, 1, 3))}},
-                                {"x@GRAD"});
+  const auto fetched =
+      framework::Executor(platform::CPUPlace())
+          .Run(prog.program, &scope,
+               {{"x", MakeTensor<double>({6, 7}, RandomValues(42, -1, 1, 3))}}, {"x@GRAD"});
   ExpectNear(ToDoubles(fetched[0]), std::vector<double>(42, 0.75), 0, 0, "x@GRAD");
 }
 
@@ -237,19 +234,23 @@ TEST(DropoutGrad, GradientOpIsDifferentiable) {
 
 TEST(DropoutOp, ErrorsNameOpSlotAndAttribute) {
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunDropout<float>({4}, {{"dropout_prob", 1.5f}}); },
+      [&] {
+        RunDropout<float>({4}, {{"dropout_prob", 1.5f}});
+      },
       {"op `dropout`", "attribute `dropout_prob`", "1.5"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunDropout<float>({4}, {{"dropout_implementation", std::string("always")}}); },
+      [&] {
+        RunDropout<float>({4}, {{"dropout_implementation", std::string("always")}});
+      },
       {"op `dropout`", "attribute `dropout_implementation`", "always"});
   SlotTensors bad_seed;
   bad_seed["Seed"] = {MakeTensor<float>({1}, {3})};
-  ExpectError<platform::InvalidArgumentError>(
-      [&] { RunDropout<float>({4}, {}, 1, bad_seed); }, {"op `dropout`", "input `Seed`", "int32"});
+  ExpectError<platform::InvalidArgumentError>([&] { RunDropout<float>({4}, {}, 1, bad_seed); },
+                                              {"op `dropout`", "input `Seed`", "int32"});
   SlotTensors two_seeds;
   two_seeds["Seed"] = {MakeTensor<int32_t>({2}, {3, 4})};
-  ExpectError<platform::InvalidArgumentError>(
-      [&] { RunDropout<float>({4}, {}, 1, two_seeds); }, {"op `dropout`", "input `Seed`", "[2]"});
+  ExpectError<platform::InvalidArgumentError>([&] { RunDropout<float>({4}, {}, 1, two_seeds); },
+                                              {"op `dropout`", "input `Seed`", "[2]"});
 }
 
 }  // namespace

@@ -202,13 +202,20 @@ TEST(LeakyReluOp, HasOneVersionCheckpoint) {
 TEST(GeluLeakyRelu, ErrorsNameOpAndAttribute) {
   const DenseTensor x = MakeTensor<float>({2}, {1, -1});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("leaky_relu", {{"X", {x}}}, {{"Out", 1}}, {{"alpha", std::string("big")}}); },
+      [&] {
+        RunOp("leaky_relu", {{"X", {x}}}, {{"Out", 1}}, {{"alpha", std::string("big")}});
+      },
       {"op `leaky_relu`", "attribute `alpha`", "FLOAT"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("gelu", {{"X", {x}}}, {{"Out", 1}}, {{"approximate", std::string("yes")}}); },
+      [&] {
+        RunOp("gelu", {{"X", {x}}}, {{"Out", 1}}, {{"approximate", std::string("yes")}});
+      },
       {"op `gelu`", "attribute `approximate`", "BOOLEAN"});
-  ExpectError<platform::NotFoundError>([&] { RunOp("gelu", {}, {{"Out", 1}}); },
-                                       {"op `gelu`", "input `X`"});
+  ExpectError<platform::NotFoundError>(
+      [&] {
+        RunOp("gelu", {}, {{"Out", 1}});
+      },
+      {"op `gelu`", "input `X`"});
 }
 
 }  // namespace

@@ -61,7 +61,7 @@ struct LnCase {
 };
 
 const LnCase kCases[] = {
-    {{2, 3, 4}, 1, true, true},  {{2, 3, 4}, 2, true, true},  {{5, 6}, 1, true, true},
+    {{2, 3, 4}, 1, true, true},   {{2, 3, 4}, 2, true, true}, {{5, 6}, 1, true, true},
     {{2, 3, 4}, 1, false, false}, {{4, 5}, 1, true, false},   {{3, 1, 2, 2}, 2, false, true},
 };
 
@@ -93,8 +93,7 @@ TEST(LayerNormOp, MatchesReference) {
       if (c.scale) scale = ToDoubles(in.at("Scale")[0]);
       if (c.bias) bias = ToDoubles(in.at("Bias")[0]);
       const LnReference ref = Reference(ToDoubles(in.at("X")[0]), left, right,
-                                        c.scale ? &scale : nullptr, c.bias ? &bias : nullptr,
-                                        kEps);
+                                        c.scale ? &scale : nullptr, c.bias ? &bias : nullptr, kEps);
       const auto r = RunOp("layer_norm", in, kOutputs, {{"begin_norm_axis", c.axis}});
       const double rtol = as_float ? 1e-5 : 1e-12, atol = as_float ? 1e-5 : 1e-12;
       EXPECT_EQ(r.outputs.at("Y")[0].dims(), dims);
@@ -176,16 +175,24 @@ TEST(LayerNormOp, ErrorsNameOpSlotAndAttribute) {
   const LnCase c{{2, 3, 4}, 1, true, true};
   const SlotTensors in = MakeInputs(c, 5, true);
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("layer_norm", in, kOutputs, {{"begin_norm_axis", 3}}); },
+      [&] {
+        RunOp("layer_norm", in, kOutputs, {{"begin_norm_axis", 3}});
+      },
       {"op `layer_norm`", "attribute `begin_norm_axis`", "[2, 3, 4]"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("layer_norm", in, kOutputs, {{"begin_norm_axis", 0}}); },
+      [&] {
+        RunOp("layer_norm", in, kOutputs, {{"begin_norm_axis", 0}});
+      },
       {"op `layer_norm`", "attribute `begin_norm_axis`"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("layer_norm", in, kOutputs, {{"begin_norm_axis", 2}}); },
+      [&] {
+        RunOp("layer_norm", in, kOutputs, {{"begin_norm_axis", 2}});
+      },
       {"op `layer_norm`", "input `Scale`", "[4]", "[12]"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("layer_norm", in, kOutputs, {{"epsilon", 0.1f}}); },
+      [&] {
+        RunOp("layer_norm", in, kOutputs, {{"epsilon", 0.1f}});
+      },
       {"op `layer_norm`", "attribute `epsilon`"});
 }
 

@@ -96,9 +96,8 @@ void RunKernelDirect(const std::string& type, const VariableNameMap& inputs,
       framework::KernelChoiceOptions{});
   framework::RuntimeInferShapeContext infer(*op, rc);
   kop->InferShape(&infer);
-  framework::ExecutionContext ctx(*op, rc,
-                                  *platform::DeviceContextPool::Instance().Get(platform::CPUPlace()),
-                                  kernel.key);
+  framework::ExecutionContext ctx(
+      *op, rc, *platform::DeviceContextPool::Instance().Get(platform::CPUPlace()), kernel.key);
   kernel.fn(ctx);
 }
 
@@ -108,8 +107,7 @@ void SetSparseGrad(Scope* scope, const std::string& name, const std::vector<int6
   SelectedRows* sr = scope->Var(name)->GetMutable<SelectedRows>();
   *sr->mutable_rows() = rows;
   sr->set_height(height);
-  *sr->mutable_value() =
-      MakeTensor<T>({static_cast<int64_t>(rows.size()), width}, values);
+  *sr->mutable_value() = MakeTensor<T>({static_cast<int64_t>(rows.size()), width}, values);
 }
 
 void SetDense(Scope* scope, const std::string& name, const DenseTensor& t) {
@@ -174,7 +172,8 @@ TEST(SgdOp, ParamOutAliasesParamInProgram) {
   prog.Run(3);
   std::vector<double> want = p;
   for (int s = 0; s < 3; ++s) {
-    for (size_t i = 0; i < 6; ++i) want[i] = static_cast<float>(want[i] - 0.5f * static_cast<float>(g[i]));
+    for (size_t i = 0; i < 6; ++i)
+      want[i] = static_cast<float>(want[i] - 0.5f * static_cast<float>(g[i]));
   }
   ExpectNear(prog.Values("w"), want, 1e-6, 1e-6, "sgd 3 steps");
   EXPECT_EQ(prog.Get("w").raw_data(), before) << "an owned Param is updated in place";
@@ -220,9 +219,9 @@ TEST(SgdOp, MultiPrecisionUpdatesMasterParam) {
   ASSERT_EQ(mo.dtype(), DataType::FLOAT64);
   EXPECT_EQ(r.outputs["ParamOut"][0].dtype(), DataType::FLOAT32);
   for (size_t i = 0; i < 3; ++i) {
-    EXPECT_EQ(mo.data<double>()[i], master[i] - 0.5 * static_cast<double>(static_cast<float>(g[i])));
-    EXPECT_EQ(r.outputs["ParamOut"][0].data<float>()[i],
-              static_cast<float>(mo.data<double>()[i]));
+    EXPECT_EQ(mo.data<double>()[i],
+              master[i] - 0.5 * static_cast<double>(static_cast<float>(g[i])));
+    EXPECT_EQ(r.outputs["ParamOut"][0].data<float>()[i], static_cast<float>(mo.data<double>()[i]));
   }
 }
 
@@ -272,15 +271,15 @@ struct MomentumCase {
 template <typename T>
 void CheckMomentumSteps(const MomentumCase& c) {
   SCOPED_TRACE(::testing::Message() << "nesterov " << c.nesterov << " l2 " << c.l2);
-  OneOpProgram prog("momentum",
-                    {{"Param", {"w"}}, {"Grad", {"g"}}, {"Velocity", {"v"}},
-                     {"LearningRate", {"lr"}}},
-                    {{"ParamOut", {"w"}}, {"VelocityOut", {"v"}}},
-                    {{"mu", 0.9f},
-                     {"use_nesterov", c.nesterov},
-                     {"regularization_method", std::string(c.l2 ? "l2_decay" : "")},
-                     {"regularization_coeff", 0.01f},
-                     {"rescale_grad", static_cast<float>(c.rescale)}});
+  OneOpProgram prog(
+      "momentum",
+      {{"Param", {"w"}}, {"Grad", {"g"}}, {"Velocity", {"v"}}, {"LearningRate", {"lr"}}},
+      {{"ParamOut", {"w"}}, {"VelocityOut", {"v"}}},
+      {{"mu", 0.9f},
+       {"use_nesterov", c.nesterov},
+       {"regularization_method", std::string(c.l2 ? "l2_decay" : "")},
+       {"regularization_coeff", 0.01f},
+       {"rescale_grad", static_cast<float>(c.rescale)}});
   std::vector<double> p = RandomValues(10, -1, 1, 6);
   const std::vector<double> g = RandomValues(10, -1, 1, 7);
   std::vector<double> v(10, 0.0);
@@ -321,9 +320,10 @@ TEST(MomentumOp, SelectedRowsGradAbsentRowsStillDecay) {
   SetDense(&scope, "v", MakeTensor<double>({3, 2}, v0));
   SetDense(&scope, "lr", Scalar<double>(0.1));
   SetSparseGrad<double>(&scope, "g", rows, 3, 2, vals);
-  RunKernelDirect("momentum",
-                  {{"Param", {"w"}}, {"Grad", {"g"}}, {"Velocity", {"v"}}, {"LearningRate", {"lr"}}},
-                  {{"ParamOut", {"w"}}, {"VelocityOut", {"v"}}}, {{"mu", 0.5f}}, &scope);
+  RunKernelDirect(
+      "momentum",
+      {{"Param", {"w"}}, {"Grad", {"g"}}, {"Velocity", {"v"}}, {"LearningRate", {"lr"}}},
+      {{"ParamOut", {"w"}}, {"VelocityOut", {"v"}}}, {{"mu", 0.5f}}, &scope);
   std::vector<bool> present;
   const auto g = Densify(rows, 3, 2, vals, &present);
   std::vector<double> wp = p, wv = v0;
@@ -379,14 +379,15 @@ struct AdamRef {
 
 const VariableNameMap& AdamInputs() {
   static const VariableNameMap kIn = {
-      {"Param", {"w"}},     {"Grad", {"g"}},         {"LearningRate", {"lr"}},
-      {"Moment1", {"m1"}},  {"Moment2", {"m2"}},     {"Beta1Pow", {"b1p"}},
-      {"Beta2Pow", {"b2p"}}};
+      {"Param", {"w"}},    {"Grad", {"g"}},       {"LearningRate", {"lr"}}, {"Moment1", {"m1"}},
+      {"Moment2", {"m2"}}, {"Beta1Pow", {"b1p"}}, {"Beta2Pow", {"b2p"}}};
   return kIn;
 }
 const VariableNameMap& AdamOutputs() {
-  static const VariableNameMap kOut = {{"ParamOut", {"w"}},      {"Moment1Out", {"m1"}},
-                                       {"Moment2Out", {"m2"}},   {"Beta1PowOut", {"b1p"}},
+  static const VariableNameMap kOut = {{"ParamOut", {"w"}},
+                                       {"Moment1Out", {"m1"}},
+                                       {"Moment2Out", {"m2"}},
+                                       {"Beta1PowOut", {"b1p"}},
                                        {"Beta2PowOut", {"b2p"}}};
   return kOut;
 }
@@ -438,7 +439,10 @@ TEST(AdamOp, TensorsOverrideAttributes) {
                   {"Beta1Tensor", {Scalar<double>(0.5)}},
                   {"Beta2Tensor", {Scalar<double>(0.8)}},
                   {"EpsilonTensor", {Scalar<double>(0.01)}}},
-                 {{"ParamOut", 1}, {"Moment1Out", 1}, {"Moment2Out", 1}, {"Beta1PowOut", 1},
+                 {{"ParamOut", 1},
+                  {"Moment1Out", 1},
+                  {"Moment2Out", 1},
+                  {"Beta1PowOut", 1},
                   {"Beta2PowOut", 1}});
   std::vector<double> wp = p, wm1 = m1, wm2 = m2;
   AdamRef ref{0.5, 0.8, 0.01, 0.1, 0.25, 0.64};
@@ -551,11 +555,10 @@ TEST(OptimizerOps, RepeatedRunsAreBitwiseEqual) {
   };
   EXPECT_TRUE(run_adam() == run_adam());
   auto run_momentum = [&] {
-    OneOpProgram prog("momentum",
-                      {{"Param", {"w"}}, {"Grad", {"g"}}, {"Velocity", {"v"}},
-                       {"LearningRate", {"lr"}}},
-                      {{"ParamOut", {"w"}}, {"VelocityOut", {"v"}}},
-                      {{"mu", 0.9f}, {"use_nesterov", true}});
+    OneOpProgram prog(
+        "momentum",
+        {{"Param", {"w"}}, {"Grad", {"g"}}, {"Velocity", {"v"}}, {"LearningRate", {"lr"}}},
+        {{"ParamOut", {"w"}}, {"VelocityOut", {"v"}}}, {{"mu", 0.9f}, {"use_nesterov", true}});
     prog.Set("w", MakeTensor<double>({n}, p));
     prog.Set("g", MakeTensor<double>({n}, g));
     prog.Set("v", MakeTensor<double>({n}, std::vector<double>(n, 0.0)));

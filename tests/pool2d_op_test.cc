@@ -35,10 +35,11 @@ struct PoolCase {
   std::string data_format = "NCHW";
 
   AttributeMap Attrs() const {
-    return {{"pooling_type", type},       {"ksize", ksize},         {"strides", strides},
-            {"paddings", paddings},       {"exclusive", exclusive}, {"ceil_mode", ceil_mode},
-            {"global_pooling", global},   {"adaptive", adaptive},   {"padding_algorithm", algorithm},
-            {"data_format", data_format}};
+    return {{"pooling_type", type},     {"ksize", ksize},
+            {"strides", strides},       {"paddings", paddings},
+            {"exclusive", exclusive},   {"ceil_mode", ceil_mode},
+            {"global_pooling", global}, {"adaptive", adaptive},
+            {"padding_algorithm", algorithm}, {"data_format", data_format}};
   }
   std::string Name() const {
     std::string s = type + " X " + x.ToString() + " ksize " + std::to_string(ksize[0]) + "," +
@@ -83,10 +84,8 @@ std::vector<double> ReferencePool(const PoolCase& c, const std::vector<double>& 
   }
   int64_t out[2];
   for (int a = 0; a < 2; ++a) {
-    out[a] = c.adaptive ? k[a]
-                        : (size[a] - k[a] + pad[2 * a] + pad[2 * a + 1] + (c.ceil_mode ? s[a] - 1 : 0)) /
-                                  s[a] +
-                              1;
+    const int64_t span = size[a] - k[a] + pad[2 * a] + pad[2 * a + 1];
+    out[a] = c.adaptive ? k[a] : (span + (c.ceil_mode ? s[a] - 1 : 0)) / s[a] + 1;
   }
   *out_dims = nhwc ? DDim{n_, out[0], out[1], ch} : DDim{n_, ch, out[0], out[1]};
   // The window of output index o along axis a: [lo, hi) clipped to the image.

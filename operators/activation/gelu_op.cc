@@ -25,7 +25,8 @@ struct GeluFunctor {
   bool approximate;
   T operator()(T x) const {
     if (approximate) {
-      const T t = std::tanh(static_cast<T>(kSqrt2OverPi) * (x + static_cast<T>(kCubic) * x * x * x));
+      const T t =
+          std::tanh(static_cast<T>(kSqrt2OverPi) * (x + static_cast<T>(kCubic) * x * x * x));
       return static_cast<T>(0.5) * x * (static_cast<T>(1) + t);
     }
     return static_cast<T>(0.5) * x * (static_cast<T>(1) + std::erf(x * static_cast<T>(kInvSqrt2)));
@@ -39,12 +40,15 @@ struct GeluDerivative {
   T operator()(T x) const {
     if (approximate) {
       const T x2 = x * x;
-      const T t = std::tanh(static_cast<T>(kSqrt2OverPi) * x * (static_cast<T>(1) + static_cast<T>(kCubic) * x2));
-      const T dt = static_cast<T>(kSqrt2OverPi) * (static_cast<T>(1) + static_cast<T>(3 * kCubic) * x2);
+      const T t = std::tanh(static_cast<T>(kSqrt2OverPi) * x *
+                            (static_cast<T>(1) + static_cast<T>(kCubic) * x2));
+      const T dt =
+          static_cast<T>(kSqrt2OverPi) * (static_cast<T>(1) + static_cast<T>(3 * kCubic) * x2);
       return static_cast<T>(0.5) * (static_cast<T>(1) + t) +
              static_cast<T>(0.5) * x * (static_cast<T>(1) - t * t) * dt;
     }
-    const T cdf = static_cast<T>(0.5) * (static_cast<T>(1) + std::erf(x * static_cast<T>(kInvSqrt2)));
+    const T cdf =
+        static_cast<T>(0.5) * (static_cast<T>(1) + std::erf(x * static_cast<T>(kInvSqrt2)));
     const T pdf = static_cast<T>(kInvSqrt2Pi) * std::exp(static_cast<T>(-0.5) * x * x);
     return cdf + x * pdf;
   }

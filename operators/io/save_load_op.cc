@@ -35,12 +35,11 @@ const DenseTensor& InputTensor(const framework::OperatorBase& op, const Scope& s
                               "`%s`",
                               op.Type(), slot, name, path));
   PL_ENFORCE(var->IsType<DenseTensor>() && var->Get<DenseTensor>().initialized(),
-             errors::PreconditionNotMet("op `%s` input `%s` (variable `%s`): holds %s, expected "
-                                        "a tensor with data to save to `%s`",
-                                        op.Type(), slot, name,
-                                        var->IsInitialized() ? framework::VarTypeName(var->Type())
-                                                             : "nothing",
-                                        path));
+             errors::PreconditionNotMet(
+                 "op `%s` input `%s` (variable `%s`): holds %s, expected "
+                 "a tensor with data to save to `%s`",
+                 op.Type(), slot, name,
+                 var->IsInitialized() ? framework::VarTypeName(var->Type()) : "nothing", path));
   return var->Get<DenseTensor>();
 }
 
@@ -53,8 +52,8 @@ void StoreOutput(const framework::OperatorBase& op, const Scope& scope, const st
              errors::NotFound("op `%s` output `%s` (variable `%s`): not found, cannot load `%s` "
                               "into it",
                               op.Type(), slot, name, path));
-  const std::string context =
-      platform::Sprintf("op `%s` output `%s` (variable `%s`), file `%s`", op.Type(), slot, name, path);
+  const std::string context = platform::Sprintf("op `%s` output `%s` (variable `%s`), file `%s`",
+                                                op.Type(), slot, name, path);
   DenseTensor* out = WithErrorContext(context, [&] { return var->GetMutable<DenseTensor>(); });
   if (place.is_cpu()) {
     *out = std::move(t);
@@ -184,11 +183,10 @@ class LoadOp : public framework::OperatorBase {
     DenseTensor t = WithErrorContext(
         context, [&] { return framework::ReadTensorRecord(bytes, &offset, path); });
     PL_ENFORCE(offset == bytes.size(),
-               errors::InvalidArgument("%s: file `%s` has %zu bytes after its tensor record", context,
-                                       path, bytes.size() - offset));
-    StoreOutput(*this, scope, "Out", name, path, TensorAfterLoad(std::move(t),
-                                                                 Attr<bool>("load_as_fp16")),
-                place);
+               errors::InvalidArgument("%s: file `%s` has %zu bytes after its tensor record",
+                                       context, path, bytes.size() - offset));
+    StoreOutput(*this, scope, "Out", name, path,
+                TensorAfterLoad(std::move(t), Attr<bool>("load_as_fp16")), place);
   }
 };
 
@@ -221,14 +219,14 @@ class LoadCombineOp : public framework::OperatorBase {
     CheckNotMemory(*this, "model_from_memory");
     const std::string path = FilePathAttr(*this);
     const auto& names = OutputNames("Out");
-    const std::string bytes = WithErrorContext(
-        "op `load_combine`", [&] { return platform::ReadFile(path); });
+    const std::string bytes =
+        WithErrorContext("op `load_combine`", [&] { return platform::ReadFile(path); });
     const bool fp16 = Attr<bool>("load_as_fp16");
     std::vector<DenseTensor> tensors;
     size_t offset = 0;
     for (size_t i = 0; i < names.size(); ++i) {
-      const std::string context =
-          platform::Sprintf("op `load_combine` output `Out` (variable `%s`, record %zu)", names[i], i);
+      const std::string context = platform::Sprintf(
+          "op `load_combine` output `Out` (variable `%s`, record %zu)", names[i], i);
       PL_ENFORCE(offset < bytes.size(),
                  errors::InvalidArgument("%s: file `%s` ends after %zu records, %zu expected",
                                          context, path, i, names.size()));

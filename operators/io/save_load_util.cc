@@ -16,14 +16,22 @@ using platform::DataType;
 void RethrowWithContext(const platform::Error& e, const std::string& context) {
   const std::string msg = context + ": " + e.message();
   switch (e.code()) {
-    case platform::ErrorCode::kInvalidArgument: throw platform::InvalidArgumentError(msg);
-    case platform::ErrorCode::kNotFound: throw platform::NotFoundError(msg);
-    case platform::ErrorCode::kOutOfRange: throw platform::OutOfRangeError(msg);
-    case platform::ErrorCode::kAlreadyExists: throw platform::AlreadyExistsError(msg);
-    case platform::ErrorCode::kPreconditionNotMet: throw platform::PreconditionNotMetError(msg);
-    case platform::ErrorCode::kUnimplemented: throw platform::UnimplementedError(msg);
-    case platform::ErrorCode::kUnavailable: throw platform::UnavailableError(msg);
-    case platform::ErrorCode::kFatal: throw platform::FatalError(msg);
+    case platform::ErrorCode::kInvalidArgument:
+      throw platform::InvalidArgumentError(msg);
+    case platform::ErrorCode::kNotFound:
+      throw platform::NotFoundError(msg);
+    case platform::ErrorCode::kOutOfRange:
+      throw platform::OutOfRangeError(msg);
+    case platform::ErrorCode::kAlreadyExists:
+      throw platform::AlreadyExistsError(msg);
+    case platform::ErrorCode::kPreconditionNotMet:
+      throw platform::PreconditionNotMetError(msg);
+    case platform::ErrorCode::kUnimplemented:
+      throw platform::UnimplementedError(msg);
+    case platform::ErrorCode::kUnavailable:
+      throw platform::UnavailableError(msg);
+    case platform::ErrorCode::kFatal:
+      throw platform::FatalError(msg);
   }
   throw platform::FatalError(msg);
 }

@@ -26,8 +26,8 @@ constexpr char kGradOp2[] = "cross_entropy_grad2";
 // X's rank with last dim 1, or X's rank - 1; soft labels have X's dims.
 void CheckLabelDims(const std::string& op, const DDim& x, const DDim& label, bool soft) {
   PL_ENFORCE(x.size() >= 1,
-             errors::InvalidArgument("op `%s` input `X`: expected rank >= 1, received shape %s",
-                                     op, x.ToString()));
+             errors::InvalidArgument("op `%s` input `X`: expected rank >= 1, received shape %s", op,
+                                     x.ToString()));
   const int rank = x.size();
   const bool short_label = !soft && label.size() == rank - 1;
   PL_ENFORCE(label.size() == rank || short_label,
@@ -39,11 +39,11 @@ void CheckLabelDims(const std::string& op, const DDim& x, const DDim& label, boo
   for (int i = 0; i < label.size(); ++i) {
     const int64_t w = (i == rank - 1 && !soft) ? 1 : x[i];
     if (w < 0 || label[i] < 0) continue;
-    PL_ENFORCE(label[i] == w,
-               errors::InvalidArgument("op `%s` input `Label`: expected shape %s (%s labels for "
-                                       "input `X` of shape %s), received %s",
-                                       op, want, soft ? "soft" : "hard", x.ToString(),
-                                       label.ToString()));
+    PL_ENFORCE(
+        label[i] == w,
+        errors::InvalidArgument("op `%s` input `Label`: expected shape %s (%s labels for "
+                                "input `X` of shape %s), received %s",
+                                op, want, soft ? "soft" : "hard", x.ToString(), label.ToString()));
   }
 }
 
@@ -376,7 +376,8 @@ void CrossEntropy2GradMaker(framework::GradOpBuilder* g) {
                                      "them, but the op producing `%s` lacks one",
                                      kOp2, g->Output("Y").empty() ? "" : g->Output("Y")[0]));
   framework::AttributeMap attrs;
-  if (g->Forward().HasAttr("ignore_index")) attrs["ignore_index"] = g->Forward().GetAttr("ignore_index");
+  if (g->Forward().HasAttr("ignore_index"))
+    attrs["ignore_index"] = g->Forward().GetAttr("ignore_index");
   g->AddOp(kGradOp2,
            {{"MatchX", g->Output("MatchX")},
             {"Label", g->Input("Label")},

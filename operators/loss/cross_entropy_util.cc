@@ -10,21 +10,20 @@ IntLabels::IntLabels(const DenseTensor& t, const std::string& op, const std::str
     i64_ = t.data<int64_t>();
   } else {
     PL_THROW(errors::InvalidArgument(
-        "op `%s` input `%s`: expected int64 or int32 class indices (hard labels), received %s",
-        op, slot, platform::DataTypeName(t.dtype())));
+        "op `%s` input `%s`: expected int64 or int32 class indices (hard labels), received %s", op,
+        slot, platform::DataTypeName(t.dtype())));
   }
 }
 
-void CheckHardLabel(const std::string& op, int64_t label, int64_t num_classes,
-                    int64_t ignore_index, int64_t position) {
+void CheckHardLabel(const std::string& op, int64_t label, int64_t num_classes, int64_t ignore_index,
+                    int64_t position) {
   if (label == ignore_index) return;
   PL_ENFORCE(label >= 0 && label < num_classes,
-             errors::InvalidArgument("op `%s` input `Label`: expected class indices in [0, %lld) "
-                                     "or ignore_index %lld, received %lld at element %lld",
-                                     op, static_cast<long long>(num_classes),
-                                     static_cast<long long>(ignore_index),
-                                     static_cast<long long>(label),
-                                     static_cast<long long>(position)));
+             errors::InvalidArgument(
+                 "op `%s` input `Label`: expected class indices in [0, %lld) "
+                 "or ignore_index %lld, received %lld at element %lld",
+                 op, static_cast<long long>(num_classes), static_cast<long long>(ignore_index),
+                 static_cast<long long>(label), static_cast<long long>(position)));
 }
 
 void CheckSoftLabelType(const std::string& op, const DenseTensor& label, DataType expected) {

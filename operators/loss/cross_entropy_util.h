@@ -27,8 +27,8 @@ class IntLabels {
 
 // Throws InvalidArgumentError naming `op` and input `Label` unless `label` is in
 // [0, num_classes) or equals `ignore_index`. `position` is the label's element index.
-void CheckHardLabel(const std::string& op, int64_t label, int64_t num_classes,
-                    int64_t ignore_index, int64_t position);
+void CheckHardLabel(const std::string& op, int64_t label, int64_t num_classes, int64_t ignore_index,
+                    int64_t position);
 
 // Throws InvalidArgumentError naming `op` and input `Label` when a soft label does not have
 // the kernel's floating dtype `expected`.

@@ -37,8 +37,7 @@ class SharedAttrsMaker : public OpProtoAndCheckerMaker {
     AddAttr<bool>("numeric_stable_mode",
                   "Accepted for compatibility; the CPU kernel always subtracts the maximum.")
         .SetDefault(true);
-    AddAttr<int>("ignore_index",
-                 "Hard labels equal to this value give loss 0 and gradient 0.")
+    AddAttr<int>("ignore_index", "Hard labels equal to this value give loss 0 and gradient 0.")
         .SetDefault(-100);
     AddAttr<int>("axis", "The class dim of Logits; negative values count from the end.")
         .SetDefault(-1);
@@ -143,8 +142,8 @@ int CheckDims(const std::string& op, const char* x_slot, const DDim& x, const DD
                errors::InvalidArgument(
                    "op `%s` input `Label`: expected shape %s (%s labels, `%s` of shape %s, axis "
                    "%d), received %s",
-                   op, (soft ? x : WithDimOne(x, axis)).ToString(), soft ? "soft" : "hard",
-                   x_slot, x.ToString(), axis, label.ToString()));
+                   op, (soft ? x : WithDimOne(x, axis)).ToString(), soft ? "soft" : "hard", x_slot,
+                   x.ToString(), axis, label.ToString()));
   }
   return axis;
 }
@@ -201,10 +200,12 @@ struct SoftmaxWithCrossEntropyKernel {
           T max = x[base];
           for (int64_t j = 1; j < n; ++j) max = std::max(max, x[base + j * inner]);
           double sum = 0;
-          for (int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(x[base + j * inner] - max));
+          for (int64_t j = 0; j < n; ++j)
+            sum += std::exp(static_cast<double>(x[base + j * inner] - max));
           lse = static_cast<double>(max) + std::log(sum);
           for (int64_t j = 0; j < n; ++j) {
-            sm[base + j * inner] = static_cast<T>(std::exp(static_cast<double>(x[base + j * inner]) - lse));
+            sm[base + j * inner] =
+                static_cast<T>(std::exp(static_cast<double>(x[base + j * inner]) - lse));
           }
         } else {
           for (int64_t j = 0; j < n; ++j) sm[base + j * inner] = x[base + j * inner];
@@ -351,11 +352,11 @@ void RegisterSoftmaxWithCrossEntropyOp() {
       .InferShape(SoftmaxWithCrossEntropyInferShape)
       .InferVarType(SoftmaxWithCrossEntropyInferVarType)
       .GradOpMaker(SoftmaxWithCrossEntropyGradMaker)
-      .Checkpoint("add attribute `use_softmax` (default true): false means Logits already "
-                  "holds probabilities");
+      .Checkpoint(
+          "add attribute `use_softmax` (default true): false means Logits already "
+          "holds probabilities");
   RegisterPlainCpuFloatKernels<SoftmaxWithCrossEntropyKernel>(kOp);
-  framework::RegisterOp<SoftmaxWithCrossEntropyGradOp, SoftmaxWithCrossEntropyGradOpMaker>(
-      kGradOp)
+  framework::RegisterOp<SoftmaxWithCrossEntropyGradOp, SoftmaxWithCrossEntropyGradOpMaker>(kGradOp)
       .InferShape(SoftmaxWithCrossEntropyGradInferShape)
       .InferVarType(SoftmaxWithCrossEntropyGradInferVarType);
   RegisterPlainCpuFloatKernels<SoftmaxWithCrossEntropyGradKernel>(kGradOp);

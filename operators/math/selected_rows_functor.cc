@@ -27,13 +27,12 @@ int64_t CheckedRowWidth(const SelectedRows& in, const char* fn) {
   PL_ENFORCE(value.dims().size() >= 1 && value.dims()[0] == rows,
              errors::InvalidArgument("%s: expected a value of shape [%lld, ...] (one row per "
                                      "index), received %s",
-                                     fn, static_cast<long long>(rows),
-                                     value.dims().ToString()));
+                                     fn, static_cast<long long>(rows), value.dims().ToString()));
   for (int64_t r : in.rows()) {
-    PL_ENFORCE(r >= 0 && r < in.height(),
-               errors::InvalidArgument("%s: row index %lld outside [0, %lld) (the height)", fn,
-                                       static_cast<long long>(r),
-                                       static_cast<long long>(in.height())));
+    PL_ENFORCE(
+        r >= 0 && r < in.height(),
+        errors::InvalidArgument("%s: row index %lld outside [0, %lld) (the height)", fn,
+                                static_cast<long long>(r), static_cast<long long>(in.height())));
   }
   return framework::Product(value.dims(), 1, value.dims().size());
 }
@@ -60,11 +59,12 @@ void MergeTyped(const SelectedRows& in, int64_t width, SelectedRows* out) {
   DenseTensor value(DDim(dims), in.value().dtype());
   T* v = value.mutable_data<T>(platform::CPUPlace());
   if (value.numel() > 0) std::memset(v, 0, sizeof(T) * value.numel());
-  AccumulateRows<T>(in, width,
-                    [&unique](int64_t r) {
-                      return std::lower_bound(unique.begin(), unique.end(), r) - unique.begin();
-                    },
-                    v);
+  AccumulateRows<T>(
+      in, width,
+      [&unique](int64_t r) {
+        return std::lower_bound(unique.begin(), unique.end(), r) - unique.begin();
+      },
+      v);
   *out->mutable_rows() = std::move(unique);
   out->set_height(in.height());
   *out->mutable_value() = std::move(value);
@@ -75,7 +75,8 @@ void ToDenseTyped(const SelectedRows& in, int64_t width, DenseTensor* out) {
   DenseTensor dense(in.dense_dims(), in.value().dtype());
   T* d = dense.mutable_data<T>(platform::CPUPlace());
   if (dense.numel() > 0) std::memset(d, 0, sizeof(T) * dense.numel());
-  AccumulateRows<T>(in, width, [](int64_t r) { return r; }, d);
+  AccumulateRows<T>(
+      in, width, [](int64_t r) { return r; }, d);
   *out = std::move(dense);
 }
 

@@ -17,13 +17,19 @@ class BatchNormGradOpMaker : public OpProtoAndCheckerMaker {
   void Make() override {
     AddInput("X", "The forward op's X.");
     AddInput("Scale", "The forward op's Scale (gamma), [C].");
-    AddInput("SavedMean", "The forward op's SavedMean (the batch mean in training), [C].");
+    AddInput("SavedMean", "The forward op's SavedMean (the batch mean): read in training, [C].")
+        .AsDispensable();
     AddInput("SavedVariance",
-             "The forward op's SavedVariance (the inverse standard deviation), [C].");
-    AddInput("Mean", "Running mean, [C]: read instead of SavedMean in inference mode.")
+             "The forward op's SavedVariance (the inverse standard deviation): read in "
+             "training, [C].")
         .AsDispensable();
-    AddInput("Variance", "Running variance, [C]: read instead of SavedVariance in inference mode.")
+    AddInput("Mean", "The running mean: read in inference mode, [C].").AsDispensable();
+    AddInput("Variance", "The running variance: read in inference mode, [C].").AsDispensable();
+    AddInput("Bias", "Not read; accepted because PaddlePaddle's programs pass it.")
         .AsDispensable();
+    AddInput("ReserveSpace", "Workspace of GPU kernels; not read by the CPU kernel.")
+        .AsDispensable()
+        .AsExtra();
     AddInput("Y@GRAD", "Gradient of the forward op's Y.");
     AddOutput("X@GRAD", "Gradient of X, with X's shape.").AsDispensable();
     AddOutput("Scale@GRAD", "Gradient of Scale, [C].").AsDispensable();
@@ -49,9 +55,7 @@ A channel with a single value was passed through by the forward op: dX = dY ther
 };
 
 void BatchNormGradInferShape(InferShapeContext* ctx) {
-  for (const char* slot : {"X", "Scale", "SavedMean", "SavedVariance", "Y@GRAD"}) {
-    ctx->RequireInput(slot);
-  }
+  for (const char* slot : {"X", "Scale", "Y@GRAD"}) ctx->RequireInput(slot);
   const DDim x = ctx->GetInputDim("X");
   const DDim dy = ctx->GetInputDim("Y@GRAD");
   PL_ENFORCE(x.HasUnknown() || dy.HasUnknown() || x == dy,
@@ -82,21 +86,21 @@ struct BatchNormGradKernel {
     const DenseTensor dy = *ctx.Input("Y@GRAD");
     const ChannelLayout l =
         MakeChannelLayout(kBatchNormGradOp, x.dims(), ctx.Attr<std::string>("data_layout"));
-    PL_ENFORCE(dy.dims() == x.dims(),
-               errors::InvalidArgument("op `%s` input `Y@GRAD`: expected the shape of X %s, "
-                                       "received %s",
-                                       kBatchNormGradOp, x.dims().ToString(),
-                                       dy.dims().ToString()));
-    const bool global = UsesGlobalStats(ctx.Attr<bool>("is_test"),
-                                        ctx.Attr<bool>("use_global_stats"),
-                                        ctx.Attr<bool>("trainable_statistics"));
+    PL_ENFORCE(
+        dy.dims() == x.dims(),
+        errors::InvalidArgument("op `%s` input `Y@GRAD`: expected the shape of X %s, "
+                                "received %s",
+                                kBatchNormGradOp, x.dims().ToString(), dy.dims().ToString()));
+    const bool global =
+        UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
+                        ctx.Attr<bool>("trainable_statistics"));
     const char* mean_slot = global ? "Mean" : "SavedMean";
     const char* var_slot = global ? "Variance" : "SavedVariance";
     for (const char* slot : {"Scale", mean_slot, var_slot}) {
       const DenseTensor* t = ctx.Input(slot);
-      PL_ENFORCE(t != nullptr, errors::NotFound("op `%s` input `%s`: required %s but not given",
-                                                kBatchNormGradOp, slot,
-                                                global ? "in inference mode" : "in training"));
+      PL_ENFORCE(t != nullptr,
+                 errors::NotFound("op `%s` input `%s`: required %s but not given", kBatchNormGradOp,
+                                  slot, global ? "in inference mode" : "in training"));
       CheckChannelTensor(kBatchNormGradOp, slot, *t, l);
     }
     const std::vector<double> gamma = ChannelValues<T>(*ctx.Input("Scale"));
@@ -110,17 +114,20 @@ struct BatchNormGradKernel {
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     const T* xd = x.data<T>();
     const T* g = dy.data<T>();
-    const std::vector<double> sum_dy = passed_through
-        ? std::vector<double>(l.c, 0.0)
-        : SumPerChannel(dev, l, [&](int64_t k, int64_t) { return static_cast<double>(g[k]); });
-    const std::vector<double> sum_dy_xhat = passed_through
-        ? std::vector<double>(l.c, 0.0)
-        : SumPerChannel(dev, l, [&](int64_t k, int64_t c) {
-            return static_cast<double>(g[k]) * (static_cast<double>(xd[k]) - mu[c]) * r[c];
-          });
+    const std::vector<double> sum_dy =
+        passed_through
+            ? std::vector<double>(l.c, 0.0)
+            : SumPerChannel(dev, l, [&](int64_t k, int64_t) { return static_cast<double>(g[k]); });
+    const std::vector<double> sum_dy_xhat =
+        passed_through
+            ? std::vector<double>(l.c, 0.0)
+            : SumPerChannel(dev, l, [&](int64_t k, int64_t c) {
+                return static_cast<double>(g[k]) * (static_cast<double>(xd[k]) - mu[c]) * r[c];
+              });
     const platform::Place place = ctx.GetPlace();
     if (DenseTensor* dbias = ctx.Output("Bias@GRAD")) WriteChannels<T>(sum_dy, place, dbias);
-    if (DenseTensor* dscale = ctx.Output("Scale@GRAD")) WriteChannels<T>(sum_dy_xhat, place, dscale);
+    if (DenseTensor* dscale = ctx.Output("Scale@GRAD"))
+      WriteChannels<T>(sum_dy_xhat, place, dscale);
     DenseTensor* dx = ctx.Output("X@GRAD");
     if (dx == nullptr) return;
     // dX = a_c * dY + b_c * X + d_c, linear per channel.
@@ -144,8 +151,8 @@ struct BatchNormGradKernel {
     dev.ParallelFor(x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
       for (int64_t k = begin; k < end; ++k) {
         const int64_t c = l.ChannelOf(k);
-        o[k] = static_cast<T>(a[c] * static_cast<double>(g[k]) +
-                              b[c] * static_cast<double>(xd[k]) + d[c]);
+        o[k] = static_cast<T>(a[c] * static_cast<double>(g[k]) + b[c] * static_cast<double>(xd[k]) +
+                              d[c]);
       }
     });
   }

@@ -127,8 +127,8 @@ void BatchNormInferShape(InferShapeContext* ctx) {
     ctx->RequireOutput(slot);
   }
   std::string what;
-  const int64_t c = CheckedChannels(ctx, IsChannelsLast(ctx->Attr<std::string>("data_layout")),
-                                    &what);
+  const int64_t c =
+      CheckedChannels(ctx, IsChannelsLast(ctx->Attr<std::string>("data_layout")), &what);
   for (const char* slot : {"Scale", "Bias", "Mean", "Variance"}) {
     CheckChannelVector(ctx, slot, c, what);
   }
@@ -170,14 +170,15 @@ struct BatchNormKernel {
     const DenseTensor bias = *ctx.Input("Bias");
     const DenseTensor mean = *ctx.Input("Mean");
     const DenseTensor variance = *ctx.Input("Variance");
-    const ChannelLayout l = MakeChannelLayout(kBatchNormOp, x.dims(), ctx.Attr<std::string>("data_layout"));
+    const ChannelLayout l =
+        MakeChannelLayout(kBatchNormOp, x.dims(), ctx.Attr<std::string>("data_layout"));
     for (const auto* slot : {"Scale", "Bias", "Mean", "Variance"}) {
       CheckChannelTensor(kBatchNormOp, slot, *ctx.Input(slot), l);
     }
     const double epsilon = ctx.Attr<float>("epsilon");
-    const bool global = UsesGlobalStats(ctx.Attr<bool>("is_test"),
-                                        ctx.Attr<bool>("use_global_stats"),
-                                        ctx.Attr<bool>("trainable_statistics"));
+    const bool global =
+        UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
+                        ctx.Attr<bool>("trainable_statistics"));
     const platform::Place place = ctx.GetPlace();
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     DenseTensor* y = ctx.Output("Y");
@@ -260,17 +261,17 @@ struct BatchNormKernel {
 // SavedMean / SavedVariance in training, Mean / Variance in inference mode.
 void BatchNormGradMaker(framework::GradOpBuilder* g) {
   const framework::OpDesc& fwd = g->Forward();
-  const bool global = UsesGlobalStats(BoolAttrOr(fwd, "is_test", false),
-                                      BoolAttrOr(fwd, "use_global_stats", false),
-                                      BoolAttrOr(fwd, "trainable_statistics", false));
-  framework::VariableNameMap inputs = {{"X", g->Input("X")},
-                                       {"Scale", g->Input("Scale")},
-                                       {"SavedMean", g->Output("SavedMean")},
-                                       {"SavedVariance", g->Output("SavedVariance")},
-                                       {"Y@GRAD", g->OutputGrad("Y")}};
+  const bool global =
+      UsesGlobalStats(BoolAttrOr(fwd, "is_test", false), BoolAttrOr(fwd, "use_global_stats", false),
+                      BoolAttrOr(fwd, "trainable_statistics", false));
+  framework::VariableNameMap inputs = {
+      {"X", g->Input("X")}, {"Scale", g->Input("Scale")}, {"Y@GRAD", g->OutputGrad("Y")}};
   if (global) {
     inputs["Mean"] = g->Input("Mean");
     inputs["Variance"] = g->Input("Variance");
+  } else {
+    inputs["SavedMean"] = g->Output("SavedMean");
+    inputs["SavedVariance"] = g->Output("SavedVariance");
   }
   g->AddOp(kBatchNormGradOp, inputs,
            {{"X@GRAD", g->InputGrad("X")},

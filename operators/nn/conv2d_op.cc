@@ -103,7 +103,8 @@ Gradient of conv2d (fused kernel, not differentiable again). With the notation o
 q = (y s_h - p_top + i d_h, x s_w - p_left + j d_w) the input pixel a tap reads:
 $$dInput[n, g C_g + c, q] \mathrel{+}= \sum_{m \in g} \sum_{y, x}
   Filter[m, c, i, j] \cdot dOutput[n, m, y, x]$$
-$$dFilter[m, c, i, j] = \sum_{n=0}^{N-1} \sum_{y, x} Input[n, g C_g + c, q] \cdot dOutput[n, m, y, x]$$
+$$dFilter[m, c, i, j] = \sum_{n=0}^{N-1} \sum_{y, x}
+  Input[n, g C_g + c, q] \cdot dOutput[n, m, y, x]$$
 computed per image with im2col and GEMM (col2im for dInput); dFilter adds the images in
 order n = 0, 1, ..., so results are reproducible.
 )DOC");
@@ -163,9 +164,9 @@ void Conv2dGradInferShape(InferShapeContext* ctx) {
 // depends only on the sizes and the thread count.
 void SplitWork(const CPUDeviceContext& dev, int64_t count,
                const std::function<void(int64_t, int64_t, const CPUDeviceContext&)>& fn) {
-  static const CPUDeviceContext kInline(1);
+  static const CPUDeviceContext* const kInline = new CPUDeviceContext(1);
   if (dev.num_threads() > 1 && count >= dev.num_threads()) {
-    dev.ParallelFor(count, 1, [&](int64_t begin, int64_t end) { fn(begin, end, kInline); });
+    dev.ParallelFor(count, 1, [&](int64_t begin, int64_t end) { fn(begin, end, *kInline); });
   } else {
     fn(0, count, dev);
   }
@@ -184,33 +185,33 @@ void DepthwiseForwardNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, 
   const int64_t multiplier = g.out_c / g.groups;
   const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
   const int64_t taps = g.kernel_h * g.kernel_w;
-  dev.ParallelFor(g.batch * g.out_c, std::max<int64_t>(1, 4096 / (out_plane * taps + 1)),
-                  [&](int64_t begin, int64_t end) {
-    for (int64_t p = begin; p < end; ++p) {
-      const int64_t n = p / g.out_c, m = p % g.out_c;
-      const T* x = in + (n * g.in_c + m / multiplier) * in_plane;
-      const T* w = filter + m * taps;
-      T* y = out + p * out_plane;
-      std::fill(y, y + out_plane, T(0));
-      for (int64_t i = 0; i < g.kernel_h; ++i) {
-        int64_t y0, y1;
-        math::ValidOutputRange(g.in_h, g.stride_h, g.pad_top, i * g.dilation_h, g.out_h, &y0,
-                               &y1);
-        for (int64_t j = 0; j < g.kernel_w; ++j) {
-          int64_t x0, x1;
-          math::ValidOutputRange(g.in_w, g.stride_w, g.pad_left, j * g.dilation_w, g.out_w, &x0,
-                                 &x1);
-          const T wv = w[i * g.kernel_w + j];
-          const int64_t dx = j * g.dilation_w - g.pad_left;
-          for (int64_t oy = y0; oy < y1; ++oy) {
-            const T* row = x + (oy * g.stride_h - g.pad_top + i * g.dilation_h) * g.in_w;
-            T* dst = y + oy * g.out_w;
-            for (int64_t ox = x0; ox < x1; ++ox) dst[ox] += wv * row[ox * g.stride_w + dx];
-          }
+  auto plane = [&](int64_t p) {
+    const int64_t n = p / g.out_c, m = p % g.out_c;
+    const T* x = in + (n * g.in_c + m / multiplier) * in_plane;
+    const T* w = filter + m * taps;
+    T* y = out + p * out_plane;
+    std::fill(y, y + out_plane, T(0));
+    for (int64_t i = 0; i < g.kernel_h; ++i) {
+      int64_t y0, y1;
+      math::ValidOutputRange(g.in_h, g.stride_h, g.pad_top, i * g.dilation_h, g.out_h, &y0, &y1);
+      for (int64_t j = 0; j < g.kernel_w; ++j) {
+        int64_t x0, x1;
+        math::ValidOutputRange(g.in_w, g.stride_w, g.pad_left, j * g.dilation_w, g.out_w, &x0,
+                               &x1);
+        const T wv = w[i * g.kernel_w + j];
+        const int64_t dx = j * g.dilation_w - g.pad_left;
+        for (int64_t oy = y0; oy < y1; ++oy) {
+          const T* row = x + (oy * g.stride_h - g.pad_top + i * g.dilation_h) * g.in_w;
+          T* dst = y + oy * g.out_w;
+          for (int64_t ox = x0; ox < x1; ++ox) dst[ox] += wv * row[ox * g.stride_w + dx];
         }
       }
     }
-  });
+  };
+  dev.ParallelFor(g.batch * g.out_c, std::max<int64_t>(1, 4096 / (out_plane * taps + 1)),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t p = begin; p < end; ++p) plane(p);
+                  });
 }
 
 template <typename T>
@@ -288,16 +289,6 @@ void ConvFilterGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, co
   });
 }
 
-// `t` as NCHW: the data itself, or a copy in `storage` when the geometry is NHWC.
-template <typename T>
-const T* AsNchw(const DenseTensor& t, bool channel_last, std::vector<T>* storage) {
-  if (!channel_last) return t.data<T>();
-  const DDim& d = t.dims();  // [N, H, W, C]
-  storage->resize(static_cast<size_t>(t.numel()));
-  math::NhwcToNchw(t.data<T>(), d[0], d[1], d[2], d[3], storage->data());
-  return storage->data();
-}
-
 // Writes `nchw` (logical dims [N, C, H, W]) into `dst` of dims `dims` (NCHW or NHWC).
 template <typename T>
 void StoreFromNchw(const std::vector<T>& nchw, bool channel_last, const DDim& dims, T* dst) {
@@ -322,11 +313,12 @@ struct Conv2dGradKernel {
     const DenseTensor* dout = ctx.Input("Output@GRAD");
     const Conv2dGeometry g = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
     PL_ENFORCE(dout->dims() == g.OutputDims(),
-               errors::InvalidArgument("op `%s` input `Output@GRAD`: expected shape %s, received %s",
-                                       op, g.OutputDims().ToString(), dout->dims().ToString()));
+               errors::InvalidArgument(
+                   "op `%s` input `Output@GRAD`: expected shape %s, received %s", op,
+                   g.OutputDims().ToString(), dout->dims().ToString()));
     const auto& dev = ctx.device_context<CPUDeviceContext>();
     std::vector<T> dout_storage, in_storage;
-    const T* dy = AsNchw(*dout, g.channel_last, &dout_storage);
+    const T* dy = NchwData(*dout, g.channel_last, &dout_storage);
     if (DenseTensor* dinput = ctx.Output("Input@GRAD")) {
       DenseTensor fresh(input->dims(), input->dtype());
       T* dst = fresh.mutable_data<T>(ctx.GetPlace());
@@ -341,7 +333,7 @@ struct Conv2dGradKernel {
     }
     if (DenseTensor* dfilter = ctx.Output("Filter@GRAD")) {
       DenseTensor fresh(filter->dims(), filter->dtype());
-      ConvFilterGradNchw(dev, g, AsNchw(*input, g.channel_last, &in_storage), dy,
+      ConvFilterGradNchw(dev, g, NchwData(*input, g.channel_last, &in_storage), dy,
                          fresh.mutable_data<T>(ctx.GetPlace()));
       *dfilter = std::move(fresh);
     }
@@ -377,7 +369,7 @@ void Conv2dPlainCompute(const ExecutionContext& ctx) {
   if (target->numel() > 0) {
     const auto& dev = ctx.device_context<CPUDeviceContext>();
     std::vector<T> in_storage;
-    const T* x = AsNchw(*input, g.channel_last, &in_storage);
+    const T* x = NchwData(*input, g.channel_last, &in_storage);
     if (g.channel_last) {
       std::vector<T> nchw(static_cast<size_t>(target->numel()));
       ConvForwardNchw(dev, g, x, filter->data<T>(), nchw.data());

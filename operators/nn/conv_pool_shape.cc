@@ -294,5 +294,18 @@ Pool2dGeometry ResolvePool2d(const std::string& op, const DDim& x, const Attribu
   return g;
 }
 
+template <typename T>
+const T* NchwData(const framework::DenseTensor& t, bool channel_last, std::vector<T>* storage) {
+  if (!channel_last) return t.data<T>();
+  const DDim& d = t.dims();
+  storage->resize(static_cast<size_t>(t.numel()));
+  math::NhwcToNchw(t.data<T>(), d[0], d[1], d[2], d[3], storage->data());
+  return storage->data();
+}
+
+template const float* NchwData<float>(const framework::DenseTensor&, bool, std::vector<float>*);
+template const double* NchwData<double>(const framework::DenseTensor&, bool,
+                                        std::vector<double>*);
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -3,8 +3,9 @@
 //
 // Padding rules (PaddlePaddle's UpdatePaddingAndDilation):
 //   paddings [p_h, p_w] mean [p_h, p_h, p_w, p_w]; four values are [top, bottom, left, right];
-//   padding_algorithm "SAME": out = ceil(in / stride), pad_sum = max((out - 1) * stride + k - in, 0),
-//     top/left = pad_sum / 2, the rest bottom/right; conv2d dilations become 1;
+//   padding_algorithm "SAME": out = ceil(in / stride),
+//     pad_sum = max((out - 1) * stride + k - in, 0), top/left = pad_sum / 2, the rest
+//     bottom/right; conv2d dilations become 1;
 //   padding_algorithm "VALID": no padding.
 // Unknown dims (-1, at program-build time) give unknown output dims.
 //
@@ -14,6 +15,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "framework/attribute.h"
 #include "framework/ddim.h"
@@ -64,6 +66,11 @@ struct Pool2dGeometry {
 
 Pool2dGeometry ResolvePool2d(const std::string& op, const framework::DDim& x,
                              const framework::AttributeMap& attrs);
+
+// The data of `t` in NCHW order: t's own buffer, or a copy in `storage` when `channel_last`
+// (t is then [N, H, W, C]). T = float or double.
+template <typename T>
+const T* NchwData(const framework::DenseTensor& t, bool channel_last, std::vector<T>* storage);
 
 // The plain CPU kernels (defined in conv2d_op.cc and pool2d_op.cc; T = float or double).
 template <typename T>

@@ -133,9 +133,10 @@ uint64_t MaskSeed(const ExecutionContext& ctx) {
     } else if (s->dtype() == DataType::INT64) {
       value = s->data<int64_t>()[0];
     } else {
-      PL_THROW(errors::InvalidArgument("op `%s` input `Seed`: expected an int32 or int64 tensor, "
-                                       "received %s",
-                                       kOp, platform::DataTypeName(s->dtype())));
+      PL_THROW(
+          errors::InvalidArgument("op `%s` input `Seed`: expected an int32 or int64 tensor, "
+                                  "received %s",
+                                  kOp, platform::DataTypeName(s->dtype())));
     }
     return platform::ResolveSeed(value);
   }

@@ -30,8 +30,7 @@ class LayerNormOpMaker : public OpProtoAndCheckerMaker {
     AddInput("Bias", "Optional shift beta, 1-D of size prod(X.dims[begin_norm_axis:]).")
         .AsDispensable();
     AddOutput("Y", "The normalised result, with the shape and LoD of X.");
-    AddOutput("Mean", "Mean of each row, shape [prod(X.dims[:begin_norm_axis])].")
-        .AsIntermediate();
+    AddOutput("Mean", "Mean of each row, shape [prod(X.dims[:begin_norm_axis])].").AsIntermediate();
     AddOutput("Variance", "Biased variance of each row, shape [prod(X.dims[:begin_norm_axis])].")
         .AsIntermediate();
     AddAttr<float>("epsilon", "Added to the variance before the square root.")
@@ -73,6 +72,8 @@ class LayerNormGradOpMaker : public OpProtoAndCheckerMaker {
     AddInput("Scale", "The forward op's Scale, when it had one.").AsDispensable();
     AddInput("Mean", "The forward op's Mean.");
     AddInput("Variance", "The forward op's Variance.");
+    AddInput("Bias", "Not read; accepted because PaddlePaddle's programs pass it.")
+        .AsDispensable();
     AddInput("Y@GRAD", "Gradient of the forward op's Y.");
     AddOutput("X@GRAD", "Gradient of X, with X's shape.").AsDispensable();
     AddOutput("Scale@GRAD", "Gradient of Scale.").AsDispensable();
@@ -96,11 +97,11 @@ struct RowLayout {
 };
 
 RowLayout CheckedRows(const std::string& op, const DDim& x, int axis) {
-  PL_ENFORCE(axis >= 1 && axis < x.size(),
-             errors::InvalidArgument("op `%s` attribute `begin_norm_axis`: expected a value in "
-                                     "[1, %s) (the rank of input `X` %s), received %s",
-                                     op, std::to_string(x.size()), x.ToString(),
-                                     std::to_string(axis)));
+  PL_ENFORCE(
+      axis >= 1 && axis < x.size(),
+      errors::InvalidArgument("op `%s` attribute `begin_norm_axis`: expected a value in "
+                              "[1, %s) (the rank of input `X` %s), received %s",
+                              op, std::to_string(x.size()), x.ToString(), std::to_string(axis)));
   return RowLayout{Product(x, 0, axis), Product(x, axis, x.size())};
 }
 
@@ -225,12 +226,13 @@ struct LayerNormGradKernel {
                                        kGradOp, x.dims().ToString(), dy.dims().ToString()));
     for (const char* slot : {"Mean", "Variance"}) {
       const DDim d = ctx.Input(slot)->dims();
-      PL_ENFORCE(d.numel() == rows.left,
-                 errors::InvalidArgument("op `%s` input `%s`: expected shape %s, received %s",
-                                         kGradOp, slot, DDim({rows.left}).ToString(),
-                                         d.ToString()));
+      PL_ENFORCE(
+          d.numel() == rows.left,
+          errors::InvalidArgument("op `%s` input `%s`: expected shape %s, received %s", kGradOp,
+                                  slot, DDim({rows.left}).ToString(), d.ToString()));
     }
-    if (const DenseTensor* s = ctx.Input("Scale")) CheckParam(kGradOp, "Scale", s->dims(), rows.right);
+    if (const DenseTensor* s = ctx.Input("Scale"))
+      CheckParam(kGradOp, "Scale", s->dims(), rows.right);
     const int64_t h = rows.right;
     const std::vector<double> gamma = ParamValues<T>(ctx.Input("Scale"), h, 1.0);
     const T* mean = ctx.Input("Mean")->data<T>();

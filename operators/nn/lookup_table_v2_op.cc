@@ -18,8 +18,7 @@ namespace {
 constexpr char kOp[] = "lookup_table_v2";
 constexpr char kGradOp[] = "lookup_table_v2_grad";
 constexpr int64_t kNoPadding = -1;
-const char* const kAttrNames[] = {"padding_idx", "is_sparse", "is_distributed",
-                                  "remote_prefetch"};
+const char* const kAttrNames[] = {"padding_idx", "is_sparse", "is_distributed", "remote_prefetch"};
 
 // Declares the attributes the forward and the grad op share.
 class EmbeddingAttrsMaker : public OpProtoAndCheckerMaker {
@@ -74,8 +73,9 @@ class LookupTableV2GradOpMaker : public EmbeddingAttrsMaker {
     AddInput("W", "The forward op's W (only its dims are read).");
     AddInput("Ids", "The forward op's Ids.");
     AddInput("Out@GRAD", "Gradient of the forward op's Out.");
-    AddOutput("W@GRAD", "Gradient of W: dense [V, D], or a SelectedRows of height V when "
-                        "is_sparse.");
+    AddOutput("W@GRAD",
+              "Gradient of W: dense [V, D], or a SelectedRows of height V when "
+              "is_sparse.");
     AddShared();
     AddComment(R"DOC(
 Gradient of lookup_table_v2:
@@ -107,12 +107,12 @@ void CheckTable(const std::string& op, const DDim& w) {
 // The row padding_idx names, or kNoPadding; V < 0 (unknown) skips the checks.
 int64_t PaddingRow(const std::string& op, int64_t padding_idx, int64_t v) {
   if (padding_idx == kNoPadding || v < 0) return padding_idx;
-  PL_ENFORCE(padding_idx >= -v && padding_idx < v,
-             errors::InvalidArgument("op `%s` attribute `padding_idx`: expected -1 or a value in "
-                                     "[%lld, %lld) for a table of %lld rows, received %lld",
-                                     op, static_cast<long long>(-v), static_cast<long long>(v),
-                                     static_cast<long long>(v),
-                                     static_cast<long long>(padding_idx)));
+  PL_ENFORCE(
+      padding_idx >= -v && padding_idx < v,
+      errors::InvalidArgument("op `%s` attribute `padding_idx`: expected -1 or a value in "
+                              "[%lld, %lld) for a table of %lld rows, received %lld",
+                              op, static_cast<long long>(-v), static_cast<long long>(v),
+                              static_cast<long long>(v), static_cast<long long>(padding_idx)));
   return padding_idx < 0 ? padding_idx + v : padding_idx;
 }
 
@@ -130,11 +130,11 @@ std::vector<int64_t> ReadIds(const std::string& op, const DenseTensor& ids, int6
     for (size_t i = 0; i < out.size(); ++i) out[i] = p[i];
   }
   for (size_t i = 0; i < out.size(); ++i) {
-    PL_ENFORCE(out[i] >= 0 && out[i] < v,
-               errors::InvalidArgument("op `%s` input `Ids`: id %lld at element %zu is outside "
-                                       "[0, %lld) (V, the rows of input `W`)",
-                                       op, static_cast<long long>(out[i]), i,
-                                       static_cast<long long>(v)));
+    PL_ENFORCE(
+        out[i] >= 0 && out[i] < v,
+        errors::InvalidArgument("op `%s` input `Ids`: id %lld at element %zu is outside "
+                                "[0, %lld) (V, the rows of input `W`)",
+                                op, static_cast<long long>(out[i]), i, static_cast<long long>(v)));
   }
   return out;
 }

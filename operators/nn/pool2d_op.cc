@@ -72,7 +72,8 @@ $$Out[n, c, y, x] = \max_{(h, w) \in W(y, x)} X[n, c, h, w] \quad \text{(max)}$$
 $$Out[n, c, y, x] = \frac{1}{|W|} \sum_{(h, w) \in W(y, x)} X[n, c, h, w] \quad \text{(avg)}$$
 where |W| is the number of window elements inside the image (exclusive = true, and always
 for adaptive pooling) or kh kw (exclusive = false).
-$$H_{out} = \lfloor (H - kh + p_{top} + p_{bottom} [+ s_h - 1 \text{ if ceil\_mode}]) / s_h \rfloor + 1$$
+$$H_{out} = \lfloor (H - kh + p_{top} + p_{bottom} + e) / s_h \rfloor + 1,
+  \quad e = s_h - 1 \text{ with ceil\_mode, else } 0$$
 global_pooling pools whole planes (H_out = W_out = 1). adaptive: H_out, W_out = ksize and
 window i covers [floor(i H / H_out), ceil((i + 1) H / H_out)). Paddings and
 padding_algorithm follow conv2d. A window lying wholly in the padding gives 0.
@@ -95,8 +96,10 @@ class Pool2dGradOpMaker : public Pool2dAttrMaker {
     AddComment(R"DOC(
 Gradient of pool2d (fused kernel, not differentiable again). With the windows W(y, x) of
 pool2d:
-$$dX[n, c, h, w] = \sum_{(y, x): (h, w) = \mathrm{first}\{q \in W(y, x): X[q] = Out[y, x]\}} dOut[n, c, y, x] \quad \text{(max)}$$
-$$dX[n, c, h, w] = \sum_{(y, x): (h, w) \in W(y, x)} dOut[n, c, y, x] / |W(y, x)| \quad \text{(avg)}$$
+$$dX[n, c, h, w] = \sum_{(y, x): (h, w) = \mathrm{first}\{q \in W(y, x): X[q] = Out[y, x]\}}
+  dOut[n, c, y, x] \quad \text{(max)}$$
+$$dX[n, c, h, w] = \sum_{(y, x): (h, w) \in W(y, x)} \frac{dOut[n, c, y, x]}{|W(y, x)|}
+  \quad \text{(avg)}$$
 Each plane is accumulated in a fixed order, so results are reproducible.
 )DOC");
   }
@@ -214,16 +217,6 @@ void PoolPlaneGrad(const Pool2dGeometry& g, const T* x, const T* y, const T* dy,
   }
 }
 
-// `t` as NCHW: the data itself, or a copy in `storage` when the geometry is NHWC.
-template <typename T>
-const T* AsNchw(const DenseTensor& t, bool channel_last, std::vector<T>* storage) {
-  if (!channel_last) return t.data<T>();
-  const DDim& d = t.dims();  // [N, H, W, C]
-  storage->resize(static_cast<size_t>(t.numel()));
-  math::NhwcToNchw(t.data<T>(), d[0], d[1], d[2], d[3], storage->data());
-  return storage->data();
-}
-
 // Runs fn(plane) for the N * C planes, split over the threads.
 template <typename Fn>
 void ForEachPlane(const ExecutionContext& ctx, const Pool2dGeometry& g, int64_t work_per_plane,
@@ -256,9 +249,9 @@ struct Pool2dGradKernel {
                                          slot, out_dims.ToString(), t->dims().ToString()));
     }
     std::vector<T> xs, ys, dys;
-    const T* xp = AsNchw(*x, g.channel_last, &xs);
-    const T* yp = AsNchw(*out, g.channel_last, &ys);
-    const T* dyp = AsNchw(*dout, g.channel_last, &dys);
+    const T* xp = NchwData(*x, g.channel_last, &xs);
+    const T* yp = NchwData(*out, g.channel_last, &ys);
+    const T* dyp = NchwData(*dout, g.channel_last, &dys);
     DenseTensor fresh(x->dims(), x->dtype());
     T* dx = fresh.mutable_data<T>(ctx.GetPlace());
     std::vector<T> nchw(g.channel_last ? static_cast<size_t>(x->numel()) : 0);
@@ -293,7 +286,7 @@ void Pool2dPlainCompute(const ExecutionContext& ctx) {
   target->set_dtype(x->dtype());
   T* y = target->mutable_data<T>(ctx.GetPlace());
   std::vector<T> xs;
-  const T* xp = AsNchw(*x, g.channel_last, &xs);
+  const T* xp = NchwData(*x, g.channel_last, &xs);
   std::vector<T> nchw(g.channel_last ? static_cast<size_t>(target->numel()) : 0);
   T* dst = g.channel_last ? nchw.data() : y;
   const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;

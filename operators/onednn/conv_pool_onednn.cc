@@ -2,9 +2,10 @@
 // pool2d, float32.
 //
 // The geometry (resolved paddings, output size) comes from operators/nn/conv_pool_shape.h,
-// the same code the plain kernels use. Convolutions let oneDNN pick its memory formats
-// (format_tag::any) and reorder the user's NCHW / NHWC data and OIHW filters to them;
-// pooling runs on the user's layout directly. Primitives are created per call; oneDNN's
+// the same code the plain kernels use. Source and destination stay in the user's layout
+// (NCHW or NHWC): with one op at a time, reordering activations to blocked formats and back
+// costs more than it saves. Filters go to the format the primitive picks (format_tag::any),
+// reordered when that differs from OIHW. Primitives are created per call; oneDNN's
 // primitive cache makes repeated shapes cheap.
 #include "operators/onednn/conv_pool_onednn.h"
 
@@ -66,25 +67,18 @@ void Conv2dOneDNNKernel(const ExecutionContext& ctx) {
       const memory::desc src_md(src_dims, f32, layout), dst_md(dst_dims, f32, layout);
       const memory::desc w_md(w_dims, f32, g.groups == 1 ? Tag::oihw : Tag::goihw);
       const dnnl::convolution_forward::desc desc(
-          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
-          memory::desc(src_dims, f32, Tag::any), memory::desc(w_dims, f32, Tag::any),
-          memory::desc(dst_dims, f32, Tag::any), {g.stride_h, g.stride_w},
+          dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_md,
+          memory::desc(w_dims, f32, Tag::any), dst_md, {g.stride_h, g.stride_w},
           {g.dilation_h - 1, g.dilation_w - 1}, {g.pad_top, g.pad_left},
           {g.pad_bottom, g.pad_right});
       const dnnl::convolution_forward::primitive_desc pd(desc, dev.engine());
       // oneDNN takes non-const handles; Input and Filter are only read.
-      const memory src = ToFormat(
-          memory(src_md, dev.engine(), const_cast<float*>(input->data<float>())),
-          pd.src_desc(), dev);
-      const memory w = ToFormat(
-          memory(w_md, dev.engine(), const_cast<float*>(filter->data<float>())),
-          pd.weights_desc(), dev);
-      memory user_dst(dst_md, dev.engine(), target->data<float>());
-      const bool direct_dst = pd.dst_desc() == dst_md;
-      memory dst = direct_dst ? user_dst : memory(pd.dst_desc(), dev.engine());
+      memory src(src_md, dev.engine(), const_cast<float*>(input->data<float>()));
+      memory w = ToFormat(memory(w_md, dev.engine(), const_cast<float*>(filter->data<float>())),
+                          pd.weights_desc(), dev);
+      memory dst(dst_md, dev.engine(), target->data<float>());
       dnnl::convolution_forward(pd).execute(
           dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst}});
-      if (!direct_dst) dnnl::reorder(dst, user_dst).execute(dev.stream(), dst, user_dst);
       dev.stream().wait();
     } catch (const dnnl::error& e) {
       throw errors::Fatal("op `%s`: oneDNN convolution failed for Input %s, Filter %s: %s", op,

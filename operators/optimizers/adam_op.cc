@@ -63,7 +63,8 @@ Adam operator (PaddlePaddle's formulation).
 $$lr_t = LearningRate \cdot \frac{\sqrt{1 - Beta2Pow}}{1 - Beta1Pow}$$
 $$Moment1Out = beta1 \cdot Moment1 + (1 - beta1) \cdot Grad$$
 $$Moment2Out = beta2 \cdot Moment2 + (1 - beta2) \cdot Grad^2$$
-$$ParamOut = Param - lr_t \cdot \frac{Moment1Out}{\sqrt{Moment2Out} + epsilon \cdot \sqrt{1 - Beta2Pow}}$$
+$$\epsilon_t = epsilon \cdot \sqrt{1 - Beta2Pow}$$
+$$ParamOut = Param - lr_t \cdot \frac{Moment1Out}{\sqrt{Moment2Out} + \epsilon_t}$$
 $$Beta1PowOut = Beta1Pow \cdot beta1, \quad Beta2PowOut = Beta2Pow \cdot beta2$$
 
 Beta1Tensor, Beta2Tensor and EpsilonTensor override the attributes. With a SelectedRows
@@ -76,9 +77,8 @@ Outputs may be the same variables as their inputs.
 
 const std::vector<std::pair<std::string, std::string>>& OutputInputPairs() {
   static const std::vector<std::pair<std::string, std::string>> kPairs = {
-      {"ParamOut", "Param"},          {"Moment1Out", "Moment1"},
-      {"Moment2Out", "Moment2"},      {"Beta1PowOut", "Beta1Pow"},
-      {"Beta2PowOut", "Beta2Pow"},    {"MasterParamOut", "MasterParam"}};
+      {"ParamOut", "Param"},       {"Moment1Out", "Moment1"},   {"Moment2Out", "Moment2"},
+      {"Beta1PowOut", "Beta1Pow"}, {"Beta2PowOut", "Beta2Pow"}, {"MasterParamOut", "MasterParam"}};
   return kPairs;
 }
 
@@ -113,11 +113,11 @@ void UpdateBetaPow(const ExecutionContext& ctx, const char* in, const char* out,
   const DenseTensor* pow = ctx.Input(in);
   const double value = ReadScalarInput(ctx, in);
   const DataType dtype = pow->dtype();
-  PL_ENFORCE(dtype == DataType::FLOAT32 || dtype == DataType::FLOAT64,
-             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected float32 or "
-                                     "float64, received %s",
-                                     ctx.Type(), in, ctx.InputName(in),
-                                     platform::DataTypeName(dtype)));
+  PL_ENFORCE(
+      dtype == DataType::FLOAT32 || dtype == DataType::FLOAT64,
+      errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected float32 or "
+                              "float64, received %s",
+                              ctx.Type(), in, ctx.InputName(in), platform::DataTypeName(dtype)));
   const DDim dims = pow->dims();
   double result = value;
   if (multiply) {
@@ -202,8 +202,9 @@ void RegisterAdamOp() {
   framework::RegisterOp<OptimizerOp, AdamOpMaker>(kOp)
       .InferShape(AdamInferShape)
       .InferVarType(AdamInferVarType)
-      .Checkpoint("Upgrade adam add 1 attribute [multi_precision] and dispensable input and "
-                  "output [MasterParam], [MasterParamOut].")
+      .Checkpoint(
+          "Upgrade adam add 1 attribute [multi_precision] and dispensable input and "
+          "output [MasterParam], [MasterParamOut].")
       .Checkpoint("Upgrade adam, add 1 dispensable input [EpsilonTensor].")
       .Checkpoint("Upgrade adam, add 1 attribute [use_global_beta_pow].")
       .Checkpoint("Upgrade adam, add 1 dispensable input [SkipUpdate].");

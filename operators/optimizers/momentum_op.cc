@@ -58,15 +58,13 @@ void MomentumInferShape(InferShapeContext* ctx) {
              errors::InvalidArgument("op `%s` input `LearningRate`: expected 1 element, received "
                                      "shape %s",
                                      ctx->OpType(), lr.ToString()));
-  SetOutputDimsLike(ctx, {{"ParamOut", "Param"},
-                          {"VelocityOut", "Velocity"},
-                          {"MasterParamOut", "MasterParam"}});
+  SetOutputDimsLike(
+      ctx, {{"ParamOut", "Param"}, {"VelocityOut", "Velocity"}, {"MasterParamOut", "MasterParam"}});
 }
 
 void MomentumInferVarType(framework::VarTypeInferenceContext* ctx) {
-  SetOutputTypesLike(ctx, {{"ParamOut", "Param"},
-                           {"VelocityOut", "Velocity"},
-                           {"MasterParamOut", "MasterParam"}});
+  SetOutputTypesLike(
+      ctx, {{"ParamOut", "Param"}, {"VelocityOut", "Velocity"}, {"MasterParamOut", "MasterParam"}});
 }
 
 template <typename T>
@@ -115,8 +113,9 @@ void RegisterMomentumOp() {
   framework::RegisterOp<OptimizerOp, MomentumOpMaker>(kOp)
       .InferShape(MomentumInferShape)
       .InferVarType(MomentumInferVarType)
-      .Checkpoint("Upgrade momentum add 4 attributes [regularization_method, "
-                  "regularization_coeff, multi_precision, rescale_grad].");
+      .Checkpoint(
+          "Upgrade momentum add 4 attributes [regularization_method, "
+          "regularization_coeff, multi_precision, rescale_grad].");
   RegisterPlainCpuFloatKernels<MomentumKernel>(kOp);
 }
 

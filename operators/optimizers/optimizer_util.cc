@@ -23,13 +23,11 @@ double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot) {
   PL_ENFORCE(t->numel() == 1,
              errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a 1-element "
                                      "tensor, received shape %s",
-                                     ctx.Type(), slot, ctx.InputName(slot),
-                                     t->dims().ToString()));
+                                     ctx.Type(), slot, ctx.InputName(slot), t->dims().ToString()));
   PL_ENFORCE(t->place().is_cpu(),
              errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a CPU tensor, "
                                      "received one on %s",
-                                     ctx.Type(), slot, ctx.InputName(slot),
-                                     t->place().ToString()));
+                                     ctx.Type(), slot, ctx.InputName(slot), t->place().ToString()));
   double v = 0;
   platform::VisitDataType(t->dtype(), [&](auto tag) {
     using S = decltype(tag);
@@ -56,11 +54,11 @@ void CheckStateInput(const ExecutionContext& ctx, const std::string& slot, DataT
   const DenseTensor* t = ctx.Input(slot);
   PL_ENFORCE(t != nullptr,
              errors::NotFound("op `%s` input `%s`: required but not given", ctx.Type(), slot));
-  PL_ENFORCE(t->dtype() == dtype,
-             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected %s, received %s",
-                                     ctx.Type(), slot, ctx.InputName(slot),
-                                     platform::DataTypeName(dtype),
-                                     platform::DataTypeName(t->dtype())));
+  PL_ENFORCE(
+      t->dtype() == dtype,
+      errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected %s, received %s",
+                              ctx.Type(), slot, ctx.InputName(slot), platform::DataTypeName(dtype),
+                              platform::DataTypeName(t->dtype())));
   PL_ENFORCE(t->dims() == dims,
              errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected Param's shape "
                                      "%s, received %s",
@@ -90,19 +88,18 @@ void CheckSparseGrad(const ExecutionContext& ctx, const SelectedRows& g, const D
                                      static_cast<long long>(param_dims.size() ? param_dims[0] : 0),
                                      param_dims.ToString(), static_cast<long long>(g.height())));
   const DDim& v = g.value().dims();
-  bool ok = v.size() == param_dims.size() &&
-            v[0] == static_cast<int64_t>(g.rows().size());
+  bool ok = v.size() == param_dims.size() && v[0] == static_cast<int64_t>(g.rows().size());
   for (int i = 1; ok && i < v.size(); ++i) ok = v[i] == param_dims[i];
   PL_ENFORCE(ok, errors::InvalidArgument(
                      "op `%s` input `Grad` (variable `%s`): expected value shape [%zu, ...Param's "
                      "shape %s without its first dim], received %s",
                      op, var, g.rows().size(), param_dims.ToString(), v.ToString()));
   for (int64_t r : g.rows()) {
-    PL_ENFORCE(r >= 0 && r < g.height(),
-               errors::OutOfRange("op `%s` input `Grad` (variable `%s`): row %lld is outside "
-                                  "[0, %lld)",
-                                  op, var, static_cast<long long>(r),
-                                  static_cast<long long>(g.height())));
+    PL_ENFORCE(
+        r >= 0 && r < g.height(),
+        errors::OutOfRange("op `%s` input `Grad` (variable `%s`): row %lld is outside "
+                           "[0, %lld)",
+                           op, var, static_cast<long long>(r), static_cast<long long>(g.height())));
   }
 }
 
@@ -119,11 +116,11 @@ GradInput GetGrad(const ExecutionContext& ctx, const DDim& param_dims, DataType 
     return g;
   }
   g.dense = ctx.Input("Grad");
-  PL_ENFORCE(g.dense->dtype() == dtype,
-             errors::InvalidArgument("op `%s` input `Grad` (variable `%s`): expected %s, received %s",
-                                     ctx.Type(), ctx.InputName("Grad"),
-                                     platform::DataTypeName(dtype),
-                                     platform::DataTypeName(g.dense->dtype())));
+  PL_ENFORCE(
+      g.dense->dtype() == dtype,
+      errors::InvalidArgument("op `%s` input `Grad` (variable `%s`): expected %s, received %s",
+                              ctx.Type(), ctx.InputName("Grad"), platform::DataTypeName(dtype),
+                              platform::DataTypeName(g.dense->dtype())));
   PL_ENFORCE(g.dense->dims() == param_dims,
              errors::InvalidArgument("op `%s` input `Grad` (variable `%s`): expected Param's shape "
                                      "%s, received %s",
@@ -134,7 +131,9 @@ GradInput GetGrad(const ExecutionContext& ctx, const DDim& param_dims, DataType 
 
 std::vector<int64_t> RowPositions(const std::vector<int64_t>& rows, int64_t height) {
   std::vector<int64_t> pos(static_cast<size_t>(height), -1);
-  for (size_t i = 0; i < rows.size(); ++i) pos[static_cast<size_t>(rows[i])] = static_cast<int64_t>(i);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    pos[static_cast<size_t>(rows[i])] = static_cast<int64_t>(i);
+  }
   return pos;
 }
 

@@ -1,6 +1,7 @@
 // Helpers shared by the optimizer ops (sgd, momentum, adam): the op class that takes its
 // kernel dtype from Param, 1-element inputs (learning rate, beta powers), the gradient as a
-// DenseTensor or SelectedRows, row merging, master-parameter access and build-time dtypes.
+// DenseTensor or SelectedRows (duplicate rows merged), master-parameter access and build-time
+// dtypes.
 //
 // In-place contract: ParamOut usually names the same variable as Param (and Moment1Out the
 // same as Moment1 ...). The kernels take every input pointer before allocating any output
@@ -9,7 +10,6 @@
 // buffer by mutable_data(), and the input pointers keep reading the old one.
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -18,6 +18,7 @@
 #include "framework/selected_rows.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
+#include "operators/math/selected_rows_functor.h"
 
 namespace paddle_like {
 namespace operators {
@@ -58,36 +59,6 @@ struct GradInput {
 // must have dtype `dtype`.
 GradInput GetGrad(const ExecutionContext& ctx, const DDim& param_dims, DataType dtype);
 
-// A SelectedRows with its duplicate rows added: `rows` ascending and unique, `values` row by
-// row (width elements each). Duplicates are added in their input order, so the result does
-// not depend on threads.
-template <typename T>
-struct MergedRows {
-  std::vector<int64_t> rows;
-  std::vector<T> values;
-  int64_t width = 0;
-};
-
-template <typename T>
-MergedRows<T> MergeRows(const SelectedRows& grad) {
-  MergedRows<T> m;
-  const int64_t n = static_cast<int64_t>(grad.rows().size());
-  m.width = n == 0 ? 0 : grad.value().numel() / n;
-  std::vector<int64_t> sorted = grad.rows();
-  std::sort(sorted.begin(), sorted.end());
-  sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-  m.rows = sorted;
-  m.values.assign(sorted.size() * static_cast<size_t>(m.width), T(0));
-  const T* g = grad.value().template data<T>();
-  for (int64_t i = 0; i < n; ++i) {
-    const auto pos = std::lower_bound(sorted.begin(), sorted.end(), grad.rows()[i]) - sorted.begin();
-    T* dst = m.values.data() + pos * m.width;
-    const T* src = g + i * m.width;
-    for (int64_t j = 0; j < m.width; ++j) dst[j] += src[j];
-  }
-  return m;
-}
-
 // For each row index in [0, height): its position in `rows`, or -1.
 std::vector<int64_t> RowPositions(const std::vector<int64_t>& rows, int64_t height);
 
@@ -102,21 +73,23 @@ class GradView {
       return;
     }
     width_ = param_dims.size() == 0 ? 1 : framework::Product(param_dims, 1, param_dims.size());
-    merged_ = MergeRows<T>(*g.sparse);
-    pos_ = RowPositions(merged_.rows, g.sparse->height());
+    math::MergeSelectedRows(*g.sparse, &merged_);
+    values_ = merged_.value().numel() > 0 ? merged_.value().data<T>() : nullptr;
+    pos_ = RowPositions(merged_.rows(), g.sparse->height());
   }
   bool sparse() const { return dense_ == nullptr; }
   bool Present(int64_t i) const { return dense_ != nullptr || pos_[i / width_] >= 0; }
   T operator[](int64_t i) const {
     if (dense_ != nullptr) return dense_[i];
     const int64_t p = pos_[i / width_];
-    return p < 0 ? T(0) : merged_.values[p * width_ + i % width_];
+    return p < 0 ? T(0) : values_[p * width_ + i % width_];
   }
 
  private:
   const T* dense_ = nullptr;
   int64_t width_ = 1;
-  MergedRows<T> merged_;
+  SelectedRows merged_;  // Duplicate rows added (math::MergeSelectedRows).
+  const T* values_ = nullptr;
   std::vector<int64_t> pos_;
 };
 
@@ -172,12 +145,12 @@ void WithComputeType(const ExecutionContext& ctx, Fn&& fn) {
                                      "required when attribute `multi_precision` is true",
                                      ctx.Type()));
   const DenseTensor* master = ctx.Input("MasterParam");
-  PL_ENFORCE(master->dims() == ctx.Input("Param")->dims(),
-             errors::InvalidArgument("op `%s` input `MasterParam` (variable `%s`): expected "
-                                     "Param's shape %s, received %s",
-                                     ctx.Type(), ctx.InputName("MasterParam"),
-                                     ctx.Input("Param")->dims().ToString(),
-                                     master->dims().ToString()));
+  PL_ENFORCE(
+      master->dims() == ctx.Input("Param")->dims(),
+      errors::InvalidArgument("op `%s` input `MasterParam` (variable `%s`): expected "
+                              "Param's shape %s, received %s",
+                              ctx.Type(), ctx.InputName("MasterParam"),
+                              ctx.Input("Param")->dims().ToString(), master->dims().ToString()));
   if (master->dtype() == DataType::FLOAT32) {
     fn(float{});
   } else if (master->dtype() == DataType::FLOAT64) {

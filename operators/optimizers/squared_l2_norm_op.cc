@@ -209,8 +209,8 @@ void RegisterSquaredL2NormOp() {
       .InferShape(SquaredL2NormGradInferShape);
   RegisterPlainCpuFloatKernels<SquaredL2NormGradKernel>(kNormGradOp);
 
-  framework::RegisterOp<ClipByGlobalNormOp, ClipByGlobalNormOpMaker>(kClipOp)
-      .InferShape(ClipByGlobalNormInferShape);
+  framework::RegisterOp<ClipByGlobalNormOp, ClipByGlobalNormOpMaker>(kClipOp).InferShape(
+      ClipByGlobalNormInferShape);
   RegisterPlainCpuFloatKernels<ClipByGlobalNormKernel>(kClipOp);
 }
 

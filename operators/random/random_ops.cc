@@ -282,8 +282,9 @@ void RegisterRandomOps() {
   framework::RegisterOp<RandomOp, GaussianRandomOpMaker>("gaussian_random")
       .InferShape(RandomInferShape)
       .InferVarType(RandomInferVarType)
-      .Checkpoint("Upgrade gaussian_random add new inputs [ShapeTensor] and [ShapeTensorList] "
-                  "and modify the attribute of [shape]");
+      .Checkpoint(
+          "Upgrade gaussian_random add new inputs [ShapeTensor] and [ShapeTensorList] "
+          "and modify the attribute of [shape]");
   RegisterPlainCpuFloatKernels<GaussianRandomKernel>("gaussian_random");
 
   framework::RegisterOp<RandomOp, TruncatedGaussianRandomOpMaker>("truncated_gaussian_random")

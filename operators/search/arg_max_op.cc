@@ -102,9 +102,7 @@ void ArgMaxInferShape(InferShapeContext* ctx) {
   ctx->SetOutputDim("Out", s.out);
 }
 
-DataType OutDataType(int dtype) {
-  return dtype == kDtypeInt32 ? DataType::INT32 : DataType::INT64;
-}
+DataType OutDataType(int dtype) { return dtype == kDtypeInt32 ? DataType::INT32 : DataType::INT64; }
 
 void ArgMaxInferVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);

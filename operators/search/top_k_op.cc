@@ -27,8 +27,9 @@ class TopKOpMaker : public OpProtoAndCheckerMaker {
     AddInput("X", "Input of rank >= 1; searched along its last dim.");
     AddInput("K", "Optional 1-element int32 (or int64) tensor; overrides attribute `k`.")
         .AsDispensable();
-    AddOutput("Out", "The k largest values of each row, in decreasing order: X's dims with "
-                     "last dim k.");
+    AddOutput("Out",
+              "The k largest values of each row, in decreasing order: X's dims with "
+              "last dim k.");
     AddOutput("Indices", "int64 positions of Out's values in the last dim of X.");
     AddAttr<int>("k", "How many values to keep per row (1 <= k <= X's last dim).").SetDefault(1);
     AddComment(R"DOC(
@@ -80,8 +81,8 @@ void CheckK(const std::string& op, int64_t k, const DDim& x, const char* origin)
 
 void CheckRank(const std::string& op, const DDim& x) {
   PL_ENFORCE(x.size() >= 1,
-             errors::InvalidArgument("op `%s` input `X`: expected rank >= 1, received shape %s",
-                                     op, x.ToString()));
+             errors::InvalidArgument("op `%s` input `X`: expected rank >= 1, received shape %s", op,
+                                     x.ToString()));
 }
 
 void TopKInferShape(InferShapeContext* ctx) {
@@ -154,12 +155,11 @@ struct TopKKernel {
     for (int64_t r = 0; r < rows; ++r) {
       const T* row = x + r * n;
       std::iota(order.begin(), order.end(), int64_t{0});
-      std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                        [row](int64_t a, int64_t b) {
-                          if (Above(row[a], row[b])) return true;
-                          if (Above(row[b], row[a])) return false;
-                          return a < b;
-                        });
+      std::partial_sort(order.begin(), order.begin() + k, order.end(), [row](int64_t a, int64_t b) {
+        if (Above(row[a], row[b])) return true;
+        if (Above(row[b], row[a])) return false;
+        return a < b;
+      });
       for (int64_t j = 0; j < k; ++j) {
         idx[r * k + j] = order[j];
         out[r * k + j] = row[order[j]];
@@ -195,13 +195,13 @@ struct TopKGradKernel {
     const DenseTensor* idx_t = ctx.Input("Indices");
     const DenseTensor* dout_t = ctx.Input("Out@GRAD");
     CheckRank(kGradOp, x_dims);
-    PL_ENFORCE(idx_t->dtype() == DataType::INT64 && idx_t->dims() == dout_t->dims() &&
-                   idx_t->dims().size() == x_dims.size(),
-               errors::InvalidArgument("op `%s` input `Indices`: expected int64 of the shape of "
-                                       "`Out@GRAD` %s, received %s %s",
-                                       kGradOp, dout_t->dims().ToString(),
-                                       platform::DataTypeName(idx_t->dtype()),
-                                       idx_t->dims().ToString()));
+    PL_ENFORCE(
+        idx_t->dtype() == DataType::INT64 && idx_t->dims() == dout_t->dims() &&
+            idx_t->dims().size() == x_dims.size(),
+        errors::InvalidArgument("op `%s` input `Indices`: expected int64 of the shape of "
+                                "`Out@GRAD` %s, received %s %s",
+                                kGradOp, dout_t->dims().ToString(),
+                                platform::DataTypeName(idx_t->dtype()), idx_t->dims().ToString()));
     const int64_t n = x_dims[x_dims.size() - 1];
     const int64_t k = idx_t->dims()[idx_t->dims().size() - 1];
     const int64_t rows = framework::Product(x_dims, 0, x_dims.size() - 1);
@@ -213,11 +213,11 @@ struct TopKGradKernel {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t j = 0; j < k; ++j) {
         const int64_t c = idx[r * k + j];
-        PL_ENFORCE(c >= 0 && c < n,
-                   errors::InvalidArgument("op `%s` input `Indices`: expected values in [0, %lld), "
-                                           "received %lld",
-                                           kGradOp, static_cast<long long>(n),
-                                           static_cast<long long>(c)));
+        PL_ENFORCE(
+            c >= 0 && c < n,
+            errors::InvalidArgument("op `%s` input `Indices`: expected values in [0, %lld), "
+                                    "received %lld",
+                                    kGradOp, static_cast<long long>(n), static_cast<long long>(c)));
         dx[r * n + c] += dout[r * k + j];
       }
     }
@@ -228,11 +228,10 @@ struct TopKGradKernel {
 
 void TopKGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
-  g->AddOp(kGradOp,
-           {{"X", g->Input("X")},
-            {"Indices", g->Output("Indices")},
-            {"Out@GRAD", g->OutputGrad("Out")}},
-           {{"X@GRAD", g->InputGrad("X")}});
+  g->AddOp(
+      kGradOp,
+      {{"X", g->Input("X")}, {"Indices", g->Output("Indices")}, {"Out@GRAD", g->OutputGrad("Out")}},
+      {{"X@GRAD", g->InputGrad("X")}});
 }
 
 }  // namespace

@@ -40,7 +40,8 @@ Example: X_0 [[1, 2]], X_1 [[3, 4], [5, 6]] with axis = 0 -> [[1, 2], [3, 4], [5
 Inputs may be empty along the axis.
 
 Gradient: each input takes its slice of dOut,
-$$dX_i = dOut[\ldots, o_i : o_i + X_i.dims[axis], \ldots], \quad o_i = \textstyle\sum_{j<i} X_j.dims[axis]$$
+$$dX_i = dOut[\ldots, o_i : o_i + X_i.dims[axis], \ldots],
+\quad o_i = \textstyle\sum_{j<i} X_j.dims[axis]$$
 emitted as a `split` with `sections` when the sizes are known when the backward is built
 (differentiable again), else as the fused op concat_grad.
 )DOC");
@@ -98,7 +99,7 @@ void ConcatInferShape(InferShapeContext* ctx) {
   const std::vector<DDim> xs = ctx->GetInputsDim("X");
   const int rank = xs[0].size();
   if (ctx->HasInput("AxisTensor")) {
-    if (ctx->IsRuntime()) return;  // The kernel reads the axis.
+    if (ctx->IsRuntime()) return;                              // The kernel reads the axis.
     NormalizeConcatAxis(ctx->OpType(), "input `X`", 0, rank);  // Rank >= 1.
     ctx->SetOutputDim("Out", DDim(std::vector<int64_t>(rank, -1)));
     return;

@@ -5,8 +5,7 @@
 namespace paddle_like {
 namespace operators {
 
-int NormalizeConcatAxis(const std::string& op, const std::string& origin, int64_t axis,
-                        int rank) {
+int NormalizeConcatAxis(const std::string& op, const std::string& origin, int64_t axis, int rank) {
   PL_ENFORCE(rank >= 1,
              errors::InvalidArgument("op `%s` input `X`: expected rank >= 1, received a 0-D "
                                      "tensor",
@@ -48,11 +47,11 @@ std::vector<int64_t> SplitSizes(const std::string& op, int64_t dim, int num,
              errors::InvalidArgument("op `%s` attribute `sections`: expected sections or num > 0, "
                                      "received neither",
                                      op));
-  PL_ENFORCE(sections.size() == num_outputs,
-             errors::InvalidArgument("op `%s` output `Out`: expected %zu variables (one per "
-                                     "entry of %s %s), received %zu",
-                                     op, sections.size(), origin, ListToString(sections),
-                                     num_outputs));
+  PL_ENFORCE(
+      sections.size() == num_outputs,
+      errors::InvalidArgument("op `%s` output `Out`: expected %zu variables (one per "
+                              "entry of %s %s), received %zu",
+                              op, sections.size(), origin, ListToString(sections), num_outputs));
   std::vector<int64_t> sizes = sections;
   int infer = -1;
   int64_t known = 0;
@@ -65,24 +64,22 @@ std::vector<int64_t> SplitSizes(const std::string& op, int64_t dim, int num,
       continue;
     }
     PL_ENFORCE(sizes[i] >= 0,
-               errors::InvalidArgument("op `%s` %s: expected sizes >= 0 or one -1, received %s",
-                                       op, origin, ListToString(sections)));
+               errors::InvalidArgument("op `%s` %s: expected sizes >= 0 or one -1, received %s", op,
+                                       origin, ListToString(sections)));
     known += sizes[i];
   }
   if (dim < 0) return sizes;  // The -1 entry stays unknown.
   if (infer >= 0) {
-    PL_ENFORCE(known <= dim,
-               errors::InvalidArgument("op `%s` %s: the sizes %s add up to more than the split "
-                                       "dim %lld",
-                                       op, origin, ListToString(sections),
-                                       static_cast<long long>(dim)));
+    PL_ENFORCE(known <= dim, errors::InvalidArgument(
+                                 "op `%s` %s: the sizes %s add up to more than the split "
+                                 "dim %lld",
+                                 op, origin, ListToString(sections), static_cast<long long>(dim)));
     sizes[infer] = dim - known;
   } else {
-    PL_ENFORCE(known == dim,
-               errors::InvalidArgument("op `%s` %s: expected sizes adding up to the split dim "
-                                       "%lld, received %s",
-                                       op, origin, static_cast<long long>(dim),
-                                       ListToString(sections)));
+    PL_ENFORCE(known == dim, errors::InvalidArgument(
+                                 "op `%s` %s: expected sizes adding up to the split dim "
+                                 "%lld, received %s",
+                                 op, origin, static_cast<long long>(dim), ListToString(sections)));
   }
   return sizes;
 }
@@ -93,10 +90,10 @@ void CheckSameDimsExceptAxis(const std::string& op, const std::string& slot, siz
   for (int d = 0; ok && d < piece.size(); ++d) {
     ok = d == axis || piece[d] < 0 || first[d] < 0 || piece[d] == first[d];
   }
-  PL_ENFORCE(ok, errors::InvalidArgument("op `%s` input `%s`: tensor #%zu has shape %s, expected "
-                                         "the dims of tensor #0 %s except along axis %d",
-                                         op, slot, index, piece.ToString(), first.ToString(),
-                                         axis));
+  PL_ENFORCE(ok,
+             errors::InvalidArgument("op `%s` input `%s`: tensor #%zu has shape %s, expected "
+                                     "the dims of tensor #0 %s except along axis %d",
+                                     op, slot, index, piece.ToString(), first.ToString(), axis));
 }
 
 std::vector<std::string> OutputGradsOrZeros(framework::GradOpBuilder* g, const std::string& slot) {

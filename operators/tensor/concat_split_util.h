@@ -15,8 +15,7 @@ namespace operators {
 
 // `axis` with the rank added when negative; InvalidArgumentError naming `op` and `origin`
 // ("attribute `axis`", "input `AxisTensor`") unless rank >= 1 and -rank <= axis < rank.
-int NormalizeConcatAxis(const std::string& op, const std::string& origin, int64_t axis,
-                        int rank);
+int NormalizeConcatAxis(const std::string& op, const std::string& origin, int64_t axis, int rank);
 
 // The axis of a concat/split kernel: input AxisTensor when given, else attribute `axis`;
 // normalised against `rank`.

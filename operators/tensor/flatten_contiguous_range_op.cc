@@ -169,8 +169,8 @@ void FlattenGradInferShape(InferShapeContext* ctx) {
   PL_ENFORCE(x.numel() < 0 || dout.numel() < 0 || x.numel() == dout.numel(),
              errors::InvalidArgument("op `%s` input `Out@GRAD`: expected %lld elements (X has "
                                      "shape %s), received shape %s",
-                                     ctx->OpType(), static_cast<long long>(x.numel()),
-                                     x.ToString(), dout.ToString()));
+                                     ctx->OpType(), static_cast<long long>(x.numel()), x.ToString(),
+                                     dout.ToString()));
   ctx->SetOutputDim("X@GRAD", x);
 }
 
@@ -221,8 +221,7 @@ void FlattenGradMaker(framework::GradOpBuilder* g) {
 void FlattenGradGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("Out@GRAD")) return;
   g->AddOp(kOp, {{"X", g->OutputGrad("X@GRAD")}},
-           {{"Out", g->InputGrad("Out@GRAD")}, {"XShape", {g->NewTemp("xshape")}}},
-           AxisAttrs(*g));
+           {{"Out", g->InputGrad("Out@GRAD")}, {"XShape", {g->NewTemp("xshape")}}}, AxisAttrs(*g));
 }
 
 }  // namespace
@@ -232,8 +231,8 @@ void RegisterFlattenContiguousRangeOp() {
       .InferShape(FlattenInferShape)
       .InferVarType(FlattenInferVarType)
       .GradOpMaker(FlattenGradMaker);
-  RegisterPlainCpuKernels<FlattenKernel, float, double, int32_t, int64_t, bool, uint8_t,
-                          int8_t>(kOp);
+  RegisterPlainCpuKernels<FlattenKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
+      kOp);
   framework::RegisterOp<FlattenOp, FlattenGradOpMaker>(kGradOp)
       .InferShape(FlattenGradInferShape)
       .InferVarType(FlattenGradInferVarType)

@@ -335,8 +335,7 @@ void RegisterSliceOp() {
       .InferShape(SliceInferShape)
       .InferVarType(SliceInferVarType)
       .GradOpMaker(SliceGradMaker);
-  RegisterPlainCpuKernels<SliceKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
-      kOp);
+  RegisterPlainCpuKernels<SliceKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(kOp);
   framework::RegisterOp<SliceOp, SliceGradOpMaker>(kGradOp)
       .InferShape(SliceGradInferShape)
       .InferVarType(SliceGradInferVarType)

@@ -28,8 +28,7 @@ class SplitOpMaker : public OpProtoAndCheckerMaker {
         .AsDuplicable()
         .AsDispensable();
     AddOutput("Out", "The pieces, in order along `axis`.").AsDuplicable();
-    AddAttr<int>("axis", "The dim to cut along; negative values count from the end.")
-        .SetDefault(0);
+    AddAttr<int>("axis", "The dim to cut along; negative values count from the end.").SetDefault(0);
     AddAttr<int>("num", "Cut into this many equal pieces (when > 0; overrides `sections`).")
         .SetDefault(0)
         .InRange(0, 1 << 30);
@@ -40,13 +39,15 @@ class SplitOpMaker : public OpProtoAndCheckerMaker {
     AddComment(R"DOC(
 Split operator.
 
-$$Out_i = X[\ldots, o_i : o_i + s_i, \ldots] \text{ along } axis, \quad o_i = \textstyle\sum_{j<i} s_j$$
+$$Out_i = X[\ldots, o_i : o_i + s_i, \ldots] \text{ along } axis,
+\quad o_i = \textstyle\sum_{j<i} s_j$$
 
 with s_i = X.dims[axis] / num when num > 0, else sections[i] (one -1 takes what is left).
 Example: X of shape [5, 2] with sections = [2, -1] gives pieces of shapes [2, 2] and
 [3, 2]; X of shape [4] with num = 2 gives [2] and [2].
 
-Gradient: the pieces' gradients joined back, $$dX = \mathrm{concat}(dOut_0, \ldots, dOut_{n-1}, axis)$$
+Gradient: the pieces' gradients joined back,
+$$dX = \mathrm{concat}(dOut_0, \ldots, dOut_{n-1}, axis)$$
 (a missing piece gradient counts as zeros), emitted as a differentiable concat.
 )DOC");
   }
@@ -76,12 +77,12 @@ void SplitInferShape(InferShapeContext* ctx) {
   const int num = ctx->Attr<int>("num");
   const bool tensor_sections = num == 0 && ctx->HasInput("SectionsTensorList");
   if (ctx->HasInput("AxisTensor") || tensor_sections) {
-    if (ctx->IsRuntime()) return;  // The kernel reads the tensors.
+    if (ctx->IsRuntime()) return;                                  // The kernel reads the tensors.
     NormalizeConcatAxis(ctx->OpType(), "input `X`", 0, x.size());  // Rank >= 1.
     int axis = -1;
     if (!ctx->HasInput("AxisTensor")) {
-      axis = NormalizeConcatAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"),
-                                 x.size());
+      axis =
+          NormalizeConcatAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
     }
     for (size_t i = 0; i < n; ++i) {
       DDim piece = axis < 0 ? DDim(std::vector<int64_t>(x.size(), -1)) : x;
@@ -93,8 +94,8 @@ void SplitInferShape(InferShapeContext* ctx) {
   const int axis =
       NormalizeConcatAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
   const std::vector<int64_t> sizes =
-      SplitSizes(ctx->OpType(), x[axis], num,
-                 SectionsAttr(ctx->Attr<std::vector<int>>("sections")), n, "attribute `sections`");
+      SplitSizes(ctx->OpType(), x[axis], num, SectionsAttr(ctx->Attr<std::vector<int>>("sections")),
+                 n, "attribute `sections`");
   for (size_t i = 0; i < n; ++i) {
     DDim piece = x;
     piece[axis] = sizes[i];
@@ -161,8 +162,7 @@ void RegisterSplitOp() {
       .InferShape(SplitInferShape)
       .InferVarType(SplitInferVarType)
       .GradOpMaker(SplitGradMaker);
-  RegisterPlainCpuKernels<SplitKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
-      kOp);
+  RegisterPlainCpuKernels<SplitKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(kOp);
 }
 
 }  // namespace operators

@@ -8,6 +8,7 @@
 
 #include "framework/executor.h"
 #include "framework/model_loading.h"
+#include "framework/npy_io.h"
 #include "paddle_like/datasets/data_loader.h"
 #include "paddle_like/io/save_inference_model.h"
 #include "paddle_like/layers/optimizer.h"
@@ -159,6 +160,18 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
     io::SaveInferenceModel(report.model_path, {vars.image.name()}, {vars.probabilities.name()},
                            builder.main_program(), scope);
     report.reloaded_test_accuracy = EvaluateSavedModel(report.model_path, test_data, 500);
+    // A few test samples next to the model, to try it with `paddle_like run`.
+    const auto samples = datasets::Slice(test_data, 0, std::min<int64_t>(8, test_data.size()));
+    datasets::DataLoaderOptions opts;
+    opts.batch_size = std::max<int64_t>(1, samples.size());
+    opts.prefetch = 0;
+    datasets::DataLoader loader(std::make_shared<datasets::InMemoryDataset>(samples), opts);
+    loader.StartEpoch(0);
+    datasets::Batch batch;
+    if (loader.Next(&batch)) {
+      framework::WriteNpy(options.save_dir + "/test_images.npy", batch.features);
+      framework::WriteNpy(options.save_dir + "/test_labels.npy", batch.labels);
+    }
   }
   return report;
 }

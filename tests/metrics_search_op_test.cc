@@ -1,0 +1,410 @@
+// accuracy, top_k and arg_max: forward against naive references, ties and NaN, optional
+// tensor inputs, output dtypes at build and run time, top_k's gradient, op versions and
+// error messages.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "framework/op_info.h"
+#include "framework/var_type_inference.h"
+#include "tests/grad_check_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+template <typename ErrorT>
+void ExpectError(const std::function<void()>& fn, const std::vector<std::string>& parts) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected an error";
+  } catch (const ErrorT& e) {
+    for (const auto& p : parts) {
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos) << e.what();
+    }
+  }
+}
+
+std::vector<int64_t> Ints(const DenseTensor& t) {
+  std::vector<int64_t> v;
+  for (double d : ToDoubles(t)) v.push_back(static_cast<int64_t>(d));
+  return v;
+}
+
+// ---- accuracy ----
+
+TEST(Accuracy, DocExample) {
+  const auto r = RunOp("accuracy",
+                       {{"Out", {MakeTensor<float>({2, 2}, {0.9, 0.1, 0.8, 0.2})}},
+                        {"Indices", {MakeTensor<int64_t>({2, 2}, {2, 0, 1, 3})}},
+                        {"Label", {MakeTensor<int64_t>({2, 1}, {0, 2})}}},
+                       {{"Accuracy", 1}, {"Correct", 1}, {"Total", 1}});
+  const DenseTensor& acc = r.outputs.at("Accuracy")[0];
+  EXPECT_EQ(acc.dtype(), DataType::FLOAT32);
+  EXPECT_EQ(acc.dims(), DDim({1}));
+  EXPECT_EQ(r.outputs.at("Correct")[0].dtype(), DataType::INT32);
+  EXPECT_EQ(r.outputs.at("Total")[0].dtype(), DataType::INT32);
+  ExpectNear(ToDoubles(acc), {0.5}, 0, 0, "accuracy");
+  EXPECT_EQ(Ints(r.outputs.at("Correct")[0]), (std::vector<int64_t>{1}));
+  EXPECT_EQ(Ints(r.outputs.at("Total")[0]), (std::vector<int64_t>{2}));
+}
+
+template <typename T>
+void CheckAccuracyRandom() {
+  const int64_t n = 50, classes = 6, k = 3;
+  const auto scores = RandomValues(n * classes, 0, 1, 11);
+  const auto labels = RandomValues(n, 0, classes, 12);
+  std::vector<double> indices, values, label_ints;
+  for (int64_t i = 0; i < n; ++i) {
+    std::vector<int64_t> order(classes);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      return scores[i * classes + a] > scores[i * classes + b];
+    });
+    for (int64_t j = 0; j < k; ++j) {
+      indices.push_back(static_cast<double>(order[j]));
+      values.push_back(scores[i * classes + order[j]]);
+    }
+    label_ints.push_back(std::floor(labels[i]));
+  }
+  int64_t correct = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < k; ++j) {
+      if (indices[i * k + j] == label_ints[i]) {
+        ++correct;
+        break;
+      }
+    }
+  }
+  const auto r = RunOp("accuracy",
+                       {{"Out", {MakeTensor<T>({n, k}, values)}},
+                        {"Indices", {MakeTensor<int64_t>({n, k}, indices)}},
+                        {"Label", {MakeTensor<int32_t>({n, 1}, label_ints)}}},
+                       {{"Accuracy", 1}, {"Correct", 1}, {"Total", 1}});
+  EXPECT_EQ(Ints(r.outputs.at("Correct")[0]), (std::vector<int64_t>{correct}));
+  EXPECT_EQ(Ints(r.outputs.at("Total")[0]), (std::vector<int64_t>{n}));
+  ExpectNear(ToDoubles(r.outputs.at("Accuracy")[0]),
+             {static_cast<double>(static_cast<float>(correct) / static_cast<float>(n))}, 0, 0,
+             "accuracy");
+}
+
+TEST(Accuracy, RandomFloat) { CheckAccuracyRandom<float>(); }
+TEST(Accuracy, RandomDouble) { CheckAccuracyRandom<double>(); }
+
+TEST(Accuracy, EmptyBatchGivesZero) {
+  const auto r = RunOp("accuracy",
+                       {{"Out", {MakeTensor<float>({0, 2}, {})}},
+                        {"Indices", {MakeTensor<int64_t>({0, 2}, {})}},
+                        {"Label", {MakeTensor<int64_t>({0, 1}, {})}}},
+                       {{"Accuracy", 1}, {"Correct", 1}, {"Total", 1}});
+  ExpectNear(ToDoubles(r.outputs.at("Accuracy")[0]), {0}, 0, 0, "accuracy");
+  EXPECT_EQ(Ints(r.outputs.at("Total")[0]), (std::vector<int64_t>{0}));
+}
+
+TEST(Accuracy, BuildTimeTypesAndErrors) {
+  operators::RegisterAllOps();
+  framework::ProgramDesc program;
+  framework::BlockDesc& b = program.Block(0);
+  for (const auto& [name, dtype] : std::vector<std::pair<std::string, DataType>>{
+           {"out", DataType::FLOAT64}, {"idx", DataType::INT64}, {"label", DataType::INT64}}) {
+    framework::VarDesc* v = b.Var(name);
+    v->SetDataType(dtype);
+    v->SetShape(name == "label" ? std::vector<int64_t>{-1, 1} : std::vector<int64_t>{-1, 5});
+  }
+  framework::OpDesc* op = b.AppendOp();
+  op->SetType("accuracy");
+  op->SetInput("Out", {"out"});
+  op->SetInput("Indices", {"idx"});
+  op->SetInput("Label", {"label"});
+  op->SetOutput("Accuracy", {"acc"});
+  op->SetOutput("Correct", {"correct"});
+  op->SetOutput("Total", {"total"});
+  framework::InferVarTypeAndShape(op, &b);
+  EXPECT_EQ(b.FindVar("acc")->GetDataType(), DataType::FLOAT32);
+  EXPECT_EQ(b.FindVar("correct")->GetDataType(), DataType::INT32);
+  EXPECT_EQ(b.FindVar("total")->GetDataType(), DataType::INT32);
+  EXPECT_EQ(b.FindVar("acc")->GetShape(), (std::vector<int64_t>{1}));
+
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("accuracy",
+              {{"Out", {MakeTensor<float>({2, 1}, {1, 1})}},
+               {"Indices", {MakeTensor<int64_t>({2, 1}, {0, 1})}},
+               {"Label", {MakeTensor<int64_t>({3, 1}, {0, 1, 2})}}},
+              {{"Accuracy", 1}, {"Correct", 1}, {"Total", 1}});
+      },
+      {"accuracy", "`Label`", "[2, 1]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("accuracy",
+              {{"Out", {MakeTensor<float>({2, 1}, {1, 1})}},
+               {"Indices", {MakeTensor<float>({2, 1}, {0, 1})}},
+               {"Label", {MakeTensor<int64_t>({2, 1}, {0, 1})}}},
+              {{"Accuracy", 1}, {"Correct", 1}, {"Total", 1}});
+      },
+      {"accuracy", "`Indices`", "int64 or int32"});
+}
+
+// ---- top_k ----
+
+// Naive top-k of each row: stable sort by value, descending (NaN first).
+void NaiveTopK(const DDim& dims, const std::vector<double>& x, int64_t k,
+               std::vector<double>* values, std::vector<int64_t>* indices) {
+  const int64_t n = dims[dims.size() - 1];
+  const int64_t rows = n == 0 ? 0 : dims.numel() / n;
+  for (int64_t r = 0; r < rows; ++r) {
+    std::vector<int64_t> order(n);
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      const double va = x[r * n + a], vb = x[r * n + b];
+      if (std::isnan(va)) return !std::isnan(vb);
+      if (std::isnan(vb)) return false;
+      return va > vb;
+    });
+    for (int64_t j = 0; j < k; ++j) {
+      indices->push_back(order[j]);
+      values->push_back(x[r * n + order[j]]);
+    }
+  }
+}
+
+template <typename T>
+void CheckTopK() {
+  unsigned seed = 20;
+  struct Case {
+    DDim dims;
+    int k;
+  };
+  for (const Case& c :
+       {Case{{5}, 1}, Case{{3, 6}, 3}, Case{{2, 3, 4}, 4}, Case{{4, 1}, 1}, Case{{0, 5}, 2}}) {
+    SCOPED_TRACE(c.dims.ToString() + " k " + std::to_string(c.k));
+    // Values on a coarse grid, so ties are frequent.
+    std::vector<double> x = RandomValues(c.dims.numel(), 0, 4, seed++);
+    for (auto& v : x) v = std::floor(v);
+    std::vector<double> want_v;
+    std::vector<int64_t> want_i;
+    NaiveTopK(c.dims, x, c.k, &want_v, &want_i);
+    const auto r = RunOp("top_k", {{"X", {MakeTensor<T>(c.dims, x)}}}, {{"Out", 1}, {"Indices", 1}},
+                         {{"k", c.k}});
+    DDim out_dims = c.dims;
+    out_dims[out_dims.size() - 1] = c.k;
+    EXPECT_EQ(r.outputs.at("Out")[0].dims(), out_dims);
+    EXPECT_EQ(r.outputs.at("Indices")[0].dtype(), DataType::INT64);
+    ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want_v, 0, 0, "values");
+    EXPECT_EQ(Ints(r.outputs.at("Indices")[0]), want_i);
+  }
+}
+
+TEST(TopK, MatchesStableSortFloat) { CheckTopK<float>(); }
+TEST(TopK, MatchesStableSortDouble) { CheckTopK<double>(); }
+TEST(TopK, MatchesStableSortInt64) { CheckTopK<int64_t>(); }
+
+TEST(TopK, TiesNaNAndDocExample) {
+  auto r = RunOp("top_k", {{"X", {MakeTensor<float>({1, 4}, {1, 3, 2, 3})}}},
+                 {{"Out", 1}, {"Indices", 1}}, {{"k", 2}});
+  ExpectNear(ToDoubles(r.outputs.at("Out")[0]), {3, 3}, 0, 0, "values");
+  EXPECT_EQ(Ints(r.outputs.at("Indices")[0]), (std::vector<int64_t>{1, 3}));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  r = RunOp("top_k", {{"X", {MakeTensor<double>({4}, {1, nan, 5, nan})}}},
+            {{"Out", 1}, {"Indices", 1}}, {{"k", 3}});
+  EXPECT_EQ(Ints(r.outputs.at("Indices")[0]), (std::vector<int64_t>{1, 3, 2}));
+}
+
+TEST(TopK, KTensorOverridesAttribute) {
+  const auto r = RunOp("top_k",
+                       {{"X", {MakeTensor<float>({2, 4}, {4, 1, 3, 2, 0, 9, 8, 7})}},
+                        {"K", {MakeTensor<int32_t>({1}, {3})}}},
+                       {{"Out", 1}, {"Indices", 1}}, {{"k", 1}});
+  EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim({2, 3}));
+  ExpectNear(ToDoubles(r.outputs.at("Out")[0]), {4, 3, 2, 9, 8, 7}, 0, 0, "values");
+  EXPECT_EQ(Ints(r.outputs.at("Indices")[0]), (std::vector<int64_t>{0, 2, 3, 1, 2, 3}));
+}
+
+TEST(TopK, BuildTimeShapes) {
+  operators::RegisterAllOps();
+  framework::ProgramDesc program;
+  framework::BlockDesc& b = program.Block(0);
+  framework::VarDesc* x = b.Var("x");
+  x->SetDataType(DataType::FLOAT64);
+  x->SetShape({-1, 7});
+  framework::VarDesc* k = b.Var("k");
+  k->SetDataType(DataType::INT32);
+  k->SetShape({1});
+  for (bool with_k : {false, true}) {
+    framework::OpDesc* op = b.AppendOp();
+    op->SetType("top_k");
+    op->SetInput("X", {"x"});
+    if (with_k) op->SetInput("K", {"k"});
+    const std::string suffix = with_k ? "_k" : "";
+    op->SetOutput("Out", {"out" + suffix});
+    op->SetOutput("Indices", {"idx" + suffix});
+    op->SetAttr("k", 2);
+    framework::InferVarTypeAndShape(op, &b);
+    EXPECT_EQ(b.FindVar("out" + suffix)->GetDataType(), DataType::FLOAT64);
+    EXPECT_EQ(b.FindVar("idx" + suffix)->GetDataType(), DataType::INT64);
+    EXPECT_EQ(b.FindVar("out" + suffix)->GetShape(), (std::vector<int64_t>{-1, with_k ? -1 : 2}));
+  }
+}
+
+TEST(TopKGrad, MatchesFiniteDifferences) {
+  // Distinct values, so the selection does not change under the finite-difference steps.
+  for (const DDim& dims : {DDim({5}), DDim({3, 4}), DDim({2, 2, 3})}) {
+    SCOPED_TRACE(dims.ToString());
+    std::vector<double> x(static_cast<size_t>(dims.numel()));
+    std::iota(x.begin(), x.end(), 0.0);
+    std::mt19937 gen(5);
+    std::shuffle(x.begin(), x.end(), gen);
+    GradCheck check;
+    check.op_type = "top_k";
+    check.inputs = {{"X", {MakeTensor<double>(dims, x)}}};
+    check.outputs = {{"Out", 1}, {"Indices", 1}};
+    check.loss_outputs = {"Out"};
+    check.attrs = {{"k", 2}};
+    CheckGradients(check);
+  }
+}
+
+TEST(TopK, Errors) {
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("top_k", {{"X", {MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}}},
+              {{"Out", 1}, {"Indices", 1}}, {{"k", 4}});
+      },
+      {"top_k", "attribute `k`", "[1, 3]", "received 4"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("top_k",
+              {{"X", {MakeTensor<float>({3}, {1, 2, 3})}}, {"K", {MakeTensor<int32_t>({1}, {0})}}},
+              {{"Out", 1}, {"Indices", 1}});
+      },
+      {"top_k", "input `K`", "received 0"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("top_k", {{"X", {MakeTensor<float>({}, {1})}}}, {{"Out", 1}, {"Indices", 1}});
+      },
+      {"top_k", "input `X`", "rank >= 1"});
+}
+
+// ---- arg_max ----
+
+// Naive arg max along `axis` (first maximum; NaN wins).
+std::vector<int64_t> NaiveArgMax(const DDim& dims, const std::vector<double>& x, int axis) {
+  const int64_t outer = framework::Product(dims, 0, axis);
+  const int64_t n = dims[axis];
+  const int64_t inner = framework::Product(dims, axis + 1, dims.size());
+  std::vector<int64_t> out;
+  for (int64_t o = 0; o < outer; ++o) {
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t best = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const double v = x[(o * n + j) * inner + i];
+        const double b = x[(o * n + best) * inner + i];
+        if (std::isnan(b)) break;
+        if (std::isnan(v) || v > b) best = j;
+      }
+      out.push_back(best);
+    }
+  }
+  return out;
+}
+
+template <typename T>
+void CheckArgMax() {
+  unsigned seed = 30;
+  struct Case {
+    DDim dims;
+    int64_t axis;
+  };
+  for (const Case& c : {Case{{6}, 0}, Case{{3, 4}, 1}, Case{{3, 4}, 0}, Case{{2, 3, 4}, -2},
+                        Case{{2, 3, 4}, 2}, Case{{1, 1}, -1}}) {
+    SCOPED_TRACE(c.dims.ToString() + " axis " + std::to_string(c.axis));
+    std::vector<double> x = RandomValues(c.dims.numel(), 0, 5, seed++);
+    for (auto& v : x) v = std::floor(v);  // Ties.
+    const int axis = static_cast<int>(c.axis < 0 ? c.axis + c.dims.size() : c.axis);
+    const auto want = NaiveArgMax(c.dims, x, axis);
+    for (bool keepdims : {false, true}) {
+      const auto r = RunOp("arg_max", {{"X", {MakeTensor<T>(c.dims, x)}}}, {{"Out", 1}},
+                           {{"axis", c.axis}, {"keepdims", keepdims}});
+      const DenseTensor& out = r.outputs.at("Out")[0];
+      std::vector<int64_t> dims;
+      for (int i = 0; i < c.dims.size(); ++i) {
+        if (i != axis) dims.push_back(c.dims[i]);
+        if (i == axis && keepdims) dims.push_back(1);
+      }
+      EXPECT_EQ(out.dims(), DDim(dims));
+      EXPECT_EQ(out.dtype(), DataType::INT64);
+      EXPECT_EQ(Ints(out), want);
+    }
+  }
+}
+
+TEST(ArgMax, MatchesNaiveFloat) { CheckArgMax<float>(); }
+TEST(ArgMax, MatchesNaiveDouble) { CheckArgMax<double>(); }
+TEST(ArgMax, MatchesNaiveInt32) { CheckArgMax<int32_t>(); }
+
+TEST(ArgMax, FlattenDtypeNaNAndZeroD) {
+  const DenseTensor x = MakeTensor<float>({2, 3}, {1, 3, 3, 5, 0, 2});
+  auto r = RunOp("arg_max", {{"X", {x}}}, {{"Out", 1}}, {{"axis", int64_t{1}}});
+  EXPECT_EQ(Ints(r.outputs.at("Out")[0]), (std::vector<int64_t>{1, 0}));
+  r = RunOp("arg_max", {{"X", {x}}}, {{"Out", 1}}, {{"flatten", true}});
+  EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim());
+  EXPECT_EQ(Ints(r.outputs.at("Out")[0]), (std::vector<int64_t>{3}));
+  r = RunOp("arg_max", {{"X", {x}}}, {{"Out", 1}}, {{"flatten", true}, {"keepdims", true}});
+  EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim({1, 1}));
+  // dtype 2 gives int32; an INT axis is coerced to LONG.
+  r = RunOp("arg_max", {{"X", {x}}}, {{"Out", 1}}, {{"axis", 0}, {"dtype", 2}});
+  EXPECT_EQ(r.outputs.at("Out")[0].dtype(), DataType::INT32);
+  EXPECT_EQ(Ints(r.outputs.at("Out")[0]), (std::vector<int64_t>{1, 0, 0}));
+  r = RunOp("arg_max", {{"X", {x}}}, {{"Out", 1}}, {{"dtype", -1}});
+  EXPECT_EQ(r.outputs.at("Out")[0].dtype(), DataType::INT64);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  r = RunOp("arg_max", {{"X", {MakeTensor<double>({4}, {1, nan, 7, nan})}}}, {{"Out", 1}});
+  EXPECT_EQ(Ints(r.outputs.at("Out")[0]), (std::vector<int64_t>{1}));
+  r = RunOp("arg_max", {{"X", {MakeTensor<double>({}, {4})}}}, {{"Out", 1}});
+  EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim());
+  EXPECT_EQ(Ints(r.outputs.at("Out")[0]), (std::vector<int64_t>{0}));
+}
+
+TEST(ArgMax, VersionVarTypeAndErrors) {
+  operators::RegisterAllOps();
+  EXPECT_EQ(framework::OpInfoMap::Instance().Get("arg_max").version(), 1);
+  framework::ProgramDesc program;
+  framework::BlockDesc& b = program.Block(0);
+  framework::VarDesc* x = b.Var("x");
+  x->SetDataType(DataType::FLOAT32);
+  x->SetShape({-1, 4});
+  framework::OpDesc* op = b.AppendOp();
+  op->SetType("arg_max");
+  op->SetInput("X", {"x"});
+  op->SetOutput("Out", {"y"});
+  op->SetAttr("axis", int64_t{1});
+  op->SetAttr("dtype", 2);
+  framework::InferVarTypeAndShape(op, &b);
+  EXPECT_EQ(b.FindVar("y")->GetDataType(), DataType::INT32);
+  EXPECT_EQ(b.FindVar("y")->GetShape(), (std::vector<int64_t>{-1}));
+
+  const DenseTensor t = MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("arg_max", {{"X", {t}}}, {{"Out", 1}}, {{"axis", int64_t{2}}});
+      },
+      {"arg_max", "attribute `axis`", "received 2"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("arg_max", {{"X", {t}}}, {{"Out", 1}}, {{"dtype", 5}});
+      },
+      {"arg_max", "attribute `dtype`"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("arg_max", {{"X", {MakeTensor<float>({2, 0}, {})}}}, {{"Out", 1}});
+      },
+      {"arg_max", "input `X`", "empty"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
