@@ -8,6 +8,7 @@ find_package(ZLIB REQUIRED)
 
 if(WITH_ONEDNN)
   find_package(dnnl REQUIRED)
+  find_package(OpenMP REQUIRED)  # Debian's oneDNN runs on OpenMP threads.
   message(STATUS "oneDNN: ${dnnl_VERSION}")
 endif()
 

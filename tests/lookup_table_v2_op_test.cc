@@ -153,7 +153,7 @@ void RunEmbedding(EmbeddingRun* run, bool is_sparse, const DenseTensor& w, const
   const std::string dw = result.grad_of.at("w");
   run->dw_kind = b.FindVar(dw)->GetKind();
   framework::Executor exec{platform::CPUPlace()};
-  run->prepared = exec.Prepare(run->program, 0, &run->scope, {dw});
+  run->prepared = exec.Prepare(run->program, 0, &run->scope, {dw, "w"});
   framework::Scope* local = run->prepared->local_scope();
   *local->FindVar("w")->GetMutable<DenseTensor>() = w;
   *local->FindVar("ids")->GetMutable<DenseTensor>() = ids;
@@ -212,6 +212,30 @@ TEST(LookupTableV2Grad, SparseEqualsDenseAfterMergingDouble) {
   CheckSparseEqualsDense<double>(-1);
   CheckSparseEqualsDense<double>(3);
   CheckSparseEqualsDense<double>(-3);  // Row 3 again, counted from V.
+}
+
+TEST(LookupTableV2Grad, SparseGradientFeedsSgdLikeTheDenseOne) {
+  // One training step: W -= lr * dW, with dW dense or a SelectedRows with repeated rows.
+  const int64_t v = 5, d = 3;
+  const DenseTensor w = MakeTensor<double>({v, d}, RandomValues(v * d, -1, 1, 21));
+  const DenseTensor ids = MakeTensor<int64_t>({6}, {4, 1, 4, 0, 1, 4});
+  const DenseTensor weight = MakeTensor<double>({6, d}, RandomValues(6 * d, -2, 2, 22));
+  std::vector<double> updated[2];
+  for (int sparse = 0; sparse < 2; ++sparse) {
+    EmbeddingRun run;
+    RunEmbedding(&run, sparse == 1, w, ids, weight, -1);
+    framework::Scope* local = run.prepared->local_scope();
+    DenseTensor* param = local->FindVar("w")->GetMutable<DenseTensor>();
+    framework::Variable* lr = local->Var("lr");
+    *lr->GetMutable<DenseTensor>() = MakeTensor<double>({1}, {0.5});
+    auto sgd = framework::OpRegistry::CreateOp(
+        "sgd", {{"Param", {"w"}}, {"LearningRate", {"lr"}}, {"Grad", {"w@GRAD"}}},
+        {{"ParamOut", {"w"}}}, {});
+    sgd->Run(*local, platform::CPUPlace());
+    updated[sparse] = ToDoubles(*param);
+  }
+  EXPECT_NE(updated[0], ToDoubles(w));
+  ExpectNear(updated[1], updated[0], 1e-15, 1e-15, "sparse vs dense sgd step");
 }
 
 TEST(LookupTableV2Grad, DenseGradientIsDeterministic) {

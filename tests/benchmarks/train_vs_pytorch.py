@@ -1,0 +1,121 @@
+#!/usr/bin/python3
+"""Epoch time and accuracy of `paddle_like train` against PyTorch on the same model, data,
+batch size, optimizer and thread count, measured in one run.
+
+    /usr/bin/python3 tests/benchmarks/train_vs_pytorch.py --model lenet --epochs 3 --threads 2
+
+PyTorch comes from Debian's python3-torch (hence /usr/bin/python3). Both sides read the
+Fashion-MNIST idx files of Debian's dataset-fashion-mnist, normalise pixels to x/255*2-1,
+shuffle every epoch, and use Adam (lr 0.001, betas 0.9/0.999, eps 1e-8) with batch 64. The
+epoch time covers training only (evaluation excluded) on both sides.
+"""
+import argparse
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import torch
+import torch.nn as nn
+
+DATA = "/usr/share/datasets/fashion-mnist"
+
+
+def read_idx(path):
+    opener = gzip.open if path.endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    magic = int.from_bytes(data[0:4], "big")
+    if magic == 0x803:
+        n, rows, cols = (int.from_bytes(data[i:i + 4], "big") for i in (4, 8, 12))
+        return np.frombuffer(data, np.uint8, offset=16).reshape(n, 1, rows, cols)
+    n = int.from_bytes(data[4:8], "big")
+    return np.frombuffer(data, np.uint8, offset=8).reshape(n)
+
+
+def load(split):
+    prefix = "train" if split == "train" else "t10k"
+    find = lambda stem: next(os.path.join(DATA, stem + ext) for ext in (".gz", "")
+                             if os.path.exists(os.path.join(DATA, stem + ext)))
+    x = read_idx(find(prefix + "-images-idx3-ubyte")).astype(np.float32) / 255 * 2 - 1
+    y = read_idx(find(prefix + "-labels-idx1-ubyte")).astype(np.int64)
+    return torch.from_numpy(x), torch.from_numpy(y)
+
+
+def torch_model(name):
+    if name == "mlp":
+        return nn.Sequential(nn.Flatten(), nn.Linear(784, 256), nn.ReLU(), nn.Linear(256, 128),
+                             nn.ReLU(), nn.Linear(128, 10))
+    return nn.Sequential(nn.Conv2d(1, 20, 5), nn.ReLU(), nn.MaxPool2d(2), nn.Conv2d(20, 50, 5),
+                         nn.ReLU(), nn.MaxPool2d(2), nn.Flatten(), nn.Linear(800, 500), nn.ReLU(),
+                         nn.Linear(500, 10))
+
+
+def run_torch(args):
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    (xtr, ytr), (xte, yte) = load("train"), load("test")
+    model = torch_model(args.model)
+    opt = torch.optim.Adam(model.parameters(), lr=args.lr)
+    loss_fn = nn.CrossEntropyLoss()
+    epochs = []
+    for epoch in range(args.epochs):
+        model.train()
+        perm = torch.randperm(len(xtr))
+        start = time.perf_counter()
+        for i in range(0, len(xtr), args.batch_size):
+            idx = perm[i:i + args.batch_size]
+            opt.zero_grad()
+            loss = loss_fn(model(xtr[idx]), ytr[idx])
+            loss.backward()
+            opt.step()
+        seconds = time.perf_counter() - start
+        model.eval()
+        with torch.no_grad():
+            acc = sum((model(xte[i:i + 500]).argmax(1) == yte[i:i + 500]).sum().item()
+                      for i in range(0, len(xte), 500)) / len(xte)
+        epochs.append({"epoch": epoch + 1, "seconds": seconds, "test_accuracy": acc})
+        print(f"pytorch     epoch {epoch + 1}: {seconds:.1f}s test acc {acc:.4f}", flush=True)
+    return epochs
+
+
+def run_paddle_like(args):
+    report = os.path.join(tempfile.mkdtemp(), "report.json")
+    env = dict(os.environ, FLAGS_paddle_num_threads=str(args.threads))
+    cmd = [args.binary, "train", "--model", args.model, "--dataset", "fashion-mnist",
+           "--epochs", str(args.epochs), "--batch-size", str(args.batch_size), "--optimizer",
+           "adam", "--lr", str(args.lr), "--seed", str(args.seed), "--save",
+           os.path.join(os.path.dirname(report), "model"), "--report", report, "--no-progress"]
+    subprocess.run(cmd, env=env, check=True)
+    with open(report) as f:
+        return json.load(f)["epochs"]
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--model", default="lenet", choices=["mlp", "lenet"])
+    p.add_argument("--epochs", type=int, default=3)
+    p.add_argument("--batch-size", type=int, default=64)
+    p.add_argument("--lr", type=float, default=0.001)
+    p.add_argument("--threads", type=int, default=2)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--binary", default="build/bin/paddle_like")
+    args = p.parse_args()
+    ours = run_paddle_like(args)
+    theirs = run_torch(args)
+    mean = lambda e: sum(x["seconds"] for x in e) / len(e)
+    print(f"\n{args.model}, {args.epochs} epochs, batch {args.batch_size}, adam, "
+          f"{args.threads} threads")
+    print(f"  paddle_like: {mean(ours):.2f} s/epoch, final test accuracy "
+          f"{ours[-1]['test_accuracy']:.4f}")
+    print(f"  pytorch    : {mean(theirs):.2f} s/epoch, final test accuracy "
+          f"{theirs[-1]['test_accuracy']:.4f}")
+    print(f"  time ratio paddle_like / pytorch: {mean(ours) / mean(theirs):.2f}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
