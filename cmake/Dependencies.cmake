@@ -4,11 +4,11 @@ find_package(Eigen3 3.3 REQUIRED NO_MODULE)
 find_package(gflags REQUIRED)
 find_package(glog REQUIRED)
 find_package(Protobuf REQUIRED)
+find_package(OpenMP REQUIRED)  # CPU parallelism, shared with Debian's oneDNN.
 find_package(ZLIB REQUIRED)
 
 if(WITH_ONEDNN)
   find_package(dnnl REQUIRED)
-  find_package(OpenMP REQUIRED)  # Debian's oneDNN runs on OpenMP threads.
   message(STATUS "oneDNN: ${dnnl_VERSION}")
 endif()
 

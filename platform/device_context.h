@@ -41,8 +41,9 @@ class CPUDeviceContext : public DeviceContext {
   Eigen::ThreadPoolDevice* eigen_device() const;
 
   // Runs fn(begin, end) over [0, n) split into at most num_threads() contiguous ranges of at
-  // least `min_grain` items, and waits for all of them. The split depends only on n,
-  // min_grain and num_threads(), so results are reproducible run to run.
+  // least `min_grain` items, on OpenMP threads (the ones oneDNN uses too), and waits for all
+  // of them. The split depends only on n, min_grain and num_threads(), so results are
+  // reproducible run to run. An exception thrown by fn is rethrown here.
   void ParallelFor(int64_t n, int64_t min_grain,
                    const std::function<void(int64_t, int64_t)>& fn) const;
 

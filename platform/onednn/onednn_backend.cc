@@ -12,8 +12,8 @@ namespace platform {
 
 bool RegisterOneDNNBackend() {
   DeviceContextPool::Instance().SetFactory(DeviceType::kCPU, [](const Place&) {
-    // oneDNN runs its primitives on OpenMP threads: give it the same thread budget as the
-    // context's own pool, instead of one spinning thread per core competing with it.
+    // oneDNN's primitives and CPUDeviceContext::ParallelFor share OpenMP's threads: one
+    // budget, FLAGS_paddle_num_threads, instead of one thread per core.
     omp_set_num_threads(std::max(1, FLAGS_paddle_num_threads));
     return std::make_unique<OneDNNContext>(FLAGS_paddle_num_threads);
   });
