@@ -15,20 +15,6 @@ namespace paddle_like {
 namespace testing {
 namespace {
 
-// Runs `fn`, expects ErrorT whose what() contains every string of `parts`.
-template <typename ErrorT, typename Fn>
-void ExpectError(Fn&& fn, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing " << parts[0];
-  } catch (const ErrorT& e) {
-    for (const auto& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "missing `" << p << "` in " << e.what();
-    }
-  }
-}
-
 struct BnReference {
   std::vector<double> y, mean_out, var_out, saved_mean, saved_inv_std;
 };

@@ -378,19 +378,6 @@ TEST_F(Conv2dOneDNNTest, DoubleUsesPlainKernel) {
 
 // ---------------------------------------------------------------------------- errors
 
-template <typename ErrorT, typename Fn>
-void ExpectError(Fn&& fn, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error";
-  } catch (const ErrorT& e) {
-    for (const auto& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "missing `" << p << "` in " << e.what();
-    }
-  }
-}
-
 void RunShapes(const DDim& input, const DDim& filter, const AttributeMap& attrs,
                const std::string& op = "conv2d") {
   RunOp(op,

@@ -14,19 +14,6 @@ namespace paddle_like {
 namespace testing {
 namespace {
 
-template <typename ErrorT, typename Fn>
-void ExpectError(Fn&& fn, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing " << parts[0];
-  } catch (const ErrorT& e) {
-    for (const auto& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "missing `" << p << "` in " << e.what();
-    }
-  }
-}
-
 double GeluRef(double x, bool approximate) {
   if (approximate) {
     const double k = std::sqrt(2 / M_PI);

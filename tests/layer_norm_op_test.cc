@@ -13,19 +13,6 @@ namespace paddle_like {
 namespace testing {
 namespace {
 
-template <typename ErrorT, typename Fn>
-void ExpectError(Fn&& fn, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing " << parts[0];
-  } catch (const ErrorT& e) {
-    for (const auto& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "missing `" << p << "` in " << e.what();
-    }
-  }
-}
-
 const double kEps = static_cast<double>(1e-5f);
 
 struct LnReference {

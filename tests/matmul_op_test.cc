@@ -161,20 +161,6 @@ TEST(MatmulV2Op, PlainKernelIsDeterministic) {
   EXPECT_EQ(ToDoubles(a.outputs["Out"][0]), ToDoubles(b.outputs["Out"][0]));
 }
 
-// Runs `fn`, expects ErrorT whose what() contains every string of `parts`.
-template <typename ErrorT, typename Fn>
-void ExpectError(Fn&& fn, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing " << parts[0];
-  } catch (const ErrorT& e) {
-    for (const auto& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "missing `" << p << "` in " << e.what();
-    }
-  }
-}
-
 void RunMatmulV2(const DDim& x, const DDim& y, bool tx = false, bool ty = false) {
   RunOp("matmul_v2",
         {{"X", {MakeTensor<float>(x, std::vector<double>(x.numel(), 1))}},

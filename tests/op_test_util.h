@@ -61,6 +61,20 @@ OpRunResult RunOp(const std::string& type, const SlotTensors& inputs,
 void ExpectNear(const std::vector<double>& actual, const std::vector<double>& expected,
                 double rtol, double atol, const std::string& what);
 
+// Runs `fn` and expects ErrorT whose what() contains every string of `parts`.
+template <typename ErrorT, typename Fn>
+void ExpectError(Fn&& fn, const std::vector<std::string>& parts) {
+  try {
+    fn();
+    ADD_FAILURE() << "expected an error containing " << parts[0];
+  } catch (const ErrorT& e) {
+    for (const auto& p : parts) {
+      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
+          << "missing `" << p << "` in " << e.what();
+    }
+  }
+}
+
 // Tolerances per dtype for comparing against double references.
 inline double RelTol(DataType t) { return t == DataType::FLOAT64 ? 1e-12 : 1e-5; }
 inline double AbsTol(DataType t) { return t == DataType::FLOAT64 ? 1e-12 : 1e-6; }

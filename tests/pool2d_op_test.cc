@@ -381,19 +381,6 @@ TEST_F(Pool2dOneDNNTest, MatchesPlainKernel) {
 
 // ---------------------------------------------------------------------------- errors
 
-template <typename ErrorT, typename Fn>
-void ExpectError(Fn&& fn, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "no error";
-  } catch (const ErrorT& e) {
-    for (const auto& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "missing `" << p << "` in " << e.what();
-    }
-  }
-}
-
 void RunShape(const DDim& x, const AttributeMap& attrs) {
   RunOp("pool2d", {{"X", {MakeTensor<float>(x, std::vector<double>(x.numel(), 1))}}},
         {{"Out", 1}}, attrs);

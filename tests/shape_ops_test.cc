@@ -12,20 +12,6 @@ namespace paddle_like {
 namespace testing {
 namespace {
 
-// Runs `fn`, expects ErrorT whose what() contains every string of `parts`.
-template <typename ErrorT, typename Fn>
-void ExpectError(Fn&& fn, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing " << parts[0];
-  } catch (const ErrorT& e) {
-    for (const auto& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "missing `" << p << "` in " << e.what();
-    }
-  }
-}
-
 // For each element of `big` (row-major), the flat index of the element of `aligned`
 // (same rank, dims equal or 1) that broadcasts to it.
 std::vector<int64_t> BroadcastIndex(const std::vector<int64_t>& big,

@@ -13,20 +13,6 @@ namespace {
 
 using framework::LoD;
 
-// Runs `fn`, expects ErrorT whose what() contains every string of `parts`.
-template <typename ErrorT, typename Fn>
-void ExpectError(Fn&& fn, const std::vector<std::string>& parts) {
-  try {
-    fn();
-    ADD_FAILURE() << "expected an error containing " << parts[0];
-  } catch (const ErrorT& e) {
-    for (const auto& p : parts) {
-      EXPECT_NE(std::string(e.what()).find(p), std::string::npos)
-          << "missing `" << p << "` in " << e.what();
-    }
-  }
-}
-
 // A one-op block for build-time inference; `inputs` maps slot -> (var, dtype, shape).
 struct BuildTimeVar {
   std::string slot, name;
