@@ -13,15 +13,19 @@
 #include "framework/npy_io.h"
 #include "framework/program_desc.h"
 #include "platform/file_util.h"
+#include "tests/cli_test_util.h"
 
 namespace paddle_like {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::CliResult;
+using testing::Contains;
+using testing::RunCli;
+using testing::WriteTemp;
 using framework::DDim;
 using framework::DenseTensor;
 
-const std::string kBinary = PL_BINARY_DIR "/bin/paddle_like";
 
 // x (float64 [3]) -> sin -> y -> reduce_sum(reduce_all) -> loss.
 constexpr char kSinProgram[] = R"PB(
@@ -56,61 +60,6 @@ blocks {
 }
 )PB";
 
-struct CliResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string TempDir() {
-  const fs::path dir =
-      fs::temp_directory_path() / ("pl_cli_backward_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-class TempDirCleanup : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(TempDir(), ec);
-  }
-};
-const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-CliResult RunCli(const std::vector<std::string>& args) {
-  if (!fs::exists(kBinary)) {
-    ADD_FAILURE() << kBinary << " is missing: build the `paddle_like` target first";
-    return {};
-  }
-  const std::string dir = TempDir();
-  std::string cmd = Quote(kBinary);
-  for (const auto& a : args) cmd += " " + Quote(a);
-  cmd += " >" + Quote(dir + "/stdout") + " 2>" + Quote(dir + "/stderr");
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = platform::ReadFile(dir + "/stdout");
-  r.err = platform::ReadFile(dir + "/stderr");
-  return r;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-std::string WriteTemp(const std::string& name, const std::string& bytes) {
-  const std::string path = TempDir() + "/" + name;
-  platform::WriteFileAtomically(path, bytes);
-  return path;
-}
-
 // The name printed for `var` as "  var -> name" in the section that starts with the line
 // `header` ("gradients:" or "parameter gradients:"), or "".
 std::string Printed(const std::string& out, const std::string& header, const std::string& var) {
@@ -135,7 +84,7 @@ std::string PrintedGrad(const std::string& out, const std::string& var) {
 
 TEST(CliBackward, SecondOrderOfSinIsMinusSin) {
   const std::string program = WriteTemp("sin.pbtxt", kSinProgram);
-  const std::string first = TempDir() + "/sin_grad.pdmodel";
+  const std::string first = testing::CliTempDir() + "/sin_grad.pdmodel";
   CliResult r = RunCli({"backward", "--program", program, "--loss", "loss", "--out", first});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string x_grad = PrintedGrad(r.out, "x");
@@ -148,7 +97,7 @@ TEST(CliBackward, SecondOrderOfSinIsMinusSin) {
   EXPECT_FALSE(loaded.OpVersions().empty());
 
   // Second order, written as text.
-  const std::string second = TempDir() + "/sin_grad2.pbtxt";
+  const std::string second = testing::CliTempDir() + "/sin_grad2.pbtxt";
   r = RunCli({"backward", "--program", first, "--loss", x_grad, "--out", second, "--text"});
   ASSERT_EQ(r.code, 0) << r.err;
   const std::string x_grad2 = PrintedGrad(r.out, "x");
@@ -160,9 +109,9 @@ TEST(CliBackward, SecondOrderOfSinIsMinusSin) {
   DenseTensor x(DDim({3}), platform::DataType::FLOAT64);
   double* p = x.mutable_data<double>(platform::CPUPlace());
   for (size_t i = 0; i < xs.size(); ++i) p[i] = xs[i];
-  const std::string x_file = TempDir() + "/x.npy";
+  const std::string x_file = testing::CliTempDir() + "/x.npy";
   framework::WriteNpy(x_file, x);
-  const std::string out_dir = TempDir() + "/run_out";
+  const std::string out_dir = testing::CliTempDir() + "/run_out";
   r = RunCli({"run", "--program", second, "--feed", "x=" + x_file, "--fetch", x_grad2, "--fetch",
               x_grad, "--out", out_dir});
   ASSERT_EQ(r.code, 0) << r.err;
@@ -187,7 +136,7 @@ TEST(CliBackward, ParametersAndNoGradSet) {
       "FP64 dims: 3 } } }\n    persistable: true\n  }\n";
   text.insert(text.find("  vars {"), w_var);
   const std::string program = WriteTemp("sin_w.pbtxt", text);
-  const std::string out = TempDir() + "/sin_w_grad.pdmodel";
+  const std::string out = testing::CliTempDir() + "/sin_w_grad.pdmodel";
   CliResult r = RunCli({"backward", "--program", program, "--loss", "loss", "--out", out});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(Printed(r.out, "parameter gradients:", "w"), "w@GRAD") << r.out;
@@ -196,16 +145,16 @@ TEST(CliBackward, ParametersAndNoGradSet) {
 
   // With w in the no-grad set nothing is left to differentiate.
   r = RunCli({"backward", "--program", program, "--loss", "loss", "--no-grad", "x,w", "--out",
-              TempDir() + "/never_written.pdmodel"});
+              testing::CliTempDir() + "/never_written.pdmodel"});
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(Contains(r.err, "InvalidArgument")) << r.err;
   EXPECT_TRUE(Contains(r.err, "`loss`")) << r.err;
-  EXPECT_FALSE(fs::exists(TempDir() + "/never_written.pdmodel"));
+  EXPECT_FALSE(fs::exists(testing::CliTempDir() + "/never_written.pdmodel"));
 }
 
 TEST(CliBackward, Errors) {
   const std::string program = WriteTemp("sin_err.pbtxt", kSinProgram);
-  const std::string out = TempDir() + "/never_written.pdmodel";
+  const std::string out = testing::CliTempDir() + "/never_written.pdmodel";
   CliResult r =
       RunCli({"backward", "--program", program, "--loss", "no_such_var", "--out", out});
   EXPECT_EQ(r.code, 1);

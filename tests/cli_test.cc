@@ -13,73 +13,21 @@
 #include "framework/program_desc.h"
 #include "framework/tensor_io.h"
 #include "platform/file_util.h"
+#include "tests/cli_test_util.h"
 
 namespace paddle_like {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::CliResult;
+using testing::Contains;
+using testing::RunCli;
+using testing::WriteTemp;
 using framework::DDim;
 using framework::DenseTensor;
 
-const std::string kBinary = PL_BINARY_DIR "/bin/paddle_like";
 const std::string kProgram = PL_SOURCE_DIR "/examples/quadratic.pbtxt";
 const std::string kInput = PL_SOURCE_DIR "/examples/quadratic_x.npy";
-
-struct CliResult {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string TempDir() {
-  const fs::path dir = fs::temp_directory_path() / ("pl_cli_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  return dir.string();
-}
-
-// Removes this process's temp dir after the last test.
-class TempDirCleanup : public ::testing::Environment {
- public:
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(TempDir(), ec);
-  }
-};
-const auto* const kCleanup = ::testing::AddGlobalTestEnvironment(new TempDirCleanup);
-
-std::string Quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-CliResult RunCli(const std::vector<std::string>& args) {
-  if (!fs::exists(kBinary)) {
-    ADD_FAILURE() << kBinary << " is missing: build the `paddle_like` target first";
-    return {};
-  }
-  const std::string dir = TempDir();
-  std::string cmd = Quote(kBinary);
-  for (const auto& a : args) cmd += " " + Quote(a);
-  cmd += " >" + Quote(dir + "/stdout") + " 2>" + Quote(dir + "/stderr");
-  const int status = std::system(cmd.c_str());
-  CliResult r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  r.out = platform::ReadFile(dir + "/stdout");
-  r.err = platform::ReadFile(dir + "/stderr");
-  return r;
-}
-
-bool Contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
-
-// Writes a file into the temp dir and returns its path.
-std::string WriteTemp(const std::string& name, const std::string& bytes) {
-  const std::string path = TempDir() + "/" + name;
-  platform::WriteFileAtomically(path, bytes);
-  return path;
-}
 
 std::string QuadraticWith(const std::string& from, const std::string& to) {
   std::string text = platform::ReadFile(kProgram);
@@ -129,7 +77,7 @@ TEST(Cli, OpsJsonListsQuadratic) {
 }
 
 TEST(Cli, RunQuadraticWritesNpy) {
-  const std::string out = TempDir() + "/run_out";
+  const std::string out = testing::CliTempDir() + "/run_out";
   CliResult r = RunCli({"run", "--program", kProgram, "--feed", "x=" + kInput, "--out", out});
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(Contains(r.out, "y  float32[2, 2]  [[6, 11], [18, 27]]")) << r.out;
@@ -153,7 +101,7 @@ TEST(Cli, RunLoadsAndChecksParameters) {
       "  vars {\n    name: \"w\"\n    type { type: LOD_TENSOR lod_tensor { tensor { data_type: "
       "FP32 dims: 3 } } }\n    persistable: true\n  }\n";
   text.insert(text.find("  vars {"), w_var);
-  const std::string dir = TempDir() + "/params_model";
+  const std::string dir = testing::CliTempDir() + "/params_model";
   fs::create_directories(dir);
   const std::string program = dir + "/__model__";
   platform::WriteFileAtomically(program, text);
@@ -187,7 +135,8 @@ TEST(Cli, RunLoadsAndChecksParameters) {
   EXPECT_TRUE(Contains(r.err, "parameter `w`: expected shape [3]")) << r.err;
   EXPECT_TRUE(Contains(r.err, "[2, 2]")) << r.err;
 
-  r = RunCli({"run", "--program", program, "--params-dir", TempDir() + "/nowhere", "--feed",
+  const std::string nowhere = testing::CliTempDir() + "/nowhere";
+  r = RunCli({"run", "--program", program, "--params-dir", nowhere, "--feed",
               "x=" + kInput});
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(Contains(r.err, "nowhere/w")) << r.err;
@@ -217,7 +166,7 @@ TEST(Cli, CorruptAndTruncatedPrograms) {
   EXPECT_TRUE(Contains(r.err, "no_type.pbtxt")) << r.err;
   EXPECT_TRUE(Contains(r.err, "type")) << r.err;
 
-  r = RunCli({"run", "--program", TempDir() + "/missing.pdmodel"});
+  r = RunCli({"run", "--program", testing::CliTempDir() + "/missing.pdmodel"});
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(Contains(r.err, "missing.pdmodel")) << r.err;
 }
@@ -238,7 +187,7 @@ TEST(Cli, FeedErrors) {
 
   DenseTensor x64(DDim({2, 2}), platform::DataType::FLOAT64);
   x64.mutable_data<double>(platform::CPUPlace());
-  const std::string f64 = TempDir() + "/x64.npy";
+  const std::string f64 = testing::CliTempDir() + "/x64.npy";
   framework::WriteNpy(f64, x64);
   r = RunCli({"run", "--program", kProgram, "--feed", "x=" + f64});
   EXPECT_EQ(r.code, 1);
@@ -247,7 +196,7 @@ TEST(Cli, FeedErrors) {
 
   DenseTensor x3(DDim({3}), platform::DataType::FLOAT32);
   x3.mutable_data<float>(platform::CPUPlace());
-  const std::string f3 = TempDir() + "/x3.npy";
+  const std::string f3 = testing::CliTempDir() + "/x3.npy";
   framework::WriteNpy(f3, x3);
   r = RunCli({"run", "--program", kProgram, "--feed", "x=" + f3});
   EXPECT_EQ(r.code, 1);
