@@ -22,6 +22,8 @@ std::string Usage() {
          "                               append the gradient ops of a loss to a program\n"
          "  train [--model mlp|lenet] [--dataset fashion-mnist|digits] ...\n"
          "                               train, save, reload and evaluate a model\n"
+         "  train --program MAIN --loss VAR --feed NAME=FILE.npy ...\n"
+         "                               train a program built elsewhere (e.g. by PaddlePaddle)\n"
          "Run `paddle_like <verb> --help` for the options of a verb.\n";
 }
 

@@ -3,6 +3,7 @@
 // gradients (duplicate rows, lazy_mode), bitwise reproducibility and error messages.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -426,6 +427,57 @@ TEST(AdamOp, FourStepsWithBetaPowAccumulation) {
   CheckAdamSteps<double>();
 }
 
+// AMSGrad: the denominator uses the running maximum of the second moment. Large gradients
+// first, then small ones, so the maximum stays above the decaying second moment.
+TEST(AdamOp, AmsgradKeepsTheMaximumSecondMoment) {
+  auto in = AdamInputs();
+  in["Moment2Max"] = {"m2max"};
+  auto out = AdamOutputs();
+  out["Moment2MaxOut"] = {"m2max"};
+  OneOpProgram prog("adam", in, out, {{"amsgrad", true}});
+  std::vector<double> p = RandomValues(6, -1, 1, 20);
+  std::vector<double> m1(6, 0.0), m2(6, 0.0), m2max(6, 0.0);
+  prog.Set("w", MakeTensor<double>({6}, p));
+  prog.Set("m1", MakeTensor<double>({6}, m1));
+  prog.Set("m2", MakeTensor<double>({6}, m2));
+  prog.Set("m2max", MakeTensor<double>({6}, m2max));
+  prog.Set("lr", Scalar<double>(0.01));
+  prog.Set("b1p", Scalar<double>(0.9f));
+  prog.Set("b2p", Scalar<double>(0.999f));
+  const double beta1 = 0.9f, beta2 = 0.999f, eps = 1e-8f;
+  double b1p = 0.9f, b2p = 0.999f;
+  for (int step = 0; step < 4; ++step) {
+    const std::vector<double> g = RandomValues(6, -1, 1, 30 + step);
+    std::vector<double> scaled(6);
+    for (size_t i = 0; i < 6; ++i) scaled[i] = g[i] * (step < 2 ? 10.0 : 0.1);
+    prog.Set("g", MakeTensor<double>({6}, scaled));
+    prog.Run();
+    const double lr_t = 0.01 * std::sqrt(1 - b2p) / (1 - b1p);
+    for (size_t i = 0; i < 6; ++i) {
+      m1[i] = beta1 * m1[i] + (1 - beta1) * scaled[i];
+      m2[i] = beta2 * m2[i] + (1 - beta2) * scaled[i] * scaled[i];
+      m2max[i] = std::max(m2max[i], m2[i]);
+      p[i] -= lr_t * m1[i] / (std::sqrt(m2max[i]) + eps * std::sqrt(1 - b2p));
+    }
+    b1p *= beta1;
+    b2p *= beta2;
+  }
+  ExpectNear(prog.Values("w"), p, 1e-12, 1e-12, "amsgrad param");
+  ExpectNear(prog.Values("m2"), m2, 1e-12, 1e-12, "amsgrad moment2");
+  ExpectNear(prog.Values("m2max"), m2max, 1e-12, 1e-12, "amsgrad moment2 max");
+  for (size_t i = 0; i < 6; ++i) EXPECT_GT(m2max[i], m2[i]) << "the maximum is in use";
+
+  OneOpProgram missing("adam", AdamInputs(), AdamOutputs(), {{"amsgrad", true}});
+  for (const char* name : {"w", "g", "m1", "m2"}) {
+    missing.Set(name, MakeTensor<double>({2}, {1, 2}));
+  }
+  missing.Set("lr", Scalar<double>(0.01));
+  missing.Set("b1p", Scalar<double>(0.9));
+  missing.Set("b2p", Scalar<double>(0.999));
+  ExpectError<platform::InvalidArgumentError>([&] { missing.Run(); },
+                                              {"op `adam`", "Moment2Max", "amsgrad"});
+}
+
 TEST(AdamOp, TensorsOverrideAttributes) {
   const std::vector<double> p = {0.5, -0.5}, g = {0.2, -0.3}, m1 = {0.1, 0.1}, m2 = {0.2, 0.3};
   auto r = RunOp("adam",
@@ -571,7 +623,7 @@ TEST(OptimizerOps, RepeatedRunsAreBitwiseEqual) {
 
 TEST(OptimizerOps, OpVersions) {
   operators::RegisterAllOps();
-  EXPECT_EQ(framework::OpInfoMap::Instance().Get("adam").version(), 4);
+  EXPECT_EQ(framework::OpInfoMap::Instance().Get("adam").version(), 5);
   EXPECT_EQ(framework::OpInfoMap::Instance().Get("momentum").version(), 1);
 }
 

@@ -1,6 +1,7 @@
 // Activation ops (relu, sigmoid, tanh, exp, log, sin, cos, square, sign): one op class, one
 // maker template and one kernel template, instantiated per tag of activation_op.h, and the
-// grad maker of each tag.
+// grad maker of each tag. Also PaddlePaddle's fused grad op types (relu_grad, sigmoid_grad,
+// tanh_grad, exp_grad, square_grad), so that programs it built run here.
 #include "operators/activation/activation_op.h"
 
 #include <string>
@@ -148,6 +149,87 @@ void SquareTag::MakeGrad(GradOpBuilder* g) {
 // Zero almost everywhere: nothing flows back.
 void SignTag::MakeGrad(GradOpBuilder*) {}
 
+// ---------------------------------------------------------------- PaddlePaddle grad op types
+
+namespace {
+
+// `<type>_grad`: reads Tag::kGradDep (Out or X) and Out@GRAD, writes X@GRAD. paddle_like's
+// own backward pass uses the grad makers above instead; these ops are not differentiable.
+template <typename Tag>
+class ActivationGradOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput(Tag::kGradDep, std::string("The forward op's ") + Tag::kGradDep + ".");
+    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
+    AddOutput("X@GRAD", "Gradient of X, with X's shape.");
+    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddComment(std::string("Gradient of `") + Tag::kType +
+               "` as PaddlePaddle's programs hold it (fused kernel, first order only), "
+               "elementwise from " +
+               Tag::kGradDep + " and dOut = Out@GRAD:\n\n$$" + Tag::kGradFormula + "$$\n");
+  }
+};
+
+template <typename Tag>
+void ActivationGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput(Tag::kGradDep);
+  ctx->RequireInput("Out@GRAD");
+  ctx->RequireOutput("X@GRAD");
+  const DDim dep = ctx->GetInputDim(Tag::kGradDep);
+  const DDim dout = ctx->GetInputDim("Out@GRAD");
+  PL_ENFORCE(dep.HasUnknown() || dout.HasUnknown() || dep == dout,
+             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of `%s` %s, "
+                                     "received %s",
+                                     ctx->OpType(), Tag::kGradDep, dep.ToString(),
+                                     dout.ToString()));
+  ctx->SetOutputDim("X@GRAD", dep);
+  ctx->ShareLoD(Tag::kGradDep, "X@GRAD");
+}
+
+template <typename Tag>
+struct ActivationGradCpuKernel {
+  template <typename T>
+  struct Kernel {
+    static void Compute(const ExecutionContext& ctx) {
+      const DenseTensor dep = *ctx.Input(Tag::kGradDep);
+      const DenseTensor dout = *ctx.Input("Out@GRAD");
+      PL_ENFORCE(dep.numel() == dout.numel(),
+                 errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of `%s` "
+                                         "%s, received %s",
+                                         ctx.Type(), Tag::kGradDep, dep.dims().ToString(),
+                                         dout.dims().ToString()));
+      DenseTensor* dx = ctx.Output("X@GRAD");
+      dx->Resize(dep.dims());
+      T* o = dx->mutable_data<T>(ctx.GetPlace());
+      if (dep.numel() == 0) return;
+      const T* d = dep.data<T>();
+      const T* g = dout.data<T>();
+      const typename Tag::template GradFunctor<T> f{};
+      ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+          dep.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+            for (int64_t i = begin; i < end; ++i) o[i] = f(d[i], g[i]);
+          });
+    }
+  };
+};
+
+void RegisterActivationGradOps() {
+  ForEachActivationWithGradOp([](auto tag) {
+    using Tag = decltype(tag);
+    const std::string type = std::string(Tag::kType) + "_grad";
+    framework::RegisterOp<ActivationOp, ActivationGradOpMaker<Tag>>(type).InferShape(
+        ActivationGradInferShape<Tag>);
+    RegisterPlainCpuFloatKernels<ActivationGradCpuKernel<Tag>::template Kernel>(type);
+  });
+}
+
+}  // namespace
+
 void RegisterActivationOps() {
   ForEachActivation([](auto tag) {
     using Tag = decltype(tag);
@@ -156,6 +238,7 @@ void RegisterActivationOps() {
         .GradOpMaker(&Tag::MakeGrad);
     RegisterPlainCpuFloatKernels<ActivationCpuKernel<Tag>::template Kernel>(Tag::kType);
   });
+  RegisterActivationGradOps();
 }
 
 }  // namespace operators

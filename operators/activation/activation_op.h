@@ -7,6 +7,10 @@
 // (activation_op.cu). The grad makers (defined in activation_op.cc) write each gradient with
 // differentiable forward ops, so that applying the backward builder again gives higher
 // orders.
+//
+// PaddlePaddle's own programs hold fused grad op types instead (relu_grad, sigmoid_grad,
+// tanh_grad, exp_grad, square_grad): a tag with a grad functor names the forward value that
+// op reads (kGradDep, "Out" or "X"), and activation_op.cc registers `<type>_grad` for it.
 #pragma once
 
 #include <cmath>
@@ -75,6 +79,35 @@ struct SignFunctor {
   }
 };
 
+// Grad functors of PaddlePaddle's `<type>_grad` ops: dX from the forward value the op
+// reads (`dep`, Out or X) and dOut, with PaddlePaddle's formulas.
+template <typename T>
+struct ReluGradFunctor {
+  PL_HOSTDEVICE T operator()(T out, T dout) const {
+    return dout * (out > T(0) ? T(1) : T(0));
+  }
+};
+
+template <typename T>
+struct SigmoidGradFunctor {
+  PL_HOSTDEVICE T operator()(T out, T dout) const { return dout * out * (T(1) - out); }
+};
+
+template <typename T>
+struct TanhGradFunctor {
+  PL_HOSTDEVICE T operator()(T out, T dout) const { return dout * (T(1) - out * out); }
+};
+
+template <typename T>
+struct ExpGradFunctor {
+  PL_HOSTDEVICE T operator()(T out, T dout) const { return dout * out; }
+};
+
+template <typename T>
+struct SquareGradFunctor {
+  PL_HOSTDEVICE T operator()(T x, T dout) const { return dout * T(2) * x; }
+};
+
 // One tag per op: the registered type, the LaTeX formulas of Out and of the gradient dX
 // (dOut is the gradient of Out) and an optional note for the op's doc, the functor, and the
 // grad maker.
@@ -85,6 +118,10 @@ struct ReluTag {
   static constexpr const char* kGradFormula = "dX = dOut \\cdot \\mathrm{sign}(Out)";
   template <typename T>
   using Functor = ReluFunctor<T>;
+  // PaddlePaddle's `relu_grad` op reads Out and Out@GRAD.
+  static constexpr const char* kGradDep = "Out";
+  template <typename T>
+  using GradFunctor = ReluGradFunctor<T>;
   static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct SigmoidTag {
@@ -94,6 +131,10 @@ struct SigmoidTag {
   static constexpr const char* kGradFormula = "dX = dOut \\cdot Out \\cdot (1 - Out)";
   template <typename T>
   using Functor = SigmoidFunctor<T>;
+  // PaddlePaddle's `sigmoid_grad` op reads Out and Out@GRAD.
+  static constexpr const char* kGradDep = "Out";
+  template <typename T>
+  using GradFunctor = SigmoidGradFunctor<T>;
   static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct TanhTag {
@@ -103,6 +144,10 @@ struct TanhTag {
   static constexpr const char* kGradFormula = "dX = dOut \\cdot (1 - Out^2)";
   template <typename T>
   using Functor = TanhFunctor<T>;
+  // PaddlePaddle's `tanh_grad` op reads Out and Out@GRAD.
+  static constexpr const char* kGradDep = "Out";
+  template <typename T>
+  using GradFunctor = TanhGradFunctor<T>;
   static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct ExpTag {
@@ -112,6 +157,10 @@ struct ExpTag {
   static constexpr const char* kGradFormula = "dX = dOut \\cdot Out";
   template <typename T>
   using Functor = ExpFunctor<T>;
+  // PaddlePaddle's `exp_grad` op reads Out and Out@GRAD.
+  static constexpr const char* kGradDep = "Out";
+  template <typename T>
+  using GradFunctor = ExpGradFunctor<T>;
   static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct LogTag {
@@ -148,6 +197,10 @@ struct SquareTag {
   static constexpr const char* kGradFormula = "dX = dOut \\cdot 2X";
   template <typename T>
   using Functor = SquareFunctor<T>;
+  // PaddlePaddle's `square_grad` op reads X and Out@GRAD.
+  static constexpr const char* kGradDep = "X";
+  template <typename T>
+  using GradFunctor = SquareGradFunctor<T>;
   static void MakeGrad(framework::GradOpBuilder* g);
 };
 struct SignTag {
@@ -174,6 +227,16 @@ void ForEachActivation(Fn&& fn) {
   fn(CosTag{});
   fn(SquareTag{});
   fn(SignTag{});
+}
+
+// Calls fn(Tag{}) for every activation op with a PaddlePaddle grad op type.
+template <typename Fn>
+void ForEachActivationWithGradOp(Fn&& fn) {
+  fn(ReluTag{});
+  fn(SigmoidTag{});
+  fn(TanhTag{});
+  fn(ExpTag{});
+  fn(SquareTag{});
 }
 
 }  // namespace operators

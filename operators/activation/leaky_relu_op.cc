@@ -1,5 +1,6 @@
 // leaky_relu: Out = X where X >= 0, alpha * X elsewhere. Its gradient is built from
-// differentiable forward ops, so higher orders come from the backward builder.
+// differentiable forward ops, so higher orders come from the backward builder. Also
+// PaddlePaddle's fused grad op type leaky_relu_grad, for programs it built.
 #include <string>
 #include <vector>
 
@@ -84,6 +85,68 @@ void LeakyReluGradMaker(framework::GradOpBuilder* g) {
            {{"Out", g->InputGrad("X")}}, {{"axis", -1}});
 }
 
+// ---------------------------------------------------------------- PaddlePaddle grad op types
+
+constexpr char kGradOp[] = "leaky_relu_grad";
+
+class LeakyReluGradOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "The forward op's X.");
+    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
+    AddOutput("X@GRAD", "Gradient of X, with X's shape.");
+    AddAttr<float>("alpha", "As in `leaky_relu`.").SetDefault(0.02f);
+    AddComment(R"DOC(
+Gradient of `leaky_relu` as PaddlePaddle's programs hold it (fused kernel, first order
+only), elementwise:
+
+$$dX = \begin{cases} dOut & X \ge 0 \\ \alpha \, dOut & X < 0 \end{cases}$$
+
+(a NaN in X gives 0, as in PaddlePaddle).
+)DOC");
+  }
+};
+
+void LeakyReluGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireInput("Out@GRAD");
+  ctx->RequireOutput("X@GRAD");
+  const DDim x = ctx->GetInputDim("X");
+  const DDim dout = ctx->GetInputDim("Out@GRAD");
+  PL_ENFORCE(x.HasUnknown() || dout.HasUnknown() || x == dout,
+             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of X %s, "
+                                     "received %s",
+                                     ctx->OpType(), x.ToString(), dout.ToString()));
+  ctx->SetOutputDim("X@GRAD", x);
+  ctx->ShareLoD("X", "X@GRAD");
+}
+
+template <typename T>
+struct LeakyReluGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor x = *ctx.Input("X");
+    const DenseTensor dout = *ctx.Input("Out@GRAD");
+    PL_ENFORCE(x.numel() == dout.numel(),
+               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of X %s, "
+                                       "received %s",
+                                       kGradOp, x.dims().ToString(), dout.dims().ToString()));
+    const T alpha = static_cast<T>(ctx.Attr<float>("alpha"));
+    DenseTensor* dx = ctx.Output("X@GRAD");
+    dx->Resize(x.dims());
+    T* o = dx->mutable_data<T>(ctx.GetPlace());
+    if (x.numel() == 0) return;
+    const T* in = x.data<T>();
+    const T* g = dout.data<T>();
+    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+        x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            const T slope = in[i] < T(0) ? alpha : (in[i] >= T(0) ? T(1) : T(0));
+            o[i] = g[i] * slope;
+          }
+        });
+  }
+};
+
 }  // namespace
 
 void RegisterLeakyReluOp() {
@@ -94,6 +157,9 @@ void RegisterLeakyReluOp() {
           "Out = X where X >= 0, alpha * X elsewhere (before: Out = max(X, alpha * X), which "
           "differs for alpha > 1)");
   RegisterPlainCpuFloatKernels<LeakyReluKernel>(kOp);
+  framework::RegisterOp<LeakyReluOp, LeakyReluGradOpMaker>(kGradOp).InferShape(
+      LeakyReluGradInferShape);
+  RegisterPlainCpuFloatKernels<LeakyReluGradKernel>(kGradOp);
 }
 
 }  // namespace operators

@@ -1,5 +1,6 @@
 #include "operators/math/broadcast.h"
 
+#include <cstring>
 #include <vector>
 
 #include "platform/enforce.h"
@@ -149,6 +150,42 @@ BroadcastCursor::BroadcastCursor(const BroadcastPlan& plan, int64_t row) : plan_
     y_offset_ += index_[d] * plan.y_strides[d];
   }
 }
+
+template <typename T>
+void BroadcastTo(const platform::CPUDeviceContext& ctx, const T* x, const DDim& x_aligned,
+                 const DDim& target, T* out) {
+  const int64_t n = target.numel();
+  if (n == 0) return;
+  if (n == x_aligned.numel()) {  // Only size-1 dims differ: a copy.
+    if (out != x) std::memcpy(out, x, n * sizeof(T));
+    return;
+  }
+  // Plan over (target, aligned X): the "y" side of the plan is X.
+  const BroadcastPlan plan = MakeBroadcastPlan(BroadcastDims{target, x_aligned, target});
+  const int64_t xs = plan.y_inner_stride();
+  ctx.ParallelFor(n, 1 << 14, [&](int64_t begin, int64_t end) {
+    ForEachBroadcastRun(plan, begin, end, [&](int64_t oo, int64_t, int64_t xo, int64_t len) {
+      T* dst = out + oo;
+      const T* src = x + xo;
+      if (xs == 1) {
+        std::memcpy(dst, src, len * sizeof(T));
+      } else {
+        const T v = *src;
+        for (int64_t k = 0; k < len; ++k) dst[k] = v;
+      }
+    });
+  });
+}
+
+#define PL_INSTANTIATE_BROADCAST_TO(T)                                                    \
+  template void BroadcastTo<T>(const platform::CPUDeviceContext&, const T*, const DDim&, \
+                               const DDim&, T*)
+PL_INSTANTIATE_BROADCAST_TO(float);
+PL_INSTANTIATE_BROADCAST_TO(double);
+PL_INSTANTIATE_BROADCAST_TO(int32_t);
+PL_INSTANTIATE_BROADCAST_TO(int64_t);
+PL_INSTANTIATE_BROADCAST_TO(bool);
+#undef PL_INSTANTIATE_BROADCAST_TO
 
 }  // namespace math
 }  // namespace operators

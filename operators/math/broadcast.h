@@ -11,7 +11,7 @@
 // MakeBroadcastPlan turns aligned dims into an iteration plan: size-1 output dims dropped
 // and adjacent dims merged where both inputs are contiguous across them, so the innermost
 // dim is as long as possible. ForEachBroadcastRun walks an output range of a plan as runs
-// along that innermost dim.
+// along that innermost dim. BroadcastTo copies one input out to a broadcast shape.
 #pragma once
 
 #include <algorithm>
@@ -19,6 +19,7 @@
 #include <string>
 
 #include "framework/ddim.h"
+#include "platform/device_context.h"
 
 namespace paddle_like {
 namespace operators {
@@ -106,6 +107,14 @@ void ForEachBroadcastRun(const BroadcastPlan& plan, int64_t begin, int64_t end, 
     cursor.NextRow();
   }
 }
+
+// Writes `x` broadcast to `target` into `out` (target.numel() elements): `x_aligned` is x's
+// shape aligned to target's rank (AlignInside), each dim equal to target's or 1. Equal
+// element counts give a copy (none when out == x); otherwise `out` must not overlap `x`.
+// Instantiated for float, double, int32_t, int64_t and bool.
+template <typename T>
+void BroadcastTo(const platform::CPUDeviceContext& ctx, const T* x, const DDim& x_aligned,
+                 const DDim& target, T* out);
 
 }  // namespace math
 }  // namespace operators

@@ -1,6 +1,8 @@
 #include "operators/math/reduce.h"
 
 #include <algorithm>
+#include <cstring>
+#include <type_traits>
 
 #include "platform/enforce.h"
 
@@ -171,12 +173,35 @@ void SumOverDims(const platform::CPUDeviceContext& ctx, const T* x, const DDim& 
   });
 }
 
+template <typename T>
+void SumToShape(const platform::CPUDeviceContext& ctx, const T* x, const DDim& x_dims,
+                const DDim& target, T* out) {
+  const int64_t n = target.numel();
+  if (n == x_dims.numel()) {  // Nothing to sum: a copy.
+    if (n > 0 && out != x) std::memcpy(out, x, n * sizeof(T));
+    return;
+  }
+  std::vector<bool> reduced(static_cast<size_t>(target.size()));
+  for (int i = 0; i < target.size(); ++i) reduced[i] = target[i] == 1;
+  if constexpr (std::is_same_v<T, double>) {
+    SumOverDims(ctx, x, x_dims, reduced, out);
+  } else {
+    std::vector<double> sums(static_cast<size_t>(n));
+    SumOverDims(ctx, x, x_dims, reduced, sums.data());
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<T>(sums[i]);
+  }
+}
+
 template double SumAll<float>(const platform::CPUDeviceContext&, const float*, int64_t);
 template double SumAll<double>(const platform::CPUDeviceContext&, const double*, int64_t);
 template void SumOverDims<float>(const platform::CPUDeviceContext&, const float*, const DDim&,
                                  const std::vector<bool>&, double*);
 template void SumOverDims<double>(const platform::CPUDeviceContext&, const double*, const DDim&,
                                   const std::vector<bool>&, double*);
+template void SumToShape<float>(const platform::CPUDeviceContext&, const float*, const DDim&,
+                                const DDim&, float*);
+template void SumToShape<double>(const platform::CPUDeviceContext&, const double*, const DDim&,
+                                 const DDim&, double*);
 
 }  // namespace math
 }  // namespace operators

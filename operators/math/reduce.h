@@ -1,5 +1,6 @@
-// Reductions shared by the reduce ops (mean, reduce_sum): output shapes from the `dim`,
-// `keep_dim`, `reduce_all` attributes, and deterministic sums.
+// Reductions shared by the reduce ops (mean, reduce_sum, reduce_mean) and the gradients of
+// broadcasting ops: output shapes from the `dim`, `keep_dim`, `reduce_all` attributes, and
+// deterministic sums.
 //
 // The sums accumulate in double and add the elements of each output in a fixed order that
 // depends only on the shapes, never on the number of threads, so two runs (on any machine)
@@ -41,6 +42,14 @@ double SumAll(const platform::CPUDeviceContext& ctx, const T* x, int64_t n);
 template <typename T>
 void SumOverDims(const platform::CPUDeviceContext& ctx, const T* x, const DDim& dims,
                  const std::vector<bool>& reduced, double* out);
+
+// Sums x (of `x_dims`) down to `target`, given aligned to x's rank (AlignInside; each dim
+// equal to x's or 1): over the dims where target is 1. `out` receives target.numel() values,
+// each rounded once from its double sum: the gradient of broadcasting `target` to `x_dims`.
+// Equal element counts give a copy (none when out == x); otherwise `out` must not overlap x.
+template <typename T>
+void SumToShape(const platform::CPUDeviceContext& ctx, const T* x, const DDim& x_dims,
+                const DDim& target, T* out);
 
 }  // namespace math
 }  // namespace operators

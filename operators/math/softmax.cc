@@ -79,10 +79,36 @@ void SoftmaxForward(const platform::CPUDeviceContext& ctx, const T* x, T* out, i
   });
 }
 
+template <typename T>
+void SoftmaxBackward(const platform::CPUDeviceContext& ctx, const T* out, const T* dout, T* dx,
+                     int64_t outer, int64_t n, int64_t inner) {
+  if (outer == 0 || n == 0 || inner == 0) return;
+  // One task item per (outer, inner) position: a strided run of n values.
+  const int64_t grain = std::max<int64_t>(1, kMinTaskElements / n);
+  ctx.ParallelFor(outer * inner, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t base = (item / inner) * n * inner + item % inner;
+      double dot = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t k = base + j * inner;
+        dot += static_cast<double>(dout[k]) * static_cast<double>(out[k]);
+      }
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t k = base + j * inner;
+        dx[k] = static_cast<T>(static_cast<double>(out[k]) * (static_cast<double>(dout[k]) - dot));
+      }
+    }
+  });
+}
+
 template void SoftmaxForward<float>(const platform::CPUDeviceContext&, const float*, float*,
                                     int64_t, int64_t, int64_t);
 template void SoftmaxForward<double>(const platform::CPUDeviceContext&, const double*, double*,
                                      int64_t, int64_t, int64_t);
+template void SoftmaxBackward<float>(const platform::CPUDeviceContext&, const float*, const float*,
+                                     float*, int64_t, int64_t, int64_t);
+template void SoftmaxBackward<double>(const platform::CPUDeviceContext&, const double*,
+                                      const double*, double*, int64_t, int64_t, int64_t);
 
 }  // namespace math
 }  // namespace operators

@@ -1,6 +1,6 @@
 // Numerically stable softmax on the CPU: out = exp(x - max) / sum(exp(x - max)) along the
-// middle dim of x viewed as [outer, n, inner] (row-major). Sums accumulate in double; the
-// result does not depend on the number of threads.
+// middle dim of x viewed as [outer, n, inner] (row-major), and its gradient. Sums accumulate
+// in double; the results do not depend on the number of threads.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,13 @@ namespace math {
 template <typename T>
 void SoftmaxForward(const platform::CPUDeviceContext& ctx, const T* x, T* out, int64_t outer,
                     int64_t n, int64_t inner);
+
+// The gradient of softmax from its output: dx = out * (dout - sum_j(dout_j * out_j)), the sum
+// along the middle dim of [outer, n, inner]. dx may be out or dout (each element is read
+// before it is written).
+template <typename T>
+void SoftmaxBackward(const platform::CPUDeviceContext& ctx, const T* out, const T* dout, T* dx,
+                     int64_t outer, int64_t n, int64_t inner);
 
 }  // namespace math
 }  // namespace operators

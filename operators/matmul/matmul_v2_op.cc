@@ -1,4 +1,5 @@
-// matmul_v2: batched matrix product with numpy matmul semantics.
+// matmul_v2: batched matrix product with numpy matmul semantics. Also PaddlePaddle's fused
+// grad op type matmul_v2_grad, for programs it built.
 #include <string>
 #include <vector>
 
@@ -6,6 +7,7 @@
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/blas.h"
+#include "operators/math/reduce.h"
 #include "operators/matmul/matmul_shape.h"
 #include "operators/registry_table.h"
 
@@ -195,6 +197,127 @@ void MatmulV2GradMaker(GradOpBuilder* g) {
   }
 }
 
+// ---------------------------------------------------------------- PaddlePaddle grad op types
+
+constexpr char kGradOp[] = "matmul_v2_grad";
+
+class MatmulV2GradOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "The forward op's X.");
+    AddInput("Y", "The forward op's Y.");
+    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
+    AddOutput("X@GRAD", "Gradient of X, with X's shape.").AsDispensable();
+    AddOutput("Y@GRAD", "Gradient of Y, with Y's shape.").AsDispensable();
+    AddAttr<bool>("trans_x", "As in `matmul_v2`.").SetDefault(false);
+    AddAttr<bool>("trans_y", "As in `matmul_v2`.").SetDefault(false);
+    AddComment(R"DOC(
+Gradient of `matmul_v2` as PaddlePaddle's programs hold it (fused kernel, first order
+only). Per Out batch, with X and Y read as matrices as in `matmul_v2`:
+$$dX = dOut \cdot Y^T, \quad dY = X^T \cdot dOut$$
+trans_x: $$dX = Y \cdot dOut^T, \quad dY = X \cdot dOut$$
+trans_y: $$dX = dOut \cdot Y, \quad dY = dOut^T \cdot X$$
+both: $$dX = Y^T \cdot dOut^T, \quad dY = dOut^T \cdot X^T$$
+then summed over the batch dims along which that input was broadcast (sums in double, in a
+fixed order). A 1-D input's gradient is 1-D.
+)DOC");
+  }
+};
+
+void MatmulV2GradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireInput("Y");
+  ctx->RequireInput("Out@GRAD");
+  const DDim x = ctx->GetInputDim("X");
+  const DDim y = ctx->GetInputDim("Y");
+  const MatmulV2Shape s =
+      AnalyzeMatmulV2(ctx->OpType(), x, y, ctx->Attr<bool>("trans_x"), ctx->Attr<bool>("trans_y"));
+  const DDim dout = ctx->GetInputDim("Out@GRAD");
+  PL_ENFORCE(dout.HasUnknown() || s.out_dims.HasUnknown() || dout == s.out_dims,
+             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
+                                     ctx->OpType(), s.out_dims.ToString(), dout.ToString()));
+  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", x);
+  if (ctx->HasOutput("Y@GRAD")) ctx->SetOutputDim("Y@GRAD", y);
+}
+
+// One operand's gradient: per Out batch a `rows` x `cols` matrix that `product(c)` writes at
+// c (batch b at c + b * rows * cols), summed over the batch dims the operand broadcast
+// along (its batch dims, left-padded with 1s, are `own_batch`).
+template <typename T, typename Product>
+void WriteOperandGrad(const ExecutionContext& ctx, const MatmulV2Shape& s,
+                      const std::vector<int64_t>& own_batch, const DDim& dims, int64_t rows,
+                      int64_t cols, DenseTensor* grad, Product&& product) {
+  DenseTensor result(dims, platform::ToDataType<T>());
+  T* r = result.mutable_data<T>(ctx.GetPlace());
+  const int64_t batches = s.BatchCount();
+  int64_t own = 1;
+  for (int64_t d : own_batch) own *= d;
+  if (own == batches) {
+    product(r);
+  } else {
+    std::vector<T> full(static_cast<size_t>(batches * rows * cols));
+    product(full.data());
+    std::vector<int64_t> full_dims = s.batch, target = own_batch;
+    for (int64_t d : {rows, cols}) {
+      full_dims.push_back(d);
+      target.push_back(d);
+    }
+    math::SumToShape(ctx.device_context<platform::CPUDeviceContext>(), full.data(),
+                     DDim(full_dims), DDim(target), r);
+  }
+  *grad = std::move(result);
+}
+
+template <typename T>
+struct MatmulV2GradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const DenseTensor* y = ctx.Input("Y");
+    const DenseTensor* dout = ctx.Input("Out@GRAD");
+    CheckOperandTypes(kGradOp, *x, *y, platform::ToDataType<T>());
+    const MatmulV2Shape s = AnalyzeMatmulV2(kGradOp, x->dims(), y->dims(),
+                                            ctx.Attr<bool>("trans_x"), ctx.Attr<bool>("trans_y"));
+    PL_ENFORCE(dout->numel() == s.out_dims.numel(),
+               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
+                                       kGradOp, s.out_dims.ToString(), dout->dims().ToString()));
+    const int64_t M = s.M, N = s.N, K = s.K;
+    const bool tx = s.trans_x, ty = s.trans_y;
+    std::vector<int64_t> x_off, y_off;
+    s.BatchOffsets(&x_off, &y_off);
+    std::vector<int64_t> d_off(x_off.size());
+    for (size_t b = 0; b < d_off.size(); ++b) d_off[b] = static_cast<int64_t>(b) * M * N;
+    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    // Empty operands hold no buffer; their products are empty or zero (K = 0).
+    const T* xp = x->numel() > 0 ? x->data<T>() : nullptr;
+    const T* yp = y->numel() > 0 ? y->data<T>() : nullptr;
+    const T* dp = dout->numel() > 0 ? dout->data<T>() : nullptr;
+    // C = op(A) * op(B) per batch (C of m x n, ldc n).
+    const auto gemm = [&](bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a,
+                          const std::vector<int64_t>& a_off, int64_t lda, const T* b,
+                          const std::vector<int64_t>& b_off, int64_t ldb, T* c) {
+      math::BatchedGemm<T>(dev, ta, tb, m, n, k, T(1), a, a_off, lda, b, b_off, ldb, T(0), c, n);
+    };
+    if (DenseTensor* dx = ctx.Output("X@GRAD")) {
+      // X's matrix is M x K, stored K x M with trans_x.
+      WriteOperandGrad<T>(ctx, s, s.x_batch, x->dims(), tx ? K : M, tx ? M : K, dx, [&](T* c) {
+        if (!tx && !ty) gemm(false, true, M, K, N, dp, d_off, N, yp, y_off, N, c);
+        if (tx && !ty) gemm(false, true, K, M, N, yp, y_off, N, dp, d_off, N, c);
+        if (!tx && ty) gemm(false, false, M, K, N, dp, d_off, N, yp, y_off, K, c);
+        if (tx && ty) gemm(true, true, K, M, N, yp, y_off, K, dp, d_off, N, c);
+      });
+    }
+    if (DenseTensor* dy = ctx.Output("Y@GRAD")) {
+      // Y's matrix is K x N, stored N x K with trans_y.
+      WriteOperandGrad<T>(ctx, s, s.y_batch, y->dims(), ty ? N : K, ty ? K : N, dy, [&](T* c) {
+        if (!tx && !ty) gemm(true, false, K, N, M, xp, x_off, K, dp, d_off, N, c);
+        if (tx && !ty) gemm(false, false, K, N, M, xp, x_off, M, dp, d_off, N, c);
+        if (!tx && ty) gemm(true, false, N, K, M, dp, d_off, N, xp, x_off, K, c);
+        if (tx && ty) gemm(true, true, N, K, M, dp, d_off, N, xp, x_off, M, c);
+      });
+    }
+  }
+};
+
 }  // namespace
 
 void RegisterMatmulV2Op() {
@@ -202,6 +325,9 @@ void RegisterMatmulV2Op() {
       .InferShape(MatmulV2InferShape)
       .GradOpMaker(MatmulV2GradMaker);
   RegisterPlainCpuFloatKernels<MatmulV2Kernel>(kOp);
+  framework::RegisterOp<MatmulV2Op, MatmulV2GradOpMaker>(kGradOp).InferShape(
+      MatmulV2GradInferShape);
+  RegisterPlainCpuFloatKernels<MatmulV2GradKernel>(kGradOp);
 }
 
 }  // namespace operators

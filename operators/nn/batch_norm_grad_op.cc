@@ -25,6 +25,14 @@ class BatchNormGradOpMaker : public OpProtoAndCheckerMaker {
         .AsDispensable();
     AddInput("Mean", "The running mean: read in inference mode, [C].").AsDispensable();
     AddInput("Variance", "The running variance: read in inference mode, [C].").AsDispensable();
+    AddInput("MeanOut",
+             "The forward op's MeanOut (the running mean), as PaddlePaddle 3.x programs pass it; "
+             "read in inference mode when Mean is absent, [C].")
+        .AsDispensable();
+    AddInput("VarianceOut",
+             "The forward op's VarianceOut (the running variance), as PaddlePaddle 3.x programs "
+             "pass it; read in inference mode when Variance is absent, [C].")
+        .AsDispensable();
     AddInput("Bias", "Not read; accepted because PaddlePaddle's programs pass it.")
         .AsDispensable();
     AddInput("ReserveSpace", "Workspace of GPU kernels; not read by the CPU kernel.")
@@ -48,7 +56,8 @@ of the channel:
 $$dBias = \sum dY, \quad dScale = \sum dY \cdot \hat{x}$$
 Training (mu = SavedMean, r = SavedVariance):
 $$dX = \frac{\gamma r}{m} \left(m \cdot dY - \sum dY - \hat{x} \sum dY \hat{x}\right)$$
-Inference mode (mu = Mean, r = 1 / sqrt(Variance + epsilon)): $$dX = \gamma \, r \, dY$$
+Inference mode (mu = Mean, r = 1 / sqrt(Variance + epsilon); MeanOut and VarianceOut stand
+in for absent Mean and Variance): $$dX = \gamma \, r \, dY$$
 A channel with a single value was passed through by the forward op: dX = dY there.
 )DOC");
   }
@@ -94,8 +103,13 @@ struct BatchNormGradKernel {
     const bool global =
         UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
                         ctx.Attr<bool>("trainable_statistics"));
-    const char* mean_slot = global ? "Mean" : "SavedMean";
-    const char* var_slot = global ? "Variance" : "SavedVariance";
+    // Inference mode reads the running statistics: Mean/Variance, or MeanOut/VarianceOut
+    // (the same variables) in PaddlePaddle 3.x programs.
+    const auto running = [&ctx](const char* slot, const char* out_slot) {
+      return ctx.HasInput(slot) || !ctx.HasInput(out_slot) ? slot : out_slot;
+    };
+    const char* mean_slot = global ? running("Mean", "MeanOut") : "SavedMean";
+    const char* var_slot = global ? running("Variance", "VarianceOut") : "SavedVariance";
     for (const char* slot : {"Scale", mean_slot, var_slot}) {
       const DenseTensor* t = ctx.Input(slot);
       PL_ENFORCE(t != nullptr,

@@ -1,5 +1,6 @@
 // adam: the Adam optimizer step, in PaddlePaddle's formulation (bias corrections folded into
 // the learning rate and epsilon).
+#include <algorithm>
 #include <cmath>
 
 #include "operators/optimizers/optimizer_util.h"
@@ -33,12 +34,17 @@ class AdamOpMaker : public OpProtoAndCheckerMaker {
         .AsDispensable();
     AddInput("SkipUpdate", "Optional 1-element bool tensor; true copies every input to its output.")
         .AsDispensable();
+    AddInput("Moment2Max",
+             "With amsgrad: the running maximum of the second moment, Param's shape, in the "
+             "compute dtype.")
+        .AsDispensable();
     AddOutput("ParamOut", "The updated parameter (usually the same variable as Param).");
     AddOutput("Moment1Out", "The updated first moment.");
     AddOutput("Moment2Out", "The updated second moment.");
     AddOutput("Beta1PowOut", "Beta1Pow * beta1 (not written with use_global_beta_pow).");
     AddOutput("Beta2PowOut", "Beta2Pow * beta2 (not written with use_global_beta_pow).");
     AddOutput("MasterParamOut", "With multi_precision: the updated MasterParam.").AsDispensable();
+    AddOutput("Moment2MaxOut", "With amsgrad: the updated Moment2Max.").AsDispensable();
     AddAttr<float>("beta1", "Exponential decay rate of the first moment.").SetDefault(0.9f);
     AddAttr<float>("beta2", "Exponential decay rate of the second moment.").SetDefault(0.999f);
     AddAttr<float>("epsilon", "Constant for numerical stability.").SetDefault(1.0e-8f);
@@ -57,6 +63,10 @@ class AdamOpMaker : public OpProtoAndCheckerMaker {
                   "Beta1Pow/Beta2Pow are maintained elsewhere: do not write Beta1PowOut and "
                   "Beta2PowOut.")
         .SetDefault(false);
+    AddAttr<bool>("amsgrad",
+                  "AMSGrad: divide by the running maximum of the second moment (Moment2Max) "
+                  "instead of the second moment itself.")
+        .SetDefault(false);
     AddComment(R"DOC(
 Adam operator (PaddlePaddle's formulation).
 
@@ -67,9 +77,14 @@ $$\epsilon_t = epsilon \cdot \sqrt{1 - Beta2Pow}$$
 $$ParamOut = Param - lr_t \cdot \frac{Moment1Out}{\sqrt{Moment2Out} + \epsilon_t}$$
 $$Beta1PowOut = Beta1Pow \cdot beta1, \quad Beta2PowOut = Beta2Pow \cdot beta2$$
 
+With amsgrad the denominator uses the running maximum of the second moment:
+$$Moment2MaxOut = \max(Moment2Max, Moment2Out)$$
+$$ParamOut = Param - lr_t \cdot \frac{Moment1Out}{\sqrt{Moment2MaxOut} + \epsilon_t}$$
+
 Beta1Tensor, Beta2Tensor and EpsilonTensor override the attributes. With a SelectedRows
 Grad, duplicate rows are added first; lazy_mode updates only the listed rows, otherwise
-absent rows see Grad = 0 (their moments still decay). SkipUpdate = true copies the inputs.
+absent rows see Grad = 0 (their moments still decay). SkipUpdate = true copies the inputs
+(Moment2Max too).
 Outputs may be the same variables as their inputs.
 )DOC");
   }
@@ -78,7 +93,8 @@ Outputs may be the same variables as their inputs.
 const std::vector<std::pair<std::string, std::string>>& OutputInputPairs() {
   static const std::vector<std::pair<std::string, std::string>> kPairs = {
       {"ParamOut", "Param"},       {"Moment1Out", "Moment1"},   {"Moment2Out", "Moment2"},
-      {"Beta1PowOut", "Beta1Pow"}, {"Beta2PowOut", "Beta2Pow"}, {"MasterParamOut", "MasterParam"}};
+      {"Beta1PowOut", "Beta1Pow"}, {"Beta2PowOut", "Beta2Pow"}, {"MasterParamOut", "MasterParam"},
+      {"Moment2MaxOut", "Moment2Max"}};
   return kPairs;
 }
 
@@ -149,15 +165,27 @@ struct AdamKernel {
     const double lr = ReadScalarInput(ctx, "LearningRate");
     const bool skip = ctx.HasInput("SkipUpdate") && ReadScalarInput(ctx, "SkipUpdate") != 0;
     const bool lazy = ctx.Attr<bool>("lazy_mode");
+    const bool amsgrad = ctx.Attr<bool>("amsgrad");
+    if (amsgrad) {
+      PL_ENFORCE(ctx.HasInput("Moment2Max") && ctx.HasOutput("Moment2MaxOut"),
+                 errors::InvalidArgument("op `%s` input `Moment2Max` and output `Moment2MaxOut`: "
+                                         "required when attribute `amsgrad` is true",
+                                         ctx.Type()));
+      CheckStateInput(ctx, "Moment2Max", platform::ToDataType<MT>(), dims);
+    }
     const GradView<T> grad(GetGrad(ctx, dims, platform::ToDataType<T>()), dims);
 
     // Inputs first, then outputs (which may be the same tensors).
     ParamAccess<T, MT> p = ParamInputs<T, MT>(ctx);
     const MT* m1 = ctx.Input("Moment1")->data<MT>();
     const MT* m2 = ctx.Input("Moment2")->data<MT>();
+    const MT* m2max = amsgrad ? ctx.Input("Moment2Max")->data<MT>() : nullptr;
     AllocParamOutputs(ctx, &p);
     MT* m1_out = ctx.Output("Moment1Out")->Resize(dims).mutable_data<MT>(ctx.GetPlace());
     MT* m2_out = ctx.Output("Moment2Out")->Resize(dims).mutable_data<MT>(ctx.GetPlace());
+    MT* m2max_out =
+        amsgrad ? ctx.Output("Moment2MaxOut")->Resize(dims).mutable_data<MT>(ctx.GetPlace())
+                : nullptr;
 
     // Bias corrections in the compute type, as PaddlePaddle's kernel does.
     const MT b1 = static_cast<MT>(beta1);
@@ -177,6 +205,7 @@ struct AdamKernel {
               const MT mom2 = m2[i];
               m1_out[i] = mom1;
               m2_out[i] = mom2;
+              if (amsgrad) m2max_out[i] = m2max[i];
               p.Set(i, param_i);
               continue;
             }
@@ -185,7 +214,12 @@ struct AdamKernel {
             const MT mom2 = b2 * m2[i] + (MT(1) - b2) * g * g;
             m1_out[i] = mom1;
             m2_out[i] = mom2;
-            p.Set(i, param_i - lr_t * (mom1 / (std::sqrt(mom2) + eps_t)));
+            MT denom_mom2 = mom2;
+            if (amsgrad) {
+              denom_mom2 = std::max(m2max[i], mom2);
+              m2max_out[i] = denom_mom2;
+            }
+            p.Set(i, param_i - lr_t * (mom1 / (std::sqrt(denom_mom2) + eps_t)));
           }
         });
 
@@ -207,7 +241,10 @@ void RegisterAdamOp() {
           "output [MasterParam], [MasterParamOut].")
       .Checkpoint("Upgrade adam, add 1 dispensable input [EpsilonTensor].")
       .Checkpoint("Upgrade adam, add 1 attribute [use_global_beta_pow].")
-      .Checkpoint("Upgrade adam, add 1 dispensable input [SkipUpdate].");
+      .Checkpoint("Upgrade adam, add 1 dispensable input [SkipUpdate].")
+      .Checkpoint(
+          "Upgrade adam, add 1 attribute [amsgrad] (default false), 1 dispensable input "
+          "[Moment2Max] and 1 dispensable output [Moment2MaxOut].");
   RegisterPlainCpuFloatKernels<AdamKernel>(kOp);
 }
 

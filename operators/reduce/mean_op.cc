@@ -1,8 +1,10 @@
-// mean: the mean of all elements of X, as a 0-D tensor.
+// mean: the mean of all elements of X, as a 0-D tensor. Also PaddlePaddle's fused grad op
+// type mean_grad, for programs it built.
 #include "framework/block_desc.h"
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/reduce.h"
+#include "operators/reduce/reduce_op_util.h"
 #include "operators/registry_table.h"
 
 namespace paddle_like {
@@ -74,6 +76,31 @@ void MeanGradMaker(framework::GradOpBuilder* g) {
            {{"axis", -1}});
 }
 
+// ---------------------------------------------------------------- PaddlePaddle grad op types
+
+class MeanGradOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "The forward op's X.");
+    AddInput("Out@GRAD", "Gradient of the forward op's Out (1 element).");
+    AddOutput("X@GRAD", "Gradient of X, with X's shape and dtype.");
+    AddComment(R"DOC(
+Gradient of `mean` as PaddlePaddle's programs hold it (fused kernel, first order only), over
+the N elements of X:
+
+$$dX_i = \frac{dOut}{N}$$
+)DOC");
+  }
+};
+
+template <typename T>
+struct MeanGradCpuKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::vector<bool> all(static_cast<size_t>(ctx.Input("X")->dims().size()), true);
+    ComputeReduceGrad<T>(ctx, all, true);
+  }
+};
+
 }  // namespace
 
 void RegisterMeanOp() {
@@ -81,6 +108,9 @@ void RegisterMeanOp() {
       .InferShape(MeanInferShape)
       .GradOpMaker(MeanGradMaker);
   RegisterPlainCpuFloatKernels<MeanCpuKernel>("mean");
+  framework::RegisterOp<ReduceGradOp, MeanGradOpMaker>("mean_grad")
+      .InferShape(ReduceGradInferShape);
+  RegisterPlainCpuFloatKernels<MeanGradCpuKernel>("mean_grad");
 }
 
 }  // namespace operators

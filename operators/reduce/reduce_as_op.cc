@@ -1,5 +1,4 @@
 // reduce_as: X summed down to the shape of Target (the gradient of a broadcast).
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -87,21 +86,9 @@ struct ReduceAsKernel {
     const DenseTensor input = *x;
     out->Resize(target);
     T* o = out->mutable_data<T>(ctx.GetPlace());
-    const int64_t n = target.numel();
-    if (n == input.numel()) {  // Nothing to sum: a copy.
-      if (n > 0 && o != input.data<T>()) std::memcpy(o, input.data<T>(), n * sizeof(T));
-      return;
-    }
-    std::vector<bool> reduced(static_cast<size_t>(aligned.size()));
-    for (int i = 0; i < aligned.size(); ++i) reduced[i] = aligned[i] == 1;
-    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-    if constexpr (std::is_same_v<T, double>) {
-      math::SumOverDims(dev, input.data<T>(), input.dims(), reduced, o);
-    } else {
-      std::vector<double> sums(static_cast<size_t>(n));
-      math::SumOverDims(dev, input.data<T>(), input.dims(), reduced, sums.data());
-      for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(sums[i]);
-    }
+    const T* xp = input.numel() > 0 ? input.data<T>() : nullptr;  // An empty X sums to 0.
+    math::SumToShape(ctx.device_context<platform::CPUDeviceContext>(), xp, input.dims(), aligned,
+                     o);
   }
 };
 

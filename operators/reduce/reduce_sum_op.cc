@@ -1,29 +1,25 @@
-// reduce_sum: the sum of X over some (or all) dims.
+// reduce_sum: the sum of X over some (or all) dims. Also PaddlePaddle's fused grad op type
+// reduce_sum_grad, for programs it built.
 #include <algorithm>
 #include <string>
 #include <vector>
 
-#include "framework/block_desc.h"
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/reduce.h"
+#include "operators/reduce/reduce_op_util.h"
 #include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
 namespace {
 
-class ReduceSumOpMaker : public OpProtoAndCheckerMaker {
+class ReduceSumOpMaker : public ReduceOpMaker {
  public:
   void Make() override {
     AddInput("X", "Input tensor of any shape.");
     AddOutput("Out", "The sums; dtype out_dtype (default: the dtype X is summed in).");
-    AddAttr<std::vector<int>>("dim",
-                              "Dims to sum over; negative values count from the end. An empty "
-                              "list sums over all dims.")
-        .SetDefault({0});
-    AddAttr<bool>("keep_dim", "Keep the summed dims as size 1.").SetDefault(false);
-    AddAttr<bool>("reduce_all", "Sum over all dims, whatever `dim` says.").SetDefault(false);
+    AddReduceAttrs("sum");
     AddAttr<int>("in_dtype",
                  "VarType the input is converted to before summing: -1 (X's own), 5 (float32) "
                  "or 6 (float64).")
@@ -33,9 +29,6 @@ class ReduceSumOpMaker : public OpProtoAndCheckerMaker {
                  "VarType of Out: -1 (the dtype X is summed in), 5 (float32) or 6 (float64).")
         .SetDefault(-1)
         .InEnum({-1, 5, 6});
-    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
-        .SetDefault(false)
-        .AsExtra();
     AddComment(R"DOC(
 Reduce-sum operator.
 
@@ -111,58 +104,54 @@ struct ReduceSumCpuKernel {
   }
 };
 
-// dX = expand_as_v2(unsqueeze2(dOut, summed dims), X), the unsqueeze2 only when the summed
-// dims were removed and some dims remain (a 0-D dOut broadcasts as it is).
+// dX = expand_as_v2(unsqueeze2(dOut, summed dims), X), cast back to X's dtype when the sum
+// had another one.
 void ReduceSumGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
-  const std::string& x = g->Input("X")[0];
-  const framework::BlockDesc* block = g->Forward().Block();
-  const framework::VarDesc* xv = block == nullptr ? nullptr : block->FindVarRecursive(x);
-  PL_ENFORCE(xv != nullptr,
-             errors::PreconditionNotMet("op `reduce_sum` gradient: input `X` variable `%s` is "
-                                        "not declared in the block, so its rank is unknown",
-                                        x));
-  const DDim x_dims(xv->GetShape());
-  const auto attr_or = [g](const char* name, auto fallback) {
-    using T = decltype(fallback);
-    return g->Forward().HasAttr(name) ? g->Attr<T>(name) : fallback;
+  const auto attr_or = [g](const char* name, int fallback) {
+    return g->Forward().HasAttr(name) ? g->Attr<int>(name) : fallback;
   };
-  const std::vector<int> dim = attr_or("dim", std::vector<int>{0});
-  const bool keep_dim = attr_or("keep_dim", false);
-  const bool reduce_all = attr_or("reduce_all", false);
-  const math::ReduceShape shape =
-      math::ComputeReduceShape("reduce_sum", x_dims, dim, keep_dim, reduce_all);
-
-  std::vector<int> axes;
-  bool all = true;
-  for (int i = 0; i < x_dims.size(); ++i) {
-    if (shape.reduced[i]) {
-      axes.push_back(i);
-    } else {
-      all = false;
-    }
-  }
-  std::string dout = g->OutputGrad("Out")[0];
-  if (!keep_dim && !all && !axes.empty()) {
-    const std::string unsqueezed = g->NewTemp("dout_keep_dim");
-    g->AddOp("unsqueeze2", {{"X", {dout}}}, {{"Out", {unsqueezed}}}, {{"axes", axes}});
-    dout = unsqueezed;
-  }
   // The summed dtype: out_dtype, else in_dtype, else X's own.
   const int out_dtype = attr_or("out_dtype", -1);
-  const int in_dtype = attr_or("in_dtype", -1);
-  const int sum_dtype = out_dtype >= 0 ? out_dtype : in_dtype;
-  const int x_dtype = static_cast<int>(xv->GetDataType());
-  if (sum_dtype < 0 || sum_dtype == x_dtype) {
-    g->AddOp("expand_as_v2", {{"X", {dout}}, {"Y", {x}}}, {{"Out", g->InputGrad("X")}},
-             {{"axis", -1}});
-    return;
-  }
-  const std::string expanded = g->NewTemp("dx_sum_dtype");
-  g->AddOp("expand_as_v2", {{"X", {dout}}, {"Y", {x}}}, {{"Out", {expanded}}}, {{"axis", -1}});
-  g->AddOp("cast", {{"X", {expanded}}}, {{"Out", g->InputGrad("X")}},
-           {{"in_dtype", sum_dtype}, {"out_dtype", x_dtype}});
+  AppendReduceGradBroadcast(g, g->OutputGrad("Out")[0],
+                            out_dtype >= 0 ? out_dtype : attr_or("in_dtype", -1));
 }
+
+// ---------------------------------------------------------------- PaddlePaddle grad op types
+
+constexpr char kGradOp[] = "reduce_sum_grad";
+
+class ReduceSumGradOpMaker : public ReduceOpMaker {
+ public:
+  void Make() override {
+    AddInput("X", "The forward op's X.");
+    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
+    AddOutput("X@GRAD", "Gradient of X, with X's shape and dtype.");
+    AddReduceAttrs("sum");
+    AddAttr<int>("in_dtype", "As in `reduce_sum` (Out@GRAD is converted to X's dtype).")
+        .SetDefault(-1);
+    AddAttr<int>("out_dtype", "As in `reduce_sum` (Out@GRAD is converted to X's dtype).")
+        .SetDefault(-1);
+    AddComment(R"DOC(
+Gradient of `reduce_sum` as PaddlePaddle's programs hold it (fused kernel, first order
+only): Out@GRAD broadcast back over the summed dims,
+
+$$dX_i = dOut_{\mathrm{reduce}(i)}$$
+
+where reduce(i) drops (or, with keep_dim, zeroes) the summed dims of the index i.
+)DOC");
+  }
+};
+
+template <typename T>
+struct ReduceSumGradCpuKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const math::ReduceShape shape = math::ComputeReduceShape(
+        ctx.Type(), ctx.Input("X")->dims(), ctx.Attr<std::vector<int>>("dim"),
+        ctx.Attr<bool>("keep_dim"), ctx.Attr<bool>("reduce_all"));
+    ComputeReduceGrad<T>(ctx, shape.reduced, false);
+  }
+};
 
 }  // namespace
 
@@ -171,6 +160,9 @@ void RegisterReduceSumOp() {
       .InferShape(ReduceSumInferShape)
       .GradOpMaker(ReduceSumGradMaker);
   RegisterPlainCpuFloatKernels<ReduceSumCpuKernel>("reduce_sum");
+  framework::RegisterOp<ReduceGradOp, ReduceSumGradOpMaker>(kGradOp).InferShape(
+      ReduceGradInferShape);
+  RegisterPlainCpuFloatKernels<ReduceSumGradCpuKernel>(kGradOp);
 }
 
 }  // namespace operators

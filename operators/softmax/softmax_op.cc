@@ -1,4 +1,5 @@
-// softmax: Out = exp(X) / sum(exp(X)) along one dim.
+// softmax: Out = exp(X) / sum(exp(X)) along one dim. Also PaddlePaddle's fused grad op type
+// softmax_grad, for programs it built.
 #include "operators/softmax/softmax_op.h"
 
 #include <string>
@@ -116,6 +117,71 @@ void SoftmaxGradMaker(framework::GradOpBuilder* g) {
            {{"axis", -1}});
 }
 
+// ---------------------------------------------------------------- PaddlePaddle grad op types
+
+constexpr char kGradOp[] = "softmax_grad";
+
+class SoftmaxGradOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("Out", "The forward op's Out.");
+    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
+    AddOutput("X@GRAD", "Gradient of X, with X's shape.");
+    AddAttr<int>("axis", "As in `softmax`.").SetDefault(-1);
+    AddAttr<std::string>("data_format", "Layout hint for library kernels.")
+        .SetDefault("AnyLayout")
+        .AsExtra();
+    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddComment(R"DOC(
+Gradient of `softmax` as PaddlePaddle's programs hold it (fused kernel, first order only),
+along dim `axis`:
+
+$$dX = Out \odot \left(dOut - \sum_{axis} dOut \odot Out\right)$$
+
+The sum accumulates in double.
+)DOC");
+  }
+};
+
+void SoftmaxGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Out");
+  ctx->RequireInput("Out@GRAD");
+  ctx->RequireOutput("X@GRAD");
+  const DDim out = ctx->GetInputDim("Out");
+  const DDim dout = ctx->GetInputDim("Out@GRAD");
+  PL_ENFORCE(out.HasUnknown() || dout.HasUnknown() || out == dout,
+             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of Out %s, "
+                                     "received %s",
+                                     ctx->OpType(), out.ToString(), dout.ToString()));
+  SoftmaxAxis(ctx->OpType(), out, ctx->Attr<int>("axis"));
+  ctx->SetOutputDim("X@GRAD", out);
+  ctx->ShareLoD("Out", "X@GRAD");
+}
+
+template <typename T>
+struct SoftmaxGradCpuKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor out = *ctx.Input("Out");
+    const DenseTensor dout = *ctx.Input("Out@GRAD");
+    PL_ENFORCE(out.numel() == dout.numel(),
+               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of Out %s, "
+                                       "received %s",
+                                       kGradOp, out.dims().ToString(), dout.dims().ToString()));
+    const SoftmaxDims d = GetSoftmaxDims(kGradOp, out.dims(), ctx.Attr<int>("axis"));
+    DenseTensor* dx = ctx.Output("X@GRAD");
+    dx->Resize(out.dims());
+    T* o = dx->mutable_data<T>(ctx.GetPlace());
+    if (out.numel() == 0) return;
+    math::SoftmaxBackward(ctx.device_context<platform::CPUDeviceContext>(), out.data<T>(),
+                          dout.data<T>(), o, d.outer, d.n, d.inner);
+  }
+};
+
 }  // namespace
 
 void RegisterSoftmaxOp() {
@@ -123,6 +189,8 @@ void RegisterSoftmaxOp() {
       .InferShape(SoftmaxInferShape)
       .GradOpMaker(SoftmaxGradMaker);
   RegisterPlainCpuFloatKernels<SoftmaxCpuKernel>("softmax");
+  framework::RegisterOp<SoftmaxOp, SoftmaxGradOpMaker>(kGradOp).InferShape(SoftmaxGradInferShape);
+  RegisterPlainCpuFloatKernels<SoftmaxGradCpuKernel>(kGradOp);
 }
 
 }  // namespace operators

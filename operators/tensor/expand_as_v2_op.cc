@@ -1,5 +1,4 @@
 // expand_as_v2: X broadcast to the shape of Y (or of the attribute target_shape).
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -99,31 +98,9 @@ struct ExpandAsV2Kernel {
     DenseTensor* out = ctx.Output("Out");
     out->Resize(target);
     T* o = out->mutable_data<T>(ctx.GetPlace());
-    const int64_t n = target.numel();
-    if (n == 0) return;
-    const T* x = input.data<T>();
-    if (n == input.numel()) {  // Only size-1 dims differ: a copy.
-      if (o != x) std::memcpy(o, x, n * sizeof(T));
-      return;
-    }
-    // Plan over (target, aligned X): the "y" side of the plan is X.
-    const math::BroadcastPlan plan =
-        math::MakeBroadcastPlan(math::BroadcastDims{target, aligned, target});
-    const int64_t xs = plan.y_inner_stride();
-    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-        n, 1 << 14, [&](int64_t begin, int64_t end) {
-          math::ForEachBroadcastRun(plan, begin, end,
-                                    [&](int64_t oo, int64_t, int64_t xo, int64_t len) {
-                                      T* dst = o + oo;
-                                      const T* src = x + xo;
-                                      if (xs == 1) {
-                                        std::memcpy(dst, src, len * sizeof(T));
-                                      } else {
-                                        const T v = *src;
-                                        for (int64_t k = 0; k < len; ++k) dst[k] = v;
-                                      }
-                                    });
-        });
+    if (target.numel() == 0) return;
+    math::BroadcastTo(ctx.device_context<platform::CPUDeviceContext>(), input.data<T>(), aligned,
+                      target, o);
   }
 };
 

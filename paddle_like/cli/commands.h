@@ -18,7 +18,12 @@ int RunCommand(const std::vector<std::string>& args);
 int InspectCommand(const std::vector<std::string>& args);
 // `paddle_like backward --program FILE --loss VAR --out FILE`: appends the backward pass.
 int BackwardCommand(const std::vector<std::string>& args);
+// `paddle_like train [--model ...]`: trains a built-in model; with `--program MAIN` it
+// trains that program instead (TrainProgramCommand).
 int TrainCommand(const std::vector<std::string>& args);
+// `paddle_like train --program MAIN --loss NAME --feed NAME=FILE ...`: trains a program that
+// holds its own backward and optimizer ops (one built by PaddlePaddle, for example).
+int TrainProgramCommand(const std::vector<std::string>& args);
 
 }  // namespace cli
 }  // namespace paddle_like

@@ -1,5 +1,6 @@
 // `paddle_like train`: trains a built-in model on a built-in dataset, saves the inference
-// model, reloads it and evaluates it again, and optionally writes a JSON report.
+// model, reloads it and evaluates it again, and optionally writes a JSON report. With
+// `--program MAIN` it trains that program instead (train_program_command.cc).
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -29,7 +30,17 @@ constexpr char kTrainUsage[] =
     "  Defaults: lenet on fashion-mnist, 3 epochs, batch 64, adam, lr 0.001, seed 1,\n"
     "  --save paddle_like_model. Threads: FLAGS_paddle_num_threads (environment).\n"
     "  --data-dir: Fashion-MNIST idx files (default /usr/share/datasets/fashion-mnist) or the\n"
-    "  directory holding scikit-learn's digits.csv.gz (default build/datasets/sklearn).\n";
+    "  directory holding scikit-learn's digits.csv.gz (default build/datasets/sklearn).\n"
+    "   or: paddle_like train --program MAIN --loss NAME --feed NAME=FILE.npy ...\n"
+    "  Trains a program built elsewhere (see `paddle_like train --program X --help`).\n";
+
+// Whether the arguments ask for the program mode (`--program MAIN` or `--program=MAIN`).
+bool WantsProgramMode(const std::vector<std::string>& argv) {
+  for (const std::string& a : argv) {
+    if (a == "--program" || a.rfind("--program=", 0) == 0) return true;
+  }
+  return false;
+}
 
 int64_t ParseInt(const std::string& flag, const std::string& value) {
   try {
@@ -54,6 +65,7 @@ float ParseFloat(const std::string& flag, const std::string& value) {
 }  // namespace
 
 int TrainCommand(const std::vector<std::string>& argv) {
+  if (WantsProgramMode(argv)) return TrainProgramCommand(argv);
   const Args args(argv,
                   {"model", "dataset", "epochs", "batch-size", "optimizer", "lr",
                    "seed", "save", "report", "data-dir"},

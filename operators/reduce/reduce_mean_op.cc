@@ -1,0 +1,164 @@
+// reduce_mean: the mean of X over some (or all) dims, as PaddlePaddle's static programs write
+// `paddle.mean`. Also PaddlePaddle's fused grad op type reduce_mean_grad, for programs it
+// built.
+#include <string>
+#include <vector>
+
+#include "framework/block_desc.h"
+#include "framework/grad_op_maker.h"
+#include "operators/common.h"
+#include "operators/math/reduce.h"
+#include "operators/reduce/reduce_op_util.h"
+#include "operators/registry_table.h"
+
+namespace paddle_like {
+namespace operators {
+namespace {
+
+constexpr char kOp[] = "reduce_mean";
+constexpr char kGradOp[] = "reduce_mean_grad";
+
+class ReduceMeanOpMaker : public ReduceOpMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Input tensor of any shape.");
+    AddOutput("Out", "The means, with X's dtype.");
+    AddReduceAttrs("average");
+    AddAttr<int>("in_dtype", "Accepted for compatibility and ignored, as in PaddlePaddle.")
+        .SetDefault(-1);
+    AddAttr<int>("out_dtype", "Accepted for compatibility and ignored, as in PaddlePaddle.")
+        .SetDefault(-1);
+    AddComment(R"DOC(
+Reduce-mean operator.
+
+$$Out = \frac{1}{n} \sum_{i \in dim} X$$
+
+with n the number of elements averaged into each output: X averaged over the dims listed in
+`dim` (all dims when `reduce_all` is true or `dim` is empty). Reduced dims are removed from
+the output shape, or kept as size 1 when `keep_dim` is true; reducing every dim without
+keep_dim gives a 0-D output. Averages over an empty dim are NaN. Sums accumulate in double
+in a fixed order, so results are reproducible.
+
+With X = [[1, 2, 3], [4, 5, 6]]: dim = [1] gives [2, 5]; reduce_all gives 3.5 (0-D).
+
+Gradient, written with differentiable ops (n = size(X) / size(Out), cast to X's dtype; the
+averaged dims are put back as size 1 unless keep_dim kept them, then the result is broadcast
+to X):
+$$dX = \mathrm{expand\_as\_v2}\left(\mathrm{unsqueeze2}\left(\frac{dOut}{n}, dim\right), X\right)$$
+)DOC");
+  }
+};
+
+class ReduceMeanOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
+// The reduced shape of `x` for the attributes of a kernel's op.
+math::ReduceShape ShapeOf(const ExecutionContext& ctx, const DDim& x) {
+  return math::ComputeReduceShape(ctx.Type(), x, ctx.Attr<std::vector<int>>("dim"),
+                                  ctx.Attr<bool>("keep_dim"), ctx.Attr<bool>("reduce_all"));
+}
+
+void ReduceMeanInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  const math::ReduceShape shape = math::ComputeReduceShape(
+      ctx->OpType(), ctx->GetInputDim("X"), ctx->Attr<std::vector<int>>("dim"),
+      ctx->Attr<bool>("keep_dim"), ctx->Attr<bool>("reduce_all"));
+  ctx->SetOutputDim("Out", shape.out);
+}
+
+template <typename T>
+struct ReduceMeanCpuKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor x = *ctx.Input("X");
+    const math::ReduceShape shape = ShapeOf(ctx, x.dims());
+    DenseTensor* out = ctx.Output("Out");
+    out->Resize(shape.out);
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    const int64_t n = shape.out.numel();
+    if (n == 0) return;
+    std::vector<double> sums(static_cast<size_t>(n));
+    math::SumOverDims(ctx.device_context<platform::CPUDeviceContext>(),
+                      x.numel() > 0 ? x.data<T>() : nullptr, x.dims(), shape.reduced,
+                      sums.data());
+    // 0 / 0 is NaN for an empty reduction.
+    const double count = static_cast<double>(x.numel() / n);
+    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(sums[i] / count);
+  }
+};
+
+// dX = expand_as_v2(unsqueeze2(dOut / n), X) with n = cast(size(X)) / cast(size(Out)).
+void ReduceMeanGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const std::string& x = g->Input("X")[0];
+  const framework::BlockDesc* block = g->Forward().Block();
+  const framework::VarDesc* xv = block == nullptr ? nullptr : block->FindVarRecursive(x);
+  DataType dtype = xv == nullptr ? DataType::FLOAT32 : xv->GetDataType();
+  if (!platform::IsFloatingPoint(dtype)) dtype = DataType::FLOAT32;
+  const auto float_size = [g, dtype](const std::string& var, const char* hint) {
+    const std::string count = g->NewTemp(std::string(hint) + "_numel");
+    g->AddOp("size", {{"Input", {var}}}, {{"Out", {count}}});
+    const std::string value = g->NewTemp(std::string(hint) + "_numel_float");
+    g->AddOp("cast", {{"X", {count}}}, {{"Out", {value}}},
+             {{"in_dtype", static_cast<int>(DataType::INT64)},
+              {"out_dtype", static_cast<int>(dtype)}});
+    return value;
+  };
+  const std::string x_size = float_size(x, "x");
+  const std::string out_size = float_size(g->Output("Out")[0], "out");
+  const std::string n = g->NewTemp("mean_count");
+  g->AddOp("elementwise_div", {{"X", {x_size}}, {"Y", {out_size}}}, {{"Out", {n}}},
+           {{"axis", -1}});
+  const std::string scaled = g->NewTemp("dout_over_n");
+  g->AddOp("elementwise_div", {{"X", g->OutputGrad("Out")}, {"Y", {n}}}, {{"Out", {scaled}}},
+           {{"axis", -1}});
+  AppendReduceGradBroadcast(g, scaled, -1);
+}
+
+// ---------------------------------------------------------------- PaddlePaddle grad op types
+
+class ReduceMeanGradOpMaker : public ReduceOpMaker {
+ public:
+  void Make() override {
+    AddInput("X", "The forward op's X.");
+    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
+    AddOutput("X@GRAD", "Gradient of X, with X's shape and dtype.");
+    AddReduceAttrs("average");
+    AddAttr<int>("in_dtype", "As in `reduce_mean` (ignored).").SetDefault(-1);
+    AddAttr<int>("out_dtype", "As in `reduce_mean` (ignored).").SetDefault(-1);
+    AddComment(R"DOC(
+Gradient of `reduce_mean` as PaddlePaddle's programs hold it (fused kernel, first order
+only): Out@GRAD divided by the number n of elements averaged into each output, broadcast
+back over the averaged dims,
+
+$$dX_i = \frac{dOut_{\mathrm{reduce}(i)}}{n}$$
+
+where reduce(i) drops (or, with keep_dim, zeroes) the averaged dims of the index i.
+)DOC");
+  }
+};
+
+template <typename T>
+struct ReduceMeanGradCpuKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const math::ReduceShape shape = ShapeOf(ctx, ctx.Input("X")->dims());
+    ComputeReduceGrad<T>(ctx, shape.reduced, true);
+  }
+};
+
+}  // namespace
+
+void RegisterReduceMeanOp() {
+  framework::RegisterOp<ReduceMeanOp, ReduceMeanOpMaker>(kOp)
+      .InferShape(ReduceMeanInferShape)
+      .GradOpMaker(ReduceMeanGradMaker);
+  RegisterPlainCpuFloatKernels<ReduceMeanCpuKernel>(kOp);
+  framework::RegisterOp<ReduceGradOp, ReduceMeanGradOpMaker>(kGradOp).InferShape(
+      ReduceGradInferShape);
+  RegisterPlainCpuFloatKernels<ReduceMeanGradCpuKernel>(kGradOp);
+}
+
+}  // namespace operators
+}  // namespace paddle_like

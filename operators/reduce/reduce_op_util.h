@@ -1,0 +1,81 @@
+// Shared by the reduce ops with PaddlePaddle's reduce attributes (reduce_sum, reduce_mean)
+// and by the gradient of mean: the attribute declarations, the gradient written with
+// differentiable ops, and the body of the fused `<op>_grad` kernels of PaddlePaddle's
+// programs.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "operators/common.h"
+#include "operators/math/broadcast.h"
+
+namespace paddle_like {
+namespace framework {
+class GradOpBuilder;
+}  // namespace framework
+
+namespace operators {
+
+class ReduceOpMaker : public OpProtoAndCheckerMaker {
+ protected:
+  // Declares `dim`, `keep_dim`, `reduce_all` (and the extra `use_mkldnn`); `verb` says what
+  // happens over the reduced dims ("sum", "average").
+  void AddReduceAttrs(const std::string& verb);
+};
+
+// The op class of the fused grad ops: the kernel computes in X's dtype (an Out@GRAD of
+// another dtype, from out_dtype, is converted to it).
+class ReduceGradOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return ctx.inputs.at("X").at(0)->Get<DenseTensor>().dtype();
+  }
+};
+
+// Shape inference of the grad ops (X, Out@GRAD -> X@GRAD): X@GRAD has X's dims and LoD.
+void ReduceGradInferShape(InferShapeContext* ctx);
+
+// Appends dX = expand_as_v2(unsqueeze2(dout, reduced dims), X) for the forward reduce op of
+// `g` (the unsqueeze2 only when the reduced dims were removed and some dims remain; a 0-D
+// dout broadcasts as it is), then a cast from `from_dtype` to X's dtype when from_dtype >= 0
+// differs from it. X must be declared in the forward op's block (its rank is needed).
+void AppendReduceGradBroadcast(framework::GradOpBuilder* g, const std::string& dout,
+                               int from_dtype);
+
+// The body of the fused grad kernels: X@GRAD = broadcast of Out@GRAD / divisor to X's
+// shape, where Out@GRAD holds X's dims with the `reduced` ones removed (or kept as 1) and
+// divisor is 1 for sums (`mean` false) or the number of elements averaged into each output.
+template <typename T>
+void ComputeReduceGrad(const ExecutionContext& ctx, const std::vector<bool>& reduced, bool mean) {
+  const DenseTensor x = *ctx.Input("X");
+  const DenseTensor dout = *ctx.Input("Out@GRAD");
+  const DDim dims = x.dims();
+  std::vector<int64_t> kept(static_cast<size_t>(dims.size()));
+  for (int i = 0; i < dims.size(); ++i) kept[i] = reduced[i] ? 1 : dims[i];
+  const DDim aligned(kept);
+  PL_ENFORCE(dout.numel() == aligned.numel(),
+             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected %lld elements (the "
+                                     "reduced shape of X %s), received shape %s",
+                                     ctx.Type(), static_cast<long long>(aligned.numel()),
+                                     dims.ToString(), dout.dims().ToString()));
+  DenseTensor result(dims, platform::ToDataType<T>());
+  T* o = result.mutable_data<T>(ctx.GetPlace());
+  if (dims.numel() > 0) {
+    const T* g = dout.data<T>();
+    std::vector<T> scaled;
+    if (mean) {
+      const T count = static_cast<T>(dims.numel() / aligned.numel());
+      scaled.resize(static_cast<size_t>(aligned.numel()));
+      for (size_t i = 0; i < scaled.size(); ++i) scaled[i] = g[i] / count;
+      g = scaled.data();
+    }
+    math::BroadcastTo(ctx.device_context<platform::CPUDeviceContext>(), g, aligned, dims, o);
+  }
+  result.set_lod(x.lod());
+  *ctx.Output("X@GRAD") = std::move(result);
+}
+
+}  // namespace operators
+}  // namespace paddle_like
