@@ -58,7 +58,7 @@ Var Fc(ProgramBuilder* b, Var x, int64_t size, const std::string& act, int num_f
 
 Var Conv2d(ProgramBuilder* b, Var x, int64_t num_filters, int filter_size, int stride,
            int padding, int groups, const std::string& act,
-           std::optional<Initializer> weight_init) {
+           std::optional<Initializer> weight_init, std::optional<Initializer> bias_init) {
   const std::string layer = b->UniqueName("conv2d");
   const auto dims = x.shape();
   PL_ENFORCE(dims.size() == 4 && dims[1] > 0,
@@ -69,7 +69,8 @@ Var Conv2d(ProgramBuilder* b, Var x, int64_t num_filters, int filter_size, int s
                                      static_cast<long long>(dims[1]), groups));
   Var w = CreateParameter(b, layer + ".w_0", {num_filters, dims[1] / groups, filter_size, filter_size},
                           x.dtype(), weight_init.value_or(Initializer::Kaiming()));
-  Var bias = CreateParameter(b, layer + ".b_0", {num_filters}, x.dtype(), Initializer::Constant(0.0f));
+  Var bias = CreateParameter(b, layer + ".b_0", {num_filters}, x.dtype(),
+                             bias_init.value_or(Initializer::Constant(0.0f)));
   Var conv_out = Tmp(b, layer, x.dtype());
   b->AppendOp("conv2d", {{"Input", {x.name()}}, {"Filter", {w.name()}}},
               {{"Output", {conv_out.name()}}},

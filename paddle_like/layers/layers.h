@@ -27,7 +27,8 @@ Var Fc(ProgramBuilder* b, Var x, int64_t size, const std::string& act = "",
 // per-channel bias (zeros), then `act`.
 Var Conv2d(ProgramBuilder* b, Var x, int64_t num_filters, int filter_size, int stride = 1,
            int padding = 0, int groups = 1, const std::string& act = "",
-           std::optional<Initializer> weight_init = std::nullopt);
+           std::optional<Initializer> weight_init = std::nullopt,
+           std::optional<Initializer> bias_init = std::nullopt);
 
 Var Pool2d(ProgramBuilder* b, Var x, int pool_size, const std::string& pool_type = "max",
            int stride = 1, int padding = 0, bool global_pooling = false);

@@ -1,5 +1,7 @@
 #include "paddle_like/train/models.h"
 
+#include <cmath>
+
 #include "framework/op_proto_maker.h"
 
 namespace paddle_like {
@@ -19,12 +21,24 @@ ModelVars BuildModel(layers::ProgramBuilder* b, const std::string& model,
     h = layers::Fc(b, h, 128, "relu");
     v.logits = layers::Fc(b, h, classes);
   } else if (model == "lenet") {
-    Var h = layers::Conv2d(b, v.image, 20, 5, 1, 0, 1, "relu");
+    // Weights and biases uniform in +-1/sqrt(fan_in), which trains this network faster
+    // than the Kaiming/Xavier defaults of the layers.
+    auto fan_in_uniform = [](int64_t fan_in) {
+      const float bound = 1.0f / std::sqrt(static_cast<float>(fan_in));
+      return layers::Initializer::Uniform(-bound, bound);
+    };
+    const int64_t channels = sample_shape.empty() ? 1 : sample_shape[0];
+    Var h = layers::Conv2d(b, v.image, 20, 5, 1, 0, 1, "relu", fan_in_uniform(channels * 25),
+                           fan_in_uniform(channels * 25));
     h = layers::Pool2d(b, h, 2, "max", 2);
-    h = layers::Conv2d(b, h, 50, 5, 1, 0, 1, "relu");
+    h = layers::Conv2d(b, h, 50, 5, 1, 0, 1, "relu", fan_in_uniform(20 * 25),
+                       fan_in_uniform(20 * 25));
     h = layers::Pool2d(b, h, 2, "max", 2);
-    h = layers::Fc(b, h, 500, "relu", /*num_flatten_dims=*/1);
-    v.logits = layers::Fc(b, h, classes);
+    const auto dims = h.shape();
+    const int64_t flat = dims[1] * dims[2] * dims[3];
+    h = layers::Fc(b, h, 500, "relu", /*num_flatten_dims=*/1, fan_in_uniform(flat),
+                   fan_in_uniform(flat));
+    v.logits = layers::Fc(b, h, classes, "", 1, fan_in_uniform(500), fan_in_uniform(500));
   } else {
     throw errors::InvalidArgument("unknown model `%s`: expected mlp or lenet", model);
   }
