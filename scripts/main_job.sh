@@ -17,3 +17,11 @@ n=int.from_bytes(d[8:10],'little'); vals=d[10+n:]
 print(' '.join(str(int.from_bytes(vals[i:i+8],'little')) for i in range(0,len(vals),8)))"))"
 "$BIN" run --program "$MODEL/model.pdmodel" --feed image="$MODEL/test_images.npy" \
     --out "$MODEL/predictions"
+python3 - "$MODEL/predictions/save_infer_model_scale_0.tmp_0.npy" <<'PY'
+import struct, sys
+data = open(sys.argv[1], "rb").read()
+header_len = struct.unpack("<H", data[8:10])[0]
+values = struct.unpack("<%df" % ((len(data) - 10 - header_len) // 4), data[10 + header_len:])
+rows = [values[i:i + 10] for i in range(0, len(values), 10)]
+print("predicted classes:", " ".join(str(max(range(10), key=r.__getitem__)) for r in rows))
+PY
