@@ -28,7 +28,7 @@ const char* DeviceTypeName(DeviceType device) {
 
 std::string KernelKey::ToString() const {
   return std::string("{") + DeviceTypeName(device) + ", " + platform::DataTypeName(dtype) + ", " +
-         LibraryTypeName(library) + ", " + DataLayoutName(layout) + "}";
+         LibraryTypeName(backend) + ", " + DataLayoutName(layout) + "}";
 }
 
 }  // namespace framework

@@ -23,11 +23,11 @@ const char* DeviceTypeName(DeviceType device);
 struct KernelKey {
   DeviceType device = DeviceType::kCPU;
   DataType dtype = DataType::FLOAT32;
-  LibraryType library = LibraryType::kPlain;
+  LibraryType backend = LibraryType::kPlain;  // Which kernel library: plain, oneDNN, cuDNN.
   DataLayout layout = DataLayout::kAny;
 
   bool operator==(const KernelKey& o) const {
-    return device == o.device && dtype == o.dtype && library == o.library && layout == o.layout;
+    return device == o.device && dtype == o.dtype && backend == o.backend && layout == o.layout;
   }
   bool operator!=(const KernelKey& o) const { return !(*this == o); }
   // "{CPU, float32, PLAIN, ANY}"

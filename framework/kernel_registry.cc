@@ -68,7 +68,7 @@ const KernelInfo& KernelRegistry::Choose(const std::string& op_type, DataType dt
   const auto& kernels = KernelsOf(op_type);
   for (const auto& pref : PreferenceOrder(place, options)) {
     for (const auto& k : kernels) {
-      if (k.key.device == pref.device && k.key.library == pref.library && k.key.dtype == dtype &&
+      if (k.key.device == pref.device && k.key.backend == pref.backend && k.key.dtype == dtype &&
           (k.key.layout == DataLayout::kAny || layout == DataLayout::kAny ||
            k.key.layout == layout) &&
           (k.deterministic || !options.deterministic)) {
@@ -83,11 +83,11 @@ const KernelInfo& KernelRegistry::Choose(const std::string& op_type, DataType dt
   for (const auto& k : kernels) {
     std::string why;
     bool enabled = false;
-    for (const auto& p : prefs) enabled |= (p.device == k.key.device && p.library == k.key.library);
+    for (const auto& p : prefs) enabled |= (p.device == k.key.device && p.backend == k.key.backend);
     if (!enabled) {
-      if (k.key.library == LibraryType::kOneDNN && !options.use_onednn) {
+      if (k.key.backend == LibraryType::kOneDNN && !options.use_onednn) {
         why = "oneDNN kernels are off (FLAGS_use_onednn=false)";
-      } else if (k.key.library == LibraryType::kCUDNN && !options.use_cudnn) {
+      } else if (k.key.backend == LibraryType::kCUDNN && !options.use_cudnn) {
         why = "cuDNN kernels are off";
       } else {
         why = std::string("cannot run on ") + place.ToString();

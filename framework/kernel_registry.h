@@ -31,7 +31,7 @@ struct KernelInfo {
 
 struct KernelPreference {
   DeviceType device;
-  LibraryType library;
+  LibraryType backend;
 };
 
 struct KernelChoiceOptions {

@@ -362,8 +362,8 @@ TEST_F(Conv2dOneDNNTest, MatchesPlainKernel) {
       ScopedFlag flag(&FLAGS_use_onednn, false);
       plain = RunConv<float>(c, v);
     }
-    EXPECT_EQ(onednn.kernel->key.library, LibraryType::kOneDNN);
-    EXPECT_EQ(plain.kernel->key.library, LibraryType::kPlain);
+    EXPECT_EQ(onednn.kernel->key.backend, LibraryType::kOneDNN);
+    EXPECT_EQ(plain.kernel->key.backend, LibraryType::kPlain);
     EXPECT_EQ(onednn.outputs["Output"][0].dims(), plain.outputs["Output"][0].dims());
     ExpectNear(ToDoubles(onednn.outputs["Output"][0]), ToDoubles(plain.outputs["Output"][0]), 1e-5,
                2e-6 * Terms(c), c.Name());
@@ -373,7 +373,7 @@ TEST_F(Conv2dOneDNNTest, MatchesPlainKernel) {
 TEST_F(Conv2dOneDNNTest, DoubleUsesPlainKernel) {
   ScopedFlag flag(&FLAGS_use_onednn, true);
   ConvCase c{{1, 2, 5, 5}, {2, 2, 3, 3}};
-  EXPECT_EQ(RunConv<double>(c, MakeInputs(c, 9)).kernel->key.library, LibraryType::kPlain);
+  EXPECT_EQ(RunConv<double>(c, MakeInputs(c, 9)).kernel->key.backend, LibraryType::kPlain);
 }
 
 // ---------------------------------------------------------------------------- errors

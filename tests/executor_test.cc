@@ -152,14 +152,14 @@ TEST_F(ExecutorTest, PriorityFollowsUseOneDNNFlag) {
     testing::ScopedFlag on(&FLAGS_use_onednn, true);
     OneOpRun run(MakeAdd2(), x, y);
     run.prepared->Run();
-    EXPECT_EQ(run.prepared->kernel()->key.library, LibraryType::kOneDNN);
+    EXPECT_EQ(run.prepared->kernel()->key.backend, LibraryType::kOneDNN);
     EXPECT_EQ(run.Out(), (std::vector<double>{1011, 1022}));
   }
   {
     testing::ScopedFlag off(&FLAGS_use_onednn, false);
     OneOpRun run(MakeAdd2(), x, y);
     run.prepared->Run();
-    EXPECT_EQ(run.prepared->kernel()->key.library, LibraryType::kPlain);
+    EXPECT_EQ(run.prepared->kernel()->key.backend, LibraryType::kPlain);
     EXPECT_EQ(run.Out(), (std::vector<double>{11, 22}));
   }
   {

@@ -10,7 +10,7 @@ namespace {
 using framework::LibraryType;
 
 struct Run {
-  LibraryType library;
+  LibraryType backend;
   DDim dims;
   std::vector<double> values;
 };
@@ -19,7 +19,7 @@ Run RunWith(bool use_onednn, const std::string& type, const SlotTensors& inputs,
             const AttributeMap& attrs) {
   ScopedFlag flag(&FLAGS_use_onednn, use_onednn);
   auto r = RunOp(type, inputs, {{"Out", 1}}, attrs);
-  return {r.kernel->key.library, r.outputs["Out"][0].dims(), ToDoubles(r.outputs["Out"][0])};
+  return {r.kernel->key.backend, r.outputs["Out"][0].dims(), ToDoubles(r.outputs["Out"][0])};
 }
 
 // Runs the op with oneDNN on and off; checks the choice and that the results agree.
@@ -30,8 +30,8 @@ void CheckBothKernels(const std::string& type, const DDim& x, const DDim& y,
   const std::string what = type + " " + x.ToString() + " x " + y.ToString();
   const Run onednn = RunWith(true, type, inputs, attrs);
   const Run plain = RunWith(false, type, inputs, attrs);
-  EXPECT_EQ(onednn.library, LibraryType::kOneDNN) << what;
-  EXPECT_EQ(plain.library, LibraryType::kPlain) << what;
+  EXPECT_EQ(onednn.backend, LibraryType::kOneDNN) << what;
+  EXPECT_EQ(plain.backend, LibraryType::kPlain) << what;
   EXPECT_EQ(onednn.dims, plain.dims) << what;
   ExpectNear(onednn.values, plain.values, 1e-5, 1e-6 * 4 * (k + 1), what);
 }
@@ -94,7 +94,7 @@ TEST_F(OneDNNKernelTest, Float64StaysOnThePlainKernel) {
                  {{"X", {MakeTensor<double>({2, 2}, {1, 2, 3, 4})}},
                   {"Y", {MakeTensor<double>({2, 2}, {1, 0, 0, 1})}}},
                  {{"Out", 1}});
-  EXPECT_EQ(r.kernel->key.library, LibraryType::kPlain);
+  EXPECT_EQ(r.kernel->key.backend, LibraryType::kPlain);
   ExpectNear(ToDoubles(r.outputs["Out"][0]), {1, 2, 3, 4}, 0, 0, "identity");
 }
 
@@ -103,7 +103,7 @@ TEST_F(OneDNNKernelTest, LoDAndErrorsMatchPlainKernel) {
   DenseTensor x = MakeTensor<float>({3, 2}, {1, 2, 3, 4, 5, 6});
   x.set_lod(framework::LoD{{0, 1, 3}});
   auto r = RunOp("mul", {{"X", {x}}, {"Y", {MakeTensor<float>({2, 1}, {1, 1})}}}, {{"Out", 1}});
-  EXPECT_EQ(r.kernel->key.library, LibraryType::kOneDNN);
+  EXPECT_EQ(r.kernel->key.backend, LibraryType::kOneDNN);
   EXPECT_EQ(r.outputs["Out"][0].lod(), x.lod());
   try {
     RunOp("matmul_v2",

@@ -55,7 +55,7 @@ TEST(OpRegistryTable, EveryOpIsDocumentedAndComplete) {
     if (kernels.empty()) continue;
     bool f32 = false, f64 = false;
     for (const auto& k : kernels) {
-      if (k.key.device == DeviceType::kCPU && k.key.library == LibraryType::kPlain) {
+      if (k.key.device == DeviceType::kCPU && k.key.backend == LibraryType::kPlain) {
         f32 |= k.key.dtype == DataType::FLOAT32;
         f64 |= k.key.dtype == DataType::FLOAT64;
       }
@@ -72,7 +72,7 @@ TEST(OpRegistryTable, OneDNNKernelsForMatmuls) {
   for (const char* op : {"matmul_v2", "mul"}) {
     bool found = false;
     for (const auto& k : KernelRegistry::Instance().KernelsOf(op)) {
-      found |= k.key.library == LibraryType::kOneDNN && k.key.dtype == DataType::FLOAT32;
+      found |= k.key.backend == LibraryType::kOneDNN && k.key.dtype == DataType::FLOAT32;
     }
     EXPECT_TRUE(found) << op;
   }

@@ -371,8 +371,8 @@ TEST_F(Pool2dOneDNNTest, MatchesPlainKernel) {
       ScopedFlag flag(&FLAGS_use_onednn, false);
       plain = RunPool<float>(c, x);
     }
-    EXPECT_EQ(onednn.kernel->key.library, LibraryType::kOneDNN);
-    EXPECT_EQ(plain.kernel->key.library, LibraryType::kPlain);
+    EXPECT_EQ(onednn.kernel->key.backend, LibraryType::kOneDNN);
+    EXPECT_EQ(plain.kernel->key.backend, LibraryType::kPlain);
     EXPECT_EQ(onednn.outputs["Out"][0].dims(), plain.outputs["Out"][0].dims());
     ExpectNear(ToDoubles(onednn.outputs["Out"][0]), ToDoubles(plain.outputs["Out"][0]), 1e-5,
                1e-6, c.Name());

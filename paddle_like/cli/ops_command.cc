@@ -68,7 +68,7 @@ void WriteOpJson(const std::string& type, const OpInfo& info, JsonWriter* w) {
     w->BeginObject()
         .Key("device").String(framework::DeviceTypeName(k.key.device))
         .Key("dtype").String(platform::DataTypeName(k.key.dtype))
-        .Key("library").String(framework::LibraryTypeName(k.key.library))
+        .Key("library").String(framework::LibraryTypeName(k.key.backend))
         .Key("layout").String(framework::DataLayoutName(k.key.layout))
         .Key("deterministic").Bool(k.deterministic)
         .EndObject();
