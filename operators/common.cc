@@ -10,5 +10,19 @@ void SameShapeInferShape(InferShapeContext* ctx) {
   ctx->ShareLoD("X", "Out");
 }
 
+void UnaryGradInferShape(InferShapeContext* ctx, const std::string& like) {
+  ctx->RequireInput(like);
+  ctx->RequireInput("Out@GRAD");
+  ctx->RequireOutput("X@GRAD");
+  const DDim dep = ctx->GetInputDim(like);
+  const DDim dout = ctx->GetInputDim("Out@GRAD");
+  PL_ENFORCE(dep.HasUnknown() || dout.HasUnknown() || dep == dout,
+             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of `%s` %s, "
+                                     "received %s",
+                                     ctx->OpType(), like, dep.ToString(), dout.ToString()));
+  ctx->SetOutputDim("X@GRAD", dep);
+  ctx->ShareLoD(like, "X@GRAD");
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -21,6 +21,10 @@ using framework::OperatorWithKernel;
 // Out has the shape and LoD of X.
 void SameShapeInferShape(InferShapeContext* ctx);
 
+// The grad op of an elementwise unary op: X@GRAD takes the shape and LoD of input `like`
+// (X or Out), and Out@GRAD must have that shape too.
+void UnaryGradInferShape(InferShapeContext* ctx, const std::string& like);
+
 // Registers Kernel<float> and Kernel<double> as the plain CPU kernels of `op_type`.
 template <template <typename> class KernelT>
 void RegisterPlainCpuFloatKernels(const std::string& op_type) {

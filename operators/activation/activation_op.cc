@@ -177,18 +177,7 @@ class ActivationGradOpMaker : public OpProtoAndCheckerMaker {
 
 template <typename Tag>
 void ActivationGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput(Tag::kGradDep);
-  ctx->RequireInput("Out@GRAD");
-  ctx->RequireOutput("X@GRAD");
-  const DDim dep = ctx->GetInputDim(Tag::kGradDep);
-  const DDim dout = ctx->GetInputDim("Out@GRAD");
-  PL_ENFORCE(dep.HasUnknown() || dout.HasUnknown() || dep == dout,
-             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of `%s` %s, "
-                                     "received %s",
-                                     ctx->OpType(), Tag::kGradDep, dep.ToString(),
-                                     dout.ToString()));
-  ctx->SetOutputDim("X@GRAD", dep);
-  ctx->ShareLoD(Tag::kGradDep, "X@GRAD");
+  UnaryGradInferShape(ctx, Tag::kGradDep);
 }
 
 template <typename Tag>

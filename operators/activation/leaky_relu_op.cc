@@ -107,19 +107,7 @@ $$dX = \begin{cases} dOut & X \ge 0 \\ \alpha \, dOut & X < 0 \end{cases}$$
   }
 };
 
-void LeakyReluGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  ctx->RequireInput("Out@GRAD");
-  ctx->RequireOutput("X@GRAD");
-  const DDim x = ctx->GetInputDim("X");
-  const DDim dout = ctx->GetInputDim("Out@GRAD");
-  PL_ENFORCE(x.HasUnknown() || dout.HasUnknown() || x == dout,
-             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of X %s, "
-                                     "received %s",
-                                     ctx->OpType(), x.ToString(), dout.ToString()));
-  ctx->SetOutputDim("X@GRAD", x);
-  ctx->ShareLoD("X", "X@GRAD");
-}
+void LeakyReluGradInferShape(InferShapeContext* ctx) { UnaryGradInferShape(ctx, "X"); }
 
 template <typename T>
 struct LeakyReluGradKernel {
