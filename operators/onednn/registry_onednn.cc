@@ -2,6 +2,7 @@
 #include "framework/op_registry.h"
 #include "operators/onednn/conv_pool_onednn.h"
 #include "operators/onednn/matmul_onednn.h"
+#include "operators/onednn/onednn_kernel_families.h"
 #include "operators/registry_table.h"
 
 namespace paddle_like {
@@ -22,6 +23,10 @@ void RegisterOneDNNKernels() {
   }
   framework::RegisterKernel("pool2d", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                             Pool2dOneDNNKernel);
+  RegisterEltwiseOneDNNKernels();
+  RegisterSoftmaxOneDNNKernels();
+  RegisterNormOneDNNKernels();
+  RegisterConvPoolGradOneDNNKernels();
 }
 
 }  // namespace operators

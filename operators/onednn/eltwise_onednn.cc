@@ -1,0 +1,9 @@
+#include "operators/onednn/onednn_kernel_families.h"
+
+namespace paddle_like {
+namespace operators {
+
+void RegisterEltwiseOneDNNKernels() {}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,19 @@
+// oneDNN kernel families that register their own kernels; registry_onednn.cc calls each.
+#pragma once
+
+namespace paddle_like {
+namespace operators {
+
+// Eltwise activations (forward and PaddlePaddle's fused `<type>_grad` ops) on
+// dnnl::eltwise_forward / eltwise_backward.
+void RegisterEltwiseOneDNNKernels();
+// softmax and softmax_grad on dnnl::softmax_forward / softmax_backward.
+void RegisterSoftmaxOneDNNKernels();
+// batch_norm, layer_norm and their grads on dnnl::batch_normalization_* and
+// dnnl::layer_normalization_*.
+void RegisterNormOneDNNKernels();
+// conv2d_grad, depthwise_conv2d_grad and pool2d_grad on the oneDNN backward primitives.
+void RegisterConvPoolGradOneDNNKernels();
+
+}  // namespace operators
+}  // namespace paddle_like
