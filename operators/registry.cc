@@ -20,7 +20,7 @@ void RegisterAllOps() {
         RegisterMatmulV2Op,   RegisterMulOp,          RegisterSoftmaxOp,     RegisterMeanOp,
         RegisterReduceSumOp,  RegisterReshape2Op,     RegisterTranspose2Op,  RegisterSumOp,
         RegisterFillAnyLikeOp, RegisterReduceAsOp,    RegisterExpandAsV2Op,  RegisterSizeOp,
-        RegisterUnsqueezeSqueezeOps, RegisterReduceMeanOp,
+        RegisterUnsqueezeSqueezeOps, RegisterReduceMeanOp, RegisterShapeOp,
         // Training ops.
         RegisterConv2dOp, RegisterPool2dOp, RegisterBatchNormOp, RegisterLayerNormOp,
         RegisterDropoutOp, RegisterGeluOp, RegisterLeakyReluOp, RegisterSoftmaxWithCrossEntropyOp,
@@ -28,6 +28,8 @@ void RegisterAllOps() {
         RegisterFlattenContiguousRangeOp, RegisterConcatOp, RegisterSplitOp, RegisterSliceOp,
         RegisterLookupTableV2Op, RegisterSgdOp, RegisterMomentumOp, RegisterAdamOp,
         RegisterRandomOps, RegisterSaveLoadOps, RegisterSquaredL2NormOp,
+        // Ops of saved mobile models.
+        RegisterHardActivationOps,
         // PaddlePaddle's fused grad op types (in programs it built) kept in files of their own.
         RegisterElementwiseGradOps,
     };

@@ -34,6 +34,8 @@ void RegisterLayerNormOp();
 void RegisterDropoutOp();
 void RegisterGeluOp();
 void RegisterLeakyReluOp();
+void RegisterHardActivationOps();
+void RegisterShapeOp();
 void RegisterSoftmaxWithCrossEntropyOp();
 void RegisterCrossEntropyOp();
 void RegisterAccuracyOp();

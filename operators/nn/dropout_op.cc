@@ -29,8 +29,11 @@ class DropoutOpMaker : public OpProtoAndCheckerMaker {
     AddInput("Seed", "One-element int32 or int64 tensor: the seed, overriding the attributes.")
         .AsDispensable();
     AddOutput("Out", "The result, with the shape and LoD of X.");
-    AddOutput("Mask", "uint8 mask of X's shape: 1 where X was kept (all ones in inference).")
-        .AsIntermediate();
+    AddOutput("Mask",
+              "uint8 mask of X's shape: 1 where X was kept (all ones in inference). Inference "
+              "programs may leave it out; training needs it for the gradient.")
+        .AsIntermediate()
+        .AsDispensable();
     AddAttr<float>("dropout_prob", "Probability of zeroing an element.")
         .SetDefault(0.5f)
         .InRange(0.0f, 1.0f);
@@ -101,7 +104,6 @@ double InferScale(double p, bool upscale) { return upscale ? 1.0 : 1.0 - p; }
 void DropoutInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
-  ctx->RequireOutput("Mask");
   if (ctx->HasInput("Seed")) {
     const DDim s = ctx->GetInputDim("Seed");
     PL_ENFORCE(s.numel() < 0 || s.numel() == 1,
@@ -112,7 +114,7 @@ void DropoutInferShape(InferShapeContext* ctx) {
   const DDim x = ctx->GetInputDim("X");
   ctx->SetOutputDim("Out", x);
   ctx->ShareLoD("X", "Out");
-  ctx->SetOutputDim("Mask", x);
+  if (ctx->HasOutput("Mask")) ctx->SetOutputDim("Mask", x);
 }
 
 void DropoutInferVarType(framework::VarTypeInferenceContext* ctx) {
@@ -148,7 +150,6 @@ struct DropoutKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor x = *ctx.Input("X");
     DenseTensor* out = ctx.Output("Out");
-    DenseTensor* mask = ctx.Output("Mask");
     const double p = ctx.Attr<float>("dropout_prob");
     const bool upscale = IsUpscale(ctx.Attr<std::string>("dropout_implementation"));
     const platform::Place place = ctx.GetPlace();
@@ -157,6 +158,9 @@ struct DropoutKernel {
     out->Resize(x.dims());
     out->set_lod(x.lod());
     T* o = out->mutable_data<T>(place);
+    // Without a Mask output (inference programs) the mask lives only for this call.
+    DenseTensor local_mask;
+    DenseTensor* mask = ctx.Output("Mask") != nullptr ? ctx.Output("Mask") : &local_mask;
     mask->Resize(x.dims());
     uint8_t* m = mask->mutable_data<uint8_t>(place);
     if (ctx.Attr<bool>("is_test")) {
@@ -244,7 +248,13 @@ framework::AttributeMap GradAttrs(const framework::OpDesc& op) {
 // dropout_grad reads the Mask (in training) and dOut; not X or Out.
 void DropoutGradMaker(framework::GradOpBuilder* g) {
   framework::VariableNameMap inputs = {{"Out@GRAD", g->OutputGrad("Out")}};
-  if (!BoolAttrOr(g->Forward(), "is_test", false)) inputs["Mask"] = g->Output("Mask");
+  if (!BoolAttrOr(g->Forward(), "is_test", false)) {
+    PL_ENFORCE(g->Forward().HasOutput("Mask"),
+               errors::InvalidArgument("op `%s` output `Mask`: the gradient in training reads "
+                                       "the mask, but the op has no Mask output",
+                                       kOp));
+    inputs["Mask"] = g->Output("Mask");
+  }
   g->AddOp(kGradOp, inputs, {{"X@GRAD", g->InputGrad("X")}}, GradAttrs(g->Forward()));
 }
 
