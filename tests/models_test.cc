@@ -119,7 +119,11 @@ std::map<std::string, DenseTensor> ConstantFeeds(const ProgramDesc& program) {
   for (const auto& name : program.FeedTargetNames()) {
     const VarDesc* desc = program.Block(0).FindVar(name);
     std::vector<int64_t> dims = desc->GetShape();
-    for (auto& d : dims) d = d < 0 ? 1 : d;
+    // A dynamic batch becomes 1; other dynamic dims (image sides) 64, so that every stride
+    // and pooling window of the models still finds an input.
+    for (size_t i = 0; i < dims.size(); ++i) {
+      if (dims[i] < 0) dims[i] = i == 0 ? 1 : 64;
+    }
     DenseTensor t(DDim(dims), desc->GetDataType());
     platform::VisitDataType(desc->GetDataType(), [&](auto tag) {
       using T = decltype(tag);
