@@ -75,13 +75,19 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
         std::make_unique<PreparedOp>(*prepared->ops_.back(), local, place_));
   }
 
-  // Last use of every temporary, in execution order.
+  // Last use of every temporary, in execution order. Inputs in no-need-buffer slots (the
+  // op reads only metadata) do not keep a buffer alive.
   std::set<std::string> kept(keep.begin(), keep.end());
   std::unordered_map<std::string, size_t> last_use;
   for (size_t i = 0; i < block.OpSize(); ++i) {
-    const OpDesc* op = block.Op(i);
-    for (const auto& n : op->InputArgumentNames()) last_use[n] = i;
-    for (const auto& n : op->OutputArgumentNames()) last_use[n] = i;
+    const OperatorBase& op = *prepared->ops_[i];
+    for (const auto& slot : op.Inputs()) {
+      if (!op.NeedsBuffer(slot.first)) continue;
+      for (const auto& n : slot.second) last_use[n] = i;
+    }
+    for (const auto& slot : op.Outputs()) {
+      for (const auto& n : slot.second) last_use[n] = i;
+    }
   }
   prepared->free_after_.resize(block.OpSize());
   for (const auto& kv : last_use) {

@@ -43,6 +43,8 @@ class SlotBuilder {
   SlotBuilder& AsDispensable() { slot_->dispensable = true; return *this; }
   SlotBuilder& AsIntermediate() { slot_->intermediate = true; return *this; }
   SlotBuilder& AsExtra() { slot_->extra = true; return *this; }
+  // Only the variable's dims, dtype and LoD are read (see OpSlotSpec::no_need_buffer).
+  SlotBuilder& AsNoNeedBuffer() { slot_->no_need_buffer = true; return *this; }
 
  private:
   OpSlotSpec* slot_;

@@ -18,6 +18,10 @@ struct OpSlotSpec {
   bool dispensable = false;   // May be absent.
   bool intermediate = false;  // Output kept only for the backward pass.
   bool extra = false;         // Framework/runtime-only, not part of the math.
+  // Input whose values the op never reads, only its dims, dtype and LoD (e.g. the forward X
+  // of elementwise_add_grad). The executor frees such a variable's buffer after its last
+  // other use; the op then sees a tensor with metadata and no data.
+  bool no_need_buffer = false;
 };
 
 struct OpAttrSpec {

@@ -57,6 +57,11 @@ const std::vector<std::string>& OperatorBase::OutputNames(const std::string& slo
 bool OperatorBase::HasInput(const std::string& slot) const { return !InputNames(slot).empty(); }
 bool OperatorBase::HasOutput(const std::string& slot) const { return !OutputNames(slot).empty(); }
 
+bool OperatorBase::NeedsBuffer(const std::string& input_slot) const {
+  const OpSlotSpec* spec = info_ != nullptr ? info_->spec.FindInput(input_slot) : nullptr;
+  return spec == nullptr || !spec->no_need_buffer;
+}
+
 void OperatorBase::Run(const Scope& scope, const Place& place) const { RunImpl(scope, place); }
 
 std::string OperatorBase::DebugString() const {
@@ -111,7 +116,9 @@ Variable* ExecutionContext::OutputVar(const std::string& slot, size_t i) const {
 const DenseTensor* ExecutionContext::Input(const std::string& slot, size_t i) const {
   const Variable* var = InputVar(slot, i);
   if (var == nullptr) return nullptr;
-  PL_ENFORCE(var->IsType<DenseTensor>() && var->Get<DenseTensor>().initialized(),
+  // A no-need-buffer input may have had its buffer freed: its dims, dtype and LoD remain.
+  PL_ENFORCE(var->IsType<DenseTensor>() &&
+                 (var->Get<DenseTensor>().initialized() || !op_.NeedsBuffer(slot)),
              errors::PreconditionNotMet("op `%s` input `%s`: variable `%s` holds no data", Type(),
                                         slot, InputName(slot, i)));
   return &var->Get<DenseTensor>();
@@ -141,7 +148,7 @@ DataType OperatorWithKernel::IndicateDataType(const RuntimeContext& ctx) const {
   for (const auto& kv : ctx.inputs) {
     for (const Variable* v : kv.second) {
       const DenseTensor* tensor = TensorOf(*v);
-      if (tensor == nullptr || !tensor->initialized()) continue;
+      if (tensor == nullptr || (!tensor->initialized() && NeedsBuffer(kv.first))) continue;
       const DataType t = tensor->dtype();
       if (platform::IsFloatingPoint(t)) return t;
       if (first == DataType::UNDEFINED) first = t;

@@ -41,6 +41,8 @@ class OperatorBase {
   const std::vector<std::string>& OutputNames(const std::string& slot) const;
   bool HasInput(const std::string& slot) const;
   bool HasOutput(const std::string& slot) const;
+  // False for input slots declared AsNoNeedBuffer (only metadata is read).
+  bool NeedsBuffer(const std::string& input_slot) const;
 
   template <typename T>
   const T& Attr(const std::string& name) const {

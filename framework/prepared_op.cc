@@ -53,7 +53,7 @@ void PreparedOp::ChooseKernel() {
     for (size_t i = 0; i < kv.second.size(); ++i) {
       const Variable* v = kv.second[i];
       const DenseTensor* t = TensorOf(*v);
-      PL_ENFORCE(t != nullptr && t->initialized(),
+      PL_ENFORCE(t != nullptr && (t->initialized() || !op_.NeedsBuffer(kv.first)),
                  errors::PreconditionNotMet(
                      "op `%s` input `%s`: variable `%s` holds no data (was it fed or loaded?)",
                      op_.Type(), kv.first, op_.InputNames(kv.first)[i]));
@@ -77,6 +77,7 @@ void PreparedOp::ChooseKernel() {
       const DenseTensor& t = *TensorOf(*v);
       signature_.push_back({v, t.dtype(), t.place()});
       if (!v->IsType<DenseTensor>()) continue;  // SelectedRows are handed over as they are.
+      if (!op_.NeedsBuffer(kv.first)) continue;  // Metadata only: nothing to convert.
       const bool cast = t.dtype() != kernel_->key.dtype &&
                         kernel_op_->CastsInput(kv.first, t.dtype(), kernel_->key.dtype);
       const bool move = t.place() != kernel_place;

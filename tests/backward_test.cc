@@ -3,6 +3,8 @@
 // no-grad set, pruned branches, op roles, renamed names in a second pass, and errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "framework/backward.h"
 #include "framework/grad_op_maker.h"
 #include "framework/op_registry.h"
@@ -175,6 +177,38 @@ TEST_F(BackwardTest, SecondPassGivesSecondDerivativeUnderANewName) {
   EXPECT_EQ(second.grad_of.at("x"), "x@GRAD@1");
   EXPECT_EQ(second.grad_of.at("x@GRAD"), "x@GRAD@GRAD");
   EXPECT_EQ(Run("x@GRAD@1"), (std::vector<double>{6, 1}));
+}
+
+// The grad ops read only what their formulas need: in loss = mean(x + y) the backward reads
+// the forward sum `s` only for its dims (reduce_as / fill_any_like / mean's gradient), so the
+// executor frees s right after the forward mean, before any backward op runs.
+TEST_F(BackwardTest, ForwardValuesReadOnlyForTheirDimsAreFreedEarly) {
+  Add("elementwise_add", {{"X", {"x"}}, {"Y", {"y"}}}, "s");
+  Add("mean", {{"X", {"s"}}}, "loss");
+  const size_t forward_ops = program_.Block(0).OpSize();
+  AppendBackward(&program_, "loss");
+  ASSERT_GT(program_.Block(0).OpSize(), forward_ops);
+  bool s_read_by_backward = false;
+  for (size_t i = forward_ops; i < program_.Block(0).OpSize(); ++i) {
+    for (const auto& n : program_.Block(0).Op(i)->InputArgumentNames()) s_read_by_backward |= n == "s";
+  }
+  EXPECT_TRUE(s_read_by_backward) << "the backward should name s for its dims";
+  Scope scope;
+  Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(program_, 0, &scope, {"x@GRAD", "y@GRAD"});
+  const std::vector<std::string> freed = prepared->FreedAfter(forward_ops - 1);
+  EXPECT_NE(std::find(freed.begin(), freed.end(), "s"), freed.end())
+      << "s should be freed after the forward mean";
+  *prepared->local_scope()->FindVar("x")->GetMutable<DenseTensor>() =
+      MakeTensor<double>({2}, {1.5, -2});
+  *prepared->local_scope()->FindVar("y")->GetMutable<DenseTensor>() =
+      MakeTensor<double>({2}, {3, 0.5});
+  exec.Run(prepared.get());
+  for (const char* g : {"x@GRAD", "y@GRAD"}) {
+    EXPECT_EQ(ToDoubles(prepared->local_scope()->FindVar(g)->Get<DenseTensor>()),
+              (std::vector<double>{0.5, 0.5}))
+        << g;
+  }
 }
 
 TEST_F(BackwardTest, ErrorsNameTheLossOrTheOp) {

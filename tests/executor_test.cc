@@ -3,6 +3,7 @@
 // versions, NaN/Inf checks, scopes and tensor records.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <thread>
 
 #include "framework/data_transform.h"
@@ -289,6 +290,52 @@ TEST_F(ExecutorTest, TemporariesFreedAfterLastUse) {
               (std::vector<double>{5, 26}));
   }
   EXPECT_EQ(prepared->op(0).kernel_choices(), 1);
+}
+
+// x -> quadratic -> t -> fill_any_like -> u -> quadratic -> y. fill_any_like reads only t's
+// dims (a no-need-buffer input), so t's buffer is freed right after it is made, and the
+// kernels after it still see t's dims.
+TEST_F(ExecutorTest, NoNeedBufferInputsDoNotKeepBuffersAlive) {
+  ProgramDesc p;
+  BlockDesc& b = p.Block(0);
+  b.Var("x")->SetShape({3});
+  const auto add = [&b](const char* type, const char* in_slot, const char* in, const char* out) {
+    OpDesc* op = b.AppendOp();
+    op->SetType(type);
+    op->SetInput(in_slot, {in});
+    op->SetOutput("Out", {out});
+    return op;
+  };
+  add("quadratic", "X", "x", "t")->SetAttr("a", 1.0f);
+  add("fill_any_like", "X", "t", "u")->SetAttr("value", 2.0f);
+  OpDesc* last = add("quadratic", "X", "u", "y");
+  last->SetAttr("a", 1.0f);
+  last->SetAttr("c", 1.0f);
+  Scope scope;
+  Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(p, 0, &scope, {"y"});
+  std::vector<std::string> first = prepared->FreedAfter(0);
+  std::sort(first.begin(), first.end());
+  EXPECT_EQ(first, (std::vector<std::string>{"t", "x"}));
+  EXPECT_EQ(prepared->FreedAfter(1), std::vector<std::string>{});
+  EXPECT_EQ(prepared->FreedAfter(2), (std::vector<std::string>{"u"}));
+  for (int run = 0; run < 2; ++run) {
+    *prepared->local_scope()->FindVar("x")->GetMutable<DenseTensor>() =
+        MakeTensor<float>({3}, {1, 2, 3});
+    exec.Run(prepared.get());
+    const DenseTensor& t = prepared->local_scope()->FindVar("t")->Get<DenseTensor>();
+    EXPECT_FALSE(t.initialized());
+    EXPECT_EQ(t.dims(), DDim({3}));  // The metadata stays.
+    // y = u^2 + 1 with u = 2 everywhere.
+    EXPECT_EQ(ToDoubles(prepared->local_scope()->FindVar("y")->Get<DenseTensor>()),
+              (std::vector<double>{5, 5, 5}));
+  }
+}
+
+// A kernel that does read a no-need-buffer input's values fails with a typed error, not a crash.
+TEST_F(ExecutorTest, ReadingAFreedBufferIsATypedError) {
+  const DenseTensor no_buffer({2}, DataType::FLOAT32);
+  EXPECT_THROW(no_buffer.data<float>(), platform::PreconditionNotMetError);
 }
 
 TEST_F(ExecutorTest, ConvenienceRunFeedsAndFetches) {

@@ -109,10 +109,18 @@ TEST(FillAnyLikeOp, Errors) {
   }
   // An unsupported dtype number is rejected by the attribute checker.
   EXPECT_THROW(FillLike(x, {{"dtype", 4}}), platform::InvalidArgumentError);
-  // X must hold a tensor.
-  DenseTensor empty({2}, DataType::FLOAT32);
-  EXPECT_THROW(FillLike(empty, {}), platform::PreconditionNotMetError);
-  EXPECT_THROW(FillLike(empty, {{"dtype", 6}}), platform::PreconditionNotMetError);
+}
+
+// X is a no-need-buffer input: its dims and dtype suffice (the executor may have freed its
+// buffer already).
+TEST(FillAnyLikeOp, ReadsOnlyTheMetadataOfX) {
+  const DenseTensor no_buffer({2, 3}, DataType::FLOAT64);
+  ASSERT_FALSE(no_buffer.initialized());
+  const auto r = RunOp("fill_any_like", {{"X", {no_buffer}}}, {{"Out", 1}}, {{"value", 2.5f}});
+  const DenseTensor& out = r.outputs.at("Out")[0];
+  EXPECT_EQ(out.dims(), DDim({2, 3}));
+  EXPECT_EQ(out.dtype(), DataType::FLOAT64);
+  ExpectNear(ToDoubles(out), std::vector<double>(6, 2.5), 0, 0, "Out");
 }
 
 TEST(FillAnyLikeOp, NoGradientFlowsToX) {

@@ -25,12 +25,21 @@ namespace {
 template <typename Tag>
 constexpr bool kReadsOut = std::is_same_v<Tag, ElementwiseDivTag>;
 
+// The gradients of a sum or difference read only the dims of X and Y.
+template <typename Tag>
+constexpr bool kReadsOnlyDimsOfXY =
+    std::is_same_v<Tag, ElementwiseAddTag> || std::is_same_v<Tag, ElementwiseSubTag>;
+
 template <typename Tag>
 class ElementwiseGradOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("X", "The forward op's X.");
-    AddInput("Y", "The forward op's Y.");
+    auto x = AddInput("X", "The forward op's X.");
+    auto y = AddInput("Y", "The forward op's Y.");
+    if (kReadsOnlyDimsOfXY<Tag>) {
+      x.AsNoNeedBuffer();
+      y.AsNoNeedBuffer();
+    }
     if (kReadsOut<Tag>) AddInput("Out", "The forward op's Out.");
     AddInput("Out@GRAD", "Gradient of the forward op's Out.");
     AddOutput("X@GRAD", "Gradient of X, with X's shape.").AsDispensable();

@@ -267,7 +267,7 @@ class CrossEntropyGrad2OpMaker : public OpProtoAndCheckerMaker {
   void Make() override {
     AddInput("MatchX", "The forward op's MatchX.");
     AddInput("Label", "The forward op's Label.");
-    AddInput("XShape", "The forward op's XShape: [0] + X.dims.");
+    AddInput("XShape", "The forward op's XShape: [0] + X.dims.").AsNoNeedBuffer();
     AddInput("Y@GRAD", "Gradient of the forward op's Y.");
     AddOutput("X@GRAD", "Gradient of X, with X's dims.");
     AddAttr<int>("ignore_index", "As in cross_entropy2.").SetDefault(-100);

@@ -70,7 +70,7 @@ padding_idx); merging repeats (math::MergeSelectedRows) gives the dense result's
 class LookupTableV2GradOpMaker : public EmbeddingAttrsMaker {
  public:
   void Make() override {
-    AddInput("W", "The forward op's W (only its dims are read).");
+    AddInput("W", "The forward op's W (only its dims are read).").AsNoNeedBuffer();
     AddInput("Ids", "The forward op's Ids.");
     AddInput("Out@GRAD", "Gradient of the forward op's Out.");
     AddOutput("W@GRAD",

@@ -81,7 +81,7 @@ void MeanGradMaker(framework::GradOpBuilder* g) {
 class MeanGradOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("X", "The forward op's X.");
+    AddInput("X", "The forward op's X (only its dims are read).").AsNoNeedBuffer();
     AddInput("Out@GRAD", "Gradient of the forward op's Out (1 element).");
     AddOutput("X@GRAD", "Gradient of X, with X's shape and dtype.");
     AddComment(R"DOC(

@@ -20,7 +20,8 @@ class ReduceAsOpMaker : public OpProtoAndCheckerMaker {
   void Make() override {
     AddInput("X", "The tensor to sum.");
     AddInput("Target",
-             "Gives the output shape (its data is not read); must broadcast to X's shape.");
+             "Gives the output shape (its data is not read); must broadcast to X's shape.")
+        .AsNoNeedBuffer();
     AddOutput("Out", "X summed over the broadcast dims, with Target's shape and X's dtype.");
     AddAttr<int>("axis",
                  "Dim of X where Target starts, as in the elementwise ops; -1 aligns the "

@@ -122,7 +122,7 @@ void ReduceMeanGradMaker(framework::GradOpBuilder* g) {
 class ReduceMeanGradOpMaker : public ReduceOpMaker {
  public:
   void Make() override {
-    AddInput("X", "The forward op's X.");
+    AddInput("X", "The forward op's X (only its dims are read).").AsNoNeedBuffer();
     AddInput("Out@GRAD", "Gradient of the forward op's Out.");
     AddOutput("X@GRAD", "Gradient of X, with X's shape and dtype.");
     AddReduceAttrs("average");

@@ -49,7 +49,7 @@ only): $$dX_{i, Indices_{i,j}} = dOut_{i,j}$$ and 0 elsewhere.
 class TopKGradOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("X", "The forward op's X (only its dims are read).");
+    AddInput("X", "The forward op's X (only its dims are read).").AsNoNeedBuffer();
     AddInput("Indices", "The forward op's Indices.");
     AddInput("Out@GRAD", "Gradient of the forward op's Out.");
     AddOutput("X@GRAD", "Gradient of X, with X's dims.");

@@ -51,7 +51,9 @@ emitted as a `split` with `sections` when the sizes are known when the backward 
 class ConcatGradOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("X", "The forward op's inputs (only their dims are read).").AsDuplicable();
+    AddInput("X", "The forward op's inputs (only their dims are read).")
+        .AsDuplicable()
+        .AsNoNeedBuffer();
     AddInput("Out@GRAD", "Gradient of the forward op's Out.");
     AddInput("AxisTensor", "The forward op's AxisTensor, when it had one.").AsDispensable();
     AddOutput("X@GRAD", "Gradients of the inputs, one per X, with X's dims.").AsDuplicable();

@@ -20,7 +20,9 @@ class ExpandAsV2OpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "The tensor to broadcast.");
-    AddInput("Y", "Optional; gives the output shape (its data is not read).").AsDispensable();
+    AddInput("Y", "Optional; gives the output shape (its data is not read).")
+        .AsDispensable()
+        .AsNoNeedBuffer();
     AddOutput("Out", "X broadcast to the target shape, with X's dtype.");
     AddAttr<std::vector<int>>("target_shape", "The output shape when Y is not given (dims >= 0).")
         .SetDefault({});

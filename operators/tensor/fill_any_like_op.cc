@@ -26,7 +26,8 @@ class FillAnyLikeOpMaker : public OpProtoAndCheckerMaker {
   void Make() override {
     AddInput("X",
              "Tensor whose shape (and, with dtype = -1, element type) Out takes; its values are "
-             "not read, but it must hold a tensor.");
+             "not read.")
+        .AsNoNeedBuffer();
     AddOutput("Out", "A tensor of X's shape and LoD filled with `value`.");
     AddAttr<float>("value", "The fill value.").SetDefault(0.0f);
     AddAttr<int>("dtype",
@@ -59,10 +60,9 @@ class FillAnyLikeOp : public OperatorWithKernel {
     const int dtype = Attr<int>("dtype");
     if (dtype != kDtypeOfX) return static_cast<DataType>(dtype);
     const auto& vars = ctx.inputs.at("X");
-    PL_ENFORCE(!vars.empty() && vars[0]->IsType<DenseTensor>() &&
-                   vars[0]->Get<DenseTensor>().initialized(),
-               errors::PreconditionNotMet("op `%s` input `X`: variable `%s` holds no data", kOp,
-                                          Input("X")));
+    PL_ENFORCE(!vars.empty() && vars[0]->IsType<DenseTensor>(),
+               errors::PreconditionNotMet("op `%s` input `X`: variable `%s` holds no tensor",
+                                          kOp, Input("X")));
     return vars[0]->Get<DenseTensor>().dtype();
   }
   // X is never read, so it is never converted.

@@ -50,7 +50,7 @@ higher orders work.
 class FlattenGradOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("XShape", "The forward op's XShape: [0] + X.dims, no data.");
+    AddInput("XShape", "The forward op's XShape: [0] + X.dims, no data.").AsNoNeedBuffer();
     AddInput("Out@GRAD", "Gradient of the forward op's Out.");
     AddOutput("X@GRAD", "Gradient of X: Out@GRAD with X's dims.");
     AddAttr<int>("start_axis", "The forward op's start_axis; read by this op's gradient.")

@@ -218,7 +218,7 @@ constexpr char kGradOp[] = "reshape2_grad";
 class Reshape2GradOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("XShape", "XShape of the forward reshape2: [0] + X.dims, no data.");
+    AddInput("XShape", "XShape of the forward reshape2: [0] + X.dims, no data.").AsNoNeedBuffer();
     AddInput("Out@GRAD", "Gradient of the forward output Out.");
     AddInput("Shape",
              "The forward reshape2's `Shape` input, when it had one; read only by the gradient "

@@ -14,7 +14,7 @@ constexpr char kOp[] = "shape";
 class ShapeOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("Input", "Tensor of any shape and dtype (its data is not read).");
+    AddInput("Input", "Tensor of any shape and dtype (its data is not read).").AsNoNeedBuffer();
     AddOutput("Out", "1-D int32 tensor holding the dims of Input.");
     AddComment(R"DOC(
 Shape operator.

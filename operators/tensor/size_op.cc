@@ -14,7 +14,7 @@ constexpr char kOp[] = "size";
 class SizeOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("Input", "Tensor of any shape and dtype (its data is not read).");
+    AddInput("Input", "Tensor of any shape and dtype (its data is not read).").AsNoNeedBuffer();
     AddOutput("Out", "0-D int64 tensor holding the element count of Input.");
     AddComment(R"DOC(
 Size operator.

@@ -86,7 +86,7 @@ is a slice): $$dInput = 0 \text{ except } dInput[\ldots, s_k : e_k, \ldots] = dO
 class SliceGradOpMaker : public SliceAttrsMaker {
  public:
   void Make() override {
-    AddInput("Input", "The forward op's Input (only its dims are read).");
+    AddInput("Input", "The forward op's Input (only its dims are read).").AsNoNeedBuffer();
     AddInput("Out@GRAD", "Gradient of the forward op's Out.");
     AddOutput("Input@GRAD", "Gradient of Input: zeros with Out@GRAD in the sliced box.");
     AddShared();

@@ -34,6 +34,7 @@ void WriteSlotsJson(const std::vector<OpSlotSpec>& slots, JsonWriter* w) {
         .Key("dispensable").Bool(s.dispensable)
         .Key("intermediate").Bool(s.intermediate)
         .Key("extra").Bool(s.extra)
+        .Key("no_need_buffer").Bool(s.no_need_buffer)
         .EndObject();
   }
   w->EndArray();
@@ -94,6 +95,7 @@ std::string SlotsText(const std::vector<OpSlotSpec>& slots) {
     mark(slot.dispensable, "dispensable");
     mark(slot.intermediate, "intermediate");
     mark(slot.extra, "extra");
+    mark(slot.no_need_buffer, "dims only");
     if (!marks.empty()) s += " (" + marks + ")";
   }
   return s;
