@@ -52,14 +52,20 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
   prepared->local_scope_ = &scope->NewScope();
   Scope* local = prepared->local_scope_;
 
-  // Variables: persistable ones in the given scope, the rest locally.
+  // Variables: persistable ones in the given scope, the rest locally. A variable declared
+  // SelectedRows is created as one, so its producer's shape inference keeps it sparse.
   std::set<std::string> persistable;
   for (const VarDesc* v : block.AllVars()) {
+    Variable* var = nullptr;
     if (v->Persistable()) {
       persistable.insert(v->Name());
-      if (scope->FindVar(v->Name()) == nullptr) scope->Var(v->Name());
+      var = scope->FindVar(v->Name());
+      if (var == nullptr) var = scope->Var(v->Name());
     } else {
-      local->Var(v->Name());
+      var = local->Var(v->Name());
+    }
+    if (v->GetKind() == VarKind::kSelectedRows && !var->IsInitialized()) {
+      var->GetMutable<SelectedRows>();
     }
   }
   for (const OpDesc* op : block.AllOps()) {
@@ -114,31 +120,38 @@ void Executor::Run(PreparedProgram* prepared) {
 std::vector<DenseTensor> Executor::Run(const ProgramDesc& program, Scope* scope,
                                        const std::map<std::string, DenseTensor>& feeds,
                                        const std::vector<std::string>& fetches) {
-  // Work on a copy without feed/fetch ops: feeds go straight into variables.
+  // Work on a copy whose feed/fetch ops are replaced: feeds go straight into variables, and
+  // one fetch op per name fills a holder, so fetching works as in a saved program (a
+  // SelectedRows, for one, arrives as its dense tensor).
   ProgramDesc copy = program;
   BlockDesc& block = copy.Block(0);
   for (size_t i = block.OpSize(); i-- > 0;) {
     const std::string& t = block.Op(i)->Type();
     if (t == "feed" || t == "fetch") block.RemoveOp(i, i + 1);
   }
-  auto prepared = Prepare(copy, 0, scope, fetches);
+  const std::string holder = "@FETCH_HOLDER@";
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    OpDesc* op = block.AppendOp();
+    op->SetType("fetch");
+    op->SetInput("X", {fetches[i]});
+    op->SetOutput("Out", {holder});
+    op->SetAttr("col", static_cast<int>(i));
+  }
+  std::vector<std::string> keep = fetches;
+  keep.push_back(holder);
+  auto prepared = Prepare(copy, 0, scope, keep);
   for (const auto& kv : feeds) {
     Variable* v = prepared->local_scope()->FindVar(kv.first);
     PL_ENFORCE(v != nullptr,
                errors::NotFound("feed `%s`: the program has no variable of that name", kv.first));
+    PL_ENFORCE(!v->IsInitialized() || v->IsType<DenseTensor>(),
+               errors::InvalidArgument("feed `%s`: expected a dense tensor variable, found %s",
+                                       kv.first, HeldTypeName(*v)));
     *v->GetMutable<DenseTensor>() = kv.second;
   }
   Run(prepared.get());
-  std::vector<DenseTensor> out;
-  for (const auto& name : fetches) {
-    Variable* v = prepared->local_scope()->FindVar(name);
-    PL_ENFORCE(v != nullptr && v->IsType<DenseTensor>() && v->Get<DenseTensor>().initialized(),
-               errors::NotFound("fetch `%s`: no such variable holds data after the run", name));
-    DenseTensor t;
-    CopyTensor(v->Get<DenseTensor>(), platform::CPUPlace(), &t);
-    out.push_back(std::move(t));
-  }
-  return out;
+  if (fetches.empty()) return {};
+  return prepared->local_scope()->FindVar(holder)->Get<FetchList>();
 }
 
 }  // namespace framework

@@ -50,8 +50,9 @@ class Executor {
   void Run(PreparedProgram* prepared);
 
   // One-shot convenience: runs block 0 with `feeds` (variable name -> tensor) and returns the
-  // `fetches` (variable names) as CPU tensors. Feed and fetch ops of the program are ignored;
-  // use Program's feed/fetch targets to choose the names.
+  // `fetches` (variable names) as CPU tensors, read by `fetch` ops (a SelectedRows comes back
+  // as the dense tensor it stands for). Feed and fetch ops of the program are ignored; use
+  // Program's feed/fetch targets to choose the names.
   std::vector<DenseTensor> Run(const ProgramDesc& program, Scope* scope,
                                const std::map<std::string, DenseTensor>& feeds,
                                const std::vector<std::string>& fetches);

@@ -116,6 +116,11 @@ Variable* ExecutionContext::OutputVar(const std::string& slot, size_t i) const {
 const DenseTensor* ExecutionContext::Input(const std::string& slot, size_t i) const {
   const Variable* var = InputVar(slot, i);
   if (var == nullptr) return nullptr;
+  // A kernel that is not sparse-aware reading a SelectedRows: say so, not "no data".
+  PL_ENFORCE(!var->IsInitialized() || var->IsType<DenseTensor>(),
+             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a dense tensor, "
+                                     "found %s",
+                                     Type(), slot, InputName(slot, i), HeldTypeName(*var)));
   // A no-need-buffer input may have had its buffer freed: its dims, dtype and LoD remain.
   PL_ENFORCE(var->IsType<DenseTensor>() &&
                  (var->Get<DenseTensor>().initialized() || !op_.NeedsBuffer(slot)),
@@ -132,7 +137,12 @@ std::vector<const DenseTensor*> ExecutionContext::MultiInput(const std::string& 
 
 DenseTensor* ExecutionContext::Output(const std::string& slot, size_t i) const {
   Variable* var = OutputVar(slot, i);
-  return var == nullptr ? nullptr : var->GetMutable<DenseTensor>();
+  if (var == nullptr) return nullptr;
+  PL_ENFORCE(!var->IsInitialized() || var->IsType<DenseTensor>(),
+             errors::InvalidArgument("op `%s` output `%s` (variable `%s`): expected a dense tensor, "
+                                     "found %s",
+                                     Type(), slot, OutputName(slot, i), HeldTypeName(*var)));
+  return var->GetMutable<DenseTensor>();
 }
 
 std::vector<DenseTensor*> ExecutionContext::MultiOutput(const std::string& slot) const {
@@ -159,6 +169,18 @@ DataType OperatorWithKernel::IndicateDataType(const RuntimeContext& ctx) const {
                  "op `%s`: cannot choose a kernel data type, no input holds data (inputs: %s)",
                  Type(), DebugString()));
   return first;
+}
+
+DataType OperatorWithKernel::InputDataType(const RuntimeContext& ctx,
+                                           const std::string& slot) const {
+  auto it = ctx.inputs.find(slot);
+  PL_ENFORCE(it != ctx.inputs.end() && !it->second.empty(),
+             errors::NotFound("op `%s` input `%s`: required but not given", Type(), slot));
+  const DenseTensor* t = TensorOf(*it->second[0]);
+  PL_ENFORCE(t != nullptr && (t->initialized() || !NeedsBuffer(slot)),
+             errors::PreconditionNotMet("op `%s` input `%s`: variable `%s` holds no data", Type(),
+                                        slot, InputNames(slot)[0]));
+  return t->dtype();
 }
 
 bool OperatorWithKernel::CastsInput(const std::string&, DataType from, DataType to) const {

@@ -109,10 +109,12 @@ class ExecutionContext {
   size_t OutputSize(const std::string& slot) const;
 
   // The i-th tensor of an input slot; nullptr if the slot is absent (dispensable input).
-  // PreconditionNotMetError if the variable holds no data.
+  // PreconditionNotMetError if the variable holds no data; InvalidArgumentError if it holds
+  // something else, such as a SelectedRows (sparse-aware kernels read InputVar instead).
   const DenseTensor* Input(const std::string& slot, size_t i = 0) const;
   std::vector<const DenseTensor*> MultiInput(const std::string& slot) const;
-  // The i-th tensor of an output slot; nullptr if absent.
+  // The i-th tensor of an output slot; nullptr if absent. InvalidArgumentError if the
+  // variable holds something other than a DenseTensor (e.g. it is declared SelectedRows).
   DenseTensor* Output(const std::string& slot, size_t i = 0) const;
   std::vector<DenseTensor*> MultiOutput(const std::string& slot) const;
 
@@ -143,6 +145,11 @@ class OperatorWithKernel : public OperatorBase {
   // floating-point input (else the first initialized input). Ops whose kernel dtype comes
   // from an attribute (fill_constant, cast) override this.
   virtual DataType IndicateDataType(const RuntimeContext& ctx) const;
+  // The dtype of the first variable of input `slot` (a SelectedRows counts by its value), for
+  // IndicateDataType overrides; call it after the inputs were checked to hold data (a
+  // no-need-buffer input needs only its metadata).
+  // NotFoundError naming the op and slot when the slot is absent.
+  DataType InputDataType(const RuntimeContext& ctx, const std::string& slot) const;
   // The layout the kernel should expect (default kAny).
   virtual DataLayout IndicateLayout(const RuntimeContext& ctx) const { return DataLayout::kAny; }
   // Whether an input of `slot` whose dtype differs from the kernel's is cast to it. Default:

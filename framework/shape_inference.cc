@@ -49,6 +49,11 @@ DataType BuildTimeInferShapeContext::GetInputDataType(const std::string& slot, s
   return InputVar(slot, i)->GetDataType();
 }
 
+VarKind BuildTimeInferShapeContext::GetInputVarKind(const std::string& slot, size_t i) const {
+  return InputVar(slot, i)->GetKind() == VarKind::kSelectedRows ? VarKind::kSelectedRows
+                                                                : VarKind::kDenseTensor;
+}
+
 void BuildTimeInferShapeContext::SetOutputDim(const std::string& slot, const DDim& dims, size_t i) {
   OutputVar(slot, i)->SetShape(dims.ToVector());
 }
@@ -74,32 +79,38 @@ size_t RuntimeInferShapeContext::OutputSize(const std::string& slot) const {
   return it == ctx_.outputs.end() ? 0 : it->second.size();
 }
 
-const DenseTensor& RuntimeInferShapeContext::InputTensor(const std::string& slot, size_t i) const {
+const Variable& RuntimeInferShapeContext::InputVariable(const std::string& slot, size_t i) const {
   auto it = ctx_.inputs.find(slot);
   PL_ENFORCE(it != ctx_.inputs.end() && i < it->second.size(),
              errors::NotFound("op `%s` input `%s`: required but not given", OpType(), slot));
-  const Variable* v = it->second[i];
-  PL_ENFORCE(v->IsType<DenseTensor>(),
-             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a DenseTensor, received %s",
+  return *it->second[i];
+}
+
+const DenseTensor& RuntimeInferShapeContext::InputTensor(const std::string& slot, size_t i) const {
+  const Variable& v = InputVariable(slot, i);
+  PL_ENFORCE(v.IsType<DenseTensor>(),
+             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a dense tensor, "
+                                     "found %s",
                                      OpType(), slot, op_.InputNames(slot)[i],
-                                     v->IsInitialized() ? VarTypeName(v->Type()) : "nothing (was it fed?)"));
-  return v->Get<DenseTensor>();
+                                     v.IsInitialized() ? HeldTypeName(v) : "nothing (was it fed?)"));
+  return v.Get<DenseTensor>();
 }
 
 DDim RuntimeInferShapeContext::GetInputDim(const std::string& slot, size_t i) const {
-  auto it = ctx_.inputs.find(slot);
-  if (it != ctx_.inputs.end() && i < it->second.size() && it->second[i]->IsType<SelectedRows>()) {
-    return it->second[i]->Get<SelectedRows>().dense_dims();
-  }
+  const Variable& v = InputVariable(slot, i);
+  if (v.IsType<SelectedRows>()) return v.Get<SelectedRows>().dense_dims();
   return InputTensor(slot, i).dims();
 }
 
 DataType RuntimeInferShapeContext::GetInputDataType(const std::string& slot, size_t i) const {
-  auto it = ctx_.inputs.find(slot);
-  if (it != ctx_.inputs.end() && i < it->second.size() && it->second[i]->IsType<SelectedRows>()) {
-    return it->second[i]->Get<SelectedRows>().value().dtype();
-  }
+  const Variable& v = InputVariable(slot, i);
+  if (v.IsType<SelectedRows>()) return v.Get<SelectedRows>().value().dtype();
   return InputTensor(slot, i).dtype();
+}
+
+VarKind RuntimeInferShapeContext::GetInputVarKind(const std::string& slot, size_t i) const {
+  return InputVariable(slot, i).IsType<SelectedRows>() ? VarKind::kSelectedRows
+                                                        : VarKind::kDenseTensor;
 }
 
 void RuntimeInferShapeContext::SetOutputDim(const std::string& slot, const DDim& dims, size_t i) {
@@ -109,13 +120,28 @@ void RuntimeInferShapeContext::SetOutputDim(const std::string& slot, const DDim&
   PL_ENFORCE(!dims.HasUnknown(),
              errors::InvalidArgument("op `%s` output `%s`: run-time shape %s has unknown dims",
                                      OpType(), slot, dims.ToString()));
-  it->second[i]->GetMutable<DenseTensor>()->Resize(dims);
+  Variable* var = it->second[i];
+  if (var->IsType<SelectedRows>()) {
+    PL_ENFORCE(dims.size() >= 1,
+               errors::InvalidArgument("op `%s` output `%s` (variable `%s`): a SelectedRows needs "
+                                       "dims [height, ...], received %s",
+                                       OpType(), slot, op_.OutputNames(slot)[i], dims.ToString()));
+    var->GetMutable<SelectedRows>()->set_height(dims[0]);
+    return;
+  }
+  PL_ENFORCE(!var->IsInitialized() || var->IsType<DenseTensor>(),
+             errors::InvalidArgument("op `%s` output `%s` (variable `%s`): expected a dense tensor, "
+                                     "found %s",
+                                     OpType(), slot, op_.OutputNames(slot)[i], HeldTypeName(*var)));
+  var->GetMutable<DenseTensor>()->Resize(dims);
 }
 
 void RuntimeInferShapeContext::ShareLoD(const std::string& in, const std::string& out) {
   if (!HasInput(in) || !HasOutput(out)) return;
+  Variable* out_var = ctx_.outputs.at(out)[0];
+  if (InputVariable(in, 0).IsType<SelectedRows>() || out_var->IsType<SelectedRows>()) return;
   const LoD lod = InputTensor(in, 0).lod();
-  ctx_.outputs.at(out)[0]->GetMutable<DenseTensor>()->set_lod(lod);
+  out_var->GetMutable<DenseTensor>()->set_lod(lod);
 }
 
 }  // namespace framework

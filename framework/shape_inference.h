@@ -8,6 +8,11 @@
 //   }
 //
 // Errors name the op and the slot: use ctx->OpType() in messages.
+//
+// SelectedRows variables take part with their complete dims, [height] + the dims of one value
+// row (the dense tensor they stand for), at both times: GetInputDim returns them and
+// SetOutputDim on a SelectedRows output sets its height (the number of value rows is the
+// kernel's business). So one function serves VarDescs and variables alike.
 #pragma once
 
 #include <string>
@@ -15,6 +20,7 @@
 
 #include "framework/attribute.h"
 #include "framework/ddim.h"
+#include "framework/var_desc.h"
 #include "platform/data_type.h"
 #include "platform/enforce.h"
 
@@ -39,6 +45,9 @@ class InferShapeContext {
 
   virtual DDim GetInputDim(const std::string& slot, size_t i = 0) const = 0;
   virtual DataType GetInputDataType(const std::string& slot, size_t i = 0) const = 0;
+  // kSelectedRows or kDenseTensor: the VarDesc's kind at build time, what the variable holds
+  // at run time (an empty variable counts as dense).
+  virtual VarKind GetInputVarKind(const std::string& slot, size_t i = 0) const = 0;
   virtual void SetOutputDim(const std::string& slot, const DDim& dims, size_t i = 0) = 0;
   // Build time: sets the output VarDesc's dtype. Run time: no-op (kernels set dtypes).
   virtual void SetOutputDataType(const std::string& slot, DataType dtype, size_t i = 0) = 0;

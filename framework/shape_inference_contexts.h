@@ -20,6 +20,7 @@ class BuildTimeInferShapeContext : public InferShapeContext {
   size_t OutputSize(const std::string& slot) const override { return op_.Output(slot).size(); }
   DDim GetInputDim(const std::string& slot, size_t i) const override;
   DataType GetInputDataType(const std::string& slot, size_t i) const override;
+  VarKind GetInputVarKind(const std::string& slot, size_t i) const override;
   void SetOutputDim(const std::string& slot, const DDim& dims, size_t i) override;
   void SetOutputDataType(const std::string& slot, DataType dtype, size_t i) override;
   void ShareLoD(const std::string& in, const std::string& out) override;
@@ -43,11 +44,16 @@ class RuntimeInferShapeContext : public InferShapeContext {
   size_t OutputSize(const std::string& slot) const override;
   DDim GetInputDim(const std::string& slot, size_t i) const override;
   DataType GetInputDataType(const std::string& slot, size_t i) const override;
+  VarKind GetInputVarKind(const std::string& slot, size_t i) const override;
+  // A SelectedRows output keeps its kind and gets height dims[0]; any other output becomes
+  // a DenseTensor of `dims`.
   void SetOutputDim(const std::string& slot, const DDim& dims, size_t i) override;
   void SetOutputDataType(const std::string&, DataType, size_t) override {}
+  // SelectedRows carry no LoD: nothing is shared from or to one.
   void ShareLoD(const std::string& in, const std::string& out) override;
 
  private:
+  const Variable& InputVariable(const std::string& slot, size_t i) const;
   const DenseTensor& InputTensor(const std::string& slot, size_t i) const;
   const OperatorBase& op_;
   const RuntimeContext& ctx_;

@@ -21,6 +21,7 @@ class VarTypeInferenceContext {
   }
   bool HasInput(const std::string& slot) const { return op_->HasInput(slot); }
   bool HasOutput(const std::string& slot) const { return op_->HasOutput(slot); }
+  size_t InputSize(const std::string& slot) const { return op_->Input(slot).size(); }
 
   DataType GetInputDataType(const std::string& slot, size_t i = 0) const;
   VarKind GetInputKind(const std::string& slot, size_t i = 0) const;

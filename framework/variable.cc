@@ -14,5 +14,9 @@ const char* VarTypeName(int var_type) {
   }
 }
 
+const char* HeldTypeName(const Variable& var) {
+  return var.IsInitialized() ? VarTypeName(var.Type()) : "nothing";
+}
+
 }  // namespace framework
 }  // namespace paddle_like

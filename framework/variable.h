@@ -38,6 +38,10 @@ struct VarTypeOf<std::vector<DenseTensor>> {
 
 const char* VarTypeName(int var_type);
 
+class Variable;
+// What a variable holds, for messages: VarTypeName of its type, or "nothing" when empty.
+const char* HeldTypeName(const Variable& var);
+
 class Variable {
  public:
   Variable() = default;

@@ -1,7 +1,9 @@
 // lookup_table_v2 (embedding) and the SelectedRows helpers: forward against a naive gather,
 // padding_idx, dense gradients against finite differences, sparse gradients (SelectedRows
 // with the VarDesc kind set by var-type inference) equal to the dense ones after merging,
-// MergeSelectedRows / SelectedRowsToDense, and error messages.
+// MergeSelectedRows / SelectedRowsToDense, a table looked up twice and trained by sgd and
+// adam with sparse gradients (summed as SelectedRows) equal to the dense training, and error
+// messages.
 #include <cmath>
 #include <functional>
 #include <map>
@@ -13,6 +15,7 @@
 #include "framework/op_info.h"
 #include "framework/var_type_inference.h"
 #include "operators/math/selected_rows_functor.h"
+#include "paddle_like/layers/optimizer.h"
 #include "tests/grad_check_util.h"
 
 namespace paddle_like {
@@ -236,6 +239,142 @@ TEST(LookupTableV2Grad, SparseGradientFeedsSgdLikeTheDenseOne) {
   }
   EXPECT_NE(updated[0], ToDoubles(w));
   ExpectNear(updated[1], updated[0], 1e-15, 1e-15, "sparse vs dense sgd step");
+}
+
+// One table W [V, D] looked up twice: loss = sum(lookup(W, ids1) * c1) + sum(lookup(W, ids2)
+// * c2), optionally + sum(W * c3) (a dense use of W besides the sparse ones). Minimize
+// appends the backward pass and the optimizer; returns W after `steps` training steps.
+struct TwiceLookedUp {
+  static constexpr int64_t kV = 7, kD = 3;
+  DenseTensor w = MakeTensor<double>({kV, kD}, RandomValues(kV * kD, -1, 1, 31));
+  DenseTensor ids1 = MakeTensor<int64_t>({5}, {4, 1, 4, 6, 1});
+  DenseTensor ids2 = MakeTensor<int64_t>({2, 2}, {1, 0, 4, 4});
+  DenseTensor c1 = MakeTensor<double>({5, kD}, RandomValues(5 * kD, -2, 2, 32));
+  DenseTensor c2 = MakeTensor<double>({2, 2, kD}, RandomValues(4 * kD, -2, 2, 33));
+  DenseTensor c3 = MakeTensor<double>({kV, kD}, RandomValues(kV * kD, -2, 2, 34));
+
+  std::vector<double> Train(bool is_sparse, bool dense_use, const layers::OptimizerConfig& config,
+                            int steps, ProgramDesc* main_out = nullptr) const {
+    layers::ProgramBuilder b;
+    b.CreatePersistable("w", {kV, kD}, DataType::FLOAT64, /*is_parameter=*/true);
+    auto data = [&](const std::string& name, const DenseTensor& t) {
+      b.CreateVar(name, t.dims().ToVector(), t.dtype()).desc()->SetStopGradient(true);
+    };
+    data("ids1", ids1);
+    data("ids2", ids2);
+    data("c1", c1);
+    data("c2", c2);
+    data("c3", c3);
+    const AttributeMap sparse = {{"is_sparse", is_sparse}};
+    const AttributeMap all = {{"reduce_all", true}, {"dim", std::vector<int>{}}};
+    b.AppendOp("lookup_table_v2", {{"W", {"w"}}, {"Ids", {"ids1"}}}, {{"Out", {"e1"}}}, sparse);
+    b.AppendOp("lookup_table_v2", {{"W", {"w"}}, {"Ids", {"ids2"}}}, {{"Out", {"e2"}}}, sparse);
+    b.AppendOp("elementwise_mul", {{"X", {"e1"}}, {"Y", {"c1"}}}, {{"Out", {"p1"}}});
+    b.AppendOp("elementwise_mul", {{"X", {"e2"}}, {"Y", {"c2"}}}, {{"Out", {"p2"}}});
+    b.AppendOp("reduce_sum", {{"X", {"p1"}}}, {{"Out", {"s1"}}}, all);
+    b.AppendOp("reduce_sum", {{"X", {"p2"}}}, {{"Out", {"s2"}}}, all);
+    b.AppendOp("elementwise_add", {{"X", {"s1"}}, {"Y", {"s2"}}}, {{"Out", {"loss"}}});
+    std::string loss = "loss";
+    if (dense_use) {
+      b.AppendOp("elementwise_mul", {{"X", {"w"}}, {"Y", {"c3"}}}, {{"Out", {"p3"}}});
+      b.AppendOp("reduce_sum", {{"X", {"p3"}}}, {{"Out", {"s3"}}}, all);
+      b.AppendOp("elementwise_add", {{"X", {"loss"}}, {"Y", {"s3"}}}, {{"Out", {"loss2"}}});
+      loss = "loss2";
+    }
+    layers::Minimize(&b, b.Find(loss), config);
+    if (main_out != nullptr) *main_out = b.main_program();
+
+    framework::Scope scope;
+    framework::Executor exec{platform::CPUPlace()};
+    exec.Run(exec.Prepare(b.startup_program(), 0, &scope).get());
+    *scope.Var("w")->GetMutable<DenseTensor>() = w;
+    const std::map<std::string, DenseTensor> feeds = {
+        {"ids1", ids1}, {"ids2", ids2}, {"c1", c1}, {"c2", c2}, {"c3", c3}};
+    std::vector<DenseTensor> fetched;
+    for (int i = 0; i < steps; ++i) fetched = exec.Run(b.main_program(), &scope, feeds, {"w"});
+    return ToDoubles(fetched.at(0));
+  }
+
+  // dLoss/dW of the program without the dense use, by naive loops.
+  std::vector<double> Gradient() const {
+    std::vector<double> g(kV * kD, 0.0);
+    const auto i1 = ToDoubles(ids1), i2 = ToDoubles(ids2), v1 = ToDoubles(c1), v2 = ToDoubles(c2);
+    for (size_t i = 0; i < i1.size(); ++i) {
+      for (int64_t k = 0; k < kD; ++k) g[static_cast<int64_t>(i1[i]) * kD + k] += v1[i * kD + k];
+    }
+    for (size_t i = 0; i < i2.size(); ++i) {
+      for (int64_t k = 0; k < kD; ++k) g[static_cast<int64_t>(i2[i]) * kD + k] += v2[i * kD + k];
+    }
+    return g;
+  }
+};
+
+TEST(LookupTableV2Grad, TableLookedUpTwiceSumsSelectedRows) {
+  TwiceLookedUp t;
+  ProgramDesc main;
+  layers::OptimizerConfig sgd;
+  sgd.learning_rate = 0.5f;
+  t.Train(true, false, sgd, 1, &main);
+  // The two sparse gradients go to renamed SelectedRows copies, added by a `sum` whose output
+  // is declared SelectedRows too; sgd reads that.
+  const BlockDesc& b = main.Block(0);
+  const OpDesc* sum = nullptr;
+  for (const OpDesc* op : b.AllOps()) {
+    if (op->Type() == "sum") sum = op;
+  }
+  ASSERT_NE(sum, nullptr);
+  EXPECT_EQ(sum->Output("Out"), (std::vector<std::string>{"w@GRAD"}));
+  ASSERT_EQ(sum->Input("X").size(), 2u);
+  for (const auto& name : sum->Input("X")) {
+    EXPECT_NE(name.find("w@GRAD@RENAME@block0@"), std::string::npos) << name;
+    EXPECT_EQ(b.FindVar(name)->GetKind(), framework::VarKind::kSelectedRows) << name;
+  }
+  const framework::VarDesc* dw = b.FindVar("w@GRAD");
+  EXPECT_EQ(dw->GetKind(), framework::VarKind::kSelectedRows);
+  EXPECT_EQ(dw->GetDataType(), DataType::FLOAT64);
+  EXPECT_EQ(dw->GetShape(), (std::vector<int64_t>{TwiceLookedUp::kV, TwiceLookedUp::kD}));
+}
+
+TEST(LookupTableV2Grad, TableLookedUpTwiceTrainsLikeDense) {
+  TwiceLookedUp t;
+  layers::OptimizerConfig sgd;
+  sgd.learning_rate = 0.5f;
+  // sgd, one step, against the closed form W - lr * dW.
+  const std::vector<double> w0 = ToDoubles(t.w), g = t.Gradient();
+  std::vector<double> want(w0.size());
+  for (size_t i = 0; i < w0.size(); ++i) want[i] = w0[i] - 0.5 * g[i];
+  ExpectNear(t.Train(true, false, sgd, 1), want, 1e-12, 1e-12, "sparse sgd vs closed form");
+  ExpectNear(t.Train(false, false, sgd, 1), want, 1e-12, 1e-12, "dense sgd vs closed form");
+
+  // Several steps of sgd and adam (absent rows decay like dense ones: lazy_mode off), and
+  // adam with weight decay, which adds the dense decay to the sparse gradient (mixed sum).
+  layers::OptimizerConfig adam;
+  adam.kind = layers::OptimizerConfig::Kind::kAdam;
+  adam.learning_rate = 0.1f;
+  layers::OptimizerConfig adam_decay = adam;
+  adam_decay.weight_decay = 0.05f;
+  for (const auto& config : {sgd, adam, adam_decay}) {
+    SCOPED_TRACE("optimizer " + std::to_string(static_cast<int>(config.kind)) + " decay " +
+                 std::to_string(config.weight_decay));
+    const auto dense = t.Train(false, false, config, 3);
+    EXPECT_NE(dense, w0);
+    ExpectNear(t.Train(true, false, config, 3), dense, 1e-12, 1e-12, "sparse vs dense");
+  }
+}
+
+TEST(LookupTableV2Grad, SparseAndDenseUsesOfOneTableSumToDense) {
+  TwiceLookedUp t;
+  ProgramDesc main;
+  layers::OptimizerConfig sgd;
+  sgd.learning_rate = 0.25f;
+  const auto sparse = t.Train(true, true, sgd, 2, &main);
+  EXPECT_EQ(main.Block(0).FindVar("w@GRAD")->GetKind(), framework::VarKind::kDenseTensor);
+  ExpectNear(sparse, t.Train(false, true, sgd, 2), 1e-12, 1e-12, "mixed vs dense");
+  // One step from W0 by hand: dW = the lookups' gradient + c3.
+  const auto w0 = ToDoubles(t.w), g = t.Gradient(), c3 = ToDoubles(t.c3);
+  std::vector<double> want(w0.size());
+  for (size_t i = 0; i < w0.size(); ++i) want[i] = w0[i] - 0.25 * (g[i] + c3[i]);
+  ExpectNear(t.Train(true, true, sgd, 1), want, 1e-12, 1e-12, "mixed sgd vs closed form");
 }
 
 TEST(LookupTableV2Grad, DenseGradientIsDeterministic) {

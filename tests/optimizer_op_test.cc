@@ -76,8 +76,7 @@ class OneOpProgram {
 };
 
 // Runs the plain CPU kernel of `type` directly on the variables of `scope`, with run-time
-// shape inference first. SelectedRows gradients take this path: the executor's kernel
-// choice binds DenseTensor inputs only.
+// shape inference first (SelectedRows gradients set up by hand take this path).
 void RunKernelDirect(const std::string& type, const VariableNameMap& inputs,
                      const VariableNameMap& outputs, const AttributeMap& attrs, Scope* scope) {
   operators::RegisterAllOps();

@@ -1,6 +1,7 @@
 // feed and fetch: move tensors between the `feed`/`fetch` holder variables (lists indexed by
 // the `col` attribute) and the program's variables.
 #include "operators/common.h"
+#include "operators/math/selected_rows_functor.h"
 #include "operators/registry_table.h"
 
 namespace paddle_like {
@@ -60,6 +61,10 @@ class FetchOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<int>("col", "Index into the fetch holder.").SetDefault(0).InRange(0, 1 << 20);
     AddComment(R"DOC(
 Fetch operator: $$Out[col] = X$$, copied to the CPU.
+
+A SelectedRows X is fetched as the dense tensor it stands for, [height] + the dims of one
+value row, with zeros where no row is listed and repeated rows added (PaddlePaddle's fetch
+holds no SelectedRows either; users read dense arrays).
 )DOC");
   }
 };
@@ -71,7 +76,8 @@ class FetchOp : public framework::OperatorBase {
  protected:
   void RunImpl(const Scope& scope, const platform::Place&) const override {
     const Variable* in = scope.FindVar(Input("X"));
-    PL_ENFORCE(in != nullptr && in->IsType<DenseTensor>() && in->Get<DenseTensor>().initialized(),
+    PL_ENFORCE(in != nullptr && framework::TensorOf(*in) != nullptr &&
+                   framework::TensorOf(*in)->initialized(),
                errors::NotFound("op `fetch` input `X`: variable `%s` holds no data", Input("X")));
     Variable* holder = scope.FindVar(Output("Out"));
     PL_ENFORCE(holder != nullptr, errors::NotFound("op `fetch` output `Out`: holder `%s` not found",
@@ -79,7 +85,27 @@ class FetchOp : public framework::OperatorBase {
     auto* list = holder->GetMutable<FetchList>();
     const size_t col = static_cast<size_t>(Attr<int>("col"));
     if (list->size() <= col) list->resize(col + 1);
-    framework::CopyTensor(in->Get<DenseTensor>(), platform::CPUPlace(), &(*list)[col]);
+    if (in->IsType<framework::SelectedRows>()) {
+      ToDense(in->Get<framework::SelectedRows>(), &(*list)[col]);
+    } else {
+      framework::CopyTensor(in->Get<DenseTensor>(), platform::CPUPlace(), &(*list)[col]);
+    }
+  }
+
+ private:
+  void ToDense(const framework::SelectedRows& in, DenseTensor* out) const {
+    const DataType dtype = in.value().dtype();
+    PL_ENFORCE(dtype == DataType::FLOAT32 || dtype == DataType::FLOAT64,
+               errors::Unimplemented("op `fetch` input `X` (variable `%s`): a SelectedRows of %s "
+                                     "values cannot be fetched (float32 or float64 only)",
+                                     Input("X"), platform::DataTypeName(dtype)));
+    if (in.value().place().is_cpu()) {
+      math::SelectedRowsToDense(in, out);
+      return;
+    }
+    framework::SelectedRows on_cpu(in.rows(), in.height());
+    framework::CopyTensor(in.value(), platform::CPUPlace(), on_cpu.mutable_value());
+    math::SelectedRowsToDense(on_cpu, out);
   }
 };
 

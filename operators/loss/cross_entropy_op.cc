@@ -108,7 +108,7 @@ class CrossEntropyOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
     const char* slot = ctx.inputs.count("X") ? "X" : "MatchX";
-    return ctx.inputs.at(slot).at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, slot);
   }
 };
 

@@ -115,7 +115,7 @@ class SoftmaxWithCrossEntropyOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
     const char* slot = ctx.inputs.count("Logits") ? "Logits" : "Softmax";
-    return ctx.inputs.at(slot).at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, slot);
   }
 };
 

@@ -71,13 +71,23 @@ void MergeTyped(const SelectedRows& in, int64_t width, SelectedRows* out) {
 }
 
 template <typename T>
-void ToDenseTyped(const SelectedRows& in, int64_t width, DenseTensor* out) {
-  DenseTensor dense(in.dense_dims(), in.value().dtype());
-  T* d = dense.mutable_data<T>(platform::CPUPlace());
-  if (dense.numel() > 0) std::memset(d, 0, sizeof(T) * dense.numel());
+void AddToDenseTyped(const SelectedRows& in, int64_t width, DenseTensor* dense) {
   AccumulateRows<T>(
-      in, width, [](int64_t r) { return r; }, d);
-  *out = std::move(dense);
+      in, width, [](int64_t r) { return r; }, dense->data<T>());
+}
+
+void AddToDense(const SelectedRows& in, int64_t width, DenseTensor* dense) {
+  if (in.value().dtype() == DataType::FLOAT32) {
+    AddToDenseTyped<float>(in, width, dense);
+  } else {
+    AddToDenseTyped<double>(in, width, dense);
+  }
+}
+
+// The dims of one value row, value.dims[1:].
+DDim RowDims(const SelectedRows& s) {
+  const std::vector<int64_t> d = s.value().dims().ToVector();
+  return DDim(std::vector<int64_t>(d.begin() + (d.empty() ? 0 : 1), d.end()));
 }
 
 }  // namespace
@@ -94,11 +104,57 @@ void MergeSelectedRows(const SelectedRows& in, SelectedRows* out) {
 
 void SelectedRowsToDense(const SelectedRows& in, DenseTensor* out) {
   const int64_t width = CheckedRowWidth(in, "SelectedRowsToDense");
-  if (in.value().dtype() == DataType::FLOAT32) {
-    ToDenseTyped<float>(in, width, out);
-  } else {
-    ToDenseTyped<double>(in, width, out);
+  DenseTensor dense(in.dense_dims(), in.value().dtype());
+  std::memset(dense.mutable_data(platform::CPUPlace(), dense.dtype()), 0,
+              static_cast<size_t>(dense.numel()) * platform::SizeOf(dense.dtype()));
+  AddToDense(in, width, &dense);
+  *out = std::move(dense);
+}
+
+void AddSelectedRowsToDense(const SelectedRows& in, DenseTensor* dense) {
+  const int64_t width = CheckedRowWidth(in, "AddSelectedRowsToDense");
+  PL_ENFORCE(dense->initialized() && dense->place().is_cpu() &&
+                 dense->dtype() == in.value().dtype() && dense->dims() == in.dense_dims(),
+             errors::InvalidArgument("AddSelectedRowsToDense: expected a CPU %s tensor of shape "
+                                     "%s, received %s",
+                                     platform::DataTypeName(in.value().dtype()),
+                                     in.dense_dims().ToString(), dense->dims().ToString()));
+  AddToDense(in, width, dense);
+}
+
+void ConcatSelectedRows(const std::vector<const SelectedRows*>& ins, SelectedRows* out) {
+  PL_ENFORCE(!ins.empty(), errors::InvalidArgument("ConcatSelectedRows: no inputs"));
+  const SelectedRows& first = *ins[0];
+  const DDim row_dims = RowDims(first);
+  std::vector<int64_t> rows;
+  for (size_t i = 0; i < ins.size(); ++i) {
+    const SelectedRows& in = *ins[i];
+    PL_ENFORCE(&in != out, errors::InvalidArgument("ConcatSelectedRows: `out` is input #%zu", i));
+    CheckedRowWidth(in, "ConcatSelectedRows");
+    PL_ENFORCE(in.height() == first.height() && RowDims(in) == row_dims &&
+                   in.value().dtype() == first.value().dtype(),
+               errors::InvalidArgument(
+                   "ConcatSelectedRows: expected input #%zu to have height %lld, rows of shape %s "
+                   "and dtype %s like input #0, received height %lld, rows of shape %s, dtype %s",
+                   i, static_cast<long long>(first.height()), row_dims.ToString(),
+                   platform::DataTypeName(first.value().dtype()),
+                   static_cast<long long>(in.height()), RowDims(in).ToString(),
+                   platform::DataTypeName(in.value().dtype())));
+    rows.insert(rows.end(), in.rows().begin(), in.rows().end());
   }
+  std::vector<int64_t> dims = {static_cast<int64_t>(rows.size())};
+  for (int d = 0; d < row_dims.size(); ++d) dims.push_back(row_dims[d]);
+  DenseTensor value(DDim(dims), first.value().dtype());
+  auto* dst = static_cast<char*>(value.mutable_data(platform::CPUPlace(), value.dtype()));
+  for (const SelectedRows* in : ins) {
+    const size_t bytes =
+        static_cast<size_t>(in->value().numel()) * platform::SizeOf(in->value().dtype());
+    if (bytes > 0) std::memcpy(dst, in->value().raw_data(), bytes);
+    dst += bytes;
+  }
+  *out->mutable_rows() = std::move(rows);
+  out->set_height(first.height());
+  *out->mutable_value() = std::move(value);
 }
 
 }  // namespace math

@@ -3,6 +3,8 @@
 // float64; pure functions of their inputs (no threads, results bitwise reproducible).
 #pragma once
 
+#include <vector>
+
 #include "framework/dense_tensor.h"
 #include "framework/selected_rows.h"
 
@@ -21,6 +23,18 @@ void MergeSelectedRows(const framework::SelectedRows& in, framework::SelectedRow
 // The dense tensor `in` represents: dims [height] + value.dims[1:], zeros where no row is
 // given, and the sum of the value rows (in order) where rows repeat. Same errors as above.
 void SelectedRowsToDense(const framework::SelectedRows& in, framework::DenseTensor* out);
+
+// Adds the value rows of `in`, in order, into the rows of `dense` they name. `dense` must
+// be a CPU tensor of in.dense_dims() with in's dtype. Same errors as above, and
+// InvalidArgumentError when `dense` does not match.
+void AddSelectedRowsToDense(const framework::SelectedRows& in, framework::DenseTensor* dense);
+
+// Concatenates `ins` in order: `out` gets every row index (repeats kept) and the value rows
+// stacked, so it stands for the sum of the inputs. The inputs must share height, row dims
+// and dtype (InvalidArgumentError naming the first mismatching input otherwise); `out` must
+// not be one of them. With no rows at all, `out` gets a [0, row dims...] value.
+void ConcatSelectedRows(const std::vector<const framework::SelectedRows*>& ins,
+                        framework::SelectedRows* out);
 
 }  // namespace math
 }  // namespace operators

@@ -39,7 +39,7 @@ class AccuracyOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
   // The kernel follows Out (its values are not read; the float kernels cover every input).
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return ctx.inputs.at("Out").at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, "Out");
   }
 };
 

@@ -93,7 +93,7 @@ class LookupTableV2Op : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
     const char* slot = ctx.inputs.count("Out@GRAD") ? "Out@GRAD" : "W";
-    return ctx.inputs.at(slot).at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, slot);
   }
 };
 
@@ -207,8 +207,9 @@ void LookupTableV2GradInferShape(InferShapeContext* ctx) {
              errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s (Ids.dims + "
                                      "[D]), received %s",
                                      ctx->OpType(), want.ToString(), dout.ToString()));
-  // A sparse gradient is a SelectedRows: its run-time variable is not a DenseTensor to
-  // resize. Its VarDesc records the dense dims [V, D] it stands for.
+  // A sparse gradient is a SelectedRows whose VarDesc records the dense dims [V, D] it stands
+  // for. At run time the kernel fills it: an empty variable (an op run outside a program)
+  // would become dense if its dims were set here.
   if (ctx->IsRuntime() && ctx->Attr<bool>("is_sparse")) return;
   ctx->SetOutputDim("W@GRAD", w);
 }

@@ -6,10 +6,7 @@ namespace paddle_like {
 namespace operators {
 
 DataType OptimizerOp::IndicateDataType(const framework::RuntimeContext& ctx) const {
-  auto it = ctx.inputs.find("Param");
-  PL_ENFORCE(it != ctx.inputs.end() && !it->second.empty(),
-             errors::NotFound("op `%s` input `Param`: required but not given", Type()));
-  return it->second[0]->Get<DenseTensor>().dtype();
+  return InputDataType(ctx, "Param");
 }
 
 bool OptimizerOp::CastsInput(const std::string& slot, DataType from, DataType to) const {

@@ -55,7 +55,7 @@ class ReduceAsOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
   // The kernel follows X; Target only gives a shape.
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return ctx.inputs.at("X").at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, "X");
   }
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };

@@ -30,7 +30,7 @@ class ReduceGradOp : public OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return ctx.inputs.at("X").at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, "X");
   }
 };
 

@@ -66,7 +66,7 @@ class TopKOp : public OperatorWithKernel {
   // The kernel follows X, not the integer K.
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
     const char* slot = ctx.inputs.count("Out@GRAD") ? "Out@GRAD" : "X";
-    return ctx.inputs.at(slot).at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, slot);
   }
 };
 

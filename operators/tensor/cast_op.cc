@@ -50,8 +50,7 @@ class CastOp : public OperatorWithKernel {
 
   // The kernel is chosen by the dtype X holds and converts it itself.
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    const auto& vars = ctx.inputs.at("X");
-    return vars.at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, "X");
   }
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };

@@ -59,11 +59,7 @@ class FillAnyLikeOp : public OperatorWithKernel {
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
     const int dtype = Attr<int>("dtype");
     if (dtype != kDtypeOfX) return static_cast<DataType>(dtype);
-    const auto& vars = ctx.inputs.at("X");
-    PL_ENFORCE(!vars.empty() && vars[0]->IsType<DenseTensor>(),
-               errors::PreconditionNotMet("op `%s` input `X`: variable `%s` holds no tensor",
-                                          kOp, Input("X")));
-    return vars[0]->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, "X");
   }
   // X is never read, so it is never converted.
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }

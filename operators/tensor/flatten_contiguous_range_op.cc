@@ -73,7 +73,7 @@ class FlattenOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
     const char* slot = ctx.inputs.count("X") ? "X" : "Out@GRAD";
-    return ctx.inputs.at(slot).at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, slot);
   }
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };

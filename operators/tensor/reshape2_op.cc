@@ -55,7 +55,7 @@ class Reshape2Op : public OperatorWithKernel {
 
   // The kernel follows X, not the integer shape inputs.
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return ctx.inputs.at("X").at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, "X");
   }
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
@@ -252,7 +252,7 @@ class Reshape2GradOp : public OperatorWithKernel {
 
   // The kernel follows Out@GRAD; XShape holds no data.
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return ctx.inputs.at("Out@GRAD").at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, "Out@GRAD");
   }
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };

@@ -33,7 +33,7 @@ class SizeOp : public OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return ctx.inputs.at("Input").at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, "Input");
   }
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };

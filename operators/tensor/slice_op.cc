@@ -103,7 +103,7 @@ class SliceOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
     const char* slot = ctx.inputs.count("Out@GRAD") ? "Out@GRAD" : "Input";
-    return ctx.inputs.at(slot).at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, slot);
   }
   bool CastsInput(const std::string& slot, DataType from, DataType to) const override {
     return (slot == "Input" || slot == "Out@GRAD") &&

@@ -58,7 +58,7 @@ class SplitOp : public OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return ctx.inputs.at("X").at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, "X");
   }
   bool CastsInput(const std::string& slot, DataType from, DataType to) const override {
     return slot == "X" && OperatorWithKernel::CastsInput(slot, from, to);

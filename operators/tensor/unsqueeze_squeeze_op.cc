@@ -148,7 +148,7 @@ class SqueezeFamilyOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
   // The kernel follows X, not the integer axes inputs.
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return ctx.inputs.at("X").at(0)->Get<DenseTensor>().dtype();
+    return InputDataType(ctx, "X");
   }
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
