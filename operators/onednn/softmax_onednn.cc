@@ -1,9 +1,111 @@
+// dnnl::softmax_forward for softmax and dnnl::softmax_backward for softmax_grad, float32.
+//
+// A tensor of any rank is viewed as dense [outer, n, inner] with the softmax along dim 1 (the
+// view softmax_op.h gives the plain kernel), so any axis, negative ones and a 0-D X included,
+// is one 3-D primitive. Out may be X and X@GRAD may be Out@GRAD (the primitive's in-place
+// pairs); X@GRAD aliasing Out gets a fresh buffer. Primitives are created per call; oneDNN's
+// primitive cache makes repeated shapes cheap.
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "operators/common.h"
 #include "operators/onednn/onednn_kernel_families.h"
+#include "operators/softmax/softmax_op.h"
+#include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
 namespace operators {
 
-void RegisterSoftmaxOneDNNKernels() {}
+namespace {
+
+using dnnl::memory;
+
+constexpr int kAxis = 1;  // The softmax dim of the [outer, n, inner] view.
+
+memory::desc View(const SoftmaxDims& d) {
+  return memory::desc({d.outer, d.n, d.inner}, memory::data_type::f32, memory::format_tag::abc);
+}
+
+dnnl::softmax_forward::primitive_desc ForwardPd(const memory::desc& md,
+                                                const dnnl::engine& engine) {
+  return dnnl::softmax_forward::primitive_desc(
+      dnnl::softmax_forward::desc(dnnl::prop_kind::forward_training, md, kAxis), engine);
+}
+
+void SoftmaxOneDNNKernel(const ExecutionContext& ctx) {
+  const DenseTensor* x = ctx.Input("X");
+  DenseTensor* out = ctx.Output("Out");
+  const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x->dims(), ctx.Attr<int>("axis"));
+  const framework::LoD lod = x->lod();
+  const DDim dims = x->dims();
+  out->Resize(dims);
+  // In place when Out is X: Resize kept the size, so the buffer stays.
+  float* o = out->mutable_data<float>(ctx.GetPlace());
+  if (x->numel() > 0) {
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    try {
+      const memory::desc md = View(d);
+      const auto pd = ForwardPd(md, dev.engine());
+      // oneDNN takes non-const handles; X is only read (or is Out).
+      const memory src(md, dev.engine(), const_cast<float*>(x->data<float>()));
+      const memory dst(md, dev.engine(), o);
+      dnnl::softmax_forward(pd).execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+      dev.stream().wait();
+    } catch (const dnnl::error& e) {
+      throw errors::Fatal("op `%s`: oneDNN softmax forward failed for X %s, axis %d: %s",
+                          ctx.Type(), dims.ToString(), ctx.Attr<int>("axis"), e.what());
+    }
+  }
+  out->set_lod(lod);
+}
+
+void SoftmaxGradOneDNNKernel(const ExecutionContext& ctx) {
+  const DenseTensor* out = ctx.Input("Out");
+  const DenseTensor* dout = ctx.Input("Out@GRAD");
+  PL_ENFORCE(out->numel() == dout->numel(),
+             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of Out %s, "
+                                     "received %s",
+                                     ctx.Type(), out->dims().ToString(), dout->dims().ToString()));
+  const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), out->dims(), ctx.Attr<int>("axis"));
+  DenseTensor* dx = ctx.Output("X@GRAD");
+  const framework::LoD lod = out->lod();
+  const DDim dims = out->dims();
+  DenseTensor fresh;
+  DenseTensor* target = dx == out ? &fresh : dx;
+  target->Resize(dims);
+  float* o = target->mutable_data<float>(ctx.GetPlace());
+  if (out->numel() > 0) {
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    try {
+      const memory::desc md = View(d);
+      const auto hint = ForwardPd(md, dev.engine());
+      const dnnl::softmax_backward::primitive_desc pd(dnnl::softmax_backward::desc(md, md, kAxis),
+                                                      dev.engine(), hint);
+      // oneDNN takes non-const handles; the inputs are only read (or Out@GRAD is X@GRAD).
+      const memory dst(md, dev.engine(), const_cast<float*>(out->data<float>()));
+      const memory diff_dst(md, dev.engine(), const_cast<float*>(dout->data<float>()));
+      const memory diff_src(md, dev.engine(), o);
+      dnnl::softmax_backward(pd).execute(
+          dev.stream(),
+          {{DNNL_ARG_DST, dst}, {DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DIFF_SRC, diff_src}});
+      dev.stream().wait();
+    } catch (const dnnl::error& e) {
+      throw errors::Fatal("op `%s`: oneDNN softmax backward failed for Out %s, axis %d: %s",
+                          ctx.Type(), dims.ToString(), ctx.Attr<int>("axis"), e.what());
+    }
+  }
+  target->set_lod(lod);
+  if (target == &fresh) *dx = std::move(fresh);
+}
+
+}  // namespace
+
+void RegisterSoftmaxOneDNNKernels() {
+  // No f64 softmax primitive: float64 stays on the plain kernels.
+  framework::RegisterKernel("softmax", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
+                            SoftmaxOneDNNKernel);
+  framework::RegisterKernel("softmax_grad", DeviceType::kCPU, DataType::FLOAT32,
+                            LibraryType::kOneDNN, SoftmaxGradOneDNNKernel);
+}
 
 }  // namespace operators
 }  // namespace paddle_like
