@@ -88,88 +88,106 @@ void BatchNormGradInferVarType(framework::VarTypeInferenceContext* ctx) {
   }
 }
 
+}  // namespace
+
+BatchNormGradInputs CheckBatchNormGradInputs(const ExecutionContext& ctx) {
+  const DenseTensor& x = *ctx.Input("X");
+  const DenseTensor& dy = *ctx.Input("Y@GRAD");
+  BatchNormGradInputs in;
+  in.layout = MakeChannelLayout(kBatchNormGradOp, x.dims(), ctx.Attr<std::string>("data_layout"));
+  PL_ENFORCE(dy.dims() == x.dims(),
+             errors::InvalidArgument("op `%s` input `Y@GRAD`: expected the shape of X %s, "
+                                     "received %s",
+                                     kBatchNormGradOp, x.dims().ToString(), dy.dims().ToString()));
+  in.global = UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
+                              ctx.Attr<bool>("trainable_statistics"));
+  // Inference mode reads the running statistics: Mean/Variance, or MeanOut/VarianceOut
+  // (the same variables) in PaddlePaddle 3.x programs.
+  const auto running = [&ctx](const char* slot, const char* out_slot) {
+    return ctx.HasInput(slot) || !ctx.HasInput(out_slot) ? slot : out_slot;
+  };
+  in.mean_slot = in.global ? running("Mean", "MeanOut") : "SavedMean";
+  in.var_slot = in.global ? running("Variance", "VarianceOut") : "SavedVariance";
+  for (const char* slot : {"Scale", in.mean_slot, in.var_slot}) {
+    const DenseTensor* t = ctx.Input(slot);
+    PL_ENFORCE(t != nullptr,
+               errors::NotFound("op `%s` input `%s`: required %s but not given", kBatchNormGradOp,
+                                slot, in.global ? "in inference mode" : "in training"));
+    CheckChannelTensor(kBatchNormGradOp, slot, *t, in.layout);
+  }
+  return in;
+}
+
+template <typename T>
+void BatchNormGradPlainCompute(const ExecutionContext& ctx) {
+  const BatchNormGradInputs in = CheckBatchNormGradInputs(ctx);
+  const ChannelLayout& l = in.layout;
+  const bool global = in.global;
+  const char* mean_slot = in.mean_slot;
+  const char* var_slot = in.var_slot;
+  const DenseTensor x = *ctx.Input("X");
+  const DenseTensor dy = *ctx.Input("Y@GRAD");
+  const std::vector<double> gamma = ChannelValues<T>(*ctx.Input("Scale"));
+  const std::vector<double> mu = ChannelValues<T>(*ctx.Input(mean_slot));
+  std::vector<double> r = ChannelValues<T>(*ctx.Input(var_slot));
+  if (global) {
+    const double epsilon = ctx.Attr<float>("epsilon");
+    for (double& v : r) v = 1.0 / std::sqrt(v + epsilon);
+  }
+  const bool passed_through = !global && l.PerChannel() <= 1;
+  const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+  const T* xd = x.data<T>();
+  const T* g = dy.data<T>();
+  const std::vector<double> sum_dy =
+      passed_through
+          ? std::vector<double>(l.c, 0.0)
+          : SumPerChannel(dev, l, [&](int64_t k, int64_t) { return static_cast<double>(g[k]); });
+  const std::vector<double> sum_dy_xhat =
+      passed_through
+          ? std::vector<double>(l.c, 0.0)
+          : SumPerChannel(dev, l, [&](int64_t k, int64_t c) {
+              return static_cast<double>(g[k]) * (static_cast<double>(xd[k]) - mu[c]) * r[c];
+            });
+  const platform::Place place = ctx.GetPlace();
+  if (DenseTensor* dbias = ctx.Output("Bias@GRAD")) WriteChannels<T>(sum_dy, place, dbias);
+  if (DenseTensor* dscale = ctx.Output("Scale@GRAD")) WriteChannels<T>(sum_dy_xhat, place, dscale);
+  DenseTensor* dx = ctx.Output("X@GRAD");
+  if (dx == nullptr) return;
+  // dX = a_c * dY + b_c * X + d_c, linear per channel.
+  std::vector<double> a(l.c), b(l.c), d(l.c);
+  const double m = static_cast<double>(l.PerChannel());
+  for (int64_t c = 0; c < l.c; ++c) {
+    if (passed_through) {
+      a[c] = 1.0;
+    } else if (global) {
+      a[c] = gamma[c] * r[c];
+    } else {
+      // gamma r / m (m dY - sum dY - (x - mu) r sum(dY xhat)).
+      a[c] = gamma[c] * r[c];
+      b[c] = -gamma[c] * r[c] * r[c] * sum_dy_xhat[c] / m;
+      d[c] = -gamma[c] * r[c] * sum_dy[c] / m - b[c] * mu[c];
+    }
+  }
+  dx->Resize(x.dims());
+  dx->set_lod(x.lod());
+  T* o = dx->mutable_data<T>(place);
+  dev.ParallelFor(x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; ++k) {
+      const int64_t c = l.ChannelOf(k);
+      o[k] = static_cast<T>(a[c] * static_cast<double>(g[k]) + b[c] * static_cast<double>(xd[k]) +
+                            d[c]);
+    }
+  });
+}
+
+template void BatchNormGradPlainCompute<float>(const ExecutionContext& ctx);
+template void BatchNormGradPlainCompute<double>(const ExecutionContext& ctx);
+
+namespace {
+
 template <typename T>
 struct BatchNormGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor x = *ctx.Input("X");
-    const DenseTensor dy = *ctx.Input("Y@GRAD");
-    const ChannelLayout l =
-        MakeChannelLayout(kBatchNormGradOp, x.dims(), ctx.Attr<std::string>("data_layout"));
-    PL_ENFORCE(
-        dy.dims() == x.dims(),
-        errors::InvalidArgument("op `%s` input `Y@GRAD`: expected the shape of X %s, "
-                                "received %s",
-                                kBatchNormGradOp, x.dims().ToString(), dy.dims().ToString()));
-    const bool global =
-        UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
-                        ctx.Attr<bool>("trainable_statistics"));
-    // Inference mode reads the running statistics: Mean/Variance, or MeanOut/VarianceOut
-    // (the same variables) in PaddlePaddle 3.x programs.
-    const auto running = [&ctx](const char* slot, const char* out_slot) {
-      return ctx.HasInput(slot) || !ctx.HasInput(out_slot) ? slot : out_slot;
-    };
-    const char* mean_slot = global ? running("Mean", "MeanOut") : "SavedMean";
-    const char* var_slot = global ? running("Variance", "VarianceOut") : "SavedVariance";
-    for (const char* slot : {"Scale", mean_slot, var_slot}) {
-      const DenseTensor* t = ctx.Input(slot);
-      PL_ENFORCE(t != nullptr,
-                 errors::NotFound("op `%s` input `%s`: required %s but not given", kBatchNormGradOp,
-                                  slot, global ? "in inference mode" : "in training"));
-      CheckChannelTensor(kBatchNormGradOp, slot, *t, l);
-    }
-    const std::vector<double> gamma = ChannelValues<T>(*ctx.Input("Scale"));
-    const std::vector<double> mu = ChannelValues<T>(*ctx.Input(mean_slot));
-    std::vector<double> r = ChannelValues<T>(*ctx.Input(var_slot));
-    if (global) {
-      const double epsilon = ctx.Attr<float>("epsilon");
-      for (double& v : r) v = 1.0 / std::sqrt(v + epsilon);
-    }
-    const bool passed_through = !global && l.PerChannel() <= 1;
-    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-    const T* xd = x.data<T>();
-    const T* g = dy.data<T>();
-    const std::vector<double> sum_dy =
-        passed_through
-            ? std::vector<double>(l.c, 0.0)
-            : SumPerChannel(dev, l, [&](int64_t k, int64_t) { return static_cast<double>(g[k]); });
-    const std::vector<double> sum_dy_xhat =
-        passed_through
-            ? std::vector<double>(l.c, 0.0)
-            : SumPerChannel(dev, l, [&](int64_t k, int64_t c) {
-                return static_cast<double>(g[k]) * (static_cast<double>(xd[k]) - mu[c]) * r[c];
-              });
-    const platform::Place place = ctx.GetPlace();
-    if (DenseTensor* dbias = ctx.Output("Bias@GRAD")) WriteChannels<T>(sum_dy, place, dbias);
-    if (DenseTensor* dscale = ctx.Output("Scale@GRAD"))
-      WriteChannels<T>(sum_dy_xhat, place, dscale);
-    DenseTensor* dx = ctx.Output("X@GRAD");
-    if (dx == nullptr) return;
-    // dX = a_c * dY + b_c * X + d_c, linear per channel.
-    std::vector<double> a(l.c), b(l.c), d(l.c);
-    const double m = static_cast<double>(l.PerChannel());
-    for (int64_t c = 0; c < l.c; ++c) {
-      if (passed_through) {
-        a[c] = 1.0;
-      } else if (global) {
-        a[c] = gamma[c] * r[c];
-      } else {
-        // gamma r / m (m dY - sum dY - (x - mu) r sum(dY xhat)).
-        a[c] = gamma[c] * r[c];
-        b[c] = -gamma[c] * r[c] * r[c] * sum_dy_xhat[c] / m;
-        d[c] = -gamma[c] * r[c] * sum_dy[c] / m - b[c] * mu[c];
-      }
-    }
-    dx->Resize(x.dims());
-    dx->set_lod(x.lod());
-    T* o = dx->mutable_data<T>(place);
-    dev.ParallelFor(x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k) {
-        const int64_t c = l.ChannelOf(k);
-        o[k] = static_cast<T>(a[c] * static_cast<double>(g[k]) + b[c] * static_cast<double>(xd[k]) +
-                              d[c]);
-      }
-    });
-  }
+  static void Compute(const ExecutionContext& ctx) { BatchNormGradPlainCompute<T>(ctx); }
 };
 
 }  // namespace

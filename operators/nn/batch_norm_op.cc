@@ -153,108 +153,103 @@ void BatchNormInferVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputDataType("VarianceOut", ctx->GetInputDataType("Variance"));
 }
 
-// Copies a running statistic to its output variable unless they are the same variable.
-void KeepRunningStat(const ExecutionContext& ctx, const char* in_slot, const char* out_slot) {
-  const DenseTensor* in = ctx.Input(in_slot);
-  DenseTensor* out = ctx.Output(out_slot);
-  if (out != nullptr && out != in) framework::CopyTensor(*in, ctx.GetPlace(), out);
+}  // namespace
+
+template <typename T>
+void BatchNormPlainCompute(const ExecutionContext& ctx) {
+  // Local copies share the buffers: an output that is the same variable as an input then
+  // gets a fresh buffer from mutable_data, and the input values stay readable.
+  const DenseTensor x = *ctx.Input("X");
+  const DenseTensor scale = *ctx.Input("Scale");
+  const DenseTensor bias = *ctx.Input("Bias");
+  const DenseTensor mean = *ctx.Input("Mean");
+  const DenseTensor variance = *ctx.Input("Variance");
+  const ChannelLayout l =
+      MakeChannelLayout(kBatchNormOp, x.dims(), ctx.Attr<std::string>("data_layout"));
+  for (const auto* slot : {"Scale", "Bias", "Mean", "Variance"}) {
+    CheckChannelTensor(kBatchNormOp, slot, *ctx.Input(slot), l);
+  }
+  const double epsilon = ctx.Attr<float>("epsilon");
+  const bool global = UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
+                                      ctx.Attr<bool>("trainable_statistics"));
+  const platform::Place place = ctx.GetPlace();
+  const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+  DenseTensor* y = ctx.Output("Y");
+  const std::vector<double> old_mean = ChannelValues<T>(mean);
+  const std::vector<double> old_var = ChannelValues<T>(variance);
+
+  std::vector<double> mu(l.c), inv_std(l.c);
+  if (global) {
+    KeepRunningStat(ctx, "Mean", "MeanOut");
+    KeepRunningStat(ctx, "Variance", "VarianceOut");
+    for (int64_t c = 0; c < l.c; ++c) {
+      mu[c] = old_mean[c];
+      inv_std[c] = 1.0 / std::sqrt(old_var[c] + epsilon);
+    }
+  } else if (l.PerChannel() <= 1) {
+    // One value (or none) per channel: pass X through, keep the running statistics.
+    KeepRunningStat(ctx, "Mean", "MeanOut");
+    KeepRunningStat(ctx, "Variance", "VarianceOut");
+    WriteChannels<T>(std::vector<double>(l.c, 0.0), place, ctx.Output("SavedMean"));
+    WriteChannels<T>(std::vector<double>(l.c, 0.0), place, ctx.Output("SavedVariance"));
+    DenseTensor out(x.dims(), x.dtype());
+    T* o = out.mutable_data<T>(place);
+    const T* in = x.data<T>();
+    for (int64_t k = 0; k < x.numel(); ++k) o[k] = in[k];
+    out.set_lod(x.lod());
+    *y = std::move(out);
+    return;
+  } else {
+    const T* xd = x.data<T>();
+    mu = SumPerChannel(dev, l, [&](int64_t k, int64_t) { return static_cast<double>(xd[k]); });
+    const double m = static_cast<double>(l.PerChannel());
+    for (double& v : mu) v /= m;
+    std::vector<double> var = SumPerChannel(dev, l, [&](int64_t k, int64_t c) {
+      const double d = static_cast<double>(xd[k]) - mu[c];
+      return d * d;
+    });
+    for (double& v : var) v /= m;
+    const double momentum = BatchNormMomentum<T>(ctx);
+    std::vector<double> new_mean(l.c), new_var(l.c);
+    for (int64_t c = 0; c < l.c; ++c) {
+      new_mean[c] = momentum * old_mean[c] + (1.0 - momentum) * mu[c];
+      new_var[c] = momentum * old_var[c] + (1.0 - momentum) * var[c];
+      inv_std[c] = 1.0 / std::sqrt(var[c] + epsilon);
+    }
+    WriteChannels<T>(new_mean, place, ctx.Output("MeanOut"));
+    WriteChannels<T>(new_var, place, ctx.Output("VarianceOut"));
+  }
+  WriteChannels<T>(mu, place, ctx.Output("SavedMean"));
+  WriteChannels<T>(inv_std, place, ctx.Output("SavedVariance"));
+
+  // Y = X * a_c + b_c with a = gamma / std and b = beta - mu * a.
+  const std::vector<double> gamma = ChannelValues<T>(scale);
+  const std::vector<double> beta = ChannelValues<T>(bias);
+  std::vector<double> a(l.c), b(l.c);
+  for (int64_t c = 0; c < l.c; ++c) {
+    a[c] = gamma[c] * inv_std[c];
+    b[c] = beta[c] - mu[c] * a[c];
+  }
+  const T* in = x.data<T>();
+  y->Resize(x.dims());
+  y->set_lod(x.lod());
+  T* o = y->mutable_data<T>(place);
+  dev.ParallelFor(x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+    for (int64_t k = begin; k < end; ++k) {
+      const int64_t c = l.ChannelOf(k);
+      o[k] = static_cast<T>(static_cast<double>(in[k]) * a[c] + b[c]);
+    }
+  });
 }
+
+template void BatchNormPlainCompute<float>(const ExecutionContext& ctx);
+template void BatchNormPlainCompute<double>(const ExecutionContext& ctx);
+
+namespace {
 
 template <typename T>
 struct BatchNormKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    // Local copies share the buffers: an output that is the same variable as an input then
-    // gets a fresh buffer from mutable_data, and the input values stay readable.
-    const DenseTensor x = *ctx.Input("X");
-    const DenseTensor scale = *ctx.Input("Scale");
-    const DenseTensor bias = *ctx.Input("Bias");
-    const DenseTensor mean = *ctx.Input("Mean");
-    const DenseTensor variance = *ctx.Input("Variance");
-    const ChannelLayout l =
-        MakeChannelLayout(kBatchNormOp, x.dims(), ctx.Attr<std::string>("data_layout"));
-    for (const auto* slot : {"Scale", "Bias", "Mean", "Variance"}) {
-      CheckChannelTensor(kBatchNormOp, slot, *ctx.Input(slot), l);
-    }
-    const double epsilon = ctx.Attr<float>("epsilon");
-    const bool global =
-        UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
-                        ctx.Attr<bool>("trainable_statistics"));
-    const platform::Place place = ctx.GetPlace();
-    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-    DenseTensor* y = ctx.Output("Y");
-    const std::vector<double> old_mean = ChannelValues<T>(mean);
-    const std::vector<double> old_var = ChannelValues<T>(variance);
-
-    std::vector<double> mu(l.c), inv_std(l.c);
-    if (global) {
-      KeepRunningStat(ctx, "Mean", "MeanOut");
-      KeepRunningStat(ctx, "Variance", "VarianceOut");
-      for (int64_t c = 0; c < l.c; ++c) {
-        mu[c] = old_mean[c];
-        inv_std[c] = 1.0 / std::sqrt(old_var[c] + epsilon);
-      }
-    } else if (l.PerChannel() <= 1) {
-      // One value (or none) per channel: pass X through, keep the running statistics.
-      KeepRunningStat(ctx, "Mean", "MeanOut");
-      KeepRunningStat(ctx, "Variance", "VarianceOut");
-      WriteChannels<T>(std::vector<double>(l.c, 0.0), place, ctx.Output("SavedMean"));
-      WriteChannels<T>(std::vector<double>(l.c, 0.0), place, ctx.Output("SavedVariance"));
-      DenseTensor out(x.dims(), x.dtype());
-      T* o = out.mutable_data<T>(place);
-      const T* in = x.data<T>();
-      for (int64_t k = 0; k < x.numel(); ++k) o[k] = in[k];
-      out.set_lod(x.lod());
-      *y = std::move(out);
-      return;
-    } else {
-      const T* xd = x.data<T>();
-      mu = SumPerChannel(dev, l, [&](int64_t k, int64_t) { return static_cast<double>(xd[k]); });
-      const double m = static_cast<double>(l.PerChannel());
-      for (double& v : mu) v /= m;
-      std::vector<double> var = SumPerChannel(dev, l, [&](int64_t k, int64_t c) {
-        const double d = static_cast<double>(xd[k]) - mu[c];
-        return d * d;
-      });
-      for (double& v : var) v /= m;
-      double momentum = ctx.Attr<float>("momentum");
-      if (const DenseTensor* mt = ctx.Input("MomentumTensor")) {
-        PL_ENFORCE(mt->numel() == 1,
-                   errors::InvalidArgument("op `%s` input `MomentumTensor`: expected one "
-                                           "element, received shape %s",
-                                           kBatchNormOp, mt->dims().ToString()));
-        momentum = static_cast<double>(mt->data<T>()[0]);
-      }
-      std::vector<double> new_mean(l.c), new_var(l.c);
-      for (int64_t c = 0; c < l.c; ++c) {
-        new_mean[c] = momentum * old_mean[c] + (1.0 - momentum) * mu[c];
-        new_var[c] = momentum * old_var[c] + (1.0 - momentum) * var[c];
-        inv_std[c] = 1.0 / std::sqrt(var[c] + epsilon);
-      }
-      WriteChannels<T>(new_mean, place, ctx.Output("MeanOut"));
-      WriteChannels<T>(new_var, place, ctx.Output("VarianceOut"));
-    }
-    WriteChannels<T>(mu, place, ctx.Output("SavedMean"));
-    WriteChannels<T>(inv_std, place, ctx.Output("SavedVariance"));
-
-    // Y = X * a_c + b_c with a = gamma / std and b = beta - mu * a.
-    const std::vector<double> gamma = ChannelValues<T>(scale);
-    const std::vector<double> beta = ChannelValues<T>(bias);
-    std::vector<double> a(l.c), b(l.c);
-    for (int64_t c = 0; c < l.c; ++c) {
-      a[c] = gamma[c] * inv_std[c];
-      b[c] = beta[c] - mu[c] * a[c];
-    }
-    const T* in = x.data<T>();
-    y->Resize(x.dims());
-    y->set_lod(x.lod());
-    T* o = y->mutable_data<T>(place);
-    dev.ParallelFor(x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
-      for (int64_t k = begin; k < end; ++k) {
-        const int64_t c = l.ChannelOf(k);
-        o[k] = static_cast<T>(static_cast<double>(in[k]) * a[c] + b[c]);
-      }
-    });
-  }
+  static void Compute(const ExecutionContext& ctx) { BatchNormPlainCompute<T>(ctx); }
 };
 
 // One fused batch_norm_grad op. It reads X, Scale, the statistics that normalised X and dY:

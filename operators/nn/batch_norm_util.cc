@@ -24,5 +24,11 @@ void CheckChannelTensor(const char* op, const char* slot, const DenseTensor& t,
                                      op, slot, DDim({l.c}).ToString(), t.dims().ToString()));
 }
 
+void KeepRunningStat(const ExecutionContext& ctx, const char* in_slot, const char* out_slot) {
+  const DenseTensor* in = ctx.Input(in_slot);
+  DenseTensor* out = ctx.Output(out_slot);
+  if (out != nullptr && out != in) framework::CopyTensor(*in, ctx.GetPlace(), out);
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -16,6 +16,13 @@ constexpr char kBatchNormGradOp[] = "batch_norm_grad";
 // Registers batch_norm_grad (batch_norm_grad_op.cc).
 void RegisterBatchNormGradOp();
 
+// The plain CPU kernels of batch_norm and batch_norm_grad (T: float or double). The oneDNN
+// kernels call them for the cases their primitives do not express.
+template <typename T>
+void BatchNormPlainCompute(const ExecutionContext& ctx);
+template <typename T>
+void BatchNormGradPlainCompute(const ExecutionContext& ctx);
+
 inline bool IsChannelsLast(const std::string& data_layout) { return data_layout == "NHWC"; }
 
 // Whether the op normalises with the running statistics Mean / Variance.
@@ -46,6 +53,33 @@ ChannelLayout MakeChannelLayout(const char* op, const DDim& x, const std::string
 // InvalidArgumentError naming `op` and `slot` unless `t` has shape [l.c].
 void CheckChannelTensor(const char* op, const char* slot, const DenseTensor& t,
                         const ChannelLayout& l);
+
+// Copies a running statistic to its output variable unless they are the same variable.
+void KeepRunningStat(const ExecutionContext& ctx, const char* in_slot, const char* out_slot);
+
+// The momentum of the running-average update: input MomentumTensor (of type T) when given,
+// else the attribute `momentum`.
+template <typename T>
+double BatchNormMomentum(const ExecutionContext& ctx) {
+  const DenseTensor* mt = ctx.Input("MomentumTensor");
+  if (mt == nullptr) return ctx.Attr<float>("momentum");
+  PL_ENFORCE(mt->numel() == 1, errors::InvalidArgument("op `%s` input `MomentumTensor`: expected "
+                                                       "one element, received shape %s",
+                                                       kBatchNormOp, mt->dims().ToString()));
+  return static_cast<double>(mt->data<T>()[0]);
+}
+
+// What batch_norm_grad reads, its inputs checked: the layout of X, the mode, and the slots of
+// the statistics that normalised X (SavedMean / SavedVariance, the mean and the inverse
+// standard deviation, in training; the running Mean / Variance, or MeanOut / VarianceOut
+// where those are absent, in inference mode).
+struct BatchNormGradInputs {
+  ChannelLayout layout;
+  bool global = false;
+  const char* mean_slot = nullptr;
+  const char* var_slot = nullptr;
+};
+BatchNormGradInputs CheckBatchNormGradInputs(const ExecutionContext& ctx);
 
 // The values of a [C] tensor of type T as doubles.
 template <typename T>

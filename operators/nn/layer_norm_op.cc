@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "framework/var_type_inference.h"
+#include "operators/nn/layer_norm_util.h"
 #include "operators/nn/nn_op_util.h"
 #include "operators/registry_table.h"
 
@@ -17,9 +18,6 @@ namespace paddle_like {
 namespace operators {
 
 namespace {
-
-constexpr char kOp[] = "layer_norm";
-constexpr char kGradOp[] = "layer_norm_grad";
 
 class LayerNormOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -90,12 +88,6 @@ where the overline is the mean over the row.
   }
 };
 
-// X as [left, right] at begin_norm_axis.
-struct RowLayout {
-  int64_t left = 0;
-  int64_t right = 0;
-};
-
 RowLayout CheckedRows(const std::string& op, const DDim& x, int axis) {
   PL_ENFORCE(
       axis >= 1 && axis < x.size(),
@@ -139,54 +131,101 @@ std::vector<double> ParamValues(const DenseTensor* t, int64_t n, double fill) {
   return std::vector<double>(p, p + n);
 }
 
+// Writes `v` into `out` as a 1-D tensor of T, when `out` is given.
+template <typename T>
+void WriteVector(const std::vector<double>& v, const platform::Place& place, DenseTensor* out) {
+  if (out == nullptr) return;
+  out->Resize(DDim({static_cast<int64_t>(v.size())}));
+  T* o = out->mutable_data<T>(place);
+  for (size_t j = 0; j < v.size(); ++j) o[j] = static_cast<T>(v[j]);
+}
+
+}  // namespace
+
+RowLayout CheckLayerNormInputs(const ExecutionContext& ctx) {
+  const RowLayout rows =
+      CheckedRows(kLayerNormOp, ctx.Input("X")->dims(), ctx.Attr<int>("begin_norm_axis"));
+  for (const char* slot : {"Scale", "Bias"}) {
+    if (const DenseTensor* t = ctx.Input(slot)) {
+      CheckParam(kLayerNormOp, slot, t->dims(), rows.right);
+    }
+  }
+  return rows;
+}
+
+RowLayout CheckLayerNormGradInputs(const ExecutionContext& ctx) {
+  const DDim& x = ctx.Input("X")->dims();
+  const DDim& dy = ctx.Input("Y@GRAD")->dims();
+  const RowLayout rows = CheckedRows(kLayerNormGradOp, x, ctx.Attr<int>("begin_norm_axis"));
+  PL_ENFORCE(dy == x, errors::InvalidArgument("op `%s` input `Y@GRAD`: expected the shape of X "
+                                              "%s, received %s",
+                                              kLayerNormGradOp, x.ToString(), dy.ToString()));
+  for (const char* slot : {"Mean", "Variance"}) {
+    const DDim d = ctx.Input(slot)->dims();
+    PL_ENFORCE(d.numel() == rows.left,
+               errors::InvalidArgument("op `%s` input `%s`: expected shape %s, received %s",
+                                       kLayerNormGradOp, slot, DDim({rows.left}).ToString(),
+                                       d.ToString()));
+  }
+  if (const DenseTensor* s = ctx.Input("Scale")) {
+    CheckParam(kLayerNormGradOp, "Scale", s->dims(), rows.right);
+  }
+  return rows;
+}
+
+template <typename T>
+void LayerNormPlainCompute(const ExecutionContext& ctx) {
+  const RowLayout rows = CheckLayerNormInputs(ctx);
+  const DenseTensor x = *ctx.Input("X");
+  const std::vector<double> gamma = ParamValues<T>(ctx.Input("Scale"), rows.right, 1.0);
+  const std::vector<double> beta = ParamValues<T>(ctx.Input("Bias"), rows.right, 0.0);
+  const double epsilon = ctx.Attr<float>("epsilon");
+  const platform::Place place = ctx.GetPlace();
+  DenseTensor* y = ctx.Output("Y");
+  DenseTensor* mean = ctx.Output("Mean");
+  DenseTensor* var = ctx.Output("Variance");
+  y->Resize(x.dims());
+  y->set_lod(x.lod());
+  mean->Resize(DDim({rows.left}));
+  var->Resize(DDim({rows.left}));
+  const T* in = x.data<T>();
+  T* o = y->mutable_data<T>(place);
+  T* mo = mean->mutable_data<T>(place);
+  T* vo = var->mutable_data<T>(place);
+  const int64_t h = rows.right;
+  ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+      rows.left, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(h, 1)),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const T* row = in + i * h;
+          double s = 0;
+          for (int64_t j = 0; j < h; ++j) s += static_cast<double>(row[j]);
+          const double mu = h > 0 ? s / static_cast<double>(h) : 0.0;
+          double ss = 0;
+          for (int64_t j = 0; j < h; ++j) {
+            const double d = static_cast<double>(row[j]) - mu;
+            ss += d * d;
+          }
+          const double sigma2 = h > 0 ? ss / static_cast<double>(h) : 0.0;
+          const double r = 1.0 / std::sqrt(sigma2 + epsilon);
+          for (int64_t j = 0; j < h; ++j) {
+            o[i * h + j] =
+                static_cast<T>((static_cast<double>(row[j]) - mu) * r * gamma[j] + beta[j]);
+          }
+          mo[i] = static_cast<T>(mu);
+          vo[i] = static_cast<T>(sigma2);
+        }
+      });
+}
+
+template void LayerNormPlainCompute<float>(const ExecutionContext& ctx);
+template void LayerNormPlainCompute<double>(const ExecutionContext& ctx);
+
+namespace {
+
 template <typename T>
 struct LayerNormKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor x = *ctx.Input("X");
-    const RowLayout rows = CheckedRows(kOp, x.dims(), ctx.Attr<int>("begin_norm_axis"));
-    for (const char* slot : {"Scale", "Bias"}) {
-      if (const DenseTensor* t = ctx.Input(slot)) CheckParam(kOp, slot, t->dims(), rows.right);
-    }
-    const std::vector<double> gamma = ParamValues<T>(ctx.Input("Scale"), rows.right, 1.0);
-    const std::vector<double> beta = ParamValues<T>(ctx.Input("Bias"), rows.right, 0.0);
-    const double epsilon = ctx.Attr<float>("epsilon");
-    const platform::Place place = ctx.GetPlace();
-    DenseTensor* y = ctx.Output("Y");
-    DenseTensor* mean = ctx.Output("Mean");
-    DenseTensor* var = ctx.Output("Variance");
-    y->Resize(x.dims());
-    y->set_lod(x.lod());
-    mean->Resize(DDim({rows.left}));
-    var->Resize(DDim({rows.left}));
-    const T* in = x.data<T>();
-    T* o = y->mutable_data<T>(place);
-    T* mo = mean->mutable_data<T>(place);
-    T* vo = var->mutable_data<T>(place);
-    const int64_t h = rows.right;
-    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-        rows.left, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(h, 1)),
-        [&](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) {
-            const T* row = in + i * h;
-            double s = 0;
-            for (int64_t j = 0; j < h; ++j) s += static_cast<double>(row[j]);
-            const double mu = h > 0 ? s / static_cast<double>(h) : 0.0;
-            double ss = 0;
-            for (int64_t j = 0; j < h; ++j) {
-              const double d = static_cast<double>(row[j]) - mu;
-              ss += d * d;
-            }
-            const double sigma2 = h > 0 ? ss / static_cast<double>(h) : 0.0;
-            const double r = 1.0 / std::sqrt(sigma2 + epsilon);
-            for (int64_t j = 0; j < h; ++j) {
-              o[i * h + j] =
-                  static_cast<T>((static_cast<double>(row[j]) - mu) * r * gamma[j] + beta[j]);
-            }
-            mo[i] = static_cast<T>(mu);
-            vo[i] = static_cast<T>(sigma2);
-          }
-        });
-  }
+  static void Compute(const ExecutionContext& ctx) { LayerNormPlainCompute<T>(ctx); }
 };
 
 void LayerNormGradInferShape(InferShapeContext* ctx) {
@@ -214,93 +253,80 @@ void LayerNormGradInferVarType(framework::VarTypeInferenceContext* ctx) {
   }
 }
 
+}  // namespace
+
+template <typename T>
+void LayerNormGradPlainCompute(const ExecutionContext& ctx) {
+  const RowLayout rows = CheckLayerNormGradInputs(ctx);
+  const DenseTensor x = *ctx.Input("X");
+  const DenseTensor dy = *ctx.Input("Y@GRAD");
+  const int64_t h = rows.right;
+  const std::vector<double> gamma = ParamValues<T>(ctx.Input("Scale"), h, 1.0);
+  const T* mean = ctx.Input("Mean")->data<T>();
+  const T* var = ctx.Input("Variance")->data<T>();
+  const double epsilon = ctx.Attr<float>("epsilon");
+  std::vector<double> r(static_cast<size_t>(rows.left));
+  for (int64_t i = 0; i < rows.left; ++i) {
+    r[i] = 1.0 / std::sqrt(static_cast<double>(var[i]) + epsilon);
+  }
+  const T* xd = x.data<T>();
+  const T* g = dy.data<T>();
+  const auto xhat = [&](int64_t i, int64_t j) {
+    return (static_cast<double>(xd[i * h + j]) - static_cast<double>(mean[i])) * r[i];
+  };
+  const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+  const platform::Place place = ctx.GetPlace();
+  DenseTensor* dscale = ctx.Output("Scale@GRAD");
+  DenseTensor* dbias = ctx.Output("Bias@GRAD");
+  if (dscale != nullptr || dbias != nullptr) {
+    std::vector<double> sum_dy(static_cast<size_t>(h)), sum_dy_xhat(static_cast<size_t>(h));
+    dev.ParallelFor(h, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t j = begin; j < end; ++j) {
+        double a = 0, b = 0;
+        for (int64_t i = 0; i < rows.left; ++i) {
+          const double d = static_cast<double>(g[i * h + j]);
+          a += d;
+          b += d * xhat(i, j);
+        }
+        sum_dy[j] = a;
+        sum_dy_xhat[j] = b;
+      }
+    });
+    WriteVector<T>(sum_dy_xhat, place, dscale);
+    WriteVector<T>(sum_dy, place, dbias);
+  }
+  DenseTensor* dx = ctx.Output("X@GRAD");
+  if (dx == nullptr) return;
+  dx->Resize(x.dims());
+  dx->set_lod(x.lod());
+  T* o = dx->mutable_data<T>(place);
+  dev.ParallelFor(rows.left, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(h, 1)),
+                  [&](int64_t begin, int64_t end) {
+                    for (int64_t i = begin; i < end; ++i) {
+                      double mean_g = 0, mean_gx = 0;
+                      for (int64_t j = 0; j < h; ++j) {
+                        const double gj = static_cast<double>(g[i * h + j]) * gamma[j];
+                        mean_g += gj;
+                        mean_gx += gj * xhat(i, j);
+                      }
+                      mean_g /= static_cast<double>(h);
+                      mean_gx /= static_cast<double>(h);
+                      for (int64_t j = 0; j < h; ++j) {
+                        const double gj = static_cast<double>(g[i * h + j]) * gamma[j];
+                        o[i * h + j] = static_cast<T>(r[i] * (gj - mean_g - xhat(i, j) * mean_gx));
+                      }
+                    }
+                  });
+}
+
+template void LayerNormGradPlainCompute<float>(const ExecutionContext& ctx);
+template void LayerNormGradPlainCompute<double>(const ExecutionContext& ctx);
+
+namespace {
+
 template <typename T>
 struct LayerNormGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor x = *ctx.Input("X");
-    const DenseTensor dy = *ctx.Input("Y@GRAD");
-    const RowLayout rows = CheckedRows(kGradOp, x.dims(), ctx.Attr<int>("begin_norm_axis"));
-    PL_ENFORCE(dy.dims() == x.dims(),
-               errors::InvalidArgument("op `%s` input `Y@GRAD`: expected the shape of X %s, "
-                                       "received %s",
-                                       kGradOp, x.dims().ToString(), dy.dims().ToString()));
-    for (const char* slot : {"Mean", "Variance"}) {
-      const DDim d = ctx.Input(slot)->dims();
-      PL_ENFORCE(
-          d.numel() == rows.left,
-          errors::InvalidArgument("op `%s` input `%s`: expected shape %s, received %s", kGradOp,
-                                  slot, DDim({rows.left}).ToString(), d.ToString()));
-    }
-    if (const DenseTensor* s = ctx.Input("Scale"))
-      CheckParam(kGradOp, "Scale", s->dims(), rows.right);
-    const int64_t h = rows.right;
-    const std::vector<double> gamma = ParamValues<T>(ctx.Input("Scale"), h, 1.0);
-    const T* mean = ctx.Input("Mean")->data<T>();
-    const T* var = ctx.Input("Variance")->data<T>();
-    const double epsilon = ctx.Attr<float>("epsilon");
-    std::vector<double> r(static_cast<size_t>(rows.left));
-    for (int64_t i = 0; i < rows.left; ++i) {
-      r[i] = 1.0 / std::sqrt(static_cast<double>(var[i]) + epsilon);
-    }
-    const T* xd = x.data<T>();
-    const T* g = dy.data<T>();
-    const auto xhat = [&](int64_t i, int64_t j) {
-      return (static_cast<double>(xd[i * h + j]) - static_cast<double>(mean[i])) * r[i];
-    };
-    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-    const platform::Place place = ctx.GetPlace();
-    DenseTensor* dscale = ctx.Output("Scale@GRAD");
-    DenseTensor* dbias = ctx.Output("Bias@GRAD");
-    if (dscale != nullptr || dbias != nullptr) {
-      std::vector<double> sum_dy(static_cast<size_t>(h)), sum_dy_xhat(static_cast<size_t>(h));
-      dev.ParallelFor(h, 1, [&](int64_t begin, int64_t end) {
-        for (int64_t j = begin; j < end; ++j) {
-          double a = 0, b = 0;
-          for (int64_t i = 0; i < rows.left; ++i) {
-            const double d = static_cast<double>(g[i * h + j]);
-            a += d;
-            b += d * xhat(i, j);
-          }
-          sum_dy[j] = a;
-          sum_dy_xhat[j] = b;
-        }
-      });
-      WriteVector(sum_dy_xhat, place, dscale);
-      WriteVector(sum_dy, place, dbias);
-    }
-    DenseTensor* dx = ctx.Output("X@GRAD");
-    if (dx == nullptr) return;
-    dx->Resize(x.dims());
-    dx->set_lod(x.lod());
-    T* o = dx->mutable_data<T>(place);
-    dev.ParallelFor(rows.left, std::max<int64_t>(1, (1 << 14) / std::max<int64_t>(h, 1)),
-                    [&](int64_t begin, int64_t end) {
-                      for (int64_t i = begin; i < end; ++i) {
-                        double mean_g = 0, mean_gx = 0;
-                        for (int64_t j = 0; j < h; ++j) {
-                          const double gj = static_cast<double>(g[i * h + j]) * gamma[j];
-                          mean_g += gj;
-                          mean_gx += gj * xhat(i, j);
-                        }
-                        mean_g /= static_cast<double>(h);
-                        mean_gx /= static_cast<double>(h);
-                        for (int64_t j = 0; j < h; ++j) {
-                          const double gj = static_cast<double>(g[i * h + j]) * gamma[j];
-                          o[i * h + j] =
-                              static_cast<T>(r[i] * (gj - mean_g - xhat(i, j) * mean_gx));
-                        }
-                      }
-                    });
-  }
-
- private:
-  static void WriteVector(const std::vector<double>& v, const platform::Place& place,
-                          DenseTensor* out) {
-    if (out == nullptr) return;
-    out->Resize(DDim({static_cast<int64_t>(v.size())}));
-    T* o = out->mutable_data<T>(place);
-    for (size_t j = 0; j < v.size(); ++j) o[j] = static_cast<T>(v[j]);
-  }
+  static void Compute(const ExecutionContext& ctx) { LayerNormGradPlainCompute<T>(ctx); }
 };
 
 // One fused layer_norm_grad op reading X, Scale, Mean, Variance and dY (not Bias or Y).
@@ -310,7 +336,7 @@ void LayerNormGradMaker(framework::GradOpBuilder* g) {
                                        {"Variance", g->Output("Variance")},
                                        {"Y@GRAD", g->OutputGrad("Y")}};
   if (!g->Input("Scale").empty()) inputs["Scale"] = g->Input("Scale");
-  g->AddOp(kGradOp, inputs,
+  g->AddOp(kLayerNormGradOp, inputs,
            {{"X@GRAD", g->InputGrad("X")},
             {"Scale@GRAD", g->InputGrad("Scale")},
             {"Bias@GRAD", g->InputGrad("Bias")}},
@@ -320,15 +346,15 @@ void LayerNormGradMaker(framework::GradOpBuilder* g) {
 }  // namespace
 
 void RegisterLayerNormOp() {
-  framework::RegisterOp<XTypedOp, LayerNormOpMaker>(kOp)
+  framework::RegisterOp<XTypedOp, LayerNormOpMaker>(kLayerNormOp)
       .InferShape(LayerNormInferShape)
       .InferVarType(LayerNormInferVarType)
       .GradOpMaker(LayerNormGradMaker);
-  RegisterPlainCpuFloatKernels<LayerNormKernel>(kOp);
-  framework::RegisterOp<XTypedOp, LayerNormGradOpMaker>(kGradOp)
+  RegisterPlainCpuFloatKernels<LayerNormKernel>(kLayerNormOp);
+  framework::RegisterOp<XTypedOp, LayerNormGradOpMaker>(kLayerNormGradOp)
       .InferShape(LayerNormGradInferShape)
       .InferVarType(LayerNormGradInferVarType);
-  RegisterPlainCpuFloatKernels<LayerNormGradKernel>(kGradOp);
+  RegisterPlainCpuFloatKernels<LayerNormGradKernel>(kLayerNormGradOp);
 }
 
 }  // namespace operators
