@@ -2,6 +2,7 @@
 // training and inference modes, the running-statistics update through variables shared by
 // Mean and MeanOut, gradients against finite differences, what the grad maker reads, and
 // errors.
+#include <algorithm>
 #include <cmath>
 #include <set>
 #include <string>
@@ -157,6 +158,29 @@ TEST(BatchNormOp, InferenceAndGlobalStatsUseRunningStatistics) {
     CheckForward<double>(in,
                          LayoutAttrs(lc.nhwc, {{"is_test", true}, {"trainable_statistics", true}}),
                          false, kMomentum);
+  }
+}
+
+// fuse_with_relu (inference programs whose relu was folded in) clamps Y at 0 on every kernel.
+TEST(BatchNormOp, FusedReluClampsY) {
+  const BnInputs in = MakeInputs({2, 3, 4, 5}, false, 7);
+  const SlotTensors tensors = Tensors<float>(in);
+  const auto values = [&](const char* slot) { return ToDoubles(tensors.at(slot)[0]); };
+  const BnReference ref = Reference(in.dims, in.nhwc, values("X"), values("Scale"), values("Bias"),
+                                    values("Mean"), values("Variance"), kEps, kMomentum, true);
+  std::vector<double> clamped = ref.y;
+  int negatives = 0;
+  for (double& v : clamped) {
+    negatives += v < 0;
+    v = std::max(v, 0.0);
+  }
+  ASSERT_GT(negatives, 0) << "the case should have negative outputs to clamp";
+  for (bool use_onednn : {true, false}) {
+    ScopedFlag flag(&FLAGS_use_onednn, use_onednn);
+    const auto r = RunOp("batch_norm", tensors, kOutputs,
+                         {{"is_test", true}, {"fuse_with_relu", true}});
+    ExpectNear(ToDoubles(r.outputs.at("Y")[0]), clamped, 1e-4, 1e-5,
+               use_onednn ? "Y (oneDNN)" : "Y (plain)");
   }
 }
 
@@ -342,6 +366,11 @@ TEST(BatchNormGrad, MakerReadsOnlyWhatTheFormulaNeeds) {
             (std::set<std::string>{"X", "Scale", "Mean", "Variance", "Y@GRAD"}));
   EXPECT_EQ(GradInputSlots({{"is_test", true}}),
             (std::set<std::string>{"X", "Scale", "Mean", "Variance", "Y@GRAD"}));
+}
+
+TEST(BatchNormGrad, NoGradientThroughAFusedRelu) {
+  ExpectError<platform::UnimplementedError>([] { GradInputSlots({{"fuse_with_relu", true}}); },
+                                            {"op `batch_norm` attribute `fuse_with_relu`"});
 }
 
 TEST(BatchNormOp, ErrorsNameOpSlotAndAttribute) {

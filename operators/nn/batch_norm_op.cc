@@ -64,7 +64,7 @@ class BatchNormOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
         .SetDefault(false)
         .AsExtra();
-    AddAttr<bool>("fuse_with_relu", "Apply relu to Y (oneDNN kernels only).")
+    AddAttr<bool>("fuse_with_relu", "Apply relu to Y (inference only: no gradient).")
         .SetDefault(false)
         .AsExtra();
     AddComment(R"DOC(
@@ -245,17 +245,38 @@ void BatchNormPlainCompute(const ExecutionContext& ctx) {
 template void BatchNormPlainCompute<float>(const ExecutionContext& ctx);
 template void BatchNormPlainCompute<double>(const ExecutionContext& ctx);
 
+template <typename T>
+void ApplyFusedRelu(const ExecutionContext& ctx) {
+  if (!ctx.HasAttr("fuse_with_relu") || !ctx.Attr<bool>("fuse_with_relu")) return;
+  DenseTensor* y = ctx.Output("Y");
+  T* o = y->data<T>();
+  ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+      y->numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+        for (int64_t k = begin; k < end; ++k) o[k] = o[k] > T(0) ? o[k] : T(0);
+      });
+}
+
+template void ApplyFusedRelu<float>(const ExecutionContext& ctx);
+template void ApplyFusedRelu<double>(const ExecutionContext& ctx);
+
 namespace {
 
 template <typename T>
 struct BatchNormKernel {
-  static void Compute(const ExecutionContext& ctx) { BatchNormPlainCompute<T>(ctx); }
+  static void Compute(const ExecutionContext& ctx) {
+    BatchNormPlainCompute<T>(ctx);
+    ApplyFusedRelu<T>(ctx);
+  }
 };
 
 // One fused batch_norm_grad op. It reads X, Scale, the statistics that normalised X and dY:
 // SavedMean / SavedVariance in training, Mean / Variance in inference mode.
 void BatchNormGradMaker(framework::GradOpBuilder* g) {
   const framework::OpDesc& fwd = g->Forward();
+  PL_ENFORCE(!BoolAttrOr(fwd, "fuse_with_relu", false),
+             errors::Unimplemented("op `%s` attribute `fuse_with_relu`: no gradient through the "
+                                   "fused relu; keep the relu as an op of its own to train",
+                                   kBatchNormOp));
   const bool global =
       UsesGlobalStats(BoolAttrOr(fwd, "is_test", false), BoolAttrOr(fwd, "use_global_stats", false),
                       BoolAttrOr(fwd, "trainable_statistics", false));

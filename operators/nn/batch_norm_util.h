@@ -22,6 +22,10 @@ template <typename T>
 void BatchNormPlainCompute(const ExecutionContext& ctx);
 template <typename T>
 void BatchNormGradPlainCompute(const ExecutionContext& ctx);
+// Y = max(Y, 0) when the op's `fuse_with_relu` attribute is set (inference programs whose
+// relu was folded into the batch_norm); every kernel calls it last.
+template <typename T>
+void ApplyFusedRelu(const ExecutionContext& ctx);
 
 inline bool IsChannelsLast(const std::string& data_layout) { return data_layout == "NHWC"; }
 

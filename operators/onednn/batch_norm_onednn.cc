@@ -48,6 +48,7 @@ void BatchNormOneDNNKernel(const ExecutionContext& ctx) {
                                       ctx.Attr<bool>("trainable_statistics"));
   if (x.numel() == 0 || (!global && l.PerChannel() <= 1)) {
     BatchNormPlainCompute<float>(ctx);
+    ApplyFusedRelu<float>(ctx);
     return;
   }
   const DenseTensor scale = *ctx.Input("Scale");
@@ -117,6 +118,7 @@ void BatchNormOneDNNKernel(const ExecutionContext& ctx) {
   }
   WriteChannels<float>(mu, place, ctx.Output("SavedMean"));
   WriteChannels<float>(inv_std, place, ctx.Output("SavedVariance"));
+  ApplyFusedRelu<float>(ctx);
 }
 
 void BatchNormGradOneDNNKernel(const ExecutionContext& ctx) {
