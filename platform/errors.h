@@ -56,27 +56,60 @@ PL_DEFINE_ERROR_TYPE(Fatal, ErrorCode::kFatal)
 #undef PL_DEFINE_ERROR_TYPE
 
 namespace detail {
+// One argument of Sprintf, reduced to what the formatter needs: the value by kind, whatever
+// its C++ width. Conversions follow the argument's real type, so "%d" given an int64 or a
+// size_t prints the number instead of reading past it.
+struct FormatArg {
+  enum class Kind { kSigned, kUnsigned, kFloat, kString, kPointer };
+  Kind kind = Kind::kSigned;
+  long long i = 0;
+  unsigned long long u = 0;
+  double f = 0;
+  const char* s = nullptr;
+  const void* p = nullptr;
+};
+
 template <typename T>
-decltype(auto) PrintfArg(const T& v) {
+FormatArg MakeFormatArg(const T& v) {
+  FormatArg a;
   if constexpr (std::is_same_v<T, std::string>) {
-    return v.c_str();
+    a.kind = FormatArg::Kind::kString;
+    a.s = v.c_str();
+  } else if constexpr (std::is_convertible_v<const T&, const char*>) {
+    a.kind = FormatArg::Kind::kString;
+    a.s = v;
+  } else if constexpr (std::is_enum_v<T>) {
+    a.i = static_cast<long long>(v);
+  } else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>) {
+    a.i = v;
+  } else if constexpr (std::is_integral_v<T>) {
+    a.kind = FormatArg::Kind::kUnsigned;
+    a.u = v;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    a.kind = FormatArg::Kind::kFloat;
+    a.f = static_cast<double>(v);
   } else {
-    return v;
+    static_assert(std::is_pointer_v<T>, "Sprintf takes numbers, strings and pointers");
+    a.kind = FormatArg::Kind::kPointer;
+    a.p = v;
   }
+  return a;
 }
-std::string VFormat(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
+
+// Formats printf-style `fmt` with `args`; a conversion without an argument is printed as
+// written, surplus arguments are ignored.
+std::string FormatWithArgs(const char* fmt, const FormatArg* args, size_t count);
 }  // namespace detail
 
-// printf-style formatting that also accepts std::string arguments for %s.
+// printf-style formatting (flags, width and precision as printf) whose conversions adapt to
+// the arguments' types, with std::string accepted for %s.
 template <typename... Args>
 std::string Sprintf(const char* fmt, const Args&... args) {
   if constexpr (sizeof...(Args) == 0) {
     return fmt;
   } else {
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-security"
-    return detail::VFormat(fmt, detail::PrintfArg(args)...);
-#pragma GCC diagnostic pop
+    const detail::FormatArg list[] = {detail::MakeFormatArg(args)...};
+    return detail::FormatWithArgs(fmt, list, sizeof...(Args));
   }
 }
 

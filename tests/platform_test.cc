@@ -43,6 +43,29 @@ TEST(Errors, EnforceShowsExpectedAndReceived) {
   EXPECT_NO_THROW(PL_ENFORCE_LE(1, 2, errors::OutOfRange("x")));
 }
 
+// Conversions follow the arguments' types: a width mismatch between the format and the
+// argument (an int64 or size_t given to %d) prints the number, never undefined behaviour.
+TEST(Errors, SprintfAdaptsConversionsToArgumentTypes) {
+  const int64_t big = 5000000000LL;
+  const size_t size = 18446744073709551615ULL;
+  EXPECT_EQ(platform::Sprintf("%d and %d", big, -big), "5000000000 and -5000000000");
+  EXPECT_EQ(platform::Sprintf("%d", size), "18446744073709551615");
+  EXPECT_EQ(platform::Sprintf("%lld|%zu|%ld", int64_t{-3}, size_t{4}, 5), "-3|4|5");
+  EXPECT_EQ(platform::Sprintf("[%5d][%-4d][%03d]", 7, 8, int64_t{9}), "[    7][8   ][009]");
+  EXPECT_EQ(platform::Sprintf("%x %X %o %u", 255, int64_t{255}, 8u, -1),
+            "ff FF 10 18446744073709551615");
+  EXPECT_EQ(platform::Sprintf("%.3f %g %e", 1.0 / 3, 0.5f, 1000.0), "0.333 0.5 1.000000e+03");
+  EXPECT_EQ(platform::Sprintf("%d %f", 2.5, 3), "2.5 3.000000");  // Float as %d, int as %f.
+  EXPECT_EQ(platform::Sprintf("%s and %s", std::string("op"), "slot"), "op and slot");
+  EXPECT_EQ(platform::Sprintf("%d%s", std::string("x"), 4), "x4");  // Kinds swapped.
+  EXPECT_EQ(platform::Sprintf("%c%c", 'o', 107), "ok");
+  EXPECT_EQ(platform::Sprintf("100%% of %d", true), "100% of 1");
+  EXPECT_EQ(platform::Sprintf("%s then %d", "one"), "one then %d");  // Missing argument.
+  EXPECT_EQ(platform::Sprintf("%d", 1, 2), "1");                      // Surplus argument.
+  EXPECT_EQ(platform::Sprintf("no conversions"), "no conversions");
+  EXPECT_EQ(platform::Sprintf("trailing %", 1), "trailing %");
+}
+
 TEST(Place, Equality) {
   EXPECT_EQ(Place(CPUPlace()), Place(CPUPlace()));
   EXPECT_NE(Place(CUDAPlace(0)), Place(CUDAPlace(1)));
