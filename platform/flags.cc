@@ -8,6 +8,9 @@
 #include "platform/errors.h"
 
 DEFINE_bool(use_onednn, true, "Prefer oneDNN kernels on the CPU where an op has one.");
+DEFINE_bool(onednn_small_input_fallback, true,
+            "oneDNN kernels hand inputs below a per-op element count to the plain kernel, which "
+            "is faster there.");
 DEFINE_bool(cpu_deterministic, false,
             "Make CPU runs bitwise reproducible: fixed reduction order, deterministic kernels only.");
 DEFINE_bool(cudnn_deterministic, false,

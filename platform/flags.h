@@ -7,6 +7,7 @@
 #include <string>
 
 DECLARE_bool(use_onednn);
+DECLARE_bool(onednn_small_input_fallback);
 DECLARE_bool(cpu_deterministic);
 DECLARE_bool(cudnn_deterministic);
 DECLARE_bool(check_nan_inf);

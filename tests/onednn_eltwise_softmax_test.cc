@@ -94,13 +94,32 @@ void WithOneAndFourThreads(Fn&& fn) {
   platform::DeviceContextPool::Instance().Clear();
 }
 
+// The oneDNN kernels hand small inputs to the plain kernels; these tests turn that off so
+// that every shape runs the primitives (SmallInputsRunThePlainKernel checks the handover).
 class OneDNNEltwiseSoftmaxTest : public ::testing::Test {
  protected:
   void SetUp() override {
     operators::RegisterAllOps();
     if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
+    FLAGS_onednn_small_input_fallback = false;
   }
+  void TearDown() override { FLAGS_onednn_small_input_fallback = true; }
 };
+
+// relu_grad of a NaN Out: the plain kernel gives 0, the primitive passes dOut on. Below the
+// threshold the oneDNN kernel (still the one chosen) gives the plain kernel's 0.
+TEST_F(OneDNNEltwiseSoftmaxTest, SmallInputsRunThePlainKernel) {
+  const SlotTensors in = {
+      {"Out", {MakeTensor<float>({3}, {std::nan(""), 2.0, 0.0})}},
+      {"Out@GRAD", {MakeTensor<float>({3}, {5.0, 7.0, 9.0})}}};
+  const KernelRun primitive = RunWith(true, "relu_grad", in, {}, "X@GRAD");
+  EXPECT_EQ(primitive.backend, LibraryType::kOneDNN);
+  ExpectClose(primitive.values, {5, 7, 0}, 0, 0, "relu_grad on the primitive");
+  FLAGS_onednn_small_input_fallback = true;
+  const KernelRun handed_over = RunWith(true, "relu_grad", in, {}, "X@GRAD");
+  EXPECT_EQ(handed_over.backend, LibraryType::kOneDNN);
+  ExpectClose(handed_over.values, {0, 7, 0}, 0, 0, "relu_grad handed to the plain kernel");
+}
 
 struct Forward {
   std::string type;

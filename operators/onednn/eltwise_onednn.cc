@@ -10,11 +10,17 @@
 // form. Out may be X (forward) and X@GRAD may be Out@GRAD (backward): the primitive supports
 // those in-place pairs; X@GRAD aliasing the forward value it reads gets a fresh buffer.
 // Primitives are created per call; oneDNN's primitive cache makes repeated shapes cheap.
+//
+// Below a per-op element count the plain kernel runs instead (plain_fallback.h): the
+// thresholds come from tests/benchmarks/activation_benchmark (2 threads, [64, width]), where
+// the plain relu stays faster up to 262144 elements, the plain grads and softmax up to about
+// 8192, and the transcendental forwards up to about 1000.
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 
 #include "operators/common.h"
 #include "operators/onednn/onednn_kernel_families.h"
+#include "operators/onednn/plain_fallback.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
@@ -57,9 +63,18 @@ dnnl::eltwise_forward::primitive_desc ForwardPd(const Eltwise& e, int64_t n,
 }
 
 // Out = f(X), with the shape and LoD of X.
-template <Eltwise (*kAlgo)(const ExecutionContext&)>
+// The smallest inputs (in elements) each kind of op hands to oneDNN.
+constexpr int64_t kCheapForwardMin = int64_t{1} << 20;  // relu, leaky_relu, square.
+constexpr int64_t kForwardMin = int64_t{1} << 10;       // sigmoid, tanh, exp, gelu.
+constexpr int64_t kGradMin = int64_t{1} << 13;          // Every fused grad op.
+
+template <Eltwise (*kAlgo)(const ExecutionContext&), int64_t kMinNumel>
 void EltwiseKernel(const ExecutionContext& ctx) {
   const DenseTensor* x = ctx.Input("X");
+  if (BelowOneDNNThreshold(x->numel(), kMinNumel)) {
+    RunPlainKernel(ctx);
+    return;
+  }
   DenseTensor* out = ctx.Output("Out");
   const Eltwise e = kAlgo(ctx);
   const framework::LoD lod = x->lod();
@@ -138,6 +153,10 @@ void EltwiseGrad(const ExecutionContext& ctx, const char* dep_slot, const Eltwis
 
 template <const char* kDep, Eltwise (*kAlgo)(const ExecutionContext&)>
 void EltwiseGradKernel(const ExecutionContext& ctx) {
+  if (BelowOneDNNThreshold(ctx.Input(kDep)->numel(), kGradMin)) {
+    RunPlainKernel(ctx);
+    return;
+  }
   EltwiseGrad(ctx, kDep, kAlgo(ctx), nullptr);
 }
 
@@ -158,6 +177,10 @@ void LeakyReluGradPatch(const ExecutionContext& ctx, const float* x, const float
 }
 
 void LeakyReluGradKernel(const ExecutionContext& ctx) {
+  if (BelowOneDNNThreshold(ctx.Input("X")->numel(), kGradMin)) {
+    RunPlainKernel(ctx);
+    return;
+  }
   EltwiseGrad(ctx, "X", LeakyRelu(ctx), LeakyReluGradPatch);
 }
 
@@ -174,13 +197,13 @@ void RegisterEltwiseOneDNNKernels() {
     framework::KernelFn fn;
   };
   const Entry entries[] = {
-      {"relu", EltwiseKernel<Fixed<algorithm::eltwise_relu>>},
-      {"sigmoid", EltwiseKernel<Fixed<algorithm::eltwise_logistic>>},
-      {"tanh", EltwiseKernel<Fixed<algorithm::eltwise_tanh>>},
-      {"exp", EltwiseKernel<Fixed<algorithm::eltwise_exp>>},
-      {"square", EltwiseKernel<Fixed<algorithm::eltwise_square>>},
-      {"gelu", EltwiseKernel<Gelu>},
-      {"leaky_relu", EltwiseKernel<LeakyRelu>},
+      {"relu", EltwiseKernel<Fixed<algorithm::eltwise_relu>, kCheapForwardMin>},
+      {"sigmoid", EltwiseKernel<Fixed<algorithm::eltwise_logistic>, kForwardMin>},
+      {"tanh", EltwiseKernel<Fixed<algorithm::eltwise_tanh>, kForwardMin>},
+      {"exp", EltwiseKernel<Fixed<algorithm::eltwise_exp>, kForwardMin>},
+      {"square", EltwiseKernel<Fixed<algorithm::eltwise_square>, kCheapForwardMin>},
+      {"gelu", EltwiseKernel<Gelu, kForwardMin>},
+      {"leaky_relu", EltwiseKernel<LeakyRelu, kCheapForwardMin>},
       // The grad ops read what activation_op.h's kGradDep (or the op's maker) names.
       {"relu_grad", EltwiseGradKernel<kOut, Fixed<algorithm::eltwise_relu_use_dst_for_bwd>>},
       {"sigmoid_grad", EltwiseGradKernel<kOut, Fixed<algorithm::eltwise_logistic_use_dst_for_bwd>>},

@@ -9,6 +9,7 @@
 
 #include "operators/common.h"
 #include "operators/onednn/onednn_kernel_families.h"
+#include "operators/onednn/plain_fallback.h"
 #include "operators/softmax/softmax_op.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -20,6 +21,8 @@ namespace {
 using dnnl::memory;
 
 constexpr int kAxis = 1;  // The softmax dim of the [outer, n, inner] view.
+// Below this many elements the plain kernels are faster (tests/benchmarks/activation_benchmark).
+constexpr int64_t kMinNumel = int64_t{1} << 13;
 
 memory::desc View(const SoftmaxDims& d) {
   return memory::desc({d.outer, d.n, d.inner}, memory::data_type::f32, memory::format_tag::abc);
@@ -33,6 +36,10 @@ dnnl::softmax_forward::primitive_desc ForwardPd(const memory::desc& md,
 
 void SoftmaxOneDNNKernel(const ExecutionContext& ctx) {
   const DenseTensor* x = ctx.Input("X");
+  if (BelowOneDNNThreshold(x->numel(), kMinNumel)) {
+    RunPlainKernel(ctx);
+    return;
+  }
   DenseTensor* out = ctx.Output("Out");
   const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x->dims(), ctx.Attr<int>("axis"));
   const framework::LoD lod = x->lod();
@@ -60,6 +67,10 @@ void SoftmaxOneDNNKernel(const ExecutionContext& ctx) {
 
 void SoftmaxGradOneDNNKernel(const ExecutionContext& ctx) {
   const DenseTensor* out = ctx.Input("Out");
+  if (BelowOneDNNThreshold(out->numel(), kMinNumel)) {
+    RunPlainKernel(ctx);
+    return;
+  }
   const DenseTensor* dout = ctx.Input("Out@GRAD");
   PL_ENFORCE(out->numel() == dout->numel(),
              errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of Out %s, "
