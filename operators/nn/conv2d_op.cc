@@ -312,10 +312,7 @@ struct Conv2dGradKernel {
     const DenseTensor* filter = ctx.Input("Filter");
     const DenseTensor* dout = ctx.Input("Output@GRAD");
     const Conv2dGeometry g = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
-    PL_ENFORCE(dout->dims() == g.OutputDims(),
-               errors::InvalidArgument(
-                   "op `%s` input `Output@GRAD`: expected shape %s, received %s", op,
-                   g.OutputDims().ToString(), dout->dims().ToString()));
+    CheckGradInputShape(op, "Output@GRAD", g.OutputDims(), dout->dims());
     const auto& dev = ctx.device_context<CPUDeviceContext>();
     std::vector<T> dout_storage, in_storage;
     const T* dy = NchwData(*dout, g.channel_last, &dout_storage);

@@ -294,6 +294,13 @@ Pool2dGeometry ResolvePool2d(const std::string& op, const DDim& x, const Attribu
   return g;
 }
 
+void CheckGradInputShape(const std::string& op, const char* slot, const DDim& expected,
+                         const DDim& received) {
+  PL_ENFORCE(received == expected,
+             errors::InvalidArgument("op `%s` input `%s`: expected shape %s, received %s", op,
+                                     slot, expected.ToString(), received.ToString()));
+}
+
 template <typename T>
 const T* NchwData(const framework::DenseTensor& t, bool channel_last, std::vector<T>* storage) {
   if (!channel_last) return t.data<T>();

@@ -67,6 +67,11 @@ struct Pool2dGeometry {
 Pool2dGeometry ResolvePool2d(const std::string& op, const framework::DDim& x,
                              const framework::AttributeMap& attrs);
 
+// InvalidArgumentError naming `op` and input `slot` unless `received` equals `expected`
+// (the grad ops check Output@GRAD, Out and Out@GRAD against the forward geometry).
+void CheckGradInputShape(const std::string& op, const char* slot, const framework::DDim& expected,
+                         const framework::DDim& received);
+
 // The data of `t` in NCHW order: t's own buffer, or a copy in `storage` when `channel_last`
 // (t is then [N, H, W, C]). T = float or double.
 template <typename T>
@@ -77,6 +82,8 @@ template <typename T>
 void Conv2dPlainCompute(const framework::ExecutionContext& ctx);
 template <typename T>
 void Pool2dPlainCompute(const framework::ExecutionContext& ctx);
+template <typename T>
+void Pool2dGradPlainCompute(const framework::ExecutionContext& ctx);
 
 }  // namespace operators
 }  // namespace paddle_like

@@ -235,35 +235,7 @@ struct Pool2dKernel {
 
 template <typename T>
 struct Pool2dGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const std::string& op = ctx.Type();
-    const DenseTensor* x = ctx.Input("X");
-    const DenseTensor* out = ctx.Input("Out");
-    const DenseTensor* dout = ctx.Input("Out@GRAD");
-    const Pool2dGeometry g = ResolvePool2d(op, x->dims(), ctx.op().Attrs());
-    const DDim out_dims = g.OutputDims();
-    for (const auto& [slot, t] : {std::pair<const char*, const DenseTensor*>{"Out", out},
-                                  {"Out@GRAD", dout}}) {
-      PL_ENFORCE(t->dims() == out_dims,
-                 errors::InvalidArgument("op `%s` input `%s`: expected shape %s, received %s", op,
-                                         slot, out_dims.ToString(), t->dims().ToString()));
-    }
-    std::vector<T> xs, ys, dys;
-    const T* xp = NchwData(*x, g.channel_last, &xs);
-    const T* yp = NchwData(*out, g.channel_last, &ys);
-    const T* dyp = NchwData(*dout, g.channel_last, &dys);
-    DenseTensor fresh(x->dims(), x->dtype());
-    T* dx = fresh.mutable_data<T>(ctx.GetPlace());
-    std::vector<T> nchw(g.channel_last ? static_cast<size_t>(x->numel()) : 0);
-    T* dst = g.channel_last ? nchw.data() : dx;
-    const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
-    ForEachPlane(ctx, g, in_plane + out_plane * g.kernel_h * g.kernel_w, [&](int64_t p) {
-      PoolPlaneGrad(g, xp + p * in_plane, yp + p * out_plane, dyp + p * out_plane,
-                    dst + p * in_plane);
-    });
-    if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.in_h, g.in_w, dx);
-    *ctx.Output("X@GRAD") = std::move(fresh);
-  }
+  static void Compute(const ExecutionContext& ctx) { Pool2dGradPlainCompute<T>(ctx); }
 };
 
 // One fused grad op reading X, Out and dOut.
@@ -299,6 +271,36 @@ void Pool2dPlainCompute(const ExecutionContext& ctx) {
 
 template void Pool2dPlainCompute<float>(const ExecutionContext& ctx);
 template void Pool2dPlainCompute<double>(const ExecutionContext& ctx);
+
+template <typename T>
+void Pool2dGradPlainCompute(const ExecutionContext& ctx) {
+  const std::string& op = ctx.Type();
+  const DenseTensor* x = ctx.Input("X");
+  const DenseTensor* out = ctx.Input("Out");
+  const DenseTensor* dout = ctx.Input("Out@GRAD");
+  const Pool2dGeometry g = ResolvePool2d(op, x->dims(), ctx.op().Attrs());
+  const DDim out_dims = g.OutputDims();
+  CheckGradInputShape(op, "Out", out_dims, out->dims());
+  CheckGradInputShape(op, "Out@GRAD", out_dims, dout->dims());
+  std::vector<T> xs, ys, dys;
+  const T* xp = NchwData(*x, g.channel_last, &xs);
+  const T* yp = NchwData(*out, g.channel_last, &ys);
+  const T* dyp = NchwData(*dout, g.channel_last, &dys);
+  DenseTensor fresh(x->dims(), x->dtype());
+  T* dx = fresh.mutable_data<T>(ctx.GetPlace());
+  std::vector<T> nchw(g.channel_last ? static_cast<size_t>(x->numel()) : 0);
+  T* dst = g.channel_last ? nchw.data() : dx;
+  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+  ForEachPlane(ctx, g, in_plane + out_plane * g.kernel_h * g.kernel_w, [&](int64_t p) {
+    PoolPlaneGrad(g, xp + p * in_plane, yp + p * out_plane, dyp + p * out_plane,
+                  dst + p * in_plane);
+  });
+  if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.in_h, g.in_w, dx);
+  *ctx.Output("X@GRAD") = std::move(fresh);
+}
+
+template void Pool2dGradPlainCompute<float>(const ExecutionContext& ctx);
+template void Pool2dGradPlainCompute<double>(const ExecutionContext& ctx);
 
 void RegisterPool2dOp() {
   framework::RegisterOp<Pool2dOp, Pool2dOpMaker>("pool2d")

@@ -1,0 +1,88 @@
+#include "operators/onednn/conv_pool_onednn_util.h"
+
+#include <algorithm>
+
+namespace paddle_like {
+namespace operators {
+
+using dnnl::memory;
+using framework::DenseTensor;
+using Tag = memory::format_tag;
+
+DenseTensor* OutputTarget(DenseTensor* out, std::initializer_list<const DenseTensor*> operands,
+                          DenseTensor* fresh, const framework::DDim& dims) {
+  const bool aliased = std::find(operands.begin(), operands.end(), out) != operands.end();
+  DenseTensor* target = aliased ? fresh : out;
+  target->Resize(dims);
+  target->mutable_data<float>(platform::CPUPlace());
+  return target;
+}
+
+memory ReadOnlyMemory(const memory::desc& md, const DenseTensor& t, const dnnl::engine& engine) {
+  return memory(md, engine, const_cast<float*>(t.data<float>()));
+}
+
+memory ToFormat(memory user, const memory::desc& want, const platform::OneDNNContext& dev) {
+  if (user.get_desc() == want) return user;
+  memory converted(want, dev.engine());
+  dnnl::reorder(user, converted).execute(dev.stream(), user, converted);
+  return converted;
+}
+
+void CopyToFormat(memory from, memory to, const platform::OneDNNContext& dev) {
+  dnnl::reorder(from, to).execute(dev.stream(), from, to);
+}
+
+OneDNNConvDescs MakeOneDNNConvDescs(const Conv2dGeometry& g) {
+  const auto f32 = memory::data_type::f32;
+  const Tag layout = g.channel_last ? Tag::nhwc : Tag::nchw;
+  const memory::dims w_dims =
+      g.groups == 1
+          ? memory::dims{g.out_c, g.in_c, g.kernel_h, g.kernel_w}
+          : memory::dims{g.groups, g.out_c / g.groups, g.in_c / g.groups, g.kernel_h, g.kernel_w};
+  OneDNNConvDescs d;
+  d.src = memory::desc({g.batch, g.in_c, g.in_h, g.in_w}, f32, layout);
+  d.dst = memory::desc({g.batch, g.out_c, g.out_h, g.out_w}, f32, layout);
+  d.weights = memory::desc(w_dims, f32, g.groups == 1 ? Tag::oihw : Tag::goihw);
+  d.src_any = memory::desc(d.src.dims(), f32, Tag::any);
+  d.dst_any = memory::desc(d.dst.dims(), f32, Tag::any);
+  d.weights_any = memory::desc(w_dims, f32, Tag::any);
+  d.strides = {g.stride_h, g.stride_w};
+  d.dilates = {g.dilation_h - 1, g.dilation_w - 1};  // oneDNN counts the gaps.
+  d.pad_l = {g.pad_top, g.pad_left};
+  d.pad_r = {g.pad_bottom, g.pad_right};
+  return d;
+}
+
+dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
+                                                bool activations_any) {
+  return dnnl::convolution_forward::desc(
+      kind, dnnl::algorithm::convolution_direct, activations_any ? d.src_any : d.src, d.weights_any,
+      activations_any ? d.dst_any : d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+}
+
+OneDNNPoolDescs MakeOneDNNPoolDescs(const Pool2dGeometry& g) {
+  const auto f32 = memory::data_type::f32;
+  const Tag layout = g.channel_last ? Tag::nhwc : Tag::nchw;
+  OneDNNPoolDescs d;
+  d.algorithm = g.is_max ? dnnl::algorithm::pooling_max
+                         : (g.exclusive ? dnnl::algorithm::pooling_avg_exclude_padding
+                                        : dnnl::algorithm::pooling_avg_include_padding);
+  d.src = memory::desc({g.batch, g.channels, g.in_h, g.in_w}, f32, layout);
+  d.dst = memory::desc({g.batch, g.channels, g.out_h, g.out_w}, f32, layout);
+  d.strides = {g.stride_h, g.stride_w};
+  d.kernel = {g.kernel_h, g.kernel_w};
+  d.pad_l = {g.pad_top, g.pad_left};
+  // Padding that avg with exclude-padding does not count.
+  d.pad_r = {std::max(g.pad_bottom, (g.out_h - 1) * g.stride_h + g.kernel_h - g.in_h - g.pad_top),
+             std::max(g.pad_right, (g.out_w - 1) * g.stride_w + g.kernel_w - g.in_w - g.pad_left)};
+  return d;
+}
+
+dnnl::pooling_forward::desc PoolForwardDesc(const OneDNNPoolDescs& d, dnnl::prop_kind kind) {
+  return dnnl::pooling_forward::desc(kind, d.algorithm, d.src, d.dst, d.strides, d.kernel, d.pad_l,
+                                     d.pad_r);
+}
+
+}  // namespace operators
+}  // namespace paddle_like

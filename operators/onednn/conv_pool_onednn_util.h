@@ -1,0 +1,60 @@
+// Helpers shared by the oneDNN kernels of conv2d / pool2d and of their grads: output
+// buffers, reorders, and the oneDNN descriptors built from the geometry of
+// operators/nn/conv_pool_shape.h (so forward and backward describe the same convolution or
+// pooling).
+#pragma once
+
+#include <initializer_list>
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "framework/dense_tensor.h"
+#include "operators/nn/conv_pool_shape.h"
+#include "platform/onednn/onednn_context.h"
+
+namespace paddle_like {
+namespace operators {
+
+// The float32 buffer an output is written to, resized to `dims`: `out` itself, or `fresh`
+// when `out` is one of `operands` (the caller then moves `fresh` into `out` once every
+// operand has been read).
+framework::DenseTensor* OutputTarget(framework::DenseTensor* out,
+                                     std::initializer_list<const framework::DenseTensor*> operands,
+                                     framework::DenseTensor* fresh, const framework::DDim& dims);
+
+// A oneDNN memory over the float32 data of `t`, which the primitive only reads (oneDNN takes
+// non-const handles).
+dnnl::memory ReadOnlyMemory(const dnnl::memory::desc& md, const framework::DenseTensor& t,
+                            const dnnl::engine& engine);
+
+// Memory in the primitive's format `want`: `user` itself or a reordered copy.
+dnnl::memory ToFormat(dnnl::memory user, const dnnl::memory::desc& want,
+                      const platform::OneDNNContext& dev);
+
+// Copies `from` into `to` (same logical dims), reordering when the formats differ.
+void CopyToFormat(dnnl::memory from, dnnl::memory to, const platform::OneDNNContext& dev);
+
+// One convolution in oneDNN's terms. `src`, `dst` are in the user's layout (nchw or nhwc),
+// `weights` OIHW (GOIHW with groups); the `_any` descs let the primitive pick its formats.
+struct OneDNNConvDescs {
+  dnnl::memory::desc src, dst, weights;
+  dnnl::memory::desc src_any, dst_any, weights_any;
+  dnnl::memory::dims strides, dilates, pad_l, pad_r;
+};
+OneDNNConvDescs MakeOneDNNConvDescs(const Conv2dGeometry& g);
+// Weights in the primitive's format; src and dst in the user's layout, or in the primitive's
+// with `activations_any`.
+dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
+                                                bool activations_any = false);
+
+// One pooling in oneDNN's terms, activations in the user's layout. oneDNN sizes the output
+// by rounding down; ceil_mode's extra window becomes more padding at the bottom / right.
+struct OneDNNPoolDescs {
+  dnnl::algorithm algorithm;
+  dnnl::memory::desc src, dst;
+  dnnl::memory::dims strides, kernel, pad_l, pad_r;
+};
+OneDNNPoolDescs MakeOneDNNPoolDescs(const Pool2dGeometry& g);
+dnnl::pooling_forward::desc PoolForwardDesc(const OneDNNPoolDescs& d, dnnl::prop_kind kind);
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,483 @@
+// oneDNN kernels of conv2d_grad, depthwise_conv2d_grad and pool2d_grad: FLAGS_use_onednn
+// decides between the oneDNN and the plain kernel, and both give the same gradients on the
+// same inputs (the plain kernels are checked against finite differences in
+// conv2d_op_test.cc and pool2d_op_test.cc). Also: one of the two conv gradients alone,
+// empty tensors, the plain code inside the oneDNN pool2d_grad kernel (adaptive, windows in
+// the padding, max pooling in NCHW), outputs written over inputs, float64 on the plain
+// kernels, and errors.
+#include <algorithm>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "framework/executor.h"
+#include "platform/device_context_pool.h"
+#include "platform/init.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using framework::LibraryType;
+
+class OneDNNConvPoolGradTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    operators::RegisterAllOps();
+    if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
+  }
+};
+
+OpRunResult RunWith(bool use_onednn, const std::string& type, const SlotTensors& inputs,
+                    const std::map<std::string, int>& outputs, const AttributeMap& attrs) {
+  ScopedFlag flag(&FLAGS_use_onednn, use_onednn);
+  return RunOp(type, inputs, outputs, attrs);
+}
+
+// ---------------------------------------------------------------------------- conv2d_grad
+
+struct ConvCase {
+  DDim input;   // NCHW, or NHWC when data_format is "NHWC".
+  DDim filter;  // [C_out, C_in / groups, kh, kw].
+  std::vector<int> strides = {1, 1};
+  std::vector<int> paddings = {0, 0};
+  std::vector<int> dilations = {1, 1};
+  int groups = 1;
+  std::string algorithm = "EXPLICIT";
+  std::string data_format = "NCHW";
+  std::string op = "conv2d";
+
+  AttributeMap Attrs() const {
+    return {{"strides", strides}, {"paddings", paddings},           {"dilations", dilations},
+            {"groups", groups},   {"padding_algorithm", algorithm}, {"data_format", data_format}};
+  }
+  std::string Name() const {
+    std::string s = op + " Input " + input.ToString() + " Filter " + filter.ToString() +
+                    " strides " + std::to_string(strides[0]) + "," + std::to_string(strides[1]) +
+                    " paddings";
+    for (int p : paddings) s += " " + std::to_string(p);
+    return s + " dilations " + std::to_string(dilations[0]) + "," + std::to_string(dilations[1]) +
+           " groups " + std::to_string(groups) + " " + algorithm + " " + data_format;
+  }
+};
+
+// Input, Filter and a random Output@GRAD of the forward output's shape.
+template <typename T>
+SlotTensors ConvGradInputs(const ConvCase& c, unsigned seed) {
+  const DenseTensor input = MakeTensor<T>(c.input, RandomValues(c.input.numel(), -1, 1, seed));
+  const DenseTensor filter =
+      MakeTensor<T>(c.filter, RandomValues(c.filter.numel(), -1, 1, seed + 1));
+  const DDim out =
+      RunWith(false, c.op, {{"Input", {input}}, {"Filter", {filter}}}, {{"Output", 1}}, c.Attrs())
+          .outputs["Output"][0]
+          .dims();
+  return {{"Input", {input}},
+          {"Filter", {filter}},
+          {"Output@GRAD", {MakeTensor<T>(out, RandomValues(out.numel(), -1, 1, seed + 2))}}};
+}
+
+// Runs `c.op`_grad asking for `wanted` with oneDNN on and off; checks the kernel choice and
+// that each gradient agrees within float rounding of its reduction length.
+void CheckConvGrad(const ConvCase& c, unsigned seed,
+                   const std::vector<std::string>& wanted = {"Input@GRAD", "Filter@GRAD"}) {
+  SCOPED_TRACE(c.Name());
+  const SlotTensors inputs = ConvGradInputs<float>(c, seed);
+  std::map<std::string, int> outputs;
+  for (const auto& slot : wanted) outputs[slot] = 1;
+  const std::string type = c.op + "_grad";
+  OpRunResult onednn = RunWith(true, type, inputs, outputs, c.Attrs());
+  OpRunResult plain = RunWith(false, type, inputs, outputs, c.Attrs());
+  EXPECT_EQ(onednn.kernel->key.backend, LibraryType::kOneDNN);
+  EXPECT_EQ(plain.kernel->key.backend, LibraryType::kPlain);
+  const DDim& dout = inputs.at("Output@GRAD")[0].dims();
+  const bool nhwc = c.data_format == "NHWC";
+  // Products summed per element: over output channels of the group and taps for Input@GRAD,
+  // over images and output pixels for Filter@GRAD.
+  const std::map<std::string, double> terms = {
+      {"Input@GRAD", static_cast<double>(c.filter[0] / c.groups * c.filter[2] * c.filter[3])},
+      {"Filter@GRAD",
+       static_cast<double>(dout[0] * (nhwc ? dout[1] * dout[2] : dout[2] * dout[3]))}};
+  for (const auto& slot : wanted) {
+    ASSERT_EQ(onednn.outputs[slot].size(), 1u) << slot;
+    const DenseTensor& a = onednn.outputs[slot][0];
+    const DenseTensor& b = plain.outputs[slot][0];
+    EXPECT_EQ(a.dims(), slot == "Input@GRAD" ? c.input : c.filter) << slot;
+    EXPECT_EQ(a.dims(), b.dims()) << slot;
+    EXPECT_EQ(a.dtype(), DataType::FLOAT32) << slot;
+    ExpectNear(ToDoubles(a), ToDoubles(b), 1e-5, 1e-6 * terms.at(slot), slot + " " + c.Name());
+  }
+  for (const char* slot : {"Input@GRAD", "Filter@GRAD"}) {
+    if (outputs.count(slot) == 0) {
+      EXPECT_EQ(onednn.outputs.count(slot), 0u) << slot;
+    }
+  }
+}
+
+std::vector<ConvCase> ConvCases() {
+  std::vector<ConvCase> cases;
+  auto add = [&cases](ConvCase c) { cases.push_back(std::move(c)); };
+  add({{1, 1, 5, 5}, {1, 1, 3, 3}});
+  add({{2, 3, 7, 7}, {4, 3, 3, 3}, {2, 2}, {1, 1}});
+  add({{1, 2, 6, 7}, {3, 2, 3, 2}, {2, 1}, {1, 0, 2, 1}});  // Asymmetric explicit padding.
+  add({{3, 2, 8, 9}, {4, 2, 2, 3}, {1, 2}, {0, 2, 1, 0}});
+  add({{2, 2, 7, 6}, {3, 2, 3, 3}, {2, 2}, {0, 0}, {2, 2}, 1, "SAME"});  // SAME drops dilations.
+  add({{1, 2, 8, 5}, {2, 2, 4, 2}, {3, 2}, {0, 0}, {1, 1}, 1, "SAME"});
+  add({{1, 2, 6, 6}, {2, 2, 3, 3}, {1, 1}, {2, 2}, {1, 1}, 1, "VALID"});
+  add({{1, 2, 9, 8}, {3, 2, 3, 2}, {1, 2}, {1, 2}, {2, 3}});  // Dilations.
+  add({{2, 3, 10, 10}, {2, 3, 3, 3}, {2, 2}, {2, 2}, {2, 2}});
+  // Groups.
+  add({{2, 4, 6, 6}, {6, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 2});
+  add({{2, 6, 5, 5}, {6, 2, 2, 2}, {2, 2}, {1, 0, 0, 1}, {1, 1}, 3});
+  // Depthwise (multiplier 1 and 2), also as depthwise_conv2d.
+  add({{2, 3, 6, 5}, {3, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 3});
+  add({{2, 3, 7, 6}, {6, 1, 3, 3}, {2, 1}, {1, 2, 0, 1}, {1, 2}, 3});
+  ConvCase dw{{1, 4, 9, 9}, {4, 1, 5, 5}, {2, 2}, {2, 2}, {1, 1}, 4};
+  dw.op = "depthwise_conv2d";
+  add(dw);
+  dw.algorithm = "SAME";
+  add(dw);
+  add({{2, 32, 14, 14}, {32, 1, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 32});
+  // NHWC: plain, grouped, depthwise, with dilations.
+  add({{2, 6, 5, 4}, {6, 2, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 2, "EXPLICIT", "NHWC"});
+  add({{1, 5, 6, 3}, {4, 3, 2, 3}, {1, 1}, {0, 1, 1, 0}, {2, 1}, 1, "EXPLICIT", "NHWC"});
+  add({{2, 5, 5, 3}, {3, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 3, "EXPLICIT", "NHWC"});
+  add({{2, 7, 6, 4}, {4, 4, 3, 3}, {2, 2}, {0, 0}, {1, 1}, 1, "SAME", "NHWC"});
+  add({{1, 3, 5, 5}, {2, 3, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, "EXPLICIT", "AnyLayout"});
+  // 1x1 filters: plain, strided, padded, grouped.
+  add({{2, 8, 4, 4}, {5, 8, 1, 1}});
+  add({{2, 8, 5, 5}, {5, 8, 1, 1}, {2, 2}});
+  add({{1, 4, 3, 3}, {2, 4, 1, 1}, {1, 1}, {1, 1}});
+  add({{2, 4, 3, 3}, {4, 2, 1, 1}, {1, 1}, {0, 0}, {1, 1}, 2});
+  add({{2, 24, 10, 10}, {48, 24, 1, 1}});
+  // Filter larger than the input, padding wider than the filter reach, size-1 dims.
+  add({{1, 1, 2, 2}, {1, 1, 3, 3}, {1, 1}, {1, 1}});
+  add({{1, 2, 3, 3}, {2, 2, 2, 2}, {1, 1}, {3, 3}});
+  add({{1, 1, 1, 1}, {1, 1, 1, 1}});
+  // Larger batches and LeNet's shapes.
+  add({{9, 2, 4, 5}, {3, 2, 3, 3}, {1, 1}, {1, 1}});
+  add({{8, 1, 28, 28}, {20, 1, 5, 5}});
+  add({{8, 20, 12, 12}, {50, 20, 5, 5}});
+  return cases;
+}
+
+TEST_F(OneDNNConvPoolGradTest, ConvGradMatchesPlainKernel) {
+  unsigned seed = 100;
+  for (const ConvCase& c : ConvCases()) CheckConvGrad(c, seed += 3);
+}
+
+TEST_F(OneDNNConvPoolGradTest, ConvGradComputesOnlyTheRequestedGradient) {
+  unsigned seed = 400;
+  for (const ConvCase& c :
+       {ConvCase{{2, 3, 7, 7}, {4, 3, 3, 3}, {2, 2}, {1, 1}},
+        ConvCase{{2, 4, 6, 6}, {6, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 2},
+        ConvCase{{2, 5, 5, 3}, {3, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 3, "EXPLICIT", "NHWC"},
+        ConvCase{{8, 1, 28, 28}, {20, 1, 5, 5}}}) {
+    CheckConvGrad(c, seed += 3, {"Input@GRAD"});
+    CheckConvGrad(c, seed += 3, {"Filter@GRAD"});
+  }
+}
+
+TEST_F(OneDNNConvPoolGradTest, ConvGradOfEmptyTensors) {
+  ScopedFlag flag(&FLAGS_use_onednn, true);
+  // No images: Filter@GRAD is an empty sum.
+  ConvCase no_images{{0, 3, 5, 5}, {2, 3, 3, 3}, {1, 1}, {1, 1}};
+  auto r = RunOp("conv2d_grad", ConvGradInputs<float>(no_images, 1),
+                 {{"Input@GRAD", 1}, {"Filter@GRAD", 1}}, no_images.Attrs());
+  EXPECT_EQ(r.kernel->key.backend, LibraryType::kOneDNN);
+  EXPECT_EQ(r.outputs["Input@GRAD"][0].dims(), (DDim{0, 3, 5, 5}));
+  EXPECT_EQ(r.outputs["Filter@GRAD"][0].dims(), (DDim{2, 3, 3, 3}));
+  ExpectNear(ToDoubles(r.outputs["Filter@GRAD"][0]), std::vector<double>(54, 0), 0, 0,
+             "Filter@GRAD without images");
+  // No output channels: Input@GRAD is an empty sum.
+  ConvCase no_outputs{{2, 3, 4, 4}, {0, 3, 3, 3}, {1, 1}, {1, 1}};
+  r = RunOp("conv2d_grad", ConvGradInputs<float>(no_outputs, 2),
+            {{"Input@GRAD", 1}, {"Filter@GRAD", 1}}, no_outputs.Attrs());
+  EXPECT_EQ(r.outputs["Filter@GRAD"][0].dims(), (DDim{0, 3, 3, 3}));
+  ExpectNear(ToDoubles(r.outputs["Input@GRAD"][0]), std::vector<double>(96, 0), 0, 0,
+             "Input@GRAD without output channels");
+}
+
+TEST_F(OneDNNConvPoolGradTest, ConvGradRepeatsBitwiseWithSeveralThreads) {
+  // Registered as deterministic: with a fixed thread count, two runs agree bit for bit.
+  const int old = FLAGS_paddle_num_threads;
+  FLAGS_paddle_num_threads = 2;
+  platform::DeviceContextPool::Instance().Clear();
+  ScopedFlag flag(&FLAGS_use_onednn, true);
+  const ConvCase c{{16, 8, 12, 12}, {16, 8, 3, 3}, {1, 1}, {1, 1}};
+  const SlotTensors inputs = ConvGradInputs<float>(c, 21);
+  auto run = [&] {
+    return RunOp("conv2d_grad", inputs, {{"Input@GRAD", 1}, {"Filter@GRAD", 1}}, c.Attrs());
+  };
+  OpRunResult a = run(), b = run();
+  EXPECT_EQ(a.kernel->key.backend, LibraryType::kOneDNN);
+  for (const char* slot : {"Input@GRAD", "Filter@GRAD"}) {
+    EXPECT_EQ(ToDoubles(a.outputs[slot][0]), ToDoubles(b.outputs[slot][0])) << slot;
+  }
+  FLAGS_paddle_num_threads = old;
+  platform::DeviceContextPool::Instance().Clear();
+}
+
+// ---------------------------------------------------------------------------- pool2d_grad
+
+struct PoolCase {
+  DDim x;  // NCHW, or NHWC when data_format is "NHWC".
+  std::string type;
+  std::vector<int> ksize;
+  std::vector<int> strides = {1, 1};
+  std::vector<int> paddings = {0, 0};
+  bool exclusive = true;
+  bool ceil_mode = false;
+  bool global = false;
+  bool adaptive = false;
+  std::string algorithm = "EXPLICIT";
+  std::string data_format = "NCHW";
+
+  AttributeMap Attrs() const {
+    return {{"pooling_type", type},      {"ksize", ksize},         {"strides", strides},
+            {"paddings", paddings},      {"exclusive", exclusive}, {"ceil_mode", ceil_mode},
+            {"global_pooling", global},  {"adaptive", adaptive},   {"padding_algorithm", algorithm},
+            {"data_format", data_format}};
+  }
+  std::string Name() const {
+    std::string s = type + " X " + x.ToString() + " ksize " + std::to_string(ksize[0]) + "," +
+                    std::to_string(ksize[1]) + " strides " + std::to_string(strides[0]) + "," +
+                    std::to_string(strides[1]) + " paddings";
+    for (int p : paddings) s += " " + std::to_string(p);
+    return s + (exclusive ? "" : " inclusive") + (ceil_mode ? " ceil_mode" : "") +
+           (global ? " global" : "") + (adaptive ? " adaptive" : "") + " " + algorithm + " " +
+           data_format;
+  }
+};
+
+// n distinct values in [-1, 1) in random order: no window has two equal maxima, where the
+// kernels may route the gradient to different positions.
+std::vector<double> DistinctValues(int64_t n, unsigned seed) {
+  std::vector<double> v(static_cast<size_t>(n));
+  std::iota(v.begin(), v.end(), 0.0);
+  std::shuffle(v.begin(), v.end(), std::mt19937(seed));
+  for (double& x : v) x = 2 * x / static_cast<double>(n) - 1;
+  return v;
+}
+
+// X (tie-free), Out from the plain forward kernel and a random Out@GRAD.
+template <typename T>
+SlotTensors PoolGradInputs(const PoolCase& c, unsigned seed) {
+  const DenseTensor x = MakeTensor<T>(c.x, DistinctValues(c.x.numel(), seed));
+  const DenseTensor out =
+      RunWith(false, "pool2d", {{"X", {x}}}, {{"Out", 1}}, c.Attrs()).outputs["Out"][0];
+  return {{"X", {x}},
+          {"Out", {out}},
+          {"Out@GRAD", {MakeTensor<T>(out.dims(), RandomValues(out.numel(), -1, 1, seed + 1))}}};
+}
+
+// X@GRAD from oneDNN and from the plain kernel; checks the kernel choice and the shapes.
+std::pair<DenseTensor, DenseTensor> PoolGradBoth(const PoolCase& c, const SlotTensors& inputs) {
+  OpRunResult onednn = RunWith(true, "pool2d_grad", inputs, {{"X@GRAD", 1}}, c.Attrs());
+  OpRunResult plain = RunWith(false, "pool2d_grad", inputs, {{"X@GRAD", 1}}, c.Attrs());
+  EXPECT_EQ(onednn.kernel->key.backend, LibraryType::kOneDNN);
+  EXPECT_EQ(plain.kernel->key.backend, LibraryType::kPlain);
+  EXPECT_EQ(onednn.outputs["X@GRAD"][0].dims(), c.x);
+  EXPECT_EQ(plain.outputs["X@GRAD"][0].dims(), c.x);
+  return {onednn.outputs["X@GRAD"][0], plain.outputs["X@GRAD"][0]};
+}
+
+// The same geometry in NHWC: X [N, C, H, W] becomes [N, H, W, C].
+PoolCase Nhwc(PoolCase c) {
+  c.x = {c.x[0], c.x[2], c.x[3], c.x[1]};
+  c.data_format = "NHWC";
+  return c;
+}
+
+// Max pooling in NCHW runs the plain code inside the oneDNN kernel; the NHWC copies of the
+// cases take oneDNN's max pooling.
+std::vector<PoolCase> PoolCases() {
+  std::vector<PoolCase> cases;
+  for (const char* type : {"max", "avg"}) {
+    const std::string t = type;
+    std::vector<PoolCase> nchw;
+    nchw.push_back({{1, 1, 4, 4}, t, {2, 2}, {2, 2}});
+    nchw.push_back({{2, 3, 7, 6}, t, {3, 3}, {2, 2}, {1, 1}});
+    nchw.push_back({{2, 3, 7, 6}, t, {3, 3}, {2, 2}, {1, 1}, false});
+    nchw.push_back({{1, 2, 6, 7}, t, {3, 2}, {2, 1}, {1, 0, 2, 1}});  // Asymmetric padding.
+    nchw.push_back({{1, 2, 6, 7}, t, {3, 2}, {2, 1}, {1, 0, 2, 1}, false});
+    nchw.push_back({{2, 2, 5, 5}, t, {3, 3}, {1, 1}, {1, 1}});              // Overlapping windows.
+    nchw.push_back({{1, 2, 7, 7}, t, {2, 2}, {2, 2}, {0, 0}, true, true});  // ceil_mode.
+    nchw.push_back({{1, 2, 7, 8}, t, {3, 3}, {2, 3}, {1, 1}, false, true});
+    nchw.push_back({{2, 3, 5, 6}, t, {2, 2}, {1, 1}, {0, 0}, true, false, true});  // global.
+    nchw.push_back({{2, 3, 5, 6}, t, {1, 1}, {1, 1}, {0, 0}, false, false, true});
+    PoolCase same{{1, 2, 7, 5}, t, {3, 2}, {2, 2}};
+    same.algorithm = "SAME";
+    nchw.push_back(same);
+    same.exclusive = false;
+    nchw.push_back(same);
+    PoolCase valid{{1, 2, 6, 6}, t, {2, 2}, {2, 2}, {1, 1}};
+    valid.algorithm = "VALID";
+    nchw.push_back(valid);
+    // Enough channels for oneDNN's vectorized implementations, overlapping windows.
+    nchw.push_back({{2, 16, 8, 8}, t, {3, 3}, {2, 2}});
+    nchw.push_back({{1, 64, 9, 9}, t, {3, 3}, {2, 2}, {1, 1}, false, true});
+    nchw.push_back({{8, 20, 24, 24}, t, {2, 2}, {2, 2}});  // LeNet's shapes.
+    nchw.push_back({{8, 50, 8, 8}, t, {2, 2}, {2, 2}});
+    for (const PoolCase& c : nchw) {
+      cases.push_back(c);
+      cases.push_back(Nhwc(c));
+    }
+  }
+  return cases;
+}
+
+TEST_F(OneDNNConvPoolGradTest, PoolGradMatchesPlainKernel) {
+  unsigned seed = 700;
+  for (const PoolCase& c : PoolCases()) {
+    SCOPED_TRACE(c.Name());
+    const auto [onednn, plain] = PoolGradBoth(c, PoolGradInputs<float>(c, seed += 2));
+    // An element of X@GRAD adds at most one share per window covering it.
+    const double windows =
+        std::max(1.0, std::ceil(static_cast<double>(c.ksize[0]) / c.strides[0])) *
+        std::max(1.0, std::ceil(static_cast<double>(c.ksize[1]) / c.strides[1]));
+    ExpectNear(ToDoubles(onednn), ToDoubles(plain), 1e-5, 1e-6 * windows, c.Name());
+  }
+}
+
+TEST_F(OneDNNConvPoolGradTest, PoolGradClosedForm) {
+  // avg 2x2, stride 2: every element receives a quarter of its window's gradient; max: the
+  // whole gradient goes to the window's maximum. One channel: NCHW and NHWC data coincide.
+  const PoolCase avg{{1, 1, 2, 4}, "avg", {2, 2}, {2, 2}};
+  const PoolCase max{{1, 1, 2, 4}, "max", {2, 2}, {2, 2}};
+  for (const PoolCase& c : {avg, Nhwc(avg), max, Nhwc(max)}) {
+    SCOPED_TRACE(c.Name());
+    const DDim out = c.data_format == "NHWC" ? DDim{1, 1, 2, 1} : DDim{1, 1, 1, 2};
+    const SlotTensors inputs = {
+        {"X", {MakeTensor<float>(c.x, {1, 5, 2, 0, 3, 4, 8, 6})}},
+        {"Out",
+         {MakeTensor<float>(
+             out, c.type == "avg" ? std::vector<double>{3.25, 4} : std::vector<double>{5, 8})}},
+        {"Out@GRAD", {MakeTensor<float>(out, {4, -8})}}};
+    ExpectNear(ToDoubles(PoolGradBoth(c, inputs).first),
+               c.type == "avg" ? std::vector<double>{1, 1, -2, -2, 1, 1, -2, -2}
+                               : std::vector<double>{0, 4, 0, 0, 0, 0, -8, 0},
+               0, 0, c.Name());
+  }
+}
+
+TEST_F(OneDNNConvPoolGradTest, PoolGradFallsBackToPlainCode) {
+  // Adaptive windows and windows lying wholly in the padding are not oneDNN poolings, and
+  // max pooling in NCHW is faster in the plain code: the oneDNN kernel runs the plain code,
+  // bitwise the same.
+  std::vector<PoolCase> cases = {{{2, 20, 8, 8}, "max", {2, 2}, {2, 2}}};
+  for (const char* type : {"max", "avg"}) {
+    PoolCase adaptive{{2, 3, 7, 5}, type, {3, 2}};
+    adaptive.adaptive = true;
+    cases.push_back(adaptive);
+    adaptive.data_format = "NHWC";
+    cases.push_back(adaptive);
+    cases.push_back({{1, 2, 3, 3}, type, {1, 1}, {2, 2}, {1, 1}});  // Corner windows empty.
+  }
+  unsigned seed = 800;
+  for (const PoolCase& c : cases) {
+    SCOPED_TRACE(c.Name());
+    const auto [onednn, plain] = PoolGradBoth(c, PoolGradInputs<float>(c, seed += 2));
+    EXPECT_EQ(ToDoubles(onednn), ToDoubles(plain));
+  }
+}
+
+TEST_F(OneDNNConvPoolGradTest, PoolGradOfEmptyBatch) {
+  for (const PoolCase& c : {PoolCase{{0, 3, 4, 4}, "avg", {2, 2}, {2, 2}},
+                            Nhwc(PoolCase{{0, 3, 4, 4}, "max", {2, 2}, {2, 2}})}) {
+    SCOPED_TRACE(c.Name());
+    const DDim out = c.data_format == "NHWC" ? DDim{0, 2, 2, 3} : DDim{0, 3, 2, 2};
+    const SlotTensors inputs = {{"X", {MakeTensor<float>(c.x, {})}},
+                                {"Out", {MakeTensor<float>(out, {})}},
+                                {"Out@GRAD", {MakeTensor<float>(out, {})}}};
+    PoolGradBoth(c, inputs);
+  }
+}
+
+// ---------------------------------------------------------------------------- in place
+
+// Runs one op whose output `alias` is the variable of input `slot`; returns that variable.
+DenseTensor RunInPlace(const std::string& type, const SlotTensors& inputs,
+                       const std::string& in_slot, const std::string& out_slot,
+                       const AttributeMap& attrs) {
+  framework::ProgramDesc program;
+  framework::BlockDesc& block = program.Block(0);
+  framework::Scope scope;
+  framework::OpDesc* op = block.AppendOp();
+  op->SetType(type);
+  for (const auto& [slot, tensors] : inputs) {
+    framework::VarDesc* v = block.Var(slot);
+    v->SetPersistable(true);
+    v->SetDataType(tensors[0].dtype());
+    v->SetShape(tensors[0].dims().ToVector());
+    op->SetInput(slot, {slot});
+    *scope.Var(slot)->GetMutable<DenseTensor>() = tensors[0];
+  }
+  op->SetOutput(out_slot, {in_slot});
+  for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
+  framework::Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(program, 0, &scope, {});
+  exec.Run(prepared.get());
+  return scope.FindVar(in_slot)->Get<DenseTensor>();
+}
+
+TEST_F(OneDNNConvPoolGradTest, GradientWrittenOverItsIncomingGradient) {
+  ScopedFlag flag(&FLAGS_use_onednn, true);
+  // Shapes where X@GRAD (Input@GRAD) has the shape of Out@GRAD (Output@GRAD).
+  const PoolCase pool{{2, 3, 5, 5}, "avg", {3, 3}, {1, 1}, {1, 1}};
+  const SlotTensors pool_inputs = PoolGradInputs<float>(pool, 31);
+  const DenseTensor pool_expected =
+      RunOp("pool2d_grad", pool_inputs, {{"X@GRAD", 1}}, pool.Attrs()).outputs["X@GRAD"][0];
+  ExpectNear(ToDoubles(RunInPlace("pool2d_grad", pool_inputs, "Out@GRAD", "X@GRAD", pool.Attrs())),
+             ToDoubles(pool_expected), 0, 0, "pool2d_grad in place");
+  const ConvCase conv{{2, 4, 6, 6}, {4, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 2};
+  const SlotTensors conv_inputs = ConvGradInputs<float>(conv, 33);
+  const DenseTensor conv_expected =
+      RunOp("conv2d_grad", conv_inputs, {{"Input@GRAD", 1}}, conv.Attrs()).outputs["Input@GRAD"][0];
+  ExpectNear(
+      ToDoubles(RunInPlace("conv2d_grad", conv_inputs, "Output@GRAD", "Input@GRAD", conv.Attrs())),
+      ToDoubles(conv_expected), 0, 0, "conv2d_grad in place");
+}
+
+// ---------------------------------------------------------------------------- float64, errors
+
+TEST_F(OneDNNConvPoolGradTest, Float64StaysOnThePlainKernels) {
+  ScopedFlag flag(&FLAGS_use_onednn, true);
+  for (const char* op : {"conv2d", "depthwise_conv2d"}) {
+    ConvCase c{{1, 2, 5, 5}, {2, 1, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 2};
+    c.op = op;
+    auto r = RunOp(c.op + "_grad", ConvGradInputs<double>(c, 5),
+                   {{"Input@GRAD", 1}, {"Filter@GRAD", 1}}, c.Attrs());
+    EXPECT_EQ(r.kernel->key.backend, LibraryType::kPlain) << op;
+    EXPECT_EQ(r.outputs["Filter@GRAD"][0].dtype(), DataType::FLOAT64) << op;
+  }
+  const PoolCase p{{1, 2, 4, 4}, "avg", {2, 2}, {2, 2}};
+  auto r = RunOp("pool2d_grad", PoolGradInputs<double>(p, 7), {{"X@GRAD", 1}}, p.Attrs());
+  EXPECT_EQ(r.kernel->key.backend, LibraryType::kPlain);
+  EXPECT_EQ(r.outputs["X@GRAD"][0].dtype(), DataType::FLOAT64);
+}
+
+TEST_F(OneDNNConvPoolGradTest, MismatchedIncomingGradientIsAnError) {
+  ScopedFlag flag(&FLAGS_use_onednn, true);
+  const ConvCase c{{1, 2, 5, 5}, {3, 2, 3, 3}};
+  SlotTensors conv = ConvGradInputs<float>(c, 9);
+  conv["Output@GRAD"] = {MakeTensor<float>({1, 3, 4, 3}, RandomValues(36, -1, 1))};
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("conv2d_grad", conv, {{"Input@GRAD", 1}}, c.Attrs());
+      },
+      {"op `conv2d_grad` input `Output@GRAD`: expected shape [1, 3, 3, 3], received [1, 3, 4, 3]"});
+  const PoolCase p{{1, 1, 4, 4}, "max", {2, 2}, {2, 2}};
+  SlotTensors pool = PoolGradInputs<float>(p, 11);
+  pool["Out@GRAD"] = {MakeTensor<float>({1, 1, 3, 2}, RandomValues(6, -1, 1))};
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("pool2d_grad", pool, {{"X@GRAD", 1}}, p.Attrs());
+      },
+      {"op `pool2d_grad` input `Out@GRAD`: expected shape [1, 1, 2, 2], received [1, 1, 3, 2]"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
