@@ -397,10 +397,11 @@ TEST_F(OneDNNConvPoolGradTest, PoolGradOfEmptyBatch) {
 
 // ---------------------------------------------------------------------------- in place
 
-// Runs one op whose output `alias` is the variable of input `slot`; returns that variable.
-DenseTensor RunInPlace(const std::string& type, const SlotTensors& inputs,
-                       const std::string& in_slot, const std::string& out_slot,
-                       const AttributeMap& attrs) {
+// Runs one op with each input slot bound to a variable of the slot's name and each output
+// slot to the variable `outputs` names (possibly an input's); returns every variable.
+std::map<std::string, DenseTensor> RunNamed(const std::string& type, const SlotTensors& inputs,
+                                            const std::map<std::string, std::string>& outputs,
+                                            const AttributeMap& attrs) {
   framework::ProgramDesc program;
   framework::BlockDesc& block = program.Block(0);
   framework::Scope scope;
@@ -414,12 +415,27 @@ DenseTensor RunInPlace(const std::string& type, const SlotTensors& inputs,
     op->SetInput(slot, {slot});
     *scope.Var(slot)->GetMutable<DenseTensor>() = tensors[0];
   }
-  op->SetOutput(out_slot, {in_slot});
+  for (const auto& [slot, var] : outputs) {
+    if (block.FindVar(var) == nullptr) block.Var(var)->SetPersistable(true);
+    if (scope.FindVar(var) == nullptr) scope.Var(var);
+    op->SetOutput(slot, {var});
+  }
   for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
   framework::Executor exec{platform::CPUPlace()};
   auto prepared = exec.Prepare(program, 0, &scope, {});
   exec.Run(prepared.get());
-  return scope.FindVar(in_slot)->Get<DenseTensor>();
+  std::map<std::string, DenseTensor> vars;
+  for (const auto& name : scope.LocalVarNames()) {
+    vars[name] = scope.FindVar(name)->Get<DenseTensor>();
+  }
+  return vars;
+}
+
+// Runs one op whose output `out_slot` is the variable of input `in_slot`; returns it.
+DenseTensor RunInPlace(const std::string& type, const SlotTensors& inputs,
+                       const std::string& in_slot, const std::string& out_slot,
+                       const AttributeMap& attrs) {
+  return RunNamed(type, inputs, {{out_slot, in_slot}}, attrs).at(in_slot);
 }
 
 TEST_F(OneDNNConvPoolGradTest, GradientWrittenOverItsIncomingGradient) {
@@ -438,6 +454,27 @@ TEST_F(OneDNNConvPoolGradTest, GradientWrittenOverItsIncomingGradient) {
   ExpectNear(
       ToDoubles(RunInPlace("conv2d_grad", conv_inputs, "Output@GRAD", "Input@GRAD", conv.Attrs())),
       ToDoubles(conv_expected), 0, 0, "conv2d_grad in place");
+}
+
+// Input@GRAD written over Input while Filter@GRAD, which reads Input, is computed too: both
+// kernels (plain and oneDNN, float and double) keep Input readable until both are done.
+TEST_F(OneDNNConvPoolGradTest, InputGradientWrittenOverInput) {
+  const ConvCase conv{{2, 4, 6, 6}, {4, 4, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1};
+  for (bool use_onednn : {true, false}) {
+    ScopedFlag flag(&FLAGS_use_onednn, use_onednn);
+    const std::string what = use_onednn ? "oneDNN" : "plain";
+    const SlotTensors inputs = ConvGradInputs<float>(conv, 41);
+    const auto expected = RunOp("conv2d_grad", inputs, {{"Input@GRAD", 1}, {"Filter@GRAD", 1}},
+                                conv.Attrs());
+    const auto vars = RunNamed("conv2d_grad", inputs,
+                               {{"Input@GRAD", "Input"}, {"Filter@GRAD", "filter_grad"}},
+                               conv.Attrs());
+    ExpectNear(ToDoubles(vars.at("Input")), ToDoubles(expected.outputs.at("Input@GRAD")[0]), 0,
+               0, what + " Input@GRAD over Input");
+    ExpectNear(ToDoubles(vars.at("filter_grad")),
+               ToDoubles(expected.outputs.at("Filter@GRAD")[0]), 0, 0,
+               what + " Filter@GRAD beside it");
+  }
 }
 
 // ---------------------------------------------------------------------------- float64, errors

@@ -316,9 +316,15 @@ struct Conv2dGradKernel {
     const auto& dev = ctx.device_context<CPUDeviceContext>();
     std::vector<T> dout_storage, in_storage;
     const T* dy = NchwData(*dout, g.channel_last, &dout_storage);
-    if (DenseTensor* dinput = ctx.Output("Input@GRAD")) {
-      DenseTensor fresh(input->dims(), input->dtype());
-      T* dst = fresh.mutable_data<T>(ctx.GetPlace());
+    // Both gradients go to fresh buffers and are moved into place only at the end: an output
+    // variable may be one of the inputs (Input@GRAD over Input), which the second gradient
+    // still reads.
+    DenseTensor* dinput = ctx.Output("Input@GRAD");
+    DenseTensor* dfilter = ctx.Output("Filter@GRAD");
+    DenseTensor input_grad, filter_grad;
+    if (dinput != nullptr) {
+      input_grad = DenseTensor(input->dims(), input->dtype());
+      T* dst = input_grad.mutable_data<T>(ctx.GetPlace());
       if (g.channel_last) {
         std::vector<T> nchw(static_cast<size_t>(input->numel()));
         ConvInputGradNchw(dev, g, filter->data<T>(), dy, nchw.data());
@@ -326,14 +332,14 @@ struct Conv2dGradKernel {
       } else {
         ConvInputGradNchw(dev, g, filter->data<T>(), dy, dst);
       }
-      *dinput = std::move(fresh);
     }
-    if (DenseTensor* dfilter = ctx.Output("Filter@GRAD")) {
-      DenseTensor fresh(filter->dims(), filter->dtype());
+    if (dfilter != nullptr) {
+      filter_grad = DenseTensor(filter->dims(), filter->dtype());
       ConvFilterGradNchw(dev, g, NchwData(*input, g.channel_last, &in_storage), dy,
-                         fresh.mutable_data<T>(ctx.GetPlace()));
-      *dfilter = std::move(fresh);
+                         filter_grad.mutable_data<T>(ctx.GetPlace()));
     }
+    if (dinput != nullptr) *dinput = std::move(input_grad);
+    if (dfilter != nullptr) *dfilter = std::move(filter_grad);
   }
 };
 
