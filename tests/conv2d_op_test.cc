@@ -349,6 +349,10 @@ TEST_F(Conv2dOneDNNTest, MatchesPlainKernel) {
   std::vector<ConvCase> cases = ForwardCases();
   cases.push_back({{1, 32, 14, 14}, {32, 1, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 32});
   cases.push_back({{2, 24, 10, 10}, {48, 24, 1, 1}});
+  // 8 or more input channels per group: the primitive's own (blocked) activation formats.
+  cases.push_back({{2, 6, 6, 16}, {8, 16, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 1, "EXPLICIT", "NHWC"});
+  cases.push_back({{1, 16, 7, 7}, {12, 8, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 2});
+  cases.push_back({{2, 20, 12, 12}, {50, 20, 5, 5}});
   unsigned seed = 700;
   for (const ConvCase& c : cases) {
     SCOPED_TRACE(c.Name());

@@ -33,6 +33,23 @@ dnnl::memory ToFormat(dnnl::memory user, const dnnl::memory::desc& want,
 // Copies `from` into `to` (same logical dims), reordering when the formats differ.
 void CopyToFormat(dnnl::memory from, dnnl::memory to, const platform::OneDNNContext& dev);
 
+// An output in the primitive's format `want` over the user's buffer `data` (format
+// `user_md`); Store() reorders it into the user's buffer when the formats differ.
+class PrimitiveOutput {
+ public:
+  PrimitiveOutput(const dnnl::memory::desc& user_md, float* data, const dnnl::memory::desc& want,
+                  const dnnl::engine& engine)
+      : user_(user_md, engine, data),
+        mem_(want == user_md ? user_ : dnnl::memory(want, engine)) {}
+  const dnnl::memory& mem() const { return mem_; }
+  void Store(const platform::OneDNNContext& dev) const {
+    if (mem_.get() != user_.get()) CopyToFormat(mem_, user_, dev);
+  }
+
+ private:
+  dnnl::memory user_, mem_;
+};
+
 // One convolution in oneDNN's terms. `src`, `dst` are in the user's layout (nchw or nhwc),
 // `weights` OIHW (GOIHW with groups); the `_any` descs let the primitive pick its formats.
 struct OneDNNConvDescs {
