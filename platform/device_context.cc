@@ -6,6 +6,8 @@
 #include <unsupported/Eigen/CXX11/Tensor>
 #include <unsupported/Eigen/CXX11/ThreadPool>
 
+#include "platform/denormal.h"
+
 namespace paddle_like {
 namespace platform {
 
@@ -48,6 +50,7 @@ void CPUDeviceContext::ParallelFor(int64_t n, int64_t min_grain,
 #pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static, 1)
   for (int64_t c = 0; c < chunks; ++c) {
     try {
+      const ScopedFlushDenormal flush;  // Worker threads do not share the caller's mode.
       fn(c * step, std::min(n, (c + 1) * step));
     } catch (...) {
       std::lock_guard<std::mutex> lock(error_mu);

@@ -13,6 +13,9 @@ DEFINE_bool(onednn_small_input_fallback, true,
             "is faster there.");
 DEFINE_bool(cpu_deterministic, false,
             "Make CPU runs bitwise reproducible: fixed reduction order, deterministic kernels only.");
+DEFINE_bool(cpu_flush_denormal, true,
+            "CPU kernels treat denormal floats as zero (flush-to-zero, denormals-are-zero), "
+            "avoiding x86's slow path for them.");
 DEFINE_bool(cudnn_deterministic, false,
             "Choose only deterministic cuDNN algorithms and CUDA kernels.");
 DEFINE_bool(check_nan_inf, false, "After every op, fail if a floating output holds NaN or Inf.");

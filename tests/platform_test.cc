@@ -6,9 +6,11 @@
 #include <cmath>
 #include <cstdlib>
 #include <thread>
+#include <vector>
 
 #include "platform/allocator.h"
 #include "platform/data_type.h"
+#include "platform/denormal.h"
 #include "platform/device_context_pool.h"
 #include "platform/enforce.h"
 #include "platform/file_util.h"
@@ -158,6 +160,39 @@ TEST(CPUDeviceContext, ParallelForCoversRangeOnce) {
     for (int h : hits) ASSERT_EQ(h, 1);
     ctx.ParallelFor(0, 1, [&](int64_t, int64_t) { FAIL(); });
   }
+}
+
+// A denormal operand times 1: 0 when denormals are flushed, the operand itself otherwise.
+float TimesOne(float x) {
+  volatile float one = 1.0f;  // Keeps the multiplication at run time.
+  return x * one;
+}
+
+TEST(Denormals, FlushedInsideKernelsOnly) {
+  const float denormal = 1e-40f;
+  ASSERT_NE(TimesOne(denormal), 0.0f) << "this CPU flushes denormals already";
+  {
+    const platform::ScopedFlushDenormal flush;
+#if defined(__SSE__) || defined(__x86_64__)
+    EXPECT_EQ(TimesOne(denormal), 0.0f);
+#endif
+  }
+  EXPECT_NE(TimesOne(denormal), 0.0f) << "the mode is restored after the scope";
+  FLAGS_cpu_flush_denormal = false;
+  {
+    const platform::ScopedFlushDenormal flush;
+    EXPECT_NE(TimesOne(denormal), 0.0f) << "FLAGS_cpu_flush_denormal=false keeps denormals";
+  }
+  FLAGS_cpu_flush_denormal = true;
+#if defined(__SSE__) || defined(__x86_64__)
+  // The worker chunks of ParallelFor flush too.
+  platform::CPUDeviceContext dev(2);
+  std::vector<float> out(4, -1.0f);
+  dev.ParallelFor(4, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[i] = TimesOne(denormal);
+  });
+  EXPECT_EQ(out, std::vector<float>(4, 0.0f));
+#endif
 }
 
 TEST(FileUtil, AtomicWriteReplacesWholeFile) {
