@@ -57,6 +57,7 @@ def torch_model(name):
 
 def run_torch(args):
     torch.set_num_threads(args.threads)
+    torch.set_flush_denormal(args.denormals == "flush")
     torch.manual_seed(args.seed)
     (xtr, ytr), (xte, yte) = load("train"), load("test")
     model = torch_model(args.model)
@@ -85,7 +86,8 @@ def run_torch(args):
 
 def run_paddle_like(args):
     report = os.path.join(tempfile.mkdtemp(), "report.json")
-    env = dict(os.environ, FLAGS_paddle_num_threads=str(args.threads))
+    env = dict(os.environ, FLAGS_paddle_num_threads=str(args.threads),
+               FLAGS_cpu_flush_denormal=str(args.denormals == "flush").lower())
     cmd = [args.binary, "train", "--model", args.model, "--dataset", "fashion-mnist",
            "--epochs", str(args.epochs), "--batch-size", str(args.batch_size), "--optimizer",
            "adam", "--lr", str(args.lr), "--seed", str(args.seed), "--save",
@@ -104,12 +106,15 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--binary", default="build/bin/paddle_like")
+    p.add_argument("--denormals", default="flush", choices=["flush", "keep"],
+                   help="both sides flush denormal floats to zero (paddle_like's default), or "
+                        "both keep them (PyTorch's default)")
     args = p.parse_args()
     ours = run_paddle_like(args)
     theirs = run_torch(args)
     mean = lambda e: sum(x["seconds"] for x in e) / len(e)
     print(f"\n{args.model}, {args.epochs} epochs, batch {args.batch_size}, adam, "
-          f"{args.threads} threads")
+          f"{args.threads} threads, denormals {args.denormals}")
     print(f"  paddle_like: {mean(ours):.2f} s/epoch, final test accuracy "
           f"{ours[-1]['test_accuracy']:.4f}")
     print(f"  pytorch    : {mean(theirs):.2f} s/epoch, final test accuracy "
