@@ -25,19 +25,27 @@ VarKind VarTypeInferenceContext::GetInputKind(const std::string& slot, size_t i)
 }
 
 void VarTypeInferenceContext::SetOutputDataType(const std::string& slot, DataType dtype) {
-  for (const auto& name : op_->Output(slot)) {
-    VarDesc* v = block_->FindVarRecursive(name);
-    if (v == nullptr) v = block_->Var(name);
-    if (v->HasTensorDesc()) v->SetDataType(dtype);
-  }
+  for (size_t i = 0; i < OutputSize(slot); ++i) SetOutputDataType(slot, dtype, i);
 }
 
 void VarTypeInferenceContext::SetOutputKind(const std::string& slot, VarKind kind) {
-  for (const auto& name : op_->Output(slot)) {
-    VarDesc* v = block_->FindVarRecursive(name);
-    if (v == nullptr) v = block_->Var(name);
-    v->SetKind(kind);
-  }
+  for (size_t i = 0; i < OutputSize(slot); ++i) SetOutputKind(slot, kind, i);
+}
+
+VarDesc* VarTypeInferenceContext::OutputVar(const std::string& slot, size_t i) const {
+  const std::string& name = op_->Output(slot).at(i);
+  VarDesc* v = block_->FindVarRecursive(name);
+  return v != nullptr ? v : block_->Var(name);
+}
+
+void VarTypeInferenceContext::SetOutputDataType(const std::string& slot, DataType dtype,
+                                                size_t i) {
+  VarDesc* v = OutputVar(slot, i);
+  if (v->HasTensorDesc()) v->SetDataType(dtype);
+}
+
+void VarTypeInferenceContext::SetOutputKind(const std::string& slot, VarKind kind, size_t i) {
+  OutputVar(slot, i)->SetKind(kind);
 }
 
 void InferVarTypeAndShape(OpDesc* op, BlockDesc* block) {

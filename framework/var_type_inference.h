@@ -25,12 +25,18 @@ class VarTypeInferenceContext {
 
   DataType GetInputDataType(const std::string& slot, size_t i = 0) const;
   VarKind GetInputKind(const std::string& slot, size_t i = 0) const;
+  size_t OutputSize(const std::string& slot) const { return op_->Output(slot).size(); }
   // Sets every variable of the slot.
   void SetOutputDataType(const std::string& slot, DataType dtype);
   void SetOutputKind(const std::string& slot, VarKind kind);
+  // Sets the i-th variable of the slot.
+  void SetOutputDataType(const std::string& slot, DataType dtype, size_t i);
+  void SetOutputKind(const std::string& slot, VarKind kind, size_t i);
 
  private:
   VarDesc* InputVar(const std::string& slot, size_t i) const;
+  // The i-th variable of an output slot, created in the block when missing.
+  VarDesc* OutputVar(const std::string& slot, size_t i) const;
   OpDesc* op_;
   BlockDesc* block_;
 };

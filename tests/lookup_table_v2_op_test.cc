@@ -362,6 +362,41 @@ TEST(LookupTableV2Grad, TableLookedUpTwiceTrainsLikeDense) {
   }
 }
 
+// Clipping by global norm keeps the gradient sparse (its duplicate rows merged first) and
+// trains like the dense program; the norm is small enough that clipping scales every step.
+TEST(LookupTableV2Grad, ClippedSparseGradientTrainsLikeDense) {
+  TwiceLookedUp t;
+  const std::vector<double> g = t.Gradient();
+  double norm = 0;
+  for (double v : g) norm += v * v;
+  norm = std::sqrt(norm);
+  ASSERT_GT(norm, 1.0);
+  layers::OptimizerConfig sgd;
+  sgd.learning_rate = 0.5f;
+  sgd.clip_global_norm = 1.0f;
+  ProgramDesc main;
+  const std::vector<double> w0 = ToDoubles(t.w);
+  const std::vector<double> one_step = t.Train(true, false, sgd, 1, &main);
+  bool clipped_sparse = false;
+  for (const OpDesc* op : main.Block(0).AllOps()) {
+    if (op->Type() != "clip_by_global_norm") continue;
+    clipped_sparse = main.Block(0).FindVar(op->Output("Out")[0])->GetKind() ==
+                     framework::VarKind::kSelectedRows;
+  }
+  EXPECT_TRUE(clipped_sparse) << "the clipped gradient should be declared SelectedRows";
+  // One step by hand: W - lr * dW / |dW| (|dW| > max_global_norm = 1).
+  std::vector<double> want(w0.size());
+  for (size_t i = 0; i < w0.size(); ++i) want[i] = w0[i] - 0.5 * g[i] / norm;
+  ExpectNear(one_step, want, 1e-12, 1e-12, "clipped sparse sgd vs closed form");
+  layers::OptimizerConfig adam = sgd;
+  adam.kind = layers::OptimizerConfig::Kind::kAdam;
+  adam.learning_rate = 0.1f;
+  for (const auto& config : {sgd, adam}) {
+    ExpectNear(t.Train(true, false, config, 3), t.Train(false, false, config, 3), 1e-12, 1e-12,
+               "clipped sparse vs clipped dense");
+  }
+}
+
 TEST(LookupTableV2Grad, SparseAndDenseUsesOfOneTableSumToDense) {
   TwiceLookedUp t;
   ProgramDesc main;

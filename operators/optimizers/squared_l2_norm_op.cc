@@ -4,7 +4,10 @@
 #include <cmath>
 
 #include "framework/grad_op_maker.h"
+#include "framework/selected_rows.h"
+#include "framework/var_type_inference.h"
 #include "operators/common.h"
+#include "operators/math/selected_rows_functor.h"
 #include "operators/registry_table.h"
 
 namespace paddle_like {
@@ -116,9 +119,12 @@ void SquaredL2NormGradMaker(framework::GradOpBuilder* g) {
 class ClipByGlobalNormOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("X", "The tensors to clip together (usually the gradients), one dtype.")
+    AddInput("X",
+             "The tensors to clip together (usually the gradients), one dtype; dense tensors "
+             "or SelectedRows (sparse gradients).")
         .AsDuplicable();
-    AddOutput("Out", "The clipped tensors, one per X, same shapes (may be the X variables).")
+    AddOutput("Out",
+              "The clipped tensors, one per X, same shapes and kinds (may be the X variables).")
         .AsDuplicable();
     AddAttr<float>("max_global_norm", "The largest global norm left unchanged (> 0).");
     AddComment(R"DOC(
@@ -130,7 +136,8 @@ $$Out_i = X_i \cdot \frac{max\_global\_norm}{\max(global\_norm, max\_global\_nor
 
 The sum runs in double over X in list order and element order (bitwise reproducible); the
 scaling is done in double. Out_i may be the same variable as X_i: every X is read before any
-Out is written.
+Out is written. A SelectedRows X_i enters with its duplicate rows merged (the norm of the
+dense tensor it stands for), and Out_i is that merged SelectedRows, scaled.
 )DOC");
   }
 };
@@ -159,41 +166,63 @@ void ClipByGlobalNormInferShape(InferShapeContext* ctx) {
   }
 }
 
+// Out_i of every X_i takes X_i's kind: a SelectedRows stays sparse.
+void ClipByGlobalNormInferVarType(framework::VarTypeInferenceContext* ctx) {
+  for (size_t i = 0; i < ctx->InputSize("X") && i < ctx->OutputSize("Out"); ++i) {
+    ctx->SetOutputKind("Out", ctx->GetInputKind("X", i), i);
+    ctx->SetOutputDataType("Out", ctx->GetInputDataType("X", i), i);
+  }
+}
+
 template <typename T>
 struct ClipByGlobalNormKernel {
   static void Compute(const ExecutionContext& ctx) {
     const size_t count = ctx.InputSize("X");
-    // Hold every input (sharing its buffer): an output that is the same variable as an
-    // input then gets a new buffer, so no input is overwritten before it is read.
-    std::vector<DenseTensor> xs;
-    xs.reserve(count);
+    // Hold every input (sharing its buffer; a SelectedRows as its merged rows): an output
+    // that is the same variable as an input then gets a new buffer, so no input is
+    // overwritten before it is read.
+    std::vector<DenseTensor> values(count);
+    std::vector<framework::SelectedRows> sparse(count);
+    std::vector<bool> is_sparse(count, false);
     double sum = 0;
     for (size_t i = 0; i < count; ++i) {
-      const DenseTensor* x = ctx.Input("X", i);
-      PL_ENFORCE(x->dtype() == platform::ToDataType<T>(),
+      const framework::Variable* var = ctx.InputVar("X", i);
+      if (var->IsType<framework::SelectedRows>()) {
+        is_sparse[i] = true;
+        math::MergeSelectedRows(var->Get<framework::SelectedRows>(), &sparse[i]);
+        values[i] = sparse[i].value();
+      } else {
+        values[i] = *ctx.Input("X", i);
+      }
+      PL_ENFORCE(values[i].dtype() == platform::ToDataType<T>(),
                  errors::InvalidArgument("op `%s` input `X` (variable `%s`): expected %s like the "
                                          "first X, received %s",
                                          kClipOp, ctx.InputName("X", i),
                                          platform::DataTypeName(platform::ToDataType<T>()),
-                                         platform::DataTypeName(x->dtype())));
-      xs.push_back(*x);
-      sum += SumOfSquares(x->data<T>(), x->numel());
+                                         platform::DataTypeName(values[i].dtype())));
+      sum += SumOfSquares(values[i].data<T>(), values[i].numel());
     }
     const double max_norm = ctx.Attr<float>("max_global_norm");
     const double scale = max_norm / std::max(std::sqrt(sum), max_norm);
     for (size_t i = 0; i < count; ++i) {
-      const DenseTensor& x = xs[i];
+      const DenseTensor& x = values[i];
+      DenseTensor scaled(x.dims(), x.dtype());
       const T* in = x.data<T>();
-      DenseTensor* out = ctx.Output("Out", i);
-      out->Resize(x.dims());
-      T* o = out->mutable_data<T>(ctx.GetPlace());
+      T* o = scaled.mutable_data<T>(ctx.GetPlace());
       ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
           x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
             for (int64_t j = begin; j < end; ++j) {
               o[j] = static_cast<T>(static_cast<double>(in[j]) * scale);
             }
           });
-      out->set_lod(x.lod());
+      scaled.set_lod(x.lod());
+      framework::Variable* out = ctx.OutputVar("Out", i);
+      if (is_sparse[i]) {
+        *sparse[i].mutable_value() = std::move(scaled);
+        *out->GetMutable<framework::SelectedRows>() = std::move(sparse[i]);
+      } else {
+        *ctx.Output("Out", i) = std::move(scaled);
+      }
     }
   }
 };
@@ -209,8 +238,9 @@ void RegisterSquaredL2NormOp() {
       .InferShape(SquaredL2NormGradInferShape);
   RegisterPlainCpuFloatKernels<SquaredL2NormGradKernel>(kNormGradOp);
 
-  framework::RegisterOp<ClipByGlobalNormOp, ClipByGlobalNormOpMaker>(kClipOp).InferShape(
-      ClipByGlobalNormInferShape);
+  framework::RegisterOp<ClipByGlobalNormOp, ClipByGlobalNormOpMaker>(kClipOp)
+      .InferShape(ClipByGlobalNormInferShape)
+      .InferVarType(ClipByGlobalNormInferVarType);
   RegisterPlainCpuFloatKernels<ClipByGlobalNormKernel>(kClipOp);
 }
 
