@@ -42,6 +42,7 @@ class BackwardBuilder {
   size_t loss_op_ = 0;
   std::vector<bool> on_path_;                  // Forward op reaches the loss.
   std::unordered_set<std::string> requires_;   // Variables that get a gradient.
+  std::set<std::string> zero_leaves_;          // Leaves whose gradient is exactly 0.
   std::unordered_set<std::string> existing_;   // Names used in the block before the pass.
   std::map<std::string, std::string> grad_of_;
   std::unordered_set<std::string> produced_;   // Gradients some backward op writes.
@@ -75,41 +76,77 @@ void BackwardBuilder::FindPath() {
     const VarDesc* v = block_.FindVarRecursive(name);
     return (v != nullptr && v->StopGradient()) || !IsFloating(v);
   };
-  std::unordered_set<std::string> seen_as_output;
+  // `connected`: variables computed from a leaf that can have a gradient. `requires_`: those
+  // whose values depend on such a leaf's values. An op's outputs depend on the values of its
+  // inputs only through the slots whose data it reads: a no-need-buffer input (fill_any_like's
+  // X, reduce_as's Target) passes no gradient on. A leaf the loss depends on only through
+  // such slots gets a zero gradient (zero_leaves_, FindPath's end), so that, say, the third
+  // derivative of x^2 comes out as 0 rather than missing.
+  std::unordered_set<std::string> seen_as_output, connected, leaves;
   for (size_t i = 0; i <= loss_op_; ++i) {
     const OpDesc* op = block_.Op(i);
-    bool any_input = false;
-    for (const auto& in : op->InputArgumentNames()) {
-      // A leaf (fed data, a parameter): nothing before this op writes it.
-      if (!seen_as_output.count(in) && !blocked(in)) requires_.insert(in);
-      any_input |= requires_.count(in) > 0;
+    const OpSpec* spec =
+        OpInfoMap::Instance().Has(op->Type()) ? &OpInfoMap::Instance().Get(op->Type()).spec : nullptr;
+    bool any_connected = false, any_required = false;
+    for (const auto& slot : op->Inputs()) {
+      const OpSlotSpec* slot_spec = spec != nullptr ? spec->FindInput(slot.first) : nullptr;
+      const bool metadata_only = slot_spec != nullptr && slot_spec->no_need_buffer;
+      for (const auto& in : slot.second) {
+        // A leaf (fed data, a parameter): nothing before this op writes it.
+        if (!seen_as_output.count(in) && !blocked(in)) {
+          leaves.insert(in);
+          connected.insert(in);
+          if (!metadata_only) requires_.insert(in);
+        }
+        any_connected |= connected.count(in) > 0;
+        any_required |= !metadata_only && requires_.count(in) > 0;
+      }
     }
     for (const auto& out : op->OutputArgumentNames()) {
       seen_as_output.insert(out);
-      if (any_input && !blocked(out)) requires_.insert(out);
+      if (blocked(out)) continue;
+      if (any_connected) connected.insert(out);
+      if (any_required) requires_.insert(out);
     }
   }
-  PL_ENFORCE(requires_.count(loss_),
+  PL_ENFORCE(connected.count(loss_),
              errors::InvalidArgument("backward: the loss `%s` depends on no variable that can "
                                      "have a gradient (all are integer, stop_gradient or in the "
                                      "no-grad set)",
                                      loss_));
 
-  // Which ops reach the loss: reverse order from the loss op.
+  // Which ops reach the loss: reverse order from the loss op. `values_needed`: the variables
+  // whose values the loss is computed from (through data slots only).
   on_path_.assign(n, false);
-  std::unordered_set<std::string> needed = {loss_};
+  std::unordered_set<std::string> needed = {loss_}, values_needed = {loss_};
   for (size_t i = loss_op_ + 1; i-- > 0;) {
     const OpDesc* op = block_.Op(i);
-    bool reaches = false;
-    for (const auto& out : op->OutputArgumentNames()) reaches |= needed.count(out) > 0;
+    bool reaches = false, reaches_values = false;
+    for (const auto& out : op->OutputArgumentNames()) {
+      reaches |= needed.count(out) > 0;
+      reaches_values |= values_needed.count(out) > 0;
+    }
     if (!reaches) continue;
     on_path_[i] = true;
-    for (const auto& in : op->InputArgumentNames()) needed.insert(in);
+    const OpSpec* spec =
+        OpInfoMap::Instance().Has(op->Type()) ? &OpInfoMap::Instance().Get(op->Type()).spec : nullptr;
+    for (const auto& slot : op->Inputs()) {
+      const OpSlotSpec* slot_spec = spec != nullptr ? spec->FindInput(slot.first) : nullptr;
+      const bool metadata_only = slot_spec != nullptr && slot_spec->no_need_buffer;
+      for (const auto& in : slot.second) {
+        needed.insert(in);
+        if (reaches_values && !metadata_only) values_needed.insert(in);
+      }
+    }
+  }
+  // Leaves the loss is computed from only through metadata: their gradient is exactly 0.
+  for (const auto& leaf : leaves) {
+    if (needed.count(leaf) && !values_needed.count(leaf)) zero_leaves_.insert(leaf);
   }
 }
 
 std::string BackwardBuilder::GradName(const std::string& var) {
-  if (!requires_.count(var)) return "";
+  if (!requires_.count(var) && !zero_leaves_.count(var)) return "";
   auto it = grad_of_.find(var);
   if (it != grad_of_.end()) return it->second;
   std::string name = var + kGradSuffix;
@@ -210,17 +247,25 @@ BackwardResult BackwardBuilder::Build() {
   // The loss op is tagged Forward|Loss; its gradient is seeded with ones.
   block_.Op(loss_op_)->SetAttr("op_role", static_cast<int>(OpRole::kForward) |
                                               static_cast<int>(OpRole::kLoss));
-  const std::string loss_grad = GradName(loss_);
-  auto seed = std::make_unique<OpDesc>(
-      "fill_any_like", VariableNameMap{{"X", {loss_}}}, VariableNameMap{{"Out", {loss_grad}}},
-      AttributeMap{{"value", 1.0f},
-                   {"dtype", -1},
-                   {"op_role", static_cast<int>(OpRole::kBackward) | static_cast<int>(OpRole::kLoss)}});
-  ops_.push_back(std::move(seed));
-  produced_.insert(loss_grad);
-
-  for (size_t i = loss_op_ + 1; i-- > 0;) {
-    if (on_path_[i]) EmitFor(i);
+  if (requires_.count(loss_)) {
+    const std::string loss_grad = GradName(loss_);
+    ops_.push_back(std::make_unique<OpDesc>(
+        "fill_any_like", VariableNameMap{{"X", {loss_}}}, VariableNameMap{{"Out", {loss_grad}}},
+        AttributeMap{{"value", 1.0f},
+                     {"dtype", -1},
+                     {"op_role",
+                      static_cast<int>(OpRole::kBackward) | static_cast<int>(OpRole::kLoss)}}));
+    produced_.insert(loss_grad);
+    for (size_t i = loss_op_ + 1; i-- > 0;) {
+      if (on_path_[i]) EmitFor(i);
+    }
+  }
+  for (const auto& leaf : zero_leaves_) {
+    const std::string g = GradName(leaf);
+    ops_.push_back(std::make_unique<OpDesc>(
+        "fill_any_like", VariableNameMap{{"X", {leaf}}}, VariableNameMap{{"Out", {g}}},
+        AttributeMap{{"value", 0.0f}, {"dtype", -1}}));
+    produced_.insert(g);
   }
   AddUpRepeatedGrads();
   AppendToBlock();

@@ -6,7 +6,10 @@
 // - Seeds `loss@GRAD` with ones of the loss's shape (a non-scalar loss means the sum of its
 //   elements), so applying AppendBackward to a gradient gives higher orders.
 // - A variable gets a gradient when it is floating point, not stop_gradient, not in
-//   `no_grad_set`, and is a leaf or computed from a variable that gets one.
+//   `no_grad_set`, and is a leaf or computed from the values of a variable that gets one.
+//   Inputs an op reads only for their metadata (no-need-buffer slots: fill_any_like's X,
+//   reduce_as's Target) pass no gradient; a leaf the loss depends on only through such
+//   slots gets an exact zero gradient (so higher derivatives of polynomials reach 0).
 // - Gradients that several ops produce for one variable are written to renamed copies
 //   (`x@GRAD@RENAME@block0@k`) and added by a `sum` op.
 // - A gradient name that already exists in the block (a second pass over a program that has

@@ -211,6 +211,48 @@ TEST_F(BackwardTest, ForwardValuesReadOnlyForTheirDimsAreFreedEarly) {
   }
 }
 
+// loss = test_times(fill_any_like(test_double(x)), y): fill_any_like reads only the dims of
+// its input, so no gradient flows back through it. x gets an exact zero gradient (one fill
+// op), y its usual one, and no grad op of test_double or fill_any_like is emitted.
+TEST_F(BackwardTest, MetadataOnlyInputsPassNoGradient) {
+  Add("test_double", {{"X", {"x"}}}, "t");
+  OpDesc* fill = program_.Block(0).AppendOp();
+  fill->SetType("fill_any_like");
+  fill->SetInput("X", {"t"});
+  fill->SetOutput("Out", {"u"});
+  fill->SetAttr("value", 3.0f);
+  InferVarTypeAndShape(fill, &program_.Block(0));
+  Add("test_times", {{"X", {"u"}}, {"Y", {"y"}}}, "loss");
+  const size_t forward_ops = program_.Block(0).OpSize();
+  const auto result = AppendBackward(&program_, "loss");
+  std::vector<std::string> backward;
+  for (size_t i = forward_ops; i < program_.Block(0).OpSize(); ++i) {
+    backward.push_back(program_.Block(0).Op(i)->Type());
+  }
+  EXPECT_EQ(backward, (std::vector<std::string>{"fill_any_like", "test_times", "fill_any_like"}));
+  EXPECT_EQ(result.grad_of.count("t"), 0u);
+  EXPECT_EQ(result.grad_of.count("u"), 0u);
+  EXPECT_EQ(Run("x@GRAD"), (std::vector<double>{0, 0}));
+  EXPECT_EQ(Run("y@GRAD"), (std::vector<double>{3, 3}));
+}
+
+// The second derivatives of a sum are 0: the first-order gradients read x and y only for
+// their dims, so the second pass is one zero fill per input and nothing else.
+TEST_F(BackwardTest, SecondDerivativeOfASumIsAZeroFill) {
+  Add("elementwise_add", {{"X", {"x"}}, {"Y", {"y"}}}, "loss");
+  AppendBackward(&program_, "loss");
+  const size_t first_pass = program_.Block(0).OpSize();
+  const auto second = AppendBackward(&program_, "x@GRAD");
+  ASSERT_EQ(program_.Block(0).OpSize(), first_pass + 2);
+  for (size_t i = first_pass; i < first_pass + 2; ++i) {
+    EXPECT_EQ(program_.Block(0).Op(i)->Type(), "fill_any_like");
+  }
+  for (const char* v : {"x", "y"}) {
+    ASSERT_EQ(second.grad_of.count(v), 1u) << v;
+    EXPECT_EQ(Run(second.grad_of.at(v)), (std::vector<double>{0, 0})) << v;
+  }
+}
+
 TEST_F(BackwardTest, ErrorsNameTheLossOrTheOp) {
   Add("test_nograd", {{"X", {"x"}}}, "loss");
   try {
