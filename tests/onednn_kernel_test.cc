@@ -1,5 +1,9 @@
 // oneDNN kernels of matmul_v2 and mul: FLAGS_use_onednn decides between the oneDNN and the
 // plain kernel, and both give the same values (cross-kernel consistency).
+#include <atomic>
+#include <thread>
+#include <vector>
+
 #include "platform/init.h"
 #include "tests/op_test_util.h"
 
@@ -86,6 +90,30 @@ TEST_F(OneDNNKernelTest, MulMatchesPlainKernel) {
   for (const auto& c : cases) {
     CheckBothKernels("mul", c.x, c.y, {{"x_num_col_dims", c.xn}, {"y_num_col_dims", c.yn}}, c.k);
   }
+}
+
+// Executors on several threads share the CPU context; each thread runs its primitives on a
+// stream of its own, and every result equals the single-threaded one.
+TEST_F(OneDNNKernelTest, ConcurrentExecutorsGiveTheSingleThreadedResults) {
+  ScopedFlag flag(&FLAGS_use_onednn, true);
+  const SlotTensors inputs = {
+      {"X", {MakeTensor<float>({32, 48}, RandomValues(32 * 48, -1, 1, 21))}},
+      {"Y", {MakeTensor<float>({48, 40}, RandomValues(48 * 40, -1, 1, 22))}}};
+  const auto reference = RunOp("matmul_v2", inputs, {{"Out", 1}});
+  ASSERT_EQ(reference.kernel->key.backend, LibraryType::kOneDNN);
+  const std::vector<double> expected = ToDoubles(reference.outputs.at("Out")[0]);
+  std::atomic<int> mismatches{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 25; ++i) {
+        const auto r = RunOp("matmul_v2", inputs, {{"Out", 1}});
+        if (ToDoubles(r.outputs.at("Out")[0]) != expected) ++mismatches;
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(mismatches.load(), 0);
 }
 
 TEST_F(OneDNNKernelTest, Float64StaysOnThePlainKernel) {
