@@ -65,6 +65,43 @@ OpRunResult RunOp(const std::string& type, const SlotTensors& inputs,
   return result;
 }
 
+NamedOpRun RunNamedOp(const std::string& type, const framework::VariableNameMap& inputs,
+                      const framework::VariableNameMap& outputs,
+                      const std::map<std::string, DenseTensor>& feeds, const AttributeMap& attrs) {
+  operators::RegisterAllOps();
+  framework::ProgramDesc program;
+  framework::BlockDesc& block = program.Block(0);
+  framework::OpDesc* op = block.AppendOp();
+  op->SetType(type);
+  // Persistable variables live in the given scope and are never freed by the executor.
+  for (const auto& [name, t] : feeds) {
+    framework::VarDesc* v = block.Var(name);
+    v->SetPersistable(true);
+    v->SetDataType(t.dtype());
+    v->SetShape(t.dims().ToVector());
+  }
+  for (const auto& [slot, names] : outputs) {
+    for (const auto& name : names) {
+      if (block.FindVar(name) == nullptr) block.Var(name)->SetPersistable(true);
+    }
+  }
+  for (const auto& [slot, names] : inputs) op->SetInput(slot, names);
+  for (const auto& [slot, names] : outputs) op->SetOutput(slot, names);
+  for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
+  framework::Scope scope;
+  for (const auto& [name, t] : feeds) *scope.Var(name)->GetMutable<DenseTensor>() = t;
+  framework::Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(program, 0, &scope, {});
+  exec.Run(prepared.get());
+  NamedOpRun result;
+  result.kernel = prepared->op(0).kernel();
+  for (const auto& name : scope.LocalVarNames()) {
+    const framework::Variable* v = scope.FindVar(name);
+    if (v->IsType<DenseTensor>()) result.vars[name] = v->Get<DenseTensor>();
+  }
+  return result;
+}
+
 void ExpectNear(const std::vector<double>& actual, const std::vector<double>& expected,
                 double rtol, double atol, const std::string& what) {
   ASSERT_EQ(actual.size(), expected.size()) << what;

@@ -57,6 +57,17 @@ struct OpRunResult {
 OpRunResult RunOp(const std::string& type, const SlotTensors& inputs,
                   const std::map<std::string, int>& output_slots, const AttributeMap& attrs = {});
 
+// One op run on named variables: `inputs` and `outputs` map slots to variable names (an
+// output may name an input, or the same variable twice), `feeds` holds the inputs' values.
+struct NamedOpRun {
+  std::map<std::string, DenseTensor> vars;  // Every variable holding a dense tensor after.
+  const framework::KernelInfo* kernel = nullptr;
+};
+NamedOpRun RunNamedOp(const std::string& type, const framework::VariableNameMap& inputs,
+                      const framework::VariableNameMap& outputs,
+                      const std::map<std::string, DenseTensor>& feeds,
+                      const AttributeMap& attrs = {});
+
 // Expects `actual` to equal `expected` elementwise within `rtol * |expected| + atol`.
 void ExpectNear(const std::vector<double>& actual, const std::vector<double>& expected,
                 double rtol, double atol, const std::string& what);

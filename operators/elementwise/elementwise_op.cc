@@ -135,10 +135,13 @@ struct ElementwiseCpuKernel {
       CheckDataType<T>(ctx, "Y", *y);
       const math::BroadcastPlan plan = math::MakeBroadcastPlan(math::ComputeBroadcastDims(
           ctx.Type(), x->dims(), y->dims(), ctx.Attr<int>("axis")));
+      // Read the inputs' buffers before Out gets one: Out may be X or Y, and gets a buffer of
+      // its own when it shares one with another tensor.
+      const bool empty = plan.numel == 0;
+      const T* xp = empty ? nullptr : x->data<T>();
+      const T* yp = empty ? nullptr : y->data<T>();
       T* o = out->mutable_data<T>(ctx.GetPlace());
-      if (plan.numel == 0) return;
-      const T* xp = x->data<T>();
-      const T* yp = y->data<T>();
+      if (empty) return;
       const typename Tag::template Functor<T> f{};
       const int64_t xs = plan.x_inner_stride();
       const int64_t ys = plan.y_inner_stride();

@@ -244,9 +244,9 @@ void MatmulV2GradInferShape(InferShapeContext* ctx) {
 // c (batch b at c + b * rows * cols), summed over the batch dims the operand broadcast
 // along (its batch dims, left-padded with 1s, are `own_batch`).
 template <typename T, typename Product>
-void WriteOperandGrad(const ExecutionContext& ctx, const MatmulV2Shape& s,
-                      const std::vector<int64_t>& own_batch, const DDim& dims, int64_t rows,
-                      int64_t cols, DenseTensor* grad, Product&& product) {
+DenseTensor OperandGrad(const ExecutionContext& ctx, const MatmulV2Shape& s,
+                        const std::vector<int64_t>& own_batch, const DDim& dims, int64_t rows,
+                        int64_t cols, Product&& product) {
   DenseTensor result(dims, platform::ToDataType<T>());
   T* r = result.mutable_data<T>(ctx.GetPlace());
   const int64_t batches = s.BatchCount();
@@ -265,7 +265,7 @@ void WriteOperandGrad(const ExecutionContext& ctx, const MatmulV2Shape& s,
     math::SumToShape(ctx.device_context<platform::CPUDeviceContext>(), full.data(),
                      DDim(full_dims), DDim(target), r);
   }
-  *grad = std::move(result);
+  return result;
 }
 
 template <typename T>
@@ -297,24 +297,31 @@ struct MatmulV2GradKernel {
                           const std::vector<int64_t>& b_off, int64_t ldb, T* c) {
       math::BatchedGemm<T>(dev, ta, tb, m, n, k, T(1), a, a_off, lda, b, b_off, ldb, T(0), c, n);
     };
-    if (DenseTensor* dx = ctx.Output("X@GRAD")) {
+    // Both gradients go to fresh tensors that replace the outputs once both are computed:
+    // an output may be an input the other gradient reads.
+    DenseTensor* dx = ctx.Output("X@GRAD");
+    DenseTensor* dy = ctx.Output("Y@GRAD");
+    DenseTensor gx, gy;
+    if (dx != nullptr) {
       // X's matrix is M x K, stored K x M with trans_x.
-      WriteOperandGrad<T>(ctx, s, s.x_batch, x->dims(), tx ? K : M, tx ? M : K, dx, [&](T* c) {
+      gx = OperandGrad<T>(ctx, s, s.x_batch, x->dims(), tx ? K : M, tx ? M : K, [&](T* c) {
         if (!tx && !ty) gemm(false, true, M, K, N, dp, d_off, N, yp, y_off, N, c);
         if (tx && !ty) gemm(false, true, K, M, N, yp, y_off, N, dp, d_off, N, c);
         if (!tx && ty) gemm(false, false, M, K, N, dp, d_off, N, yp, y_off, K, c);
         if (tx && ty) gemm(true, true, K, M, N, yp, y_off, K, dp, d_off, N, c);
       });
     }
-    if (DenseTensor* dy = ctx.Output("Y@GRAD")) {
+    if (dy != nullptr) {
       // Y's matrix is K x N, stored N x K with trans_y.
-      WriteOperandGrad<T>(ctx, s, s.y_batch, y->dims(), ty ? N : K, ty ? K : N, dy, [&](T* c) {
+      gy = OperandGrad<T>(ctx, s, s.y_batch, y->dims(), ty ? N : K, ty ? K : N, [&](T* c) {
         if (!tx && !ty) gemm(true, false, K, N, M, xp, x_off, K, dp, d_off, N, c);
         if (tx && !ty) gemm(false, false, K, N, M, xp, x_off, M, dp, d_off, N, c);
         if (!tx && ty) gemm(true, false, N, K, M, dp, d_off, N, xp, x_off, K, c);
         if (tx && ty) gemm(true, true, N, K, M, dp, d_off, N, xp, x_off, M, c);
       });
     }
+    if (dx != nullptr) *dx = std::move(gx);
+    if (dy != nullptr) *dy = std::move(gy);
   }
 };
 

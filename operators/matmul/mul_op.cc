@@ -130,21 +130,26 @@ struct MulGradKernel {
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
                                        kGradOp, s.out_dims.ToString(), dout->dims().ToString()));
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-    if (DenseTensor* dx = ctx.Output("X@GRAD")) {
+    // Both gradients go to fresh tensors that replace the outputs once both are computed:
+    // an output may be an input the other gradient reads.
+    DenseTensor* dx = ctx.Output("X@GRAD");
+    DenseTensor* dy = ctx.Output("Y@GRAD");
+    DenseTensor gx, gy;
+    if (dx != nullptr) {
       // dX [M, K] = dOut [M, N] * Y^T (Y stored [K, N]).
-      DenseTensor fresh(x->dims(), x->dtype());
+      gx = DenseTensor(x->dims(), x->dtype());
       math::Gemm<T>(dev, false, true, s.M, s.K, s.N, T(1), dout->data<T>(), s.N, y->data<T>(),
-                    s.N, T(0), fresh.mutable_data<T>(ctx.GetPlace()), s.K);
-      fresh.set_lod(x->lod());
-      *dx = std::move(fresh);
+                    s.N, T(0), gx.mutable_data<T>(ctx.GetPlace()), s.K);
+      gx.set_lod(x->lod());
     }
-    if (DenseTensor* dy = ctx.Output("Y@GRAD")) {
+    if (dy != nullptr) {
       // dY [K, N] = X^T (X stored [M, K]) * dOut [M, N].
-      DenseTensor fresh(y->dims(), y->dtype());
+      gy = DenseTensor(y->dims(), y->dtype());
       math::Gemm<T>(dev, true, false, s.K, s.N, s.M, T(1), x->data<T>(), s.K, dout->data<T>(),
-                    s.N, T(0), fresh.mutable_data<T>(ctx.GetPlace()), s.N);
-      *dy = std::move(fresh);
+                    s.N, T(0), gy.mutable_data<T>(ctx.GetPlace()), s.N);
     }
+    if (dx != nullptr) *dx = std::move(gx);
+    if (dy != nullptr) *dy = std::move(gy);
   }
 };
 

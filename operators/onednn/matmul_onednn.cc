@@ -6,7 +6,6 @@
 #include "operators/onednn/matmul_onednn.h"
 
 #include <algorithm>
-#include <oneapi/dnnl/dnnl.hpp>
 
 #include "operators/matmul/matmul_shape.h"
 #include "platform/onednn/onednn_context.h"
@@ -36,32 +35,6 @@ memory::dims MatrixStrides(const memory::dims& dims, bool transposed) {
   return strides;
 }
 
-// dst = src x weights; src is [batch..., M, K], weights [batch..., K, N], dst [batch..., M, N]
-// (batch dims of src and weights are those of dst or 1).
-void RunMatmul(const char* op, const ExecutionContext& ctx, const memory::dims& src_dims,
-               bool trans_src, const float* src, const memory::dims& w_dims, bool trans_w,
-               const float* w, const memory::dims& dst_dims, float* dst) {
-  const auto& dev = ctx.device_context<platform::OneDNNContext>();
-  try {
-    const memory::desc src_md(src_dims, memory::data_type::f32, MatrixStrides(src_dims, trans_src));
-    const memory::desc w_md(w_dims, memory::data_type::f32, MatrixStrides(w_dims, trans_w));
-    const memory::desc dst_md(dst_dims, memory::data_type::f32, MatrixStrides(dst_dims, false));
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, w_md, dst_md), dev.engine());
-    // oneDNN takes non-const handles; src and weights are only read.
-    memory src_mem(src_md, dev.engine(), const_cast<float*>(src));
-    memory w_mem(w_md, dev.engine(), const_cast<float*>(w));
-    memory dst_mem(dst_md, dev.engine(), dst);
-    dnnl::matmul(pd).execute(
-        dev.stream(),
-        {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, dst_mem}});
-    dev.stream().wait();
-  } catch (const dnnl::error& e) {
-    throw errors::Fatal("op `%s`: oneDNN matmul failed for src %s, weights %s: %s", op,
-                        framework::DDim(src_dims).ToString(), framework::DDim(w_dims).ToString(),
-                        e.what());
-  }
-}
-
 // The output buffer: Out itself, or a fresh tensor when Out is one of the operands.
 float* OutputBuffer(const ExecutionContext& ctx, const framework::DDim& dims, DenseTensor* fresh,
                     DenseTensor** target) {
@@ -81,6 +54,30 @@ bool TrivialProduct(int64_t out_numel, int64_t K, float* o) {
 
 }  // namespace
 
+void RunOneDNNMatmul(const char* op, const ExecutionContext& ctx, const MatmulOperand& src,
+                     const MatmulOperand& weights, const memory::dims& dst_dims, float* dst) {
+  const auto& dev = ctx.device_context<platform::OneDNNContext>();
+  try {
+    const auto f32 = memory::data_type::f32;
+    const memory::desc src_md(src.dims, f32, MatrixStrides(src.dims, src.transposed));
+    const memory::desc w_md(weights.dims, f32, MatrixStrides(weights.dims, weights.transposed));
+    const memory::desc dst_md(dst_dims, f32, MatrixStrides(dst_dims, false));
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(src_md, w_md, dst_md), dev.engine());
+    // oneDNN takes non-const handles; src and weights are only read.
+    memory src_mem(src_md, dev.engine(), const_cast<float*>(src.data));
+    memory w_mem(w_md, dev.engine(), const_cast<float*>(weights.data));
+    memory dst_mem(dst_md, dev.engine(), dst);
+    dnnl::matmul(pd).execute(
+        dev.stream(),
+        {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, dst_mem}});
+    dev.stream().wait();
+  } catch (const dnnl::error& e) {
+    throw errors::Fatal("op `%s`: oneDNN matmul failed for src %s, weights %s: %s", op,
+                        framework::DDim(src.dims).ToString(),
+                        framework::DDim(weights.dims).ToString(), e.what());
+  }
+}
+
 void MatmulV2OneDNNKernel(const ExecutionContext& ctx) {
   const DenseTensor* x = ctx.Input("X");
   const DenseTensor* y = ctx.Input("Y");
@@ -96,8 +93,8 @@ void MatmulV2OneDNNKernel(const ExecutionContext& ctx) {
     src.insert(src.end(), {s.M, s.K});
     w.insert(w.end(), {s.K, s.N});
     dst.insert(dst.end(), {s.M, s.N});
-    RunMatmul("matmul_v2", ctx, src, s.trans_x, x->data<float>(), w, s.trans_y, y->data<float>(),
-              dst, o);
+    RunOneDNNMatmul("matmul_v2", ctx, {src, s.trans_x, x->data<float>()},
+                    {w, s.trans_y, y->data<float>()}, dst, o);
   }
   if (target == &fresh) *ctx.Output("Out") = std::move(fresh);
 }
@@ -112,8 +109,8 @@ void MulOneDNNKernel(const ExecutionContext& ctx) {
   DenseTensor fresh, *target = nullptr;
   float* o = OutputBuffer(ctx, s.out_dims, &fresh, &target);
   if (!TrivialProduct(s.out_dims.numel(), s.K, o)) {
-    RunMatmul("mul", ctx, {s.M, s.K}, false, x->data<float>(), {s.K, s.N}, false, y->data<float>(),
-              {s.M, s.N}, o);
+    RunOneDNNMatmul("mul", ctx, {{s.M, s.K}, false, x->data<float>()},
+                    {{s.K, s.N}, false, y->data<float>()}, {s.M, s.N}, o);
   }
   target->set_lod(lod);
   if (target == &fresh) *ctx.Output("Out") = std::move(fresh);

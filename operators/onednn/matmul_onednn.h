@@ -1,5 +1,8 @@
-// oneDNN kernels of the matrix ops (float32; registered in registry_onednn.cc).
+// oneDNN kernels of the matrix ops (float32; registered in registry_onednn.cc), and the
+// dnnl::matmul call they share with the grad kernels (matmul_grad_onednn.cc).
 #pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
 
 #include "framework/operator.h"
 
@@ -10,6 +13,21 @@ namespace operators {
 void MatmulV2OneDNNKernel(const framework::ExecutionContext& ctx);
 // mul (X and Y flattened to 2-D) on dnnl::matmul.
 void MulOneDNNKernel(const framework::ExecutionContext& ctx);
+
+// One operand of RunOneDNNMatmul: a dense buffer read as a [batch..., rows, cols] matrix, or
+// as its transpose when `transposed` (stored [batch..., cols, rows]). Batch dims of 1
+// broadcast.
+struct MatmulOperand {
+  dnnl::memory::dims dims;
+  bool transposed = false;
+  const float* data = nullptr;
+};
+
+// dst [batch..., M, N] (dense, row-major) = src [batch..., M, K] x weights [batch..., K, N]
+// on dnnl::matmul; `op` names the op in the Fatal error oneDNN failures raise.
+void RunOneDNNMatmul(const char* op, const framework::ExecutionContext& ctx,
+                     const MatmulOperand& src, const MatmulOperand& weights,
+                     const dnnl::memory::dims& dst_dims, float* dst);
 
 }  // namespace operators
 }  // namespace paddle_like

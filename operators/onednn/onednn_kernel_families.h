@@ -14,6 +14,14 @@ void RegisterSoftmaxOneDNNKernels();
 void RegisterNormOneDNNKernels();
 // conv2d_grad, depthwise_conv2d_grad and pool2d_grad on the oneDNN backward primitives.
 void RegisterConvPoolGradOneDNNKernels();
+// mul_grad and matmul_v2_grad on dnnl::matmul.
+void RegisterMatmulGradOneDNNKernels();
+// sum of dense tensors on dnnl::sum.
+void RegisterSumOneDNNKernels();
+// concat on dnnl::concat.
+void RegisterConcatOneDNNKernels();
+// elementwise_add, _sub, _mul and _div on dnnl::binary.
+void RegisterBinaryOneDNNKernels();
 
 }  // namespace operators
 }  // namespace paddle_like

@@ -8,6 +8,19 @@
 namespace paddle_like {
 namespace operators {
 
+// A dense row-major float32 descriptor of `dims` (rank >= 1; size-1 dims allowed, the
+// broadcast operand of dnnl::binary).
+inline dnnl::memory::desc RowMajorDesc(const framework::DDim& dims) {
+  const dnnl::memory::dims d = dims.ToVector();
+  dnnl::memory::dims strides(d.size());
+  dnnl::memory::dim s = 1;
+  for (size_t i = d.size(); i-- > 0;) {
+    strides[i] = s;
+    s *= d[i];
+  }
+  return dnnl::memory::desc(d, dnnl::memory::data_type::f32, strides);
+}
+
 // `t`'s buffer as memory of `md`. oneDNN takes non-const handles; inputs are only read.
 inline dnnl::memory WrapTensor(const dnnl::memory::desc& md, const dnnl::engine& engine,
                                const framework::DenseTensor& t) {

@@ -27,6 +27,10 @@ void RegisterOneDNNKernels() {
   RegisterSoftmaxOneDNNKernels();
   RegisterNormOneDNNKernels();
   RegisterConvPoolGradOneDNNKernels();
+  RegisterMatmulGradOneDNNKernels();
+  RegisterSumOneDNNKernels();
+  RegisterConcatOneDNNKernels();
+  RegisterBinaryOneDNNKernels();
 }
 
 }  // namespace operators
