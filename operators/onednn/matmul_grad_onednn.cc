@@ -13,10 +13,8 @@
 // [batches * M, ...]. Any other gradient of a broadcast operand would have to be summed
 // over the broadcast batches: the plain kernel does that (RunPlainKernel).
 //
-// Below kMinWork multiply-adds the plain kernels run instead (plain_fallback.h): in
-// tests/benchmarks/onednn_misc_benchmark (2 threads) mul_grad of [64, 250] x [250, 10]
-// (160000) takes 15.8 us plain and 19.1 us on oneDNN, [64, 400] x [400, 10] (256000) 22.5 and
-// 18.0 us, [64, 800] x [800, 500] 1491 and 366 us.
+// Below kOneDNNMatmulMinWork multiply-adds (matmul_onednn.h) the plain kernels run instead;
+// mul_grad of [64, 800] x [800, 500] takes 1491 us plain and 366 us on oneDNN.
 #include <algorithm>
 
 #include "operators/common.h"
@@ -31,8 +29,6 @@ namespace operators {
 namespace {
 
 using dnnl::memory;
-
-constexpr int64_t kMinWork = 200000;
 
 // A gradient of `dims`: zeros when the contracted length is 0 (an empty sum), else what
 // `product` writes.
@@ -67,7 +63,7 @@ void MulGradOneDNNKernel(const ExecutionContext& ctx) {
   PL_ENFORCE(dout->numel() == s.M * s.N,
              errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s", op,
                                      s.out_dims.ToString(), dout->dims().ToString()));
-  if (BelowOneDNNThreshold(s.M * s.N * s.K, kMinWork)) {
+  if (BelowOneDNNThreshold(s.M * s.N * s.K, kOneDNNMatmulMinWork)) {
     RunPlainKernel(ctx);
     return;
   }
@@ -116,7 +112,7 @@ void MatmulV2GradOneDNNKernel(const ExecutionContext& ctx) {
   // A gradient that must be summed over broadcast batches goes to the plain kernel.
   const bool covered =
       (dx == nullptr || s.x_batch == s.batch) && (dy == nullptr || s.y_batch == s.batch || flat_dy);
-  if (!covered || BelowOneDNNThreshold(B * M * N * K, kMinWork)) {
+  if (!covered || BelowOneDNNThreshold(B * M * N * K, kOneDNNMatmulMinWork)) {
     RunPlainKernel(ctx);
     return;
   }

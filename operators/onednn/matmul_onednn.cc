@@ -8,6 +8,7 @@
 #include <algorithm>
 
 #include "operators/matmul/matmul_shape.h"
+#include "operators/onednn/plain_fallback.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
@@ -84,6 +85,10 @@ void MatmulV2OneDNNKernel(const ExecutionContext& ctx) {
   CheckOperandTypes("matmul_v2", *x, *y, framework::DataType::FLOAT32);
   const MatmulV2Shape s = AnalyzeMatmulV2("matmul_v2", x->dims(), y->dims(),
                                           ctx.Attr<bool>("trans_x"), ctx.Attr<bool>("trans_y"));
+  if (BelowOneDNNThreshold(s.out_dims.numel() * s.K, kOneDNNMatmulMinWork)) {
+    RunPlainKernel(ctx);
+    return;
+  }
   DenseTensor fresh, *target = nullptr;
   float* o = OutputBuffer(ctx, s.out_dims, &fresh, &target);
   if (!TrivialProduct(s.out_dims.numel(), s.K, o)) {
@@ -105,6 +110,10 @@ void MulOneDNNKernel(const ExecutionContext& ctx) {
   CheckOperandTypes("mul", *x, *y, framework::DataType::FLOAT32);
   const MulShape s = AnalyzeMul("mul", x->dims(), y->dims(), ctx.Attr<int>("x_num_col_dims"),
                                 ctx.Attr<int>("y_num_col_dims"));
+  if (BelowOneDNNThreshold(s.M * s.N * s.K, kOneDNNMatmulMinWork)) {
+    RunPlainKernel(ctx);
+    return;
+  }
   const framework::LoD lod = x->lod();
   DenseTensor fresh, *target = nullptr;
   float* o = OutputBuffer(ctx, s.out_dims, &fresh, &target);

@@ -14,6 +14,12 @@ void MatmulV2OneDNNKernel(const framework::ExecutionContext& ctx);
 // mul (X and Y flattened to 2-D) on dnnl::matmul.
 void MulOneDNNKernel(const framework::ExecutionContext& ctx);
 
+// Below this many multiply-adds the matrix kernels hand the product to the plain kernel
+// (plain_fallback.h): in tests/benchmarks/onednn_misc_benchmark (2 threads) [64, 250] x
+// [250, 10] (160000) takes 15.8 us plain and 19.1 us on oneDNN, [64, 400] x [400, 10]
+// (256000) 22.5 and 18.0 us.
+constexpr int64_t kOneDNNMatmulMinWork = 200000;
+
 // One operand of RunOneDNNMatmul: a dense buffer read as a [batch..., rows, cols] matrix, or
 // as its transpose when `transposed` (stored [batch..., cols, rows]). Batch dims of 1
 // broadcast.
