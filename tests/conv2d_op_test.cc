@@ -337,13 +337,7 @@ TEST(Conv2dGrad, FusedGradOpNamesOnlyWhatItReads) {
 
 // ---------------------------------------------------------------------------- oneDNN
 
-class Conv2dOneDNNTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    operators::RegisterAllOps();
-    if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
-  }
-};
+class Conv2dOneDNNTest : public OneDNNKernelTestBase {};
 
 TEST_F(Conv2dOneDNNTest, MatchesPlainKernel) {
   std::vector<ConvCase> cases = ForwardCases();

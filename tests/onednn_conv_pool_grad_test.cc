@@ -22,13 +22,7 @@ namespace {
 
 using framework::LibraryType;
 
-class OneDNNConvPoolGradTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    operators::RegisterAllOps();
-    if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
-  }
-};
+class OneDNNConvPoolGradTest : public OneDNNKernelTestBase {};
 
 OpRunResult RunWith(bool use_onednn, const std::string& type, const SlotTensors& inputs,
                     const std::map<std::string, int>& outputs, const AttributeMap& attrs) {
@@ -402,33 +396,14 @@ TEST_F(OneDNNConvPoolGradTest, PoolGradOfEmptyBatch) {
 std::map<std::string, DenseTensor> RunNamed(const std::string& type, const SlotTensors& inputs,
                                             const std::map<std::string, std::string>& outputs,
                                             const AttributeMap& attrs) {
-  framework::ProgramDesc program;
-  framework::BlockDesc& block = program.Block(0);
-  framework::Scope scope;
-  framework::OpDesc* op = block.AppendOp();
-  op->SetType(type);
+  framework::VariableNameMap in_names, out_names;
+  std::map<std::string, DenseTensor> feeds;
   for (const auto& [slot, tensors] : inputs) {
-    framework::VarDesc* v = block.Var(slot);
-    v->SetPersistable(true);
-    v->SetDataType(tensors[0].dtype());
-    v->SetShape(tensors[0].dims().ToVector());
-    op->SetInput(slot, {slot});
-    *scope.Var(slot)->GetMutable<DenseTensor>() = tensors[0];
+    in_names[slot] = {slot};
+    feeds[slot] = tensors[0];
   }
-  for (const auto& [slot, var] : outputs) {
-    if (block.FindVar(var) == nullptr) block.Var(var)->SetPersistable(true);
-    if (scope.FindVar(var) == nullptr) scope.Var(var);
-    op->SetOutput(slot, {var});
-  }
-  for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
-  framework::Executor exec{platform::CPUPlace()};
-  auto prepared = exec.Prepare(program, 0, &scope, {});
-  exec.Run(prepared.get());
-  std::map<std::string, DenseTensor> vars;
-  for (const auto& name : scope.LocalVarNames()) {
-    vars[name] = scope.FindVar(name)->Get<DenseTensor>();
-  }
-  return vars;
+  for (const auto& [slot, var] : outputs) out_names[slot] = {var};
+  return RunNamedOp(type, in_names, out_names, feeds, attrs).vars;
 }
 
 // Runs one op whose output `out_slot` is the variable of input `in_slot`; returns it.

@@ -94,17 +94,7 @@ void WithOneAndFourThreads(Fn&& fn) {
   platform::DeviceContextPool::Instance().Clear();
 }
 
-// The oneDNN kernels hand small inputs to the plain kernels; these tests turn that off so
-// that every shape runs the primitives (SmallInputsRunThePlainKernel checks the handover).
-class OneDNNEltwiseSoftmaxTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    operators::RegisterAllOps();
-    if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
-    FLAGS_onednn_small_input_fallback = false;
-  }
-  void TearDown() override { FLAGS_onednn_small_input_fallback = true; }
-};
+class OneDNNEltwiseSoftmaxTest : public OneDNNKernelTestBase {};
 
 // relu_grad of a NaN Out: the plain kernel gives 0, the primitive passes dOut on. Below the
 // threshold the oneDNN kernel (still the one chosen) gives the plain kernel's 0.
@@ -283,31 +273,13 @@ std::pair<LibraryType, std::vector<double>> RunNamed(
     const std::map<std::string, std::vector<double>>& feeds, const DDim& dims,
     const AttributeMap& attrs, const std::string& fetch) {
   ScopedFlag flag(&FLAGS_use_onednn, use_onednn);
-  framework::ProgramDesc program;
-  framework::BlockDesc& block = program.Block(0);
-  for (const auto& kv : feeds) {
-    framework::VarDesc* v = block.Var(kv.first);
-    v->SetDataType(DataType::FLOAT32);
-    v->SetShape(dims.ToVector());
-  }
-  framework::OpDesc* op = block.AppendOp();
-  op->SetType(type);
-  for (const auto& kv : inputs) op->SetInput(kv.first, {kv.second});
-  for (const auto& kv : outputs) {
-    if (block.FindVar(kv.second) == nullptr) block.Var(kv.second);
-    op->SetOutput(kv.first, {kv.second});
-  }
-  for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
-  framework::Scope scope;
-  framework::Executor exec{platform::CPUPlace()};
-  auto prepared = exec.Prepare(program, 0, &scope, {fetch});
-  for (const auto& kv : feeds) {
-    *prepared->local_scope()->FindVar(kv.first)->GetMutable<DenseTensor>() =
-        MakeTensor<float>(dims, kv.second);
-  }
-  exec.Run(prepared.get());
-  return {prepared->op(0).kernel()->key.backend,
-          ToDoubles(prepared->local_scope()->FindVar(fetch)->Get<DenseTensor>())};
+  framework::VariableNameMap in_names, out_names;
+  for (const auto& kv : inputs) in_names[kv.first] = {kv.second};
+  for (const auto& kv : outputs) out_names[kv.first] = {kv.second};
+  std::map<std::string, DenseTensor> tensors;
+  for (const auto& kv : feeds) tensors[kv.first] = MakeTensor<float>(dims, kv.second);
+  const NamedOpRun r = RunNamedOp(type, in_names, out_names, tensors, attrs);
+  return {r.kernel->key.backend, ToDoubles(r.vars.at(fetch))};
 }
 
 TEST_F(OneDNNEltwiseSoftmaxTest, OutputMayBeAnInput) {

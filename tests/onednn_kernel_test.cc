@@ -40,17 +40,7 @@ void CheckBothKernels(const std::string& type, const DDim& x, const DDim& y,
   ExpectNear(onednn.values, plain.values, 1e-5, 1e-6 * 4 * (k + 1), what);
 }
 
-// Small products are handed to the plain kernel; these tests turn that off so that every
-// shape runs the primitive.
-class OneDNNKernelTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    operators::RegisterAllOps();
-    if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
-    FLAGS_onednn_small_input_fallback = false;
-  }
-  void TearDown() override { FLAGS_onednn_small_input_fallback = true; }
-};
+class OneDNNKernelTest : public OneDNNKernelTestBase {};
 
 TEST_F(OneDNNKernelTest, MatmulV2MatchesPlainKernel) {
   struct Case {

@@ -16,17 +16,7 @@ namespace {
 
 using framework::LibraryType;
 
-// The kernels hand small products to the plain kernels; the fixture turns that off so that
-// every shape runs the primitives (SmallProductsRunThePlainKernel checks the handover).
-class OneDNNMatmulGradTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    operators::RegisterAllOps();
-    if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
-    FLAGS_onednn_small_input_fallback = false;
-  }
-  void TearDown() override { FLAGS_onednn_small_input_fallback = true; }
-};
+class OneDNNMatmulGradTest : public OneDNNKernelTestBase {};
 
 struct GradRun {
   LibraryType backend;

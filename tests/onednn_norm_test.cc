@@ -29,36 +29,10 @@ OpRun RunNamed(bool use_onednn, const std::string& type, const VarNames& slots_i
                const VarNames& slots_out, const std::map<std::string, DenseTensor>& feeds,
                const AttributeMap& attrs) {
   ScopedFlag flag(&FLAGS_use_onednn, use_onednn);
-  operators::RegisterAllOps();
-  framework::ProgramDesc program;
-  framework::BlockDesc& block = program.Block(0);
-  for (const auto& kv : feeds) {
-    framework::VarDesc* v = block.Var(kv.first);
-    v->SetDataType(kv.second.dtype());
-    v->SetShape(kv.second.dims().ToVector());
-  }
-  framework::OpDesc* op = block.AppendOp();
-  op->SetType(type);
-  for (const auto& kv : slots_in) op->SetInput(kv.first, kv.second);
-  std::vector<std::string> fetches;
+  const NamedOpRun r = RunNamedOp(type, slots_in, slots_out, feeds, attrs);
+  OpRun run{r.kernel->key.backend, {}};
   for (const auto& kv : slots_out) {
-    for (const auto& name : kv.second) {
-      block.Var(name);
-      fetches.push_back(name);
-    }
-    op->SetOutput(kv.first, kv.second);
-  }
-  for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
-  framework::Scope scope;
-  framework::Executor exec{platform::CPUPlace()};
-  auto prepared = exec.Prepare(program, 0, &scope, fetches);
-  for (const auto& kv : feeds) {
-    *prepared->local_scope()->FindVar(kv.first)->GetMutable<DenseTensor>() = kv.second;
-  }
-  exec.Run(prepared.get());
-  OpRun run{prepared->op(0).kernel()->key.backend, {}};
-  for (const auto& name : fetches) {
-    run.vars[name] = prepared->local_scope()->FindVar(name)->Get<DenseTensor>();
+    for (const auto& name : kv.second) run.vars[name] = r.vars.at(name);
   }
   return run;
 }
@@ -103,13 +77,7 @@ std::map<std::string, DenseTensor> Feeds(const VarNames& slots_in,
   return feeds;
 }
 
-class OneDNNNormTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    operators::RegisterAllOps();
-    if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
-  }
-};
+class OneDNNNormTest : public OneDNNKernelTestBase {};
 
 // ---- batch_norm ----
 

@@ -18,17 +18,7 @@ namespace {
 using framework::LibraryType;
 using framework::VariableNameMap;
 
-// The kernels hand small inputs to the plain kernels; the fixture turns that off so that
-// every shape runs the primitives (SmallInputsRunThePlainKernel checks the handover).
-class OneDNNSumConcatBinaryTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    operators::RegisterAllOps();
-    if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
-    FLAGS_onednn_small_input_fallback = false;
-  }
-  void TearDown() override { FLAGS_onednn_small_input_fallback = true; }
-};
+class OneDNNSumConcatBinaryTest : public OneDNNKernelTestBase {};
 
 DenseTensor Random(const DDim& dims, unsigned seed, double lo = -2, double hi = 2) {
   return MakeTensor<float>(dims, RandomValues(dims.numel(), lo, hi, seed));

@@ -1,5 +1,7 @@
 #include "tests/op_test_util.h"
 
+#include "platform/init.h"
+
 namespace paddle_like {
 namespace testing {
 
@@ -63,6 +65,17 @@ OpRunResult RunOp(const std::string& type, const SlotTensors& inputs,
     }
   }
   return result;
+}
+
+void OneDNNKernelTestBase::SetUp() {
+  operators::RegisterAllOps();
+  if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
+  small_input_fallback_ = FLAGS_onednn_small_input_fallback;
+  FLAGS_onednn_small_input_fallback = false;
+}
+
+void OneDNNKernelTestBase::TearDown() {
+  FLAGS_onednn_small_input_fallback = small_input_fallback_;
 }
 
 NamedOpRun RunNamedOp(const std::string& type, const framework::VariableNameMap& inputs,

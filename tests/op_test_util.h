@@ -68,6 +68,18 @@ NamedOpRun RunNamedOp(const std::string& type, const framework::VariableNameMap&
                       const std::map<std::string, DenseTensor>& feeds,
                       const AttributeMap& attrs = {});
 
+// Base fixture of the oneDNN kernel tests: registers every op, skips the test in builds
+// without oneDNN, and turns the small-input handover (FLAGS_onednn_small_input_fallback) off
+// so that every shape runs the primitives; the flag is restored after each test.
+class OneDNNKernelTestBase : public ::testing::Test {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+
+ private:
+  bool small_input_fallback_ = true;
+};
+
 // Expects `actual` to equal `expected` elementwise within `rtol * |expected| + atol`.
 void ExpectNear(const std::vector<double>& actual, const std::vector<double>& expected,
                 double rtol, double atol, const std::string& what);

@@ -7,9 +7,9 @@
 //
 // The ops are elementwise and the tensors dense, so every tensor is described as 1-D. A grad
 // op that reads Out uses the algorithm's *_use_dst_for_bwd form, one that reads X the plain
-// form. Out may be X (forward) and X@GRAD may be Out@GRAD (backward): the primitive supports
-// those in-place pairs; X@GRAD aliasing the forward value it reads gets a fresh buffer.
-// Primitives are created per call; oneDNN's primitive cache makes repeated shapes cheap.
+// form. An output may be the same variable as an input: the kernels hold copies of their
+// inputs (sharing the buffers), so such an output gets a buffer of its own and the inputs stay
+// readable, also when their buffers are shared with tensors outside the op. Primitives are created per call; oneDNN's primitive cache makes repeated shapes cheap.
 //
 // Below a per-op element count the plain kernel runs instead (plain_fallback.h): the
 // thresholds come from tests/benchmarks/activation_benchmark (2 threads, [64, width]), where
@@ -70,7 +70,10 @@ constexpr int64_t kGradMin = int64_t{1} << 13;          // Every fused grad op.
 
 template <Eltwise (*kAlgo)(const ExecutionContext&), int64_t kMinNumel>
 void EltwiseKernel(const ExecutionContext& ctx) {
-  const DenseTensor* x = ctx.Input("X");
+  // Copies that share the inputs' buffers: when an output is one of these variables and its
+  // buffer is shared elsewhere, the output gets a new buffer and the input values stay here.
+  const DenseTensor x_in = *ctx.Input("X");
+  const DenseTensor* x = &x_in;
   if (BelowOneDNNThreshold(x->numel(), kMinNumel)) {
     RunPlainKernel(ctx);
     return;
@@ -81,13 +84,12 @@ void EltwiseKernel(const ExecutionContext& ctx) {
   const DDim dims = x->dims();
   const int64_t n = x->numel();
   out->Resize(dims);
-  // In place when Out is X: Resize kept the size, so the buffer stays.
   float* o = out->mutable_data<float>(ctx.GetPlace());
   if (n > 0) {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     try {
       const auto pd = ForwardPd(e, n, dev.engine());
-      // oneDNN takes non-const handles; X is only read (or is Out).
+      // oneDNN takes non-const handles; X is only read.
       const memory src(pd.src_desc(), dev.engine(), const_cast<float*>(x->data<float>()));
       const memory dst(pd.dst_desc(), dev.engine(), o);
       dnnl::eltwise_forward(pd).execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
@@ -109,8 +111,11 @@ using GradPatch = void (*)(const ExecutionContext& ctx, const float* dep, const 
 // *_use_dst_for_bwd one, "X": a plain one), with the shape and LoD of that value.
 void EltwiseGrad(const ExecutionContext& ctx, const char* dep_slot, const Eltwise& e,
                  GradPatch patch) {
-  const DenseTensor* dep = ctx.Input(dep_slot);
-  const DenseTensor* dout = ctx.Input("Out@GRAD");
+  // Copies that share the inputs' buffers: when an output is one of these variables and its
+  // buffer is shared elsewhere, the output gets a new buffer and the input values stay here.
+  const DenseTensor dep_in = *ctx.Input(dep_slot), dout_in = *ctx.Input("Out@GRAD");
+  const DenseTensor* dep = &dep_in;
+  const DenseTensor* dout = &dout_in;
   PL_ENFORCE(dep->numel() == dout->numel(),
              errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of `%s` %s, "
                                      "received %s",
@@ -120,11 +125,8 @@ void EltwiseGrad(const ExecutionContext& ctx, const char* dep_slot, const Eltwis
   const framework::LoD lod = dep->lod();
   const DDim dims = dep->dims();
   const int64_t n = dep->numel();
-  // dX may overwrite dOut in place, unless a patch still reads dOut afterwards.
-  DenseTensor fresh;
-  DenseTensor* target = (dx == dep || (patch != nullptr && dx == dout)) ? &fresh : dx;
-  target->Resize(dims);
-  float* o = target->mutable_data<float>(ctx.GetPlace());
+  dx->Resize(dims);
+  float* o = dx->mutable_data<float>(ctx.GetPlace());
   if (n > 0) {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     const bool reads_out = std::string(dep_slot) == "Out";
@@ -132,7 +134,7 @@ void EltwiseGrad(const ExecutionContext& ctx, const char* dep_slot, const Eltwis
       const auto hint = ForwardPd(e, n, dev.engine());
       const dnnl::eltwise_backward::primitive_desc pd(
           dnnl::eltwise_backward::desc(e.alg, Flat(n), Flat(n), e.alpha), dev.engine(), hint);
-      // oneDNN takes non-const handles; the inputs are only read (or dOut is dX).
+      // oneDNN takes non-const handles; the inputs are only read.
       const memory d(Flat(n), dev.engine(), const_cast<float*>(dep->data<float>()));
       const memory g(Flat(n), dev.engine(), const_cast<float*>(dout->data<float>()));
       const memory gx(Flat(n), dev.engine(), o);
@@ -147,8 +149,7 @@ void EltwiseGrad(const ExecutionContext& ctx, const char* dep_slot, const Eltwis
     }
     if (patch != nullptr) patch(ctx, dep->data<float>(), dout->data<float>(), o, n);
   }
-  target->set_lod(lod);
-  if (target == &fresh) *dx = std::move(fresh);
+  dx->set_lod(lod);
 }
 
 template <const char* kDep, Eltwise (*kAlgo)(const ExecutionContext&)>

@@ -2,9 +2,9 @@
 //
 // A tensor of any rank is viewed as dense [outer, n, inner] with the softmax along dim 1 (the
 // view softmax_op.h gives the plain kernel), so any axis, negative ones and a 0-D X included,
-// is one 3-D primitive. Out may be X and X@GRAD may be Out@GRAD (the primitive's in-place
-// pairs); X@GRAD aliasing Out gets a fresh buffer. Primitives are created per call; oneDNN's
-// primitive cache makes repeated shapes cheap.
+// is one 3-D primitive. An output may be the same variable as an input: the kernels hold
+// copies of their inputs (sharing the buffers), so such an output gets a buffer of its own.
+// Primitives are created per call; oneDNN's primitive cache makes repeated shapes cheap.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "operators/common.h"
@@ -35,7 +35,10 @@ dnnl::softmax_forward::primitive_desc ForwardPd(const memory::desc& md,
 }
 
 void SoftmaxOneDNNKernel(const ExecutionContext& ctx) {
-  const DenseTensor* x = ctx.Input("X");
+  // Copies that share the inputs' buffers: when an output is one of these variables and its
+  // buffer is shared elsewhere, the output gets a new buffer and the input values stay here.
+  const DenseTensor x_in = *ctx.Input("X");
+  const DenseTensor* x = &x_in;
   if (BelowOneDNNThreshold(x->numel(), kMinNumel)) {
     RunPlainKernel(ctx);
     return;
@@ -45,14 +48,13 @@ void SoftmaxOneDNNKernel(const ExecutionContext& ctx) {
   const framework::LoD lod = x->lod();
   const DDim dims = x->dims();
   out->Resize(dims);
-  // In place when Out is X: Resize kept the size, so the buffer stays.
   float* o = out->mutable_data<float>(ctx.GetPlace());
   if (x->numel() > 0) {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     try {
       const memory::desc md = View(d);
       const auto pd = ForwardPd(md, dev.engine());
-      // oneDNN takes non-const handles; X is only read (or is Out).
+      // oneDNN takes non-const handles; X is only read.
       const memory src(md, dev.engine(), const_cast<float*>(x->data<float>()));
       const memory dst(md, dev.engine(), o);
       dnnl::softmax_forward(pd).execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
@@ -66,12 +68,15 @@ void SoftmaxOneDNNKernel(const ExecutionContext& ctx) {
 }
 
 void SoftmaxGradOneDNNKernel(const ExecutionContext& ctx) {
-  const DenseTensor* out = ctx.Input("Out");
+  // Copies that share the inputs' buffers: when X@GRAD is one of these variables and its
+  // buffer is shared elsewhere, X@GRAD gets a new buffer and the input values stay here.
+  const DenseTensor out_in = *ctx.Input("Out"), dout_in = *ctx.Input("Out@GRAD");
+  const DenseTensor* out = &out_in;
+  const DenseTensor* dout = &dout_in;
   if (BelowOneDNNThreshold(out->numel(), kMinNumel)) {
     RunPlainKernel(ctx);
     return;
   }
-  const DenseTensor* dout = ctx.Input("Out@GRAD");
   PL_ENFORCE(out->numel() == dout->numel(),
              errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of Out %s, "
                                      "received %s",
@@ -80,10 +85,8 @@ void SoftmaxGradOneDNNKernel(const ExecutionContext& ctx) {
   DenseTensor* dx = ctx.Output("X@GRAD");
   const framework::LoD lod = out->lod();
   const DDim dims = out->dims();
-  DenseTensor fresh;
-  DenseTensor* target = dx == out ? &fresh : dx;
-  target->Resize(dims);
-  float* o = target->mutable_data<float>(ctx.GetPlace());
+  dx->Resize(dims);
+  float* o = dx->mutable_data<float>(ctx.GetPlace());
   if (out->numel() > 0) {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     try {
@@ -91,7 +94,7 @@ void SoftmaxGradOneDNNKernel(const ExecutionContext& ctx) {
       const auto hint = ForwardPd(md, dev.engine());
       const dnnl::softmax_backward::primitive_desc pd(dnnl::softmax_backward::desc(md, md, kAxis),
                                                       dev.engine(), hint);
-      // oneDNN takes non-const handles; the inputs are only read (or Out@GRAD is X@GRAD).
+      // oneDNN takes non-const handles; the inputs are only read.
       const memory dst(md, dev.engine(), const_cast<float*>(out->data<float>()));
       const memory diff_dst(md, dev.engine(), const_cast<float*>(dout->data<float>()));
       const memory diff_src(md, dev.engine(), o);
@@ -104,8 +107,7 @@ void SoftmaxGradOneDNNKernel(const ExecutionContext& ctx) {
                           ctx.Type(), dims.ToString(), ctx.Attr<int>("axis"), e.what());
     }
   }
-  target->set_lod(lod);
-  if (target == &fresh) *dx = std::move(fresh);
+  dx->set_lod(lod);
 }
 
 }  // namespace

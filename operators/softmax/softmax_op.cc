@@ -89,11 +89,13 @@ void SoftmaxInferShape(InferShapeContext* ctx) {
 template <typename T>
 struct SoftmaxCpuKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor* x = ctx.Input("X");
+    // A copy sharing X's buffer: if Out is X, Out gets a buffer of its own and X stays
+    // readable.
+    const DenseTensor x = *ctx.Input("X");
     DenseTensor* out = ctx.Output("Out");
-    const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x->dims(), ctx.Attr<int>("axis"));
+    const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x.dims(), ctx.Attr<int>("axis"));
     T* o = out->mutable_data<T>(ctx.GetPlace());
-    math::SoftmaxForward(ctx.device_context<platform::CPUDeviceContext>(), x->data<T>(), o,
+    math::SoftmaxForward(ctx.device_context<platform::CPUDeviceContext>(), x.data<T>(), o,
                          d.outer, d.n, d.inner);
   }
 };
