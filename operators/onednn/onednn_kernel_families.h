@@ -14,6 +14,8 @@ void RegisterSoftmaxOneDNNKernels();
 void RegisterNormOneDNNKernels();
 // conv2d_grad, depthwise_conv2d_grad and pool2d_grad on the oneDNN backward primitives.
 void RegisterConvPoolGradOneDNNKernels();
+// reduce_sum, reduce_mean and mean on dnnl::reduction; transpose2 on dnnl::reorder.
+void RegisterReduceOneDNNKernels();
 
 }  // namespace operators
 }  // namespace paddle_like

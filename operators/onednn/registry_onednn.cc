@@ -27,6 +27,7 @@ void RegisterOneDNNKernels() {
   RegisterSoftmaxOneDNNKernels();
   RegisterNormOneDNNKernels();
   RegisterConvPoolGradOneDNNKernels();
+  RegisterReduceOneDNNKernels();
 }
 
 }  // namespace operators
