@@ -22,6 +22,8 @@ void RegisterSumOneDNNKernels();
 void RegisterConcatOneDNNKernels();
 // elementwise_add, _sub, _mul and _div on dnnl::binary.
 void RegisterBinaryOneDNNKernels();
+// reduce_sum, reduce_mean and mean on dnnl::reduction; transpose2 on dnnl::reorder.
+void RegisterReduceOneDNNKernels();
 
 }  // namespace operators
 }  // namespace paddle_like

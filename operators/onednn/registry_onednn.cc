@@ -31,6 +31,7 @@ void RegisterOneDNNKernels() {
   RegisterSumOneDNNKernels();
   RegisterConcatOneDNNKernels();
   RegisterBinaryOneDNNKernels();
+  RegisterReduceOneDNNKernels();
 }
 
 }  // namespace operators

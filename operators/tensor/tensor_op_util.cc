@@ -24,5 +24,25 @@ std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
   return values;
 }
 
+std::vector<int> CheckedTransposeAxis(const std::vector<int>& axis, int rank) {
+  constexpr char kOp[] = "transpose2";
+  PL_ENFORCE(static_cast<int>(axis.size()) == rank,
+             errors::InvalidArgument("op `%s` attribute `axis`: expected %d entries (the rank of "
+                                     "input `X`), received %zu: %s",
+                                     kOp, rank, axis.size(), ListToString(axis)));
+  std::vector<int> resolved(axis.size());
+  std::vector<bool> seen(axis.size(), false);
+  for (size_t i = 0; i < axis.size(); ++i) {
+    const int a = axis[i] < 0 ? axis[i] + rank : axis[i];
+    PL_ENFORCE(a >= 0 && a < rank && !seen[a],
+               errors::InvalidArgument("op `%s` attribute `axis`: expected a permutation of "
+                                       "[0, %d), received %s",
+                                       kOp, rank, ListToString(axis)));
+    seen[a] = true;
+    resolved[i] = a;
+  }
+  return resolved;
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -42,6 +42,10 @@ To ConvertElement(From v) {
 std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
                                    const std::string& slot);
 
+// transpose2's `axis` with negative entries resolved; InvalidArgumentError naming the op and
+// attribute unless it permutes [0, rank).
+std::vector<int> CheckedTransposeAxis(const std::vector<int>& axis, int rank);
+
 // "[2, 3, -1]"
 template <typename T>
 std::string ListToString(const std::vector<T>& v) {

@@ -47,31 +47,11 @@ class Transpose2Op : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-// `axis` with negative entries resolved; InvalidArgumentError unless it permutes [0, rank).
-std::vector<int> CheckedAxis(const std::vector<int>& axis, int rank) {
-  PL_ENFORCE(static_cast<int>(axis.size()) == rank,
-             errors::InvalidArgument("op `%s` attribute `axis`: expected %d entries (the rank of "
-                                     "input `X`), received %zu: %s",
-                                     kOp, rank, axis.size(), ListToString(axis)));
-  std::vector<int> resolved(axis.size());
-  std::vector<bool> seen(axis.size(), false);
-  for (size_t i = 0; i < axis.size(); ++i) {
-    const int a = axis[i] < 0 ? axis[i] + rank : axis[i];
-    PL_ENFORCE(a >= 0 && a < rank && !seen[a],
-               errors::InvalidArgument("op `%s` attribute `axis`: expected a permutation of "
-                                       "[0, %d), received %s",
-                                       kOp, rank, ListToString(axis)));
-    seen[a] = true;
-    resolved[i] = a;
-  }
-  return resolved;
-}
-
 void Transpose2InferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
   const DDim x = ctx->GetInputDim("X");
-  const std::vector<int> axis = CheckedAxis(ctx->Attr<std::vector<int>>("axis"), x.size());
+  const std::vector<int> axis = CheckedTransposeAxis(ctx->Attr<std::vector<int>>("axis"), x.size());
   DDim out = x;
   for (size_t i = 0; i < axis.size(); ++i) out[static_cast<int>(i)] = x[axis[i]];
   if (ctx->HasOutput("XShape")) {
@@ -104,7 +84,8 @@ struct Transpose2Kernel {
                                                "(variable `%s`); transpose into a new variable",
                                                kOp, ctx.InputName("X")));
     const DDim in_dims = x->dims();
-    const std::vector<int> axis = CheckedAxis(ctx.Attr<std::vector<int>>("axis"), in_dims.size());
+    const std::vector<int> axis =
+        CheckedTransposeAxis(ctx.Attr<std::vector<int>>("axis"), in_dims.size());
     const int rank = in_dims.size();
     // Row-major strides of X, then the X stride of each Out dim.
     std::vector<int64_t> in_stride(rank, 1), src_stride(rank), out_dims(rank);
@@ -145,7 +126,7 @@ struct Transpose2Kernel {
 void Transpose2GradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const std::vector<int>& axis = g->Attr<std::vector<int>>("axis");
-  const std::vector<int> resolved = CheckedAxis(axis, static_cast<int>(axis.size()));
+  const std::vector<int> resolved = CheckedTransposeAxis(axis, static_cast<int>(axis.size()));
   std::vector<int> inverse(resolved.size());
   for (size_t k = 0; k < resolved.size(); ++k) inverse[resolved[k]] = static_cast<int>(k);
   g->AddOp(kOp, {{"X", g->OutputGrad("Out")}},
