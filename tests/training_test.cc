@@ -34,8 +34,8 @@ class DigitsTraining : public ::testing::Test {
     TrainOptions o;
     o.model = "mlp";
     o.optimizer = "adam";
-    o.learning_rate = 0.003f;
-    o.epochs = 5;
+    o.learning_rate = 0.002f;
+    o.epochs = 8;  // Above 0.91 test accuracy for seeds 1 to 7, in well under a second.
     o.batch_size = 64;
     o.seed = 7;
     o.progress = false;
@@ -48,7 +48,7 @@ TEST_F(DigitsTraining, MlpLearnsAndTheSavedModelReloads) {
   TrainOptions o = Options();
   o.save_dir = ::testing::TempDir() + "/digits_mlp";
   const TrainReport r = Train(o, train_, test_, 10);
-  ASSERT_EQ(r.epochs.size(), 5u);
+  ASSERT_EQ(r.epochs.size(), 8u);
   EXPECT_LT(r.epochs.back().train_loss, r.epochs.front().train_loss);
   EXPECT_GT(r.epochs.back().test_accuracy, 0.90);
   // The reloaded model computes the same predictions as the trained program.
