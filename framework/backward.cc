@@ -85,12 +85,9 @@ void BackwardBuilder::FindPath() {
   std::unordered_set<std::string> seen_as_output, connected, leaves;
   for (size_t i = 0; i <= loss_op_; ++i) {
     const OpDesc* op = block_.Op(i);
-    const OpSpec* spec =
-        OpInfoMap::Instance().Has(op->Type()) ? &OpInfoMap::Instance().Get(op->Type()).spec : nullptr;
     bool any_connected = false, any_required = false;
     for (const auto& slot : op->Inputs()) {
-      const OpSlotSpec* slot_spec = spec != nullptr ? spec->FindInput(slot.first) : nullptr;
-      const bool metadata_only = slot_spec != nullptr && slot_spec->no_need_buffer;
+      const bool metadata_only = OpInfoMap::Instance().ReadsOnlyMetadata(op->Type(), slot.first);
       for (const auto& in : slot.second) {
         // A leaf (fed data, a parameter): nothing before this op writes it.
         if (!seen_as_output.count(in) && !blocked(in)) {
@@ -128,11 +125,8 @@ void BackwardBuilder::FindPath() {
     }
     if (!reaches) continue;
     on_path_[i] = true;
-    const OpSpec* spec =
-        OpInfoMap::Instance().Has(op->Type()) ? &OpInfoMap::Instance().Get(op->Type()).spec : nullptr;
     for (const auto& slot : op->Inputs()) {
-      const OpSlotSpec* slot_spec = spec != nullptr ? spec->FindInput(slot.first) : nullptr;
-      const bool metadata_only = slot_spec != nullptr && slot_spec->no_need_buffer;
+      const bool metadata_only = OpInfoMap::Instance().ReadsOnlyMetadata(op->Type(), slot.first);
       for (const auto& in : slot.second) {
         needed.insert(in);
         if (reaches_values && !metadata_only) values_needed.insert(in);

@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "framework/op_registry.h"
+#include "platform/denormal.h"
 
 namespace paddle_like {
 namespace framework {
@@ -105,6 +106,7 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
 }
 
 void Executor::Run(PreparedProgram* prepared) {
+  const platform::ScopedFlushDenormal flush;  // Once per run, not per op.
   for (size_t i = 0; i < prepared->prepared_.size(); ++i) {
     prepared->prepared_[i]->Run();
     for (auto& dead : prepared->free_after_[i]) {

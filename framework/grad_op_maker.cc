@@ -23,9 +23,7 @@ std::vector<std::string> GradOpBuilder::OutputGrad(const std::string& slot) cons
 
 std::vector<std::string> GradOpBuilder::InputGrad(const std::string& slot) const {
   // The op reads only the metadata of a no-need-buffer input: its values have no gradient.
-  const OpInfo& info = OpInfoMap::Instance().Get(forward_.Type());
-  const OpSlotSpec* spec = info.spec.FindInput(slot);
-  const bool metadata_only = spec != nullptr && spec->no_need_buffer;
+  const bool metadata_only = OpInfoMap::Instance().ReadsOnlyMetadata(forward_.Type(), slot);
   std::vector<std::string> names;
   for (const auto& v : Input(slot)) {
     const std::string g = metadata_only ? std::string() : grad_name_of_(v);

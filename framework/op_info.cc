@@ -25,6 +25,11 @@ OpInfoMap& OpInfoMap::Instance() {
   return map;
 }
 
+bool OpInfoMap::ReadsOnlyMetadata(const std::string& type, const std::string& slot) const {
+  auto it = map_.find(type);
+  return it != map_.end() && it->second.spec.ReadsOnlyMetadata(slot);
+}
+
 const OpInfo& OpInfoMap::Get(const std::string& type) const {
   auto it = map_.find(type);
   if (it != map_.end()) return it->second;

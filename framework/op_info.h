@@ -55,6 +55,9 @@ class OpInfoMap {
   // NotFoundError "op `foo` is not registered" (with the closest registered names).
   const OpInfo& Get(const std::string& type) const;
   OpInfo* GetMutable(const std::string& type);
+  // Whether op `type` reads only the metadata of input `slot` (OpSpec::ReadsOnlyMetadata);
+  // false for an unregistered op.
+  bool ReadsOnlyMetadata(const std::string& type, const std::string& slot) const;
   // AlreadyExistsError on a second registration of `type`.
   OpInfo* Insert(const std::string& type);
   const std::map<std::string, OpInfo>& map() const { return map_; }

@@ -24,6 +24,11 @@ void SlotToProto(const OpSlotSpec& s, ::paddle::framework::proto::OpProto::Var* 
 }
 }  // namespace
 
+bool OpSpec::ReadsOnlyMetadata(const std::string& name) const {
+  const OpSlotSpec* slot = FindInput(name);
+  return slot != nullptr && slot->no_need_buffer;
+}
+
 const OpSlotSpec* OpSpec::FindInput(const std::string& name) const { return FindByName(inputs, name); }
 const OpSlotSpec* OpSpec::FindOutput(const std::string& name) const { return FindByName(outputs, name); }
 const OpAttrSpec* OpSpec::FindAttr(const std::string& name) const { return FindByName(attrs, name); }

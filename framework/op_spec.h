@@ -42,6 +42,8 @@ struct OpSpec {
   std::string comment;
 
   const OpSlotSpec* FindInput(const std::string& name) const;
+  // True when input `name` is declared no_need_buffer (false for an unknown slot).
+  bool ReadsOnlyMetadata(const std::string& name) const;
   const OpSlotSpec* FindOutput(const std::string& name) const;
   const OpAttrSpec* FindAttr(const std::string& name) const;
   // Serialised proto::OpProto (PaddlePaddle's registry description).

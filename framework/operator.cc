@@ -2,6 +2,7 @@
 
 #include "framework/prepared_op.h"
 #include "framework/shape_inference_contexts.h"
+#include "platform/denormal.h"
 
 namespace paddle_like {
 namespace framework {
@@ -58,8 +59,7 @@ bool OperatorBase::HasInput(const std::string& slot) const { return !InputNames(
 bool OperatorBase::HasOutput(const std::string& slot) const { return !OutputNames(slot).empty(); }
 
 bool OperatorBase::NeedsBuffer(const std::string& input_slot) const {
-  const OpSlotSpec* spec = info_ != nullptr ? info_->spec.FindInput(input_slot) : nullptr;
-  return spec == nullptr || !spec->no_need_buffer;
+  return info_ == nullptr || !info_->spec.ReadsOnlyMetadata(input_slot);
 }
 
 void OperatorBase::Run(const Scope& scope, const Place& place) const { RunImpl(scope, place); }
@@ -192,6 +192,7 @@ void OperatorWithKernel::InferShape(InferShapeContext* ctx) const {
 }
 
 void OperatorWithKernel::RunImpl(const Scope& scope, const Place& place) const {
+  const platform::ScopedFlushDenormal flush;
   PreparedOp prepared(*this, const_cast<Scope*>(&scope), place);
   prepared.Run();
 }

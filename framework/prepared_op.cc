@@ -4,7 +4,6 @@
 
 #include "framework/data_transform.h"
 #include "framework/shape_inference_contexts.h"
-#include "platform/denormal.h"
 #include "platform/device_context_pool.h"
 #include "platform/flags.h"
 
@@ -120,7 +119,6 @@ void PreparedOp::CheckNanInf() const {
 }
 
 void PreparedOp::Run() {
-  const platform::ScopedFlushDenormal flush;
   if (kernel_op_ == nullptr) {
     op_.Run(*scope_, place_);
     return;

@@ -11,8 +11,8 @@ namespace platform {
 
 // While in scope, sets flush-to-zero and denormals-are-zero on the current thread (x86 SSE
 // control register; a no-op on other CPUs or with the flag off) and restores the previous
-// mode after. The executor holds one per op and CPUDeviceContext::ParallelFor one per
-// worker chunk.
+// mode after. The executor holds one per run (an operator run on its own, one per Run) and
+// CPUDeviceContext::ParallelFor one per worker chunk.
 class ScopedFlushDenormal {
  public:
   ScopedFlushDenormal();

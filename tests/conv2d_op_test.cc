@@ -11,6 +11,7 @@
 #include "framework/var_type_inference.h"
 #include "platform/device_context_pool.h"
 #include "platform/init.h"
+#include "tests/conv_pool_test_util.h"
 #include "tests/grad_check_util.h"
 
 namespace paddle_like {
@@ -18,33 +19,6 @@ namespace testing {
 namespace {
 
 using framework::LibraryType;
-
-struct ConvCase {
-  DDim input;   // NCHW, or NHWC when data_format is "NHWC".
-  DDim filter;  // [C_out, C_in / groups, kh, kw].
-  std::vector<int> strides = {1, 1};
-  std::vector<int> paddings = {0, 0};
-  std::vector<int> dilations = {1, 1};
-  int groups = 1;
-  std::string algorithm = "EXPLICIT";
-  std::string data_format = "NCHW";
-  std::string op = "conv2d";
-
-  AttributeMap Attrs() const {
-    return {{"strides", strides},     {"paddings", paddings},        {"dilations", dilations},
-            {"groups", groups},       {"padding_algorithm", algorithm},
-            {"data_format", data_format}};
-  }
-  std::string Name() const {
-    std::string s = op + " Input " + input.ToString() + " Filter " + filter.ToString() +
-                    " strides " + std::to_string(strides[0]) + "," + std::to_string(strides[1]) +
-                    " paddings";
-    for (int p : paddings) s += " " + std::to_string(p);
-    s += " dilations " + std::to_string(dilations[0]) + "," + std::to_string(dilations[1]) +
-         " groups " + std::to_string(groups) + " " + algorithm + " " + data_format;
-    return s;
-  }
-};
 
 // Direct loops, independent of the op's code: out[n, m, y, x] = sum over the taps.
 std::vector<double> ReferenceConv(const ConvCase& c, const std::vector<double>& in,

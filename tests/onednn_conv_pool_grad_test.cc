@@ -14,7 +14,7 @@
 #include "framework/executor.h"
 #include "platform/device_context_pool.h"
 #include "platform/init.h"
-#include "tests/op_test_util.h"
+#include "tests/conv_pool_test_util.h"
 
 namespace paddle_like {
 namespace testing {
@@ -31,31 +31,6 @@ OpRunResult RunWith(bool use_onednn, const std::string& type, const SlotTensors&
 }
 
 // ---------------------------------------------------------------------------- conv2d_grad
-
-struct ConvCase {
-  DDim input;   // NCHW, or NHWC when data_format is "NHWC".
-  DDim filter;  // [C_out, C_in / groups, kh, kw].
-  std::vector<int> strides = {1, 1};
-  std::vector<int> paddings = {0, 0};
-  std::vector<int> dilations = {1, 1};
-  int groups = 1;
-  std::string algorithm = "EXPLICIT";
-  std::string data_format = "NCHW";
-  std::string op = "conv2d";
-
-  AttributeMap Attrs() const {
-    return {{"strides", strides}, {"paddings", paddings},           {"dilations", dilations},
-            {"groups", groups},   {"padding_algorithm", algorithm}, {"data_format", data_format}};
-  }
-  std::string Name() const {
-    std::string s = op + " Input " + input.ToString() + " Filter " + filter.ToString() +
-                    " strides " + std::to_string(strides[0]) + "," + std::to_string(strides[1]) +
-                    " paddings";
-    for (int p : paddings) s += " " + std::to_string(p);
-    return s + " dilations " + std::to_string(dilations[0]) + "," + std::to_string(dilations[1]) +
-           " groups " + std::to_string(groups) + " " + algorithm + " " + data_format;
-  }
-};
 
 // Input, Filter and a random Output@GRAD of the forward output's shape.
 template <typename T>
@@ -214,36 +189,6 @@ TEST_F(OneDNNConvPoolGradTest, ConvGradRepeatsBitwiseWithSeveralThreads) {
 }
 
 // ---------------------------------------------------------------------------- pool2d_grad
-
-struct PoolCase {
-  DDim x;  // NCHW, or NHWC when data_format is "NHWC".
-  std::string type;
-  std::vector<int> ksize;
-  std::vector<int> strides = {1, 1};
-  std::vector<int> paddings = {0, 0};
-  bool exclusive = true;
-  bool ceil_mode = false;
-  bool global = false;
-  bool adaptive = false;
-  std::string algorithm = "EXPLICIT";
-  std::string data_format = "NCHW";
-
-  AttributeMap Attrs() const {
-    return {{"pooling_type", type},      {"ksize", ksize},         {"strides", strides},
-            {"paddings", paddings},      {"exclusive", exclusive}, {"ceil_mode", ceil_mode},
-            {"global_pooling", global},  {"adaptive", adaptive},   {"padding_algorithm", algorithm},
-            {"data_format", data_format}};
-  }
-  std::string Name() const {
-    std::string s = type + " X " + x.ToString() + " ksize " + std::to_string(ksize[0]) + "," +
-                    std::to_string(ksize[1]) + " strides " + std::to_string(strides[0]) + "," +
-                    std::to_string(strides[1]) + " paddings";
-    for (int p : paddings) s += " " + std::to_string(p);
-    return s + (exclusive ? "" : " inclusive") + (ceil_mode ? " ceil_mode" : "") +
-           (global ? " global" : "") + (adaptive ? " adaptive" : "") + " " + algorithm + " " +
-           data_format;
-  }
-};
 
 // n distinct values in [-1, 1) in random order: no window has two equal maxima, where the
 // kernels may route the gradient to different positions.

@@ -13,6 +13,7 @@
 #include "framework/program_desc.h"
 #include "framework/var_type_inference.h"
 #include "platform/init.h"
+#include "tests/conv_pool_test_util.h"
 #include "tests/grad_check_util.h"
 
 namespace paddle_like {
@@ -20,38 +21,6 @@ namespace testing {
 namespace {
 
 using framework::LibraryType;
-
-struct PoolCase {
-  DDim x;  // NCHW, or NHWC when data_format is "NHWC".
-  std::string type;
-  std::vector<int> ksize;
-  std::vector<int> strides = {1, 1};
-  std::vector<int> paddings = {0, 0};
-  bool exclusive = true;
-  bool ceil_mode = false;
-  bool global = false;
-  bool adaptive = false;
-  std::string algorithm = "EXPLICIT";
-  std::string data_format = "NCHW";
-
-  AttributeMap Attrs() const {
-    return {{"pooling_type", type},     {"ksize", ksize},
-            {"strides", strides},       {"paddings", paddings},
-            {"exclusive", exclusive},   {"ceil_mode", ceil_mode},
-            {"global_pooling", global}, {"adaptive", adaptive},
-            {"padding_algorithm", algorithm}, {"data_format", data_format}};
-  }
-  std::string Name() const {
-    std::string s = type + " X " + x.ToString() + " ksize " + std::to_string(ksize[0]) + "," +
-                    std::to_string(ksize[1]) + " strides " + std::to_string(strides[0]) + "," +
-                    std::to_string(strides[1]) + " paddings";
-    for (int p : paddings) s += " " + std::to_string(p);
-    s += std::string(exclusive ? "" : " inclusive") + (ceil_mode ? " ceil_mode" : "") +
-         (global ? " global" : "") + (adaptive ? " adaptive" : "") + " " + algorithm + " " +
-         data_format;
-    return s;
-  }
-};
 
 // Direct loops, independent of the op's code.
 std::vector<double> ReferencePool(const PoolCase& c, const std::vector<double>& in,

@@ -3,6 +3,8 @@
 // `ctx.device_context<OneDNNContext>()`.
 #pragma once
 
+#include <atomic>
+#include <cstdint>
 #include <mutex>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <thread>
@@ -16,22 +18,35 @@ namespace platform {
 class OneDNNContext : public CPUDeviceContext {
  public:
   explicit OneDNNContext(int num_threads)
-      : CPUDeviceContext(num_threads), engine_(dnnl::engine::kind::cpu, 0) {}
+      : CPUDeviceContext(num_threads), engine_(dnnl::engine::kind::cpu, 0), id_(NextId()) {}
 
   const dnnl::engine& engine() const { return engine_; }
 
   // The calling thread's stream. Executors on several threads share this context (one per
   // place), and a dnnl::stream is not meant to run primitives for two threads at once.
-  // oneDNN's CPU stream executes synchronously with respect to the calling thread.
+  // oneDNN's CPU stream executes synchronously with respect to the calling thread. A
+  // thread-local cache, keyed by a context id that is never reused, skips the lock after
+  // the first call of a thread.
   dnnl::stream& stream() const {
+    thread_local uint64_t cached_id = 0;
+    thread_local dnnl::stream* cached = nullptr;
+    if (cached_id == id_) return *cached;
     std::lock_guard<std::mutex> lock(mu_);
     dnnl::stream& s = streams_[std::this_thread::get_id()];
     if (!s) s = dnnl::stream(engine_);
+    cached_id = id_;
+    cached = &s;
     return s;
   }
 
  private:
+  static uint64_t NextId() {
+    static std::atomic<uint64_t> next{1};
+    return next++;
+  }
+
   dnnl::engine engine_;
+  const uint64_t id_;
   mutable std::mutex mu_;
   // Node-based: a reference stays valid while other threads add their streams.
   mutable std::unordered_map<std::thread::id, dnnl::stream> streams_;
