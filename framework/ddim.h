@@ -28,7 +28,9 @@ class DDim {
   const int64_t* data() const { return d_; }
   std::vector<int64_t> ToVector() const { return std::vector<int64_t>(d_, d_ + rank_); }
 
-  // Product of all dims; 1 for rank 0; -1 if any dim is unknown.
+  // Product of all dims; 1 for rank 0; -1 if any dim is unknown. OutOfRangeError when the
+  // non-zero known dims multiply past int64 (so every partial product of a shape that passes
+  // fits as well).
   int64_t numel() const;
   bool HasUnknown() const;
 
@@ -42,9 +44,18 @@ class DDim {
   int rank_ = 0;
 };
 
+// Why `dims` (of length `rank`) cannot be a tensor shape, or "" when it can: a rank above
+// DDim::kMaxRank, a dim below -1 (below 0 when `allow_unknown` is false), or non-zero dims
+// whose product exceeds int64. Readers of files and programs call it before building a DDim
+// so that their error names the file and variable.
+std::string ShapeProblem(const int64_t* dims, size_t rank, bool allow_unknown);
+inline std::string ShapeProblem(const std::vector<int64_t>& dims, bool allow_unknown) {
+  return ShapeProblem(dims.data(), dims.size(), allow_unknown);
+}
+
 // Dims [begin, end) of `dims` as a new DDim.
 DDim Slice(const DDim& dims, int begin, int end);
-// Product of dims [begin, end).
+// Product of dims [begin, end); -1 if one is unknown; OutOfRangeError on overflow.
 int64_t Product(const DDim& dims, int begin, int end);
 // Flattens to 2-D: [prod(dims[:num_col_dims]), prod(dims[num_col_dims:])].
 DDim FlattenTo2D(const DDim& dims, int num_col_dims);

@@ -1,13 +1,48 @@
 #include "framework/dense_tensor.h"
 
+#include "platform/checked_math.h"
+
 namespace paddle_like {
 namespace framework {
+
+std::string LoDProblem(const LoD& lod, int64_t height) {
+  for (size_t l = 0; l < lod.size(); ++l) {
+    const auto& level = lod[l];
+    if (level.size() < 2) {
+      return platform::Sprintf("LoD level %zu has %zu offsets, expected at least 2", l,
+                               level.size());
+    }
+    if (level.front() != 0) {
+      return platform::Sprintf("LoD level %zu starts at %zu, expected 0", l, level.front());
+    }
+    for (size_t i = 1; i < level.size(); ++i) {
+      if (level[i] < level[i - 1]) {
+        return platform::Sprintf("LoD level %zu decreases at offset %zu (%zu after %zu)", l, i,
+                                 level[i], level[i - 1]);
+      }
+    }
+    const size_t expected_end = l + 1 < lod.size() ? lod[l + 1].size() - 1
+                                                   : static_cast<size_t>(height < 0 ? 0 : height);
+    if (level.back() != expected_end) {
+      return platform::Sprintf("LoD level %zu ends at %zu, expected %zu (%s)", l, level.back(),
+                               expected_end,
+                               l + 1 < lod.size() ? "the next level's size minus 1"
+                                                  : "the tensor's first dim");
+    }
+  }
+  return "";
+}
 
 void* DenseTensor::mutable_data(const Place& place, DataType dtype) {
   const int64_t n = dims_.numel();
   PL_ENFORCE(n >= 0, errors::PreconditionNotMet(
                          "cannot allocate a tensor of unknown shape %s", dims_.ToString()));
-  const size_t bytes = static_cast<size_t>(n) * platform::SizeOf(dtype);
+  int64_t signed_bytes = 0;
+  PL_ENFORCE(platform::CheckedMul(n, static_cast<int64_t>(platform::SizeOf(dtype)), &signed_bytes),
+             errors::OutOfRange("cannot allocate a %s tensor of shape %s: its size in bytes "
+                                "exceeds int64",
+                                platform::DataTypeName(dtype), dims_.ToString()));
+  const size_t bytes = static_cast<size_t>(signed_bytes);
   // A buffer shared with another tensor is never written through: outputs own their memory.
   if (holder_ == nullptr || holder_.use_count() > 1 || holder_->place() != place ||
       dtype_ != dtype || holder_->size() < bytes + offset_) {

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "framework/ddim.h"
@@ -23,6 +24,12 @@ using platform::Place;
 
 // Level-of-detail offsets, as in PaddlePaddle (sequence boundaries for variable-length data).
 using LoD = std::vector<std::vector<size_t>>;
+
+// Why `lod` cannot describe a tensor of `height` rows (dims[0]), or "" when it can
+// (PaddlePaddle's rule): each level holds at least 2 offsets, starts at 0 and never
+// decreases; each level ends at the size of the next level minus 1; the last level ends at
+// `height`.
+std::string LoDProblem(const LoD& lod, int64_t height);
 
 class DenseTensor {
  public:

@@ -1,5 +1,6 @@
 #include "framework/executor.h"
 
+#include <new>
 #include <set>
 #include <unordered_map>
 
@@ -21,6 +22,26 @@ std::vector<std::string> PreparedProgram::FreedAfter(size_t i) const {
 }
 
 Executor::Executor(const platform::Place& place) : place_(place) {}
+
+namespace {
+// Runs fn() for op #`index` of block `block`; an error it throws is rethrown, of the same
+// kind, naming the op's place in the program: "block 0 op #12: op `conv2d` input ..." when the
+// message names the op already, else "block 0 op #12 `conv2d`: <message>".
+template <typename Fn>
+void AtOp(int block, size_t index, const std::string& type, Fn&& fn) {
+  try {
+    fn();
+  } catch (const platform::Error& e) {
+    const std::string own = "op `" + type + "`";
+    const bool names_op = e.message().compare(0, own.size(), own) == 0;
+    platform::RethrowWithContext(
+        e, names_op ? platform::Sprintf("block %d op #%zu", block, index)
+                    : platform::Sprintf("block %d op #%zu `%s`", block, index, type));
+  } catch (const std::bad_alloc&) {
+    throw errors::Unavailable("block %d op #%zu `%s`: out of memory", block, index, type);
+  }
+}
+}  // namespace
 
 void CheckOpVersions(const ProgramDesc& program) {
   std::set<std::string> used;
@@ -50,6 +71,7 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
   const BlockDesc& block = program.Block(static_cast<size_t>(block_id));
   auto prepared = std::unique_ptr<PreparedProgram>(new PreparedProgram);
   prepared->scope_ = scope;
+  prepared->block_id_ = block_id;
   prepared->local_scope_ = &scope->NewScope();
   Scope* local = prepared->local_scope_;
 
@@ -76,10 +98,13 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
   }
 
   // Operators and their bindings.
-  for (const OpDesc* desc : block.AllOps()) {
-    prepared->ops_.push_back(OpRegistry::CreateOp(*desc));
-    prepared->prepared_.push_back(
-        std::make_unique<PreparedOp>(*prepared->ops_.back(), local, place_));
+  for (size_t i = 0; i < block.OpSize(); ++i) {
+    const OpDesc& desc = *block.Op(i);
+    AtOp(block_id, i, desc.Type(), [&] {
+      prepared->ops_.push_back(OpRegistry::CreateOp(desc));
+      prepared->prepared_.push_back(
+          std::make_unique<PreparedOp>(*prepared->ops_.back(), local, place_));
+    });
   }
 
   // Last use of every temporary, in execution order. Inputs in no-need-buffer slots (the
@@ -108,7 +133,8 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
 void Executor::Run(PreparedProgram* prepared) {
   const platform::ScopedFlushDenormal flush;  // Once per run, not per op.
   for (size_t i = 0; i < prepared->prepared_.size(); ++i) {
-    prepared->prepared_[i]->Run();
+    PreparedOp& op = *prepared->prepared_[i];
+    AtOp(prepared->block_id_, i, prepared->ops_[i]->Type(), [&] { op.Run(); });
     for (auto& dead : prepared->free_after_[i]) {
       if (dead.second->IsType<DenseTensor>()) {
         dead.second->GetMutable<DenseTensor>()->clear();

@@ -290,7 +290,7 @@ std::string SerializeNpy(const DenseTensor& tensor) {
   return out;
 }
 
-DenseTensor ReadNpy(const std::string& path) { return ParseNpy(platform::ReadFile(path), path); }
+DenseTensor ReadNpy(const std::string& path) { return ParseNpy(platform::ReadFile(path, {"npy file"}), path); }
 
 void WriteNpy(const std::string& path, const DenseTensor& tensor) {
   platform::WriteFileAtomically(path, SerializeNpy(tensor));

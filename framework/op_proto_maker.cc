@@ -20,41 +20,39 @@ SlotBuilder OpProtoAndCheckerMaker::AddInput(const std::string& name, const std:
   PL_ENFORCE(spec_->FindInput(name) == nullptr,
              errors::AlreadyExists("op `%s` declares input `%s` twice", spec_->type, name));
   spec_->inputs.push_back(OpSlotSpec{name, comment});
-  return SlotBuilder(&spec_->inputs.back());
+  return SlotBuilder(&spec_->inputs, spec_->inputs.size() - 1);
 }
 
 SlotBuilder OpProtoAndCheckerMaker::AddOutput(const std::string& name, const std::string& comment) {
   PL_ENFORCE(spec_->FindOutput(name) == nullptr,
              errors::AlreadyExists("op `%s` declares output `%s` twice", spec_->type, name));
   spec_->outputs.push_back(OpSlotSpec{name, comment});
-  return SlotBuilder(&spec_->outputs.back());
+  return SlotBuilder(&spec_->outputs, spec_->outputs.size() - 1);
 }
 
 void OpProtoAndCheckerMaker::AddComment(const std::string& comment) { spec_->comment = comment; }
 
-OpAttrSpec* OpProtoAndCheckerMaker::NewAttr(const std::string& name, const std::string& comment,
+size_t OpProtoAndCheckerMaker::NewAttr(const std::string& name, const std::string& comment,
                                             AttrType type) {
   PL_ENFORCE(spec_->FindAttr(name) == nullptr,
              errors::AlreadyExists("op `%s` declares attribute `%s` twice", spec_->type, name));
-  // The returned pointer is used only by the builder chain of this one AddAttr statement,
-  // before the next push_back can move the vector.
   OpAttrSpec attr;
   attr.name = name;
   attr.comment = comment;
   attr.type = type;
   spec_->attrs.push_back(attr);
   checker_->Declare(name, type);
-  return &spec_->attrs.back();
+  return spec_->attrs.size() - 1;
 }
 
 void OpProtoAndCheckerMaker::AddFrameworkAttrs() {
   const auto add = [this](const std::string& name, const std::string& comment, AttrType type,
                           const Attribute& def) {
     if (spec_->FindAttr(name) != nullptr) return;
-    OpAttrSpec* a = NewAttr(name, comment, type);
-    a->has_default = true;
-    a->default_value = def;
-    a->extra = true;
+    OpAttrSpec& a = spec_->attrs[NewAttr(name, comment, type)];
+    a.has_default = true;
+    a.default_value = def;
+    a.extra = true;
     checker_->SetDefault(name, def);
   };
   add("op_role", "role of the op in training (forward, backward, optimize, loss ...)",

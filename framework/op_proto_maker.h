@@ -36,40 +36,47 @@ enum class OpRole : int {
   kNotSpecified = 0x1000,
 };
 
+// Builders name their slot or attribute by its index in the spec's list, never by pointer:
+// a builder kept across a later AddInput/AddAttr (which may grow the list and move its
+// elements) still reaches the right entry.
 class SlotBuilder {
  public:
-  explicit SlotBuilder(OpSlotSpec* slot) : slot_(slot) {}
-  SlotBuilder& AsDuplicable() { slot_->duplicable = true; return *this; }
-  SlotBuilder& AsDispensable() { slot_->dispensable = true; return *this; }
-  SlotBuilder& AsIntermediate() { slot_->intermediate = true; return *this; }
-  SlotBuilder& AsExtra() { slot_->extra = true; return *this; }
+  SlotBuilder(std::vector<OpSlotSpec>* slots, size_t index) : slots_(slots), index_(index) {}
+  SlotBuilder& AsDuplicable() { slot().duplicable = true; return *this; }
+  SlotBuilder& AsDispensable() { slot().dispensable = true; return *this; }
+  SlotBuilder& AsIntermediate() { slot().intermediate = true; return *this; }
+  SlotBuilder& AsExtra() { slot().extra = true; return *this; }
   // Only the variable's dims, dtype and LoD are read (see OpSlotSpec::no_need_buffer).
-  SlotBuilder& AsNoNeedBuffer() { slot_->no_need_buffer = true; return *this; }
+  SlotBuilder& AsNoNeedBuffer() { slot().no_need_buffer = true; return *this; }
 
  private:
-  OpSlotSpec* slot_;
+  OpSlotSpec& slot() { return (*slots_)[index_]; }
+
+  std::vector<OpSlotSpec>* slots_;
+  size_t index_;
 };
 
 template <typename T>
 class AttrBuilder {
  public:
-  AttrBuilder(OpAttrSpec* spec, AttributeChecker* checker) : spec_(spec), checker_(checker) {}
+  AttrBuilder(std::vector<OpAttrSpec>* attrs, size_t index, AttributeChecker* checker)
+      : attrs_(attrs), index_(index), checker_(checker) {}
 
   AttrBuilder& SetDefault(const T& value) {
-    spec_->has_default = true;
-    spec_->default_value = value;
-    checker_->SetDefault(spec_->name, value);
+    spec().has_default = true;
+    spec().default_value = value;
+    checker_->SetDefault(spec().name, value);
     return *this;
   }
   AttrBuilder& AsExtra() {
-    spec_->extra = true;
+    spec().extra = true;
     return *this;
   }
   // Inclusive range check for numeric attributes (each element for lists).
   template <typename V>
   AttrBuilder& InRange(V lo, V hi) {
     AddConstraint("in [" + Str(lo) + ", " + Str(hi) + "]");
-    checker_->AddValidator(spec_->name, [lo, hi](const std::string& op, const std::string& name,
+    checker_->AddValidator(spec().name, [lo, hi](const std::string& op, const std::string& name,
                                                  const Attribute& a) {
       ForEachNumber(a, [&](double v) {
         PL_ENFORCE(v >= static_cast<double>(lo) && v <= static_cast<double>(hi),
@@ -82,7 +89,7 @@ class AttrBuilder {
   template <typename V>
   AttrBuilder& GreaterThan(V lo) {
     AddConstraint("> " + Str(lo));
-    checker_->AddValidator(spec_->name, [lo](const std::string& op, const std::string& name,
+    checker_->AddValidator(spec().name, [lo](const std::string& op, const std::string& name,
                                              const Attribute& a) {
       ForEachNumber(a, [&](double v) {
         PL_ENFORCE(v > static_cast<double>(lo),
@@ -97,7 +104,7 @@ class AttrBuilder {
     std::string list;
     for (const auto& v : allowed) list += (list.empty() ? "" : ", ") + Str(v);
     AddConstraint("one of {" + list + "}");
-    checker_->AddValidator(spec_->name, [allowed, list](const std::string& op,
+    checker_->AddValidator(spec().name, [allowed, list](const std::string& op,
                                                         const std::string& name,
                                                         const Attribute& a) {
       const T& v = std::get<T>(a);
@@ -134,10 +141,12 @@ class AttrBuilder {
         a);
   }
   void AddConstraint(const std::string& c) {
-    spec_->constraint += (spec_->constraint.empty() ? "" : "; ") + c;
+    spec().constraint += (spec().constraint.empty() ? "" : "; ") + c;
   }
+  OpAttrSpec& spec() { return (*attrs_)[index_]; }
 
-  OpAttrSpec* spec_;
+  std::vector<OpAttrSpec>* attrs_;
+  size_t index_;
   AttributeChecker* checker_;
 };
 
@@ -154,13 +163,13 @@ class OpProtoAndCheckerMaker {
   SlotBuilder AddOutput(const std::string& name, const std::string& comment);
   template <typename T>
   AttrBuilder<T> AddAttr(const std::string& name, const std::string& comment) {
-    OpAttrSpec* spec = NewAttr(name, comment, AttrTypeOf<T>());
-    return AttrBuilder<T>(spec, checker_);
+    return AttrBuilder<T>(&spec_->attrs, NewAttr(name, comment, AttrTypeOf<T>()), checker_);
   }
   void AddComment(const std::string& comment);
 
  private:
-  OpAttrSpec* NewAttr(const std::string& name, const std::string& comment, AttrType type);
+  // Declares the attribute and returns its index in spec_->attrs.
+  size_t NewAttr(const std::string& name, const std::string& comment, AttrType type);
   void AddFrameworkAttrs();
 
   OpSpec* spec_ = nullptr;

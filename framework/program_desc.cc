@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "framework/ddim.h"
 #include "framework/framework.pb.h"
 #include "platform/file_util.h"
 
@@ -34,6 +35,55 @@ ProgramDesc& ProgramDesc::operator=(ProgramDesc&& other) noexcept {
 
 ProgramDesc::~ProgramDesc() = default;
 
+namespace {
+// A tensor description a program declares: a known element type and a shape that can exist
+// (rank <= DDim::kMaxRank, dims >= -1, element count within int64).
+bool IsElementType(proto::VarType::Type t) {
+  const int v = static_cast<int>(t);
+  // POD numbers of VarType.Type (FORMATS.md 1.6); the rest name variable kinds.
+  return (v >= 0 && v <= 6) || (v >= 19 && v <= 24) || v == 32 || v == 33 || v == 37 || v == 38;
+}
+
+void CheckTensorDesc(const proto::VarType::TensorDesc& t, const std::string& source, int block,
+                     const std::string& var) {
+  PL_ENFORCE(IsElementType(t.data_type()),
+             errors::InvalidArgument("program `%s`: block %d variable `%s`: data type %d is not "
+                                     "a tensor element type",
+                                     source, block, var, static_cast<int>(t.data_type())));
+  const std::vector<int64_t> dims(t.dims().begin(), t.dims().end());
+  const std::string problem = ShapeProblem(dims, /*allow_unknown=*/true);
+  PL_ENFORCE(problem.empty(), errors::InvalidArgument("program `%s`: block %d variable `%s`: %s",
+                                                      source, block, var, problem));
+}
+
+// Checks what later code indexes with or allocates by: declared tensor shapes and types,
+// and block indices held by BLOCK/BLOCKS attributes.
+void CheckBlockProto(const proto::BlockDesc& b, int num_blocks, const std::string& source) {
+  for (const auto& v : b.vars()) {
+    const auto& type = v.type();
+    if (type.has_lod_tensor()) CheckTensorDesc(type.lod_tensor().tensor(), source, b.idx(), v.name());
+    if (type.has_selected_rows()) CheckTensorDesc(type.selected_rows(), source, b.idx(), v.name());
+    if (type.has_tensor_array()) {
+      CheckTensorDesc(type.tensor_array().tensor(), source, b.idx(), v.name());
+    }
+  }
+  for (int i = 0; i < b.ops_size(); ++i) {
+    for (const auto& a : b.ops(i).attrs()) {
+      std::vector<int> indices;
+      if (a.type() == proto::BLOCK) indices.push_back(a.block_idx());
+      if (a.type() == proto::BLOCKS) indices.assign(a.blocks_idx().begin(), a.blocks_idx().end());
+      for (int idx : indices) {
+        PL_ENFORCE(idx >= 0 && idx < num_blocks && idx != b.idx(),
+                   errors::InvalidArgument("program `%s`: block %d op #%d `%s` attribute `%s`: "
+                                           "block index %d is out of range (%d blocks)",
+                                           source, b.idx(), i, b.ops(i).type(), a.name(), idx,
+                                           num_blocks));
+      }
+    }
+  }
+}
+}  // namespace
+
 void ProgramDesc::ParseFrom(const void* proto_program, const std::string& source) {
   const auto& p = *static_cast<const proto::ProgramDesc*>(proto_program);
   blocks_.clear();
@@ -45,6 +95,7 @@ void ProgramDesc::ParseFrom(const void* proto_program, const std::string& source
     PL_ENFORCE(b.parent_idx() >= -1 && b.parent_idx() < p.blocks_size() && b.parent_idx() != i,
                errors::InvalidArgument("program `%s`: block %d has invalid parent_idx %d", source,
                                        i, b.parent_idx()));
+    CheckBlockProto(b, p.blocks_size(), source);
     blocks_.push_back(std::make_unique<BlockDesc>(this, b));
   }
   PL_ENFORCE(!blocks_.empty(),
@@ -122,7 +173,7 @@ bool LooksLikeText(const std::string& bytes) {
 }  // namespace
 
 ProgramDesc ProgramDesc::Load(const std::string& path) {
-  const std::string bytes = platform::ReadFile(path);
+  const std::string bytes = platform::ReadFile(path, {"program", platform::kMaxProgramBytes});
   return LooksLikeText(bytes) ? FromText(bytes, path) : FromBinary(bytes, path);
 }
 

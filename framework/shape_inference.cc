@@ -118,8 +118,13 @@ void RuntimeInferShapeContext::SetOutputDim(const std::string& slot, const DDim&
   PL_ENFORCE(it != ctx_.outputs.end() && i < it->second.size(),
              errors::NotFound("op `%s` output `%s`: not given", OpType(), slot));
   PL_ENFORCE(!dims.HasUnknown(),
-             errors::InvalidArgument("op `%s` output `%s`: run-time shape %s has unknown dims",
-                                     OpType(), slot, dims.ToString()));
+             errors::InvalidArgument("op `%s` output `%s` (variable `%s`): run-time shape %s has "
+                                     "unknown dims",
+                                     OpType(), slot, op_.OutputNames(slot)[i], dims.ToString()));
+  const std::string problem = ShapeProblem(dims.data(), static_cast<size_t>(dims.size()), false);
+  PL_ENFORCE(problem.empty(), errors::OutOfRange("op `%s` output `%s` (variable `%s`): %s",
+                                                 OpType(), slot, op_.OutputNames(slot)[i],
+                                                 problem));
   Variable* var = it->second[i];
   if (var->IsType<SelectedRows>()) {
     PL_ENFORCE(dims.size() >= 1,

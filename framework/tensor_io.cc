@@ -4,6 +4,7 @@
 
 #include "framework/framework.pb.h"
 #include "framework/scope.h"
+#include "platform/checked_math.h"
 #include "platform/file_util.h"
 
 namespace paddle_like {
@@ -19,7 +20,7 @@ void AppendPod(std::string* out, T v) {
 
 template <typename T>
 T ReadPod(const std::string& bytes, size_t* offset, const std::string& source, const char* what) {
-  PL_ENFORCE(*offset + sizeof(T) <= bytes.size(),
+  PL_ENFORCE(platform::FitsIn(*offset, sizeof(T), bytes.size()),
              errors::InvalidArgument("tensor file `%s`: truncated at byte %zu while reading %s",
                                      source, *offset, what));
   T v;
@@ -66,8 +67,12 @@ DenseTensor ReadTensorRecord(const std::string& bytes, size_t* offset, const std
   LoD lod;
   for (uint64_t l = 0; l < lod_levels; ++l) {
     const uint64_t size = ReadPod<uint64_t>(bytes, offset, source, "a LoD level size");
-    PL_ENFORCE(size % sizeof(uint64_t) == 0 && *offset + size <= bytes.size(),
-               errors::InvalidArgument("tensor file `%s`: bad LoD level at byte %zu", source, *offset));
+    PL_ENFORCE(size % sizeof(uint64_t) == 0 && platform::FitsIn(*offset, size, bytes.size()),
+               errors::InvalidArgument("tensor file `%s`: LoD level %llu at byte %zu claims %llu "
+                                       "bytes; expected a multiple of 8 within the %zu bytes left",
+                                       source, static_cast<unsigned long long>(l), *offset - 8,
+                                       static_cast<unsigned long long>(size),
+                                       bytes.size() - *offset));
     std::vector<size_t> level(size / sizeof(uint64_t));
     for (auto& v : level) v = ReadPod<uint64_t>(bytes, offset, source, "a LoD offset");
     lod.push_back(std::move(level));
@@ -77,7 +82,7 @@ DenseTensor ReadTensorRecord(const std::string& bytes, size_t* offset, const std
              errors::InvalidArgument("tensor file `%s`: tensor version %u at byte %zu, expected 0",
                                      source, tensor_version, *offset - 4));
   const int32_t desc_size = ReadPod<int32_t>(bytes, offset, source, "the TensorDesc size");
-  PL_ENFORCE(desc_size >= 0 && *offset + static_cast<size_t>(desc_size) <= bytes.size(),
+  PL_ENFORCE(desc_size >= 0 && platform::FitsIn(*offset, static_cast<size_t>(desc_size), bytes.size()),
              errors::InvalidArgument("tensor file `%s`: TensorDesc size %d at byte %zu is out of range",
                                      source, desc_size, *offset - 4));
   proto::VarType::TensorDesc desc;
@@ -88,33 +93,46 @@ DenseTensor ReadTensorRecord(const std::string& bytes, size_t* offset, const std
   PL_ENFORCE(platform::IsSupportedDataType(desc.data_type()),
              errors::InvalidArgument("tensor file `%s`: unsupported data type %d", source,
                                      static_cast<int>(desc.data_type())));
-  std::vector<int64_t> dims(desc.dims().begin(), desc.dims().end());
-  for (int64_t d : dims) {
-    PL_ENFORCE(d >= 0, errors::InvalidArgument("tensor file `%s`: negative dim in shape at byte %zu",
-                                               source, start));
-  }
+  const std::vector<int64_t> dims(desc.dims().begin(), desc.dims().end());
+  const std::string problem = ShapeProblem(dims, /*allow_unknown=*/false);
+  PL_ENFORCE(problem.empty(), errors::InvalidArgument("tensor file `%s`: record at byte %zu: %s",
+                                                      source, start, problem));
   DenseTensor t(DDim(dims), static_cast<DataType>(desc.data_type()));
-  const size_t n = static_cast<size_t>(t.numel()) * platform::SizeOf(t.dtype());
-  PL_ENFORCE(*offset + n <= bytes.size(),
-             errors::InvalidArgument("tensor file `%s`: truncated data: tensor %s needs %zu bytes at "
-                                     "byte %zu, the file has %zu",
-                                     source, t.dims().ToString(), n, *offset, bytes.size() - *offset));
+  uint64_t n = 0;
+  const bool countable = platform::CheckedMul(static_cast<uint64_t>(t.numel()),
+                                              static_cast<uint64_t>(platform::SizeOf(t.dtype())), &n);
+  PL_ENFORCE(countable && platform::FitsIn(*offset, n, bytes.size()),
+             errors::InvalidArgument("tensor file `%s`: truncated data: %s tensor %s needs %s "
+                                     "bytes at byte %zu, the file has %zu",
+                                     source, platform::DataTypeName(t.dtype()), t.dims().ToString(),
+                                     !countable ? std::string("more than 2^64")
+                                            : std::to_string(static_cast<unsigned long long>(n)),
+                                     *offset, bytes.size() - *offset));
   void* p = t.mutable_data(platform::CPUPlace(), t.dtype());
   if (n > 0) std::memcpy(p, bytes.data() + *offset, n);
   *offset += n;
+  if (!lod.empty()) {
+    const std::string lod_problem = LoDProblem(lod, t.dims().size() > 0 ? t.dims()[0] : 1);
+    PL_ENFORCE(lod_problem.empty(),
+               errors::InvalidArgument("tensor file `%s`: record at byte %zu: %s", source, start,
+                                       lod_problem));
+  }
   t.set_lod(lod);
   return t;
 }
 
 void LoadCombinedParams(const std::string& path, const std::vector<std::string>& names,
                         Scope* scope) {
-  const std::string bytes = platform::ReadFile(path);
+  const std::string bytes = platform::ReadFile(path, {"parameter file"});
   size_t offset = 0;
-  for (const auto& name : names) {
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string& name = names[i];
     PL_ENFORCE(offset < bytes.size(),
                errors::InvalidArgument("parameter file `%s` ends before variable `%s` (%zu bytes)",
                                        path, name, bytes.size()));
-    *scope->Var(name)->GetMutable<DenseTensor>() = ReadTensorRecord(bytes, &offset, path);
+    *scope->Var(name)->GetMutable<DenseTensor>() = platform::WithErrorContext(
+        platform::Sprintf("variable `%s` (record %zu of %zu)", name, i + 1, names.size()),
+        [&] { return ReadTensorRecord(bytes, &offset, path); });
   }
   PL_ENFORCE(offset == bytes.size(),
              errors::InvalidArgument("parameter file `%s` has %zu bytes left after its %zu "
@@ -126,9 +144,15 @@ void LoadSeparateParams(const std::string& dir, const std::vector<std::string>& 
                         Scope* scope) {
   for (const auto& name : names) {
     const std::string path = dir + "/" + name;
-    const std::string bytes = platform::ReadFile(path);
+    const std::string bytes = platform::ReadFile(path, {"parameter file"});
     size_t offset = 0;
-    *scope->Var(name)->GetMutable<DenseTensor>() = ReadTensorRecord(bytes, &offset, path);
+    *scope->Var(name)->GetMutable<DenseTensor>() = platform::WithErrorContext(
+        platform::Sprintf("variable `%s`", name),
+        [&] { return ReadTensorRecord(bytes, &offset, path); });
+    PL_ENFORCE(offset == bytes.size(),
+               errors::InvalidArgument("variable `%s`: parameter file `%s` has %zu bytes after its "
+                                       "tensor record",
+                                       name, path, bytes.size() - offset));
   }
 }
 

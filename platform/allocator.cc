@@ -1,5 +1,7 @@
 #include "platform/allocator.h"
 
+#include <sys/sysinfo.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
@@ -65,7 +67,24 @@ CpuBlockCache& BlockCache() {
   return *cache;
 }
 
+// Physical memory plus swap: no single CPU allocation beyond it can succeed, and asking the
+// system for one anyway can end in the OOM killer (overcommit) instead of an error.
+size_t CpuMemoryLimit() {
+  static const size_t limit = [] {
+    struct sysinfo info;
+    if (::sysinfo(&info) != 0) return static_cast<size_t>(-1) / 2;
+    return static_cast<size_t>((static_cast<unsigned long long>(info.totalram) +
+                                info.totalswap) * info.mem_unit);
+  }();
+  return limit;
+}
+
 AllocationPtr CpuAlloc(size_t bytes) {
+  if (bytes > CpuMemoryLimit()) {
+    throw errors::Unavailable("out of CPU memory: %zu bytes requested, the machine has %zu "
+                              "bytes of memory and swap",
+                              bytes, CpuMemoryLimit());
+  }
   size_t rounded = (bytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
   if (rounded == 0) rounded = kCpuAlignment;
   void* p = BlockCache().Take(rounded);

@@ -27,6 +27,24 @@ Error::Error(ErrorCode code, const std::string& message)
       code_(code),
       message_(message) {}
 
+void ThrowError(ErrorCode code, const std::string& msg) {
+  switch (code) {
+    case ErrorCode::kInvalidArgument: throw InvalidArgumentError(msg);
+    case ErrorCode::kNotFound: throw NotFoundError(msg);
+    case ErrorCode::kOutOfRange: throw OutOfRangeError(msg);
+    case ErrorCode::kAlreadyExists: throw AlreadyExistsError(msg);
+    case ErrorCode::kPreconditionNotMet: throw PreconditionNotMetError(msg);
+    case ErrorCode::kUnimplemented: throw UnimplementedError(msg);
+    case ErrorCode::kUnavailable: throw UnavailableError(msg);
+    case ErrorCode::kFatal: throw FatalError(msg);
+  }
+  throw FatalError(msg);
+}
+
+void RethrowWithContext(const Error& e, const std::string& context) {
+  ThrowError(e.code(), context + ": " + e.message());
+}
+
 namespace detail {
 namespace {
 

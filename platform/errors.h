@@ -131,6 +131,22 @@ PL_ERROR_FACTORY(Fatal)
 #undef PL_ERROR_FACTORY
 }  // namespace errors
 
+// Throws an error of `code`'s kind with `message` (for code that passes errors on).
+[[noreturn]] void ThrowError(ErrorCode code, const std::string& message);
+
+// Throws an error of the same kind as `e` whose message is "<context>: <e's message>".
+[[noreturn]] void RethrowWithContext(const Error& e, const std::string& context);
+
+// Runs fn(); a paddle_like error it throws gets `context` prepended.
+template <typename Fn>
+decltype(auto) WithErrorContext(const std::string& context, Fn&& fn) {
+  try {
+    return fn();
+  } catch (const Error& e) {
+    RethrowWithContext(e, context);
+  }
+}
+
 }  // namespace platform
 
 // Most code refers to the error types through this short namespace.

@@ -141,8 +141,9 @@ struct ElementwiseGradCpuKernel {
       const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
       const int64_t n = dims.out.numel();
       const T* dout = n > 0 ? dout_t->data<T>() : nullptr;
-      const T* xp = x->numel() > 0 ? x->data<T>() : nullptr;
-      const T* yp = y->numel() > 0 ? y->data<T>() : nullptr;
+      // A sum or difference reads only the dims of X and Y: their buffers may be freed.
+      const T* xp = !kReadsOnlyDimsOfXY<Tag> && x->numel() > 0 ? x->data<T>() : nullptr;
+      const T* yp = !kReadsOnlyDimsOfXY<Tag> && y->numel() > 0 ? y->data<T>() : nullptr;
       const DDim x_dims = x->dims();
       const DDim y_dims = y->dims();
       const auto copy = [&](T* r) { std::copy(dout, dout + n, r); };

@@ -15,6 +15,7 @@ namespace {
 
 using framework::Scope;
 using framework::Variable;
+using platform::WithErrorContext;
 
 std::string FilePathAttr(const framework::OperatorBase& op) {
   const std::string& path = op.Attr<std::string>("file_path");
@@ -178,7 +179,7 @@ class LoadOp : public framework::OperatorBase {
     const std::string path = FilePathAttr(*this);
     const std::string name = Output("Out");
     const std::string context = platform::Sprintf("op `load` output `Out` (variable `%s`)", name);
-    const std::string bytes = WithErrorContext(context, [&] { return platform::ReadFile(path); });
+    const std::string bytes = WithErrorContext(context, [&] { return platform::ReadFile(path, {"tensor file"}); });
     size_t offset = 0;
     DenseTensor t = WithErrorContext(
         context, [&] { return framework::ReadTensorRecord(bytes, &offset, path); });
@@ -220,7 +221,7 @@ class LoadCombineOp : public framework::OperatorBase {
     const std::string path = FilePathAttr(*this);
     const auto& names = OutputNames("Out");
     const std::string bytes =
-        WithErrorContext("op `load_combine`", [&] { return platform::ReadFile(path); });
+        WithErrorContext("op `load_combine`", [&] { return platform::ReadFile(path, {"tensor file"}); });
     const bool fp16 = Attr<bool>("load_as_fp16");
     std::vector<DenseTensor> tensors;
     size_t offset = 0;

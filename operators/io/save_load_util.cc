@@ -13,29 +13,6 @@ namespace operators {
 using framework::DenseTensor;
 using platform::DataType;
 
-void RethrowWithContext(const platform::Error& e, const std::string& context) {
-  const std::string msg = context + ": " + e.message();
-  switch (e.code()) {
-    case platform::ErrorCode::kInvalidArgument:
-      throw platform::InvalidArgumentError(msg);
-    case platform::ErrorCode::kNotFound:
-      throw platform::NotFoundError(msg);
-    case platform::ErrorCode::kOutOfRange:
-      throw platform::OutOfRangeError(msg);
-    case platform::ErrorCode::kAlreadyExists:
-      throw platform::AlreadyExistsError(msg);
-    case platform::ErrorCode::kPreconditionNotMet:
-      throw platform::PreconditionNotMetError(msg);
-    case platform::ErrorCode::kUnimplemented:
-      throw platform::UnimplementedError(msg);
-    case platform::ErrorCode::kUnavailable:
-      throw platform::UnavailableError(msg);
-    case platform::ErrorCode::kFatal:
-      throw platform::FatalError(msg);
-  }
-  throw platform::FatalError(msg);
-}
-
 namespace {
 bool IsWideFloat(DataType t) { return t == DataType::FLOAT32 || t == DataType::FLOAT64; }
 }  // namespace
@@ -70,7 +47,7 @@ void WriteTensorFile(const std::string& path, bool overwrite, const std::string&
     PL_ENFORCE(!ec, errors::Unavailable("%s: cannot create directory `%s` for file `%s`: %s",
                                         context, parent.string(), path, ec.message()));
   }
-  WithErrorContext(context, [&] { platform::WriteFileAtomically(path, bytes); });
+  platform::WithErrorContext(context, [&] { platform::WriteFileAtomically(path, bytes); });
 }
 
 }  // namespace operators

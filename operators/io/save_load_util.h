@@ -1,4 +1,4 @@
-// Helpers of the save/load ops: error context, fp16 conversion and crash-safe file writes.
+// Helpers of the save/load ops: fp16 conversion and crash-safe file writes.
 // The record format itself lives in framework/tensor_io.h.
 #pragma once
 
@@ -9,19 +9,6 @@
 
 namespace paddle_like {
 namespace operators {
-
-// Throws an error of the same kind as `e` whose message is "<context>: <e's message>".
-[[noreturn]] void RethrowWithContext(const platform::Error& e, const std::string& context);
-
-// Runs fn(); a paddle_like error it throws gets `context` prepended.
-template <typename Fn>
-decltype(auto) WithErrorContext(const std::string& context, Fn&& fn) {
-  try {
-    return fn();
-  } catch (const platform::Error& e) {
-    RethrowWithContext(e, context);
-  }
-}
 
 // The tensor to write: a CPU tensor, converted to float16 when `as_fp16` is set and it holds
 // float32 or float64 (integer and bool tensors are written as they are). LoD is kept.

@@ -34,12 +34,15 @@ DDim Align(const DDim& small, int axis, int rank) {
 
 // Where `small` starts inside a shape of rank `rank` for `axis`, with trailing 1s of `small`
 // dropped when they would run past the end; -1 when `axis` does not fit.
+// Comparisons are written as `axis > rank - size` so that no axis (INT_MAX included) can
+// overflow them.
 int StartOf(DDim* small, int axis, int rank, bool equal_ranks) {
   if (axis == -1 || (axis == 0 && equal_ranks)) return rank - small->size();
-  while (small->size() > 0 && axis + small->size() > rank && (*small)[small->size() - 1] == 1) {
+  if (axis < 0 || axis > rank) return -1;
+  while (small->size() > 0 && axis > rank - small->size() && (*small)[small->size() - 1] == 1) {
     *small = Slice(*small, 0, small->size() - 1);
   }
-  return axis >= 0 && axis + small->size() <= rank ? axis : -1;
+  return axis <= rank - small->size() ? axis : -1;
 }
 
 }  // namespace

@@ -114,6 +114,13 @@ MulShape AnalyzeMul(const std::string& op, const DDim& x, const DDim& y, int x_n
              errors::InvalidArgument("op `%s` attribute `y_num_col_dims`: expected a value in "
                                      "[1, %d) (input `Y` has shape %s), received %d",
                                      op, y.size(), y.ToString(), y_num_col_dims));
+  // Both are below the ranks now, so the sum cannot overflow.
+  PL_ENFORCE(x_num_col_dims + (y.size() - y_num_col_dims) <= DDim::kMaxRank,
+             errors::InvalidArgument("op `%s` attributes `x_num_col_dims` and `y_num_col_dims`: "
+                                     "expected Out of rank at most %d (X.dims[:%d] + "
+                                     "Y.dims[%d:]), received X shape %s and Y shape %s",
+                                     op, DDim::kMaxRank, x_num_col_dims, y_num_col_dims,
+                                     x.ToString(), y.ToString()));
   const DDim x2 = framework::FlattenTo2D(x, x_num_col_dims);
   const DDim y2 = framework::FlattenTo2D(y, y_num_col_dims);
   PL_ENFORCE(x2[1] < 0 || y2[0] < 0 || x2[1] == y2[0],

@@ -1,6 +1,7 @@
 #include "operators/nn/conv_pool_shape.h"
 
 #include <algorithm>
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -13,6 +14,9 @@ namespace {
 
 using framework::AttributeMap;
 using framework::DDim;
+// Output sizes are computed in 128 bits and checked to fit int64: dims (up to 2^63 at build
+// time) plus paddings, or dilation times kernel size, can overflow int64.
+using Wide = __int128;
 
 template <typename T>
 const T& AttrOf(const std::string& op, const AttributeMap& attrs, const std::string& name) {
@@ -79,11 +83,12 @@ bool IsChannelLast(const std::string& op, const AttributeMap& attrs) {
 void ApplyPaddingAlgorithm(const std::string& algorithm, int64_t in, int64_t k, int64_t stride,
                            int64_t* pad0, int64_t* pad1) {
   if (algorithm == "SAME") {
-    if (in < 0) return;  // Unknown until run time; so is the output size.
-    const int64_t out = (in + stride - 1) / stride;
-    const int64_t sum = std::max<int64_t>((out - 1) * stride + k - in, 0);
-    *pad0 = sum / 2;
-    *pad1 = sum - *pad0;
+    if (in < 0 || k < 0) return;  // Unknown until run time; so is the output size.
+    // In 128 bits: dims and attributes come from files and may be anything up to 2^63.
+    const Wide out = in == 0 ? 0 : (Wide(in) - 1) / stride + 1;
+    const Wide sum = std::max<Wide>((out - 1) * stride + k - in, 0);
+    *pad0 = static_cast<int64_t>(sum / 2);
+    *pad1 = static_cast<int64_t>(sum - sum / 2);
   } else if (algorithm == "VALID") {
     *pad0 = *pad1 = 0;
   }
@@ -110,6 +115,19 @@ bool IsSet(const framework::Attribute& a) {
   if (const int* i = std::get_if<int>(&a)) return *i != 0;
   if (const std::string* s = std::get_if<std::string>(&a)) return !s->empty();
   return false;
+}
+
+// The output shape that the window attributes give must be one a tensor can have.
+void CheckOutputCountable(const std::string& op, const DDim& out, const AttributeMap& attrs) {
+  const std::string problem = framework::ShapeProblem(out.data(), out.size(), true);
+  if (problem.empty()) return;
+  std::string values;
+  for (const char* name : {"ksize", "paddings", "strides", "dilations"}) {
+    auto it = attrs.find(name);
+    if (it == attrs.end()) continue;
+    values += std::string(values.empty() ? "" : ", ") + name + " " + framework::AttrToString(it->second);
+  }
+  throw errors::InvalidArgument("op `%s` attributes %s: output %s", op, values, problem);
 }
 
 }  // namespace
@@ -183,8 +201,15 @@ Conv2dGeometry ResolveConv2d(const std::string& op, const DDim& input, const DDi
   auto out_size = [&](const char* axis, int64_t in, int64_t k, int64_t d, int64_t p0, int64_t p1,
                       int64_t s) -> int64_t {
     if (in < 0 || k < 0) return -1;
-    const int64_t span = d * (k - 1) + 1;
-    const int64_t out = in + p0 + p1 >= span ? (in + p0 + p1 - span) / s + 1 : 0;
+    const Wide span = Wide(d) * (k - 1) + 1;
+    const Wide padded = Wide(in) + p0 + p1;
+    const Wide wide_out = padded >= span ? (padded - span) / s + 1 : 0;
+    PL_ENFORCE(wide_out <= std::numeric_limits<int64_t>::max(),
+               errors::InvalidArgument("op `%s` attribute `paddings`: output %s would exceed "
+                                       "int64 (Input %s, paddings [%lld, %lld])",
+                                       op, axis, input.ToString(), static_cast<long long>(p0),
+                                       static_cast<long long>(p1)));
+    const int64_t out = static_cast<int64_t>(wide_out);
     PL_ENFORCE(out > 0,
                errors::InvalidArgument(
                    "op `%s`: output %s would be %lld, expected > 0 (Input %s, Filter %s, "
@@ -199,6 +224,7 @@ Conv2dGeometry ResolveConv2d(const std::string& op, const DDim& input, const DDi
                      g.stride_h);
   g.out_w = out_size("width", g.in_w, g.kernel_w, g.dilation_w, g.pad_left, g.pad_right,
                      g.stride_w);
+  CheckOutputCountable(op, g.OutputDims(), attrs);
   return g;
 }
 
@@ -272,14 +298,21 @@ Pool2dGeometry ResolvePool2d(const std::string& op, const DDim& x, const Attribu
   if (g.adaptive) {
     g.out_h = g.kernel_h;
     g.out_w = g.kernel_w;
+    CheckOutputCountable(op, g.OutputDims(), attrs);
     return g;
   }
   auto out_size = [&](const char* axis, int64_t in, int64_t k, int64_t p0, int64_t p1,
                       int64_t s) -> int64_t {
     if (global) return 1;
     if (in < 0) return -1;
-    const int64_t span = in - k + p0 + p1 + (ceil_mode ? s - 1 : 0);
-    const int64_t out = span >= 0 ? span / s + 1 : 0;
+    const Wide span = Wide(in) - k + p0 + p1 + (ceil_mode ? s - 1 : 0);
+    const Wide wide_out = span >= 0 ? span / s + 1 : 0;
+    PL_ENFORCE(wide_out <= std::numeric_limits<int64_t>::max(),
+               errors::InvalidArgument("op `%s` attribute `paddings`: output %s would exceed "
+                                       "int64 (X %s, paddings [%lld, %lld])",
+                                       op, axis, x.ToString(), static_cast<long long>(p0),
+                                       static_cast<long long>(p1)));
+    const int64_t out = static_cast<int64_t>(wide_out);
     PL_ENFORCE(out > 0,
                errors::InvalidArgument(
                    "op `%s`: output %s would be %lld, expected > 0 (X %s, ksize %lld, paddings "
@@ -291,6 +324,7 @@ Pool2dGeometry ResolvePool2d(const std::string& op, const DDim& x, const Attribu
   };
   g.out_h = out_size("height", g.in_h, g.kernel_h, g.pad_top, g.pad_bottom, g.stride_h);
   g.out_w = out_size("width", g.in_w, g.kernel_w, g.pad_left, g.pad_right, g.stride_w);
+  CheckOutputCountable(op, g.OutputDims(), attrs);
   return g;
 }
 

@@ -139,7 +139,12 @@ std::vector<int64_t> ReadIds(const std::string& op, const DenseTensor& ids, int6
   return out;
 }
 
-DDim OutDims(const DDim& ids, int64_t d) {
+// Ids.dims + [D]; InvalidArgumentError naming `op` when Ids leaves no room for D.
+DDim OutDims(const std::string& op, const DDim& ids, int64_t d) {
+  PL_ENFORCE(ids.size() < DDim::kMaxRank,
+             errors::InvalidArgument("op `%s` input `Ids`: rank %d leaves no room for the "
+                                     "embedding dim",
+                                     op, ids.size()));
   std::vector<int64_t> out = ids.ToVector();
   out.push_back(d);
   return DDim(out);
@@ -152,12 +157,7 @@ void LookupTableV2InferShape(InferShapeContext* ctx) {
   const DDim w = ctx->GetInputDim("W");
   CheckTable(ctx->OpType(), w);
   PaddingRow(ctx->OpType(), ctx->Attr<int64_t>("padding_idx"), w[0]);
-  const DDim ids = ctx->GetInputDim("Ids");
-  PL_ENFORCE(ids.size() < DDim::kMaxRank,
-             errors::InvalidArgument("op `%s` input `Ids`: rank %d leaves no room for the "
-                                     "embedding dim",
-                                     ctx->OpType(), ids.size()));
-  ctx->SetOutputDim("Out", OutDims(ids, w[1]));
+  ctx->SetOutputDim("Out", OutDims(ctx->OpType(), ctx->GetInputDim("Ids"), w[1]));
   ctx->ShareLoD("Ids", "Out");
 }
 
@@ -176,7 +176,7 @@ struct LookupTableV2Kernel {
     const int64_t d = w->dims()[1];
     const int64_t pad = PaddingRow(kOp, ctx.Attr<int64_t>("padding_idx"), v);
     const std::vector<int64_t> ids = ReadIds(kOp, *ids_t, v);
-    DenseTensor fresh(OutDims(ids_t->dims(), d), w->dtype());
+    DenseTensor fresh(OutDims(kOp, ids_t->dims(), d), w->dtype());
     T* out = fresh.mutable_data<T>(ctx.GetPlace());
     const T* table = w->data<T>();
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -201,7 +201,7 @@ void LookupTableV2GradInferShape(InferShapeContext* ctx) {
   ctx->RequireOutput("W@GRAD");
   const DDim w = ctx->GetInputDim("W");
   CheckTable(ctx->OpType(), w);
-  const DDim want = OutDims(ctx->GetInputDim("Ids"), w[1]);
+  const DDim want = OutDims(ctx->OpType(), ctx->GetInputDim("Ids"), w[1]);
   const DDim dout = ctx->GetInputDim("Out@GRAD");
   PL_ENFORCE(want.HasUnknown() || dout.HasUnknown() || want == dout,
              errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s (Ids.dims + "
@@ -231,7 +231,7 @@ struct LookupTableV2GradKernel {
     const int64_t d = w_dims[1];
     const int64_t pad = PaddingRow(kGradOp, ctx.Attr<int64_t>("padding_idx"), v);
     const std::vector<int64_t> ids = ReadIds(kGradOp, *ids_t, v);
-    const DDim want = OutDims(ids_t->dims(), d);
+    const DDim want = OutDims(kGradOp, ids_t->dims(), d);
     PL_ENFORCE(dout_t->dims() == want,
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s (Ids.dims + "
                                        "[D]), received %s",

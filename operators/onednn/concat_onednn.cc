@@ -38,11 +38,9 @@ void ConcatOneDNNKernel(const ExecutionContext& ctx) {
     }
   }
   const int axis = KernelAxis(ctx, xs[0]->dims().size());
-  DDim out_dims = xs[0]->dims();
-  for (size_t i = 1; i < xs.size(); ++i) {
-    CheckSameDimsExceptAxis("concat", "X", i, xs[0]->dims(), xs[i]->dims(), axis);
-    out_dims[axis] += xs[i]->dims()[axis];
-  }
+  std::vector<DDim> dims;
+  for (const DenseTensor* t : xs) dims.push_back(t->dims());
+  const DDim out_dims = ConcatDims("concat", dims, axis);
   if (out_dims.numel() == 0 || BelowOneDNNThreshold(out_dims.numel(), kMinNumel)) {
     RunPlainKernel(ctx);
     return;

@@ -123,19 +123,6 @@ std::vector<int64_t> ShapeAttr(const framework::AttributeMap& attrs) {
   return std::vector<int64_t>(i.begin(), i.end());
 }
 
-void CheckShape(const std::string& op, const std::vector<int64_t>& shape, bool allow_unknown,
-                const char* origin) {
-  PL_ENFORCE(shape.size() <= static_cast<size_t>(DDim::kMaxRank),
-             errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %zu", op,
-                                     origin, DDim::kMaxRank, shape.size()));
-  for (int64_t d : shape) {
-    PL_ENFORCE(d >= 0 || (allow_unknown && d == -1),
-               errors::InvalidArgument("op `%s` %s: expected dims >= 0%s, received %s", op, origin,
-                                       allow_unknown ? " (or -1 before run time)" : "",
-                                       ListToString(shape)));
-  }
-}
-
 bool HasShapeTensors(const InferShapeContext* ctx) {
   return ctx->HasInput("ShapeTensor") || ctx->HasInput("ShapeTensorList");
 }
@@ -145,22 +132,21 @@ void RandomInferShape(InferShapeContext* ctx) {
   const std::vector<int64_t> shape = ShapeAttr(ctx->Attrs());
   if (ctx->IsRuntime()) {
     if (HasShapeTensors(ctx)) return;  // The kernel reads the values.
-    CheckShape(ctx->OpType(), shape, false, "attribute `shape`");
+    CheckShapeValues(ctx->OpType(), "attribute `shape`", shape, false);
     ctx->SetOutputDim("Out", DDim(shape));
     return;
   }
   // Build time: a non-empty attribute may spell the known dims (-1 for the others).
   if (!shape.empty() || !HasShapeTensors(ctx)) {
-    CheckShape(ctx->OpType(), shape, true, "attribute `shape`");
+    CheckShapeValues(ctx->OpType(), "attribute `shape`", shape, true);
     ctx->SetOutputDim("Out", DDim(shape));
     return;
   }
   int64_t rank = static_cast<int64_t>(ctx->InputSize("ShapeTensorList"));
   if (ctx->HasInput("ShapeTensor")) rank = ctx->GetInputDim("ShapeTensor").numel();
   if (rank < 0) return;
-  const std::vector<int64_t> unknown(static_cast<size_t>(rank), -1);
-  CheckShape(ctx->OpType(), unknown, true, "shape input");
-  ctx->SetOutputDim("Out", DDim(unknown));
+  // The rank is checked before a vector of that many dims is built.
+  ctx->SetOutputDim("Out", UnknownDims(ctx->OpType(), "shape input", rank));
 }
 
 void RandomInferVarType(framework::VarTypeInferenceContext* ctx) {
@@ -179,7 +165,7 @@ T* AllocOut(const ExecutionContext& ctx) {
                                        "received shape %s",
                                        ctx.Type(), t->dims().ToString()));
     const std::vector<int64_t> shape = ReadIntValues(*t, ctx.Type(), "ShapeTensor");
-    CheckShape(ctx.Type(), shape, false, "input `ShapeTensor`");
+    CheckShapeValues(ctx.Type(), "input `ShapeTensor`", shape, false);
     out->Resize(DDim(shape));
   } else if (ctx.HasInput("ShapeTensorList")) {
     std::vector<int64_t> shape;
@@ -190,7 +176,7 @@ T* AllocOut(const ExecutionContext& ctx) {
                                          ctx.Type(), t->dims().ToString()));
       shape.push_back(ReadIntValues(*t, ctx.Type(), "ShapeTensorList")[0]);
     }
-    CheckShape(ctx.Type(), shape, false, "input `ShapeTensorList`");
+    CheckShapeValues(ctx.Type(), "input `ShapeTensorList`", shape, false);
     out->Resize(DDim(shape));
   }
   return out->mutable_data<T>(ctx.GetPlace());

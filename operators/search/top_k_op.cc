@@ -85,6 +85,16 @@ void CheckRank(const std::string& op, const DDim& x) {
                                      x.ToString()));
 }
 
+// top_k_grad reads one row of Indices per row of X: Indices must have X's dims but the last
+// (unknown dims, -1, pass at build time).
+void CheckIndicesRows(const std::string& op, const DDim& x, const DDim& idx) {
+  bool ok = idx.size() == x.size();
+  for (int i = 0; ok && i + 1 < x.size(); ++i) ok = idx[i] < 0 || x[i] < 0 || idx[i] == x[i];
+  PL_ENFORCE(ok, errors::InvalidArgument("op `%s` input `Indices`: expected the dims of input "
+                                         "`X` %s but the last, received %s",
+                                         op, x.ToString(), idx.ToString()));
+}
+
 void TopKInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
@@ -179,7 +189,10 @@ void TopKGradInferShape(InferShapeContext* ctx) {
              errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of input "
                                      "`Indices` %s, received %s",
                                      ctx->OpType(), idx.ToString(), dout.ToString()));
-  ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
+  const DDim x = ctx->GetInputDim("X");
+  CheckRank(ctx->OpType(), x);
+  CheckIndicesRows(ctx->OpType(), x, idx);
+  ctx->SetOutputDim("X@GRAD", x);
   ctx->ShareLoD("X", "X@GRAD");
 }
 
@@ -202,6 +215,9 @@ struct TopKGradKernel {
                                 "`Out@GRAD` %s, received %s %s",
                                 kGradOp, dout_t->dims().ToString(),
                                 platform::DataTypeName(idx_t->dtype()), idx_t->dims().ToString()));
+    // Row r of Indices is read for row r of X: without this, an Indices with fewer rows than
+    // X is read past its end.
+    CheckIndicesRows(kGradOp, x_dims, idx_t->dims());
     const int64_t n = x_dims[x_dims.size() - 1];
     const int64_t k = idx_t->dims()[idx_t->dims().size() - 1];
     const int64_t rows = framework::Product(x_dims, 0, x_dims.size() - 1);

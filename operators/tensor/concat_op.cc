@@ -1,6 +1,7 @@
 // concat: joins tensors along one dim, and concat_grad, its fused backward (used when the
 // sizes along the axis are unknown when the backward pass is built; otherwise the backward
 // is a `split`).
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -78,22 +79,6 @@ class ConcatOp : public OperatorWithKernel {
     return slot != "AxisTensor" && OperatorWithKernel::CastsInput(slot, from, to);
   }
 };
-
-// Out's dims for inputs `xs` joined along `axis`.
-DDim ConcatDims(const std::string& op, const std::vector<DDim>& xs, int axis) {
-  DDim out = xs[0];
-  for (size_t i = 1; i < xs.size(); ++i) {
-    CheckSameDimsExceptAxis(op, "X", i, xs[0], xs[i], axis);
-    for (int d = 0; d < out.size(); ++d) {
-      if (d == axis) {
-        out[d] = (out[d] < 0 || xs[i][d] < 0) ? -1 : out[d] + xs[i][d];
-      } else if (out[d] < 0) {
-        out[d] = xs[i][d];
-      }
-    }
-  }
-  return out;
-}
 
 void ConcatInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
@@ -206,7 +191,8 @@ std::vector<int> BuildTimeSections(const framework::GradOpBuilder& g, int* axis)
     const int a = g.Forward().HasAttr("axis") ? g.Attr<int>("axis") : 0;
     if (rank == 0 || a < -rank || a >= rank) return {};
     *axis = a < 0 ? a + rank : a;
-    if (shape[*axis] < 0) return {};
+    // `sections` is an INTS attribute: a size unknown or beyond int stays with concat_grad.
+    if (shape[*axis] < 0 || shape[*axis] > std::numeric_limits<int>::max()) return {};
     sections.push_back(static_cast<int>(shape[*axis]));
   }
   return sections;

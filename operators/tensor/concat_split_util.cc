@@ -1,6 +1,7 @@
 #include "operators/tensor/concat_split_util.h"
 
 #include "operators/tensor/tensor_op_util.h"
+#include "platform/checked_math.h"
 
 namespace paddle_like {
 namespace operators {
@@ -66,7 +67,11 @@ std::vector<int64_t> SplitSizes(const std::string& op, int64_t dim, int num,
     PL_ENFORCE(sizes[i] >= 0,
                errors::InvalidArgument("op `%s` %s: expected sizes >= 0 or one -1, received %s", op,
                                        origin, ListToString(sections)));
-    known += sizes[i];
+    // Sections from tensors are int64: their sum may not fit.
+    PL_ENFORCE(platform::CheckedAdd(known, sizes[i], &known),
+               errors::InvalidArgument("op `%s` %s: expected sizes adding up to at most the "
+                                       "split dim, received %s, whose sum overflows int64",
+                                       op, origin, ListToString(sections)));
   }
   if (dim < 0) return sizes;  // The -1 entry stays unknown.
   if (infer >= 0) {
@@ -82,6 +87,28 @@ std::vector<int64_t> SplitSizes(const std::string& op, int64_t dim, int num,
                                  op, origin, static_cast<long long>(dim), ListToString(sections)));
   }
   return sizes;
+}
+
+DDim ConcatDims(const std::string& op, const std::vector<DDim>& xs, int axis) {
+  DDim out = xs[0];
+  for (size_t i = 1; i < xs.size(); ++i) {
+    CheckSameDimsExceptAxis(op, "X", i, xs[0], xs[i], axis);
+    for (int d = 0; d < out.size(); ++d) {
+      if (d == axis) {
+        int64_t sum = -1;
+        PL_ENFORCE(out[d] < 0 || xs[i][d] < 0 || platform::CheckedAdd(out[d], xs[i][d], &sum),
+                   errors::InvalidArgument("op `%s` input `X`: expected sizes along axis %d "
+                                           "whose sum fits in int64, received tensor #%zu of "
+                                           "shape %s after a sum of %lld",
+                                           op, axis, i, xs[i].ToString(),
+                                           static_cast<long long>(out[d])));
+        out[d] = sum;  // -1 when a size is unknown.
+      } else if (out[d] < 0) {
+        out[d] = xs[i][d];
+      }
+    }
+  }
+  return out;
 }
 
 void CheckSameDimsExceptAxis(const std::string& op, const std::string& slot, size_t index,

@@ -28,6 +28,13 @@ std::vector<int64_t> SplitSizes(const std::string& op, int64_t dim, int num,
                                 const std::vector<int64_t>& sections, size_t num_outputs,
                                 const std::string& origin);
 
+// Out's dims for `xs` (at least one) joined along the normalised `axis`: each must have the
+// dims of xs[0] except along `axis` (CheckSameDimsExceptAxis), where the sizes add up (-1 when
+// one is unknown at build time). InvalidArgumentError naming `op` and input `X` when that sum
+// overflows int64 (dims read from a program can be anything, and a tensor with a zero dim
+// elsewhere can have any size along `axis`).
+DDim ConcatDims(const std::string& op, const std::vector<DDim>& xs, int axis);
+
 // Copies piece `piece` (dims `piece_dims`, starting at `offset` along `axis`) out of or into
 // the whole tensor of dims `whole_dims`.
 template <typename T>

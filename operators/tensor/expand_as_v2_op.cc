@@ -67,7 +67,9 @@ DDim TargetFromAttr(const std::string& op, const std::vector<int>& shape) {
                                                ">= 0 when input `Y` is not given, received %s",
                                                op, ListToString(shape)));
   }
-  return DDim(std::vector<int64_t>(shape.begin(), shape.end()));
+  const std::vector<int64_t> dims(shape.begin(), shape.end());
+  CheckShapeValues(op, "attribute `target_shape`", dims, /*allow_unknown=*/false);
+  return DDim(dims);
 }
 
 void ExpandAsV2InferShape(InferShapeContext* ctx) {

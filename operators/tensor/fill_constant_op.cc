@@ -70,42 +70,27 @@ class FillConstantOp : public OperatorWithKernel {
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
 
-void CheckShape(const std::vector<int64_t>& shape, bool allow_unknown, const char* origin) {
-  PL_ENFORCE(shape.size() <= static_cast<size_t>(DDim::kMaxRank),
-             errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %zu", kOp,
-                                     origin, DDim::kMaxRank, shape.size()));
-  for (int64_t d : shape) {
-    PL_ENFORCE(d >= 0 || (allow_unknown && d == -1),
-               errors::InvalidArgument("op `%s` %s: expected dims >= 0%s, received %s", kOp, origin,
-                                       allow_unknown ? " (or -1 before run time)" : "",
-                                       ListToString(shape)));
-  }
-}
-
 void FillConstantInferShape(InferShapeContext* ctx) {
   ctx->RequireOutput("Out");
   const auto& shape = ctx->Attr<std::vector<int64_t>>("shape");
   const bool shape_from_tensor = ctx->HasInput("ShapeTensor") || ctx->HasInput("ShapeTensorList");
   if (ctx->IsRuntime()) {
     if (shape_from_tensor) return;  // The kernel reads the values.
-    CheckShape(shape, false, "attribute `shape`");
+    CheckShapeValues(kOp, "attribute `shape`", shape, false);
     ctx->SetOutputDim("Out", DDim(shape));
     return;
   }
   // Build time: a non-empty attribute may spell the known dims (-1 for the others).
   if (!shape.empty() || !shape_from_tensor) {
-    CheckShape(shape, true, "attribute `shape`");
+    CheckShapeValues(kOp, "attribute `shape`", shape, true);
     ctx->SetOutputDim("Out", DDim(shape));
   } else if (ctx->HasInput("ShapeTensor")) {
+    // The rank is checked before a vector of that many dims is built.
     const int64_t rank = ctx->GetInputDim("ShapeTensor").numel();
-    if (rank >= 0) {
-      CheckShape(std::vector<int64_t>(rank, -1), true, "input `ShapeTensor`");
-      ctx->SetOutputDim("Out", DDim(std::vector<int64_t>(rank, -1)));
-    }
+    if (rank >= 0) ctx->SetOutputDim("Out", UnknownDims(kOp, "input `ShapeTensor`", rank));
   } else {
-    const size_t rank = ctx->InputSize("ShapeTensorList");
-    CheckShape(std::vector<int64_t>(rank, -1), true, "input `ShapeTensorList`");
-    ctx->SetOutputDim("Out", DDim(std::vector<int64_t>(rank, -1)));
+    const auto rank = static_cast<int64_t>(ctx->InputSize("ShapeTensorList"));
+    ctx->SetOutputDim("Out", UnknownDims(kOp, "input `ShapeTensorList`", rank));
   }
 }
 
@@ -135,7 +120,7 @@ DDim ShapeFromTensors(const ExecutionContext& ctx) {
     }
     origin = "input `ShapeTensorList`";
   }
-  CheckShape(shape, false, origin);
+  CheckShapeValues(kOp, origin, shape, false);
   return DDim(shape);
 }
 

@@ -66,7 +66,7 @@ DDim ResolveShape(const std::vector<int64_t>& shape, const DDim& in, const std::
   PL_ENFORCE(shape.size() <= static_cast<size_t>(DDim::kMaxRank),
              errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %zu", kOp,
                                      origin, DDim::kMaxRank, shape.size()));
-  std::vector<int64_t> out(shape.size());
+  std::vector<int64_t> out(shape.size(), -1);
   int infer_index = -1;
   int64_t known = 1;  // Product of the resolved dims other than the -1 one.
   bool unknown = false;
@@ -90,11 +90,13 @@ DDim ResolveShape(const std::vector<int64_t>& shape, const DDim& in, const std::
                                          origin, ListToString(shape)));
       out[i] = shape[i];
     }
-    if (out[i] < 0) {
-      unknown = true;
-    } else {
-      known *= out[i];
-    }
+    unknown |= out[i] < 0;
+  }
+  // With the -1 entry still -1, the shape must be one a tensor can have: its known dims
+  // multiplied must fit in int64 (so `known` below cannot overflow either).
+  CheckShapeValues(kOp, origin, out, /*allow_unknown=*/true);
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] >= 0) known *= out[i];
   }
   const int64_t in_numel = in.numel();
   if (infer_index >= 0) {
@@ -196,10 +198,12 @@ struct Reshape2Kernel {
       xshape->set_lod({});
       xshape->mutable_data<T>(ctx.GetPlace());  // 0 elements: marks it as produced.
     }
-    if (out == x) return;  // In place: infer-shape already gave X its new dims.
+    // Shape tensors are read here (run-time infer-shape leaves them to the kernel), before
+    // an in-place Out (the variable of X) changes X's dims.
     if (ctx.HasInput("ShapeTensor") || ctx.HasInput("Shape")) {
       out->Resize(ShapeFromTensors(ctx, x->dims()));
     }
+    if (out == x) return;  // In place: only the dims change.
     // The LoD describes dim 0, so it survives only when dim 0 does.
     const bool keep_lod =
         out->dims().size() > 0 && x->dims().size() > 0 && out->dims()[0] == x->dims()[0];

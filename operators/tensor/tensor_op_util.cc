@@ -26,7 +26,7 @@ std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
 
 std::vector<int> CheckedTransposeAxis(const std::vector<int>& axis, int rank) {
   constexpr char kOp[] = "transpose2";
-  PL_ENFORCE(static_cast<int>(axis.size()) == rank,
+  PL_ENFORCE(rank >= 0 && axis.size() == static_cast<size_t>(rank),
              errors::InvalidArgument("op `%s` attribute `axis`: expected %d entries (the rank of "
                                      "input `X`), received %zu: %s",
                                      kOp, rank, axis.size(), ListToString(axis)));
@@ -42,6 +42,31 @@ std::vector<int> CheckedTransposeAxis(const std::vector<int>& axis, int rank) {
     resolved[i] = a;
   }
   return resolved;
+}
+
+void CheckShapeValues(const std::string& op, const std::string& origin,
+                      const std::vector<int64_t>& shape, bool allow_unknown) {
+  PL_ENFORCE(shape.size() <= static_cast<size_t>(DDim::kMaxRank),
+             errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %zu", op,
+                                     origin, DDim::kMaxRank, shape.size()));
+  for (int64_t d : shape) {
+    PL_ENFORCE(d >= 0 || (allow_unknown && d == -1),
+               errors::InvalidArgument("op `%s` %s: expected dims >= 0%s, received %s", op, origin,
+                                       allow_unknown ? " (or -1 before run time)" : "",
+                                       ListToString(shape)));
+  }
+  // Rank and signs are fine: what is left for ShapeProblem to find is an overflowing product.
+  PL_ENFORCE(framework::ShapeProblem(shape, allow_unknown).empty(),
+             errors::InvalidArgument("op `%s` %s: expected dims whose product fits in int64, "
+                                     "received %s",
+                                     op, origin, ListToString(shape)));
+}
+
+DDim UnknownDims(const std::string& op, const std::string& origin, int64_t rank) {
+  PL_ENFORCE(rank >= 0 && rank <= DDim::kMaxRank,
+             errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %lld", op,
+                                     origin, DDim::kMaxRank, static_cast<long long>(rank)));
+  return DDim(std::vector<int64_t>(static_cast<size_t>(rank), -1));
 }
 
 }  // namespace operators

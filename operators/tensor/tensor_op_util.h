@@ -1,6 +1,7 @@
 // Helpers shared by the tensor ops (fill_constant, cast, reshape2, transpose2, assign).
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -46,11 +47,28 @@ std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
 // attribute unless it permutes [0, rank).
 std::vector<int> CheckedTransposeAxis(const std::vector<int>& axis, int rank);
 
-// "[2, 3, -1]"
+// InvalidArgumentError "op `<op>` <origin>: expected ..." unless `shape` (an attribute or the
+// values of a shape tensor, as given in a program) can be a tensor's shape: at most
+// DDim::kMaxRank dims, each >= 0 (or -1 when `allow_unknown`, at build time), and non-zero
+// dims whose product fits in int64 (framework::ShapeProblem), so that numel() and every
+// size computed from it cannot overflow.
+void CheckShapeValues(const std::string& op, const std::string& origin,
+                      const std::vector<int64_t>& shape, bool allow_unknown);
+
+// `rank` unknown dims (-1): the build-time shape of an output whose dims come from a tensor
+// of `rank` values. InvalidArgumentError naming `op` and `origin` unless
+// 0 <= rank <= DDim::kMaxRank (checked before anything is allocated).
+DDim UnknownDims(const std::string& op, const std::string& origin, int64_t rank);
+
+// "[2, 3, -1]"; a list longer than 32 values shows its first 32 and its length
+// ("[0, 1, ..., 31, ... (40 values)]"), so that a message about a hostile list stays small.
 template <typename T>
 std::string ListToString(const std::vector<T>& v) {
+  constexpr size_t kMaxShown = 32;
+  const size_t shown = std::min(v.size(), kMaxShown);
   std::string s = "[";
-  for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  for (size_t i = 0; i < shown; ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+  if (shown < v.size()) s += ", ... (" + std::to_string(v.size()) + " values)";
   return s + "]";
 }
 

@@ -24,8 +24,8 @@ constexpr char kSqueeze[] = "squeeze2";
 // at its position in the shape built so far (a negative axis a means a + rank + 1 there).
 // `inserted`, if given, receives per output dim whether it is one of the new ones.
 DDim UnsqueezeDims(const DDim& x, const std::vector<int>& axes, std::vector<bool>* inserted) {
-  const int out_rank = x.size() + static_cast<int>(axes.size());
-  PL_ENFORCE(out_rank <= DDim::kMaxRank,
+  // Compared as sizes: a huge list must not wrap around when counted as an int.
+  PL_ENFORCE(axes.size() <= static_cast<size_t>(DDim::kMaxRank - x.size()),
              errors::InvalidArgument("op `%s` attribute `axes`: input `X` of shape %s with %zu "
                                      "new dims exceeds the maximum rank %d",
                                      kUnsqueeze, x.ToString(), axes.size(), DDim::kMaxRank));
