@@ -86,9 +86,14 @@ DenseTensor ReadTensorRecord(const std::string& bytes, size_t* offset, const std
              errors::InvalidArgument("tensor file `%s`: TensorDesc size %d at byte %zu is out of range",
                                      source, desc_size, *offset - 4));
   proto::VarType::TensorDesc desc;
-  PL_ENFORCE(desc.ParseFromArray(bytes.data() + *offset, desc_size),
+  // ParsePartial: a missing required field is reported here, not logged by protobuf.
+  PL_ENFORCE(desc.ParsePartialFromArray(bytes.data() + *offset, desc_size),
              errors::InvalidArgument("tensor file `%s`: unparsable TensorDesc at byte %zu", source,
                                      *offset));
+  PL_ENFORCE(desc.IsInitialized(),
+             errors::InvalidArgument("tensor file `%s`: the TensorDesc at byte %zu lacks its "
+                                     "data_type",
+                                     source, *offset));
   *offset += static_cast<size_t>(desc_size);
   PL_ENFORCE(platform::IsSupportedDataType(desc.data_type()),
              errors::InvalidArgument("tensor file `%s`: unsupported data type %d", source,

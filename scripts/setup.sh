@@ -6,6 +6,7 @@
 #   scripts/setup.sh            # install + configure + build
 #   BUILD_DIR=out scripts/setup.sh
 #   CMAKE_ARGS="-DWITH_GPU=OFF" scripts/setup.sh
+#   CMAKE_BUILD_TYPE=RelWithDebInfo scripts/setup.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,7 +37,7 @@ fi
 # Paths relative to the checkout, so ccache hits across clones in other directories.
 export CCACHE_BASEDIR="$PWD"
 JOBS=${JOBS:-$(nproc)}
-cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=Release ${CMAKE_ARGS:-} >/dev/null
+cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" ${CMAKE_ARGS:-} >/dev/null
 cmake --build "$BUILD_DIR" -j"$JOBS"
 echo "setup: built into $BUILD_DIR"
 

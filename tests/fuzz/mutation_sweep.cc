@@ -868,7 +868,10 @@ int main(int argc, char** argv) {
         const std::string keep = work + "/failures/case_" + std::to_string(c.id);
         fs::rename(c.dir, keep);
         std::string cmd;
-        for (const auto& a : c.argv) cmd += a + " ";
+        for (std::string a : c.argv) {
+          if (a.find(c.dir) != std::string::npos) a.replace(a.find(c.dir), c.dir.size(), keep);
+          cmd += a + " ";
+        }
         WriteAll(keep + "/command", cmd + "\n");
         failures.push_back(o.category + " case " + std::to_string(c.id) + " [" + c.model + ", " + c.kind + ": " +
                            c.what + "] " + o.detail + "\n    " + cmd);
