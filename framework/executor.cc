@@ -1,5 +1,6 @@
 #include "framework/executor.h"
 
+#include <chrono>
 #include <new>
 #include <set>
 #include <unordered_map>
@@ -24,21 +25,42 @@ std::vector<std::string> PreparedProgram::FreedAfter(size_t i) const {
 Executor::Executor(const platform::Place& place) : place_(place) {}
 
 namespace {
+// "Input: x, Filter: w; Output: y": the variables an op reads and writes, for error messages
+// (the first few of each slot).
+std::string DescribeSlots(const OperatorBase& op) {
+  constexpr size_t kShown = 4;
+  const auto list = [&](const VariableNameMap& slots) {
+    std::string s;
+    for (const auto& kv : slots) {
+      s += (s.empty() ? "" : ", ") + kv.first + ":";
+      for (size_t i = 0; i < kv.second.size() && i < kShown; ++i) s += " " + kv.second[i];
+      if (kv.second.size() > kShown) s += " ... (" + std::to_string(kv.second.size()) + ")";
+    }
+    return s;
+  };
+  return list(op.Inputs()) + "; " + list(op.Outputs());
+}
+
 // Runs fn() for op #`index` of block `block`; an error it throws is rethrown, of the same
-// kind, naming the op's place in the program: "block 0 op #12: op `conv2d` input ..." when the
-// message names the op already, else "block 0 op #12 `conv2d`: <message>".
+// kind, naming the op's place in the program and its variables:
+//   "block 0 op #12 (Input: x, Filter: w; Output: y): op `conv2d` input ..." when the
+// message names the op already, else "block 0 op #12 `conv2d` (...): <message>".
+// `op` is null while the operator is being created.
 template <typename Fn>
-void AtOp(int block, size_t index, const std::string& type, Fn&& fn) {
+void AtOp(int block, size_t index, const std::string& type, const OperatorBase* op, Fn&& fn) {
+  const auto where = [&](bool with_type) {
+    std::string s = platform::Sprintf("block %d op #%zu", block, index);
+    if (with_type) s += " `" + type + "`";
+    if (op != nullptr) s += " (" + DescribeSlots(*op) + ")";
+    return s;
+  };
   try {
     fn();
   } catch (const platform::Error& e) {
     const std::string own = "op `" + type + "`";
-    const bool names_op = e.message().compare(0, own.size(), own) == 0;
-    platform::RethrowWithContext(
-        e, names_op ? platform::Sprintf("block %d op #%zu", block, index)
-                    : platform::Sprintf("block %d op #%zu `%s`", block, index, type));
+    platform::RethrowWithContext(e, where(e.message().compare(0, own.size(), own) != 0));
   } catch (const std::bad_alloc&) {
-    throw errors::Unavailable("block %d op #%zu `%s`: out of memory", block, index, type);
+    throw errors::Unavailable("%s: out of memory", where(true));
   }
 }
 }  // namespace
@@ -100,7 +122,7 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
   // Operators and their bindings.
   for (size_t i = 0; i < block.OpSize(); ++i) {
     const OpDesc& desc = *block.Op(i);
-    AtOp(block_id, i, desc.Type(), [&] {
+    AtOp(block_id, i, desc.Type(), nullptr, [&] {
       prepared->ops_.push_back(OpRegistry::CreateOp(desc));
       prepared->prepared_.push_back(
           std::make_unique<PreparedOp>(*prepared->ops_.back(), local, place_));
@@ -130,11 +152,29 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
   return prepared;
 }
 
-void Executor::Run(PreparedProgram* prepared) {
+void Executor::Run(PreparedProgram* prepared, ExecutionProfile* profile) {
+  using Clock = std::chrono::steady_clock;
   const platform::ScopedFlushDenormal flush;  // Once per run, not per op.
+  const Clock::time_point run_start = Clock::now();
+  if (profile != nullptr) {
+    profile->ops.clear();
+    profile->ops.reserve(prepared->prepared_.size());
+  }
   for (size_t i = 0; i < prepared->prepared_.size(); ++i) {
     PreparedOp& op = *prepared->prepared_[i];
-    AtOp(prepared->block_id_, i, prepared->ops_[i]->Type(), [&] { op.Run(); });
+    const OperatorBase& base = *prepared->ops_[i];
+    const Clock::time_point op_start = profile != nullptr ? Clock::now() : Clock::time_point();
+    AtOp(prepared->block_id_, i, base.Type(), &base, [&] { op.Run(); });
+    if (profile != nullptr) {
+      OpRecord r;
+      r.seconds = std::chrono::duration<double>(Clock::now() - op_start).count();
+      r.index = i;
+      r.type = base.Type();
+      r.has_kernel = op.kernel() != nullptr;
+      if (r.has_kernel) r.key = op.kernel()->key;
+      r.transforms = op.TransformRecords();
+      profile->ops.push_back(std::move(r));
+    }
     for (auto& dead : prepared->free_after_[i]) {
       if (dead.second->IsType<DenseTensor>()) {
         dead.second->GetMutable<DenseTensor>()->clear();
@@ -143,11 +183,18 @@ void Executor::Run(PreparedProgram* prepared) {
       }
     }
   }
+  if (profile != nullptr) {
+    profile->seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
+  }
 }
 
 std::vector<DenseTensor> Executor::Run(const ProgramDesc& program, Scope* scope,
                                        const std::map<std::string, DenseTensor>& feeds,
-                                       const std::vector<std::string>& fetches) {
+                                       const std::vector<std::string>& fetches,
+                                       const RunOptions& options) {
+  PL_ENFORCE(options.repeat >= 1,
+             errors::InvalidArgument("run: expected a repeat count >= 1, received %d",
+                                     options.repeat));
   // Work on a copy whose feed/fetch ops are replaced: feeds go straight into variables, and
   // one fetch op per name fills a holder, so fetching works as in a saved program (a
   // SelectedRows, for one, arrives as its dense tensor).
@@ -168,16 +215,19 @@ std::vector<DenseTensor> Executor::Run(const ProgramDesc& program, Scope* scope,
   std::vector<std::string> keep = fetches;
   keep.push_back(holder);
   auto prepared = Prepare(copy, 0, scope, keep);
-  for (const auto& kv : feeds) {
-    Variable* v = prepared->local_scope()->FindVar(kv.first);
-    PL_ENFORCE(v != nullptr,
-               errors::NotFound("feed `%s`: the program has no variable of that name", kv.first));
-    PL_ENFORCE(!v->IsInitialized() || v->IsType<DenseTensor>(),
-               errors::InvalidArgument("feed `%s`: expected a dense tensor variable, found %s",
-                                       kv.first, HeldTypeName(*v)));
-    *v->GetMutable<DenseTensor>() = kv.second;
+  for (int r = 0; r < options.repeat; ++r) {
+    // Fed again before each run: an op may free or overwrite a fed variable.
+    for (const auto& kv : feeds) {
+      Variable* v = prepared->local_scope()->FindVar(kv.first);
+      PL_ENFORCE(v != nullptr, errors::NotFound(
+                                   "feed `%s`: the program has no variable of that name", kv.first));
+      PL_ENFORCE(!v->IsInitialized() || v->IsType<DenseTensor>(),
+                 errors::InvalidArgument("feed `%s`: expected a dense tensor variable, found %s",
+                                         kv.first, HeldTypeName(*v)));
+      *v->GetMutable<DenseTensor>() = kv.second;
+    }
+    Run(prepared.get(), r + 1 == options.repeat ? options.profile : nullptr);
   }
-  Run(prepared.get());
   if (fetches.empty()) return {};
   return prepared->local_scope()->FindVar(holder)->Get<FetchList>();
 }

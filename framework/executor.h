@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/execution_profile.h"
 #include "framework/prepared_op.h"
 #include "framework/program_desc.h"
 
@@ -50,7 +51,13 @@ class Executor {
   // (running out of memory is an UnavailableError).
   std::unique_ptr<PreparedProgram> Prepare(const ProgramDesc& program, int block_id, Scope* scope,
                                            const std::vector<std::string>& keep = {});
-  void Run(PreparedProgram* prepared);
+  // Runs every op once; with `profile`, records each op's kernel, transforms and time.
+  void Run(PreparedProgram* prepared, ExecutionProfile* profile = nullptr);
+
+  struct RunOptions {
+    int repeat = 1;                        // Runs of the prepared program; fetches are the last's.
+    ExecutionProfile* profile = nullptr;   // Filled from the last run.
+  };
 
   // One-shot convenience: runs block 0 with `feeds` (variable name -> tensor) and returns the
   // `fetches` (variable names) as CPU tensors, read by `fetch` ops (a SelectedRows comes back
@@ -58,7 +65,13 @@ class Executor {
   // Program's feed/fetch targets to choose the names.
   std::vector<DenseTensor> Run(const ProgramDesc& program, Scope* scope,
                                const std::map<std::string, DenseTensor>& feeds,
-                               const std::vector<std::string>& fetches);
+                               const std::vector<std::string>& fetches,
+                               const RunOptions& options);
+  std::vector<DenseTensor> Run(const ProgramDesc& program, Scope* scope,
+                               const std::map<std::string, DenseTensor>& feeds,
+                               const std::vector<std::string>& fetches) {
+    return Run(program, scope, feeds, fetches, RunOptions());
+  }
 
   const platform::Place& place() const { return place_; }
 

@@ -97,6 +97,30 @@ void PreparedOp::ApplyTransforms() {
   }
 }
 
+std::vector<TransformRecord> PreparedOp::TransformRecords() const {
+  std::vector<TransformRecord> records;
+  for (const auto& tr : transforms_) {
+    const DenseTensor& from = tr.source->Get<DenseTensor>();
+    const DenseTensor* to = TensorOf(*tr.target);
+    TransformRecord r;
+    r.slot = tr.slot;
+    r.variable = op_.InputNames(tr.slot)[tr.index];
+    if (from.dtype() != tr.dtype) {
+      r.kind = "cast " + platform::DataTypeName(from.dtype()) + "->" +
+               platform::DataTypeName(tr.dtype);
+    }
+    if (to != nullptr && to->initialized() && to->place() != from.place()) {
+      r.kind += (r.kind.empty() ? "copy " : ", copy ") + from.place().ToString() + "->" +
+                to->place().ToString();
+    }
+    if (to != nullptr && to->initialized()) {
+      r.bytes = static_cast<size_t>(to->numel()) * platform::SizeOf(to->dtype());
+    }
+    records.push_back(std::move(r));
+  }
+  return records;
+}
+
 void PreparedOp::CheckNanInf() const {
   for (const auto& kv : kernel_ctx_.outputs) {
     for (size_t i = 0; i < kv.second.size(); ++i) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <vector>
 
+#include "framework/execution_profile.h"
 #include "framework/operator.h"
 
 namespace paddle_like {
@@ -28,6 +29,8 @@ class PreparedOp {
   const KernelInfo* kernel() const { return kernel_; }
   // How many times a kernel was chosen (1 after any number of same-typed runs).
   int kernel_choices() const { return kernel_choices_; }
+  // The input transforms of the last run (kind and bytes each), for profiles.
+  std::vector<TransformRecord> TransformRecords() const;
 
  private:
   struct InputSignature {

@@ -93,6 +93,26 @@ TEST(Cli, RunQuadraticWritesNpy) {
   EXPECT_TRUE(Contains(positional.out, "[[6, 11], [18, 27]]"));
 }
 
+TEST(Cli, RunRepeatsAndProfiles) {
+  const std::string profile = testing::CliTempDir() + "/profile.json";
+  CliResult r = RunCli({"run", "--program", kProgram, "--feed", "x=" + kInput, "--repeat", "3",
+                        "--profile", profile});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // The fetched values are those of one run: repeating feeds the same input each time.
+  EXPECT_TRUE(Contains(r.out, "[[6, 11], [18, 27]]")) << r.out;
+  const std::string json = platform::ReadFile(profile);
+  EXPECT_TRUE(Contains(json, "\"runs\": 3")) << json;
+  EXPECT_TRUE(Contains(json, "\"type\": \"quadratic\"")) << json;
+  EXPECT_TRUE(Contains(json, "\"library\": \"PLAIN\"")) << json;
+  EXPECT_TRUE(Contains(json, "\"by_type\"")) << json;
+  EXPECT_TRUE(Contains(r.err, "profile of one run")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "quadratic {CPU, float32, PLAIN, ANY}")) << r.err;
+
+  CliResult zero = RunCli({"run", "--program", kProgram, "--feed", "x=" + kInput, "--repeat", "0"});
+  EXPECT_EQ(zero.code, 1);
+  EXPECT_TRUE(Contains(zero.err, "--repeat expects a positive integer, received `0`")) << zero.err;
+}
+
 TEST(Cli, RunLoadsAndChecksParameters) {
   // A program whose quadratic reads a persistable parameter `w` instead of a feed.
   std::string text = QuadraticWith("inputs { parameter: \"X\" arguments: \"x\" }\n    outputs",

@@ -199,6 +199,13 @@ TEST_F(ExecutorTest, MixedDtypeInputIsTransformedAndCounted) {
   EXPECT_EQ(run.Out(), (std::vector<double>{1.75, 6}));
   // The input variable itself is untouched.
   EXPECT_EQ(run.scope.FindVar("y")->Get<DenseTensor>().dtype(), DataType::FLOAT64);
+  // A profile reports the cast: slot, variable, kind and the bytes it wrote.
+  const auto records = run.prepared->TransformRecords();
+  ASSERT_EQ(records.size(), 1u);
+  EXPECT_EQ(records[0].slot, "Y");
+  EXPECT_EQ(records[0].variable, "y");
+  EXPECT_EQ(records[0].kind, "cast float64->float32");
+  EXPECT_EQ(records[0].bytes, 2 * sizeof(float));
 }
 
 TEST_F(ExecutorTest, KernelMissListsEveryRegisteredKey) {

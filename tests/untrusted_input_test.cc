@@ -336,7 +336,7 @@ TEST(UntrustedAttributes, ErrorsWhileRunningNameTheOpsPlace) {
   feeds["x"] = testing::MakeTensor<float>(DDim({3}), {1, 2, 3});
   feeds["z"] = testing::MakeTensor<float>(DDim({2}), {1, 2});
   ExpectError<platform::InvalidArgumentError>([&] { exec.Run(program, &scope, feeds, {"w"}); },
-                                              {"block 0 op #1: op `elementwise_add`"});
+                                              {"block 0 op #1 (X: y, Y: z; Out: w): op `elementwise_add` attribute `axis`"});
 }
 
 // ---- op declarations ----

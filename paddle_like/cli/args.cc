@@ -53,5 +53,19 @@ std::vector<std::string> Args::GetAll(const std::string& name) const {
   return it == values_.end() ? std::vector<std::string>{} : it->second;
 }
 
+int64_t Args::GetPositiveInt(const std::string& verb, const std::string& name,
+                             int64_t fallback) const {
+  if (!Has(name)) return fallback;
+  const std::string value = Get(name);
+  try {
+    size_t used = 0;
+    const long long v = std::stoll(value, &used);
+    if (used == value.size() && v > 0) return v;
+  } catch (const std::exception&) {
+  }
+  throw errors::InvalidArgument("%s: --%s expects a positive integer, received `%s`", verb, name,
+                                value);
+}
+
 }  // namespace cli
 }  // namespace paddle_like

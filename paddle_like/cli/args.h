@@ -3,6 +3,7 @@
 // value or a value given to a flag is an InvalidArgumentError naming the option.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <set>
 #include <string>
@@ -21,6 +22,9 @@ class Args {
   bool Has(const std::string& name) const { return values_.count(name) > 0; }
   // The last value given for `name`, or `fallback`.
   std::string Get(const std::string& name, const std::string& fallback = "") const;
+  // The last value of `name` as an integer > 0, or `fallback` when absent;
+  // InvalidArgumentError "<verb>: --<name> expects a positive integer ..." otherwise.
+  int64_t GetPositiveInt(const std::string& verb, const std::string& name, int64_t fallback) const;
   // Every value given for `name`, in order.
   std::vector<std::string> GetAll(const std::string& name) const;
   const std::vector<std::string>& positional() const { return positional_; }

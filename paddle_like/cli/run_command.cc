@@ -16,7 +16,9 @@
 #include "framework/scope.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
+#include "paddle_like/cli/profile_report.h"
 #include "paddle_like/cli/program_path.h"
+#include "platform/file_util.h"
 
 namespace paddle_like {
 namespace cli {
@@ -44,7 +46,10 @@ constexpr char kRunUsage[] =
     "  --feed NAME=FILE  feeds variable NAME; a FILE without NAME= goes to the next feed\n"
     "                    target (in `col` order) not fed by name\n"
     "  --fetch NAME      variable to fetch (default: the program's fetch targets)\n"
-    "  --out DIR         writes DIR/<name>.npy per fetched variable ('/' becomes '_')\n";
+    "  --out DIR         writes DIR/<name>.npy per fetched variable ('/' becomes '_')\n"
+    "  --repeat N        runs the prepared program N times (fetches come from the last run)\n"
+    "  --profile FILE    writes the last run's profile as JSON (per op: kernel key, data\n"
+    "                    transforms, time; totals per op type) and prints a table to stderr\n";
 
 // Fails before any file is read when an op of the program is not registered; names every
 // missing op type and where the first one is used.
@@ -245,7 +250,8 @@ std::string OutputFileName(const std::string& name) {
 }  // namespace
 
 int RunCommand(const std::vector<std::string>& argv) {
-  const Args args(argv, {"program", "params", "params-dir", "feed", "fetch", "out"}, {"help"});
+  const Args args(argv, {"program", "params", "params-dir", "feed", "fetch", "out", "repeat", "profile"},
+                  {"help"});
   if (args.Has("help")) {
     std::cout << kRunUsage;
     return 0;
@@ -267,7 +273,15 @@ int RunCommand(const std::vector<std::string>& argv) {
   const std::vector<std::string> fetches = FetchNames(program, args);
 
   framework::Executor executor{platform::CPUPlace()};
-  const std::vector<DenseTensor> results = executor.Run(program, &scope, feeds, fetches);
+  framework::Executor::RunOptions options;
+  options.repeat = static_cast<int>(std::min<int64_t>(args.GetPositiveInt("run", "repeat", 1), 1 << 30));
+  framework::ExecutionProfile profile;
+  if (args.Has("profile")) options.profile = &profile;
+  const std::vector<DenseTensor> results = executor.Run(program, &scope, feeds, fetches, options);
+  if (args.Has("profile")) {
+    platform::WriteFileAtomically(args.Get("profile"), ProfileJson(profile, options.repeat));
+    std::cerr << ProfileTable(profile);
+  }
 
   const std::string out_dir = args.Get("out");
   if (!out_dir.empty()) {

@@ -1,0 +1,49 @@
+// ExecutionProfile: what one run of a prepared program did, op by op, in execution order:
+// the kernel each op ran (its key), the data transforms applied to its inputs, and its time.
+// Filled by Executor::Run when the caller passes one; runs without a profile pay nothing.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "framework/kernel_key.h"
+
+namespace paddle_like {
+namespace framework {
+
+// One input converted before a kernel ran (PreparedOp's planned transforms).
+struct TransformRecord {
+  std::string slot;      // Input slot and variable, e.g. "X" and "x".
+  std::string variable;
+  std::string kind;      // "cast float64->float32", "copy gpu:0->cpu", or both joined by ", ".
+  size_t bytes = 0;      // Bytes written (the converted tensor).
+};
+
+struct OpRecord {
+  size_t index = 0;           // Position in the block.
+  std::string type;
+  bool has_kernel = false;    // False for ops that run without kernels (feed, fetch, load ...).
+  KernelKey key;              // The kernel that ran, when has_kernel.
+  std::vector<TransformRecord> transforms;
+  double seconds = 0;         // Transforms, shape inference and the kernel.
+};
+
+struct ExecutionProfile {
+  std::vector<OpRecord> ops;
+  double seconds = 0;  // The whole run, freeing of temporaries included.
+
+  // Per op type, in order of total time: count, total seconds, share of the ops' time.
+  struct TypeTotal {
+    std::string type;
+    size_t count = 0;
+    double seconds = 0;
+    double share = 0;
+  };
+  std::vector<TypeTotal> ByType() const;
+  size_t TransformCount() const;
+  size_t TransformBytes() const;
+};
+
+}  // namespace framework
+}  // namespace paddle_like
