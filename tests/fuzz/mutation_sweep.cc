@@ -666,6 +666,12 @@ pid_t Spawn(const Case& c, size_t mem_limit_mb) {
     lim.rlim_cur = lim.rlim_max = static_cast<rlim_t>(mem_limit_mb) << 20;
     setrlimit(RLIMIT_AS, &lim);
   }
+  // An AddressSanitizer build reserves terabytes of address space, so it runs without the
+  // limit above (--mem-limit-mb 0); its allocator then refuses single allocations past 4 GiB
+  // (as failed allocations, not reports) so that no case can exhaust the machine.
+  std::string asan = "max_allocation_size_mb=4096:allocator_may_return_null=1";
+  if (const char* given = getenv("ASAN_OPTIONS")) asan = std::string(given) + ":" + asan;
+  setenv("ASAN_OPTIONS", asan.c_str(), 1);
   std::vector<char*> args;
   for (const auto& a : c.argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
