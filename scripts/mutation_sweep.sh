@@ -6,6 +6,7 @@
 #   scripts/mutation_sweep.sh                      # 4000 cases, seed 1, the Release build
 #   scripts/mutation_sweep.sh --cases 500 --seed 3
 #   scripts/mutation_sweep.sh --sanitize=address   # the same against the ASan+UBSan build
+#                                                  # (--sanitize=thread: the TSan build)
 # Other arguments go to mutation_sweep (--model NAME, --jobs J, --timeout S, --work DIR).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,17 +20,10 @@ for arg in "$@"; do
   esac
 done
 
+source scripts/sanitize_env.sh
 MEM_LIMIT=(--mem-limit-mb 6144)
-if [[ "$SANITIZE" == address ]]; then
-  export BUILD_DIR="${BUILD_DIR:-build-asan}"
-  export CMAKE_ARGS="-DPL_SANITIZE=address -DWITH_GPU=OFF -DWITH_BENCHMARKS=OFF ${CMAKE_ARGS:-}"
-  export ASAN_OPTIONS="${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1}"
-  export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-  MEM_LIMIT=(--mem-limit-mb 0)  # ASan reserves terabytes of address space.
-elif [[ -n "$SANITIZE" ]]; then
-  echo "mutation_sweep.sh: --sanitize takes address only" >&2
-  exit 2
-fi
+# Sanitizers reserve terabytes of address space: the sweep caps allocations instead.
+[[ -n "$SANITIZE" ]] && MEM_LIMIT=(--mem-limit-mb 0)
 BUILD="${BUILD_DIR:-build}"
 scripts/setup.sh
 "$BUILD/tests/fuzz/mutation_sweep" --paddle-like "$BUILD/bin/paddle_like" \

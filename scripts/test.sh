@@ -19,24 +19,7 @@ for arg in "$@"; do
   esac
 done
 
-case "$SANITIZE" in
-  "") ;;
-  address)
-    export BUILD_DIR="${BUILD_DIR:-build-asan}"
-    # Large allocations that a test expects to fail must fail with an error, not abort.
-    export ASAN_OPTIONS="${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1:abort_on_error=0}"
-    export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
-    ;;
-  thread)
-    export BUILD_DIR="${BUILD_DIR:-build-tsan}"
-    export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1:second_deadlock_stack=1}"
-    ;;
-  *) echo "test.sh: --sanitize takes address or thread, not '$SANITIZE'" >&2; exit 2 ;;
-esac
-if [[ -n "$SANITIZE" ]]; then
-  export CMAKE_ARGS="-DPL_SANITIZE=$SANITIZE -DWITH_GPU=OFF -DWITH_BENCHMARKS=OFF ${CMAKE_ARGS:-}"
-fi
-
+source scripts/sanitize_env.sh
 scripts/setup.sh
 cd "${BUILD_DIR:-build}"
 ctest --output-on-failure -j"$(nproc)" ${CTEST_ARGS[@]+"${CTEST_ARGS[@]}"}

@@ -117,6 +117,18 @@ bool IsSet(const framework::Attribute& a) {
   return false;
 }
 
+// A window's output size along `axis`, computed in 128 bits, as int64; InvalidArgumentError
+// naming `paddings` when it does not fit (`input` describes the input for the message).
+int64_t NarrowOutputSize(const std::string& op, const char* axis, Wide out,
+                         const std::string& input, int64_t p0, int64_t p1) {
+  PL_ENFORCE(out <= std::numeric_limits<int64_t>::max(),
+             errors::InvalidArgument("op `%s` attribute `paddings`: output %s would exceed int64 "
+                                     "(%s, paddings [%lld, %lld])",
+                                     op, axis, input, static_cast<long long>(p0),
+                                     static_cast<long long>(p1)));
+  return static_cast<int64_t>(out);
+}
+
 // The output shape that the window attributes give must be one a tensor can have.
 void CheckOutputCountable(const std::string& op, const DDim& out, const AttributeMap& attrs) {
   const std::string problem = framework::ShapeProblem(out.data(), out.size(), true);
@@ -203,13 +215,8 @@ Conv2dGeometry ResolveConv2d(const std::string& op, const DDim& input, const DDi
     if (in < 0 || k < 0) return -1;
     const Wide span = Wide(d) * (k - 1) + 1;
     const Wide padded = Wide(in) + p0 + p1;
-    const Wide wide_out = padded >= span ? (padded - span) / s + 1 : 0;
-    PL_ENFORCE(wide_out <= std::numeric_limits<int64_t>::max(),
-               errors::InvalidArgument("op `%s` attribute `paddings`: output %s would exceed "
-                                       "int64 (Input %s, paddings [%lld, %lld])",
-                                       op, axis, input.ToString(), static_cast<long long>(p0),
-                                       static_cast<long long>(p1)));
-    const int64_t out = static_cast<int64_t>(wide_out);
+    const int64_t out = NarrowOutputSize(op, axis, padded >= span ? (padded - span) / s + 1 : 0,
+                                         "Input " + input.ToString(), p0, p1);
     PL_ENFORCE(out > 0,
                errors::InvalidArgument(
                    "op `%s`: output %s would be %lld, expected > 0 (Input %s, Filter %s, "
@@ -306,13 +313,8 @@ Pool2dGeometry ResolvePool2d(const std::string& op, const DDim& x, const Attribu
     if (global) return 1;
     if (in < 0) return -1;
     const Wide span = Wide(in) - k + p0 + p1 + (ceil_mode ? s - 1 : 0);
-    const Wide wide_out = span >= 0 ? span / s + 1 : 0;
-    PL_ENFORCE(wide_out <= std::numeric_limits<int64_t>::max(),
-               errors::InvalidArgument("op `%s` attribute `paddings`: output %s would exceed "
-                                       "int64 (X %s, paddings [%lld, %lld])",
-                                       op, axis, x.ToString(), static_cast<long long>(p0),
-                                       static_cast<long long>(p1)));
-    const int64_t out = static_cast<int64_t>(wide_out);
+    const int64_t out =
+        NarrowOutputSize(op, axis, span >= 0 ? span / s + 1 : 0, "X " + x.ToString(), p0, p1);
     PL_ENFORCE(out > 0,
                errors::InvalidArgument(
                    "op `%s`: output %s would be %lld, expected > 0 (X %s, ksize %lld, paddings "
