@@ -88,7 +88,8 @@ void StampOpVersions(ProgramDesc* program) {
 
 std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, int block_id,
                                                    Scope* scope,
-                                                   const std::vector<std::string>& keep) {
+                                                   const std::vector<std::string>& keep,
+                                                   const PlacementRules& rules) {
   CheckOpVersions(program);
   const BlockDesc& block = program.Block(static_cast<size_t>(block_id));
   auto prepared = std::unique_ptr<PreparedProgram>(new PreparedProgram);
@@ -119,13 +120,19 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
     }
   }
 
-  // Operators and their bindings.
+  // Operators, their kernel placement and their bindings.
+  std::vector<const OperatorBase*> ops;
   for (size_t i = 0; i < block.OpSize(); ++i) {
     const OpDesc& desc = *block.Op(i);
-    AtOp(block_id, i, desc.Type(), nullptr, [&] {
-      prepared->ops_.push_back(OpRegistry::CreateOp(desc));
+    AtOp(block_id, i, desc.Type(), nullptr,
+         [&] { prepared->ops_.push_back(OpRegistry::CreateOp(desc)); });
+    ops.push_back(prepared->ops_.back().get());
+  }
+  const std::vector<OpPlacement> placements = PlaceKernels(ops, rules);
+  for (size_t i = 0; i < ops.size(); ++i) {
+    AtOp(block_id, i, ops[i]->Type(), ops[i], [&] {
       prepared->prepared_.push_back(
-          std::make_unique<PreparedOp>(*prepared->ops_.back(), local, place_));
+          std::make_unique<PreparedOp>(*ops[i], local, place_, placements[i]));
     });
   }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "framework/execution_profile.h"
+#include "framework/kernel_placement.h"
 #include "framework/prepared_op.h"
 #include "framework/program_desc.h"
 
@@ -47,10 +48,12 @@ class Executor {
   explicit Executor(const platform::Place& place);
 
   // `keep`: temporaries that must survive the run (e.g. what the caller fetches).
+  // `rules`: per-op-type placement on top of the ops' attributes (kernel_placement.h).
   // Errors while preparing or running an op name where it is: "block 0 op #12 `conv2d` ..."
   // (running out of memory is an UnavailableError).
   std::unique_ptr<PreparedProgram> Prepare(const ProgramDesc& program, int block_id, Scope* scope,
-                                           const std::vector<std::string>& keep = {});
+                                           const std::vector<std::string>& keep = {},
+                                           const PlacementRules& rules = PlacementRules());
   // Runs every op once; with `profile`, records each op's kernel, transforms and time.
   void Run(PreparedProgram* prepared, ExecutionProfile* profile = nullptr);
 

@@ -13,6 +13,15 @@ KernelChoiceOptions KernelChoiceOptions::FromFlags(const platform::Place& place)
   return o;
 }
 
+KernelChoiceOptions KernelChoiceOptions::ForOp(const platform::Place& place,
+                                              const OpPlacement& placement) {
+  KernelChoiceOptions o = FromFlags(place);
+  o.use_onednn = o.use_onednn && placement.allow_onednn;
+  o.use_cudnn = o.use_cudnn && placement.allow_cudnn;
+  o.deterministic = o.deterministic || placement.deterministic;
+  return o;
+}
+
 std::vector<KernelPreference> PreferenceOrder(const platform::Place& place,
                                               const KernelChoiceOptions& options) {
   std::vector<KernelPreference> order;
@@ -31,9 +40,11 @@ KernelRegistry& KernelRegistry::Instance() {
 }
 
 void KernelRegistry::Register(const std::string& op_type, const KernelInfo& kernel) {
-  PL_ENFORCE(kernel.fn != nullptr,
-             errors::InvalidArgument("op `%s` kernel %s: null kernel function", op_type,
-                                     kernel.key.ToString()));
+  PL_ENFORCE((kernel.fn != nullptr) != (kernel.make != nullptr),
+             errors::InvalidArgument(
+                 "op `%s` kernel %s: expected exactly one of a kernel function and a kernel "
+                 "class, received %s",
+                 op_type, kernel.key.ToString(), kernel.fn != nullptr ? "both" : "neither"));
   auto& list = kernels_[op_type];
   for (const auto& k : list) {
     PL_ENFORCE(k.key != kernel.key,
@@ -48,6 +59,15 @@ void KernelRegistry::Register(const std::string& op_type, DeviceType device, Dat
   KernelInfo info;
   info.key = KernelKey{device, dtype, library, DataLayout::kAny};
   info.fn = fn;
+  info.deterministic = deterministic;
+  Register(op_type, info);
+}
+
+void KernelRegistry::Register(const std::string& op_type, DeviceType device, DataType dtype,
+                              LibraryType library, KernelFactory make, bool deterministic) {
+  KernelInfo info;
+  info.key = KernelKey{device, dtype, library, DataLayout::kAny};
+  info.make = make;
   info.deterministic = deterministic;
   Register(op_type, info);
 }
@@ -86,9 +106,10 @@ const KernelInfo& KernelRegistry::Choose(const std::string& op_type, DataType dt
     for (const auto& p : prefs) enabled |= (p.device == k.key.device && p.backend == k.key.backend);
     if (!enabled) {
       if (k.key.backend == LibraryType::kOneDNN && !options.use_onednn) {
-        why = "oneDNN kernels are off (FLAGS_use_onednn=false)";
+        why = "oneDNN kernels are off for this op (FLAGS_use_onednn=false or its placement, "
+              "use_mkldnn=false)";
       } else if (k.key.backend == LibraryType::kCUDNN && !options.use_cudnn) {
-        why = "cuDNN kernels are off";
+        why = "cuDNN kernels are off for this op (its placement, use_cudnn=false)";
       } else {
         why = std::string("cannot run on ") + place.ToString();
       }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "framework/kernel_key.h"
+#include "framework/op_kernel.h"
 
 namespace paddle_like {
 namespace framework {
@@ -20,9 +21,12 @@ namespace framework {
 class ExecutionContext;
 using KernelFn = void (*)(const ExecutionContext& ctx);
 
+// A kernel is a function (`fn`) or a class with prepared state (`make`, op_kernel.h); one
+// of the two is set.
 struct KernelInfo {
   KernelKey key;
   KernelFn fn = nullptr;
+  KernelFactory make = nullptr;
   // Two runs on the same inputs give bitwise equal outputs.
   bool deterministic = true;
   // (input slot, output slot) pairs the kernel may compute in place.
@@ -34,12 +38,24 @@ struct KernelPreference {
   LibraryType backend;
 };
 
+// What placement (kernel_placement.h) says about one op: a library may be refused for it,
+// and it may require a deterministic kernel whatever the flags say.
+struct OpPlacement {
+  bool allow_onednn = true;
+  bool allow_cudnn = true;
+  bool deterministic = false;
+};
+
 struct KernelChoiceOptions {
   bool use_onednn = true;
   bool use_cudnn = true;
   bool deterministic = false;
   // From the flags: FLAGS_use_onednn, FLAGS_cpu_deterministic / FLAGS_cudnn_deterministic.
   static KernelChoiceOptions FromFlags(const platform::Place& place);
+  // The rule for one op: a library is used only where the flags enable it and the op's
+  // placement allows it; a deterministic kernel is required where the flags or the
+  // placement require one.
+  static KernelChoiceOptions ForOp(const platform::Place& place, const OpPlacement& placement);
 };
 
 // The preference order for running on `place`: on a GPU cuDNN, CUDA, then the CPU kernels
@@ -53,9 +69,11 @@ class KernelRegistry {
 
   // AlreadyExistsError if `op_type` already has a kernel with the same key.
   void Register(const std::string& op_type, const KernelInfo& kernel);
-  // Convenience for the common case.
+  // Convenience for the common cases.
   void Register(const std::string& op_type, DeviceType device, DataType dtype,
                 LibraryType library, KernelFn fn, bool deterministic = true);
+  void Register(const std::string& op_type, DeviceType device, DataType dtype,
+                LibraryType library, KernelFactory make, bool deterministic = true);
 
   const std::vector<KernelInfo>& KernelsOf(const std::string& op_type) const;
   bool HasKernels(const std::string& op_type) const;

@@ -56,6 +56,19 @@ inline void RegisterKernel(const std::string& op_type, DeviceType device, DataTy
   KernelRegistry::Instance().Register(op_type, device, dtype, library, fn, deterministic);
 }
 
+inline void RegisterKernel(const std::string& op_type, DeviceType device, DataType dtype,
+                           LibraryType library, KernelFactory make, bool deterministic = true) {
+  KernelRegistry::Instance().Register(op_type, device, dtype, library, make, deterministic);
+}
+
+// Registers the kernel class K (an OpKernel with prepared state, op_kernel.h).
+template <typename K>
+void RegisterKernelClass(const std::string& op_type, DeviceType device, DataType dtype,
+                         LibraryType library, bool deterministic = true) {
+  KernelRegistry::Instance().Register(op_type, device, dtype, library, &MakeKernel<K>,
+                                      deterministic);
+}
+
 class OpRegistry {
  public:
   // Creates an operator, completing and checking its attributes and slots against the

@@ -103,6 +103,23 @@ std::string ExecutionContext::OutputName(const std::string& slot, size_t i) cons
   return i < names.size() ? names[i] : "";
 }
 
+bool ExecutionContext::InputIsParameter(const std::string& slot, size_t i) const {
+  const Variable* v = InputVar(slot, i);
+  return v != nullptr && ctx_.parameters.count(v) > 0;
+}
+
+void ExecutionContext::NotePrepack(const std::string& slot, size_t i, size_t bytes,
+                                   const std::string& how) const {
+  CountPrepack();
+  if (prepacks_ == nullptr) return;
+  TransformRecord r;
+  r.slot = slot;
+  r.variable = InputName(slot, i);
+  r.kind = "prepack: " + how;
+  r.bytes = bytes;
+  prepacks_->push_back(std::move(r));
+}
+
 const Variable* ExecutionContext::InputVar(const std::string& slot, size_t i) const {
   const auto* v = InputVars(slot);
   return v && i < v->size() ? (*v)[i] : nullptr;

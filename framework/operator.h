@@ -9,9 +9,11 @@
 
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "framework/execution_profile.h"
 #include "framework/kernel_registry.h"
 #include "framework/op_info.h"
 #include "framework/scope.h"
@@ -79,13 +81,19 @@ class OperatorBase {
 struct RuntimeContext {
   std::map<std::string, std::vector<Variable*>> inputs;
   std::map<std::string, std::vector<Variable*>> outputs;
+  // Inputs that live in a scope enclosing the op's: the parameter scope of an executor or a
+  // predictor (persistable variables, written only by loads and optimizer steps). Kernels
+  // pre-pack only these; activations change every run.
+  std::set<const Variable*> parameters;
 };
 
 class ExecutionContext {
  public:
+  // `prepacks`, when given, collects the NotePrepack records of this run.
   ExecutionContext(const OperatorBase& op, const RuntimeContext& ctx,
-                   const platform::DeviceContext& device_context, const KernelKey& key)
-      : op_(op), ctx_(ctx), device_context_(device_context), key_(key) {}
+                   const platform::DeviceContext& device_context, const KernelKey& key,
+                   std::vector<TransformRecord>* prepacks = nullptr)
+      : op_(op), ctx_(ctx), device_context_(device_context), key_(key), prepacks_(prepacks) {}
 
   const OperatorBase& op() const { return op_; }
   const std::string& Type() const { return op_.Type(); }
@@ -125,6 +133,13 @@ class ExecutionContext {
   std::string InputName(const std::string& slot, size_t i = 0) const;
   std::string OutputName(const std::string& slot, size_t i = 0) const;
 
+  // Whether the i-th variable of input `slot` is a parameter (RuntimeContext::parameters).
+  bool InputIsParameter(const std::string& slot, size_t i = 0) const;
+  // A kernel class (op_kernel.h) converted constant input `slot` into its own layout, writing
+  // `bytes`; `how` says into what ("reorder to oneDNN weights format ..."). Counted by
+  // PrepackCount() and shown in profiles next to the data transforms.
+  void NotePrepack(const std::string& slot, size_t i, size_t bytes, const std::string& how) const;
+
  private:
   const std::vector<Variable*>* InputVars(const std::string& slot) const;
   const std::vector<Variable*>* OutputVars(const std::string& slot) const;
@@ -133,6 +148,7 @@ class ExecutionContext {
   const RuntimeContext& ctx_;
   const platform::DeviceContext& device_context_;
   KernelKey key_;
+  std::vector<TransformRecord>* prepacks_;
 };
 
 class OperatorWithKernel : public OperatorBase {

@@ -10,11 +10,13 @@
 namespace paddle_like {
 namespace framework {
 
-PreparedOp::PreparedOp(const OperatorBase& op, Scope* scope, const Place& place)
+PreparedOp::PreparedOp(const OperatorBase& op, Scope* scope, const Place& place,
+                       const OpPlacement& placement)
     : op_(op),
       kernel_op_(dynamic_cast<const OperatorWithKernel*>(&op)),
       scope_(scope),
-      place_(place) {
+      place_(place),
+      placement_(placement) {
   if (kernel_op_ == nullptr) return;  // Ops without kernels look up their own variables.
   for (const auto& kv : op.Inputs()) {
     auto& vars = ctx_.inputs[kv.first];
@@ -23,6 +25,7 @@ PreparedOp::PreparedOp(const OperatorBase& op, Scope* scope, const Place& place)
       PL_ENFORCE(v != nullptr, errors::NotFound("op `%s` input `%s`: variable `%s` not found in scope",
                                                 op.Type(), kv.first, name));
       vars.push_back(v);
+      if (scope->FindLocalVar(name) == nullptr) ctx_.parameters.insert(v);
     }
   }
   for (const auto& kv : op.Outputs()) {
@@ -62,7 +65,9 @@ void PreparedOp::ChooseKernel() {
   const DataType dtype = kernel_op_->IndicateDataType(ctx_);
   const DataLayout layout = kernel_op_->IndicateLayout(ctx_);
   kernel_ = &KernelRegistry::Instance().Choose(op_.Type(), dtype, layout, place_,
-                                               KernelChoiceOptions::FromFlags(place_));
+                                               KernelChoiceOptions::ForOp(place_, placement_));
+  kernel_object_ = kernel_->make != nullptr ? kernel_->make() : nullptr;
+  kernel_prepared_ = false;
   const Place kernel_place =
       kernel_->key.device == DeviceType::kCPU ? Place(platform::CPUPlace()) : place_;
   device_context_ = platform::DeviceContextPool::Instance().Get(kernel_place);
@@ -97,6 +102,30 @@ void PreparedOp::ApplyTransforms() {
   }
 }
 
+void PreparedOp::PrepareKernelObject(const ExecutionContext& ctx) {
+  size_t n = 0;
+  bool same = kernel_prepared_;
+  for (const auto& kv : kernel_ctx_.inputs) {
+    for (const Variable* v : kv.second) {
+      const DenseTensor* t = TensorOf(*v);
+      const DDim dims = t != nullptr ? t->dims() : DDim();
+      if (n < prepared_dims_.size()) {
+        same = same && prepared_dims_[n] == dims;
+        prepared_dims_[n] = dims;
+      } else {
+        same = false;
+        prepared_dims_.push_back(dims);
+      }
+      ++n;
+    }
+  }
+  prepared_dims_.resize(n);
+  if (same) return;
+  kernel_prepared_ = false;  // Stays false if Prepare throws.
+  kernel_object_->Prepare(ctx);
+  kernel_prepared_ = true;
+}
+
 std::vector<TransformRecord> PreparedOp::TransformRecords() const {
   std::vector<TransformRecord> records;
   for (const auto& tr : transforms_) {
@@ -118,6 +147,7 @@ std::vector<TransformRecord> PreparedOp::TransformRecords() const {
     }
     records.push_back(std::move(r));
   }
+  records.insert(records.end(), prepacks_.begin(), prepacks_.end());
   return records;
 }
 
@@ -151,8 +181,15 @@ void PreparedOp::Run() {
   if (!transforms_.empty()) ApplyTransforms();
   RuntimeInferShapeContext infer_ctx(op_, kernel_ctx_);
   kernel_op_->InferShape(&infer_ctx);
-  ExecutionContext exec_ctx(op_, kernel_ctx_, *device_context_, kernel_->key);
-  kernel_->fn(exec_ctx);
+  if (kernel_object_ == nullptr) {
+    ExecutionContext exec_ctx(op_, kernel_ctx_, *device_context_, kernel_->key);
+    kernel_->fn(exec_ctx);
+  } else {
+    prepacks_.clear();
+    ExecutionContext exec_ctx(op_, kernel_ctx_, *device_context_, kernel_->key, &prepacks_);
+    PrepareKernelObject(exec_ctx);
+    kernel_object_->Compute(exec_ctx);
+  }
   if (FLAGS_check_nan_inf) CheckNanInf();
 }
 

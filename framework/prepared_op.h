@@ -1,9 +1,11 @@
 // PreparedOp: one operator bound to the variables of a scope, with its kernel chosen once.
 //
 // Construction resolves every slot to Variable* (no name lookups afterwards). The kernel is
-// chosen on the first Run, when input dtypes are known, and re-chosen only when the guard
-// sees an input's dtype or place change. Input transforms (cast, place copy) are planned
-// with the choice and applied on each run into private variables.
+// chosen on the first Run, when input dtypes are known, from the flags and the op's
+// placement (KernelChoiceOptions::ForOp), and re-chosen only when the guard sees an input's
+// dtype or place change. Input transforms (cast, place copy) are planned with the choice
+// and applied on each run into private variables. A kernel class (op_kernel.h) is created
+// with the choice and prepared again whenever an input's dims change.
 #pragma once
 
 #include <memory>
@@ -19,7 +21,9 @@ class PreparedOp {
  public:
   // Binds `op` to `scope`. Input variables must exist (NotFoundError naming the op, slot and
   // variable otherwise); missing output variables are created in `scope`.
-  PreparedOp(const OperatorBase& op, Scope* scope, const Place& place);
+  // Inputs found in a scope enclosing `scope` count as parameters (RuntimeContext).
+  PreparedOp(const OperatorBase& op, Scope* scope, const Place& place,
+             const OpPlacement& placement = OpPlacement());
   ~PreparedOp();
 
   void Run();
@@ -29,7 +33,8 @@ class PreparedOp {
   const KernelInfo* kernel() const { return kernel_; }
   // How many times a kernel was chosen (1 after any number of same-typed runs).
   int kernel_choices() const { return kernel_choices_; }
-  // The input transforms of the last run (kind and bytes each), for profiles.
+  const OpPlacement& placement() const { return placement_; }
+  // The input transforms and kernel pre-packs of the last run (kind and bytes each).
   std::vector<TransformRecord> TransformRecords() const;
 
  private:
@@ -48,6 +53,8 @@ class PreparedOp {
 
   bool GuardHolds() const;
   void ChooseKernel();
+  // Prepares the kernel object when the kernel's input dims differ from the last Prepare.
+  void PrepareKernelObject(const ExecutionContext& ctx);
   void ApplyTransforms();
   void CheckNanInf() const;
 
@@ -55,12 +62,17 @@ class PreparedOp {
   const OperatorWithKernel* kernel_op_;
   Scope* scope_;
   Place place_;
+  OpPlacement placement_;
   RuntimeContext ctx_;         // Slots bound to scope variables.
   RuntimeContext kernel_ctx_;  // The same with transformed inputs swapped in.
   const KernelInfo* kernel_ = nullptr;
   const platform::DeviceContext* device_context_ = nullptr;
   std::vector<InputSignature> signature_;
   std::vector<Transform> transforms_;
+  std::unique_ptr<OpKernel> kernel_object_;      // For kernel classes.
+  std::vector<DDim> prepared_dims_;              // Input dims of the last Prepare.
+  bool kernel_prepared_ = false;
+  std::vector<TransformRecord> prepacks_;        // NotePrepack records of the last run.
   int kernel_choices_ = 0;
 };
 

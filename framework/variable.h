@@ -2,6 +2,7 @@
 // SelectedRows, FeedList, FetchList). The held type is fixed by the first GetMutable<T>().
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <typeinfo>
@@ -49,6 +50,11 @@ class Variable {
   Variable& operator=(const Variable&) = delete;
 
   bool IsInitialized() const { return holder_ != nullptr; }
+  // Counts the writable accesses (GetMutable, Clear): every op output, feed and load goes
+  // through them, so state derived from the contents (a kernel's pre-packed weights) is
+  // stale once this changes. A caller that keeps a DenseTensor* and writes through it
+  // later bypasses the count and must not expect prepared programs to see the change.
+  uint64_t version() const { return version_; }
   int Type() const { return holder_ ? holder_->type : -1; }
 
   template <typename T>
@@ -69,6 +75,7 @@ class Variable {
 
   template <typename T>
   T* GetMutable() {
+    ++version_;
     if (holder_ == nullptr) {
       holder_ = std::make_unique<Holder<T>>();
     } else {
@@ -79,7 +86,10 @@ class Variable {
     return &static_cast<Holder<T>*>(holder_.get())->obj;
   }
 
-  void Clear() { holder_.reset(); }
+  void Clear() {
+    ++version_;
+    holder_.reset();
+  }
 
  private:
   struct HolderBase {
@@ -93,6 +103,7 @@ class Variable {
     T obj;
   };
   std::unique_ptr<HolderBase> holder_;
+  uint64_t version_ = 0;
 };
 
 // The dense tensor a variable holds: the DenseTensor itself, or a SelectedRows' value;

@@ -238,6 +238,32 @@ TEST_F(ExecutorTest, DeterministicModeNeverPicksNondeterministicKernel) {
   }
 }
 
+TEST_F(ExecutorTest, PlacementCanRequireADeterministicKernelForOneOpType) {
+  // The flag is off; a placement rule asks for determinism for test_nondet alone.
+  ProgramDesc program;
+  program.Block(0).Var("x");
+  OpDesc* op = program.Block(0).AppendOp();
+  op->SetType("test_nondet");
+  op->SetInput("X", {"x"});
+  op->SetOutput("Out", {"out"});
+  Scope scope;
+  Executor exec{platform::CPUPlace()};
+  framework::PlacementRules rules;
+  rules.deterministic = {"test_nondet"};
+  auto prepared = exec.Prepare(program, 0, &scope, {"out"}, rules);
+  EXPECT_TRUE(prepared->op(0).placement().deterministic);
+  *prepared->local_scope()->Var("x")->GetMutable<DenseTensor>() = MakeTensor<float>({1}, {1});
+  try {
+    exec.Run(prepared.get());
+    FAIL();
+  } catch (const platform::NotFoundError& e) {
+    EXPECT_NE(std::string(e.what()).find("not deterministic"), std::string::npos) << e.what();
+  }
+  auto free = exec.Prepare(program, 0, &scope, {"out"});
+  *free->local_scope()->Var("x")->GetMutable<DenseTensor>() = MakeTensor<float>({1}, {1});
+  EXPECT_NO_THROW(exec.Run(free.get()));
+}
+
 TEST_F(ExecutorTest, RunTimeShapeErrorNamesOpAndSlot) {
   OneOpRun run(MakeAdd2(), MakeTensor<float>({2}, {1, 2}), MakeTensor<float>({3}, {1, 2, 3}));
   try {

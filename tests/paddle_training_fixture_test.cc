@@ -174,11 +174,20 @@ TEST(PaddleTrainingFixture, ErrorsNameWhatIsWrong) {
 
 TEST(PaddleTrainingFixture, CommandLineTrainsTheProgram) {
   const std::string report = testing::CliTempDir() + "/paddle_fixture_report.json";
+  const std::string profile = testing::CliTempDir() + "/paddle_fixture_profile.json";
   const testing::CliResult r = testing::RunCli(
       {"train", "--program", kDir + "/main.pdmodel", "--startup", kDir + "/startup.pdmodel",
        "--init-dir", kDir + "/init", "--loss", kLoss, "--feed",
-       "image=" + kDir + "/images.npy,label=" + kDir + "/labels.npy", "--report", report});
+       "image=" + kDir + "/images.npy,label=" + kDir + "/labels.npy", "--report", report,
+       "--profile", profile});
   ASSERT_EQ(r.code, 0) << r.err;
+  // The profile is the last step's: forward, backward and the optimizer ops.
+  const std::string profile_json = platform::ReadFile(profile);
+  EXPECT_TRUE(testing::Contains(profile_json, "\"runs\": 20")) << profile_json;
+  EXPECT_TRUE(testing::Contains(profile_json, "\"type\": \"adam\"")) << profile_json;
+  EXPECT_TRUE(testing::Contains(profile_json, "\"type\": \"softmax_with_cross_entropy_grad\""))
+      << profile_json;
+  EXPECT_TRUE(testing::Contains(r.err, "profile of one run")) << r.err;
   const std::vector<double> expected = PaddleLosses();
   EXPECT_TRUE(testing::Contains(r.out, "step 1 loss ")) << r.out;
   EXPECT_TRUE(testing::Contains(r.out, "step 20 loss ")) << r.out;

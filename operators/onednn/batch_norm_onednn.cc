@@ -6,6 +6,7 @@
 // biased batch variance; the running averages and PaddlePaddle's SavedVariance (the inverse
 // standard deviation) are computed here from them, in double as in the plain kernel.
 #include <cmath>
+#include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <vector>
@@ -33,20 +34,63 @@ memory::desc DataDesc(const ChannelLayout& l, int rank) {
   return memory::desc({l.n, l.c, 1, l.inner}, kF32, l.channels_last ? Tag::acdb : Tag::abcd);
 }
 
-}  // namespace
+// batch_norm as a kernel class: the primitive is created per input shape (Prepare) and kept;
+// inputs oneDNN cannot take (empty X, one value per channel in training) go to the plain
+// code. Scale, Bias and the statistics are read in place, so there is nothing to pre-pack.
+class BatchNormOneDNN final : public framework::OpKernel {
+ public:
+  void Prepare(const ExecutionContext& ctx) override {
+    primitive_.reset();
+    const DenseTensor& x = *ctx.Input("X");
+    layout_ = MakeChannelLayout(kBatchNormOp, x.dims(), ctx.Attr<std::string>("data_layout"));
+    global_ = UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
+                              ctx.Attr<bool>("trainable_statistics"));
+    plain_ = x.numel() == 0 || (!global_ && layout_.PerChannel() <= 1);
+    if (plain_) return;
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    try {
+      md_ = DataDesc(layout_, x.dims().size());
+      channel_md_ = memory::desc({layout_.c}, kF32, Tag::a);
+      const Flags flags =
+          Flags::use_scale | Flags::use_shift | (global_ ? Flags::use_global_stats : Flags::none);
+      const dnnl::batch_normalization_forward::primitive_desc pd(
+          dnnl::batch_normalization_forward::desc(
+              global_ ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training,
+              md_, ctx.Attr<float>("epsilon"), flags),
+          dev.engine());
+      primitive_ = std::make_unique<dnnl::batch_normalization_forward>(pd);
+    } catch (const dnnl::error& err) {
+      throw Failure(ctx, x, err);
+    }
+  }
 
-void BatchNormOneDNNKernel(const ExecutionContext& ctx) {
+  void Compute(const ExecutionContext& ctx) override;
+
+ private:
+  static platform::FatalError Failure(const ExecutionContext& ctx, const DenseTensor& x,
+                                      const dnnl::error& err) {
+    return errors::Fatal("op `%s`: oneDNN batch normalization failed for X %s (%s): %s",
+                         kBatchNormOp, x.dims().ToString(), ctx.Attr<std::string>("data_layout"),
+                         err.what());
+  }
+
+  ChannelLayout layout_;
+  bool global_ = false;
+  bool plain_ = false;
+  memory::desc md_, channel_md_;
+  std::unique_ptr<dnnl::batch_normalization_forward> primitive_;
+};
+
+void BatchNormOneDNN::Compute(const ExecutionContext& ctx) {
   // Local copies share the buffers: an output that is the same variable as an input then
   // gets a fresh buffer from mutable_data, and the input values stay readable.
   const DenseTensor x = *ctx.Input("X");
-  const ChannelLayout l =
-      MakeChannelLayout(kBatchNormOp, x.dims(), ctx.Attr<std::string>("data_layout"));
+  const ChannelLayout& l = layout_;
+  const bool global = global_;
   for (const auto* slot : {"Scale", "Bias", "Mean", "Variance"}) {
     CheckChannelTensor(kBatchNormOp, slot, *ctx.Input(slot), l);
   }
-  const bool global = UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
-                                      ctx.Attr<bool>("trainable_statistics"));
-  if (x.numel() == 0 || (!global && l.PerChannel() <= 1)) {
+  if (plain_) {
     BatchNormPlainCompute<float>(ctx);
     ApplyFusedRelu<float>(ctx);
     return;
@@ -69,17 +113,10 @@ void BatchNormOneDNNKernel(const ExecutionContext& ctx) {
   }
   const auto& dev = ctx.device_context<platform::OneDNNContext>();
   try {
-    const memory::desc md = DataDesc(l, x.dims().size());
-    const memory::desc channel_md({l.c}, kF32, Tag::a);
-    const Flags flags =
-        Flags::use_scale | Flags::use_shift | (global ? Flags::use_global_stats : Flags::none);
-    const dnnl::batch_normalization_forward::primitive_desc pd(
-        dnnl::batch_normalization_forward::desc(
-            global ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training, md,
-            epsilon, flags),
-        dev.engine());
     const dnnl::engine& e = dev.engine();
-    dnnl::batch_normalization_forward(pd).execute(
+    const memory::desc& md = md_;
+    const memory::desc& channel_md = channel_md_;
+    primitive_->execute(
         dev.stream(),
         {{DNNL_ARG_SRC, WrapTensor(md, e, x)},
          {DNNL_ARG_DST, WrapTensor(md, e, *y)},
@@ -89,9 +126,7 @@ void BatchNormOneDNNKernel(const ExecutionContext& ctx) {
          {DNNL_ARG_VARIANCE, WrapTensor(channel_md, e, global ? variance : batch_var)}});
     dev.stream().wait();
   } catch (const dnnl::error& err) {
-    throw errors::Fatal("op `%s`: oneDNN batch normalization failed for X %s (%s): %s",
-                        kBatchNormOp, x.dims().ToString(), ctx.Attr<std::string>("data_layout"),
-                        err.what());
+    throw Failure(ctx, x, err);
   }
 
   std::vector<double> mu, inv_std(l.c);
@@ -119,6 +154,12 @@ void BatchNormOneDNNKernel(const ExecutionContext& ctx) {
   WriteChannels<float>(mu, place, ctx.Output("SavedMean"));
   WriteChannels<float>(inv_std, place, ctx.Output("SavedVariance"));
   ApplyFusedRelu<float>(ctx);
+}
+
+}  // namespace
+
+framework::KernelFactory BatchNormOneDNNKernel() {
+  return &framework::MakeKernel<BatchNormOneDNN>;
 }
 
 void BatchNormGradOneDNNKernel(const ExecutionContext& ctx) {

@@ -7,12 +7,14 @@
 // more channels per group: the activations are reordered to it and the result back, which
 // still beats the user's NCHW (LeNet's 20->50 5x5 layer, batch 64, one thread: 1.74 against
 // 2.54 ms; tests/benchmarks/conv_benchmark). With fewer channels the blocked formats do not
-// fit and source and destination stay in the user's layout. Filters always go to the
-// primitive's format. Pooling keeps the user's layout. Primitives are created per call;
-// oneDNN's primitive cache makes repeated shapes cheap.
+// fit and source and destination stay in the user's layout. Filters go to the primitive's
+// format once per filter value: the convolution is a kernel class (framework/op_kernel.h)
+// that keeps its primitive and packed filter between runs. Pooling keeps the user's layout;
+// its primitives are created per call (oneDNN's primitive cache makes repeated shapes cheap).
 #include "operators/onednn/conv_pool_onednn.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
+#include <memory>
 #include <string>
 
 #include "operators/nn/conv_pool_shape.h"
@@ -26,36 +28,103 @@ using dnnl::memory;
 using framework::DenseTensor;
 using framework::ExecutionContext;
 
-void Conv2dOneDNNKernel(const ExecutionContext& ctx) {
-  const std::string& op = ctx.Type();
-  const DenseTensor* input = ctx.Input("Input");
-  const DenseTensor* filter = ctx.Input("Filter");
-  const Conv2dGeometry g = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
-  DenseTensor* output = ctx.Output("Output");
-  DenseTensor fresh;
-  DenseTensor* target = OutputTarget(output, {input, filter}, &fresh, g.OutputDims());
-  if (target->numel() > 0) {
+namespace {
+
+// The convolution primitive of one prepared conv2d / depthwise_conv2d and its filter in the
+// primitive's format. Prepare (new input or filter dims) creates the primitive; Compute
+// reorders the filter only when the Filter variable was written since the last reorder, so
+// a steady-state inference run and the forward passes between two optimizer steps reorder
+// only activations.
+class Conv2dOneDNN final : public framework::OpKernel {
+ public:
+  void Prepare(const ExecutionContext& ctx) override {
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    g_ = ResolveConv2d(ctx.Type(), input->dims(), filter->dims(), ctx.op().Attrs());
+    primitive_.reset();
+    if (g_.OutputDims().numel() == 0) return;
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
-    try {
-      const OneDNNConvDescs d = MakeOneDNNConvDescs(g);
-      const dnnl::convolution_forward::primitive_desc pd(
-          ConvForwardDesc(d, dnnl::prop_kind::forward_inference, g.in_c / g.groups >= 8),
+    Try(ctx, *input, *filter, [&] {
+      descs_ = MakeOneDNNConvDescs(g_);
+      pd_ = dnnl::convolution_forward::primitive_desc(
+          ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference, g_.in_c / g_.groups >= 8),
           dev.engine());
-      const memory src = ToFormat(ReadOnlyMemory(d.src, *input, dev.engine()), pd.src_desc(), dev);
-      const memory w =
-          ToFormat(ReadOnlyMemory(d.weights, *filter, dev.engine()), pd.weights_desc(), dev);
-      const PrimitiveOutput dst(d.dst, target->data<float>(), pd.dst_desc(), dev.engine());
-      dnnl::convolution_forward(pd).execute(
-          dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst.mem()}});
-      dst.Store(dev);
-      dev.stream().wait();
+      primitive_ = std::make_unique<dnnl::convolution_forward>(pd_);
+      packs_filter_ = pd_.weights_desc() != descs_.weights;
+      // A new input shape usually keeps the weights format: the packed filter stays valid.
+      if (packs_filter_ && (!weights_ || weights_.get_desc() != pd_.weights_desc())) {
+        weights_ = memory(pd_.weights_desc(), dev.engine());
+        weights_stamp_ = framework::VariableStamp();
+      }
+    });
+  }
+
+  void Compute(const ExecutionContext& ctx) override {
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    DenseTensor* output = ctx.Output("Output");
+    DenseTensor fresh;
+    DenseTensor* target = OutputTarget(output, {input, filter}, &fresh, g_.OutputDims());
+    if (primitive_ != nullptr) {
+      const auto& dev = ctx.device_context<platform::OneDNNContext>();
+      Try(ctx, *input, *filter, [&] {
+        const memory weights = Weights(ctx, *filter, dev);
+        const memory src =
+            ToFormat(ReadOnlyMemory(descs_.src, *input, dev.engine()), pd_.src_desc(), dev);
+        const PrimitiveOutput dst(descs_.dst, target->data<float>(), pd_.dst_desc(),
+                                  dev.engine());
+        primitive_->execute(dev.stream(), {{DNNL_ARG_SRC, src},
+                                           {DNNL_ARG_WEIGHTS, weights},
+                                           {DNNL_ARG_DST, dst.mem()}});
+        dst.Store(dev);
+        dev.stream().wait();
+      });
+    }
+    if (target == &fresh) *output = std::move(fresh);
+  }
+
+ private:
+  // The filter in the primitive's format: the user's buffer when that is the format, else
+  // the packed copy, refreshed when the Filter variable changed.
+  memory Weights(const ExecutionContext& ctx, const DenseTensor& filter,
+                 const platform::OneDNNContext& dev) {
+    const memory user = ReadOnlyMemory(descs_.weights, filter, dev.engine());
+    if (!packs_filter_) return user;
+    const framework::VariableStamp stamp(*ctx.InputVar("Filter"));
+    if (stamp != weights_stamp_) {
+      CopyToFormat(user, weights_, dev);
+      weights_stamp_ = stamp;
+      ctx.NotePrepack("Filter", 0, pd_.weights_desc().get_size(),
+                      "reorder to the convolution's weights format");
+    }
+    return weights_;
+  }
+
+  template <typename Fn>
+  void Try(const ExecutionContext& ctx, const DenseTensor& input, const DenseTensor& filter,
+           Fn&& fn) {
+    try {
+      fn();
     } catch (const dnnl::error& e) {
-      throw errors::Fatal("op `%s`: oneDNN convolution failed for Input %s, Filter %s: %s", op,
-                          input->dims().ToString(), filter->dims().ToString(), e.what());
+      primitive_.reset();
+      throw errors::Fatal("op `%s`: oneDNN convolution failed for Input %s, Filter %s: %s",
+                          ctx.Type(), input.dims().ToString(), filter.dims().ToString(),
+                          e.what());
     }
   }
-  if (target == &fresh) *output = std::move(fresh);
-}
+
+  Conv2dGeometry g_;
+  OneDNNConvDescs descs_;
+  dnnl::convolution_forward::primitive_desc pd_;
+  std::unique_ptr<dnnl::convolution_forward> primitive_;
+  bool packs_filter_ = false;
+  memory weights_;
+  framework::VariableStamp weights_stamp_;
+};
+
+}  // namespace
+
+framework::KernelFactory Conv2dOneDNNKernel() { return &framework::MakeKernel<Conv2dOneDNN>; }
 
 void Pool2dOneDNNKernel(const ExecutionContext& ctx) {
   const std::string& op = ctx.Type();

@@ -7,8 +7,10 @@
 namespace paddle_like {
 namespace operators {
 
-// dnnl::convolution_forward, NCHW or NHWC, any groups, strides, dilations and paddings.
-void Conv2dOneDNNKernel(const framework::ExecutionContext& ctx);
+// dnnl::convolution_forward, NCHW or NHWC, any groups, strides, dilations and paddings: a
+// kernel class that prepares the primitive per input shape and packs the filter once per
+// filter value.
+framework::KernelFactory Conv2dOneDNNKernel();
 // dnnl::pooling_forward: max, avg (exclusive or not), global, ceil_mode, NCHW or NHWC.
 // Adaptive pooling and windows lying wholly in the padding, which the primitive does not
 // express, are computed by the plain CPU code within this kernel.

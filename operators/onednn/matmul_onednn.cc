@@ -1,11 +1,14 @@
 // dnnl::matmul for matmul_v2 and mul, float32.
 //
 // Transposes are expressed as strides, and broadcast batch dims as size-1 dims of src or
-// weights, which the primitive broadcasts itself. Primitives are created per call; oneDNN's
-// primitive cache makes repeated shapes cheap.
+// weights, which the primitive broadcasts itself. The forward kernels are kernel classes
+// (framework/op_kernel.h) that keep their primitive, and a packed weight, between runs;
+// RunOneDNNMatmul (the grad kernels) creates its primitive per call, which oneDNN's
+// primitive cache makes cheap for repeated shapes.
 #include "operators/onednn/matmul_onednn.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "operators/matmul/matmul_shape.h"
 #include "operators/onednn/plain_fallback.h"
@@ -79,51 +82,164 @@ void RunOneDNNMatmul(const char* op, const ExecutionContext& ctx, const MatmulOp
   }
 }
 
-void MatmulV2OneDNNKernel(const ExecutionContext& ctx) {
-  const DenseTensor* x = ctx.Input("X");
-  const DenseTensor* y = ctx.Input("Y");
-  CheckOperandTypes("matmul_v2", *x, *y, framework::DataType::FLOAT32);
-  const MatmulV2Shape s = AnalyzeMatmulV2("matmul_v2", x->dims(), y->dims(),
-                                          ctx.Attr<bool>("trans_x"), ctx.Attr<bool>("trans_y"));
-  if (BelowOneDNNThreshold(s.out_dims.numel() * s.K, kOneDNNMatmulMinWork)) {
-    RunPlainKernel(ctx);
-    return;
-  }
-  DenseTensor fresh, *target = nullptr;
-  float* o = OutputBuffer(ctx, s.out_dims, &fresh, &target);
-  if (!TrivialProduct(s.out_dims.numel(), s.K, o)) {
-    memory::dims src(s.x_batch.begin(), s.x_batch.end());
-    memory::dims w(s.y_batch.begin(), s.y_batch.end());
-    memory::dims dst(s.batch.begin(), s.batch.end());
-    src.insert(src.end(), {s.M, s.K});
-    w.insert(w.end(), {s.K, s.N});
-    dst.insert(dst.end(), {s.M, s.N});
-    RunOneDNNMatmul("matmul_v2", ctx, {src, s.trans_x, x->data<float>()},
-                    {w, s.trans_y, y->data<float>()}, dst, o);
-  }
-  if (target == &fresh) *ctx.Output("Out") = std::move(fresh);
-}
+namespace {
 
-void MulOneDNNKernel(const ExecutionContext& ctx) {
-  const DenseTensor* x = ctx.Input("X");
-  const DenseTensor* y = ctx.Input("Y");
-  CheckOperandTypes("mul", *x, *y, framework::DataType::FLOAT32);
-  const MulShape s = AnalyzeMul("mul", x->dims(), y->dims(), ctx.Attr<int>("x_num_col_dims"),
-                                ctx.Attr<int>("y_num_col_dims"));
-  if (BelowOneDNNThreshold(s.M * s.N * s.K, kOneDNNMatmulMinWork)) {
-    RunPlainKernel(ctx);
-    return;
+// A prepared matmul_v2 or mul: the operands as oneDNN sees them and the dnnl::matmul
+// primitive, created per input shape. When Y is a parameter whose batch dims are all 1 (a
+// weight) the primitive picks its own weights format and Y is packed into it once per Y
+// value; other operands are read in place through strides.
+class MatmulOneDNN : public framework::OpKernel {
+ public:
+  void Prepare(const ExecutionContext& ctx) override {
+    const DenseTensor* x = ctx.Input("X");
+    const DenseTensor* y = ctx.Input("Y");
+    CheckOperandTypes(ctx.Type(), *x, *y, framework::DataType::FLOAT32);
+    primitive_.reset();
+    plain_ = false;
+    Shape shape = Analyze(ctx, *x, *y);
+    out_dims_ = shape.out_dims;
+    if (BelowOneDNNThreshold(shape.out_dims.numel() * shape.K, kOneDNNMatmulMinWork)) {
+      plain_ = true;
+      return;
+    }
+    K_ = shape.K;
+    if (shape.out_dims.numel() == 0 || shape.K == 0) return;
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    const auto f32 = memory::data_type::f32;
+    src_md_ = memory::desc(shape.src.dims, f32, MatrixStrides(shape.src.dims, shape.src.transposed));
+    user_w_md_ = memory::desc(shape.w.dims, f32, MatrixStrides(shape.w.dims, shape.w.transposed));
+    dst_md_ = memory::desc(shape.dst, f32, MatrixStrides(shape.dst, false));
+    bool weight = ctx.InputIsParameter("Y");
+    for (size_t i = 0; i + 2 < shape.w.dims.size(); ++i) weight = weight && shape.w.dims[i] == 1;
+    try {
+      const memory::desc w_md =
+          weight ? memory::desc(shape.w.dims, f32, memory::format_tag::any) : user_w_md_;
+      pd_ = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md_, w_md, dst_md_),
+                                         dev.engine());
+      packs_weights_ = pd_.weights_desc() != user_w_md_;
+      // A new batch size usually keeps the weights format: the packed weight stays valid.
+      if (packs_weights_ && (!weights_ || weights_.get_desc() != pd_.weights_desc())) {
+        weights_ = memory(pd_.weights_desc(), dev.engine());
+        weights_stamp_ = framework::VariableStamp();
+      }
+      primitive_ = std::make_unique<dnnl::matmul>(pd_);
+    } catch (const dnnl::error& e) {
+      throw Failure(ctx, *x, *y, e);
+    }
   }
-  const framework::LoD lod = x->lod();
-  DenseTensor fresh, *target = nullptr;
-  float* o = OutputBuffer(ctx, s.out_dims, &fresh, &target);
-  if (!TrivialProduct(s.out_dims.numel(), s.K, o)) {
-    RunOneDNNMatmul("mul", ctx, {{s.M, s.K}, false, x->data<float>()},
-                    {{s.K, s.N}, false, y->data<float>()}, {s.M, s.N}, o);
+
+  void Compute(const ExecutionContext& ctx) override {
+    if (plain_) {
+      RunPlainKernel(ctx);
+      return;
+    }
+    const DenseTensor* x = ctx.Input("X");
+    const DenseTensor* y = ctx.Input("Y");
+    const framework::LoD lod = x->lod();
+    DenseTensor fresh, *target = nullptr;
+    float* o = OutputBuffer(ctx, out_dims_, &fresh, &target);
+    if (!TrivialProduct(out_dims_.numel(), K_, o)) {
+      const auto& dev = ctx.device_context<platform::OneDNNContext>();
+      try {
+        memory src(src_md_, dev.engine(), const_cast<float*>(x->data<float>()));
+        memory dst(dst_md_, dev.engine(), o);
+        primitive_->execute(dev.stream(), {{DNNL_ARG_SRC, src},
+                                           {DNNL_ARG_WEIGHTS, Weights(ctx, *y, dev)},
+                                           {DNNL_ARG_DST, dst}});
+        dev.stream().wait();
+      } catch (const dnnl::error& e) {
+        throw Failure(ctx, *x, *y, e);
+      }
+    }
+    if (KeepsLoD()) target->set_lod(lod);
+    if (target == &fresh) *ctx.Output("Out") = std::move(fresh);
   }
-  target->set_lod(lod);
-  if (target == &fresh) *ctx.Output("Out") = std::move(fresh);
+
+ protected:
+  struct Shape {
+    MatmulOperand src, w;
+    memory::dims dst;
+    int64_t K = 0;
+    framework::DDim out_dims;
+  };
+  virtual Shape Analyze(const ExecutionContext& ctx, const DenseTensor& x,
+                        const DenseTensor& y) const = 0;
+  // mul passes X's LoD on to Out.
+  virtual bool KeepsLoD() const = 0;
+
+ private:
+  memory Weights(const ExecutionContext& ctx, const DenseTensor& y,
+                 const platform::OneDNNContext& dev) {
+    memory user(user_w_md_, dev.engine(), const_cast<float*>(y.data<float>()));
+    if (!packs_weights_) return user;
+    const framework::VariableStamp stamp(*ctx.InputVar("Y"));
+    if (stamp != weights_stamp_) {
+      dnnl::reorder(user, weights_).execute(dev.stream(), user, weights_);
+      weights_stamp_ = stamp;
+      ctx.NotePrepack("Y", 0, pd_.weights_desc().get_size(),
+                      "reorder to the matmul's weights format");
+    }
+    return weights_;
+  }
+
+  static platform::FatalError Failure(const ExecutionContext& ctx, const DenseTensor& x,
+                                 const DenseTensor& y, const dnnl::error& e) {
+    return errors::Fatal("op `%s`: oneDNN matmul failed for X %s, Y %s: %s", ctx.Type(),
+                         x.dims().ToString(), y.dims().ToString(), e.what());
+  }
+
+  bool plain_ = false;
+  int64_t K_ = 0;
+  framework::DDim out_dims_;
+  memory::desc src_md_, user_w_md_, dst_md_;
+  dnnl::matmul::primitive_desc pd_;
+  std::unique_ptr<dnnl::matmul> primitive_;
+  bool packs_weights_ = false;
+  memory weights_;
+  framework::VariableStamp weights_stamp_;
+};
+
+class MatmulV2OneDNN final : public MatmulOneDNN {
+  Shape Analyze(const ExecutionContext& ctx, const DenseTensor& x,
+                const DenseTensor& y) const override {
+    const MatmulV2Shape s = AnalyzeMatmulV2("matmul_v2", x.dims(), y.dims(),
+                                            ctx.Attr<bool>("trans_x"), ctx.Attr<bool>("trans_y"));
+    Shape r;
+    r.src = {memory::dims(s.x_batch.begin(), s.x_batch.end()), s.trans_x, nullptr};
+    r.w = {memory::dims(s.y_batch.begin(), s.y_batch.end()), s.trans_y, nullptr};
+    r.dst = memory::dims(s.batch.begin(), s.batch.end());
+    r.src.dims.insert(r.src.dims.end(), {s.M, s.K});
+    r.w.dims.insert(r.w.dims.end(), {s.K, s.N});
+    r.dst.insert(r.dst.end(), {s.M, s.N});
+    r.K = s.K;
+    r.out_dims = s.out_dims;
+    return r;
+  }
+  bool KeepsLoD() const override { return false; }
+};
+
+class MulOneDNN final : public MatmulOneDNN {
+  Shape Analyze(const ExecutionContext& ctx, const DenseTensor& x,
+                const DenseTensor& y) const override {
+    const MulShape s = AnalyzeMul("mul", x.dims(), y.dims(), ctx.Attr<int>("x_num_col_dims"),
+                                  ctx.Attr<int>("y_num_col_dims"));
+    Shape r;
+    r.src = {{s.M, s.K}, false, nullptr};
+    r.w = {{s.K, s.N}, false, nullptr};
+    r.dst = {s.M, s.N};
+    r.K = s.K;
+    r.out_dims = s.out_dims;
+    return r;
+  }
+  bool KeepsLoD() const override { return true; }
+};
+
+}  // namespace
+
+framework::KernelFactory MatmulV2OneDNNKernel() {
+  return &framework::MakeKernel<MatmulV2OneDNN>;
 }
+framework::KernelFactory MulOneDNNKernel() { return &framework::MakeKernel<MulOneDNN>; }
 
 }  // namespace operators
 }  // namespace paddle_like

@@ -10,9 +10,11 @@ namespace paddle_like {
 namespace operators {
 
 // matmul_v2 with numpy semantics, including broadcast batch dims, on dnnl::matmul.
-void MatmulV2OneDNNKernel(const framework::ExecutionContext& ctx);
+// Kernel classes: the primitive is prepared per input shape, and a weight Y (a parameter
+// without batch dims) is packed once per value into the primitive's preferred format.
+framework::KernelFactory MatmulV2OneDNNKernel();
 // mul (X and Y flattened to 2-D) on dnnl::matmul.
-void MulOneDNNKernel(const framework::ExecutionContext& ctx);
+framework::KernelFactory MulOneDNNKernel();
 
 // Below this many multiply-adds the matrix kernels hand the product to the plain kernel
 // (plain_fallback.h): in tests/benchmarks/onednn_misc_benchmark (2 threads) [64, 250] x

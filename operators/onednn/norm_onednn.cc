@@ -15,10 +15,11 @@ void RegisterNormOneDNNKernels() {
   const struct {
     const char* op;
     framework::KernelFn fn;
-  } kernels[] = {{"batch_norm", BatchNormOneDNNKernel},
-                 {"batch_norm_grad", BatchNormGradOneDNNKernel},
+  } kernels[] = {{"batch_norm_grad", BatchNormGradOneDNNKernel},
                  {"layer_norm", LayerNormOneDNNKernel},
                  {"layer_norm_grad", LayerNormGradOneDNNKernel}};
+  framework::RegisterKernel("batch_norm", DeviceType::kCPU, DataType::FLOAT32,
+                            LibraryType::kOneDNN, BatchNormOneDNNKernel());
   for (const auto& k : kernels) {
     framework::RegisterKernel(k.op, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                               k.fn);

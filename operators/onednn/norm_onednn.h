@@ -12,7 +12,8 @@ namespace operators {
 // (forward_training; the running averages and the inverse standard deviation are computed
 // from them here) or the running ones (forward_inference with use_global_stats). Empty X and
 // training with one value per channel (passed through) go to the plain kernel.
-void BatchNormOneDNNKernel(const framework::ExecutionContext& ctx);
+// A kernel class: the primitive is prepared per input shape.
+framework::KernelFactory BatchNormOneDNNKernel();
 // dnnl::batch_normalization_backward: prop_kind backward when Scale@GRAD or Bias@GRAD is
 // asked for, backward_data otherwise; use_global_stats in inference mode. Same fallbacks.
 void BatchNormGradOneDNNKernel(const framework::ExecutionContext& ctx);

@@ -14,12 +14,12 @@ void RegisterOneDNNKernels() {
   using framework::LibraryType;
   // dnnl::matmul has no float64; the plain kernels serve it.
   framework::RegisterKernel("matmul_v2", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
-                            MatmulV2OneDNNKernel);
+                            MatmulV2OneDNNKernel());
   framework::RegisterKernel("mul", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
-                            MulOneDNNKernel);
+                            MulOneDNNKernel());
   for (const char* conv : {"conv2d", "depthwise_conv2d"}) {
     framework::RegisterKernel(conv, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
-                              Conv2dOneDNNKernel);
+                              Conv2dOneDNNKernel());
   }
   framework::RegisterKernel("pool2d", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                             Pool2dOneDNNKernel);

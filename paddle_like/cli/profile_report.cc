@@ -92,8 +92,17 @@ std::string ProfileTable(const framework::ExecutionProfile& profile) {
     std::snprintf(line, sizeof(line), "    %-60s x%zu\n", kv.first.c_str(), kv.second);
     s += line;
   }
-  std::snprintf(line, sizeof(line), "  data transforms: %zu (%zu bytes)\n",
-                profile.TransformCount(), profile.TransformBytes());
+  // Kernel pre-packs (ExecutionContext::NotePrepack) are listed apart from data transforms.
+  size_t packs = 0, pack_bytes = 0, transforms = 0, transform_bytes = 0;
+  for (const auto& op : profile.ops) {
+    for (const auto& t : op.transforms) {
+      const bool pack = t.kind.rfind("prepack", 0) == 0;
+      (pack ? packs : transforms) += 1;
+      (pack ? pack_bytes : transform_bytes) += t.bytes;
+    }
+  }
+  std::snprintf(line, sizeof(line), "  data transforms: %zu (%zu bytes); weight pre-packs: %zu (%zu bytes)\n",
+                transforms, transform_bytes, packs, pack_bytes);
   s += line;
   return s;
 }

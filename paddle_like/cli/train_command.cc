@@ -8,6 +8,7 @@
 
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
+#include "paddle_like/cli/profile_report.h"
 #include "paddle_like/datasets/digits_images.h"
 #include "paddle_like/datasets/fashion_mnist.h"
 #include "paddle_like/datasets/sklearn_datasets.h"
@@ -23,7 +24,7 @@ constexpr char kTrainUsage[] =
     "usage: paddle_like train [--model mlp|lenet] [--dataset fashion-mnist|digits]\n"
     "                         [--epochs N] [--batch-size B] [--optimizer sgd|momentum|adam]\n"
     "                         [--lr X] [--seed S] [--save DIR] [--report FILE.json]\n"
-    "                         [--data-dir DIR] [--no-progress]\n"
+    "                         [--data-dir DIR] [--no-progress] [--profile FILE.json]\n"
     "  Trains the model, printing a progress bar per epoch and the test accuracy after it,\n"
     "  then saves DIR/model.pdmodel + DIR/model.pdiparams, reloads them and evaluates the\n"
     "  reloaded model on the test set.\n"
@@ -31,6 +32,8 @@ constexpr char kTrainUsage[] =
     "  --save paddle_like_model. Threads: FLAGS_paddle_num_threads (environment).\n"
     "  --data-dir: Fashion-MNIST idx files (default /usr/share/datasets/fashion-mnist) or the\n"
     "  directory holding scikit-learn's digits.csv.gz (default build/datasets/sklearn).\n"
+    "  --profile FILE: writes the last training step's profile as JSON (per op: kernel key,\n"
+    "  data transforms and weight pre-packs, time; totals per op type), a table to stderr.\n"
     "   or: paddle_like train --program MAIN --loss NAME --feed NAME=FILE.npy ...\n"
     "  Trains a program built elsewhere (see `paddle_like train --program X --help`).\n";
 
@@ -68,7 +71,7 @@ int TrainCommand(const std::vector<std::string>& argv) {
   if (WantsProgramMode(argv)) return TrainProgramCommand(argv);
   const Args args(argv,
                   {"model", "dataset", "epochs", "batch-size", "optimizer", "lr",
-                   "seed", "save", "report", "data-dir"},
+                   "seed", "save", "report", "data-dir", "profile"},
                   {"help", "no-progress"});
   if (args.Has("help")) {
     std::cout << kTrainUsage;
@@ -83,6 +86,8 @@ int TrainCommand(const std::vector<std::string>& argv) {
   if (args.Has("seed")) options.seed = static_cast<uint64_t>(ParseInt("seed", args.Get("seed")));
   options.save_dir = args.Get("save", "paddle_like_model");
   options.progress = !args.Has("no-progress");
+  framework::ExecutionProfile profile;
+  if (args.Has("profile")) options.profile = &profile;
   if (options.model != "mlp" && options.model != "lenet") {
     throw errors::InvalidArgument("train: unknown --model `%s`: expected mlp or lenet", options.model);
   }
@@ -116,6 +121,11 @@ int TrainCommand(const std::vector<std::string>& argv) {
     std::printf("saved %s.pdmodel and %s.pdiparams\n", report.model_path.c_str(),
                 report.model_path.c_str());
     std::printf("reloaded model: test accuracy %.4f\n", report.reloaded_test_accuracy);
+  }
+  if (args.Has("profile")) {
+    platform::WriteFileAtomically(args.Get("profile"),
+                                  ProfileJson(profile, static_cast<int>(report.step_losses.size())));
+    std::cerr << ProfileTable(profile);
   }
   if (args.Has("report")) {
     platform::WriteFileAtomically(args.Get("report"), report.ToJson(options));

@@ -12,6 +12,7 @@
 #include "framework/scope.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
+#include "paddle_like/cli/profile_report.h"
 #include "paddle_like/train/program_trainer.h"
 #include "platform/file_util.h"
 
@@ -23,7 +24,7 @@ namespace {
 constexpr char kUsage[] =
     "usage: paddle_like train --program MAIN --loss NAME --feed NAME=FILE.npy[,NAME=FILE.npy]\n"
     "                         [--startup STARTUP] [--init-dir DIR] [--batch-size B]\n"
-    "                         [--steps N] [--report FILE.json]\n"
+    "                         [--steps N] [--report FILE.json] [--profile FILE.json]\n"
     "  Trains a program that holds its own backward and optimizer ops (for example one built\n"
     "  and saved by PaddlePaddle) and prints every step's loss.\n"
     "  --startup STARTUP  program run once first (initializes the persistables)\n"
@@ -34,7 +35,9 @@ constexpr char kUsage[] =
     "                     element i; with --batch-size B, FILE is a dataset [N, ...] cut into\n"
     "                     consecutive batches of B rows\n"
     "  --steps N          default: one step per batch; more steps start over\n"
-    "  --report FILE      writes {\"loss\", \"steps\", \"batch_size\", \"losses\"} as JSON\n";
+    "  --report FILE      writes {\"loss\", \"steps\", \"batch_size\", \"losses\"} as JSON\n"
+    "  --profile FILE     writes the last step's profile as JSON (per op: kernel key, data\n"
+    "                     transforms and weight pre-packs, time), a table to stderr\n";
 
 int64_t ParsePositive(const std::string& flag, const std::string& value) {
   try {
@@ -74,7 +77,7 @@ std::map<std::string, framework::DenseTensor> ReadFeeds(const Args& args) {
 int TrainProgramCommand(const std::vector<std::string>& argv) {
   const Args args(argv,
                   {"program", "startup", "feed", "loss", "init-dir", "batch-size", "steps",
-                   "report"},
+                   "report", "profile"},
                   {"help"});
   if (args.Has("help")) {
     std::cout << kUsage;
@@ -98,6 +101,8 @@ int TrainProgramCommand(const std::vector<std::string>& argv) {
     std::printf("step %lld loss %.9g\n", static_cast<long long>(step + 1), loss);
     std::fflush(stdout);
   };
+  framework::ExecutionProfile profile;
+  if (args.Has("profile")) options.profile = &profile;
   const std::map<std::string, framework::DenseTensor> feeds = ReadFeeds(args);
   framework::Scope scope;
   const train::ProgramTrainingResult result = train::TrainProgram(main, feeds, options, &scope);
@@ -107,6 +112,11 @@ int TrainProgramCommand(const std::vector<std::string>& argv) {
                 options.init_dir.c_str());
   }
   std::printf("\n");
+  if (args.Has("profile")) {
+    platform::WriteFileAtomically(args.Get("profile"),
+                                  ProfileJson(profile, static_cast<int>(result.losses.size())));
+    std::cerr << ProfileTable(profile);
+  }
   if (args.Has("report")) {
     platform::WriteFileAtomically(args.Get("report"), result.ToJson(options));
     std::printf("report written to %s\n", args.Get("report").c_str());

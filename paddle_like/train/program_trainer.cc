@@ -202,7 +202,7 @@ ProgramTrainingResult TrainProgram(const ProgramDesc& main,
       *local->FindVar(kv.first)->GetMutable<DenseTensor>() =
           FeedBatch(kv.first, kv.second, options.batch_size, step);
     }
-    exec.Run(prepared.get());
+    exec.Run(prepared.get(), step + 1 == steps ? options.profile : nullptr);
     const double loss = ScalarValue(*local, options.loss);
     result.losses.push_back(loss);
     if (options.on_step) options.on_step(step, loss);

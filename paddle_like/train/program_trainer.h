@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "framework/dense_tensor.h"
+#include "framework/execution_profile.h"
 #include "framework/program_desc.h"
 #include "framework/scope.h"
 
@@ -36,6 +37,9 @@ struct ProgramTrainingOptions {
   int64_t steps = 0;       // 0: one step per batch.
   // Called after every step with the step index (from 0) and its loss.
   std::function<void(int64_t step, double loss)> on_step;
+  // Optional, not owned: filled with the profile of the last step (kernels, transforms,
+  // time per op).
+  framework::ExecutionProfile* profile = nullptr;
 };
 
 struct ProgramTrainingResult {

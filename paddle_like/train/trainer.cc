@@ -123,7 +123,8 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
     int64_t step = 0, samples = 0;
     while (train_loader.Next(&batch)) {
       Feed(train->local_scope(), batch);
-      exec.Run(train.get());
+      const bool last = epoch == options.epochs && step + 1 == steps;
+      exec.Run(train.get(), last ? options.profile : nullptr);
       const double loss = Scalar(*train->local_scope(), vars.loss.name());
       report.step_losses.push_back(loss);
       loss_sum += loss;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/execution_profile.h"
 #include "paddle_like/datasets/in_memory_dataset.h"
 #include "platform/data_type.h"
 
@@ -28,6 +29,9 @@ struct TrainOptions {
   uint64_t seed = 1;                 // Initializers, dropout and shuffling.
   std::string save_dir;              // Empty: do not save.
   bool progress = true;              // Progress bar on stderr.
+  // Optional, not owned: filled with the profile of the last training step (kernels,
+  // transforms, time per op).
+  framework::ExecutionProfile* profile = nullptr;
 };
 
 struct EpochReport {

@@ -1,0 +1,331 @@
+// Kernel classes with prepared state (framework/op_kernel.h) and per-op kernel placement
+// (framework/kernel_placement.h), through the executor: the oneDNN conv and matmul kernels
+// pack their weights once per weight value, repack after a write (an optimizer step, a
+// reload), prepare again for new input shapes, and give the values of a naive double
+// reference; use_mkldnn / PlacementRules choose the library op by op.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "framework/executor.h"
+#include "framework/op_registry.h"
+#include "platform/flags.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using framework::ExecutionProfile;
+using framework::LibraryType;
+using framework::ProgramDesc;
+using framework::Scope;
+
+framework::OpDesc* Add(ProgramDesc* p, const std::string& type,
+                       const framework::VariableNameMap& in, const framework::VariableNameMap& out,
+                       const AttributeMap& attrs = {}) {
+  framework::OpDesc* op = p->Block(0).AppendOp();
+  op->SetType(type);
+  for (const auto& kv : in) op->SetInput(kv.first, kv.second);
+  for (const auto& kv : out) op->SetOutput(kv.first, kv.second);
+  for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
+  return op;
+}
+
+void DeclareParameter(ProgramDesc* p, const std::string& name) {
+  p->Block(0).Var(name)->SetPersistable(true);
+}
+
+// conv2d, NCHW, stride 1, padding `pad`, no groups, in double.
+std::vector<double> NaiveConv(const std::vector<double>& x, const DDim& xd,
+                              const std::vector<double>& w, const DDim& wd, int64_t pad) {
+  const int64_t n = xd[0], c = xd[1], h = xd[2], wi = xd[3], o = wd[0], kh = wd[2], kw = wd[3];
+  const int64_t oh = h + 2 * pad - kh + 1, ow = wi + 2 * pad - kw + 1;
+  std::vector<double> y(static_cast<size_t>(n * o * oh * ow), 0.0);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t oc = 0; oc < o; ++oc)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          double s = 0;
+          for (int64_t ic = 0; ic < c; ++ic)
+            for (int64_t u = 0; u < kh; ++u)
+              for (int64_t v = 0; v < kw; ++v) {
+                const int64_t yy = i + u - pad, xx = j + v - pad;
+                if (yy < 0 || yy >= h || xx < 0 || xx >= wi) continue;
+                s += x[((b * c + ic) * h + yy) * wi + xx] * w[((oc * c + ic) * kh + u) * kw + v];
+              }
+          y[((b * o + oc) * oh + i) * ow + j] = s;
+        }
+  return y;
+}
+
+size_t PrepacksOf(const ExecutionProfile& profile, const std::string& type) {
+  size_t n = 0;
+  for (const auto& op : profile.ops) {
+    if (op.type != type) continue;
+    for (const auto& t : op.transforms) n += t.kind.rfind("prepack", 0) == 0;
+  }
+  return n;
+}
+
+LibraryType LibraryOf(const ExecutionProfile& profile, const std::string& type) {
+  for (const auto& op : profile.ops) {
+    if (op.type == type) return op.key.backend;
+  }
+  ADD_FAILURE() << "no op " << type << " in the profile";
+  return LibraryType::kPlain;
+}
+
+class PreparedKernelTest : public OneDNNKernelTestBase {
+ protected:
+  void SetUp() override {
+    OneDNNKernelTestBase::SetUp();
+    onednn_ = FLAGS_use_onednn;
+    FLAGS_use_onednn = true;
+  }
+  void TearDown() override {
+    FLAGS_use_onednn = onednn_;
+    OneDNNKernelTestBase::TearDown();
+  }
+  // Sets a tensor variable of `scope` the way a load or feed does (through GetMutable).
+  static void Set(Scope* scope, const std::string& name, const DenseTensor& t) {
+    *scope->Var(name)->GetMutable<DenseTensor>() = t;
+  }
+  static std::vector<double> Get(const Scope& scope, const std::string& name) {
+    return ToDoubles(scope.FindVar(name)->Get<DenseTensor>());
+  }
+
+ private:
+  bool onednn_ = true;
+};
+
+const DDim kX({2, 16, 9, 9});
+const DDim kW({24, 16, 3, 3});
+
+ProgramDesc ConvProgram() {
+  ProgramDesc p;
+  DeclareParameter(&p, "w");
+  p.Block(0).Var("x");  // Fed.
+  Add(&p, "conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}}, {{"Output", {"y"}}},
+      {{"paddings", std::vector<int>{1, 1}}});
+  return p;
+}
+
+TEST_F(PreparedKernelTest, ConvPacksTheFilterOnceThenReusesIt) {
+  Scope scope;
+  const auto x = RandomValues(kX.numel(), -1, 1, 1), w = RandomValues(kW.numel(), -1, 1, 2);
+  Set(&scope, "w", MakeTensor<float>(kW, w));
+  framework::Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(ConvProgram(), 0, &scope, {"y"});
+  const int64_t packs_before = framework::PrepackCount();
+  for (int run = 0; run < 3; ++run) {
+    Set(prepared->local_scope(), "x", MakeTensor<float>(kX, x));
+    ExecutionProfile profile;
+    exec.Run(prepared.get(), &profile);
+    EXPECT_EQ(LibraryOf(profile, "conv2d"), LibraryType::kOneDNN);
+    // 16 input channels: the primitive computes from a blocked filter format.
+    EXPECT_EQ(PrepacksOf(profile, "conv2d"), run == 0 ? 1u : 0u) << "run " << run;
+    ExpectNear(Get(*prepared->local_scope(), "y"), NaiveConv(x, kX, w, kW, 1), 1e-5, 1e-4,
+               "conv2d run " + std::to_string(run));
+  }
+  EXPECT_EQ(framework::PrepackCount() - packs_before, 1);
+  EXPECT_EQ(prepared->op(0).kernel_choices(), 1);
+}
+
+TEST_F(PreparedKernelTest, WritingTheFilterRepacksIt) {
+  Scope scope;
+  const auto x = RandomValues(kX.numel(), -1, 1, 3);
+  framework::Executor exec{platform::CPUPlace()};
+  Set(&scope, "w", MakeTensor<float>(kW, RandomValues(kW.numel(), -1, 1, 4)));
+  auto prepared = exec.Prepare(ConvProgram(), 0, &scope, {"y"});
+  Set(prepared->local_scope(), "x", MakeTensor<float>(kX, x));
+  exec.Run(prepared.get());
+  // A reload writes new values into the same variable.
+  const auto w2 = RandomValues(kW.numel(), -1, 1, 5);
+  Set(&scope, "w", MakeTensor<float>(kW, w2));
+  Set(prepared->local_scope(), "x", MakeTensor<float>(kX, x));
+  ExecutionProfile profile;
+  exec.Run(prepared.get(), &profile);
+  EXPECT_EQ(PrepacksOf(profile, "conv2d"), 1u);
+  ExpectNear(Get(*prepared->local_scope(), "y"), NaiveConv(x, kX, w2, kW, 1), 1e-5, 1e-4,
+             "conv2d after the filter was written");
+}
+
+TEST_F(PreparedKernelTest, OptimizerStepInvalidatesThePackedFilter) {
+  // y = conv(x, w); then sgd: w -= lr * g. Each run must see the updated filter.
+  ProgramDesc p = ConvProgram();
+  for (const char* v : {"g", "lr"}) DeclareParameter(&p, v);
+  Add(&p, "sgd", {{"Param", {"w"}}, {"Grad", {"g"}}, {"LearningRate", {"lr"}}},
+      {{"ParamOut", {"w"}}});
+  Scope scope;
+  auto w = RandomValues(kW.numel(), -1, 1, 6);
+  const auto g = RandomValues(kW.numel(), -1, 1, 7);
+  const auto x = RandomValues(kX.numel(), -1, 1, 8);
+  Set(&scope, "w", MakeTensor<float>(kW, w));
+  Set(&scope, "g", MakeTensor<float>(kW, g));
+  Set(&scope, "lr", MakeTensor<float>(DDim({1}), {0.25}));
+  framework::Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(p, 0, &scope, {"y"});
+  for (int step = 0; step < 3; ++step) {
+    Set(prepared->local_scope(), "x", MakeTensor<float>(kX, x));
+    ExecutionProfile profile;
+    exec.Run(prepared.get(), &profile);
+    EXPECT_EQ(PrepacksOf(profile, "conv2d"), 1u) << "step " << step;
+    ExpectNear(Get(*prepared->local_scope(), "y"), NaiveConv(x, kX, w, kW, 1), 1e-5, 1e-4,
+               "conv2d at step " + std::to_string(step));
+    for (size_t i = 0; i < w.size(); ++i) {
+      w[i] = static_cast<float>(static_cast<float>(w[i]) - 0.25f * static_cast<float>(g[i]));
+    }
+  }
+}
+
+TEST_F(PreparedKernelTest, NewInputShapePreparesAgainWithoutRepacking) {
+  Scope scope;
+  const auto w = RandomValues(kW.numel(), -1, 1, 9);
+  Set(&scope, "w", MakeTensor<float>(kW, w));
+  framework::Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(ConvProgram(), 0, &scope, {"y"});
+  for (int64_t batch : {2, 5, 1}) {
+    const DDim xd({batch, 16, 9, 9});
+    const auto x = RandomValues(xd.numel(), -1, 1, static_cast<unsigned>(10 + batch));
+    Set(prepared->local_scope(), "x", MakeTensor<float>(xd, x));
+    ExecutionProfile profile;
+    exec.Run(prepared.get(), &profile);
+    EXPECT_EQ(PrepacksOf(profile, "conv2d"), batch == 2 ? 1u : 0u) << "batch " << batch;
+    const DenseTensor& y = prepared->local_scope()->FindVar("y")->Get<DenseTensor>();
+    EXPECT_EQ(y.dims(), DDim({batch, 24, 9, 9}));
+    ExpectNear(ToDoubles(y), NaiveConv(x, xd, w, kW, 1), 1e-5, 1e-4,
+               "conv2d batch " + std::to_string(batch));
+  }
+}
+
+TEST_F(PreparedKernelTest, MatmulWeightIsPackedAtMostOnce) {
+  for (const std::string type : {"mul", "matmul_v2"}) {
+    ProgramDesc p;
+    DeclareParameter(&p, "w");
+    p.Block(0).Var("x");
+    Add(&p, type, {{"X", {"x"}}, {"Y", {"w"}}}, {{"Out", {"y"}}});
+    const DDim xd({64, 96}), wd({96, 40});
+    const auto x = RandomValues(xd.numel(), -1, 1, 20), w = RandomValues(wd.numel(), -1, 1, 21);
+    std::vector<double> want(64 * 40, 0.0);
+    for (int64_t i = 0; i < 64; ++i)
+      for (int64_t j = 0; j < 40; ++j)
+        for (int64_t k = 0; k < 96; ++k) want[i * 40 + j] += x[i * 96 + k] * w[k * 40 + j];
+    Scope scope;
+    Set(&scope, "w", MakeTensor<float>(wd, w));
+    framework::Executor exec{platform::CPUPlace()};
+    auto prepared = exec.Prepare(p, 0, &scope, {"y"});
+    for (int run = 0; run < 2; ++run) {
+      Set(prepared->local_scope(), "x", MakeTensor<float>(xd, x));
+      ExecutionProfile profile;
+      exec.Run(prepared.get(), &profile);
+      EXPECT_EQ(LibraryOf(profile, type), LibraryType::kOneDNN) << type;
+      // oneDNN may compute from the plain weight; it never packs twice.
+      EXPECT_LE(PrepacksOf(profile, type), run == 0 ? 1u : 0u) << type << " run " << run;
+      ExpectNear(Get(*prepared->local_scope(), "y"), want, 1e-5, 1e-4, type);
+    }
+  }
+}
+
+// conv2d -> relu -> pool2d, the filter a parameter.
+ProgramDesc ChainProgram() {
+  ProgramDesc p = ConvProgram();
+  Add(&p, "relu", {{"X", {"y"}}}, {{"Out", {"r"}}});
+  Add(&p, "pool2d", {{"X", {"r"}}}, {{"Out", {"p"}}},
+      {{"pooling_type", std::string("max")}, {"ksize", std::vector<int>{2, 2}},
+       {"strides", std::vector<int>{2, 2}}});
+  return p;
+}
+
+struct ChainRun {
+  ExecutionProfile profile;
+  std::vector<double> out;
+};
+
+ChainRun RunChain(const ProgramDesc& p, const framework::PlacementRules& rules = {}) {
+  Scope scope;
+  *scope.Var("w")->GetMutable<DenseTensor>() =
+      MakeTensor<float>(kW, RandomValues(kW.numel(), -1, 1, 30));
+  framework::Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(p, 0, &scope, {"p"}, rules);
+  *prepared->local_scope()->Var("x")->GetMutable<DenseTensor>() =
+      MakeTensor<float>(kX, RandomValues(kX.numel(), -1, 1, 31));
+  ChainRun r;
+  exec.Run(prepared.get(), &r.profile);
+  r.out = ToDoubles(prepared->local_scope()->FindVar("p")->Get<DenseTensor>());
+  return r;
+}
+
+TEST_F(PreparedKernelTest, UseMkldnnFalseOpRunsPlainBetweenOneDNNNeighbours) {
+  ProgramDesc p = ChainProgram();
+  framework::ApplyOneDNNPlacement(&p);
+  for (size_t i = 0; i < 3; ++i) {
+    EXPECT_TRUE(p.Block(0).Op(i)->Attr<bool>("use_mkldnn")) << p.Block(0).Op(i)->Type();
+  }
+  p.Block(0).Op(1)->SetAttr("use_mkldnn", false);  // relu
+  const ChainRun mixed = RunChain(p);
+  EXPECT_EQ(LibraryOf(mixed.profile, "conv2d"), LibraryType::kOneDNN);
+  EXPECT_EQ(LibraryOf(mixed.profile, "relu"), LibraryType::kPlain);
+  EXPECT_EQ(LibraryOf(mixed.profile, "pool2d"), LibraryType::kOneDNN);
+  ChainRun plain;
+  {
+    ScopedFlag off(&FLAGS_use_onednn, false);  // The flag wins over the placement.
+    plain = RunChain(p);
+  }
+  for (const char* type : {"conv2d", "relu", "pool2d"}) {
+    EXPECT_EQ(LibraryOf(plain.profile, type), LibraryType::kPlain) << type;
+  }
+  ExpectNear(mixed.out, plain.out, 1e-5, 1e-5, "conv-relu-pool, mixed against plain");
+}
+
+TEST_F(PreparedKernelTest, UnplacedProgramUsesOneDNNWhereverItCan) {
+  // PaddlePaddle saves use_mkldnn=false on every op unless the program was placed.
+  ProgramDesc p = ChainProgram();
+  for (size_t i = 0; i < 3; ++i) p.Block(0).Op(i)->SetAttr("use_mkldnn", false);
+  const ChainRun r = RunChain(p);
+  for (const char* type : {"conv2d", "relu", "pool2d"}) {
+    EXPECT_EQ(LibraryOf(r.profile, type), LibraryType::kOneDNN) << type;
+  }
+}
+
+TEST_F(PreparedKernelTest, PlacementRulesRefuseOneDNNForAnOpType) {
+  framework::PlacementRules rules;
+  rules.no_onednn = {"conv2d"};
+  const ChainRun r = RunChain(ChainProgram(), rules);
+  EXPECT_EQ(LibraryOf(r.profile, "conv2d"), LibraryType::kPlain);
+  EXPECT_EQ(LibraryOf(r.profile, "relu"), LibraryType::kOneDNN);
+}
+
+TEST_F(PreparedKernelTest, PlacementOnlyNamedOpTypes) {
+  ProgramDesc p = ChainProgram();
+  framework::ApplyOneDNNPlacement(&p, {"pool2d"});
+  const ChainRun r = RunChain(p);
+  EXPECT_EQ(LibraryOf(r.profile, "conv2d"), LibraryType::kPlain);
+  EXPECT_EQ(LibraryOf(r.profile, "relu"), LibraryType::kPlain);
+  EXPECT_EQ(LibraryOf(r.profile, "pool2d"), LibraryType::kOneDNN);
+}
+
+TEST(KernelRegistryTest, AKernelIsAFunctionOrAClassNotBoth) {
+  operators::RegisterAllOps();
+  framework::KernelInfo both;
+  both.key = framework::KernelKey{platform::DeviceType::kCPU, DataType::FLOAT32,
+                                  LibraryType::kPlain, framework::DataLayout::kAny};
+  both.fn = [](const framework::ExecutionContext&) {};
+  struct Nothing : framework::OpKernel {
+    void Compute(const framework::ExecutionContext&) override {}
+  };
+  both.make = &framework::MakeKernel<Nothing>;
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { framework::KernelRegistry::Instance().Register("kernel_test_both", both); },
+      {"kernel_test_both", "exactly one", "both"});
+  framework::KernelInfo neither;
+  neither.key = both.key;
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { framework::KernelRegistry::Instance().Register("kernel_test_neither", neither); },
+      {"kernel_test_neither", "neither"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
