@@ -1,0 +1,75 @@
+#include "inference/passes/delete_dropout_pass.h"
+
+#include <string>
+
+#include "framework/ir/graph.h"
+#include "framework/ir/rewrite.h"
+
+namespace paddle_like {
+namespace inference {
+
+namespace {
+
+using framework::BlockDesc;
+using framework::OpDesc;
+using framework::ir::Graph;
+
+template <typename T>
+T AttrOr(const OpDesc& op, const std::string& name, T otherwise) {
+  return op.HasAttr(name) ? op.Attr<T>(name) : otherwise;
+}
+
+// The single variable of a slot, or "" when it holds none or several.
+std::string Single(const framework::VariableNameMap& names, const std::string& slot) {
+  auto it = names.find(slot);
+  return it != names.end() && it->second.size() == 1 ? it->second[0] : "";
+}
+
+// Rewrites the first inference dropout of `block` it can; false when none is left.
+bool RewriteOne(BlockDesc* block) {
+  const Graph graph(*block);
+  for (size_t i = 0; i < graph.OpCount(); ++i) {
+    const OpDesc& op = graph.Op(i);
+    if (op.Type() != "dropout" || !AttrOr<bool>(op, "is_test", false)) continue;
+    const std::string x = Single(op.Inputs(), "X"), out = Single(op.Outputs(), "Out");
+    const std::string mask = Single(op.Outputs(), "Mask");
+    if (x.empty() || out.empty() || x == out) continue;
+    if (!mask.empty() && (!graph.Consumers(mask).empty() || graph.IsPersistable(mask))) continue;
+    const bool upscale =
+        AttrOr<std::string>(op, "dropout_implementation", "downgrade_in_infer") ==
+        "upscale_in_train";
+    const float p = AttrOr<float>(op, "dropout_prob", 0.5f);
+    const float factor = upscale ? 1.0f : 1.0f - p;
+    const bool out_is_temporary = !graph.IsPersistable(out) && !graph.IsFetched(out) &&
+                                  graph.Producers(out).size() == 1;
+    if (factor == 1.0f && out_is_temporary) {
+      framework::ir::RemoveIdentityOp(block, i, x, out);
+      return true;
+    }
+    framework::AttributeMap attrs = {{"scale", factor}, {"bias", 0.0f},
+                                     {"bias_after_scale", true}};
+    if (op.HasAttr("op_role")) attrs["op_role"] = op.GetAttr("op_role");
+    framework::ir::ReplaceOps(block, {i}, OpDesc("scale", {{"X", {x}}}, {{"Out", {out}}}, attrs));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+framework::ir::PassCapability DeleteDropoutPass::Capability() const {
+  framework::ir::PassCapability c;
+  c.max_versions = {{"dropout", 0}, {"scale", 0}};
+  return c;
+}
+
+int DeleteDropoutPass::ApplyImpl(framework::ProgramDesc* program) const {
+  int rewrites = 0;
+  for (size_t b = 0; b < program->Size(); ++b) {
+    while (RewriteOne(&program->Block(b))) ++rewrites;
+  }
+  return rewrites;
+}
+
+}  // namespace inference
+}  // namespace paddle_like
