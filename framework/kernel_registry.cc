@@ -54,21 +54,26 @@ void KernelRegistry::Register(const std::string& op_type, const KernelInfo& kern
   list.push_back(kernel);
 }
 
-void KernelRegistry::Register(const std::string& op_type, DeviceType device, DataType dtype,
-                              LibraryType library, KernelFn fn, bool deterministic) {
+namespace {
+KernelInfo InfoFor(DeviceType device, DataType dtype, LibraryType library, bool deterministic) {
   KernelInfo info;
   info.key = KernelKey{device, dtype, library, DataLayout::kAny};
-  info.fn = fn;
   info.deterministic = deterministic;
+  return info;
+}
+}  // namespace
+
+void KernelRegistry::Register(const std::string& op_type, DeviceType device, DataType dtype,
+                              LibraryType library, KernelFn fn, bool deterministic) {
+  KernelInfo info = InfoFor(device, dtype, library, deterministic);
+  info.fn = fn;
   Register(op_type, info);
 }
 
 void KernelRegistry::Register(const std::string& op_type, DeviceType device, DataType dtype,
                               LibraryType library, KernelFactory make, bool deterministic) {
-  KernelInfo info;
-  info.key = KernelKey{device, dtype, library, DataLayout::kAny};
+  KernelInfo info = InfoFor(device, dtype, library, deterministic);
   info.make = make;
-  info.deterministic = deterministic;
   Register(op_type, info);
 }
 

@@ -107,14 +107,15 @@ void PreparedOp::PrepareKernelObject(const ExecutionContext& ctx) {
   bool same = kernel_prepared_;
   for (const auto& kv : kernel_ctx_.inputs) {
     for (const Variable* v : kv.second) {
+      static const DDim kNoDims;
       const DenseTensor* t = TensorOf(*v);
-      const DDim dims = t != nullptr ? t->dims() : DDim();
-      if (n < prepared_dims_.size()) {
-        same = same && prepared_dims_[n] == dims;
-        prepared_dims_[n] = dims;
-      } else {
+      const DDim& dims = t != nullptr ? t->dims() : kNoDims;
+      if (n == prepared_dims_.size()) {
         same = false;
         prepared_dims_.push_back(dims);
+      } else if (prepared_dims_[n] != dims) {
+        same = false;
+        prepared_dims_[n] = dims;
       }
       ++n;
     }

@@ -88,11 +88,10 @@ class Conv2dOneDNN final : public framework::OpKernel {
   // the packed copy, refreshed when the Filter variable changed.
   memory Weights(const ExecutionContext& ctx, const DenseTensor& filter,
                  const platform::OneDNNContext& dev) {
-    const memory user = ReadOnlyMemory(descs_.weights, filter, dev.engine());
-    if (!packs_filter_) return user;
+    if (!packs_filter_) return ReadOnlyMemory(descs_.weights, filter, dev.engine());
     const framework::VariableStamp stamp(*ctx.InputVar("Filter"));
     if (stamp != weights_stamp_) {
-      CopyToFormat(user, weights_, dev);
+      CopyToFormat(ReadOnlyMemory(descs_.weights, filter, dev.engine()), weights_, dev);
       weights_stamp_ = stamp;
       ctx.NotePrepack("Filter", 0, pd_.weights_desc().get_size(),
                       "reorder to the convolution's weights format");
