@@ -12,6 +12,16 @@ std::atomic<int64_t> g_transforms{0};
 void TransformTensor(const DenseTensor& in, DataType dtype, const platform::Place& place,
                      DenseTensor* out) {
   ++g_transforms;
+  if (!in.is_plain()) {
+    DenseTensor plain = PlainTensor(in);
+    if (plain.dtype() == dtype && place == plain.place()) {
+      *out = std::move(plain);
+    } else {
+      TransformTensor(plain, dtype, place, out);
+      --g_transforms;  // Counted once for the whole conversion.
+    }
+    return;
+  }
   if (in.dtype() == dtype) {
     CopyTensor(in, place, out);
     return;

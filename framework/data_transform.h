@@ -1,5 +1,6 @@
-// Data transforms: when an input's place or dtype does not match the chosen kernel, the
-// prepared op converts it into a private variable before the kernel runs. Transforms are
+// Data transforms: when an input's place, dtype or layout (an opaque library layout handed
+// to a kernel that reads row-major data) does not match the chosen kernel, the prepared op
+// converts it into a private variable before the kernel runs. Transforms are
 // planned when the kernel is chosen and counted here so tests can see them.
 #pragma once
 
@@ -10,7 +11,7 @@
 namespace paddle_like {
 namespace framework {
 
-// Converts `in` to `dtype` on `place` into `out` (copy and/or cast).
+// Converts `in` to row-major `dtype` on `place` into `out` (reorder, copy and/or cast).
 void TransformTensor(const DenseTensor& in, DataType dtype, const platform::Place& place,
                      DenseTensor* out);
 

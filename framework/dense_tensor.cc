@@ -42,7 +42,7 @@ void* DenseTensor::mutable_data(const Place& place, DataType dtype) {
              errors::OutOfRange("cannot allocate a %s tensor of shape %s: its size in bytes "
                                 "exceeds int64",
                                 platform::DataTypeName(dtype), dims_.ToString()));
-  const size_t bytes = static_cast<size_t>(signed_bytes);
+  const size_t bytes = layout_ != nullptr ? layout_->bytes() : static_cast<size_t>(signed_bytes);
   // A buffer shared with another tensor is never written through: outputs own their memory.
   if (holder_ == nullptr || holder_.use_count() > 1 || holder_->place() != place ||
       dtype_ != dtype || holder_->size() < bytes + offset_) {
@@ -61,6 +61,29 @@ void DenseTensor::CheckAccess(DataType requested) const {
              errors::PreconditionNotMet("tensor holds %s data but %s was requested",
                                         platform::DataTypeName(dtype_),
                                         platform::DataTypeName(requested)));
+  PL_ENFORCE(layout_ == nullptr,
+             errors::PreconditionNotMet("tensor of shape %s holds its data in %s, not row-major "
+                                        "(convert it with PlainTensor)",
+                                        dims_.ToString(), layout_->ToString()));
+}
+
+size_t DenseTensor::data_bytes() const {
+  if (layout_ != nullptr) return layout_->bytes();
+  const int64_t n = dims_.numel();
+  return n > 0 ? static_cast<size_t>(n) * platform::SizeOf(dtype_) : 0;
+}
+
+DenseTensor PlainTensor(const DenseTensor& src) {
+  if (src.is_plain()) return src;
+  PL_ENFORCE(src.initialized() && src.place().is_cpu(),
+             errors::PreconditionNotMet("cannot convert a tensor in %s to row-major: %s",
+                                        src.opaque_layout()->ToString(),
+                                        src.initialized() ? "it is not on the CPU" : "it holds no data"));
+  DenseTensor out(src.dims(), src.dtype());
+  out.set_lod(src.lod());
+  void* p = out.mutable_data(src.place(), src.dtype());
+  if (out.numel() > 0) src.opaque_layout()->ToPlain(src.raw_data(), p);
+  return out;
 }
 
 void CopyTensor(const DenseTensor& src, const Place& dst_place, DenseTensor* dst) {
@@ -68,9 +91,9 @@ void CopyTensor(const DenseTensor& src, const Place& dst_place, DenseTensor* dst
              errors::PreconditionNotMet("cannot copy an uninitialized tensor"));
   if (&src == dst) return;
   DenseTensor out(src.dims(), src.dtype());
+  out.set_opaque_layout(src.opaque_layout());
   void* p = out.mutable_data(dst_place, src.dtype());
-  platform::Copy(dst_place, p, src.place(), src.raw_data(),
-                 static_cast<size_t>(src.numel()) * platform::SizeOf(src.dtype()));
+  platform::Copy(dst_place, p, src.place(), src.raw_data(), src.data_bytes());
   out.set_lod(src.lod());
   *dst = std::move(out);
 }
@@ -91,9 +114,10 @@ To ConvertValue(From v) {
 }
 }  // namespace
 
-void CastTensor(const DenseTensor& src, DataType dtype, DenseTensor* dst) {
-  PL_ENFORCE(src.place().is_cpu(),
-             errors::Unimplemented("casting a tensor on %s", src.place().ToString()));
+void CastTensor(const DenseTensor& src_any_layout, DataType dtype, DenseTensor* dst) {
+  PL_ENFORCE(src_any_layout.place().is_cpu(),
+             errors::Unimplemented("casting a tensor on %s", src_any_layout.place().ToString()));
+  const DenseTensor src = PlainTensor(src_any_layout);
   DenseTensor out(src.dims(), dtype);
   out.set_lod(src.lod());
   const int64_t n = src.numel();

@@ -1,4 +1,5 @@
-// DenseTensor: a dense, row-major tensor with dims, dtype, place, LoD and a shared buffer.
+// DenseTensor: a dense tensor with dims, dtype, place, LoD and a shared buffer, row-major
+// unless it carries an opaque layout (below).
 //
 // Copying a DenseTensor shares its buffer (ShareDataWith semantics); use CopyTensor for a
 // deep copy. mutable_data() (re)allocates when the buffer is absent, too small, on another
@@ -31,15 +32,32 @@ using LoD = std::vector<std::vector<size_t>>;
 // `height`.
 std::string LoDProblem(const LoD& lod, int64_t height);
 
+// A kernel library's own arrangement of a tensor's elements, such as a oneDNN memory
+// descriptor with blocked channels. The library implements it (operators/onednn/
+// onednn_layout.h); the framework only asks for the size and for a row-major copy. The
+// tensor's dims stay the logical, row-major dims.
+class OpaqueLayout {
+ public:
+  virtual ~OpaqueLayout() = default;
+  // "oneDNN aBcd8b": for profiles and messages.
+  virtual std::string ToString() const = 0;
+  // The buffer size the layout needs (padding included).
+  virtual size_t bytes() const = 0;
+  // Writes the elements of `src`, arranged in this layout, into `dst` in row-major order.
+  virtual void ToPlain(const void* src, void* dst) const = 0;
+};
+
 class DenseTensor {
  public:
   DenseTensor() = default;
   DenseTensor(const DDim& dims, DataType dtype) : dims_(dims), dtype_(dtype) {}
 
   const DDim& dims() const { return dims_; }
-  // Sets dims without touching the buffer; the next mutable_data() grows it if needed.
+  // Sets dims without touching the buffer; the next mutable_data() grows it if needed. The
+  // tensor becomes row-major again (a layout describes the data of one shape).
   DenseTensor& Resize(const DDim& dims) {
     dims_ = dims;
+    layout_.reset();
     return *this;
   }
   int64_t numel() const { return dims_.numel(); }
@@ -54,6 +72,14 @@ class DenseTensor {
   bool initialized() const { return holder_ != nullptr; }
   size_t memory_size() const { return holder_ ? holder_->size() - offset_ : 0; }
 
+  // Row-major data (no opaque layout): what data<T>() reads.
+  bool is_plain() const { return layout_ == nullptr; }
+  const std::shared_ptr<const OpaqueLayout>& opaque_layout() const { return layout_; }
+  // Declares the layout of the data the next mutable_data() is written in (after Resize).
+  void set_opaque_layout(std::shared_ptr<const OpaqueLayout> layout) { layout_ = std::move(layout); }
+  // Bytes the data takes in its layout: numel * element size when plain.
+  size_t data_bytes() const;
+
   void* mutable_data(const Place& place, DataType dtype);
   template <typename T>
   T* mutable_data(const Place& place) {
@@ -64,7 +90,9 @@ class DenseTensor {
     return mutable_data<T>(place_);
   }
 
-  // Typed read access; throws PreconditionNotMetError if uninitialized or of another dtype.
+  // Typed access to row-major data; PreconditionNotMetError if uninitialized, of another
+  // dtype, or in an opaque layout (convert with PlainTensor; library kernels that read their
+  // own layout use raw_data()).
   template <typename T>
   const T* data() const {
     CheckAccess(platform::ToDataType<T>());
@@ -86,6 +114,7 @@ class DenseTensor {
   void clear() {
     holder_.reset();
     offset_ = 0;
+    layout_.reset();
   }
   const platform::AllocationPtr& holder() const { return holder_; }
 
@@ -98,11 +127,16 @@ class DenseTensor {
   LoD lod_;
   platform::AllocationPtr holder_;
   size_t offset_ = 0;
+  std::shared_ptr<const OpaqueLayout> layout_;  // Null: row-major.
 };
 
-// Deep copy of `src` into `dst` on `dst_place` (same dims, dtype and LoD).
+// `src` as row-major data: `src` itself (sharing its buffer) when it is plain, else a
+// converted copy (CPU tensors).
+DenseTensor PlainTensor(const DenseTensor& src);
+
+// Deep copy of `src` into `dst` on `dst_place` (same dims, dtype, LoD and layout).
 void CopyTensor(const DenseTensor& src, const Place& dst_place, DenseTensor* dst);
-// Converts `src` to `dtype` into `dst` (CPU tensors).
+// Converts `src` to `dtype` into `dst` (CPU tensors, row-major results).
 void CastTensor(const DenseTensor& src, DataType dtype, DenseTensor* dst);
 
 }  // namespace framework

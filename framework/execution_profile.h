@@ -16,7 +16,9 @@ namespace framework {
 struct TransformRecord {
   std::string slot;      // Input slot and variable, e.g. "X" and "x".
   std::string variable;
-  std::string kind;      // "cast float64->float32", "copy gpu:0->cpu", or both joined by ", ".
+  // "reorder oneDNN aBcd8b->row-major", "cast float64->float32", "copy gpu:0->cpu", or several
+  // joined by ", "; "prepack: ..." for a kernel's own conversion of a constant input.
+  std::string kind;
   size_t bytes = 0;      // Bytes written (the converted tensor).
 };
 
@@ -26,6 +28,9 @@ struct OpRecord {
   bool has_kernel = false;    // False for ops that run without kernels (feed, fetch, load ...).
   KernelKey key;              // The kernel that ran, when has_kernel.
   std::vector<TransformRecord> transforms;
+  // Outputs the kernel left in its library's own layout: "y: oneDNN aBcd8b" (none when all
+  // are row-major).
+  std::vector<std::string> opaque_outputs;
   double seconds = 0;         // Transforms, shape inference and the kernel.
 };
 

@@ -5,6 +5,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "framework/layout_planning.h"
 #include "framework/op_registry.h"
 #include "platform/denormal.h"
 
@@ -129,16 +130,18 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
     ops.push_back(prepared->ops_.back().get());
   }
   const std::vector<OpPlacement> placements = PlaceKernels(ops, rules);
+  std::set<std::string> kept(keep.begin(), keep.end());
+  const std::set<std::string> opaque =
+      PlanOpaqueLayouts(program, block_id, ops, placements, place_, persistable, kept);
   for (size_t i = 0; i < ops.size(); ++i) {
     AtOp(block_id, i, ops[i]->Type(), ops[i], [&] {
       prepared->prepared_.push_back(
-          std::make_unique<PreparedOp>(*ops[i], local, place_, placements[i]));
+          std::make_unique<PreparedOp>(*ops[i], local, place_, placements[i], opaque));
     });
   }
 
   // Last use of every temporary, in execution order. Inputs in no-need-buffer slots (the
   // op reads only metadata) do not keep a buffer alive.
-  std::set<std::string> kept(keep.begin(), keep.end());
   std::unordered_map<std::string, size_t> last_use;
   for (size_t i = 0; i < block.OpSize(); ++i) {
     const OperatorBase& op = *prepared->ops_[i];
@@ -180,6 +183,7 @@ void Executor::Run(PreparedProgram* prepared, ExecutionProfile* profile) {
       r.has_kernel = op.kernel() != nullptr;
       if (r.has_kernel) r.key = op.kernel()->key;
       r.transforms = op.TransformRecords();
+      if (r.has_kernel) r.opaque_outputs = op.OpaqueOutputs();
       profile->ops.push_back(std::move(r));
     }
     for (auto& dead : prepared->free_after_[i]) {

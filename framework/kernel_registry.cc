@@ -1,5 +1,7 @@
 #include "framework/kernel_registry.h"
 
+#include <algorithm>
+
 #include "platform/enforce.h"
 #include "platform/flags.h"
 
@@ -75,6 +77,33 @@ void KernelRegistry::Register(const std::string& op_type, DeviceType device, Dat
   KernelInfo info = InfoFor(device, dtype, library, deterministic);
   info.make = make;
   Register(op_type, info);
+}
+
+bool KernelInfo::AcceptsOpaque(const std::string& slot) const {
+  return std::find(opaque_inputs.begin(), opaque_inputs.end(), slot) != opaque_inputs.end();
+}
+
+void KernelRegistry::DeclareOpaqueInputs(const std::string& op_type, LibraryType library,
+                                         const std::vector<std::string>& slots) {
+  bool found = false;
+  auto it = kernels_.find(op_type);
+  if (it != kernels_.end()) {
+    for (auto& k : it->second) {
+      if (k.key.backend != library) continue;
+      k.opaque_inputs.insert(k.opaque_inputs.end(), slots.begin(), slots.end());
+      found = true;
+    }
+  }
+  PL_ENFORCE(found, errors::NotFound("op `%s` has no %s kernel whose inputs could be declared",
+                                     op_type, LibraryTypeName(library)));
+}
+
+bool KernelRegistry::AcceptsOpaque(const std::string& op_type, LibraryType library,
+                                   const std::string& slot) const {
+  for (const auto& k : KernelsOf(op_type)) {
+    if (k.key.backend == library && k.AcceptsOpaque(slot)) return true;
+  }
+  return false;
 }
 
 const std::vector<KernelInfo>& KernelRegistry::KernelsOf(const std::string& op_type) const {

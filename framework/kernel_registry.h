@@ -31,6 +31,11 @@ struct KernelInfo {
   bool deterministic = true;
   // (input slot, output slot) pairs the kernel may compute in place.
   std::vector<std::pair<std::string, std::string>> inplace;
+  // Input slots the kernel reads in its library's own layout (DenseTensor::opaque_layout) as
+  // well as row-major; every other input is handed over row-major (a planned transform).
+  std::vector<std::string> opaque_inputs;
+
+  bool AcceptsOpaque(const std::string& slot) const;
 };
 
 struct KernelPreference {
@@ -74,6 +79,14 @@ class KernelRegistry {
                 LibraryType library, KernelFn fn, bool deterministic = true);
   void Register(const std::string& op_type, DeviceType device, DataType dtype,
                 LibraryType library, KernelFactory make, bool deterministic = true);
+
+  // Marks input `slots` of every `library` kernel of `op_type` as read in the library's own
+  // layout (KernelInfo::opaque_inputs). NotFoundError when there is no such kernel.
+  void DeclareOpaqueInputs(const std::string& op_type, LibraryType library,
+                           const std::vector<std::string>& slots);
+  // Whether some `library` kernel of `op_type` reads input `slot` in the library's layout.
+  bool AcceptsOpaque(const std::string& op_type, LibraryType library,
+                     const std::string& slot) const;
 
   const std::vector<KernelInfo>& KernelsOf(const std::string& op_type) const;
   bool HasKernels(const std::string& op_type) const;

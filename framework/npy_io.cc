@@ -257,6 +257,7 @@ std::string SerializeNpy(const DenseTensor& tensor) {
   } else {
     host = tensor;
   }
+  if (!host.is_plain()) host = PlainTensor(host);  // Files hold row-major data.
   const char* descr = DescrOf(host.dtype());
   PL_ENFORCE(!host.dims().HasUnknown(),
              errors::InvalidArgument("cannot write a tensor of shape %s as .npy",

@@ -29,9 +29,30 @@ class GradOpBuilder;
 // Emits the backward OpDescs of one forward op through a GradOpBuilder (grad_op_maker.h).
 using GradOpMakerFn = std::function<void(GradOpBuilder* builder)>;
 
-// One compatible or incompatible change of an op, as PaddlePaddle's op-version checkpoints.
+// What one op-version checkpoint changed, as PaddlePaddle's OpVersionDesc records it.
+// Attributes, inputs and outputs are never removed: a checkpoint only adds them or changes
+// an attribute's meaning, and passes read these to decide which versions they understand.
+enum class OpChangeKind {
+  kNewAttr,                    // An attribute added, with the default that keeps old behaviour.
+  kModifyAttr,                 // An attribute's meaning or default changed.
+  kNewInput,                   // A (dispensable) input slot added.
+  kNewOutput,                  // A (dispensable) output slot added.
+  kBugfixWithBehaviorChanged,  // Same slots and attributes, different results.
+};
+const char* OpChangeKindName(OpChangeKind kind);
+
+struct OpVersionChange {
+  OpChangeKind kind;
+  std::string name;  // The attribute or slot; empty for a bug fix.
+  std::string remark;
+  bool has_default = false;  // kNewAttr / kModifyAttr: `default_value` is set.
+  Attribute default_value;
+};
+
+// One version step of an op: a note and the changes it made.
 struct OpVersionCheckpoint {
   std::string note;
+  std::vector<OpVersionChange> changes;
 };
 
 struct OpInfo {

@@ -51,3 +51,63 @@ std::unique_ptr<OperatorBase> OpRegistry::CreateOp(const OpDesc& desc) {
 
 }  // namespace framework
 }  // namespace paddle_like
+
+namespace paddle_like {
+namespace framework {
+
+const char* OpChangeKindName(OpChangeKind kind) {
+  switch (kind) {
+    case OpChangeKind::kNewAttr: return "new attribute";
+    case OpChangeKind::kModifyAttr: return "modified attribute";
+    case OpChangeKind::kNewInput: return "new input";
+    case OpChangeKind::kNewOutput: return "new output";
+    case OpChangeKind::kBugfixWithBehaviorChanged: return "bug fix with changed behaviour";
+  }
+  return "unknown change";
+}
+
+std::vector<std::string> CheckpointProblems(const std::string& type) {
+  const OpInfo& info = OpInfoMap::Instance().Get(type);
+  std::vector<std::string> problems;
+  for (size_t c = 0; c < info.checkpoints.size(); ++c) {
+    for (const OpVersionChange& change : info.checkpoints[c].changes) {
+      const std::string where = platform::Sprintf("op `%s` checkpoint %zu, %s `%s`", type, c + 1,
+                                                  OpChangeKindName(change.kind), change.name);
+      switch (change.kind) {
+        case OpChangeKind::kNewAttr:
+        case OpChangeKind::kModifyAttr: {
+          const OpAttrSpec* attr = info.spec.FindAttr(change.name);
+          if (attr == nullptr) {
+            problems.push_back(where + ": not an attribute of the op");
+          } else if (!attr->has_default) {
+            problems.push_back(where + ": the attribute has no default, so programs saved "
+                                       "before the change no longer load");
+          } else if (!change.has_default || !(attr->default_value == change.default_value)) {
+            problems.push_back(where + ": the recorded default is not the declared one");
+          }
+          break;
+        }
+        case OpChangeKind::kNewInput:
+        case OpChangeKind::kNewOutput: {
+          const bool input = change.kind == OpChangeKind::kNewInput;
+          const OpSlotSpec* slot =
+              input ? info.spec.FindInput(change.name) : info.spec.FindOutput(change.name);
+          if (slot == nullptr) {
+            problems.push_back(where + ": not a slot of the op");
+          } else if (!slot->dispensable) {
+            problems.push_back(where + ": the slot is not dispensable, so programs saved "
+                                       "before the change no longer load");
+          }
+          break;
+        }
+        case OpChangeKind::kBugfixWithBehaviorChanged:
+          if (change.remark.empty()) problems.push_back(where + ": no remark says what changed");
+          break;
+      }
+    }
+  }
+  return problems;
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -22,22 +22,59 @@
 namespace paddle_like {
 namespace framework {
 
+// The changes of one op-version checkpoint, built as in PaddlePaddle:
+//   .Checkpoint("add Scale_y", OpVersionDesc().NewAttr("Scale_y", "scale of Y", 1.0f))
+class OpVersionDesc {
+ public:
+  OpVersionDesc& NewAttr(const std::string& name, const std::string& remark,
+                         const Attribute& default_value) {
+    return Add({OpChangeKind::kNewAttr, name, remark, true, default_value});
+  }
+  OpVersionDesc& ModifyAttr(const std::string& name, const std::string& remark,
+                            const Attribute& default_value) {
+    return Add({OpChangeKind::kModifyAttr, name, remark, true, default_value});
+  }
+  OpVersionDesc& NewInput(const std::string& name, const std::string& remark) {
+    return Add({OpChangeKind::kNewInput, name, remark, false, Attribute()});
+  }
+  OpVersionDesc& NewOutput(const std::string& name, const std::string& remark) {
+    return Add({OpChangeKind::kNewOutput, name, remark, false, Attribute()});
+  }
+  OpVersionDesc& BugfixWithBehaviorChanged(const std::string& remark) {
+    return Add({OpChangeKind::kBugfixWithBehaviorChanged, "", remark, false, Attribute()});
+  }
+  const std::vector<OpVersionChange>& changes() const { return changes_; }
+
+ private:
+  OpVersionDesc& Add(OpVersionChange change) {
+    changes_.push_back(std::move(change));
+    return *this;
+  }
+  std::vector<OpVersionChange> changes_;
+};
+
 class OpRegistrar {
  public:
   explicit OpRegistrar(OpInfo* info) : info_(info) {}
   OpRegistrar& InferShape(InferShapeFn fn) { info_->infer_shape = std::move(fn); return *this; }
   OpRegistrar& InferVarType(InferVarTypeFn fn) { info_->infer_var_type = std::move(fn); return *this; }
   OpRegistrar& GradOpMaker(GradOpMakerFn fn) { info_->grad_op_maker = std::move(fn); return *this; }
-  // Records one op-version checkpoint (a compatible change: new attribute with a default,
-  // new dispensable input, bug fix). The op's version is the number of checkpoints.
-  OpRegistrar& Checkpoint(const std::string& note) {
-    info_->checkpoints.push_back(OpVersionCheckpoint{note});
+  // Records one op-version checkpoint (new attribute with a default, new dispensable input
+  // or output, changed meaning, bug fix). The op's version is the number of checkpoints;
+  // CheckpointProblems (op_registry.cc) checks the changes against the op's proto.
+  OpRegistrar& Checkpoint(const std::string& note, const OpVersionDesc& changes = OpVersionDesc()) {
+    info_->checkpoints.push_back(OpVersionCheckpoint{note, changes.changes()});
     return *this;
   }
 
  private:
   OpInfo* info_;
 };
+
+// Why the checkpoints of op `type` disagree with its proto, one line each (empty when they
+// agree): a new or modified attribute that is not declared or whose recorded default is not
+// the declared one, a new input or output that is not declared or not dispensable.
+std::vector<std::string> CheckpointProblems(const std::string& type);
 
 template <typename OpT, typename MakerT>
 OpRegistrar RegisterOp(const std::string& type) {

@@ -120,6 +120,39 @@ void ExecutionContext::NotePrepack(const std::string& slot, size_t i, size_t byt
   prepacks_->push_back(std::move(r));
 }
 
+bool ExecutionContext::OutputMayBeOpaque(const std::string& slot, size_t i) const {
+  if (ctx_.opaque_outputs.empty()) return false;
+  const Variable* v = OutputVar(slot, i);
+  return v != nullptr && ctx_.opaque_outputs.count(v) > 0;
+}
+
+void ExecutionContext::WithPlainInputs(
+    const std::function<void(const ExecutionContext&)>& fn) const {
+  const auto is_opaque = [](const Variable* v) {
+    return v->IsType<DenseTensor>() && !v->Get<DenseTensor>().is_plain();
+  };
+  bool any_opaque = false;
+  for (const auto& kv : ctx_.inputs) {
+    for (const Variable* v : kv.second) any_opaque = any_opaque || is_opaque(v);
+  }
+  if (!any_opaque) {  // The common case: no copy of the context.
+    fn(*this);
+    return;
+  }
+  RuntimeContext plain = ctx_;
+  std::vector<std::unique_ptr<Variable>> copies;
+  for (auto& kv : plain.inputs) {
+    for (Variable*& v : kv.second) {
+      if (!is_opaque(v)) continue;
+      copies.push_back(std::make_unique<Variable>());
+      *copies.back()->GetMutable<DenseTensor>() = PlainTensor(v->Get<DenseTensor>());
+      v = copies.back().get();
+    }
+  }
+  plain.opaque_outputs.clear();
+  fn(ExecutionContext(op_, plain, device_context_, key_, prepacks_));
+}
+
 const Variable* ExecutionContext::InputVar(const std::string& slot, size_t i) const {
   const auto* v = InputVars(slot);
   return v && i < v->size() ? (*v)[i] : nullptr;

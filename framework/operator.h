@@ -7,6 +7,7 @@
 // them many times; Run(scope, place) is the one-shot path for tests and tools.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -85,6 +86,9 @@ struct RuntimeContext {
   // predictor (persistable variables, written only by loads and optimizer steps). Kernels
   // pre-pack only these; activations change every run.
   std::set<const Variable*> parameters;
+  // Outputs the executor lets a kernel leave in its library's own layout: temporaries whose
+  // every reader accepts that layout (layout_planning.h). Everything else is row-major.
+  std::set<const Variable*> opaque_outputs;
 };
 
 class ExecutionContext {
@@ -139,6 +143,14 @@ class ExecutionContext {
   // `bytes`; `how` says into what ("reorder to oneDNN weights format ..."). Counted by
   // PrepackCount() and shown in profiles next to the data transforms.
   void NotePrepack(const std::string& slot, size_t i, size_t bytes, const std::string& how) const;
+  // Whether the i-th variable of output `slot` may be written in the kernel library's own
+  // layout (RuntimeContext::opaque_outputs); otherwise the kernel writes it row-major.
+  bool OutputMayBeOpaque(const std::string& slot, size_t i = 0) const;
+
+  // Runs `fn` on a context whose inputs in an opaque layout are replaced by row-major copies:
+  // for a library kernel that falls back to row-major code (a plain kernel, an unusual
+  // shape). Outputs stay the same variables.
+  void WithPlainInputs(const std::function<void(const ExecutionContext&)>& fn) const;
 
  private:
   const std::vector<Variable*>* InputVars(const std::string& slot) const;

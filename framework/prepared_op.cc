@@ -11,7 +11,8 @@ namespace paddle_like {
 namespace framework {
 
 PreparedOp::PreparedOp(const OperatorBase& op, Scope* scope, const Place& place,
-                       const OpPlacement& placement)
+                       const OpPlacement& placement,
+                       const std::set<std::string>& opaque_outputs)
     : op_(op),
       kernel_op_(dynamic_cast<const OperatorWithKernel*>(&op)),
       scope_(scope),
@@ -33,6 +34,7 @@ PreparedOp::PreparedOp(const OperatorBase& op, Scope* scope, const Place& place,
     for (const auto& name : kv.second) {
       Variable* v = scope->FindVar(name);
       vars.push_back(v != nullptr ? v : scope->Var(name));
+      if (opaque_outputs.count(name)) ctx_.opaque_outputs.insert(vars.back());
     }
   }
   kernel_ctx_ = ctx_;
@@ -40,10 +42,20 @@ PreparedOp::PreparedOp(const OperatorBase& op, Scope* scope, const Place& place,
 
 PreparedOp::~PreparedOp() = default;
 
+bool PreparedOp::IsOutput(const Variable* v) const {
+  for (const auto& kv : ctx_.outputs) {
+    for (const Variable* out : kv.second) {
+      if (out == v) return true;
+    }
+  }
+  return false;
+}
+
 bool PreparedOp::GuardHolds() const {
   for (const auto& s : signature_) {
     const DenseTensor* t = TensorOf(*s.var);
-    if (t == nullptr || t->dtype() != s.dtype || (t->initialized() && t->place() != s.place)) {
+    if (t == nullptr || t->dtype() != s.dtype || (t->initialized() && t->place() != s.place) ||
+        t->is_plain() == s.opaque) {
       return false;
     }
   }
@@ -64,10 +76,14 @@ void PreparedOp::ChooseKernel() {
   }
   const DataType dtype = kernel_op_->IndicateDataType(ctx_);
   const DataLayout layout = kernel_op_->IndicateLayout(ctx_);
-  kernel_ = &KernelRegistry::Instance().Choose(op_.Type(), dtype, layout, place_,
-                                               KernelChoiceOptions::ForOp(place_, placement_));
-  kernel_object_ = kernel_->make != nullptr ? kernel_->make() : nullptr;
-  kernel_prepared_ = false;
+  const KernelInfo* chosen = &KernelRegistry::Instance().Choose(
+      op_.Type(), dtype, layout, place_, KernelChoiceOptions::ForOp(place_, placement_));
+  // The same kernel again (an input changed layout, say): its prepared state stays.
+  if (chosen != kernel_ || (kernel_->make != nullptr) != (kernel_object_ != nullptr)) {
+    kernel_ = chosen;
+    kernel_object_ = kernel_->make != nullptr ? kernel_->make() : nullptr;
+    kernel_prepared_ = false;
+  }
   const Place kernel_place =
       kernel_->key.device == DeviceType::kCPU ? Place(platform::CPUPlace()) : place_;
   device_context_ = platform::DeviceContextPool::Instance().Get(kernel_place);
@@ -80,14 +96,20 @@ void PreparedOp::ChooseKernel() {
     for (size_t i = 0; i < kv.second.size(); ++i) {
       const Variable* v = kv.second[i];
       const DenseTensor& t = *TensorOf(*v);
-      signature_.push_back({v, t.dtype(), t.place()});
+      signature_.push_back({v, t.dtype(), t.place(), !t.is_plain()});
       if (!v->IsType<DenseTensor>()) continue;  // SelectedRows are handed over as they are.
       if (!op_.NeedsBuffer(kv.first)) continue;  // Metadata only: nothing to convert.
       const bool cast = t.dtype() != kernel_->key.dtype &&
                         kernel_op_->CastsInput(kv.first, t.dtype(), kernel_->key.dtype);
       const bool move = t.place() != kernel_place;
-      if (!cast && !move) continue;
-      Transform tr{kv.first, i, v, std::make_unique<Variable>(), cast ? kernel_->key.dtype : t.dtype()};
+      // Shape inference resizes the outputs, which drops an output's layout: a variable the
+      // op also writes reaches it row-major.
+      const bool reorder =
+          !t.is_plain() && (cast || move || !kernel_->AcceptsOpaque(kv.first) || IsOutput(v));
+      if (!cast && !move && !reorder) continue;
+      Transform tr{kv.first, i, v, std::make_unique<Variable>(),
+                   cast ? kernel_->key.dtype : t.dtype(),
+                   reorder ? t.opaque_layout()->ToString() : std::string()};
       kernel_ctx_.inputs[kv.first][i] = tr.target.get();
       transforms_.push_back(std::move(tr));
     }
@@ -135,21 +157,44 @@ std::vector<TransformRecord> PreparedOp::TransformRecords() const {
     TransformRecord r;
     r.slot = tr.slot;
     r.variable = op_.InputNames(tr.slot)[tr.index];
+    if (!tr.reorder_from.empty()) r.kind = "reorder " + tr.reorder_from + "->row-major";
     if (from.dtype() != tr.dtype) {
-      r.kind = "cast " + platform::DataTypeName(from.dtype()) + "->" +
-               platform::DataTypeName(tr.dtype);
+      r.kind += (r.kind.empty() ? "cast " : ", cast ") + platform::DataTypeName(from.dtype()) +
+                "->" + platform::DataTypeName(tr.dtype);
     }
     if (to != nullptr && to->initialized() && to->place() != from.place()) {
       r.kind += (r.kind.empty() ? "copy " : ", copy ") + from.place().ToString() + "->" +
                 to->place().ToString();
     }
-    if (to != nullptr && to->initialized()) {
-      r.bytes = static_cast<size_t>(to->numel()) * platform::SizeOf(to->dtype());
-    }
+    if (to != nullptr && to->initialized()) r.bytes = to->data_bytes();
     records.push_back(std::move(r));
   }
   records.insert(records.end(), prepacks_.begin(), prepacks_.end());
   return records;
+}
+
+std::vector<std::string> PreparedOp::OpaqueOutputs() const {
+  std::vector<std::string> layouts;
+  for (const auto& kv : kernel_ctx_.outputs) {
+    for (size_t i = 0; i < kv.second.size(); ++i) {
+      const Variable* v = kv.second[i];
+      if (!v->IsType<DenseTensor>() || v->Get<DenseTensor>().is_plain()) continue;
+      layouts.push_back(op_.OutputNames(kv.first)[i] + ": " +
+                        v->Get<DenseTensor>().opaque_layout()->ToString());
+    }
+  }
+  return layouts;
+}
+
+void PreparedOp::EnsurePlainOutputs() {
+  for (const auto& kv : kernel_ctx_.outputs) {
+    for (Variable* v : kv.second) {
+      if (!v->IsType<DenseTensor>() || v->Get<DenseTensor>().is_plain()) continue;
+      if (kernel_ctx_.opaque_outputs.count(v)) continue;
+      DenseTensor* t = v->GetMutable<DenseTensor>();
+      *t = PlainTensor(*t);
+    }
+  }
 }
 
 void PreparedOp::CheckNanInf() const {
@@ -191,6 +236,7 @@ void PreparedOp::Run() {
     PrepareKernelObject(exec_ctx);
     kernel_object_->Compute(exec_ctx);
   }
+  if (kernel_->key.backend != LibraryType::kPlain) EnsurePlainOutputs();
   if (FLAGS_check_nan_inf) CheckNanInf();
 }
 

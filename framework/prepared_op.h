@@ -6,9 +6,17 @@
 // dtype or place change. Input transforms (cast, place copy) are planned with the choice
 // and applied on each run into private variables. A kernel class (op_kernel.h) is created
 // with the choice and prepared again whenever an input's dims change.
+//
+// Layouts: an input in a library's own layout (DenseTensor::opaque_layout) reaches the
+// kernel as it is only when the kernel declares that slot (KernelInfo::opaque_inputs) and
+// the op does not also write that variable; otherwise a planned transform hands the kernel a
+// row-major copy. Outputs may stay in a library layout only where the executor allows it
+// (`opaque_outputs`); a library kernel's other outputs are checked to be row-major.
 #pragma once
 
 #include <memory>
+#include <set>
+#include <string>
 #include <vector>
 
 #include "framework/execution_profile.h"
@@ -22,8 +30,10 @@ class PreparedOp {
   // Binds `op` to `scope`. Input variables must exist (NotFoundError naming the op, slot and
   // variable otherwise); missing output variables are created in `scope`.
   // Inputs found in a scope enclosing `scope` count as parameters (RuntimeContext).
+  // `opaque_outputs`: names of output variables the kernel may leave in its library's layout.
   PreparedOp(const OperatorBase& op, Scope* scope, const Place& place,
-             const OpPlacement& placement = OpPlacement());
+             const OpPlacement& placement = OpPlacement(),
+             const std::set<std::string>& opaque_outputs = {});
   ~PreparedOp();
 
   void Run();
@@ -36,12 +46,15 @@ class PreparedOp {
   const OpPlacement& placement() const { return placement_; }
   // The input transforms and kernel pre-packs of the last run (kind and bytes each).
   std::vector<TransformRecord> TransformRecords() const;
+  // "name: layout" for each output the last run left in a library layout.
+  std::vector<std::string> OpaqueOutputs() const;
 
  private:
   struct InputSignature {
     const Variable* var;
     DataType dtype;
     Place place;
+    bool opaque;  // In a library layout.
   };
   struct Transform {
     std::string slot;
@@ -49,13 +62,17 @@ class PreparedOp {
     const Variable* source;
     std::unique_ptr<Variable> target;
     DataType dtype;
+    std::string reorder_from;  // The source's library layout, when it is converted to row-major.
   };
 
   bool GuardHolds() const;
+  bool IsOutput(const Variable* v) const;
   void ChooseKernel();
   // Prepares the kernel object when the kernel's input dims differ from the last Prepare.
   void PrepareKernelObject(const ExecutionContext& ctx);
   void ApplyTransforms();
+  // Converts to row-major any output a library kernel left in its layout without leave.
+  void EnsurePlainOutputs();
   void CheckNanInf() const;
 
   const OperatorBase& op_;

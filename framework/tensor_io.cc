@@ -37,6 +37,7 @@ void AppendTensorRecord(const DenseTensor& tensor, std::string* out) {
   } else {
     host = tensor;
   }
+  if (!host.is_plain()) host = PlainTensor(host);  // Files hold row-major data.
   AppendPod<uint32_t>(out, 0);  // DenseTensor version.
   AppendPod<uint64_t>(out, host.lod().size());
   for (const auto& level : host.lod()) {

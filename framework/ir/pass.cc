@@ -24,17 +24,62 @@ int ProgramOpVersion(const ProgramDesc& program, const std::string& type) {
   return OpInfoMap::Instance().Has(type) ? OpInfoMap::Instance().Get(type).version() : 0;
 }
 
-std::string CapabilityProblem(const ProgramDesc& program, const PassCapability& capability) {
-  std::set<std::string> used;
-  for (size_t b = 0; b < program.Size(); ++b) {
-    for (const OpDesc* op : program.Block(b).AllOps()) used.insert(op->Type());
+namespace {
+// Why op `op` depends on checkpoint change `c` (a pass written before it cannot assume the
+// old behaviour), or "" when the op keeps the old behaviour: a new attribute at its default
+// (or absent), a new input or output left empty.
+std::string UsesChange(const OpDesc& op, const OpVersionChange& c) {
+  switch (c.kind) {
+    case OpChangeKind::kNewAttr:
+      if (!op.HasAttr(c.name) || (c.has_default && op.GetAttr(c.name) == c.default_value)) {
+        return "";
+      }
+      return "sets new attribute `" + c.name + "`";
+    case OpChangeKind::kNewInput:
+      return op.Input(c.name).empty() ? "" : "uses new input `" + c.name + "`";
+    case OpChangeKind::kNewOutput:
+      return op.Output(c.name).empty() ? "" : "uses new output `" + c.name + "`";
+    case OpChangeKind::kModifyAttr:
+      return "attribute `" + c.name + "` changed meaning";
+    case OpChangeKind::kBugfixWithBehaviorChanged:
+      return "behaviour changed (" + c.remark + ")";
   }
+  return "unknown change";
+}
+}  // namespace
+
+std::string CapabilityProblem(const ProgramDesc& program, const PassCapability& capability) {
   for (const auto& kv : capability.max_versions) {
-    if (!used.count(kv.first)) continue;
     const int needed = ProgramOpVersion(program, kv.first);
-    if (needed > kv.second) {
-      return platform::Sprintf("op `%s`: the program needs version %d, the pass handles up to %d",
-                               kv.first, needed, kv.second);
+    if (needed <= kv.second) continue;
+    const OpInfo* info =
+        OpInfoMap::Instance().Has(kv.first) ? &OpInfoMap::Instance().Get(kv.first) : nullptr;
+    // Versions past the pass's are fine for an op that uses none of what they changed.
+    for (size_t b = 0; b < program.Size(); ++b) {
+      for (const OpDesc* op : program.Block(b).AllOps()) {
+        if (op->Type() != kv.first) continue;
+        if (info == nullptr || needed > info->version()) {
+          return platform::Sprintf(
+              "op `%s`: the program needs version %d, the pass handles up to %d", kv.first,
+              needed, kv.second);
+        }
+        for (int v = kv.second + 1; v <= needed; ++v) {
+          for (const OpVersionChange& c : info->checkpoints[static_cast<size_t>(v - 1)].changes) {
+            const std::string why = UsesChange(*op, c);
+            if (why.empty()) continue;
+            return platform::Sprintf(
+                "op `%s` (block %zu): the program needs version %d, the pass handles up to %d, "
+                "and the op %s at version %d",
+                kv.first, b, needed, kv.second, why, v);
+          }
+          if (info->checkpoints[static_cast<size_t>(v - 1)].changes.empty()) {
+            return platform::Sprintf(
+                "op `%s`: the program needs version %d, the pass handles up to %d (version %d "
+                "records no changes a pass could check)",
+                kv.first, needed, kv.second, v);
+          }
+        }
+      }
     }
   }
   return "";

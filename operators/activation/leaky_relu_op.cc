@@ -141,9 +141,10 @@ void RegisterLeakyReluOp() {
   framework::RegisterOp<LeakyReluOp, LeakyReluOpMaker>(kOp)
       .InferShape(SameShapeInferShape)
       .GradOpMaker(LeakyReluGradMaker)
-      .Checkpoint(
-          "Out = X where X >= 0, alpha * X elsewhere (before: Out = max(X, alpha * X), which "
-          "differs for alpha > 1)");
+      .Checkpoint("leaky_relu for alpha > 1",
+                  framework::OpVersionDesc().BugfixWithBehaviorChanged(
+                      "Out = X where X >= 0, alpha * X elsewhere (before: Out = max(X, alpha * "
+                      "X), which differs for alpha > 1)"));
   RegisterPlainCpuFloatKernels<LeakyReluKernel>(kOp);
   framework::RegisterOp<LeakyReluOp, LeakyReluGradOpMaker>(kGradOp).InferShape(
       LeakyReluGradInferShape);

@@ -320,7 +320,9 @@ void RegisterElementwiseOps() {
     framework::RegisterOp<ElementwiseOp, ElementwiseOpMaker<Tag>>(type)
         .InferShape(ElementwiseInferShape)
         .GradOpMaker(ElementwiseGradMaker<Tag>)
-        .Checkpoint("Register " + type + " for adding the attribute of Scale_y");
+        .Checkpoint("Register " + type + " for adding the attribute of Scale_y",
+                    framework::OpVersionDesc().NewAttr(
+                        "Scale_y", "quantization scale of Y (int8 kernels only)", 1.0f));
     RegisterPlainCpuFloatKernels<ElementwiseCpuKernel<Tag>::template Kernel>(type);
   });
 }

@@ -88,7 +88,13 @@ class FetchOp : public framework::OperatorBase {
     if (in->IsType<framework::SelectedRows>()) {
       ToDense(in->Get<framework::SelectedRows>(), &(*list)[col]);
     } else {
-      framework::CopyTensor(in->Get<DenseTensor>(), platform::CPUPlace(), &(*list)[col]);
+      // Fetched values are row-major whatever layout a kernel left them in.
+      const DenseTensor& x = in->Get<DenseTensor>();
+      if (x.is_plain()) {
+        framework::CopyTensor(x, platform::CPUPlace(), &(*list)[col]);
+      } else {
+        (*list)[col] = framework::PlainTensor(x);
+      }
     }
   }
 

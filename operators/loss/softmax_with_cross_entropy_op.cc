@@ -352,9 +352,9 @@ void RegisterSoftmaxWithCrossEntropyOp() {
       .InferShape(SoftmaxWithCrossEntropyInferShape)
       .InferVarType(SoftmaxWithCrossEntropyInferVarType)
       .GradOpMaker(SoftmaxWithCrossEntropyGradMaker)
-      .Checkpoint(
-          "add attribute `use_softmax` (default true): false means Logits already "
-          "holds probabilities");
+      .Checkpoint("add attribute `use_softmax`",
+                  framework::OpVersionDesc().NewAttr(
+                      "use_softmax", "false means Logits already holds probabilities", true));
   RegisterPlainCpuFloatKernels<SoftmaxWithCrossEntropyKernel>(kOp);
   framework::RegisterOp<SoftmaxWithCrossEntropyGradOp, SoftmaxWithCrossEntropyGradOpMaker>(kGradOp)
       .InferShape(SoftmaxWithCrossEntropyGradInferShape)

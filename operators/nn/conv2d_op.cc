@@ -392,8 +392,10 @@ void RegisterConv2dOp() {
     framework::RegisterOp<Conv2dOp, Conv2dOpMaker>(type)
         .InferShape(Conv2dInferShape)
         .GradOpMaker(Conv2dGradMaker)
-        .Checkpoint("PaddlePaddle 2.0: extra attribute `use_addto` (default false), which only "
-                    "changes how GPU kernels accumulate gradients");
+        .Checkpoint("PaddlePaddle 2.0: extra attribute `use_addto`",
+                    framework::OpVersionDesc().NewAttr(
+                        "use_addto",
+                        "only changes how GPU kernels accumulate gradients", false));
     RegisterPlainCpuFloatKernels<Conv2dKernel>(type);
     const std::string grad = type + "_grad";
     framework::RegisterOp<Conv2dOp, Conv2dGradOpMaker>(grad).InferShape(Conv2dGradInferShape);

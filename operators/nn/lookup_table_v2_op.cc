@@ -300,7 +300,9 @@ void RegisterLookupTableV2Op() {
       .InferShape(LookupTableV2InferShape)
       .InferVarType(LookupTableV2InferVarType)
       .GradOpMaker(LookupTableV2GradMaker)
-      .Checkpoint("Ids may be int32 as well as int64");
+      .Checkpoint("Ids may be int32 as well as int64",
+                  framework::OpVersionDesc().BugfixWithBehaviorChanged(
+                      "Ids of dtype int32 are accepted as well as int64"));
   RegisterPlainCpuFloatKernels<LookupTableV2Kernel>(kOp);
   framework::RegisterOp<LookupTableV2Op, LookupTableV2GradOpMaker>(kGradOp)
       .InferShape(LookupTableV2GradInferShape)

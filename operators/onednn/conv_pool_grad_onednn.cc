@@ -8,7 +8,9 @@
 // oneDNN serves with its gemm-based implementation (LeNet's shapes, batch 64, one thread:
 // Filter@GRAD of conv 1->20 5x5 on 28x28 0.66 ms against 1.19 ms; both gradients of conv
 // 20->50 5x5 on 12x12 4.85 ms against 5.55 ms; the plain kernel takes 1.37 and 13.6 ms).
-// Pooling gradients keep the user's layout.
+// Operands may come in oneDNN's blocked layouts (onednn_layout.h), and Input@GRAD and
+// X@GRAD stay in the primitive's format where the executor allows it. Pooling gradients
+// otherwise keep the user's layout.
 //
 // Max pooling backward needs the forward pass's workspace (where each maximum was); the op
 // does not keep it, so the kernel reruns the forward pooling (forward_training) on X. In
@@ -24,6 +26,7 @@
 // it picked the first in every case tried. Either is a valid subgradient; the two kernels
 // agree exactly when every window has one maximum.
 #include <algorithm>
+#include <functional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <unordered_map>
@@ -49,6 +52,10 @@ void FillZero(DenseTensor* t) {
 }
 
 
+// Allocates a gradient output for a primitive that writes it as `want` (a layout the
+// output may keep, or row-major), returning the tensor written.
+using GradTarget = std::function<DenseTensor*(const memory::desc& want)>;
+
 // dInput: the transposed convolution of dOutput with Filter.
 // With few input channels per group the blocked formats do not fit dInput, and oneDNN's
 // implementation for them is slow: those keep the user's layout (LeNet's first layer, one
@@ -56,34 +63,35 @@ void FillZero(DenseTensor* t) {
 // plain kernel 1.34 ms; tests/benchmarks/conv_benchmark).
 void ConvBackwardData(const platform::OneDNNContext& dev, const OneDNNConvDescs& d,
                       const dnnl::convolution_forward::primitive_desc& hint,
-                      const DenseTensor& filter, const DenseTensor& dout, DenseTensor* dinput,
-                      bool few_input_channels) {
+                      const DenseTensor& filter, const memory& dout, bool few_input_channels,
+                      const GradTarget& target) {
   const dnnl::convolution_backward_data::desc desc(
       dnnl::algorithm::convolution_direct, few_input_channels ? d.src : d.src_any, d.weights_any,
       few_input_channels ? d.dst : d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
   const dnnl::convolution_backward_data::primitive_desc pd(desc, dev.engine(), hint);
   const memory w =
       ToFormat(ReadOnlyMemory(d.weights, filter, dev.engine()), pd.weights_desc(), dev);
-  const memory diff_dst =
-      ToFormat(ReadOnlyMemory(d.dst, dout, dev.engine()), pd.diff_dst_desc(), dev);
-  const PrimitiveOutput diff_src(d.src, dinput->data<float>(), pd.diff_src_desc(), dev.engine());
+  const memory diff_dst = ToFormat(dout, pd.diff_dst_desc(), dev);
+  DenseTensor* dinput = target(pd.diff_src_desc());
+  const PrimitiveOutput diff_src(DescOf(*dinput, d.src), OutputData(dinput),
+                                 pd.diff_src_desc(), dev.engine());
   dnnl::convolution_backward_data(pd).execute(
       dev.stream(),
       {{DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DIFF_SRC, diff_src.mem()}});
   diff_src.Store(dev);
 }
 
-// dFilter: Input correlated with dOutput, summed over the batch.
+// dFilter: Input correlated with dOutput, summed over the batch (always row-major OIHW: the
+// optimizer reads it).
 void ConvBackwardWeights(const platform::OneDNNContext& dev, const OneDNNConvDescs& d,
                          const dnnl::convolution_forward::primitive_desc& hint,
-                         const DenseTensor& input, const DenseTensor& dout, DenseTensor* dfilter) {
+                         const memory& input, const memory& dout, DenseTensor* dfilter) {
   const dnnl::convolution_backward_weights::desc desc(dnnl::algorithm::convolution_direct,
                                                       d.src_any, d.weights_any, d.dst_any,
                                                       d.strides, d.dilates, d.pad_l, d.pad_r);
   const dnnl::convolution_backward_weights::primitive_desc pd(desc, dev.engine(), hint);
-  const memory src = ToFormat(ReadOnlyMemory(d.src, input, dev.engine()), pd.src_desc(), dev);
-  const memory diff_dst =
-      ToFormat(ReadOnlyMemory(d.dst, dout, dev.engine()), pd.diff_dst_desc(), dev);
+  const memory src = ToFormat(input, pd.src_desc(), dev);
+  const memory diff_dst = ToFormat(dout, pd.diff_dst_desc(), dev);
   const PrimitiveOutput diff_w(d.weights, dfilter->data<float>(), pd.diff_weights_desc(),
                                dev.engine());
   dnnl::convolution_backward_weights(pd).execute(
@@ -104,27 +112,37 @@ void Conv2dGradOneDNNKernel(const ExecutionContext& ctx) {
   // Both results are written before either is moved into place: an output may be the same
   // variable as an input the other result still reads.
   DenseTensor fresh_input, fresh_filter;
-  DenseTensor* din = dinput == nullptr
-                         ? nullptr
-                         : OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims());
+  DenseTensor* din = nullptr;
   DenseTensor* dw = dfilter == nullptr ? nullptr
                                        : OutputTarget(dfilter, {input, filter, dout}, &fresh_filter,
                                                       filter->dims());
   if (dout->numel() == 0 || input->numel() == 0 || filter->numel() == 0) {
     // Empty sums (no images, no output channels, no input channels): the gradients are 0.
-    if (din != nullptr) FillZero(din);
+    if (dinput != nullptr) {
+      din = OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims());
+      FillZero(din);
+    }
     if (dw != nullptr) FillZero(dw);
-  } else if (din != nullptr || dw != nullptr) {
+  } else if (dinput != nullptr || dw != nullptr) {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     try {
       const OneDNNConvDescs d = MakeOneDNNConvDescs(g);
       const dnnl::convolution_forward::primitive_desc hint(
           ConvForwardDesc(d, dnnl::prop_kind::forward_training, /*activations_any=*/true),
           dev.engine());
-      if (din != nullptr) {
-        ConvBackwardData(dev, d, hint, *filter, *dout, din, g.in_c / g.groups < 8);
+      const memory dout_mem = InputMemory(*dout, d.dst, dev.engine());
+      if (dinput != nullptr) {
+        const bool opaque = ctx.OutputMayBeOpaque("Input@GRAD");
+        ConvBackwardData(dev, d, hint, *filter, dout_mem, g.in_c / g.groups < 8,
+                         [&](const memory::desc& want) {
+                           din = OutputTarget(dinput, {input, filter, dout}, &fresh_input,
+                                              input->dims(), OutputLayout(opaque, want, d.src));
+                           return din;
+                         });
       }
-      if (dw != nullptr) ConvBackwardWeights(dev, d, hint, *input, *dout, dw);
+      if (dw != nullptr) {
+        ConvBackwardWeights(dev, d, hint, InputMemory(*input, d.src, dev.engine()), dout_mem, dw);
+      }
       dev.stream().wait();
     } catch (const dnnl::error& e) {
       throw errors::Fatal(
@@ -145,45 +163,62 @@ void Pool2dGradOneDNNKernel(const ExecutionContext& ctx) {
   const DenseTensor* dout = ctx.Input("Out@GRAD");
   const Pool2dGeometry g = ResolvePool2d(op, x->dims(), ctx.op().Attrs());
   // Adaptive windows and windows wholly in the padding are not oneDNN poolings; max pooling
-  // in NCHW is faster in the plain code (see the top of this file).
-  if (g.adaptive || g.HasEmptyWindow() || (g.is_max && !g.channel_last)) {
-    Pool2dGradPlainCompute<float>(ctx);
+  // of row-major NCHW data is faster in the plain code (see the top of this file), but not
+  // of data already in a blocked layout.
+  if (g.adaptive || g.HasEmptyWindow() || (g.is_max && !g.channel_last && x->is_plain())) {
+    ctx.WithPlainInputs(
+        [](const ExecutionContext& plain) { Pool2dGradPlainCompute<float>(plain); });
     return;
   }
   CheckGradInputShape(op, "Out", g.OutputDims(), out->dims());
   CheckGradInputShape(op, "Out@GRAD", g.OutputDims(), dout->dims());
   DenseTensor* dx = ctx.Output("X@GRAD");
   DenseTensor fresh;
-  DenseTensor* target = OutputTarget(dx, {x, out, dout}, &fresh, x->dims());
-  if (target->numel() > 0) {
-    const auto& dev = ctx.device_context<platform::OneDNNContext>();
-    try {
-      const OneDNNPoolDescs d = MakeOneDNNPoolDescs(g);
-      const dnnl::pooling_forward::primitive_desc fwd_pd(
-          PoolForwardDesc(d, dnnl::prop_kind::forward_training), dev.engine());
-      const dnnl::pooling_backward::desc desc(d.algorithm, d.src, d.dst, d.strides, d.kernel,
-                                              d.pad_l, d.pad_r);
-      const dnnl::pooling_backward::primitive_desc pd(desc, dev.engine(), fwd_pd);
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_DIFF_DST, ReadOnlyMemory(d.dst, *dout, dev.engine())},
-          {DNNL_ARG_DIFF_SRC, memory(d.src, dev.engine(), target->data<float>())}};
-      if (g.is_max) {
-        const memory workspace(fwd_pd.workspace_desc(), dev.engine());
-        const memory scratch_dst(d.dst, dev.engine());
-        dnnl::pooling_forward(fwd_pd).execute(
-            dev.stream(), {{DNNL_ARG_SRC, ReadOnlyMemory(d.src, *x, dev.engine())},
-                           {DNNL_ARG_DST, scratch_dst},
-                           {DNNL_ARG_WORKSPACE, workspace}});
-        args.emplace(DNNL_ARG_WORKSPACE, workspace);
-      }
-      dnnl::pooling_backward(pd).execute(dev.stream(), args);
-      dev.stream().wait();
-    } catch (const dnnl::error& e) {
-      throw errors::Fatal("op `%s`: oneDNN pooling backward failed for X %s, Out@GRAD %s: %s", op,
-                          x->dims().ToString(), dout->dims().ToString(), e.what());
-    }
+  if (x->numel() == 0) {
+    DenseTensor* target = OutputTarget(dx, {x, out, dout}, &fresh, x->dims());
+    if (target == &fresh) *dx = std::move(fresh);
+    return;
   }
-  if (target == &fresh) *dx = std::move(fresh);
+  const auto& dev = ctx.device_context<platform::OneDNNContext>();
+  try {
+    OneDNNPoolDescs d = MakeOneDNNPoolDescs(g);
+    const memory::desc user_src = d.src, user_dst = d.dst;
+    // Data in a blocked format is pooled in it; X@GRAD then takes X's format.
+    const memory src = InputMemory(*x, d.src, dev.engine());
+    if (src.get_desc() != d.src) {
+      d.src = src.get_desc();
+      d.dst = memory::desc(user_dst.dims(), memory::data_type::f32, memory::format_tag::any);
+    }
+    const dnnl::pooling_forward::primitive_desc fwd_pd(
+        PoolForwardDesc(d, dnnl::prop_kind::forward_training), dev.engine());
+    const dnnl::pooling_backward::desc desc(d.algorithm, d.src, fwd_pd.dst_desc(), d.strides,
+                                            d.kernel, d.pad_l, d.pad_r);
+    const dnnl::pooling_backward::primitive_desc pd(desc, dev.engine(), fwd_pd);
+    DenseTensor* target =
+        OutputTarget(dx, {x, out, dout}, &fresh, x->dims(),
+                     OutputLayout(ctx.OutputMayBeOpaque("X@GRAD"), pd.diff_src_desc(), user_src));
+    const PrimitiveOutput diff_src(DescOf(*target, user_src), OutputData(target),
+                                   pd.diff_src_desc(), dev.engine());
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_DIFF_DST,
+         ToFormat(InputMemory(*dout, user_dst, dev.engine()), pd.diff_dst_desc(), dev)},
+        {DNNL_ARG_DIFF_SRC, diff_src.mem()}};
+    if (g.is_max) {
+      const memory workspace(fwd_pd.workspace_desc(), dev.engine());
+      const memory scratch_dst(fwd_pd.dst_desc(), dev.engine());
+      dnnl::pooling_forward(fwd_pd).execute(
+          dev.stream(),
+          {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, scratch_dst}, {DNNL_ARG_WORKSPACE, workspace}});
+      args.emplace(DNNL_ARG_WORKSPACE, workspace);
+    }
+    dnnl::pooling_backward(pd).execute(dev.stream(), args);
+    diff_src.Store(dev);
+    dev.stream().wait();
+    if (target == &fresh) *dx = std::move(fresh);
+  } catch (const dnnl::error& e) {
+    throw errors::Fatal("op `%s`: oneDNN pooling backward failed for X %s, Out@GRAD %s: %s", op,
+                        x->dims().ToString(), dout->dims().ToString(), e.what());
+  }
 }
 
 }  // namespace
@@ -198,6 +233,12 @@ void RegisterConvPoolGradOneDNNKernels() {
   }
   framework::RegisterKernel("pool2d_grad", DeviceType::kCPU, DataType::FLOAT32,
                             LibraryType::kOneDNN, Pool2dGradOneDNNKernel);
+  // Inputs read in oneDNN's blocked layouts (onednn_layout.h); Filter is a parameter.
+  auto& registry = framework::KernelRegistry::Instance();
+  for (const char* grad : {"conv2d_grad", "depthwise_conv2d_grad"}) {
+    registry.DeclareOpaqueInputs(grad, LibraryType::kOneDNN, {"Input", "Output@GRAD"});
+  }
+  registry.DeclareOpaqueInputs("pool2d_grad", LibraryType::kOneDNN, {"X", "Out", "Out@GRAD"});
 }
 
 }  // namespace operators

@@ -4,13 +4,16 @@
 // The geometry (resolved paddings, output size) comes from operators/nn/conv_pool_shape.h,
 // the same code the plain kernels use; conv_pool_onednn_util.h turns it into oneDNN
 // descriptors. The convolution picks its formats (format_tag::any) when the input has 8 or
-// more channels per group: the activations are reordered to it and the result back, which
-// still beats the user's NCHW (LeNet's 20->50 5x5 layer, batch 64, one thread: 1.74 against
-// 2.54 ms; tests/benchmarks/conv_benchmark). With fewer channels the blocked formats do not
-// fit and source and destination stay in the user's layout. Filters go to the primitive's
-// format once per filter value: the convolution is a kernel class (framework/op_kernel.h)
-// that keeps its primitive and packed filter between runs. Pooling keeps the user's layout;
-// its primitives are created per call (oneDNN's primitive cache makes repeated shapes cheap).
+// more channels per group, which beats the user's NCHW even with a reorder on each side
+// (LeNet's 20->50 5x5 layer, batch 64, one thread: 1.74 against 2.54 ms;
+// tests/benchmarks/conv_benchmark). Where the executor lets the output stay in oneDNN's
+// layout (framework/layout_planning.h) it does, and an input already in the primitive's
+// format is read without a reorder; with fewer channels the blocked formats do not fit and
+// source and destination stay in the user's layout. Filters go to the primitive's format
+// once per filter value: the convolution is a kernel class (framework/op_kernel.h) that
+// keeps its primitive and packed filter between runs. Pooling reads its input in the layout
+// it comes in and writes the same format; its primitives are created per call (oneDNN's
+// primitive cache makes repeated shapes cheap).
 #include "operators/onednn/conv_pool_onednn.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -42,6 +45,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
     const DenseTensor* filter = ctx.Input("Filter");
     g_ = ResolveConv2d(ctx.Type(), input->dims(), filter->dims(), ctx.op().Attrs());
     primitive_.reset();
+    output_layout_.reset();
     if (g_.OutputDims().numel() == 0) return;
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     Try(ctx, *input, *filter, [&] {
@@ -50,6 +54,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
           ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference, g_.in_c / g_.groups >= 8),
           dev.engine());
       primitive_ = std::make_unique<dnnl::convolution_forward>(pd_);
+      output_layout_ = OutputLayout(true, pd_.dst_desc(), descs_.dst);
       packs_filter_ = pd_.weights_desc() != descs_.weights;
       // A new input shape usually keeps the weights format: the packed filter stays valid.
       if (packs_filter_ && (!weights_ || weights_.get_desc() != pd_.weights_desc())) {
@@ -64,15 +69,17 @@ class Conv2dOneDNN final : public framework::OpKernel {
     const DenseTensor* filter = ctx.Input("Filter");
     DenseTensor* output = ctx.Output("Output");
     DenseTensor fresh;
-    DenseTensor* target = OutputTarget(output, {input, filter}, &fresh, g_.OutputDims());
+    DenseTensor* target =
+        OutputTarget(output, {input, filter}, &fresh, g_.OutputDims(),
+                     ctx.OutputMayBeOpaque("Output") ? output_layout_ : nullptr);
     if (primitive_ != nullptr) {
       const auto& dev = ctx.device_context<platform::OneDNNContext>();
       Try(ctx, *input, *filter, [&] {
         const memory weights = Weights(ctx, *filter, dev);
         const memory src =
-            ToFormat(ReadOnlyMemory(descs_.src, *input, dev.engine()), pd_.src_desc(), dev);
-        const PrimitiveOutput dst(descs_.dst, target->data<float>(), pd_.dst_desc(),
-                                  dev.engine());
+            ToFormat(InputMemory(*input, descs_.src, dev.engine()), pd_.src_desc(), dev);
+        const PrimitiveOutput dst(DescOf(*target, descs_.dst), OutputData(target),
+                                  pd_.dst_desc(), dev.engine());
         primitive_->execute(dev.stream(), {{DNNL_ARG_SRC, src},
                                            {DNNL_ARG_WEIGHTS, weights},
                                            {DNNL_ARG_DST, dst.mem()}});
@@ -116,6 +123,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
   OneDNNConvDescs descs_;
   dnnl::convolution_forward::primitive_desc pd_;
   std::unique_ptr<dnnl::convolution_forward> primitive_;
+  std::shared_ptr<const OneDNNLayout> output_layout_;  // Null when the primitive writes the user's.
   bool packs_filter_ = false;
   memory weights_;
   framework::VariableStamp weights_stamp_;
@@ -130,28 +138,41 @@ void Pool2dOneDNNKernel(const ExecutionContext& ctx) {
   const DenseTensor* x = ctx.Input("X");
   const Pool2dGeometry g = ResolvePool2d(op, x->dims(), ctx.op().Attrs());
   if (g.adaptive || g.HasEmptyWindow()) {
-    Pool2dPlainCompute<float>(ctx);
+    ctx.WithPlainInputs([](const ExecutionContext& plain) { Pool2dPlainCompute<float>(plain); });
     return;
   }
   DenseTensor* out = ctx.Output("Out");
   DenseTensor fresh;
-  DenseTensor* target = OutputTarget(out, {x}, &fresh, g.OutputDims());
-  if (target->numel() > 0) {
-    const auto& dev = ctx.device_context<platform::OneDNNContext>();
-    try {
-      const OneDNNPoolDescs d = MakeOneDNNPoolDescs(g);
-      const dnnl::pooling_forward::primitive_desc pd(
-          PoolForwardDesc(d, dnnl::prop_kind::forward_inference), dev.engine());
-      const memory src = ReadOnlyMemory(d.src, *x, dev.engine());
-      const memory dst(d.dst, dev.engine(), target->data<float>());
-      dnnl::pooling_forward(pd).execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
-      dev.stream().wait();
-    } catch (const dnnl::error& e) {
-      throw errors::Fatal("op `%s`: oneDNN pooling failed for X %s: %s", op, x->dims().ToString(),
-                          e.what());
-    }
+  if (g.OutputDims().numel() == 0) {
+    DenseTensor* target = OutputTarget(out, {x}, &fresh, g.OutputDims());
+    if (target == &fresh) *out = std::move(fresh);
+    return;
   }
-  if (target == &fresh) *out = std::move(fresh);
+  const auto& dev = ctx.device_context<platform::OneDNNContext>();
+  try {
+    OneDNNPoolDescs d = MakeOneDNNPoolDescs(g);
+    const memory::desc user_dst = d.dst;
+    // An input in a blocked format is pooled in it, and the output takes the same format.
+    const memory src = InputMemory(*x, d.src, dev.engine());
+    if (src.get_desc() != d.src) {
+      d.src = src.get_desc();
+      d.dst = memory::desc(user_dst.dims(), memory::data_type::f32, memory::format_tag::any);
+    }
+    const dnnl::pooling_forward::primitive_desc pd(
+        PoolForwardDesc(d, dnnl::prop_kind::forward_inference), dev.engine());
+    DenseTensor* target =
+        OutputTarget(out, {x}, &fresh, g.OutputDims(),
+                     OutputLayout(ctx.OutputMayBeOpaque("Out"), pd.dst_desc(), user_dst));
+    const PrimitiveOutput dst(DescOf(*target, user_dst), OutputData(target), pd.dst_desc(),
+                              dev.engine());
+    dnnl::pooling_forward(pd).execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst.mem()}});
+    dst.Store(dev);
+    dev.stream().wait();
+    if (target == &fresh) *out = std::move(fresh);
+  } catch (const dnnl::error& e) {
+    throw errors::Fatal("op `%s`: oneDNN pooling failed for X %s: %s", op, x->dims().ToString(),
+                        e.what());
+  }
 }
 
 }  // namespace operators

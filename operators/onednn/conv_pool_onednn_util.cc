@@ -9,15 +9,6 @@ using dnnl::memory;
 using framework::DenseTensor;
 using Tag = memory::format_tag;
 
-DenseTensor* OutputTarget(DenseTensor* out, std::initializer_list<const DenseTensor*> operands,
-                          DenseTensor* fresh, const framework::DDim& dims) {
-  const bool aliased = std::find(operands.begin(), operands.end(), out) != operands.end();
-  DenseTensor* target = aliased ? fresh : out;
-  target->Resize(dims);
-  target->mutable_data<float>(platform::CPUPlace());
-  return target;
-}
-
 memory ReadOnlyMemory(const memory::desc& md, const DenseTensor& t, const dnnl::engine& engine) {
   return memory(md, engine, const_cast<float*>(t.data<float>()));
 }

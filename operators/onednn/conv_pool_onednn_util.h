@@ -9,17 +9,11 @@
 
 #include "framework/dense_tensor.h"
 #include "operators/nn/conv_pool_shape.h"
+#include "operators/onednn/onednn_layout.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
 namespace operators {
-
-// The float32 buffer an output is written to, resized to `dims`: `out` itself, or `fresh`
-// when `out` is one of `operands` (the caller then moves `fresh` into `out` once every
-// operand has been read).
-framework::DenseTensor* OutputTarget(framework::DenseTensor* out,
-                                     std::initializer_list<const framework::DenseTensor*> operands,
-                                     framework::DenseTensor* fresh, const framework::DDim& dims);
 
 // A oneDNN memory over the float32 data of `t`, which the primitive only reads (oneDNN takes
 // non-const handles).

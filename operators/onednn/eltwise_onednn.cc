@@ -5,11 +5,13 @@
 // log stays on the plain kernel: oneDNN 2.6's eltwise_log is off by up to 3.6e-6 near X = 1,
 // where log is near 0 (log(1) gives -1.43e-6 instead of 0).
 //
-// The ops are elementwise and the tensors dense, so every tensor is described as 1-D. A grad
-// op that reads Out uses the algorithm's *_use_dst_for_bwd form, one that reads X the plain
-// form. An output may be the same variable as an input: the kernels hold copies of their
-// inputs (sharing the buffers), so such an output gets a buffer of its own and the inputs stay
-// readable, also when their buffers are shared with tensors outside the op. Primitives are created per call; oneDNN's primitive cache makes repeated shapes cheap.
+// The ops are elementwise, so a row-major tensor is described as 1-D and one in a oneDNN
+// layout (onednn_layout.h) by that layout, which the output then shares. A grad op that
+// reads Out uses the algorithm's *_use_dst_for_bwd form, one that reads X the plain form. An
+// output may be the same variable as an input: the kernels hold copies of their inputs
+// (sharing the buffers), so such an output gets a buffer of its own and the inputs stay
+// readable, also when their buffers are shared with tensors outside the op. Primitives are
+// created per call; oneDNN's primitive cache makes repeated shapes cheap.
 //
 // Below a per-op element count the plain kernel runs instead (plain_fallback.h): the
 // thresholds come from tests/benchmarks/activation_benchmark (2 threads, [64, width]), where
@@ -19,7 +21,9 @@
 #include <string>
 
 #include "operators/common.h"
+#include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_kernel_families.h"
+#include "operators/onednn/onednn_layout.h"
 #include "operators/onednn/plain_fallback.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -55,26 +59,27 @@ memory::desc Flat(int64_t n) {
   return memory::desc({n}, memory::data_type::f32, memory::format_tag::a);
 }
 
-dnnl::eltwise_forward::primitive_desc ForwardPd(const Eltwise& e, int64_t n,
+dnnl::eltwise_forward::primitive_desc ForwardPd(const Eltwise& e, const memory::desc& md,
                                                 const dnnl::engine& engine) {
   return dnnl::eltwise_forward::primitive_desc(
-      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, e.alg, Flat(n), e.alpha),
-      engine);
+      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, e.alg, md, e.alpha), engine);
 }
 
-// Out = f(X), with the shape and LoD of X.
 // The smallest inputs (in elements) each kind of op hands to oneDNN.
 constexpr int64_t kCheapForwardMin = int64_t{1} << 20;  // relu, leaky_relu, square.
 constexpr int64_t kForwardMin = int64_t{1} << 10;       // sigmoid, tanh, exp, gelu.
 constexpr int64_t kGradMin = int64_t{1} << 13;          // Every fused grad op.
 
+// Out = f(X), with the shape and LoD of X. X in a oneDNN layout is computed in it (whatever
+// its size: a reorder would cost more), and Out keeps that layout where the executor lets it.
 template <Eltwise (*kAlgo)(const ExecutionContext&), int64_t kMinNumel>
 void EltwiseKernel(const ExecutionContext& ctx) {
   // Copies that share the inputs' buffers: when an output is one of these variables and its
   // buffer is shared elsewhere, the output gets a new buffer and the input values stay here.
   const DenseTensor x_in = *ctx.Input("X");
   const DenseTensor* x = &x_in;
-  if (BelowOneDNNThreshold(x->numel(), kMinNumel)) {
+  const OneDNNLayout* layout = OneDNNLayoutOf(*x);
+  if (layout == nullptr && BelowOneDNNThreshold(x->numel(), kMinNumel)) {
     RunPlainKernel(ctx);
     return;
   }
@@ -83,16 +88,21 @@ void EltwiseKernel(const ExecutionContext& ctx) {
   const framework::LoD lod = x->lod();
   const DDim dims = x->dims();
   const int64_t n = x->numel();
+  const memory::desc md = layout != nullptr ? layout->desc() : Flat(n);
+  const bool keep_layout = layout != nullptr && ctx.OutputMayBeOpaque("Out");
   out->Resize(dims);
-  float* o = out->mutable_data<float>(ctx.GetPlace());
+  if (keep_layout) out->set_opaque_layout(x->opaque_layout());
+  out->mutable_data<float>(ctx.GetPlace());
   if (n > 0) {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     try {
-      const auto pd = ForwardPd(e, n, dev.engine());
+      const auto pd = ForwardPd(e, md, dev.engine());
       // oneDNN takes non-const handles; X is only read.
-      const memory src(pd.src_desc(), dev.engine(), const_cast<float*>(x->data<float>()));
-      const memory dst(pd.dst_desc(), dev.engine(), o);
-      dnnl::eltwise_forward(pd).execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+      const memory src(md, dev.engine(), const_cast<void*>(x->raw_data()));
+      const PrimitiveOutput dst(layout == nullptr || keep_layout ? md : layout->plain_desc(),
+                                OutputData(out), md, dev.engine());
+      dnnl::eltwise_forward(pd).execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst.mem()}});
+      dst.Store(dev);
       dev.stream().wait();
     } catch (const dnnl::error& ex) {
       throw errors::Fatal("op `%s`: oneDNN eltwise forward failed for X %s: %s", ctx.Type(),
@@ -103,12 +113,14 @@ void EltwiseKernel(const ExecutionContext& ctx) {
 }
 
 // Patches dX where the plain kernel's formula and the primitive's differ; reads the forward
-// value, dOut and dX, all of n elements.
+// value, dOut and dX, all of n elements in one arrangement.
 using GradPatch = void (*)(const ExecutionContext& ctx, const float* dep, const float* dout,
                            float* dx, int64_t n);
 
 // X@GRAD from Out@GRAD and the forward value in slot `dep_slot` ("Out": the algorithm is a
-// *_use_dst_for_bwd one, "X": a plain one), with the shape and LoD of that value.
+// *_use_dst_for_bwd one, "X": a plain one), with the shape and LoD of that value. When an
+// operand is in a oneDNN layout all three are computed in it; X@GRAD keeps it where the
+// executor lets it.
 void EltwiseGrad(const ExecutionContext& ctx, const char* dep_slot, const Eltwise& e,
                  GradPatch patch) {
   // Copies that share the inputs' buffers: when an output is one of these variables and its
@@ -125,36 +137,59 @@ void EltwiseGrad(const ExecutionContext& ctx, const char* dep_slot, const Eltwis
   const framework::LoD lod = dep->lod();
   const DDim dims = dep->dims();
   const int64_t n = dep->numel();
+  // The arrangement computed in: the first operand's oneDNN layout, else flat.
+  const OneDNNLayout* layout = OneDNNLayoutOf(*dep);
+  const DenseTensor* layout_owner = dep;
+  if (layout == nullptr) {
+    layout = OneDNNLayoutOf(*dout);
+    layout_owner = dout;
+  }
+  const memory::desc md = layout != nullptr ? layout->desc() : Flat(n);
+  const memory::desc plain = layout != nullptr ? layout->plain_desc() : Flat(n);
+  const bool keep_layout = layout != nullptr && ctx.OutputMayBeOpaque("X@GRAD");
   dx->Resize(dims);
-  float* o = dx->mutable_data<float>(ctx.GetPlace());
+  if (keep_layout) dx->set_opaque_layout(layout_owner->opaque_layout());
+  dx->mutable_data<float>(ctx.GetPlace());
   if (n > 0) {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     const bool reads_out = std::string(dep_slot) == "Out";
     try {
-      const auto hint = ForwardPd(e, n, dev.engine());
+      const auto hint = ForwardPd(e, md, dev.engine());
       const dnnl::eltwise_backward::primitive_desc pd(
-          dnnl::eltwise_backward::desc(e.alg, Flat(n), Flat(n), e.alpha), dev.engine(), hint);
-      // oneDNN takes non-const handles; the inputs are only read.
-      const memory d(Flat(n), dev.engine(), const_cast<float*>(dep->data<float>()));
-      const memory g(Flat(n), dev.engine(), const_cast<float*>(dout->data<float>()));
-      const memory gx(Flat(n), dev.engine(), o);
+          dnnl::eltwise_backward::desc(e.alg, md, md, e.alpha), dev.engine(), hint);
+      const memory d = ToFormat(InputMemory(*dep, plain, dev.engine()), md, dev);
+      const memory g = ToFormat(InputMemory(*dout, plain, dev.engine()), md, dev);
+      const PrimitiveOutput gx(keep_layout ? md : plain, OutputData(dx), md, dev.engine());
       dnnl::eltwise_backward(pd).execute(dev.stream(),
                                          {{reads_out ? DNNL_ARG_DST : DNNL_ARG_SRC, d},
                                           {DNNL_ARG_DIFF_DST, g},
-                                          {DNNL_ARG_DIFF_SRC, gx}});
+                                          {DNNL_ARG_DIFF_SRC, gx.mem()}});
+      dev.stream().wait();
+      if (patch != nullptr) {
+        // Elementwise over the buffers as computed (padding included).
+        patch(ctx, static_cast<const float*>(d.get_data_handle()),
+              static_cast<const float*>(g.get_data_handle()),
+              static_cast<float*>(gx.mem().get_data_handle()),
+              static_cast<int64_t>(md.get_size() / sizeof(float)));
+      }
+      gx.Store(dev);
       dev.stream().wait();
     } catch (const dnnl::error& ex) {
       throw errors::Fatal("op `%s`: oneDNN eltwise backward failed for %s %s: %s", ctx.Type(),
                           dep_slot, dims.ToString(), ex.what());
     }
-    if (patch != nullptr) patch(ctx, dep->data<float>(), dout->data<float>(), o, n);
   }
   dx->set_lod(lod);
 }
 
+// Whether the grad op's operands are all row-major (small ones then go to the plain kernel).
+bool PlainOperands(const ExecutionContext& ctx, const char* dep) {
+  return ctx.Input(dep)->is_plain() && ctx.Input("Out@GRAD")->is_plain();
+}
+
 template <const char* kDep, Eltwise (*kAlgo)(const ExecutionContext&)>
 void EltwiseGradKernel(const ExecutionContext& ctx) {
-  if (BelowOneDNNThreshold(ctx.Input(kDep)->numel(), kGradMin)) {
+  if (PlainOperands(ctx, kDep) && BelowOneDNNThreshold(ctx.Input(kDep)->numel(), kGradMin)) {
     RunPlainKernel(ctx);
     return;
   }
@@ -178,7 +213,7 @@ void LeakyReluGradPatch(const ExecutionContext& ctx, const float* x, const float
 }
 
 void LeakyReluGradKernel(const ExecutionContext& ctx) {
-  if (BelowOneDNNThreshold(ctx.Input("X")->numel(), kGradMin)) {
+  if (PlainOperands(ctx, "X") && BelowOneDNNThreshold(ctx.Input("X")->numel(), kGradMin)) {
     RunPlainKernel(ctx);
     return;
   }
@@ -217,6 +252,17 @@ void RegisterEltwiseOneDNNKernels() {
   for (const Entry& e : entries) {
     framework::RegisterKernel(e.type, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                               e.fn);
+  }
+  // Elementwise: any oneDNN layout is read as it is.
+  auto& registry = framework::KernelRegistry::Instance();
+  for (const char* forward : {"relu", "sigmoid", "tanh", "exp", "square", "gelu", "leaky_relu"}) {
+    registry.DeclareOpaqueInputs(forward, LibraryType::kOneDNN, {"X"});
+  }
+  for (const char* grad : {"relu_grad", "sigmoid_grad", "tanh_grad", "exp_grad"}) {
+    registry.DeclareOpaqueInputs(grad, LibraryType::kOneDNN, {"Out", "Out@GRAD"});
+  }
+  for (const char* grad : {"square_grad", "gelu_grad", "leaky_relu_grad"}) {
+    registry.DeclareOpaqueInputs(grad, LibraryType::kOneDNN, {"X", "Out@GRAD"});
   }
 }
 

@@ -16,7 +16,7 @@ void RunPlainKernel(const framework::ExecutionContext& ctx) {
   for (const auto& k : framework::KernelRegistry::Instance().KernelsOf(ctx.Type())) {
     if (k.key.device == framework::DeviceType::kCPU &&
         k.key.backend == framework::LibraryType::kPlain && k.key.dtype == key.dtype) {
-      k.fn(ctx);
+      ctx.WithPlainInputs(k.fn);  // Plain kernels read row-major data only.
       return;
     }
   }

@@ -13,7 +13,8 @@ namespace operators {
 bool BelowOneDNNThreshold(int64_t numel, int64_t min_numel);
 
 // Runs the op's plain CPU kernel of the same dtype on `ctx` (the oneDNN context is a CPU
-// context). Fatal error if the op registered none.
+// context), with inputs in oneDNN layouts converted to row-major. Fatal error if the op
+// registered none.
 void RunPlainKernel(const framework::ExecutionContext& ctx);
 
 }  // namespace operators

@@ -23,6 +23,12 @@ void RegisterOneDNNKernels() {
   }
   framework::RegisterKernel("pool2d", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                             Pool2dOneDNNKernel);
+  // Inputs these kernels read in oneDNN's blocked layouts (onednn_layout.h).
+  auto& registry = framework::KernelRegistry::Instance();
+  for (const char* conv : {"conv2d", "depthwise_conv2d"}) {
+    registry.DeclareOpaqueInputs(conv, LibraryType::kOneDNN, {"Input"});
+  }
+  registry.DeclareOpaqueInputs("pool2d", LibraryType::kOneDNN, {"X"});
   RegisterEltwiseOneDNNKernels();
   RegisterSoftmaxOneDNNKernels();
   RegisterNormOneDNNKernels();

@@ -238,13 +238,27 @@ void RegisterAdamOp() {
       .InferVarType(AdamInferVarType)
       .Checkpoint(
           "Upgrade adam add 1 attribute [multi_precision] and dispensable input and "
-          "output [MasterParam], [MasterParamOut].")
-      .Checkpoint("Upgrade adam, add 1 dispensable input [EpsilonTensor].")
-      .Checkpoint("Upgrade adam, add 1 attribute [use_global_beta_pow].")
-      .Checkpoint("Upgrade adam, add 1 dispensable input [SkipUpdate].")
+          "output [MasterParam], [MasterParamOut].",
+          framework::OpVersionDesc()
+              .NewAttr("multi_precision", "update a master copy of the parameter", false)
+              .NewInput("MasterParam", "the parameter in its compute precision")
+              .NewOutput("MasterParamOut", "the updated MasterParam"))
+      .Checkpoint("Upgrade adam, add 1 dispensable input [EpsilonTensor].",
+                  framework::OpVersionDesc().NewInput("EpsilonTensor",
+                                                      "overrides attribute epsilon"))
+      .Checkpoint("Upgrade adam, add 1 attribute [use_global_beta_pow].",
+                  framework::OpVersionDesc().NewAttr(
+                      "use_global_beta_pow", "Beta1Pow/Beta2Pow are maintained elsewhere", false))
+      .Checkpoint("Upgrade adam, add 1 dispensable input [SkipUpdate].",
+                  framework::OpVersionDesc().NewInput("SkipUpdate",
+                                                      "true copies every input to its output"))
       .Checkpoint(
-          "Upgrade adam, add 1 attribute [amsgrad] (default false), 1 dispensable input "
-          "[Moment2Max] and 1 dispensable output [Moment2MaxOut].");
+          "Upgrade adam, add 1 attribute [amsgrad], 1 dispensable input [Moment2Max] and 1 "
+          "dispensable output [Moment2MaxOut].",
+          framework::OpVersionDesc()
+              .NewAttr("amsgrad", "divide by the running maximum of the second moment", false)
+              .NewInput("Moment2Max", "the running maximum of the second moment")
+              .NewOutput("Moment2MaxOut", "the updated Moment2Max"));
   RegisterPlainCpuFloatKernels<AdamKernel>(kOp);
 }
 

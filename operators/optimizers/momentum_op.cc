@@ -115,7 +115,12 @@ void RegisterMomentumOp() {
       .InferVarType(MomentumInferVarType)
       .Checkpoint(
           "Upgrade momentum add 4 attributes [regularization_method, "
-          "regularization_coeff, multi_precision, rescale_grad].");
+          "regularization_coeff, multi_precision, rescale_grad].",
+          framework::OpVersionDesc()
+              .NewAttr("regularization_method", "\"l2_decay\" or none", std::string())
+              .NewAttr("regularization_coeff", "the L2 decay coefficient", 0.0f)
+              .NewAttr("multi_precision", "update a master copy of the parameter", false)
+              .NewAttr("rescale_grad", "factor applied to Grad first", 1.0f));
   RegisterPlainCpuFloatKernels<MomentumKernel>(kOp);
 }
 

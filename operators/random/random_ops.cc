@@ -270,7 +270,12 @@ void RegisterRandomOps() {
       .InferVarType(RandomInferVarType)
       .Checkpoint(
           "Upgrade gaussian_random add new inputs [ShapeTensor] and [ShapeTensorList] "
-          "and modify the attribute of [shape]");
+          "and modify the attribute of [shape]",
+          framework::OpVersionDesc()
+              .NewInput("ShapeTensor", "the shape as a 1-D tensor, overriding `shape`")
+              .NewInput("ShapeTensorList", "the shape as 1-element tensors, overriding `shape`")
+              .ModifyAttr("shape", "int64 dims, default empty (read from the inputs)",
+                          std::vector<int64_t>{}));
   RegisterPlainCpuFloatKernels<GaussianRandomKernel>("gaussian_random");
 
   framework::RegisterOp<RandomOp, TruncatedGaussianRandomOpMaker>("truncated_gaussian_random")

@@ -171,7 +171,10 @@ void RegisterArgMaxOp() {
   framework::RegisterOp<ArgMaxOp, ArgMaxOpMaker>(kOp)
       .InferShape(ArgMaxInferShape)
       .InferVarType(ArgMaxInferVarType)
-      .Checkpoint("add attribute `flatten` (default false); `dtype` defaults to int64");
+      .Checkpoint("add attribute `flatten`; `dtype` defaults to int64",
+                  framework::OpVersionDesc()
+                      .NewAttr("flatten", "search the flattened X", false)
+                      .ModifyAttr("dtype", "defaults to int64", kDtypeInt64));
   RegisterPlainCpuKernels<ArgMaxKernel, float, double, int32_t, int64_t>(kOp);
 }
 

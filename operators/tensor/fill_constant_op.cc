@@ -232,8 +232,10 @@ void RegisterFillConstantOp() {
   framework::RegisterOp<FillConstantOp, FillConstantOpMaker>(kOp)
       .InferShape(FillConstantInferShape)
       .InferVarType(FillConstantInferVarType)
-      .Checkpoint("Upgrade fill_constant, add a new input [ValueTensor]")
-      .Checkpoint("Upgrade fill_constant to add a new attribute [place_type]");
+      .Checkpoint("Upgrade fill_constant, add a new input [ValueTensor]",
+                  framework::OpVersionDesc().NewInput("ValueTensor", "overrides `value`"))
+      .Checkpoint("Upgrade fill_constant to add a new attribute [place_type]",
+                  framework::OpVersionDesc().NewAttr("place_type", "place of Out", -1));
   RegisterPlainCpuKernels<FillConstantKernel, float, double, int32_t, int64_t, bool>(kOp);
 }
 

@@ -71,12 +71,30 @@ void WriteOpJson(const std::string& type, const OpInfo& info, JsonWriter* w) {
         .Key("dtype").String(platform::DataTypeName(k.key.dtype))
         .Key("library").String(framework::LibraryTypeName(k.key.backend))
         .Key("layout").String(framework::DataLayoutName(k.key.layout))
-        .Key("deterministic").Bool(k.deterministic)
-        .EndObject();
+        .Key("deterministic").Bool(k.deterministic);
+    w->Key("opaque_inputs").BeginArray();
+    for (const auto& slot : k.opaque_inputs) w->String(slot);
+    w->EndArray();
+    w->EndObject();
   }
   w->EndArray();
+  w->Key("version").Int(info.version());
   w->Key("checkpoints").BeginArray();
   for (const auto& c : info.checkpoints) w->String(c.note);
+  w->EndArray();
+  // What each checkpoint changed: {"version": checkpoint number, "kind", "name", ...}.
+  w->Key("changes").BeginArray();
+  for (size_t i = 0; i < info.checkpoints.size(); ++i) {
+    for (const auto& c : info.checkpoints[i].changes) {
+      w->BeginObject()
+          .Key("version").Int(static_cast<int64_t>(i + 1))
+          .Key("kind").String(framework::OpChangeKindName(c.kind))
+          .Key("name").String(c.name)
+          .Key("remark").String(c.remark);
+      if (c.has_default) w->Key("default").String(framework::AttrToString(c.default_value));
+      w->EndObject();
+    }
+  }
   w->EndArray();
   w->Key("comment").String(info.spec.comment).EndObject();
 }

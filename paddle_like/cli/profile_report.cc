@@ -48,6 +48,9 @@ std::string ProfileJson(const framework::ExecutionProfile& profile, int runs) {
           .EndObject();
     }
     w.EndArray();
+    w.Key("opaque_outputs").BeginArray();
+    for (const auto& o : op.opaque_outputs) w.String(o);
+    w.EndArray();
     w.Key("ms").Raw(Fixed(op.seconds * 1e3, 4)).EndObject();
   }
   w.EndArray();
@@ -103,6 +106,10 @@ std::string ProfileTable(const framework::ExecutionProfile& profile) {
   }
   std::snprintf(line, sizeof(line), "  data transforms: %zu (%zu bytes); weight pre-packs: %zu (%zu bytes)\n",
                 transforms, transform_bytes, packs, pack_bytes);
+  s += line;
+  size_t opaque = 0;
+  for (const auto& op : profile.ops) opaque += op.opaque_outputs.size();
+  std::snprintf(line, sizeof(line), "  outputs kept in a library layout: %zu\n", opaque);
   s += line;
   return s;
 }

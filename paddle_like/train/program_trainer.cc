@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "framework/executor.h"
+#include "framework/passes/fuse_relu_grad_pass.h"
 #include "framework/model_loading.h"
 #include "framework/npy_io.h"
 #include "operators/registry.h"
@@ -194,7 +195,8 @@ ProgramTrainingResult TrainProgram(const ProgramDesc& main,
   if (!options.init_dir.empty()) result.loaded = LoadInitDir(main, options.init_dir, scope);
   CheckPersistablesSet(main, *scope);
 
-  const ProgramDesc program = WithoutFeedFetch(main);
+  ProgramDesc program = WithoutFeedFetch(main);
+  framework::ApplyExecutionPasses(&program);  // Fused relu gradients.
   auto prepared = exec.Prepare(program, 0, scope, {options.loss});
   Scope* local = prepared->local_scope();
   for (int64_t step = 0; step < steps; ++step) {

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "framework/executor.h"
+#include "framework/passes/fuse_relu_grad_pass.h"
 #include "framework/model_loading.h"
 #include "framework/npy_io.h"
 #include "paddle_like/datasets/data_loader.h"
@@ -98,8 +99,10 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
     auto startup = exec.Prepare(builder.startup_program(), 0, &scope);
     exec.Run(startup.get());
   }
-  auto train = exec.Prepare(builder.main_program(), 0, &scope,
-                            {vars.loss.name(), vars.accuracy.name()});
+  // What runs: the built program with execution passes (fused relu gradients).
+  framework::ProgramDesc train_program = builder.main_program();
+  framework::ApplyExecutionPasses(&train_program);
+  auto train = exec.Prepare(train_program, 0, &scope, {vars.loss.name(), vars.accuracy.name()});
   auto test = exec.Prepare(test_program, 0, &scope, {vars.loss.name(), vars.accuracy.name()});
 
   auto train_set = std::make_shared<datasets::InMemoryDataset>(train_data);

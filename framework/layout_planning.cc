@@ -1,0 +1,57 @@
+#include "framework/layout_planning.h"
+
+#include <map>
+
+namespace paddle_like {
+namespace framework {
+
+std::set<std::string> PlanOpaqueLayouts(const ProgramDesc& program, int block_id,
+                                        const std::vector<const OperatorBase*>& ops,
+                                        const std::vector<OpPlacement>& placements,
+                                        const platform::Place& place,
+                                        const std::set<std::string>& persistable,
+                                        const std::set<std::string>& keep) {
+  std::set<std::string> planned;
+  if (!place.is_cpu()) return planned;
+  // Names other blocks read (sub-blocks of control flow see this block's variables).
+  std::set<std::string> read_elsewhere;
+  for (size_t b = 0; b < program.Size(); ++b) {
+    if (static_cast<int>(b) == block_id) continue;
+    for (const OpDesc* op : program.Block(b).AllOps()) {
+      for (const auto& name : op->InputArgumentNames()) read_elsewhere.insert(name);
+    }
+  }
+  // Per variable: whether every read so far accepts the layout, and whether there was one.
+  std::map<std::string, bool> accepted;
+  std::set<std::string> refused;
+  const KernelRegistry& registry = KernelRegistry::Instance();
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const OperatorBase& op = *ops[i];
+    const bool onednn = KernelChoiceOptions::ForOp(place, placements[i]).use_onednn;
+    std::set<std::string> written;
+    for (const auto& slot : op.Outputs()) written.insert(slot.second.begin(), slot.second.end());
+    for (const auto& slot : op.Inputs()) {
+      const bool ok = onednn && op.HasKernels() &&
+                      registry.AcceptsOpaque(op.Type(), LibraryType::kOneDNN, slot.first);
+      for (const auto& name : slot.second) {
+        if (!ok || written.count(name)) {
+          refused.insert(name);
+        } else {
+          accepted[name] = true;
+        }
+      }
+    }
+  }
+  for (const auto& kv : accepted) {
+    const std::string& name = kv.first;
+    if (refused.count(name) || persistable.count(name) || keep.count(name) ||
+        read_elsewhere.count(name)) {
+      continue;
+    }
+    planned.insert(name);
+  }
+  return planned;
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,81 @@
+#include "framework/passes/fuse_relu_grad_pass.h"
+
+#include <string>
+#include <vector>
+
+#include "framework/ir/graph.h"
+#include "framework/ir/pattern.h"
+#include "framework/ir/rewrite.h"
+
+namespace paddle_like {
+namespace framework {
+
+namespace {
+
+// Whether `var` is written only by relu ops, as their Out.
+bool OnlyReluWrites(const ir::Graph& graph, const std::string& var) {
+  const auto& producers = graph.Producers(var);
+  if (producers.empty()) return false;
+  for (size_t p : producers) {
+    const OpDesc& op = graph.Op(p);
+    if (op.Type() != "relu" || op.Output("Out") != std::vector<std::string>{var}) return false;
+  }
+  return true;
+}
+
+// Fuses the first match in `block`; false when none is left.
+bool FuseOne(BlockDesc* block) {
+  const ir::Graph graph(*block);
+  ir::Pattern pattern;
+  const int sign = pattern.AddOp("sign");
+  const int mul = pattern.AddOp("elementwise_mul", [](const OpDesc& op) {
+    return !op.HasAttr("axis") || op.Attr<int>("axis") == -1;
+  });
+  pattern.Connect(sign, "Out", mul, "Y");
+  for (const ir::Match& m : ir::FindMatches(graph, pattern)) {
+    const OpDesc& sign_op = graph.Op(m.ops[sign]);
+    const OpDesc& mul_op = graph.Op(m.ops[mul]);
+    if (sign_op.Input("X").size() != 1 || mul_op.Input("X").size() != 1) continue;
+    const std::string out = sign_op.Input("X")[0];
+    const std::string dout = mul_op.Input("X")[0];
+    // Only relu's Out is 0 or positive, where sign(Out) is relu's slope; dOut must have
+    // Out's shape (no broadcasting through the mul).
+    if (!OnlyReluWrites(graph, out)) continue;
+    const VarDesc* out_desc = block->FindVar(out);
+    const VarDesc* dout_desc = block->FindVar(dout);
+    if (out_desc == nullptr || dout_desc == nullptr ||
+        out_desc->GetShape() != dout_desc->GetShape()) {
+      continue;
+    }
+    AttributeMap attrs;
+    if (mul_op.HasAttr("op_role")) attrs["op_role"] = mul_op.GetAttr("op_role");
+    ir::ReplaceOps(block, {m.ops[sign], m.ops[mul]},
+                   OpDesc("relu_grad", {{"Out", {out}}, {"Out@GRAD", {dout}}},
+                          {{"X@GRAD", mul_op.Output("Out")}}, attrs));
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+ir::PassCapability FuseReluGradPass::Capability() const {
+  ir::PassCapability c;
+  c.max_versions = {{"relu", 0}, {"sign", 0}, {"elementwise_mul", 1}, {"relu_grad", 0}};
+  return c;
+}
+
+int FuseReluGradPass::ApplyImpl(ProgramDesc* program) const {
+  int rewrites = 0;
+  for (size_t b = 0; b < program->Size(); ++b) {
+    while (FuseOne(&program->Block(b))) ++rewrites;
+  }
+  return rewrites;
+}
+
+int ApplyExecutionPasses(ProgramDesc* program) {
+  return ir::ApplyPass(FuseReluGradPass(), program);
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,87 @@
+#include "operators/onednn/onednn_layout.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+#include "platform/device_context_pool.h"
+
+namespace paddle_like {
+namespace operators {
+
+using dnnl::memory;
+using framework::DenseTensor;
+
+std::string FormatName(const memory::desc& md) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.format_kind != dnnl_blocked) return "non-blocked";
+  const auto& b = d.format_desc.blocking;
+  std::vector<int> order(static_cast<size_t>(d.ndims));
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return b.strides[x] > b.strides[y]; });
+  std::vector<bool> blocked(static_cast<size_t>(d.ndims), false);
+  for (int i = 0; i < b.inner_nblks; ++i) blocked[static_cast<size_t>(b.inner_idxs[i])] = true;
+  std::string name;
+  for (int dim : order) name += static_cast<char>((blocked[static_cast<size_t>(dim)] ? 'A' : 'a') + dim);
+  for (int i = 0; i < b.inner_nblks; ++i) {
+    name += std::to_string(b.inner_blks[i]) + static_cast<char>('a' + b.inner_idxs[i]);
+  }
+  return name;
+}
+
+std::string OneDNNLayout::ToString() const { return "oneDNN " + FormatName(desc_); }
+
+void OneDNNLayout::ToPlain(const void* src, void* dst) const {
+  const auto& dev = *platform::DeviceContextPool::Instance().GetAs<platform::OneDNNContext>(
+      platform::CPUPlace());
+  // oneDNN takes non-const handles; the source is only read.
+  memory from(desc_, dev.engine(), const_cast<void*>(src));
+  memory to(plain_, dev.engine(), dst);
+  dnnl::reorder(from, to).execute(dev.stream(), from, to);
+  dev.stream().wait();
+}
+
+const OneDNNLayout* OneDNNLayoutOf(const DenseTensor& t) {
+  return dynamic_cast<const OneDNNLayout*>(t.opaque_layout().get());
+}
+
+memory::desc DescOf(const DenseTensor& t, const memory::desc& user) {
+  const OneDNNLayout* layout = OneDNNLayoutOf(t);
+  return layout != nullptr && layout->plain_desc() == user ? layout->desc() : user;
+}
+
+memory InputMemory(const DenseTensor& t, const memory::desc& user, const dnnl::engine& engine) {
+  if (t.is_plain()) return memory(user, engine, const_cast<float*>(t.data<float>()));
+  const OneDNNLayout* layout = OneDNNLayoutOf(t);
+  if (layout != nullptr && layout->plain_desc() == user) {
+    return memory(layout->desc(), engine, const_cast<void*>(t.raw_data()));
+  }
+  PL_ENFORCE(user.get_size() == static_cast<size_t>(t.numel()) * sizeof(float),
+             errors::InvalidArgument("a float32 tensor of shape %s in %s cannot be read as "
+                                     "oneDNN memory of %zu bytes",
+                                     t.dims().ToString(), t.opaque_layout()->ToString(),
+                                     user.get_size()));
+  memory copy(user, engine);
+  t.opaque_layout()->ToPlain(t.raw_data(), copy.get_data_handle());
+  return copy;
+}
+
+std::shared_ptr<const OneDNNLayout> OutputLayout(bool may_be_opaque, const memory::desc& want,
+                                                 const memory::desc& user) {
+  if (!may_be_opaque || want == user) return nullptr;
+  return std::make_shared<const OneDNNLayout>(want, user);
+}
+
+DenseTensor* OutputTarget(DenseTensor* out, std::initializer_list<const DenseTensor*> operands,
+                          DenseTensor* fresh, const framework::DDim& dims,
+                          std::shared_ptr<const OneDNNLayout> layout) {
+  const bool aliased = std::find(operands.begin(), operands.end(), out) != operands.end();
+  DenseTensor* target = aliased ? fresh : out;
+  target->Resize(dims);
+  target->set_opaque_layout(std::move(layout));
+  target->mutable_data<float>(platform::CPUPlace());
+  return target;
+}
+
+}  // namespace operators
+}  // namespace paddle_like

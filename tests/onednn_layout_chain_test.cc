@@ -1,0 +1,300 @@
+// conv -> relu -> pool chains in oneDNN's blocked layouts (framework/layout_planning.h,
+// operators/onednn/onednn_layout.h), forward and backward, through the executor.
+//
+// The same program runs three ways: with layout planning (temporaries stay blocked between
+// oneDNN ops), with every temporary fetched (fetched variables stay row-major, so the same
+// oneDNN kernels reorder at every op), and on the plain kernels. Results agree to 1e-5
+// relative between the first two and within float32 accumulation error with the third; the
+// profile shows which outputs stayed blocked and that no data transform was needed.
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "framework/backward.h"
+#include "framework/executor.h"
+#include "framework/op_registry.h"
+#include "framework/passes/fuse_relu_grad_pass.h"
+#include "framework/tensor_io.h"
+#include "framework/var_type_inference.h"
+#include "platform/flags.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using framework::ExecutionProfile;
+using framework::LibraryType;
+using framework::ProgramDesc;
+using framework::Scope;
+
+struct ChainOptions {
+  bool nhwc = false;
+  bool adaptive_first_pool = false;  // The oneDNN pool kernel's row-major fallback.
+  bool plain_first_relu = false;     // use_mkldnn=false on the first relu of a placed block.
+  bool backward = true;
+  bool fuse_relu_grad = true;        // ApplyExecutionPasses after AppendBackward.
+};
+
+class Chain {
+ public:
+  explicit Chain(const ChainOptions& o) : o_(o) {
+    framework::BlockDesc& b = program_.Block(0);
+    framework::VarDesc* x = b.Var("x");
+    x->SetShape(o.nhwc ? std::vector<int64_t>{2, 12, 12, 8} : std::vector<int64_t>{2, 8, 12, 12});
+    x->SetDataType(DataType::FLOAT32);
+    Param("w1", {16, 8, 3, 3});
+    Param("w2", {16, 16, 3, 3});
+    Conv("x", "w1", "c1");
+    Relu("c1", "r1", o.plain_first_relu);
+    Pool("r1", "p1", "max", o.adaptive_first_pool);
+    Conv("p1", "w2", "c2");
+    Relu("c2", "r2", false);
+    Pool("r2", "p2", "avg", false);
+    Op("mean", {{"X", {"p2"}}}, {{"Out", {"loss"}}}, {});
+    if (o.backward) framework::AppendBackward(&program_, "loss");
+    if (o.backward && o.fuse_relu_grad) {
+      // relu's gradient as relu_grad, which reads blocked data (sign and mul do not).
+      EXPECT_EQ(framework::ApplyExecutionPasses(&program_), 2);
+    }
+  }
+
+  const ProgramDesc& program() const { return program_; }
+
+  // Runs the program in a fresh scope holding the parameters; returns the fetched values.
+  std::map<std::string, std::vector<double>> Run(const std::vector<std::string>& fetches,
+                                                 bool onednn, ExecutionProfile* profile) const {
+    const bool saved = FLAGS_use_onednn;
+    FLAGS_use_onednn = onednn;
+    Scope scope;
+    for (const auto& kv : params_) *scope.Var(kv.first)->GetMutable<DenseTensor>() = kv.second;
+    framework::Executor::RunOptions options;
+    options.profile = profile;
+    options.repeat = 2;  // The profile describes a steady-state run.
+    std::vector<DenseTensor> values;
+    try {
+      values = framework::Executor(platform::CPUPlace())
+                   .Run(program_, &scope, {{"x", x_}}, fetches, options);
+    } catch (...) {
+      FLAGS_use_onednn = saved;
+      throw;
+    }
+    FLAGS_use_onednn = saved;
+    std::map<std::string, std::vector<double>> out;
+    for (size_t i = 0; i < fetches.size(); ++i) {
+      EXPECT_TRUE(values[i].is_plain()) << fetches[i];
+      out[fetches[i]] = ToDoubles(values[i]);
+    }
+    return out;
+  }
+
+ private:
+  void Param(const std::string& name, const std::vector<int64_t>& dims) {
+    framework::VarDesc* v = program_.Block(0).Var(name);
+    v->SetShape(dims);
+    v->SetDataType(DataType::FLOAT32);
+    v->SetPersistable(true);
+    const DDim d(dims);
+    params_[name] = MakeTensor<float>(d, RandomValues(d.numel(), -0.3, 0.3, seed_++));
+    if (name == "w1") {
+      const DDim xd(program_.Block(0).FindVar("x")->GetShape());
+      x_ = MakeTensor<float>(xd, RandomValues(xd.numel(), -1, 1, 99));
+    }
+  }
+  void Op(const std::string& type, const framework::VariableNameMap& in,
+          const framework::VariableNameMap& out, const AttributeMap& attrs) {
+    framework::OpDesc* op = program_.Block(0).AppendOp();
+    op->SetType(type);
+    for (const auto& kv : in) op->SetInput(kv.first, kv.second);
+    for (const auto& kv : out) op->SetOutput(kv.first, kv.second);
+    for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
+    // use_mkldnn=true on some op makes the block placed: each op's attribute decides.
+    if (!attrs.count("use_mkldnn") && o_.plain_first_relu && type != "mean") {
+      op->SetAttr("use_mkldnn", true);
+    }
+    framework::InferVarTypeAndShape(op, &program_.Block(0));
+  }
+  std::string Format() const { return o_.nhwc ? "NHWC" : "NCHW"; }
+  void Conv(const std::string& x, const std::string& w, const std::string& y) {
+    Op("conv2d", {{"Input", {x}}, {"Filter", {w}}}, {{"Output", {y}}},
+       {{"paddings", std::vector<int>{1, 1}}, {"data_format", Format()}});
+  }
+  void Relu(const std::string& x, const std::string& y, bool plain) {
+    AttributeMap attrs;
+    if (plain) attrs["use_mkldnn"] = false;
+    Op("relu", {{"X", {x}}}, {{"Out", {y}}}, attrs);
+  }
+  void Pool(const std::string& x, const std::string& y, const std::string& kind, bool adaptive) {
+    Op("pool2d", {{"X", {x}}}, {{"Out", {y}}},
+       {{"pooling_type", kind},
+        {"ksize", adaptive ? std::vector<int>{5, 5} : std::vector<int>{2, 2}},
+        {"strides", std::vector<int>{2, 2}},
+        {"adaptive", adaptive},
+        {"data_format", Format()}});
+  }
+
+  ChainOptions o_;
+  ProgramDesc program_;
+  std::map<std::string, DenseTensor> params_;
+  DenseTensor x_;
+  unsigned seed_ = 1;
+};
+
+const std::vector<std::string> kResults = {"p2", "loss", "x@GRAD", "w1@GRAD", "w2@GRAD"};
+const std::vector<std::string> kForwardTemporaries = {"c1", "r1", "p1", "c2", "r2"};
+const std::vector<std::string> kBackwardTemporaries = {"r2@GRAD", "c2@GRAD", "p1@GRAD",
+                                                       "r1@GRAD", "c1@GRAD"};
+
+// The outputs a run left blocked, by variable name.
+std::set<std::string> Blocked(const ExecutionProfile& profile) {
+  std::set<std::string> names;
+  for (const auto& op : profile.ops) {
+    for (const auto& o : op.opaque_outputs) {
+      EXPECT_NE(o.find(": oneDNN "), std::string::npos) << o;
+      names.insert(o.substr(0, o.find(':')));
+    }
+  }
+  return names;
+}
+
+size_t Reorders(const ExecutionProfile& profile) {
+  size_t n = 0;
+  for (const auto& op : profile.ops) {
+    for (const auto& t : op.transforms) n += t.kind.find("reorder") != std::string::npos;
+  }
+  return n;
+}
+
+LibraryType LibraryOf(const ExecutionProfile& profile, size_t index) {
+  return profile.ops.at(index).key.backend;
+}
+
+void ExpectSame(const std::map<std::string, std::vector<double>>& actual,
+                const std::map<std::string, std::vector<double>>& expected, double rtol,
+                const std::string& what) {
+  for (const auto& name : kResults) {
+    if (!expected.count(name)) continue;
+    double scale = 0;
+    for (double v : expected.at(name)) scale = std::max(scale, std::abs(v));
+    // Relative to each value, and to the largest one for values near 0 (sums that cancel).
+    ExpectNear(actual.at(name), expected.at(name), rtol, rtol * scale, what + " " + name);
+  }
+}
+
+class OneDNNLayoutChainTest : public OneDNNKernelTestBase,
+                              public ::testing::WithParamInterface<ChainOptions> {};
+
+TEST_P(OneDNNLayoutChainTest, BlockedChainMatchesRowMajorAndPlainKernels) {
+  const ChainOptions o = GetParam();
+  const Chain chain(o);
+  ExecutionProfile blocked_profile, row_major_profile;
+  const auto blocked = chain.Run(kResults, true, &blocked_profile);
+
+  std::vector<std::string> everything = kResults;
+  everything.insert(everything.end(), kForwardTemporaries.begin(), kForwardTemporaries.end());
+  everything.insert(everything.end(), kBackwardTemporaries.begin(), kBackwardTemporaries.end());
+  const auto row_major = chain.Run(everything, true, &row_major_profile);
+  const auto plain = chain.Run(kResults, false, nullptr);
+
+  ExpectSame(blocked, row_major, 1e-5, "blocked vs row-major oneDNN:");
+  ExpectSame(blocked, plain, 1e-4, "blocked oneDNN vs plain kernels:");
+  EXPECT_TRUE(Blocked(row_major_profile).empty()) << "fetched variables stay row-major";
+
+  // No input needed converting: every boundary is a reorder inside a oneDNN kernel.
+  EXPECT_EQ(Reorders(blocked_profile), 0u);
+  const std::set<std::string> b = Blocked(blocked_profile);
+  // Every temporary between two oneDNN ops. Which format a primitive picks depends on the
+  // CPU; in NCHW it is never the user's (8 or more channels), so each stays blocked.
+  const std::set<std::string> between = {"c1", "r1", "p1", "c2", "r2", "r2@GRAD", "c2@GRAD",
+                                       "p1@GRAD", "r1@GRAD", "c1@GRAD"};
+  for (const auto& name : b) EXPECT_EQ(between.count(name), 1u) << name << " left blocked";
+  if (o.nhwc) {
+    // The primitive may pick nhwc, which is the user's layout: nothing to keep.
+  } else if (o.plain_first_relu) {
+    // c1 feeds a plain kernel, which writes row-major r1.
+    EXPECT_EQ(b.count("c1"), 0u);
+    EXPECT_EQ(b.count("r1"), 0u);
+    EXPECT_EQ(LibraryOf(blocked_profile, 0), LibraryType::kOneDNN);  // conv2d
+    EXPECT_EQ(LibraryOf(blocked_profile, 1), LibraryType::kPlain);   // relu
+    EXPECT_EQ(LibraryOf(blocked_profile, 2), LibraryType::kOneDNN);  // pool2d
+  } else if (o.adaptive_first_pool) {
+    // The adaptive pool and its gradient run row-major code on row-major copies; relu_grad
+    // computes c1@GRAD in the layout of r1.
+    std::set<std::string> expected = between;
+    expected.erase("p1");
+    expected.erase("r1@GRAD");
+    EXPECT_EQ(b, expected);
+  } else {
+    EXPECT_EQ(b, between);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Chains, OneDNNLayoutChainTest,
+                         ::testing::Values(ChainOptions{}, ChainOptions{true, false, false, true},
+                                           ChainOptions{false, true, false, true},
+                                           ChainOptions{false, false, true, true}));
+
+// The fused relu_grad gives the gradients of relu's sign(Out) * dOut, exactly.
+TEST_F(OneDNNKernelTestBase, FusedReluGradGivesTheGradientsOfTheUnfusedProgram) {
+  ChainOptions unfused_options;
+  unfused_options.fuse_relu_grad = false;
+  const Chain fused{ChainOptions()}, unfused(unfused_options);
+  const auto a = fused.Run(kResults, false, nullptr);
+  const auto b = unfused.Run(kResults, false, nullptr);
+  for (const auto& name : kResults) EXPECT_EQ(a.at(name), b.at(name)) << name;
+  size_t relu_grads = 0;
+  for (const auto* op : fused.program().Block(0).AllOps()) relu_grads += op->Type() == "relu_grad";
+  EXPECT_EQ(relu_grads, 2u);
+}
+
+using OneDNNLayoutMiddleTest = OneDNNKernelTestBase;
+
+TEST_F(OneDNNLayoutMiddleTest, FetchAndSaveInTheMiddleOfABlockedChainGiveRowMajorData) {
+  const ChainOptions forward_only{false, false, false, false};
+  const Chain reference(forward_only);
+  ExecutionProfile profile;
+  const auto without_fetch = reference.Run({"p2"}, true, &profile);
+  EXPECT_EQ(Blocked(profile).count("r1"), 1u);
+  // Fetching r1 keeps it row-major; the rest of the chain is unchanged.
+  const auto with_fetch = reference.Run({"r1", "p2"}, true, &profile);
+  EXPECT_EQ(Blocked(profile).count("r1"), 0u);
+  ExpectNear(with_fetch.at("p2"), without_fetch.at("p2"), 1e-5, 1e-7, "p2");
+
+  // A save op reading r1 in a program that fetches only p2.
+  Chain chain(forward_only);
+  ProgramDesc program = chain.program();
+  const std::string path = ::testing::TempDir() + "/onednn_layout_chain_r1.pdtensor";
+  framework::OpDesc* save = program.Block(0).AppendOp();
+  save->SetType("save");
+  save->SetInput("X", {"r1"});
+  save->SetAttr("file_path", path);
+  save->SetAttr("overwrite", true);
+  const bool saved_flag = FLAGS_use_onednn;
+  FLAGS_use_onednn = true;
+  Scope scope;
+  for (const char* w : {"w1", "w2"}) {
+    const DDim dims(program.Block(0).FindVar(w)->GetShape());
+    *scope.Var(w)->GetMutable<DenseTensor>() =
+        MakeTensor<float>(dims, RandomValues(dims.numel(), -0.3, 0.3, w[1] - '0'));
+  }
+  const DDim xd(program.Block(0).FindVar("x")->GetShape());
+  const DenseTensor x = MakeTensor<float>(xd, RandomValues(xd.numel(), -1, 1, 99));
+  const auto fetched =
+      framework::Executor(platform::CPUPlace()).Run(program, &scope, {{"x", x}}, {"p2"});
+  FLAGS_use_onednn = saved_flag;
+  ExpectNear(ToDoubles(fetched[0]), without_fetch.at("p2"), 1e-5, 1e-7, "p2 with a save");
+  std::ifstream in(path, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t offset = 0;
+  const DenseTensor loaded = framework::ReadTensorRecord(bytes, &offset, path);
+  ExpectNear(ToDoubles(loaded), with_fetch.at("r1"), 1e-6, 1e-7, "saved r1");
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
