@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/passes/fuse_relu_grad_pass.h"
 #include "operators/registry.h"
 #include "paddle_like/layers/optimizer.h"
 #include "paddle_like/train/models.h"
@@ -54,8 +55,9 @@ void Run(benchmark::State& state, bool training) {
     auto startup = exec.Prepare(net.builder.startup_program(), 0, &scope);
     exec.Run(startup.get());
   }
-  const framework::ProgramDesc& program =
-      training ? net.builder.main_program() : net.test_program;
+  // As the trainer runs it: with the execution passes (fused relu gradients).
+  framework::ProgramDesc program = training ? net.builder.main_program() : net.test_program;
+  if (training) framework::ApplyExecutionPasses(&program);
   const std::string fetch = training ? net.vars.loss.name() : net.vars.probabilities.name();
   auto prepared = exec.Prepare(program, 0, &scope, {fetch});
   const DenseTensor image = Filled(framework::DDim({batch, 1, 28, 28}), -1.0f, 0.02f);
