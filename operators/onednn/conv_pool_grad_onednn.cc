@@ -184,11 +184,7 @@ void Pool2dGradOneDNNKernel(const ExecutionContext& ctx) {
     OneDNNPoolDescs d = MakeOneDNNPoolDescs(g);
     const memory::desc user_src = d.src, user_dst = d.dst;
     // Data in a blocked format is pooled in it; X@GRAD then takes X's format.
-    const memory src = InputMemory(*x, d.src, dev.engine());
-    if (src.get_desc() != d.src) {
-      d.src = src.get_desc();
-      d.dst = memory::desc(user_dst.dims(), memory::data_type::f32, memory::format_tag::any);
-    }
+    const memory src = PoolInputMemory(*x, &d, dev.engine());
     const dnnl::pooling_forward::primitive_desc fwd_pd(
         PoolForwardDesc(d, dnnl::prop_kind::forward_training), dev.engine());
     const dnnl::pooling_backward::desc desc(d.algorithm, d.src, fwd_pd.dst_desc(), d.strides,

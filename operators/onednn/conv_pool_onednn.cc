@@ -153,11 +153,7 @@ void Pool2dOneDNNKernel(const ExecutionContext& ctx) {
     OneDNNPoolDescs d = MakeOneDNNPoolDescs(g);
     const memory::desc user_dst = d.dst;
     // An input in a blocked format is pooled in it, and the output takes the same format.
-    const memory src = InputMemory(*x, d.src, dev.engine());
-    if (src.get_desc() != d.src) {
-      d.src = src.get_desc();
-      d.dst = memory::desc(user_dst.dims(), memory::data_type::f32, memory::format_tag::any);
-    }
+    const memory src = PoolInputMemory(*x, &d, dev.engine());
     const dnnl::pooling_forward::primitive_desc pd(
         PoolForwardDesc(d, dnnl::prop_kind::forward_inference), dev.engine());
     DenseTensor* target =

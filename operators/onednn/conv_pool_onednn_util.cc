@@ -75,5 +75,14 @@ dnnl::pooling_forward::desc PoolForwardDesc(const OneDNNPoolDescs& d, dnnl::prop
                                      d.pad_r);
 }
 
+memory PoolInputMemory(const DenseTensor& x, OneDNNPoolDescs* d, const dnnl::engine& engine) {
+  const memory src = InputMemory(x, d->src, engine);
+  if (src.get_desc() != d->src) {
+    d->src = src.get_desc();
+    d->dst = memory::desc(d->dst.dims(), memory::data_type::f32, Tag::any);
+  }
+  return src;
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -67,5 +67,11 @@ struct OneDNNPoolDescs {
 OneDNNPoolDescs MakeOneDNNPoolDescs(const Pool2dGeometry& g);
 dnnl::pooling_forward::desc PoolForwardDesc(const OneDNNPoolDescs& d, dnnl::prop_kind kind);
 
+// Memory over pooling input `x` (InputMemory). When `x` is in a oneDNN blocked format, `d` is
+// changed to pool in it: `src` that format, `dst` format_tag::any (the primitive then picks
+// the same format).
+dnnl::memory PoolInputMemory(const framework::DenseTensor& x, OneDNNPoolDescs* d,
+                             const dnnl::engine& engine);
+
 }  // namespace operators
 }  // namespace paddle_like
