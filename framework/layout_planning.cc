@@ -1,7 +1,5 @@
 #include "framework/layout_planning.h"
 
-#include <map>
-
 namespace paddle_like {
 namespace framework {
 
@@ -21,9 +19,8 @@ std::set<std::string> PlanOpaqueLayouts(const ProgramDesc& program, int block_id
       for (const auto& name : op->InputArgumentNames()) read_elsewhere.insert(name);
     }
   }
-  // Per variable: whether every read so far accepts the layout, and whether there was one.
-  std::map<std::string, bool> accepted;
-  std::set<std::string> refused;
+  // Variables with a read that accepts the layout, and with one that does not.
+  std::set<std::string> accepted, refused;
   const KernelRegistry& registry = KernelRegistry::Instance();
   for (size_t i = 0; i < ops.size(); ++i) {
     const OperatorBase& op = *ops[i];
@@ -37,13 +34,12 @@ std::set<std::string> PlanOpaqueLayouts(const ProgramDesc& program, int block_id
         if (!ok || written.count(name)) {
           refused.insert(name);
         } else {
-          accepted[name] = true;
+          accepted.insert(name);
         }
       }
     }
   }
-  for (const auto& kv : accepted) {
-    const std::string& name = kv.first;
+  for (const std::string& name : accepted) {
     if (refused.count(name) || persistable.count(name) || keep.count(name) ||
         read_elsewhere.count(name)) {
       continue;

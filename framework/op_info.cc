@@ -5,6 +5,17 @@
 namespace paddle_like {
 namespace framework {
 
+const char* OpChangeKindName(OpChangeKind kind) {
+  switch (kind) {
+    case OpChangeKind::kNewAttr: return "new attribute";
+    case OpChangeKind::kModifyAttr: return "modified attribute";
+    case OpChangeKind::kNewInput: return "new input";
+    case OpChangeKind::kNewOutput: return "new output";
+    case OpChangeKind::kBugfixWithBehaviorChanged: return "bug fix with changed behaviour";
+  }
+  return "unknown change";
+}
+
 namespace {
 size_t EditDistance(const std::string& a, const std::string& b) {
   std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);

@@ -49,23 +49,6 @@ std::unique_ptr<OperatorBase> OpRegistry::CreateOp(const OpDesc& desc) {
   return CreateOp(desc.Type(), desc.Inputs(), desc.Outputs(), desc.Attrs());
 }
 
-}  // namespace framework
-}  // namespace paddle_like
-
-namespace paddle_like {
-namespace framework {
-
-const char* OpChangeKindName(OpChangeKind kind) {
-  switch (kind) {
-    case OpChangeKind::kNewAttr: return "new attribute";
-    case OpChangeKind::kModifyAttr: return "modified attribute";
-    case OpChangeKind::kNewInput: return "new input";
-    case OpChangeKind::kNewOutput: return "new output";
-    case OpChangeKind::kBugfixWithBehaviorChanged: return "bug fix with changed behaviour";
-  }
-  return "unknown change";
-}
-
 std::vector<std::string> CheckpointProblems(const std::string& type) {
   const OpInfo& info = OpInfoMap::Instance().Get(type);
   std::vector<std::string> problems;

@@ -79,7 +79,7 @@ void PreparedOp::ChooseKernel() {
   const KernelInfo* chosen = &KernelRegistry::Instance().Choose(
       op_.Type(), dtype, layout, place_, KernelChoiceOptions::ForOp(place_, placement_));
   // The same kernel again (an input changed layout, say): its prepared state stays.
-  if (chosen != kernel_ || (kernel_->make != nullptr) != (kernel_object_ != nullptr)) {
+  if (chosen != kernel_) {
     kernel_ = chosen;
     kernel_object_ = kernel_->make != nullptr ? kernel_->make() : nullptr;
     kernel_prepared_ = false;

@@ -4,6 +4,7 @@
 #include <numeric>
 #include <vector>
 
+#include "operators/onednn/onednn_memory.h"
 #include "platform/device_context_pool.h"
 
 namespace paddle_like {
@@ -51,7 +52,7 @@ memory::desc DescOf(const DenseTensor& t, const memory::desc& user) {
 }
 
 memory InputMemory(const DenseTensor& t, const memory::desc& user, const dnnl::engine& engine) {
-  if (t.is_plain()) return memory(user, engine, const_cast<float*>(t.data<float>()));
+  if (t.is_plain()) return WrapTensor(user, engine, t);
   const OneDNNLayout* layout = OneDNNLayoutOf(t);
   if (layout != nullptr && layout->plain_desc() == user) {
     return memory(layout->desc(), engine, const_cast<void*>(t.raw_data()));
