@@ -43,15 +43,26 @@ void* DenseTensor::mutable_data(const Place& place, DataType dtype) {
                                 "exceeds int64",
                                 platform::DataTypeName(dtype), dims_.ToString()));
   const size_t bytes = layout_ != nullptr ? layout_->bytes() : static_cast<size_t>(signed_bytes);
-  // A buffer shared with another tensor is never written through: outputs own their memory.
-  if (holder_ == nullptr || holder_.use_count() > 1 || holder_->place() != place ||
-      dtype_ != dtype || holder_->size() < bytes + offset_) {
+  // A buffer shared with another tensor is never written through (outputs own their
+  // memory), except under an in-place grant for exactly this type and size.
+  const bool granted = inplace_bytes_.value != 0 && inplace_bytes_.value == bytes;
+  if (holder_ == nullptr || (holder_.use_count() > 1 && !granted) ||
+      holder_->place() != place || dtype_ != dtype || holder_->size() < bytes + offset_) {
     holder_ = platform::Alloc(place, bytes);
     offset_ = 0;
   }
   place_ = place;
   dtype_ = dtype;
   return raw_data();
+}
+
+void DenseTensor::ShareBufferInPlace(const DenseTensor& donor) {
+  holder_ = donor.holder_;
+  offset_ = donor.offset_;
+  dtype_ = donor.dtype_;
+  place_ = donor.place_;
+  layout_.reset();
+  inplace_bytes_.value = donor.is_plain() ? donor.data_bytes() : 0;
 }
 
 void DenseTensor::CheckAccess(DataType requested) const {

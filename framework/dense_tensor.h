@@ -110,11 +110,19 @@ class DenseTensor {
 
   // Makes this tensor view `other`'s buffer (dims, dtype, place, LoD too).
   void ShareDataWith(const DenseTensor& other) { *this = other; }
+  // In-place execution (the executor's memory plan): takes `donor`'s buffer, dtype and
+  // place, and lets the next mutable_data() of exactly the donor's type and byte size write
+  // into it although `donor` still holds it, which is otherwise never done. Granted only for
+  // an input nothing reads after the op, to an output of a kernel that declares the pair
+  // (KernelInfo::inplace); EndInPlace withdraws it. Copies of this tensor get no grant.
+  void ShareBufferInPlace(const DenseTensor& donor);
+  void EndInPlace() { inplace_bytes_.value = 0; }
   // Releases the buffer (used by the executor to free dead temporaries).
   void clear() {
     holder_.reset();
     offset_ = 0;
     layout_.reset();
+    inplace_bytes_.value = 0;
   }
   const platform::AllocationPtr& holder() const { return holder_; }
 
@@ -128,6 +136,17 @@ class DenseTensor {
   platform::AllocationPtr holder_;
   size_t offset_ = 0;
   std::shared_ptr<const OpaqueLayout> layout_;  // Null: row-major.
+  // The byte size ShareBufferInPlace granted (0: none). Never copied with the tensor.
+  struct InPlaceGrant {
+    size_t value = 0;
+    InPlaceGrant() = default;
+    InPlaceGrant(const InPlaceGrant&) {}
+    InPlaceGrant& operator=(const InPlaceGrant&) {
+      value = 0;
+      return *this;
+    }
+  };
+  InPlaceGrant inplace_bytes_;
 };
 
 // `src` as row-major data: `src` itself (sharing its buffer) when it is plain, else a

@@ -31,6 +31,8 @@ struct OpRecord {
   // Outputs the kernel left in its library's own layout: "y: oneDNN aBcd8b" (none when all
   // are row-major).
   std::vector<std::string> opaque_outputs;
+  // Outputs written over a dying input's buffer: "x -> y" (executor.h, in-place).
+  std::vector<std::string> in_place;
   double seconds = 0;         // Transforms, shape inference and the kernel.
 };
 

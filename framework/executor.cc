@@ -3,9 +3,9 @@
 #include <chrono>
 #include <new>
 #include <set>
-#include <unordered_map>
 
 #include "framework/layout_planning.h"
+#include "framework/memory_planning.h"
 #include "framework/op_registry.h"
 #include "platform/denormal.h"
 
@@ -140,24 +140,26 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
     });
   }
 
-  // Last use of every temporary, in execution order. Inputs in no-need-buffer slots (the
-  // op reads only metadata) do not keep a buffer alive.
-  std::unordered_map<std::string, size_t> last_use;
-  for (size_t i = 0; i < block.OpSize(); ++i) {
-    const OperatorBase& op = *prepared->ops_[i];
-    for (const auto& slot : op.Inputs()) {
-      if (!op.NeedsBuffer(slot.first)) continue;
-      for (const auto& n : slot.second) last_use[n] = i;
-    }
-    for (const auto& slot : op.Outputs()) {
-      for (const auto& n : slot.second) last_use[n] = i;
+  // When temporaries die, and which outputs may take over a dying input's buffer.
+  std::set<std::string> temporaries;
+  for (const VarDesc* v : block.AllVars()) {
+    if (!persistable.count(v->Name()) && !kept.count(v->Name())) temporaries.insert(v->Name());
+  }
+  for (const OpDesc* op : block.AllOps()) {
+    for (const auto& name : op->OutputArgumentNames()) {
+      if (!persistable.count(name) && !kept.count(name)) temporaries.insert(name);
     }
   }
+  for (auto it = temporaries.begin(); it != temporaries.end();) {
+    it = local->FindLocalVar(*it) == nullptr ? temporaries.erase(it) : std::next(it);
+  }
+  MemoryPlan plan = PlanMemory(program, block_id, ops, temporaries);
   prepared->free_after_.resize(block.OpSize());
-  for (const auto& kv : last_use) {
-    if (persistable.count(kv.first) || kept.count(kv.first)) continue;
-    if (local->FindLocalVar(kv.first) == nullptr) continue;  // Lives in an outer scope.
-    prepared->free_after_[kv.second].emplace_back(kv.first, local->FindLocalVar(kv.first));
+  for (size_t i = 0; i < block.OpSize(); ++i) {
+    for (const auto& name : plan.free_after[i]) {
+      prepared->free_after_[i].emplace_back(name, local->FindLocalVar(name));
+    }
+    prepared->prepared_[i]->SetInPlaceCandidates(std::move(plan.in_place[i]));
   }
   return prepared;
 }
@@ -184,6 +186,7 @@ void Executor::Run(PreparedProgram* prepared, ExecutionProfile* profile) {
       if (r.has_kernel) r.key = op.kernel()->key;
       r.transforms = op.TransformRecords();
       if (r.has_kernel) r.opaque_outputs = op.OpaqueOutputs();
+      r.in_place = op.InPlaceRecords();
       profile->ops.push_back(std::move(r));
     }
     for (auto& dead : prepared->free_after_[i]) {

@@ -1,8 +1,10 @@
 // Executor: runs a block of a program on one place.
 //
 // Prepare() does everything that can be decided before the first run: creates the
-// (stateless) operators, binds their variables, and finds the op after which each temporary
-// is dead. Run() then only executes: kernels are chosen on the first run and guarded after.
+// (stateless) operators, binds their variables, and plans memory (memory_planning.h): the op
+// after which each temporary is dead, and the outputs that may be written over an input
+// dying at their op (used where the kernel declares the pair). Run() then only executes:
+// kernels are chosen on the first run and guarded after.
 //
 // Variables: persistable ones (parameters, feed/fetch holders) live in the scope given to
 // Prepare; temporaries live in a kid scope owned by the PreparedProgram.

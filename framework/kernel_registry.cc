@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "framework/op_info.h"
 #include "platform/enforce.h"
 #include "platform/flags.h"
 
@@ -83,19 +84,41 @@ bool KernelInfo::AcceptsOpaque(const std::string& slot) const {
   return std::find(opaque_inputs.begin(), opaque_inputs.end(), slot) != opaque_inputs.end();
 }
 
-void KernelRegistry::DeclareOpaqueInputs(const std::string& op_type, LibraryType library,
-                                         const std::vector<std::string>& slots) {
-  bool found = false;
+std::vector<KernelInfo*> KernelRegistry::LibraryKernels(const std::string& op_type,
+                                                        LibraryType library, const char* what) {
+  std::vector<KernelInfo*> found;
   auto it = kernels_.find(op_type);
   if (it != kernels_.end()) {
     for (auto& k : it->second) {
-      if (k.key.backend != library) continue;
-      k.opaque_inputs.insert(k.opaque_inputs.end(), slots.begin(), slots.end());
-      found = true;
+      if (k.key.backend == library) found.push_back(&k);
     }
   }
-  PL_ENFORCE(found, errors::NotFound("op `%s` has no %s kernel whose inputs could be declared",
-                                     op_type, LibraryTypeName(library)));
+  PL_ENFORCE(!found.empty(), errors::NotFound("op `%s` has no %s kernel whose %s could be declared",
+                                              op_type, LibraryTypeName(library), what));
+  return found;
+}
+
+void KernelRegistry::DeclareOpaqueInputs(const std::string& op_type, LibraryType library,
+                                         const std::vector<std::string>& slots) {
+  for (KernelInfo* k : LibraryKernels(op_type, library, "inputs")) {
+    k->opaque_inputs.insert(k->opaque_inputs.end(), slots.begin(), slots.end());
+  }
+}
+
+void KernelRegistry::DeclareInPlace(const std::string& op_type, LibraryType library,
+                                    const std::vector<std::pair<std::string, std::string>>& pairs) {
+  if (OpInfoMap::Instance().Has(op_type)) {
+    const OpSpec& spec = OpInfoMap::Instance().Get(op_type).spec;
+    for (const auto& p : pairs) {
+      PL_ENFORCE(spec.FindInput(p.first) != nullptr && spec.FindOutput(p.second) != nullptr,
+                 errors::InvalidArgument("op `%s`: in-place pair (%s, %s) names a slot the op "
+                                         "does not have",
+                                         op_type, p.first, p.second));
+    }
+  }
+  for (KernelInfo* k : LibraryKernels(op_type, library, "in-place pairs")) {
+    k->inplace.insert(k->inplace.end(), pairs.begin(), pairs.end());
+  }
 }
 
 bool KernelRegistry::AcceptsOpaque(const std::string& op_type, LibraryType library,

@@ -29,7 +29,9 @@ struct KernelInfo {
   KernelFactory make = nullptr;
   // Two runs on the same inputs give bitwise equal outputs.
   bool deterministic = true;
-  // (input slot, output slot) pairs the kernel may compute in place.
+  // (input slot, output slot) pairs the kernel computes correctly when the output's buffer
+  // is the input's (each output element written only after the input elements it needs are
+  // read): the executor then lets the output reuse a dying input's buffer (executor.h).
   std::vector<std::pair<std::string, std::string>> inplace;
   // Input slots the kernel reads in its library's own layout (DenseTensor::opaque_layout) as
   // well as row-major; every other input is handed over row-major (a planned transform).
@@ -84,6 +86,11 @@ class KernelRegistry {
   // layout (KernelInfo::opaque_inputs). NotFoundError when there is no such kernel.
   void DeclareOpaqueInputs(const std::string& op_type, LibraryType library,
                            const std::vector<std::string>& slots);
+  // Marks the (input slot, output slot) `pairs` on every `library` kernel of `op_type` as
+  // computable in place (KernelInfo::inplace). NotFoundError when there is no such kernel,
+  // InvalidArgumentError when a slot is not one of the op's.
+  void DeclareInPlace(const std::string& op_type, LibraryType library,
+                      const std::vector<std::pair<std::string, std::string>>& pairs);
   // Whether some `library` kernel of `op_type` reads input `slot` in the library's layout.
   bool AcceptsOpaque(const std::string& op_type, LibraryType library,
                      const std::string& slot) const;
@@ -97,6 +104,10 @@ class KernelRegistry {
                            const KernelChoiceOptions& options) const;
 
  private:
+  // The `library` kernels of `op_type`; NotFoundError naming `what` is declared when none.
+  std::vector<KernelInfo*> LibraryKernels(const std::string& op_type, LibraryType library,
+                                          const char* what);
+
   std::map<std::string, std::vector<KernelInfo>> kernels_;
 };
 

@@ -1,5 +1,7 @@
 #include "framework/layout_planning.h"
 
+#include "framework/memory_planning.h"
+
 namespace paddle_like {
 namespace framework {
 
@@ -11,14 +13,7 @@ std::set<std::string> PlanOpaqueLayouts(const ProgramDesc& program, int block_id
                                         const std::set<std::string>& keep) {
   std::set<std::string> planned;
   if (!place.is_cpu()) return planned;
-  // Names other blocks read (sub-blocks of control flow see this block's variables).
-  std::set<std::string> read_elsewhere;
-  for (size_t b = 0; b < program.Size(); ++b) {
-    if (static_cast<int>(b) == block_id) continue;
-    for (const OpDesc* op : program.Block(b).AllOps()) {
-      for (const auto& name : op->InputArgumentNames()) read_elsewhere.insert(name);
-    }
-  }
+  const std::set<std::string> read_elsewhere = NamesReadByOtherBlocks(program, block_id);
   // Variables with a read that accepts the layout, and with one that does not.
   std::set<std::string> accepted, refused;
   const KernelRegistry& registry = KernelRegistry::Instance();

@@ -55,6 +55,14 @@ struct OpVersionCheckpoint {
   std::vector<OpVersionChange> changes;
 };
 
+// How a fused grad op (`<forward>_grad`, fused_grad_op.h) relates to its forward op.
+struct FusedGradDecl {
+  std::vector<std::string> reads;                   // Forward input or output slots read.
+  std::vector<std::string> output_grads = {"Out"};  // Forward outputs whose gradients it reads.
+  std::vector<std::string> input_grads = {"X"};     // Forward inputs whose gradients it writes.
+  std::string formula;                              // The gradient, for the op doc (LaTeX).
+};
+
 struct OpInfo {
   OpCreator creator;
   OpSpec spec;
@@ -63,6 +71,9 @@ struct OpInfo {
   InferVarTypeFn infer_var_type;
   GradOpMakerFn grad_op_maker;
   std::vector<OpVersionCheckpoint> checkpoints;
+  // Set for a fused grad op declared from its forward op (fused_grad_op.h).
+  std::string fused_grad_of;
+  FusedGradDecl fused_grad;
 
   // The op's version id: the number of checkpoints (0 without any).
   int version() const { return static_cast<int>(checkpoints.size()); }

@@ -45,6 +45,11 @@ size_t OpProtoAndCheckerMaker::NewAttr(const std::string& name, const std::strin
   return spec_->attrs.size() - 1;
 }
 
+bool IsFrameworkAttr(const std::string& name) {
+  return name == "op_role" || name == "op_role_var" || name == "op_namescope" ||
+         name == "op_callstack" || name == "op_device" || name == "with_quant_attr";
+}
+
 void OpProtoAndCheckerMaker::AddFrameworkAttrs() {
   const auto add = [this](const std::string& name, const std::string& comment, AttrType type,
                           const Attribute& def) {

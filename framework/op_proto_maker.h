@@ -150,6 +150,10 @@ class AttrBuilder {
   AttributeChecker* checker_;
 };
 
+// Whether `name` is one of the attributes every op gets from the framework (op_role,
+// op_namescope, op_device ...), which describe where an op sits rather than what it computes.
+bool IsFrameworkAttr(const std::string& name);
+
 class OpProtoAndCheckerMaker {
  public:
   virtual ~OpProtoAndCheckerMaker() = default;

@@ -1,5 +1,6 @@
 #include "framework/prepared_op.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "framework/data_transform.h"
@@ -218,6 +219,40 @@ void PreparedOp::CheckNanInf() const {
   }
 }
 
+std::vector<DenseTensor*> PreparedOp::GrantInPlace() {
+  in_place_records_.clear();
+  std::vector<DenseTensor*> granted;
+  for (const InPlaceCandidate& c : in_place_candidates_) {
+    if (std::find(kernel_->inplace.begin(), kernel_->inplace.end(),
+                  std::make_pair(c.in_slot, c.out_slot)) == kernel_->inplace.end()) {
+      continue;
+    }
+    // The kernel must read the variable itself, not a transformed copy.
+    Variable* in = ctx_.inputs.at(c.in_slot).at(c.in_index);
+    if (kernel_ctx_.inputs.at(c.in_slot).at(c.in_index) != in) continue;
+    Variable* out = ctx_.outputs.at(c.out_slot).at(c.out_index);
+    if (!in->IsType<DenseTensor>() || (out->IsInitialized() && !out->IsType<DenseTensor>())) {
+      continue;
+    }
+    const DenseTensor& x = in->Get<DenseTensor>();
+    DenseTensor* y = out->GetMutable<DenseTensor>();
+    // Nobody else may hold the buffer (a caller's fed tensor, a fetched copy), and the
+    // output must need exactly the input's bytes in the kernel's type.
+    if (!x.initialized() || !x.is_plain() || x.holder().use_count() != 1 ||
+        x.dtype() != kernel_->key.dtype || !(x.place() == place_) || y->dims().numel() < 0 ||
+        static_cast<size_t>(y->dims().numel()) * platform::SizeOf(x.dtype()) != x.data_bytes() ||
+        std::find(granted.begin(), granted.end(), y) != granted.end()) {
+      continue;
+    }
+    y->ShareBufferInPlace(x);  // Keeps the inferred dims and LoD.
+    granted.push_back(y);
+    const auto& in_names = op_.Inputs().at(c.in_slot);
+    const auto& out_names = op_.Outputs().at(c.out_slot);
+    in_place_records_.push_back(in_names.at(c.in_index) + " -> " + out_names.at(c.out_index));
+  }
+  return granted;
+}
+
 void PreparedOp::Run() {
   if (kernel_op_ == nullptr) {
     op_.Run(*scope_, place_);
@@ -227,6 +262,13 @@ void PreparedOp::Run() {
   if (!transforms_.empty()) ApplyTransforms();
   RuntimeInferShapeContext infer_ctx(op_, kernel_ctx_);
   kernel_op_->InferShape(&infer_ctx);
+  // In-place grants last for this kernel call only, also when it throws.
+  struct Withdraw {
+    std::vector<DenseTensor*> granted;
+    ~Withdraw() {
+      for (DenseTensor* t : granted) t->EndInPlace();
+    }
+  } withdraw{GrantInPlace()};
   if (kernel_object_ == nullptr) {
     ExecutionContext exec_ctx(op_, kernel_ctx_, *device_context_, kernel_->key);
     kernel_->fn(exec_ctx);

@@ -12,6 +12,12 @@
 // the op does not also write that variable; otherwise a planned transform hands the kernel a
 // row-major copy. Outputs may stay in a library layout only where the executor allows it
 // (`opaque_outputs`); a library kernel's other outputs are checked to be row-major.
+//
+// In place: the executor names the (input, output) pairs whose input nothing reads after
+// this op (SetInPlaceCandidates). When the chosen kernel declares the pair
+// (KernelInfo::inplace), the input reaches the kernel untransformed and row-major, its
+// buffer is held by no one else, and the output's inferred size equals the input's, the
+// output is given the input's buffer to write into (DenseTensor::ShareBufferInPlace).
 #pragma once
 
 #include <memory>
@@ -49,6 +55,18 @@ class PreparedOp {
   // "name: layout" for each output the last run left in a library layout.
   std::vector<std::string> OpaqueOutputs() const;
 
+  struct InPlaceCandidate {
+    std::string in_slot;
+    size_t in_index;
+    std::string out_slot;
+    size_t out_index;
+  };
+  void SetInPlaceCandidates(std::vector<InPlaceCandidate> candidates) {
+    in_place_candidates_ = std::move(candidates);
+  }
+  // "x -> y" for each output the last run wrote over its input's buffer.
+  const std::vector<std::string>& InPlaceRecords() const { return in_place_records_; }
+
  private:
   struct InputSignature {
     const Variable* var;
@@ -71,6 +89,9 @@ class PreparedOp {
   // Prepares the kernel object when the kernel's input dims differ from the last Prepare.
   void PrepareKernelObject(const ExecutionContext& ctx);
   void ApplyTransforms();
+  // Gives outputs their dying inputs' buffers where the kernel and the sizes allow it;
+  // returns the tensors granted (EndInPlace after the kernel).
+  std::vector<DenseTensor*> GrantInPlace();
   // Converts to row-major any output a library kernel left in its layout without leave.
   void EnsurePlainOutputs();
   void CheckNanInf() const;
@@ -91,6 +112,8 @@ class PreparedOp {
   bool kernel_prepared_ = false;
   std::vector<TransformRecord> prepacks_;        // NotePrepack records of the last run.
   int kernel_choices_ = 0;
+  std::vector<InPlaceCandidate> in_place_candidates_;
+  std::vector<std::string> in_place_records_;
 };
 
 }  // namespace framework

@@ -24,5 +24,10 @@ void UnaryGradInferShape(InferShapeContext* ctx, const std::string& like) {
   ctx->ShareLoD(like, "X@GRAD");
 }
 
+void DeclarePlainInPlace(const std::string& op_type,
+                         const std::vector<std::pair<std::string, std::string>>& pairs) {
+  framework::KernelRegistry::Instance().DeclareInPlace(op_type, LibraryType::kPlain, pairs);
+}
+
 }  // namespace operators
 }  // namespace paddle_like

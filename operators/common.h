@@ -2,6 +2,10 @@
 // registration for float and double.
 #pragma once
 
+#include <string>
+#include <utility>
+#include <vector>
+
 #include "framework/op_registry.h"
 
 namespace paddle_like {
@@ -33,6 +37,11 @@ void RegisterPlainCpuFloatKernels(const std::string& op_type) {
   framework::RegisterKernel(op_type, DeviceType::kCPU, DataType::FLOAT64, LibraryType::kPlain,
                             &KernelT<double>::Compute);
 }
+
+// Declares that the plain kernels of `op_type` compute each (input, output) pair in place
+// (KernelRegistry::DeclareInPlace); register the kernels first.
+void DeclarePlainInPlace(const std::string& op_type,
+                         const std::vector<std::pair<std::string, std::string>>& pairs);
 
 }  // namespace operators
 }  // namespace paddle_like

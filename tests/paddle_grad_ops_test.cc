@@ -6,6 +6,8 @@
 // PaddlePaddle 3.3.1 writes, and the reduce_mean forward op.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
@@ -149,6 +151,68 @@ TEST(PaddleGradOps, Activations) {
   // Slopes exact in float: the two formulations round a float alpha differently.
   Check({"leaky_relu", {{"X", {x}}}, {{"alpha", 0.25f}}, {"X"}, {"X"}});
   Check({"leaky_relu", {{"X", {x}}}, {{"alpha", 0.125f}}, {"X"}, {"X"}, true});
+}
+
+// Every fused grad op of an elementwise unary op declared from its forward op
+// (framework/fused_grad_op.h), found in the registry, against central differences of the
+// forward op: dX = dOut * (f(X + h) - f(X - h)) / 2h, in float64, with its attributes at their
+// defaults and with each boolean attribute of the math flipped. A new op declared so is
+// checked without editing this file.
+TEST(PaddleGradOps, EveryUnaryFusedGradOpAgainstFiniteDifferences) {
+  operators::RegisterAllOps();
+  std::vector<std::string> checked;
+  for (const auto& [type, info] : framework::OpInfoMap::Instance().map()) {
+    const framework::FusedGradDecl& d = info.fused_grad;
+    if (info.fused_grad_of.empty() || d.input_grads != std::vector<std::string>{"X"} ||
+        d.output_grads != std::vector<std::string>{"Out"} || d.reads.size() != 1) {
+      continue;
+    }
+    const std::string& fwd = info.fused_grad_of;
+    const bool positive = fwd == "log";
+    const DenseTensor x = Random({4, 6}, positive ? 0.2 : -2, 2, 60);
+    const DenseTensor dout = Random({4, 6}, -1, 1, 61);
+    std::vector<AttributeMap> variants = {{}};
+    for (const auto& a : framework::OpInfoMap::Instance().Get(fwd).spec.attrs) {
+      if (a.extra || a.type != framework::AttrType::BOOLEAN || !a.has_default) continue;
+      variants.push_back({{a.name, !std::get<bool>(a.default_value)}});
+    }
+    for (const AttributeMap& attrs : variants) {
+      SCOPED_TRACE(type + (attrs.empty() ? "" : " with " + attrs.begin()->first + " flipped"));
+      const auto forward = [&](const std::vector<double>& v) {
+        return RunOp(fwd, {{"X", {MakeTensor<double>(x.dims(), v)}}}, {{"Out", 1}}, attrs)
+            .outputs["Out"][0];
+      };
+      const std::vector<double> xs = ToDoubles(x);
+      const DenseTensor out = forward(xs);
+      ASSERT_EQ(out.dims(), x.dims()) << "not elementwise";
+      std::vector<double> plus = xs, minus = xs, h(xs.size());
+      for (size_t i = 0; i < xs.size(); ++i) {
+        h[i] = 1e-6 * std::max(1.0, std::abs(xs[i]));
+        plus[i] += h[i];
+        minus[i] -= h[i];
+      }
+      const std::vector<double> fp = ToDoubles(forward(plus)), fm = ToDoubles(forward(minus));
+      const std::vector<double> g = ToDoubles(dout);
+      std::vector<double> want(xs.size());
+      for (size_t i = 0; i < xs.size(); ++i) want[i] = g[i] * (fp[i] - fm[i]) / (2 * h[i]);
+      const DenseTensor& read = d.reads[0] == "X" ? x : out;
+      for (bool f32 : {false, true}) {
+        const OpRunResult r = RunOp(
+            type,
+            {{d.reads[0], {f32 ? As<float>(read) : read}},
+             {"Out@GRAD", {f32 ? As<float>(dout) : dout}}},
+            {{"X@GRAD", 1}}, attrs);
+        ExpectNear(ToDoubles(r.outputs.at("X@GRAD")[0]), want, f32 ? 1e-4 : 1e-6, f32 ? 1e-5 : 1e-8,
+                   f32 ? "float32 dX" : "float64 dX");
+      }
+    }
+    checked.push_back(type);
+  }
+  for (const char* type : {"relu_grad", "sigmoid_grad", "tanh_grad", "exp_grad", "square_grad",
+                           "gelu_grad", "leaky_relu_grad", "hard_sigmoid_grad",
+                           "hard_swish_grad"}) {
+    EXPECT_NE(std::find(checked.begin(), checked.end(), type), checked.end()) << type;
+  }
 }
 
 TEST(PaddleGradOps, ReluGradAtZeroAndLeakyReluSlopeAtZero) {

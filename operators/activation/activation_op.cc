@@ -8,8 +8,9 @@
 #include <vector>
 
 #include "framework/grad_op_maker.h"
+#include "operators/activation/unary_elementwise.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -45,15 +46,7 @@ struct ActivationCpuKernel {
   template <typename T>
   struct Kernel {
     static void Compute(const ExecutionContext& ctx) {
-      const DenseTensor* x = ctx.Input("X");
-      DenseTensor* out = ctx.Output("Out");
-      const typename Tag::template Functor<T> f{};
-      const T* in = x->data<T>();
-      T* o = out->mutable_data<T>(ctx.GetPlace());
-      ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-          x->numel(), 1 << 14, [&](int64_t begin, int64_t end) {
-            for (int64_t i = begin; i < end; ++i) o[i] = f(in[i]);
-          });
+      ComputeUnary<T>(ctx, typename Tag::template Functor<T>{});
     }
   };
 };
@@ -153,56 +146,14 @@ void SignTag::MakeGrad(GradOpBuilder*) {}
 
 namespace {
 
-// `<type>_grad`: reads Tag::kGradDep (Out or X) and Out@GRAD, writes X@GRAD. paddle_like's
-// own backward pass uses the grad makers above instead; these ops are not differentiable.
-template <typename Tag>
-class ActivationGradOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput(Tag::kGradDep, std::string("The forward op's ") + Tag::kGradDep + ".");
-    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
-    AddOutput("X@GRAD", "Gradient of X, with X's shape.");
-    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
-        .SetDefault(false)
-        .AsExtra();
-    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
-        .SetDefault(false)
-        .AsExtra();
-    AddComment(std::string("Gradient of `") + Tag::kType +
-               "` as PaddlePaddle's programs hold it (fused kernel, first order only), "
-               "elementwise from " +
-               Tag::kGradDep + " and dOut = Out@GRAD:\n\n$$" + Tag::kGradFormula + "$$\n");
-  }
-};
-
-template <typename Tag>
-void ActivationGradInferShape(InferShapeContext* ctx) {
-  UnaryGradInferShape(ctx, Tag::kGradDep);
-}
-
+// `<type>_grad`: X@GRAD from Tag::kGradDep (Out or X) and dOut = Out@GRAD. paddle_like's own
+// backward pass uses the grad makers above instead; these ops are not differentiable.
 template <typename Tag>
 struct ActivationGradCpuKernel {
   template <typename T>
   struct Kernel {
     static void Compute(const ExecutionContext& ctx) {
-      const DenseTensor dep = *ctx.Input(Tag::kGradDep);
-      const DenseTensor dout = *ctx.Input("Out@GRAD");
-      PL_ENFORCE(dep.numel() == dout.numel(),
-                 errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of `%s` "
-                                         "%s, received %s",
-                                         ctx.Type(), Tag::kGradDep, dep.dims().ToString(),
-                                         dout.dims().ToString()));
-      DenseTensor* dx = ctx.Output("X@GRAD");
-      dx->Resize(dep.dims());
-      T* o = dx->mutable_data<T>(ctx.GetPlace());
-      if (dep.numel() == 0) return;
-      const T* d = dep.data<T>();
-      const T* g = dout.data<T>();
-      const typename Tag::template GradFunctor<T> f{};
-      ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-          dep.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
-            for (int64_t i = begin; i < end; ++i) o[i] = f(d[i], g[i]);
-          });
+      ComputeUnaryGrad<T>(ctx, Tag::kGradDep, typename Tag::template GradFunctor<T>{});
     }
   };
 };
@@ -210,22 +161,22 @@ struct ActivationGradCpuKernel {
 void RegisterActivationGradOps() {
   ForEachActivationWithGradOp([](auto tag) {
     using Tag = decltype(tag);
-    const std::string type = std::string(Tag::kType) + "_grad";
-    framework::RegisterOp<ActivationOp, ActivationGradOpMaker<Tag>>(type).InferShape(
-        ActivationGradInferShape<Tag>);
-    RegisterPlainCpuFloatKernels<ActivationGradCpuKernel<Tag>::template Kernel>(type);
+    const framework::FusedGradDecl decl{
+        {Tag::kGradDep}, {"Out"}, {"X"}, std::string("$$") + Tag::kGradFormula + "$$"};
+    RegisterUnaryFusedGradOp<ActivationGradCpuKernel<Tag>::template Kernel>(Tag::kType, decl);
   });
 }
 
 }  // namespace
 
-void RegisterActivationOps() {
+PL_REGISTER_OPS(RegisterActivationOps) {
   ForEachActivation([](auto tag) {
     using Tag = decltype(tag);
     framework::RegisterOp<ActivationOp, ActivationOpMaker<Tag>>(Tag::kType)
         .InferShape(SameShapeInferShape)
         .GradOpMaker(&Tag::MakeGrad);
     RegisterPlainCpuFloatKernels<ActivationCpuKernel<Tag>::template Kernel>(Tag::kType);
+    DeclarePlainInPlace(Tag::kType, {{"X", "Out"}});
   });
   RegisterActivationGradOps();
 }

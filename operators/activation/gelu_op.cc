@@ -2,9 +2,8 @@
 // gradient op gelu_grad.
 #include <cmath>
 
-#include "framework/grad_op_maker.h"
-#include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/activation/unary_elementwise.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -12,7 +11,6 @@ namespace operators {
 namespace {
 
 constexpr char kOp[] = "gelu";
-constexpr char kGradOp[] = "gelu_grad";
 
 // sqrt(2 / pi) and 1 / sqrt(2 pi).
 constexpr double kSqrt2OverPi = 0.79788456080286535588;
@@ -83,21 +81,6 @@ $$dX = dOut \cdot \left(\frac{1 + t}{2} + \frac{X}{2} (1 - t^2) \sqrt{2 / \pi} \
   }
 };
 
-class GeluGradOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput("X", "The forward op's X.");
-    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
-    AddOutput("X@GRAD", "Gradient of X, with X's shape.");
-    AddAttr<bool>("approximate", "As in `gelu`.").SetDefault(false);
-    AddComment(R"DOC(
-Gradient of `gelu` (fused kernel, not differentiable again):
-$$dX = dOut \cdot \frac{d\,\mathrm{gelu}(X)}{dX}$$
-with the derivative of the erf or the tanh form, as in `gelu`.
-)DOC");
-  }
-};
-
 class GeluOp : public OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
@@ -106,64 +89,30 @@ class GeluOp : public OperatorWithKernel {
 template <typename T>
 struct GeluKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor x = *ctx.Input("X");
-    DenseTensor* out = ctx.Output("Out");
-    const GeluFunctor<T> f{ctx.Attr<bool>("approximate")};
-    const T* in = x.data<T>();
-    out->Resize(x.dims());
-    out->set_lod(x.lod());
-    T* o = out->mutable_data<T>(ctx.GetPlace());
-    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-        x.numel(), 1 << 13, [&](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) o[i] = f(in[i]);
-        });
+    ComputeUnary<T>(ctx, GeluFunctor<T>{ctx.Attr<bool>("approximate")});
   }
 };
-
-void GeluGradInferShape(InferShapeContext* ctx) { UnaryGradInferShape(ctx, "X"); }
 
 template <typename T>
 struct GeluGradKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor x = *ctx.Input("X");
-    const DenseTensor dout = *ctx.Input("Out@GRAD");
-    PL_ENFORCE(x.dims() == dout.dims(),
-               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of X %s, "
-                                       "received %s",
-                                       kGradOp, x.dims().ToString(), dout.dims().ToString()));
-    DenseTensor* dx = ctx.Output("X@GRAD");
     const GeluDerivative<T> f{ctx.Attr<bool>("approximate")};
-    const T* in = x.data<T>();
-    const T* g = dout.data<T>();
-    dx->Resize(x.dims());
-    dx->set_lod(x.lod());
-    T* o = dx->mutable_data<T>(ctx.GetPlace());
-    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-        x.numel(), 1 << 13, [&](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) o[i] = g[i] * f(in[i]);
-        });
+    ComputeUnaryGrad<T>(ctx, "X", [&](T x, T dout) { return dout * f(x); });
   }
 };
 
-// One fused gelu_grad op reading X and dOut.
-void GeluGradMaker(framework::GradOpBuilder* g) {
-  framework::AttributeMap attrs;
-  if (g->Forward().HasAttr("approximate")) {
-    attrs["approximate"] = g->Forward().GetAttr("approximate");
-  }
-  g->AddOp(kGradOp, {{"X", g->Input("X")}, {"Out@GRAD", g->OutputGrad("Out")}},
-           {{"X@GRAD", g->InputGrad("X")}}, attrs);
-}
-
 }  // namespace
 
-void RegisterGeluOp() {
+PL_REGISTER_OPS(RegisterGeluOp) {
+  const framework::FusedGradDecl grad{
+      {"X"}, {"Out"}, {"X"}, R"DOC($$dX = dOut \cdot \frac{d\,\mathrm{gelu}(X)}{dX}$$
+with the derivative of the erf or the tanh form, as in `gelu`.)DOC"};
   framework::RegisterOp<GeluOp, GeluOpMaker>(kOp)
       .InferShape(SameShapeInferShape)
-      .GradOpMaker(GeluGradMaker);
+      .GradOpMaker(framework::FusedGradMaker(grad));
   RegisterPlainCpuFloatKernels<GeluKernel>(kOp);
-  framework::RegisterOp<GeluOp, GeluGradOpMaker>(kGradOp).InferShape(GeluGradInferShape);
-  RegisterPlainCpuFloatKernels<GeluGradKernel>(kGradOp);
+  DeclarePlainInPlace(kOp, {{"X", "Out"}});
+  RegisterUnaryFusedGradOp<GeluGradKernel>(kOp, grad);
 }
 
 }  // namespace operators

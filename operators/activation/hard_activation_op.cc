@@ -4,9 +4,8 @@
 #include <algorithm>
 #include <string>
 
-#include "framework/grad_op_maker.h"
-#include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/activation/unary_elementwise.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -15,8 +14,6 @@ namespace {
 
 constexpr char kHardSigmoid[] = "hard_sigmoid";
 constexpr char kHardSwish[] = "hard_swish";
-constexpr char kHardSigmoidGrad[] = "hard_sigmoid_grad";
-constexpr char kHardSwishGrad[] = "hard_swish_grad";
 
 class HardSigmoidOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -64,49 +61,12 @@ class HardActivationOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-// Out[i] = f(X[i]) for the functor the kernel builds from the op's attributes.
-template <typename T, typename F>
-void ApplyElementwise(const ExecutionContext& ctx, const F& f) {
-  const DenseTensor x = *ctx.Input("X");
-  DenseTensor* out = ctx.Output("Out");
-  out->Resize(x.dims());
-  out->set_lod(x.lod());
-  T* o = out->mutable_data<T>(ctx.GetPlace());
-  if (x.numel() == 0) return;
-  const T* in = x.data<T>();
-  ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-      x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) o[i] = f(in[i]);
-      });
-}
-
-// X@GRAD[i] = dOut[i] * slope(Like[i]), where `like` is the forward value the grad reads.
-template <typename T, typename F>
-void ApplyGrad(const ExecutionContext& ctx, const char* op, const char* like, const F& slope) {
-  const DenseTensor v = *ctx.Input(like);
-  const DenseTensor dout = *ctx.Input("Out@GRAD");
-  PL_ENFORCE(v.dims() == dout.dims(),
-             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of %s %s, "
-                                     "received %s",
-                                     op, like, v.dims().ToString(), dout.dims().ToString()));
-  DenseTensor* dx = ctx.Output("X@GRAD");
-  dx->Resize(v.dims());
-  T* o = dx->mutable_data<T>(ctx.GetPlace());
-  if (v.numel() == 0) return;
-  const T* in = v.data<T>();
-  const T* g = dout.data<T>();
-  ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-      v.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) o[i] = g[i] * slope(in[i]);
-      });
-}
-
 template <typename T>
 struct HardSigmoidKernel {
   static void Compute(const ExecutionContext& ctx) {
     const T slope = static_cast<T>(ctx.Attr<float>("slope"));
     const T offset = static_cast<T>(ctx.Attr<float>("offset"));
-    ApplyElementwise<T>(ctx, [=](T x) {
+    ComputeUnary<T>(ctx, [=](T x) {
       return std::max(T(0), std::min(T(1), slope * x + offset));
     });
   }
@@ -116,8 +76,9 @@ template <typename T>
 struct HardSigmoidGradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const T slope = static_cast<T>(ctx.Attr<float>("slope"));
-    ApplyGrad<T>(ctx, kHardSigmoidGrad, "Out",
-                 [=](T out) { return out > T(0) && out < T(1) ? slope : T(0); });
+    ComputeUnaryGrad<T>(ctx, "Out", [=](T out, T dout) {
+      return dout * (out > T(0) && out < T(1) ? slope : T(0));
+    });
   }
 };
 
@@ -127,7 +88,7 @@ struct HardSwishKernel {
     const T threshold = static_cast<T>(ctx.Attr<float>("threshold"));
     const T scale = static_cast<T>(ctx.Attr<float>("scale"));
     const T offset = static_cast<T>(ctx.Attr<float>("offset"));
-    ApplyElementwise<T>(ctx, [=](T x) {
+    ComputeUnary<T>(ctx, [=](T x) {
       return x * std::min(std::max(T(0), x + offset), threshold) / scale;
     });
   }
@@ -139,89 +100,38 @@ struct HardSwishGradKernel {
     const T threshold = static_cast<T>(ctx.Attr<float>("threshold"));
     const T scale = static_cast<T>(ctx.Attr<float>("scale"));
     const T offset = static_cast<T>(ctx.Attr<float>("offset"));
-    ApplyGrad<T>(ctx, kHardSwishGrad, "X", [=](T x) {
+    const auto slope = [=](T x) {
       if (x + offset <= T(0)) return T(0);
       // The clipped piece is X * threshold / scale. PaddlePaddle's kernel writes 1 here,
       // which agrees for its defaults (threshold == scale) and no others.
       if (x + offset >= threshold) return threshold / scale;
       return (T(2) * x + offset) / scale;
-    });
-  }
-};
-
-// The fused grad op `<type>_grad` reading `like` (X or Out) and Out@GRAD, with the
-// forward op's attributes named in `attrs`.
-void EmitFusedGrad(framework::GradOpBuilder* g, const std::string& like,
-                   std::initializer_list<const char*> attrs) {
-  if (!g->WantsInputGrad("X")) return;
-  framework::AttributeMap grad_attrs;
-  for (const char* name : attrs) {
-    if (g->Forward().HasAttr(name)) grad_attrs[name] = g->Forward().GetAttr(name);
-  }
-  g->AddOp(g->ForwardType() + "_grad",
-           {{like, like == "X" ? g->Input("X") : g->Output("Out")},
-            {"Out@GRAD", g->OutputGrad("Out")}},
-           {{"X@GRAD", g->InputGrad("X")}}, grad_attrs);
-}
-
-void HardSigmoidGradMaker(framework::GradOpBuilder* g) {
-  EmitFusedGrad(g, "Out", {"slope", "offset"});
-}
-
-void HardSwishGradMaker(framework::GradOpBuilder* g) {
-  EmitFusedGrad(g, "X", {"threshold", "scale", "offset"});
-}
-
-class HardSigmoidGradOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput("Out", "The forward op's Out.");
-    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
-    AddOutput("X@GRAD", "Gradient of X, with Out's shape.");
-    AddAttr<float>("slope", "As in `hard_sigmoid`.").SetDefault(0.2f);
-    AddAttr<float>("offset", "As in `hard_sigmoid`.").SetDefault(0.5f);
-    AddComment(R"DOC(
-Gradient of `hard_sigmoid` (fused kernel, first order only):
-$$dX = dOut \cdot slope \text{ where } 0 < Out < 1, \text{ else } 0$$
-)DOC");
-  }
-};
-
-class HardSwishGradOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput("X", "The forward op's X.");
-    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
-    AddOutput("X@GRAD", "Gradient of X, with X's shape.");
-    AddAttr<float>("threshold", "As in `hard_swish`.").SetDefault(6.0f);
-    AddAttr<float>("scale", "As in `hard_swish`.").SetDefault(6.0f);
-    AddAttr<float>("offset", "As in `hard_swish`.").SetDefault(3.0f);
-    AddComment(R"DOC(
-Gradient of `hard_swish` (fused kernel, first order only):
-$$dX = dOut \cdot \begin{cases} 0 & X + offset \le 0 \\ (2X + offset) / scale &
-0 < X + offset < threshold \\ threshold / scale & X + offset \ge threshold \end{cases}$$
-)DOC");
+    };
+    ComputeUnaryGrad<T>(ctx, "X", [=](T x, T dout) { return dout * slope(x); });
   }
 };
 
 }  // namespace
 
-void RegisterHardActivationOps() {
+PL_REGISTER_OPS(RegisterHardActivationOps) {
+  const framework::FusedGradDecl sigmoid_grad{
+      {"Out"}, {"Out"}, {"X"}, R"DOC($$dX = dOut \cdot slope \text{ where } 0 < Out < 1, \text{ else } 0$$)DOC"};
   framework::RegisterOp<HardActivationOp, HardSigmoidOpMaker>(kHardSigmoid)
       .InferShape(SameShapeInferShape)
-      .GradOpMaker(HardSigmoidGradMaker);
+      .GradOpMaker(framework::FusedGradMaker(sigmoid_grad));
   RegisterPlainCpuFloatKernels<HardSigmoidKernel>(kHardSigmoid);
-  framework::RegisterOp<HardActivationOp, HardSigmoidGradOpMaker>(kHardSigmoidGrad)
-      .InferShape([](InferShapeContext* ctx) { UnaryGradInferShape(ctx, "Out"); });
-  RegisterPlainCpuFloatKernels<HardSigmoidGradKernel>(kHardSigmoidGrad);
+  DeclarePlainInPlace(kHardSigmoid, {{"X", "Out"}});
+  RegisterUnaryFusedGradOp<HardSigmoidGradKernel>(kHardSigmoid, sigmoid_grad);
 
+  const framework::FusedGradDecl swish_grad{{"X"}, {"Out"}, {"X"}, R"DOC(
+$$dX = dOut \cdot \begin{cases} 0 & X + offset \le 0 \\ (2X + offset) / scale &
+0 < X + offset < threshold \\ threshold / scale & X + offset \ge threshold \end{cases}$$)DOC"};
   framework::RegisterOp<HardActivationOp, HardSwishOpMaker>(kHardSwish)
       .InferShape(SameShapeInferShape)
-      .GradOpMaker(HardSwishGradMaker);
+      .GradOpMaker(framework::FusedGradMaker(swish_grad));
   RegisterPlainCpuFloatKernels<HardSwishKernel>(kHardSwish);
-  framework::RegisterOp<HardActivationOp, HardSwishGradOpMaker>(kHardSwishGrad)
-      .InferShape([](InferShapeContext* ctx) { UnaryGradInferShape(ctx, "X"); });
-  RegisterPlainCpuFloatKernels<HardSwishGradKernel>(kHardSwishGrad);
+  DeclarePlainInPlace(kHardSwish, {{"X", "Out"}});
+  RegisterUnaryFusedGradOp<HardSwishGradKernel>(kHardSwish, swish_grad);
 }
 
 }  // namespace operators

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "framework/grad_op_maker.h"
-#include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/activation/unary_elementwise.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -47,17 +47,8 @@ class LeakyReluOp : public OperatorWithKernel {
 template <typename T>
 struct LeakyReluKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor x = *ctx.Input("X");
-    DenseTensor* out = ctx.Output("Out");
     const T alpha = static_cast<T>(ctx.Attr<float>("alpha"));
-    const T* in = x.data<T>();
-    out->Resize(x.dims());
-    out->set_lod(x.lod());
-    T* o = out->mutable_data<T>(ctx.GetPlace());
-    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-        x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) o[i] = in[i] >= T(0) ? in[i] : alpha * in[i];
-        });
+    ComputeUnary<T>(ctx, [=](T x) { return x >= T(0) ? x : alpha * x; });
   }
 };
 
@@ -85,59 +76,20 @@ void LeakyReluGradMaker(framework::GradOpBuilder* g) {
            {{"Out", g->InputGrad("X")}}, {{"axis", -1}});
 }
 
-// ---------------------------------------------------------------- PaddlePaddle grad op types
-
-constexpr char kGradOp[] = "leaky_relu_grad";
-
-class LeakyReluGradOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput("X", "The forward op's X.");
-    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
-    AddOutput("X@GRAD", "Gradient of X, with X's shape.");
-    AddAttr<float>("alpha", "As in `leaky_relu`.").SetDefault(0.02f);
-    AddComment(R"DOC(
-Gradient of `leaky_relu` as PaddlePaddle's programs hold it (fused kernel, first order
-only), elementwise:
-
-$$dX = \begin{cases} dOut & X \ge 0 \\ \alpha \, dOut & X < 0 \end{cases}$$
-
-(a NaN in X gives 0, as in PaddlePaddle).
-)DOC");
-  }
-};
-
-void LeakyReluGradInferShape(InferShapeContext* ctx) { UnaryGradInferShape(ctx, "X"); }
-
+// PaddlePaddle's fused leaky_relu_grad (a NaN in X gives 0, as in PaddlePaddle).
 template <typename T>
 struct LeakyReluGradKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor x = *ctx.Input("X");
-    const DenseTensor dout = *ctx.Input("Out@GRAD");
-    PL_ENFORCE(x.numel() == dout.numel(),
-               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of X %s, "
-                                       "received %s",
-                                       kGradOp, x.dims().ToString(), dout.dims().ToString()));
     const T alpha = static_cast<T>(ctx.Attr<float>("alpha"));
-    DenseTensor* dx = ctx.Output("X@GRAD");
-    dx->Resize(x.dims());
-    T* o = dx->mutable_data<T>(ctx.GetPlace());
-    if (x.numel() == 0) return;
-    const T* in = x.data<T>();
-    const T* g = dout.data<T>();
-    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-        x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) {
-            const T slope = in[i] < T(0) ? alpha : (in[i] >= T(0) ? T(1) : T(0));
-            o[i] = g[i] * slope;
-          }
-        });
+    ComputeUnaryGrad<T>(ctx, "X", [=](T x, T dout) {
+      return dout * (x < T(0) ? alpha : (x >= T(0) ? T(1) : T(0)));
+    });
   }
 };
 
 }  // namespace
 
-void RegisterLeakyReluOp() {
+PL_REGISTER_OPS(RegisterLeakyReluOp) {
   framework::RegisterOp<LeakyReluOp, LeakyReluOpMaker>(kOp)
       .InferShape(SameShapeInferShape)
       .GradOpMaker(LeakyReluGradMaker)
@@ -146,9 +98,10 @@ void RegisterLeakyReluOp() {
                       "Out = X where X >= 0, alpha * X elsewhere (before: Out = max(X, alpha * "
                       "X), which differs for alpha > 1)"));
   RegisterPlainCpuFloatKernels<LeakyReluKernel>(kOp);
-  framework::RegisterOp<LeakyReluOp, LeakyReluGradOpMaker>(kGradOp).InferShape(
-      LeakyReluGradInferShape);
-  RegisterPlainCpuFloatKernels<LeakyReluGradKernel>(kGradOp);
+  DeclarePlainInPlace(kOp, {{"X", "Out"}});
+  RegisterUnaryFusedGradOp<LeakyReluGradKernel>(
+      kOp, {{"X"}, {"Out"}, {"X"}, R"DOC($$dX = \begin{cases} dOut & X \ge 0 \\ \alpha \, dOut & X < 0 \end{cases}$$
+elementwise (a NaN in X gives 0, as in PaddlePaddle).)DOC"});
 }
 
 }  // namespace operators

@@ -15,7 +15,7 @@
 #include "operators/elementwise/elementwise_op.h"
 #include "operators/math/broadcast.h"
 #include "operators/math/reduce.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -199,7 +199,7 @@ struct ElementwiseGradCpuKernel {
 
 }  // namespace
 
-void RegisterElementwiseGradOps() {
+PL_REGISTER_OPS(RegisterElementwiseGradOps) {
   ForEachElementwise([](auto tag) {
     using Tag = decltype(tag);
     const std::string type = std::string(Tag::kType) + "_grad";

@@ -10,7 +10,7 @@
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/broadcast.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -312,7 +312,7 @@ void ElementwiseGradMaker(GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterElementwiseOps() {
+PL_REGISTER_OPS(RegisterElementwiseOps) {
   ForEachElementwise([](auto tag) {
     using Tag = decltype(tag);
     const std::string type = Tag::kType;
@@ -324,6 +324,7 @@ void RegisterElementwiseOps() {
                     framework::OpVersionDesc().NewAttr(
                         "Scale_y", "quantization scale of Y (int8 kernels only)", 1.0f));
     RegisterPlainCpuFloatKernels<ElementwiseCpuKernel<Tag>::template Kernel>(type);
+    DeclarePlainInPlace(type, {{"X", "Out"}, {"Y", "Out"}});
   });
 }
 

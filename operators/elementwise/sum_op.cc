@@ -5,7 +5,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/math/selected_rows_functor.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -200,12 +200,13 @@ void SumGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterSumOp() {
+PL_REGISTER_OPS(RegisterSumOp) {
   framework::RegisterOp<SumOp, SumOpMaker>("sum")
       .InferShape(SumInferShape)
       .InferVarType(SumInferVarType)
       .GradOpMaker(SumGradMaker);
   RegisterPlainCpuKernels<SumKernel, float, double, int32_t, int64_t>("sum");
+  DeclarePlainInPlace("sum", {{"X", "Out"}});
 }
 
 }  // namespace operators

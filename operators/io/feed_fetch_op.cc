@@ -2,7 +2,7 @@
 // the `col` attribute) and the program's variables.
 #include "operators/common.h"
 #include "operators/math/selected_rows_functor.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -115,7 +115,7 @@ class FetchOp : public framework::OperatorBase {
   }
 };
 
-void RegisterFeedFetchOps() {
+PL_REGISTER_OPS(RegisterFeedFetchOps) {
   framework::RegisterOp<FeedOp, FeedOpMaker>("feed").InferVarType(
       [](framework::VarTypeInferenceContext*) {});
   framework::RegisterOp<FetchOp, FetchOpMaker>("fetch").InferVarType(

@@ -5,7 +5,7 @@
 #include "framework/tensor_io.h"
 #include "operators/common.h"
 #include "operators/io/save_load_util.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "platform/file_util.h"
 
 namespace paddle_like {
@@ -255,7 +255,7 @@ void LoadVarTypes(framework::VarTypeInferenceContext* ctx) {
 
 }  // namespace
 
-void RegisterSaveLoadOps() {
+PL_REGISTER_OPS(RegisterSaveLoadOps) {
   framework::RegisterOp<SaveOp, SaveOpMaker>("save").InferVarType(NoVarTypes);
   framework::RegisterOp<SaveCombineOp, SaveCombineOpMaker>("save_combine").InferVarType(NoVarTypes);
   framework::RegisterOp<LoadOp, LoadOpMaker>("load").InferVarType(LoadVarTypes);

@@ -8,7 +8,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/loss/cross_entropy_util.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -388,7 +388,7 @@ void CrossEntropy2GradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterCrossEntropyOp() {
+PL_REGISTER_OPS(RegisterCrossEntropyOp) {
   framework::RegisterOp<CrossEntropyOp, CrossEntropyOpMaker>(kOp)
       .InferShape(CrossEntropyInferShape)
       .InferVarType(CrossEntropyInferVarType)

@@ -9,7 +9,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/loss/cross_entropy_util.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/softmax/softmax_op.h"
 
 namespace paddle_like {
@@ -347,7 +347,7 @@ void SoftmaxWithCrossEntropyGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterSoftmaxWithCrossEntropyOp() {
+PL_REGISTER_OPS(RegisterSoftmaxWithCrossEntropyOp) {
   framework::RegisterOp<SoftmaxWithCrossEntropyOp, SoftmaxWithCrossEntropyOpMaker>(kOp)
       .InferShape(SoftmaxWithCrossEntropyInferShape)
       .InferVarType(SoftmaxWithCrossEntropyInferVarType)

@@ -9,7 +9,7 @@
 #include "operators/math/blas.h"
 #include "operators/math/reduce.h"
 #include "operators/matmul/matmul_shape.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -327,7 +327,7 @@ struct MatmulV2GradKernel {
 
 }  // namespace
 
-void RegisterMatmulV2Op() {
+PL_REGISTER_OPS(RegisterMatmulV2Op) {
   framework::RegisterOp<MatmulV2Op, MatmulV2OpMaker>(kOp)
       .InferShape(MatmulV2InferShape)
       .GradOpMaker(MatmulV2GradMaker);

@@ -3,7 +3,7 @@
 #include "operators/common.h"
 #include "operators/math/blas.h"
 #include "operators/matmul/matmul_shape.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -166,7 +166,7 @@ void MulGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterMulOp() {
+PL_REGISTER_OPS(RegisterMulOp) {
   framework::RegisterOp<MulOp, MulOpMaker>(kOp).InferShape(MulInferShape).GradOpMaker(
       MulGradMaker);
   RegisterPlainCpuFloatKernels<MulKernel>(kOp);

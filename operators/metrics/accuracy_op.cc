@@ -4,7 +4,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/loss/cross_entropy_util.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -104,7 +104,7 @@ struct AccuracyKernel {
 
 }  // namespace
 
-void RegisterAccuracyOp() {
+PL_REGISTER_OPS(RegisterAccuracyOp) {
   framework::RegisterOp<AccuracyOp, AccuracyOpMaker>(kOp)
       .InferShape(AccuracyInferShape)
       .InferVarType(AccuracyInferVarType);

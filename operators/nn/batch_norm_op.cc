@@ -10,7 +10,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/nn/batch_norm_util.h"
 #include "operators/nn/nn_op_util.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -299,7 +299,7 @@ void BatchNormGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterBatchNormOp() {
+PL_REGISTER_OPS(RegisterBatchNormOp) {
   framework::RegisterOp<XTypedOp, BatchNormOpMaker>(kBatchNormOp)
       .InferShape(BatchNormInferShape)
       .InferVarType(BatchNormInferVarType)

@@ -12,7 +12,7 @@
 #include "operators/math/blas.h"
 #include "operators/math/im2col.h"
 #include "operators/nn/conv_pool_shape.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -387,7 +387,7 @@ void Conv2dPlainCompute(const ExecutionContext& ctx) {
 template void Conv2dPlainCompute<float>(const ExecutionContext& ctx);
 template void Conv2dPlainCompute<double>(const ExecutionContext& ctx);
 
-void RegisterConv2dOp() {
+PL_REGISTER_OPS(RegisterConv2dOp) {
   for (const std::string type : {"conv2d", "depthwise_conv2d"}) {
     framework::RegisterOp<Conv2dOp, Conv2dOpMaker>(type)
         .InferShape(Conv2dInferShape)

@@ -10,7 +10,7 @@
 
 #include "framework/var_type_inference.h"
 #include "operators/nn/nn_op_util.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "platform/random.h"
 
 namespace paddle_like {
@@ -267,7 +267,7 @@ void DropoutGradGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterDropoutOp() {
+PL_REGISTER_OPS(RegisterDropoutOp) {
   framework::RegisterOp<XTypedOp, DropoutOpMaker>(kOp)
       .InferShape(DropoutInferShape)
       .InferVarType(DropoutInferVarType)

@@ -12,7 +12,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/nn/layer_norm_util.h"
 #include "operators/nn/nn_op_util.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -345,7 +345,7 @@ void LayerNormGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterLayerNormOp() {
+PL_REGISTER_OPS(RegisterLayerNormOp) {
   framework::RegisterOp<XTypedOp, LayerNormOpMaker>(kLayerNormOp)
       .InferShape(LayerNormInferShape)
       .InferVarType(LayerNormInferVarType)

@@ -8,7 +8,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -295,7 +295,7 @@ void LookupTableV2GradGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterLookupTableV2Op() {
+PL_REGISTER_OPS(RegisterLookupTableV2Op) {
   framework::RegisterOp<LookupTableV2Op, LookupTableV2OpMaker>(kOp)
       .InferShape(LookupTableV2InferShape)
       .InferVarType(LookupTableV2InferVarType)

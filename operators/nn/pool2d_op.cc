@@ -11,7 +11,7 @@
 #include "operators/common.h"
 #include "operators/math/im2col.h"
 #include "operators/nn/conv_pool_shape.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -302,7 +302,7 @@ void Pool2dGradPlainCompute(const ExecutionContext& ctx) {
 template void Pool2dGradPlainCompute<float>(const ExecutionContext& ctx);
 template void Pool2dGradPlainCompute<double>(const ExecutionContext& ctx);
 
-void RegisterPool2dOp() {
+PL_REGISTER_OPS(RegisterPool2dOp) {
   framework::RegisterOp<Pool2dOp, Pool2dOpMaker>("pool2d")
       .InferShape(Pool2dInferShape)
       .GradOpMaker(Pool2dGradMaker);

@@ -16,9 +16,9 @@
 
 #include "operators/common.h"
 #include "operators/math/broadcast.h"
-#include "operators/onednn/onednn_kernel_families.h"
 #include "operators/onednn/onednn_memory.h"
 #include "operators/onednn/plain_fallback.h"
+#include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
@@ -77,7 +77,7 @@ void BinaryOneDNNKernel(const ExecutionContext& ctx) {
 
 }  // namespace
 
-void RegisterBinaryOneDNNKernels() {
+PL_REGISTER_BACKEND_KERNELS(RegisterBinaryOneDNNKernels) {
   // float64 stays on the plain kernels (no f64 binary primitive).
   struct Entry {
     const char* type;

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "operators/common.h"
-#include "operators/onednn/onednn_kernel_families.h"
 #include "operators/onednn/onednn_memory.h"
 #include "operators/onednn/plain_fallback.h"
+#include "operators/op_family.h"
 #include "operators/tensor/concat_split_util.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -72,7 +72,7 @@ void ConcatOneDNNKernel(const ExecutionContext& ctx) {
 
 }  // namespace
 
-void RegisterConcatOneDNNKernels() {
+PL_REGISTER_BACKEND_KERNELS(RegisterConcatOneDNNKernels) {
   // oneDNN concat moves f32 (and narrower) data; float64 and the integer types stay plain.
   framework::RegisterKernel("concat", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                             ConcatOneDNNKernel);

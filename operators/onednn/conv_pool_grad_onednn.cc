@@ -34,7 +34,7 @@
 #include "framework/op_registry.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
-#include "operators/onednn/onednn_kernel_families.h"
+#include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
@@ -219,13 +219,16 @@ void Pool2dGradOneDNNKernel(const ExecutionContext& ctx) {
 
 }  // namespace
 
-void RegisterConvPoolGradOneDNNKernels() {
+PL_REGISTER_BACKEND_KERNELS(RegisterConvPoolGradOneDNNKernels) {
   using framework::DataType;
   using framework::DeviceType;
   using framework::LibraryType;
+  // oneDNN splits the filter and bias gradients (sums over batch and space) across threads in an order of its own (it may differ with
+  // the thread count and the machine): not deterministic, so deterministic mode
+  // (FLAGS_cpu_deterministic, KernelInfo::deterministic) runs the plain kernels instead.
   for (const char* grad : {"conv2d_grad", "depthwise_conv2d_grad"}) {
     framework::RegisterKernel(grad, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
-                              Conv2dGradOneDNNKernel);
+                              Conv2dGradOneDNNKernel, false);
   }
   framework::RegisterKernel("pool2d_grad", DeviceType::kCPU, DataType::FLOAT32,
                             LibraryType::kOneDNN, Pool2dGradOneDNNKernel);

@@ -14,14 +14,14 @@
 // keeps its primitive and packed filter between runs. Pooling reads its input in the layout
 // it comes in and writes the same format; its primitives are created per call (oneDNN's
 // primitive cache makes repeated shapes cheap).
-#include "operators/onednn/conv_pool_onednn.h"
-
 #include <oneapi/dnnl/dnnl.hpp>
 #include <memory>
 #include <string>
 
+#include "framework/op_registry.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
+#include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
@@ -129,10 +129,9 @@ class Conv2dOneDNN final : public framework::OpKernel {
   framework::VariableStamp weights_stamp_;
 };
 
-}  // namespace
-
-framework::KernelFactory Conv2dOneDNNKernel() { return &framework::MakeKernel<Conv2dOneDNN>; }
-
+// dnnl::pooling_forward: max, avg (exclusive or not), global, ceil_mode, NCHW or NHWC.
+// Adaptive pooling and windows lying wholly in the padding, which the primitive does not
+// express, are computed by the plain CPU code within this kernel.
 void Pool2dOneDNNKernel(const ExecutionContext& ctx) {
   const std::string& op = ctx.Type();
   const DenseTensor* x = ctx.Input("X");
@@ -169,6 +168,23 @@ void Pool2dOneDNNKernel(const ExecutionContext& ctx) {
     throw errors::Fatal("op `%s`: oneDNN pooling failed for X %s: %s", op, x->dims().ToString(),
                         e.what());
   }
+}
+
+}  // namespace
+
+PL_REGISTER_BACKEND_KERNELS(RegisterConvPoolOneDNNKernels) {
+  using framework::DataType;
+  using framework::DeviceType;
+  using framework::LibraryType;
+  auto& registry = framework::KernelRegistry::Instance();
+  for (const char* conv : {"conv2d", "depthwise_conv2d"}) {
+    framework::RegisterKernelClass<Conv2dOneDNN>(conv, DeviceType::kCPU, DataType::FLOAT32,
+                                                 LibraryType::kOneDNN);
+    registry.DeclareOpaqueInputs(conv, LibraryType::kOneDNN, {"Input"});
+  }
+  framework::RegisterKernel("pool2d", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
+                            Pool2dOneDNNKernel);
+  registry.DeclareOpaqueInputs("pool2d", LibraryType::kOneDNN, {"X"});
 }
 
 }  // namespace operators

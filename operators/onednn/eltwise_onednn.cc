@@ -22,9 +22,9 @@
 
 #include "operators/common.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
-#include "operators/onednn/onednn_kernel_families.h"
 #include "operators/onednn/onednn_layout.h"
 #include "operators/onednn/plain_fallback.h"
+#include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
@@ -225,7 +225,7 @@ constexpr char kX[] = "X";
 
 }  // namespace
 
-void RegisterEltwiseOneDNNKernels() {
+PL_REGISTER_BACKEND_KERNELS(RegisterEltwiseOneDNNKernels) {
   // Each plain kernel's formula, as the primitive computes it; float64 stays on the plain
   // kernels (no f64 eltwise primitive).
   struct Entry {

@@ -20,8 +20,8 @@
 #include "operators/common.h"
 #include "operators/matmul/matmul_shape.h"
 #include "operators/onednn/matmul_onednn.h"
-#include "operators/onednn/onednn_kernel_families.h"
 #include "operators/onednn/plain_fallback.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -163,12 +163,15 @@ void MatmulV2GradOneDNNKernel(const ExecutionContext& ctx) {
 
 }  // namespace
 
-void RegisterMatmulGradOneDNNKernels() {
+PL_REGISTER_BACKEND_KERNELS(RegisterMatmulGradOneDNNKernels) {
   // No f64 matmul primitive: float64 stays on the plain kernels.
+  // oneDNN splits the products' sums (its GEMM may partition K) across threads in an order of its own (it may differ with
+  // the thread count and the machine): not deterministic, so deterministic mode
+  // (FLAGS_cpu_deterministic, KernelInfo::deterministic) runs the plain kernels instead.
   framework::RegisterKernel("mul_grad", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
-                            MulGradOneDNNKernel);
+                            MulGradOneDNNKernel, false);
   framework::RegisterKernel("matmul_v2_grad", DeviceType::kCPU, DataType::FLOAT32,
-                            LibraryType::kOneDNN, MatmulV2GradOneDNNKernel);
+                            LibraryType::kOneDNN, MatmulV2GradOneDNNKernel, false);
 }
 
 }  // namespace operators

@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <memory>
 
+#include "framework/op_registry.h"
 #include "operators/matmul/matmul_shape.h"
 #include "operators/onednn/plain_fallback.h"
+#include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
@@ -236,10 +238,19 @@ class MulOneDNN final : public MatmulOneDNN {
 
 }  // namespace
 
-framework::KernelFactory MatmulV2OneDNNKernel() {
-  return &framework::MakeKernel<MatmulV2OneDNN>;
+// dnnl::matmul has no float64; the plain kernels serve it.
+PL_REGISTER_BACKEND_KERNELS(RegisterMatmulOneDNNKernels) {
+  using framework::DataType;
+  using framework::DeviceType;
+  using framework::LibraryType;
+  // oneDNN splits the products' sums (its GEMM may partition K) across threads in an order of its own (it may differ with
+  // the thread count and the machine): not deterministic, so deterministic mode
+  // (FLAGS_cpu_deterministic, KernelInfo::deterministic) runs the plain kernels instead.
+  framework::RegisterKernelClass<MatmulV2OneDNN>("matmul_v2", DeviceType::kCPU, DataType::FLOAT32,
+                                                 LibraryType::kOneDNN, false);
+  framework::RegisterKernelClass<MulOneDNN>("mul", DeviceType::kCPU, DataType::FLOAT32,
+                                            LibraryType::kOneDNN, false);
 }
-framework::KernelFactory MulOneDNNKernel() { return &framework::MakeKernel<MulOneDNN>; }
 
 }  // namespace operators
 }  // namespace paddle_like

@@ -1,5 +1,6 @@
-// oneDNN kernels of the matrix ops (float32; registered in registry_onednn.cc), and the
-// dnnl::matmul call they share with the grad kernels (matmul_grad_onednn.cc).
+// The dnnl::matmul call the oneDNN matrix kernels (matmul_onednn.cc: matmul_v2 and mul, as
+// kernel classes that prepare the primitive per input shape and pack a weight Y once per
+// value) share with the grad kernels (matmul_grad_onednn.cc).
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -8,13 +9,6 @@
 
 namespace paddle_like {
 namespace operators {
-
-// matmul_v2 with numpy semantics, including broadcast batch dims, on dnnl::matmul.
-// Kernel classes: the primitive is prepared per input shape, and a weight Y (a parameter
-// without batch dims) is packed once per value into the primitive's preferred format.
-framework::KernelFactory MatmulV2OneDNNKernel();
-// mul (X and Y flattened to 2-D) on dnnl::matmul.
-framework::KernelFactory MulOneDNNKernel();
 
 // Below this many multiply-adds the matrix kernels hand the product to the plain kernel
 // (plain_fallback.h): in tests/benchmarks/onednn_misc_benchmark (2 threads) [64, 250] x

@@ -3,12 +3,12 @@
 #include "operators/onednn/norm_onednn.h"
 
 #include "framework/op_registry.h"
-#include "operators/onednn/onednn_kernel_families.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
 
-void RegisterNormOneDNNKernels() {
+PL_REGISTER_BACKEND_KERNELS(RegisterNormOneDNNKernels) {
   using framework::DataType;
   using framework::DeviceType;
   using framework::LibraryType;
@@ -18,11 +18,14 @@ void RegisterNormOneDNNKernels() {
   } kernels[] = {{"batch_norm_grad", BatchNormGradOneDNNKernel},
                  {"layer_norm", LayerNormOneDNNKernel},
                  {"layer_norm_grad", LayerNormGradOneDNNKernel}};
+  // oneDNN splits the statistics and their gradients across threads in an order of its own (it may differ with
+  // the thread count and the machine): not deterministic, so deterministic mode
+  // (FLAGS_cpu_deterministic, KernelInfo::deterministic) runs the plain kernels instead.
   framework::RegisterKernel("batch_norm", DeviceType::kCPU, DataType::FLOAT32,
-                            LibraryType::kOneDNN, BatchNormOneDNNKernel());
+                            LibraryType::kOneDNN, BatchNormOneDNNKernel(), false);
   for (const auto& k : kernels) {
     framework::RegisterKernel(k.op, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
-                              k.fn);
+                              k.fn, false);
   }
 }
 

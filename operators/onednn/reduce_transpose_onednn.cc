@@ -24,8 +24,8 @@
 #include "operators/common.h"
 #include "operators/math/reduce.h"
 #include "operators/onednn/onednn_memory.h"
-#include "operators/onednn/onednn_kernel_families.h"
 #include "operators/onednn/plain_fallback.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -190,7 +190,7 @@ void Transpose2OneDNNKernel(const ExecutionContext& ctx) {
 
 }  // namespace
 
-void RegisterReduceOneDNNKernels() {
+PL_REGISTER_BACKEND_KERNELS(RegisterReduceOneDNNKernels) {
   // oneDNN's CPU reductions have no f64: float64 stays on the plain kernels.
   framework::RegisterKernel("reduce_sum", DeviceType::kCPU, DataType::FLOAT32,
                             LibraryType::kOneDNN, ReduceOneDNNKernel<false>);

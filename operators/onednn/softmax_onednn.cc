@@ -8,8 +8,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "operators/common.h"
-#include "operators/onednn/onednn_kernel_families.h"
 #include "operators/onednn/plain_fallback.h"
+#include "operators/op_family.h"
 #include "operators/softmax/softmax_op.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -112,7 +112,7 @@ void SoftmaxGradOneDNNKernel(const ExecutionContext& ctx) {
 
 }  // namespace
 
-void RegisterSoftmaxOneDNNKernels() {
+PL_REGISTER_BACKEND_KERNELS(RegisterSoftmaxOneDNNKernels) {
   // No f64 softmax primitive: float64 stays on the plain kernels.
   framework::RegisterKernel("softmax", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                             SoftmaxOneDNNKernel);

@@ -18,9 +18,9 @@
 
 #include "framework/selected_rows.h"
 #include "operators/common.h"
-#include "operators/onednn/onednn_kernel_families.h"
 #include "operators/onednn/onednn_memory.h"
 #include "operators/onednn/plain_fallback.h"
+#include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
@@ -91,7 +91,7 @@ void SumOneDNNKernel(const ExecutionContext& ctx) {
 
 }  // namespace
 
-void RegisterSumOneDNNKernels() {
+PL_REGISTER_BACKEND_KERNELS(RegisterSumOneDNNKernels) {
   // No f64 sum primitive: float64 (and the integer types) stay on the plain kernels.
   framework::RegisterKernel("sum", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                             SumOneDNNKernel);

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "operators/op_family.h"
 #include "operators/optimizers/optimizer_util.h"
-#include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
@@ -232,7 +232,7 @@ struct AdamKernel {
 
 }  // namespace
 
-void RegisterAdamOp() {
+PL_REGISTER_OPS(RegisterAdamOp) {
   framework::RegisterOp<OptimizerOp, AdamOpMaker>(kOp)
       .InferShape(AdamInferShape)
       .InferVarType(AdamInferVarType)

@@ -1,6 +1,6 @@
 // momentum: SGD with (optionally Nesterov) momentum and optional L2 decay.
+#include "operators/op_family.h"
 #include "operators/optimizers/optimizer_util.h"
-#include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
@@ -109,7 +109,7 @@ struct MomentumKernel {
 
 }  // namespace
 
-void RegisterMomentumOp() {
+PL_REGISTER_OPS(RegisterMomentumOp) {
   framework::RegisterOp<OptimizerOp, MomentumOpMaker>(kOp)
       .InferShape(MomentumInferShape)
       .InferVarType(MomentumInferVarType)

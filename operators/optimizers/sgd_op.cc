@@ -1,6 +1,6 @@
 // sgd: one step of stochastic gradient descent.
+#include "operators/op_family.h"
 #include "operators/optimizers/optimizer_util.h"
-#include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
@@ -92,7 +92,7 @@ struct SgdKernel {
 
 }  // namespace
 
-void RegisterSgdOp() {
+PL_REGISTER_OPS(RegisterSgdOp) {
   framework::RegisterOp<OptimizerOp, SgdOpMaker>(kOp)
       .InferShape(SgdInferShape)
       .InferVarType(SgdInferVarType);

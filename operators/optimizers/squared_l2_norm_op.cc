@@ -8,7 +8,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/math/selected_rows_functor.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -229,7 +229,7 @@ struct ClipByGlobalNormKernel {
 
 }  // namespace
 
-void RegisterSquaredL2NormOp() {
+PL_REGISTER_OPS(RegisterSquaredL2NormOp) {
   framework::RegisterOp<OperatorWithKernel, SquaredL2NormOpMaker>(kNormOp)
       .InferShape(SquaredL2NormInferShape)
       .GradOpMaker(SquaredL2NormGradMaker);

@@ -6,7 +6,7 @@
 
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -78,7 +78,7 @@ void QuadraticGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterQuadraticOp() {
+PL_REGISTER_OPS(RegisterQuadraticOp) {
   framework::RegisterOp<QuadraticOp, QuadraticOpMaker>("quadratic")
       .InferShape(SameShapeInferShape)
       .GradOpMaker(QuadraticGradMaker);

@@ -1,4 +1,4 @@
-// CUDA kernels of quadratic (quadratic_op.cu), registered in operators/cuda/registry_cuda.cc.
+// CUDA kernels of quadratic (quadratic_op.cu), registered in operators/cuda/quadratic_cuda.cc.
 #pragma once
 
 #include "framework/operator.h"

@@ -8,8 +8,8 @@
 #include <cmath>
 
 #include "operators/common.h"
+#include "operators/op_family.h"
 #include "operators/random/random_transforms.h"
-#include "operators/registry_table.h"
 #include "operators/tensor/tensor_op_util.h"
 #include "platform/random.h"
 
@@ -259,7 +259,7 @@ struct TruncatedGaussianRandomKernel {
 
 }  // namespace
 
-void RegisterRandomOps() {
+PL_REGISTER_OPS(RegisterRandomOps) {
   framework::RegisterOp<RandomOp, UniformRandomOpMaker>("uniform_random")
       .InferShape(RandomInferShape)
       .InferVarType(RandomInferVarType);

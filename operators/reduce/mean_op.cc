@@ -4,8 +4,8 @@
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/reduce.h"
+#include "operators/op_family.h"
 #include "operators/reduce/reduce_op_util.h"
-#include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
@@ -103,7 +103,7 @@ struct MeanGradCpuKernel {
 
 }  // namespace
 
-void RegisterMeanOp() {
+PL_REGISTER_OPS(RegisterMeanOp) {
   framework::RegisterOp<MeanOp, MeanOpMaker>("mean")
       .InferShape(MeanInferShape)
       .GradOpMaker(MeanGradMaker);

@@ -7,7 +7,7 @@
 #include "operators/common.h"
 #include "operators/math/broadcast.h"
 #include "operators/math/reduce.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -103,7 +103,7 @@ void ReduceAsGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterReduceAsOp() {
+PL_REGISTER_OPS(RegisterReduceAsOp) {
   framework::RegisterOp<ReduceAsOp, ReduceAsOpMaker>(kOp)
       .InferShape(ReduceAsInferShape)
       .InferVarType(ReduceAsInferVarType)

@@ -8,8 +8,8 @@
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/reduce.h"
+#include "operators/op_family.h"
 #include "operators/reduce/reduce_op_util.h"
-#include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
@@ -150,7 +150,7 @@ struct ReduceMeanGradCpuKernel {
 
 }  // namespace
 
-void RegisterReduceMeanOp() {
+PL_REGISTER_OPS(RegisterReduceMeanOp) {
   framework::RegisterOp<ReduceMeanOp, ReduceMeanOpMaker>(kOp)
       .InferShape(ReduceMeanInferShape)
       .GradOpMaker(ReduceMeanGradMaker);

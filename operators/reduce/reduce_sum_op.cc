@@ -7,8 +7,8 @@
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/reduce.h"
+#include "operators/op_family.h"
 #include "operators/reduce/reduce_op_util.h"
-#include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
@@ -155,7 +155,7 @@ struct ReduceSumGradCpuKernel {
 
 }  // namespace
 
-void RegisterReduceSumOp() {
+PL_REGISTER_OPS(RegisterReduceSumOp) {
   framework::RegisterOp<ReduceSumOp, ReduceSumOpMaker>("reduce_sum")
       .InferShape(ReduceSumInferShape)
       .GradOpMaker(ReduceSumGradMaker);

@@ -4,7 +4,7 @@
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/hostdevice.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -113,11 +113,12 @@ void ScaleGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterScaleOp() {
+PL_REGISTER_OPS(RegisterScaleOp) {
   framework::RegisterOp<ScaleOp, ScaleOpMaker>("scale")
       .InferShape(ScaleInferShape)
       .GradOpMaker(ScaleGradMaker);
   RegisterPlainCpuFloatKernels<ScaleCpuKernel>("scale");
+  DeclarePlainInPlace("scale", {{"X", "Out"}});
 }
 
 }  // namespace operators

@@ -8,7 +8,7 @@
 
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -167,7 +167,7 @@ struct ArgMaxKernel {
 
 }  // namespace
 
-void RegisterArgMaxOp() {
+PL_REGISTER_OPS(RegisterArgMaxOp) {
   framework::RegisterOp<ArgMaxOp, ArgMaxOpMaker>(kOp)
       .InferShape(ArgMaxInferShape)
       .InferVarType(ArgMaxInferVarType)

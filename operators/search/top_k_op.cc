@@ -10,7 +10,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -252,7 +252,7 @@ void TopKGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterTopKOp() {
+PL_REGISTER_OPS(RegisterTopKOp) {
   framework::RegisterOp<TopKOp, TopKOpMaker>(kOp)
       .InferShape(TopKInferShape)
       .InferVarType(TopKInferVarType)

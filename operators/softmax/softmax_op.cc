@@ -8,7 +8,7 @@
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/softmax.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
@@ -186,7 +186,7 @@ struct SoftmaxGradCpuKernel {
 
 }  // namespace
 
-void RegisterSoftmaxOp() {
+PL_REGISTER_OPS(RegisterSoftmaxOp) {
   framework::RegisterOp<SoftmaxOp, SoftmaxOpMaker>("softmax")
       .InferShape(SoftmaxInferShape)
       .GradOpMaker(SoftmaxGradMaker);

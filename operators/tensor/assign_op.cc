@@ -1,7 +1,7 @@
 // assign: Out = a deep copy of X.
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -53,7 +53,7 @@ void AssignGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterAssignOp() {
+PL_REGISTER_OPS(RegisterAssignOp) {
   framework::RegisterOp<AssignOp, AssignOpMaker>("assign")
       .InferShape(SameShapeInferShape)
       .GradOpMaker(AssignGradMaker);

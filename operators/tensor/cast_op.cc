@@ -2,7 +2,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -94,7 +94,7 @@ void CastGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterCastOp() {
+PL_REGISTER_OPS(RegisterCastOp) {
   framework::RegisterOp<CastOp, CastOpMaker>(kOp)
       .InferShape(SameShapeInferShape)
       .InferVarType(CastInferVarType)

@@ -9,7 +9,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/concat_split_util.h"
 #include "operators/tensor/tensor_op_util.h"
 
@@ -227,7 +227,7 @@ void ConcatGradGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterConcatOp() {
+PL_REGISTER_OPS(RegisterConcatOp) {
   framework::RegisterOp<ConcatOp, ConcatOpMaker>(kOp)
       .InferShape(ConcatInferShape)
       .InferVarType(ConcatInferVarType)

@@ -6,7 +6,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/math/broadcast.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -118,7 +118,7 @@ void ExpandAsV2GradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterExpandAsV2Op() {
+PL_REGISTER_OPS(RegisterExpandAsV2Op) {
   framework::RegisterOp<ExpandAsV2Op, ExpandAsV2OpMaker>(kOp)
       .InferShape(ExpandAsV2InferShape)
       .InferVarType(ExpandAsV2InferVarType)

@@ -9,7 +9,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -110,7 +110,7 @@ void FillAnyLikeGradMaker(framework::GradOpBuilder*) {}
 
 }  // namespace
 
-void RegisterFillAnyLikeOp() {
+PL_REGISTER_OPS(RegisterFillAnyLikeOp) {
   framework::RegisterOp<FillAnyLikeOp, FillAnyLikeOpMaker>(kOp)
       .InferShape(SameShapeInferShape)
       .InferVarType(FillAnyLikeInferVarType)

@@ -7,7 +7,7 @@
 
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -228,7 +228,7 @@ struct FillConstantKernel {
 
 }  // namespace
 
-void RegisterFillConstantOp() {
+PL_REGISTER_OPS(RegisterFillConstantOp) {
   framework::RegisterOp<FillConstantOp, FillConstantOpMaker>(kOp)
       .InferShape(FillConstantInferShape)
       .InferVarType(FillConstantInferVarType)

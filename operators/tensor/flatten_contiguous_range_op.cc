@@ -7,7 +7,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -226,7 +226,7 @@ void FlattenGradGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterFlattenContiguousRangeOp() {
+PL_REGISTER_OPS(RegisterFlattenContiguousRangeOp) {
   framework::RegisterOp<FlattenOp, FlattenOpMaker>(kOp)
       .InferShape(FlattenInferShape)
       .InferVarType(FlattenInferVarType)

@@ -5,7 +5,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -355,7 +355,7 @@ void Reshape2GradGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterReshape2Op() {
+PL_REGISTER_OPS(RegisterReshape2Op) {
   framework::RegisterOp<Reshape2Op, Reshape2OpMaker>(kOp)
       .InferShape(Reshape2InferShape)
       .InferVarType(Reshape2InferVarType)

@@ -1,7 +1,7 @@
 // shape: the dims of a tensor, as a 1-D int32 tensor.
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -66,7 +66,7 @@ struct ShapeKernel {
 
 }  // namespace
 
-void RegisterShapeOp() {
+PL_REGISTER_OPS(RegisterShapeOp) {
   framework::RegisterOp<ShapeOp, ShapeOpMaker>(kOp)
       .InferShape(ShapeInferShape)
       .InferVarType(ShapeInferVarType);

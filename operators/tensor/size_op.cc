@@ -1,7 +1,7 @@
 // size: the number of elements of a tensor, as a 0-D int64 tensor.
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -61,7 +61,7 @@ struct SizeKernel {
 
 }  // namespace
 
-void RegisterSizeOp() {
+PL_REGISTER_OPS(RegisterSizeOp) {
   framework::RegisterOp<SizeOp, SizeOpMaker>(kOp)
       .InferShape(SizeInferShape)
       .InferVarType(SizeInferVarType);

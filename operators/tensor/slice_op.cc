@@ -8,7 +8,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/copy_box.h"
 #include "operators/tensor/tensor_op_util.h"
 
@@ -330,7 +330,7 @@ void SliceGradGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterSliceOp() {
+PL_REGISTER_OPS(RegisterSliceOp) {
   framework::RegisterOp<SliceOp, SliceOpMaker>(kOp)
       .InferShape(SliceInferShape)
       .InferVarType(SliceInferVarType)

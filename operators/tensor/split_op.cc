@@ -5,7 +5,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/concat_split_util.h"
 #include "operators/tensor/tensor_op_util.h"
 
@@ -157,7 +157,7 @@ void SplitGradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterSplitOp() {
+PL_REGISTER_OPS(RegisterSplitOp) {
   framework::RegisterOp<SplitOp, SplitOpMaker>(kOp)
       .InferShape(SplitInferShape)
       .InferVarType(SplitInferVarType)

@@ -2,7 +2,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -136,7 +136,7 @@ void Transpose2GradMaker(framework::GradOpBuilder* g) {
 
 }  // namespace
 
-void RegisterTranspose2Op() {
+PL_REGISTER_OPS(RegisterTranspose2Op) {
   framework::RegisterOp<Transpose2Op, Transpose2OpMaker>(kOp)
       .InferShape(Transpose2InferShape)
       .InferVarType(Transpose2InferVarType)

@@ -9,7 +9,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
-#include "operators/registry_table.h"
+#include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -272,7 +272,7 @@ void RegisterOne(const std::string& type, framework::GradOpMakerFn grad_maker) {
 
 }  // namespace
 
-void RegisterUnsqueezeSqueezeOps() {
+PL_REGISTER_OPS(RegisterUnsqueezeSqueezeOps) {
   RegisterOne<true>(kUnsqueeze, Unsqueeze2GradMaker);
   RegisterOne<false>(kSqueeze, Squeeze2GradMaker);
 }

@@ -51,6 +51,9 @@ std::string ProfileJson(const framework::ExecutionProfile& profile, int runs) {
     w.Key("opaque_outputs").BeginArray();
     for (const auto& o : op.opaque_outputs) w.String(o);
     w.EndArray();
+    w.Key("in_place").BeginArray();
+    for (const auto& o : op.in_place) w.String(o);
+    w.EndArray();
     w.Key("ms").Raw(Fixed(op.seconds * 1e3, 4)).EndObject();
   }
   w.EndArray();
@@ -107,9 +110,14 @@ std::string ProfileTable(const framework::ExecutionProfile& profile) {
   std::snprintf(line, sizeof(line), "  data transforms: %zu (%zu bytes); weight pre-packs: %zu (%zu bytes)\n",
                 transforms, transform_bytes, packs, pack_bytes);
   s += line;
-  size_t opaque = 0;
-  for (const auto& op : profile.ops) opaque += op.opaque_outputs.size();
-  std::snprintf(line, sizeof(line), "  outputs kept in a library layout: %zu\n", opaque);
+  size_t opaque = 0, in_place = 0;
+  for (const auto& op : profile.ops) {
+    opaque += op.opaque_outputs.size();
+    in_place += op.in_place.size();
+  }
+  std::snprintf(line, sizeof(line),
+                "  outputs kept in a library layout: %zu; written over a dying input: %zu\n",
+                opaque, in_place);
   s += line;
   return s;
 }

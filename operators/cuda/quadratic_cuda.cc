@@ -1,12 +1,12 @@
-// The CUDA kernel table: every CUDA kernel of this build is registered here.
+// The CUDA kernels of quadratic (quadratic_op.cu).
 #include "framework/op_registry.h"
+#include "operators/op_family.h"
 #include "operators/quadratic/quadratic_op_cuda.h"
-#include "operators/registry_table.h"
 
 namespace paddle_like {
 namespace operators {
 
-void RegisterCudaKernels() {
+PL_REGISTER_BACKEND_KERNELS(RegisterQuadraticCudaKernels) {
   using framework::DataType;
   using framework::DeviceType;
   using framework::LibraryType;

@@ -1,0 +1,68 @@
+// Shared pieces of the elementwise unary ops (activations) and of their fused grad ops,
+// which read one forward value V (X or Out) and Out@GRAD and write X@GRAD elementwise.
+//
+// Both loops read element i of every input before writing element i of the output and read
+// nothing else, so they are correct in place (the output over an input's buffer).
+#pragma once
+
+#include <string>
+
+#include "framework/fused_grad_op.h"
+#include "operators/common.h"
+
+namespace paddle_like {
+namespace operators {
+
+// Out[i] = f(X[i]); Out takes X's shape and LoD.
+template <typename T, typename F>
+void ComputeUnary(const ExecutionContext& ctx, const F& f) {
+  const DenseTensor x = *ctx.Input("X");
+  DenseTensor* out = ctx.Output("Out");
+  out->Resize(x.dims());
+  out->set_lod(x.lod());
+  T* o = out->mutable_data<T>(ctx.GetPlace());
+  if (x.numel() == 0) return;
+  const T* in = x.data<T>();
+  ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+      x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) o[i] = f(in[i]);
+      });
+}
+
+// X@GRAD[i] = dx(V[i], dOut[i]) where V is the forward value `like` (X or Out); X@GRAD takes
+// V's shape and LoD. InvalidArgumentError when Out@GRAD's shape is not V's.
+template <typename T, typename DX>
+void ComputeUnaryGrad(const ExecutionContext& ctx, const std::string& like, const DX& dx) {
+  const DenseTensor v = *ctx.Input(like);
+  const DenseTensor dout = *ctx.Input("Out@GRAD");
+  PL_ENFORCE(v.dims() == dout.dims(),
+             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of `%s` %s, "
+                                     "received %s",
+                                     ctx.Type(), like, v.dims().ToString(), dout.dims().ToString()));
+  DenseTensor* out = ctx.Output("X@GRAD");
+  out->Resize(v.dims());
+  out->set_lod(v.lod());
+  T* o = out->mutable_data<T>(ctx.GetPlace());
+  if (v.numel() == 0) return;
+  const T* in = v.data<T>();
+  const T* g = dout.data<T>();
+  ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+      v.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) o[i] = dx(in[i], g[i]);
+      });
+}
+
+// Registers the fused grad op of the unary op `forward` (fused_grad_op.h) reading
+// `decl.reads[0]` and Out@GRAD, with KernelT<float> and KernelT<double> as its plain kernels,
+// which compute X@GRAD in place over Out@GRAD.
+template <template <typename> class KernelT>
+void RegisterUnaryFusedGradOp(const std::string& forward, const framework::FusedGradDecl& decl) {
+  const std::string like = decl.reads.at(0);
+  framework::RegisterFusedGradOp(forward, decl).InferShape(
+      [like](InferShapeContext* ctx) { UnaryGradInferShape(ctx, like); });
+  RegisterPlainCpuFloatKernels<KernelT>(forward + "_grad");
+  DeclarePlainInPlace(forward + "_grad", {{"Out@GRAD", "X@GRAD"}});
+}
+
+}  // namespace operators
+}  // namespace paddle_like
