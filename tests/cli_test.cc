@@ -66,6 +66,12 @@ TEST(Cli, OpsJsonListsQuadratic) {
   EXPECT_TRUE(Contains(op, "\"dtype\": \"float64\""));
   EXPECT_TRUE(Contains(op, "\"device\": \"CPU\""));
   EXPECT_TRUE(Contains(op, "Quadratic operator"));  // The doc comment.
+  // Kernel metadata: in-place pairs, and the forward op of a fused grad op.
+  const size_t relu = r.out.find(op_key + "\"relu_grad\"");
+  ASSERT_NE(relu, std::string::npos);
+  const std::string relu_grad = r.out.substr(relu, r.out.find(op_key, relu + 1) - relu);
+  EXPECT_TRUE(Contains(relu_grad, "\"Out@GRAD -> X@GRAD\"")) << relu_grad;
+  EXPECT_TRUE(Contains(relu_grad, "\"fused_grad_of\": \"relu\"")) << relu_grad;
 
   CliResult text = RunCli({"ops"});
   ASSERT_EQ(text.code, 0) << text.err;

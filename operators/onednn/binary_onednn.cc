@@ -92,6 +92,10 @@ PL_REGISTER_BACKEND_KERNELS(RegisterBinaryOneDNNKernels) {
   for (const Entry& e : entries) {
     framework::RegisterKernel(e.type, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                               e.fn);
+    // dnnl::binary computes dst over src0 (and the plain kernel it hands small inputs to
+    // over either input).
+    framework::KernelRegistry::Instance().DeclareInPlace(e.type, LibraryType::kOneDNN,
+                                                         {{"X", "Out"}});
   }
 }
 

@@ -264,6 +264,15 @@ PL_REGISTER_BACKEND_KERNELS(RegisterEltwiseOneDNNKernels) {
   for (const char* grad : {"square_grad", "gelu_grad", "leaky_relu_grad"}) {
     registry.DeclareOpaqueInputs(grad, LibraryType::kOneDNN, {"X", "Out@GRAD"});
   }
+  // The primitives compute in place (dst over src, diff_src over diff_dst). Not
+  // leaky_relu_grad: its patch reads dOut after the primitive has written dX.
+  for (const char* forward : {"relu", "sigmoid", "tanh", "exp", "square", "gelu", "leaky_relu"}) {
+    registry.DeclareInPlace(forward, LibraryType::kOneDNN, {{"X", "Out"}});
+  }
+  for (const char* grad :
+       {"relu_grad", "sigmoid_grad", "tanh_grad", "exp_grad", "square_grad", "gelu_grad"}) {
+    registry.DeclareInPlace(grad, LibraryType::kOneDNN, {{"Out@GRAD", "X@GRAD"}});
+  }
 }
 
 }  // namespace operators

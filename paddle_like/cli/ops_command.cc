@@ -75,9 +75,13 @@ void WriteOpJson(const std::string& type, const OpInfo& info, JsonWriter* w) {
     w->Key("opaque_inputs").BeginArray();
     for (const auto& slot : k.opaque_inputs) w->String(slot);
     w->EndArray();
+    w->Key("inplace").BeginArray();
+    for (const auto& p : k.inplace) w->String(p.first + " -> " + p.second);
+    w->EndArray();
     w->EndObject();
   }
   w->EndArray();
+  if (!info.fused_grad_of.empty()) w->Key("fused_grad_of").String(info.fused_grad_of);
   w->Key("version").Int(info.version());
   w->Key("checkpoints").BeginArray();
   for (const auto& c : info.checkpoints) w->String(c.note);
