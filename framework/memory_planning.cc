@@ -58,6 +58,8 @@ MemoryPlan PlanMemory(const ProgramDesc& program, int block_id,
         }
         for (const auto& out : op.Outputs()) {
           for (size_t b = 0; b < out.second.size(); ++b) {
+            // An output the op also reads must keep its own values until the kernel reads them.
+            if (reads.count(out.second[b])) continue;
             plan.in_place[i].push_back({in.first, a, out.first, b});
           }
         }

@@ -6,7 +6,7 @@
 // for the caller and not read by another block. An (input, output) pair of op i is a
 // candidate for in-place when the input is such a temporary, op i is its last reader in the
 // block, op i reads it through exactly one slot entry and does not also write it, and the
-// output is a different variable. Whether a candidate is used is decided at run time by the
+// output is a variable op i does not read. Whether a candidate is used is decided at run time by the
 // prepared op (prepared_op.h): the chosen kernel must declare the pair, and the buffer must
 // be held by no one else and have the output's size.
 #pragma once

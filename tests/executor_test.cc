@@ -12,6 +12,7 @@
 #include "framework/tensor_io.h"
 #include "operators/common.h"
 #include "operators/registry.h"
+#include "platform/init.h"
 #include "tests/op_test_util.h"
 
 namespace paddle_like {
@@ -235,6 +236,30 @@ TEST_F(ExecutorTest, DeterministicModeNeverPicksNondeterministicKernel) {
     FAIL();
   } catch (const platform::NotFoundError& e) {
     EXPECT_NE(std::string(e.what()).find("not deterministic"), std::string::npos) << e.what();
+  }
+}
+
+// The oneDNN kernels whose sums oneDNN splits across threads in its own order are marked
+// not deterministic: deterministic mode runs the plain kernels for them, and keeps oneDNN for
+// the others.
+TEST_F(ExecutorTest, DeterministicModeRunsPlainKernelsWhereOneDNNSumsAreUnordered) {
+  if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
+  testing::ScopedFlag onednn(&FLAGS_use_onednn, true);
+  const KernelRegistry& registry = KernelRegistry::Instance();
+  const auto choose = [&](const char* type, bool deterministic) {
+    KernelChoiceOptions options;
+    options.deterministic = deterministic;
+    return registry
+        .Choose(type, DataType::FLOAT32, DataLayout::kAny, platform::CPUPlace(), options)
+        .key.backend;
+  };
+  for (const char* type : {"matmul_v2", "mul", "matmul_v2_grad", "mul_grad", "conv2d_grad",
+                           "batch_norm", "batch_norm_grad", "layer_norm", "layer_norm_grad"}) {
+    EXPECT_EQ(choose(type, false), LibraryType::kOneDNN) << type;
+    EXPECT_EQ(choose(type, true), LibraryType::kPlain) << type;
+  }
+  for (const char* type : {"conv2d", "pool2d", "relu", "softmax", "reduce_sum", "sum"}) {
+    EXPECT_EQ(choose(type, true), LibraryType::kOneDNN) << type;
   }
 }
 

@@ -93,6 +93,16 @@ TEST(MemoryPlanning, AnInputReadTwiceOrWrittenByItsOpIsNeverReused) {
   EXPECT_EQ(Describe(p.plan.in_place[3]), (Strings{"X[0]->Out[0]", "X[1]->Out[0]"}));
 }
 
+TEST(MemoryPlanning, AnOutputTheOpAlsoReadsNeverTakesAnInputsBuffer) {
+  ProgramDesc program;
+  BlockDesc& b = program.Block(0);
+  Append(&b, "relu", {{"X", {"a"}}}, {{"Out", {"t"}}});
+  // Out is Y: giving it X's buffer before the kernel reads Y would lose Y.
+  Append(&b, "elementwise_add", {{"X", {"t"}}, {"Y", {"acc"}}}, {{"Out", {"acc"}}});
+  const Planned p = Plan(program, {"t", "acc"});
+  EXPECT_EQ(Describe(p.plan.in_place[1]), Strings{});
+}
+
 TEST(MemoryPlanning, VariablesOfTheCallerOrOfOtherBlocksAreLeftAlone) {
   ProgramDesc program;
   BlockDesc& b = program.Block(0);
