@@ -14,6 +14,11 @@ namespace framework {
 
 class Scope;
 
+// Where the program of a saved model lives: a file is taken as is; a directory is searched
+// for `__model__`, `model.pdmodel`, `inference.pdmodel`, then a single `*.pdmodel`.
+// NotFoundError naming the directory when it holds no (or several candidate) programs.
+std::string ResolveProgramPath(const std::string& path);
+
 // The persistable variables of block 0 that a parameter file holds (feed, fetch and raw
 // variables excluded), sorted ascending: the order of records in a combined file.
 std::vector<std::string> ParameterNames(const ProgramDesc& program);

@@ -15,6 +15,7 @@
 #include "framework/program_desc.h"
 #include "framework/scope.h"
 #include "operators/registry.h"
+#include "tests/model_goldens.h"
 #include "tests/op_test_util.h"
 
 namespace paddle_like {
@@ -24,35 +25,6 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::string kModels = PL_SHARED_DIR "/models";
-const std::string kGoldens = PL_SOURCE_DIR "/tests/fixtures/mobile_models";
-
-// Element i of the flattened input is ((i * 7919) % 2001) / 1000 - 1, as the golden script
-// builds it.
-DenseTensor InputPattern(const DDim& dims) {
-  DenseTensor t(dims, DataType::FLOAT32);
-  float* p = t.mutable_data<float>(platform::CPUPlace());
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    p[i] = static_cast<float>(static_cast<double>((i * 7919) % 2001) / 1000.0 - 1.0);
-  }
-  return t;
-}
-
-struct Golden {
-  std::vector<int64_t> dims;
-  std::vector<double> values;
-};
-
-Golden ReadGolden(const std::string& name) {
-  std::ifstream in(kGoldens + "/" + name + ".txt");
-  EXPECT_TRUE(in.good()) << "golden of " << name << " is missing";
-  Golden g;
-  std::string first;
-  std::getline(in, first);
-  std::istringstream dims(first);
-  for (int64_t d; dims >> d;) g.dims.push_back(d);
-  for (double v; in >> v;) g.values.push_back(v);
-  return g;
-}
 
 void CheckModel(const std::string& name, const DDim& input_dims) {
   const std::string program_path = kModels + "/" + name + "/inference.pdmodel";

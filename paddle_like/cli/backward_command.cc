@@ -7,11 +7,11 @@
 
 #include "framework/backward.h"
 #include "framework/executor.h"
+#include "framework/model_loading.h"
 #include "framework/op_info.h"
 #include "framework/program_desc.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
-#include "paddle_like/cli/program_path.h"
 
 namespace paddle_like {
 namespace cli {
@@ -99,7 +99,7 @@ int BackwardCommand(const std::vector<std::string>& argv) {
     PL_ENFORCE(args.Has(required), errors::InvalidArgument("backward: --%s is required\n%s",
                                                            required, kBackwardUsage));
   }
-  const std::string program_path = ResolveProgramPath(args.Get("program"));
+  const std::string program_path = framework::ResolveProgramPath(args.Get("program"));
   const std::string loss = args.Get("loss");
   const std::string out_path = args.Get("out");
   const std::set<std::string> no_grad = SplitNames(args.GetAll("no-grad"));

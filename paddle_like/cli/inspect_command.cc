@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
+#include "framework/model_loading.h"
 #include "framework/op_info.h"
 #include "framework/program_desc.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
-#include "paddle_like/cli/program_path.h"
 
 namespace paddle_like {
 namespace cli {
@@ -109,7 +109,7 @@ int InspectCommand(const std::vector<std::string>& argv) {
              errors::InvalidArgument("inspect: expected one program file, received %zu "
                                      "arguments\n%s",
                                      args.positional().size(), kInspectUsage));
-  const std::string path = ResolveProgramPath(args.positional()[0]);
+  const std::string path = framework::ResolveProgramPath(args.positional()[0]);
   const ProgramDesc program = ProgramDesc::Load(path);
   std::ostream& os = std::cout;
   os << "program: " << path << "\n";

@@ -17,7 +17,6 @@
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
 #include "paddle_like/cli/profile_report.h"
-#include "paddle_like/cli/program_path.h"
 #include "platform/file_util.h"
 
 namespace paddle_like {
@@ -263,7 +262,7 @@ int RunCommand(const std::vector<std::string>& argv) {
              errors::InvalidArgument("run: --program FILE is required\n%s", kRunUsage));
   PL_ENFORCE(!(args.Has("params") && args.Has("params-dir")),
              errors::InvalidArgument("run: give --params or --params-dir, not both"));
-  const std::string program_path = ResolveProgramPath(args.Get("program"));
+  const std::string program_path = framework::ResolveProgramPath(args.Get("program"));
   const ProgramDesc program = ProgramDesc::Load(program_path);
   CheckOpsRegistered(program, program_path);
 

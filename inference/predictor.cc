@@ -1,0 +1,197 @@
+// Predictor and CreatePredictor of paddle_like/inference_api.h.
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include "framework/executor.h"
+#include "framework/ir/pass.h"
+#include "framework/model_loading.h"
+#include "framework/scope.h"
+#include "inference/passes/passes.h"
+#include "operators/registry.h"
+#include "paddle_like/inference_api.h"
+#include "platform/device_context_pool.h"
+#include "platform/enforce.h"
+#include "platform/flags.h"
+
+namespace paddle_like {
+namespace infer {
+
+// What a predictor and its clones share, immutable once built.
+struct Predictor::Model {
+  framework::ProgramDesc program;  // Optimised, without feed and fetch ops.
+  std::unique_ptr<framework::Scope> params;
+  std::vector<std::string> inputs, outputs;
+  framework::PlacementRules rules;
+  platform::Place place = platform::CPUPlace();
+};
+
+// What each predictor owns: its activations and prepared kernels.
+struct Predictor::State {
+  explicit State(std::shared_ptr<const Model> m)
+      : model(std::move(m)), executor(model->place) {
+    std::vector<std::string> keep = model->inputs;
+    keep.insert(keep.end(), model->outputs.begin(), model->outputs.end());
+    prepared = executor.Prepare(model->program, 0, model->params.get(), keep, model->rules);
+  }
+  std::shared_ptr<const Model> model;
+  framework::Executor executor;
+  std::unique_ptr<framework::PreparedProgram> prepared;
+};
+
+namespace {
+
+std::string Join(const std::vector<std::string>& names) {
+  std::string s;
+  for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+
+// The variable behind a handle: every input and output of the program has one.
+framework::Variable* HandleVar(const framework::PreparedProgram& prepared,
+                               const std::string& name) {
+  framework::Variable* v = prepared.local_scope()->FindVar(name);
+  PL_ENFORCE(v != nullptr, errors::NotFound("predictor: the program declares no variable `%s`",
+                                            name));
+  return v;
+}
+
+// FLAGS_paddle_num_threads is process-wide: the first predictor that asks sets it.
+void ApplyThreads(int threads) {
+  static std::mutex mu;
+  static bool applied = false;
+  if (threads <= 0) return;
+  std::lock_guard<std::mutex> lock(mu);
+  if (!applied && FLAGS_paddle_num_threads != threads) {
+    FLAGS_paddle_num_threads = threads;
+    platform::DeviceContextPool::Instance().Clear();
+  }
+  PL_ENFORCE(FLAGS_paddle_num_threads == threads,
+             errors::InvalidArgument("Config::SetCpuMathLibraryNumThreads(%d): the process "
+                                     "already runs its CPU kernels on %d threads (the count is "
+                                     "process-wide)",
+                                     threads, FLAGS_paddle_num_threads));
+  applied = true;
+}
+
+std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
+  operators::RegisterAllOps();
+  PL_ENFORCE(!config.use_gpu(),
+             errors::Unimplemented("Config::EnableUseGpu: GPU inference is not available in "
+                                   "this version; run on the CPU"));
+  PL_ENFORCE(!config.prog_file().empty() || !config.model_dir().empty(),
+             errors::InvalidArgument("Config: no model set (SetModel(dir) or SetModel(program "
+                                     "file, params file))"));
+  ApplyThreads(config.cpu_math_library_num_threads());
+  auto model = std::make_shared<Predictor::Model>();
+  const std::string path = config.prog_file().empty()
+                               ? framework::ResolveProgramPath(config.model_dir())
+                               : config.prog_file();
+  model->program = framework::ProgramDesc::Load(path);
+  framework::CheckOpVersions(model->program);
+  model->inputs = model->program.FeedTargetNames();
+  model->outputs = model->program.FetchTargetNames();
+  PL_ENFORCE(!model->outputs.empty(),
+             errors::InvalidArgument("program `%s` has no fetch targets: it is not a saved "
+                                     "inference model",
+                                     path));
+  model->params = std::make_unique<framework::Scope>();
+  framework::ParameterSource source;
+  source.combined_file = config.params_file();
+  framework::LoadParameters(model->program, path, source, model->params.get());
+
+  // Inputs are set through handles and outputs read from their variables.
+  framework::BlockDesc& block = model->program.Block(0);
+  for (size_t i = block.OpSize(); i-- > 0;) {
+    const std::string& type = block.Op(i)->Type();
+    if (type == "feed" || type == "fetch") block.RemoveOp(i, i + 1);
+  }
+  if (config.ir_optim()) {
+    inference::RegisterInferencePasses();
+    for (const auto& name : framework::ir::RegisteredPasses()) {
+      framework::ir::ApplyPass(*framework::ir::CreatePass(name), &model->program);
+    }
+  }
+  if (!config.mkldnn_enabled()) {
+    for (const framework::OpDesc* op : block.AllOps()) model->rules.no_onednn.insert(op->Type());
+  }
+  return model;
+}
+
+}  // namespace
+
+Predictor::Predictor(std::shared_ptr<const Model> model)
+    : state_(std::make_unique<State>(std::move(model))) {}
+
+Predictor::~Predictor() = default;
+
+std::vector<std::string> Predictor::GetInputNames() const { return state_->model->inputs; }
+std::vector<std::string> Predictor::GetOutputNames() const { return state_->model->outputs; }
+
+std::unique_ptr<Tensor> Predictor::GetInputHandle(const std::string& name) {
+  const auto& inputs = state_->model->inputs;
+  PL_ENFORCE(std::find(inputs.begin(), inputs.end(), name) != inputs.end(),
+             errors::NotFound("predictor: `%s` is not an input of the model (inputs: %s)", name,
+                              Join(inputs)));
+  return std::unique_ptr<Tensor>(
+      new Tensor(HandleVar(*state_->prepared, name), name, true));
+}
+
+std::unique_ptr<Tensor> Predictor::GetOutputHandle(const std::string& name) {
+  const auto& outputs = state_->model->outputs;
+  PL_ENFORCE(std::find(outputs.begin(), outputs.end(), name) != outputs.end(),
+             errors::NotFound("predictor: `%s` is not an output of the model (outputs: %s)",
+                              name, Join(outputs)));
+  return std::unique_ptr<Tensor>(
+      new Tensor(HandleVar(*state_->prepared, name), name, false));
+}
+
+bool Predictor::Run() {
+  const framework::BlockDesc& block = state_->model->program.Block(0);
+  for (const auto& name : state_->model->inputs) {
+    const framework::Variable* v = state_->prepared->local_scope()->FindVar(name);
+    PL_ENFORCE(v != nullptr && v->IsType<framework::DenseTensor>() &&
+                   v->Get<framework::DenseTensor>().initialized(),
+               errors::InvalidArgument("predictor: input `%s` has no value (set it with "
+                                       "GetInputHandle(\"%s\")->CopyFromCpu)",
+                                       name, name));
+    const framework::DenseTensor& t = v->Get<framework::DenseTensor>();
+    if (const framework::VarDesc* desc = block.FindVar(name)) {
+      PL_ENFORCE(t.dtype() == desc->GetDataType(),
+                 errors::InvalidArgument("predictor: input `%s`: expected dtype %s, received %s",
+                                         name, platform::DataTypeName(desc->GetDataType()),
+                                         platform::DataTypeName(t.dtype())));
+      PL_ENFORCE(framework::ShapeMatchesDeclared(desc->GetShape(), t.dims()),
+                 errors::InvalidArgument("predictor: input `%s`: expected shape %s, received %s",
+                                         name, framework::DDim(desc->GetShape()).ToString(),
+                                         t.dims().ToString()));
+    }
+  }
+  state_->executor.Run(state_->prepared.get());
+  return true;
+}
+
+std::unique_ptr<Predictor> Predictor::Clone() {
+  return std::unique_ptr<Predictor>(new Predictor(state_->model));
+}
+
+std::shared_ptr<Predictor> CreatePredictor(const Config& config) {
+  return std::shared_ptr<Predictor>(new Predictor(LoadModel(config)));
+}
+
+void Config::SetModel(const std::string& model_dir) {
+  model_dir_ = model_dir;
+  prog_file_.clear();
+  params_file_.clear();
+}
+
+void Config::SetModel(const std::string& prog_file, const std::string& params_file) {
+  model_dir_.clear();
+  prog_file_ = prog_file;
+  params_file_ = params_file;
+}
+
+}  // namespace infer
+}  // namespace paddle_like

@@ -1,0 +1,148 @@
+// Tensor handles of paddle_like/inference_api.h: views of one input or output variable of a
+// predictor.
+#include <cstring>
+
+#include "framework/dense_tensor.h"
+#include "framework/variable.h"
+#include "paddle_like/inference_api.h"
+#include "platform/enforce.h"
+
+namespace paddle_like {
+namespace infer {
+
+namespace {
+
+framework::DenseTensor* Dense(framework::Variable* var) {
+  return var->GetMutable<framework::DenseTensor>();
+}
+
+const framework::DenseTensor& DenseOf(const framework::Variable* var, const std::string& name) {
+  PL_ENFORCE(var->IsType<framework::DenseTensor>(),
+             errors::PreconditionNotMet("tensor `%s` holds no dense tensor yet", name));
+  return var->Get<framework::DenseTensor>();
+}
+
+// The tensor's values, checked to exist and to be of type T.
+template <typename T>
+const framework::DenseTensor& Readable(const framework::Variable* var, const std::string& name) {
+  const framework::DenseTensor& t = DenseOf(var, name);
+  PL_ENFORCE(t.initialized(),
+             errors::PreconditionNotMet("tensor `%s` has no value yet (an output has one after "
+                                        "Run)",
+                                        name));
+  PL_ENFORCE(t.dtype() == platform::ToDataType<T>(),
+             errors::InvalidArgument("tensor `%s` holds %s, not the %s asked for", name,
+                                     platform::DataTypeName(t.dtype()),
+                                     platform::DataTypeName(platform::ToDataType<T>())));
+  return t;
+}
+
+}  // namespace
+
+void Tensor::Reshape(const std::vector<int>& shape) {
+  PL_ENFORCE(input_, errors::PreconditionNotMet("tensor `%s` is an output: its shape comes from "
+                                                "Run",
+                                                name_));
+  std::vector<int64_t> dims;
+  for (int d : shape) {
+    PL_ENFORCE(d >= 0, errors::InvalidArgument("tensor `%s`: Reshape needs dims >= 0, received %d",
+                                               name_, d));
+    dims.push_back(d);
+  }
+  Dense(var_)->Resize(framework::DDim(dims));
+}
+
+std::vector<int> Tensor::shape() const {
+  std::vector<int> out;
+  if (!var_->IsType<framework::DenseTensor>()) return out;
+  for (int64_t d : var_->Get<framework::DenseTensor>().dims().ToVector()) {
+    out.push_back(static_cast<int>(d));
+  }
+  return out;
+}
+
+int64_t Tensor::numel() const {
+  if (!var_->IsType<framework::DenseTensor>()) return 0;
+  return var_->Get<framework::DenseTensor>().numel();
+}
+
+DataType Tensor::type() const {
+  if (!var_->IsType<framework::DenseTensor>()) return DataType::UNKNOWN;
+  switch (var_->Get<framework::DenseTensor>().dtype()) {
+    case platform::DataType::FLOAT32: return DataType::FLOAT32;
+    case platform::DataType::FLOAT64: return DataType::FLOAT64;
+    case platform::DataType::INT32: return DataType::INT32;
+    case platform::DataType::INT64: return DataType::INT64;
+    case platform::DataType::INT8: return DataType::INT8;
+    case platform::DataType::UINT8: return DataType::UINT8;
+    case platform::DataType::BOOL: return DataType::BOOL;
+    case platform::DataType::FLOAT16: return DataType::FLOAT16;
+    case platform::DataType::BFLOAT16: return DataType::BFLOAT16;
+    default: return DataType::UNKNOWN;
+  }
+}
+
+template <typename T>
+T* Tensor::mutable_data(PlaceType place) {
+  PL_ENFORCE(input_, errors::PreconditionNotMet("tensor `%s` is an output: read it with data or "
+                                                "CopyToCpu",
+                                                name_));
+  PL_ENFORCE(place == PlaceType::kCPU,
+             errors::Unimplemented("tensor `%s`: only CPU memory is available", name_));
+  framework::DenseTensor* t = Dense(var_);
+  PL_ENFORCE(t->dims().size() > 0 || t->numel() == 1,
+             errors::PreconditionNotMet("tensor `%s`: call Reshape before writing it", name_));
+  return t->mutable_data<T>(platform::CPUPlace());
+}
+
+template <typename T>
+void Tensor::CopyFromCpu(const T* data) {
+  T* dst = mutable_data<T>(PlaceType::kCPU);
+  const int64_t n = numel();
+  if (n > 0) std::memcpy(dst, data, static_cast<size_t>(n) * sizeof(T));
+}
+
+template <typename T>
+const T* Tensor::data(PlaceType* place, int* size) const {
+  const framework::DenseTensor& t = Readable<T>(var_, name_);
+  if (place != nullptr) *place = PlaceType::kCPU;
+  if (size != nullptr) *size = static_cast<int>(t.numel());
+  return t.data<T>();
+}
+
+template <typename T>
+void Tensor::CopyToCpu(T* data) const {
+  const framework::DenseTensor& t = Readable<T>(var_, name_);
+  if (t.numel() > 0) {
+    std::memcpy(data, t.data<T>(), static_cast<size_t>(t.numel()) * sizeof(T));
+  }
+}
+
+void Tensor::SetLoD(const std::vector<std::vector<size_t>>& lod) {
+  PL_ENFORCE(input_, errors::PreconditionNotMet("tensor `%s` is an output: its LoD comes from "
+                                                "Run",
+                                                name_));
+  Dense(var_)->set_lod(lod);
+}
+
+std::vector<std::vector<size_t>> Tensor::lod() const {
+  if (!var_->IsType<framework::DenseTensor>()) return {};
+  return var_->Get<framework::DenseTensor>().lod();
+}
+
+#define PL_INFER_TENSOR_TYPE(T)                                      \
+  template void Tensor::CopyFromCpu<T>(const T*);                    \
+  template void Tensor::CopyToCpu<T>(T*) const;                      \
+  template T* Tensor::mutable_data<T>(PlaceType);                    \
+  template const T* Tensor::data<T>(PlaceType*, int*) const;
+PL_INFER_TENSOR_TYPE(float)
+PL_INFER_TENSOR_TYPE(double)
+PL_INFER_TENSOR_TYPE(int32_t)
+PL_INFER_TENSOR_TYPE(int64_t)
+PL_INFER_TENSOR_TYPE(int8_t)
+PL_INFER_TENSOR_TYPE(uint8_t)
+PL_INFER_TENSOR_TYPE(bool)
+#undef PL_INFER_TENSOR_TYPE
+
+}  // namespace infer
+}  // namespace paddle_like

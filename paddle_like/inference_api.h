@@ -1,0 +1,155 @@
+// The inference API: load a saved model once, run it many times, from many threads.
+//
+// Names follow PaddlePaddle's `paddle_infer` API (Config, CreatePredictor, Predictor, Tensor),
+// so code ports by changing the namespace:
+//
+//   paddle_like::infer::Config config("model_dir");        // or (prog_file, params_file)
+//   config.SetCpuMathLibraryNumThreads(2);
+//   auto predictor = paddle_like::infer::CreatePredictor(config);
+//   auto input = predictor->GetInputHandle(predictor->GetInputNames()[0]);
+//   input->Reshape({1, 3, 224, 224});
+//   input->CopyFromCpu(pixels.data());
+//   predictor->Run();
+//   auto output = predictor->GetOutputHandle(predictor->GetOutputNames()[0]);
+//   std::vector<float> scores(output->numel());
+//   output->CopyToCpu(scores.data());
+//
+// The program is loaded, checked (op versions), optimised and its parameters loaded once;
+// that program and the parameter scope are immutable and shared by a predictor and all its
+// clones. Each clone owns only its activations and prepared kernels, so Clone is cheap and
+// clones run concurrently without locking one another. A single predictor (or clone) is run
+// by one thread at a time. Input shapes may change between runs.
+//
+// Errors (a missing file, a corrupt parameter file, an unknown input name, a feed of the
+// wrong shape or dtype) throw the typed errors of platform/enforce.h, whose messages name
+// the file, variable or op.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace paddle_like {
+namespace framework {
+class Variable;
+}  // namespace framework
+
+namespace infer {
+
+enum class DataType { FLOAT32, FLOAT64, INT32, INT64, INT8, UINT8, BOOL, FLOAT16, BFLOAT16, UNKNOWN };
+enum class PlaceType { kCPU, kGPU };
+
+class Config {
+ public:
+  Config() = default;
+  // A directory holding `__model__` (parameters in `__params__` or one file per parameter)
+  // or one `*.pdmodel` (parameters in the `.pdiparams` beside it).
+  explicit Config(const std::string& model_dir) { SetModel(model_dir); }
+  Config(const std::string& prog_file, const std::string& params_file) {
+    SetModel(prog_file, params_file);
+  }
+  void SetModel(const std::string& model_dir);
+  // `params_file` empty: next to the program, as for a directory.
+  void SetModel(const std::string& prog_file, const std::string& params_file);
+  const std::string& model_dir() const { return model_dir_; }
+  const std::string& prog_file() const { return prog_file_; }
+  const std::string& params_file() const { return params_file_; }
+
+  // Threads of the CPU kernels (FLAGS_paddle_num_threads, process-wide: it is applied when
+  // the first predictor is created, and a later predictor asking for another count is an
+  // error). 0 keeps the flag's value.
+  void SetCpuMathLibraryNumThreads(int threads) { threads_ = threads; }
+  int cpu_math_library_num_threads() const { return threads_; }
+
+  // oneDNN kernels (on by default where the build has them).
+  void EnableMKLDNN() { onednn_ = true; }
+  void DisableMKLDNN() { onednn_ = false; }
+  bool mkldnn_enabled() const { return onednn_; }
+
+  // The inference passes (on by default).
+  void SwitchIrOptim(bool on = true) { ir_optim_ = on; }
+  bool ir_optim() const { return ir_optim_; }
+
+  void EnableUseGpu(uint64_t memory_pool_init_size_mb, int device_id = 0) {
+    (void)memory_pool_init_size_mb;
+    use_gpu_ = true;
+    gpu_device_id_ = device_id;
+  }
+  void DisableGpu() { use_gpu_ = false; }
+  bool use_gpu() const { return use_gpu_; }
+  int gpu_device_id() const { return gpu_device_id_; }
+
+ private:
+  std::string model_dir_, prog_file_, params_file_;
+  int threads_ = 0;
+  bool onednn_ = true;
+  bool ir_optim_ = true;
+  bool use_gpu_ = false;
+  int gpu_device_id_ = 0;
+};
+
+// A handle on one input or output variable of a predictor; valid while the predictor lives.
+class Tensor {
+ public:
+  const std::string& name() const { return name_; }
+  // Input handles: the shape of the next CopyFromCpu / mutable_data.
+  void Reshape(const std::vector<int>& shape);
+  std::vector<int> shape() const;
+  int64_t numel() const;
+  DataType type() const;
+
+  // Copies numel() elements in (after Reshape) or out (an output after Run). T is one of
+  // float, double, int32_t, int64_t, int8_t, uint8_t, bool.
+  template <typename T>
+  void CopyFromCpu(const T* data);
+  template <typename T>
+  void CopyToCpu(T* data) const;
+  // Zero-copy access: an input's buffer to write (after Reshape), an output's to read.
+  template <typename T>
+  T* mutable_data(PlaceType place = PlaceType::kCPU);
+  template <typename T>
+  const T* data(PlaceType* place, int* size) const;
+
+  // Level-by-level offsets of a variable-length batch.
+  void SetLoD(const std::vector<std::vector<size_t>>& lod);
+  std::vector<std::vector<size_t>> lod() const;
+
+ private:
+  friend class Predictor;
+  Tensor(framework::Variable* var, std::string name, bool input)
+      : var_(var), name_(std::move(name)), input_(input) {}
+  framework::Variable* var_;
+  std::string name_;
+  bool input_;
+};
+
+class Predictor {
+ public:
+  ~Predictor();
+  // The program's feed targets in `col` order, and its fetch targets.
+  std::vector<std::string> GetInputNames() const;
+  std::vector<std::string> GetOutputNames() const;
+  // NotFoundError for a name that is not an input (output) of the program.
+  std::unique_ptr<Tensor> GetInputHandle(const std::string& name);
+  std::unique_ptr<Tensor> GetOutputHandle(const std::string& name);
+  // Runs the program on the inputs set through the handles; true on success (failures
+  // throw). Every input must have been given a value.
+  bool Run();
+  // A predictor sharing this one's program and parameters, with activations of its own.
+  std::unique_ptr<Predictor> Clone();
+
+  struct Model;
+
+ private:
+  friend std::shared_ptr<Predictor> CreatePredictor(const Config& config);
+  explicit Predictor(std::shared_ptr<const Model> model);
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
+std::shared_ptr<Predictor> CreatePredictor(const Config& config);
+
+}  // namespace infer
+}  // namespace paddle_like

@@ -1,0 +1,156 @@
+// The inference API (paddle_like/inference_api.h) on the shared models: PaddlePaddle's own
+// outputs through a Predictor (oneDNN on and off, passes on and off), clones in threads
+// giving the single-threaded bits, inputs changing shape between runs, and the typed errors
+// of misuse. Tests skip with a message where the models folder is absent.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "paddle_like/inference_api.h"
+#include "tests/model_goldens.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+namespace fs = std::filesystem;
+using infer::Config;
+using infer::CreatePredictor;
+using infer::Predictor;
+
+const std::string kModels = PL_SHARED_DIR "/models";
+
+#define SKIP_WITHOUT(dir)                                                              \
+  if (!fs::exists(kModels + "/" + dir)) GTEST_SKIP() << "`" << kModels << "/" << dir \
+                                                     << "` is absent"
+
+std::vector<float> Values(const DenseTensor& t) {
+  return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
+}
+
+std::vector<float> RunOnce(Predictor* p, const std::vector<int>& shape,
+                           const std::vector<float>& input, std::vector<int>* out_shape = nullptr) {
+  auto in = p->GetInputHandle(p->GetInputNames()[0]);
+  in->Reshape(shape);
+  in->CopyFromCpu(input.data());
+  EXPECT_TRUE(p->Run());
+  auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+  std::vector<float> values(static_cast<size_t>(out->numel()));
+  out->CopyToCpu(values.data());
+  if (out_shape != nullptr) *out_shape = out->shape();
+  return values;
+}
+
+TEST(Predictor, PpLcNetGivesPaddlePaddlesOutputs) {
+  SKIP_WITHOUT("pplcnet_3cls");
+  const Golden golden = ReadGolden("pplcnet_3cls");
+  const std::vector<float> input = Values(InputPattern({2, 3, 224, 224}));
+  for (bool onednn : {true, false}) {
+    for (bool ir : {true, false}) {
+      SCOPED_TRACE(std::string(onednn ? "oneDNN" : "plain") + (ir ? ", passes" : ", no passes"));
+      Config config(kModels + "/pplcnet_3cls");  // A directory with inference.pdmodel.
+      if (!onednn) config.DisableMKLDNN();
+      config.SwitchIrOptim(ir);
+      auto predictor = CreatePredictor(config);
+      ASSERT_EQ(predictor->GetInputNames().size(), 1u);
+      std::vector<int> shape;
+      const std::vector<float> out = RunOnce(predictor.get(), {2, 3, 224, 224}, input, &shape);
+      EXPECT_EQ(std::vector<int64_t>(shape.begin(), shape.end()), golden.dims);
+      ExpectNear(std::vector<double>(out.begin(), out.end()), golden.values, 1e-4, 2e-6,
+                 "probabilities");
+    }
+  }
+}
+
+TEST(Predictor, ProgramAndParamsFilesGiveTheSameAsTheDirectory) {
+  SKIP_WITHOUT("ppocr_cls_v2");
+  const std::string dir = kModels + "/ppocr_cls_v2";
+  const std::vector<float> input = Values(InputPattern({2, 3, 48, 192}));
+  const Golden golden = ReadGolden("ppocr_cls_v2");
+  auto by_dir = CreatePredictor(Config(dir));
+  auto by_files =
+      CreatePredictor(Config(dir + "/inference.pdmodel", dir + "/inference.pdiparams"));
+  const std::vector<float> a = RunOnce(by_dir.get(), {2, 3, 48, 192}, input);
+  EXPECT_EQ(a, RunOnce(by_files.get(), {2, 3, 48, 192}, input));
+  ExpectNear(std::vector<double>(a.begin(), a.end()), golden.values, 1e-4, 2e-6, "ppocr_cls_v2");
+}
+
+// The legacy layout (__model__ and one file per parameter), a batch that changes between
+// runs, and 8 clones in 8 threads giving the single-threaded bits.
+TEST(Predictor, ClonesInThreadsMatchOneThreadBitwise) {
+  SKIP_WITHOUT("mnist_cnn_fluid");
+  auto predictor = CreatePredictor(Config(kModels + "/mnist_cnn_fluid"));
+  const std::vector<double> pixels = RandomValues(3 * 28 * 28, -1, 1, 17);
+  const std::vector<float> batch3(pixels.begin(), pixels.end());
+  const std::vector<float> first(batch3.begin(), batch3.begin() + 28 * 28);
+  std::vector<int> shape;
+  const std::vector<float> one = RunOnce(predictor.get(), {1, 1, 28, 28}, first, &shape);
+  EXPECT_EQ(shape, (std::vector<int>{1, 10}));
+  const std::vector<float> three = RunOnce(predictor.get(), {3, 1, 28, 28}, batch3, &shape);
+  EXPECT_EQ(shape, (std::vector<int>{3, 10}));
+  // The same image in a batch of 3 (other kernel blockings: equal to rounding).
+  ExpectNear(std::vector<double>(three.begin(), three.begin() + 10),
+             std::vector<double>(one.begin(), one.end()), 1e-5, 1e-7, "row 0 of batch 3");
+
+  constexpr int kClones = 8, kRuns = 40;
+  std::vector<std::unique_ptr<Predictor>> clones;
+  for (int i = 0; i < kClones; ++i) clones.push_back(predictor->Clone());
+  std::vector<int> mismatches(kClones, 0);
+  std::vector<std::thread> threads;
+  for (int c = 0; c < kClones; ++c) {
+    threads.emplace_back([&, c] {
+      for (int r = 0; r < kRuns; ++r) {
+        const bool big = (r + c) % 2 == 0;
+        const std::vector<float> out = big ? RunOnce(clones[c].get(), {3, 1, 28, 28}, batch3)
+                                           : RunOnce(clones[c].get(), {1, 1, 28, 28}, first);
+        if (out != (big ? three : one)) ++mismatches[c];
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int c = 0; c < kClones; ++c) EXPECT_EQ(mismatches[c], 0) << "clone " << c;
+  // The original still runs after its clones.
+  EXPECT_EQ(RunOnce(predictor.get(), {1, 1, 28, 28}, first), one);
+}
+
+TEST(Predictor, MisuseIsATypedError) {
+  SKIP_WITHOUT("mnist_cnn_fluid");
+  auto p = CreatePredictor(Config(kModels + "/mnist_cnn_fluid"));
+  const std::string input = p->GetInputNames()[0];
+  ExpectError<platform::NotFoundError>([&] { p->GetInputHandle("nope"); },
+                                       {"`nope` is not an input of the model", input});
+  ExpectError<platform::NotFoundError>([&] { p->GetOutputHandle("nope"); },
+                                       {"`nope` is not an output of the model"});
+  ExpectError<platform::InvalidArgumentError>([&] { p->Run(); },
+                                              {"input `" + input + "` has no value"});
+  auto in = p->GetInputHandle(input);
+  in->Reshape({1, 3, 28, 28});
+  const std::vector<float> zeros(3 * 28 * 28, 0.0f);
+  in->CopyFromCpu(zeros.data());
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { p->Run(); }, {"input `" + input + "`", "expected shape", "[1, 3, 28, 28]"});
+  const std::vector<int64_t> ints(28 * 28, 0);
+  in->Reshape({1, 1, 28, 28});
+  in->CopyFromCpu(ints.data());
+  ExpectError<platform::InvalidArgumentError>([&] { p->Run(); },
+                                              {"input `" + input + "`", "expected dtype float32"});
+  in->CopyFromCpu(zeros.data());
+  EXPECT_TRUE(p->Run());
+  auto out = p->GetOutputHandle(p->GetOutputNames()[0]);
+  std::vector<double> wrong(10);
+  ExpectError<platform::InvalidArgumentError>([&] { out->CopyToCpu(wrong.data()); },
+                                              {"holds float32, not the float64 asked for"});
+  ExpectError<platform::PreconditionNotMetError>([&] { out->Reshape({1}); }, {"is an output"});
+  ExpectError<platform::NotFoundError>(
+      [] { CreatePredictor(Config("/no/such/model_dir")); }, {"/no/such/model_dir"});
+  ExpectError<platform::InvalidArgumentError>([] { CreatePredictor(Config()); },
+                                              {"no model set"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
