@@ -17,6 +17,8 @@ std::string Usage() {
          "verbs:\n"
          "  ops [--json] [TYPE ...]      registered ops: slots, attributes, versions, kernels\n"
          "  run --program FILE ...       run a program on .npy feeds, write fetches as .npy\n"
+         "  infer --model DIR --input FILE.npy ...\n"
+         "                               run a saved model through the inference library\n"
          "  inspect FILE                 versions, vars, ops, feed/fetch targets of a program\n"
          "  backward --program FILE --loss VAR --out FILE\n"
          "                               append the gradient ops of a loss to a program\n"
@@ -33,6 +35,7 @@ int main(int argc, char** argv) {
   const std::map<std::string, int (*)(const std::vector<std::string>&)> verbs = {
       {"ops", paddle_like::cli::OpsCommand},
       {"run", paddle_like::cli::RunCommand},
+      {"infer", paddle_like::cli::InferCommand},
       {"inspect", paddle_like::cli::InspectCommand},
       {"backward", paddle_like::cli::BackwardCommand},
       {"train", paddle_like::cli::TrainCommand},

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up (scripts/setup.sh) and runs the main job: trains the default model
 # (LeNet on Fashion-MNIST, 3 epochs), saves it as a PaddlePaddle inference model, reloads
-# and evaluates it, then runs it on a few test images with `paddle_like run`.
+# and evaluates it, then runs it on a few test images through the inference library
+# (`paddle_like infer`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -15,7 +16,7 @@ import sys
 d=open('$MODEL/test_labels.npy','rb').read()
 n=int.from_bytes(d[8:10],'little'); vals=d[10+n:]
 print(' '.join(str(int.from_bytes(vals[i:i+8],'little')) for i in range(0,len(vals),8)))"))"
-"$BIN" run --program "$MODEL/model.pdmodel" --feed image="$MODEL/test_images.npy" \
+"$BIN" infer --model "$MODEL" --input image="$MODEL/test_images.npy" \
     --out "$MODEL/predictions"
 python3 - "$MODEL/predictions/save_infer_model_scale_0.tmp_0.npy" <<'PY'
 import struct, sys

@@ -14,6 +14,7 @@
 #include "framework/tensor_io.h"
 #include "platform/file_util.h"
 #include "tests/cli_test_util.h"
+#include "tests/op_test_util.h"
 
 namespace paddle_like {
 namespace {
@@ -80,6 +81,42 @@ TEST(Cli, OpsJsonListsQuadratic) {
   CliResult unknown = RunCli({"ops", "no_such_op"});
   EXPECT_EQ(unknown.code, 1);
   EXPECT_TRUE(Contains(unknown.err, "op `no_such_op` is not registered"));
+}
+
+// `infer` on a shared model (legacy layout): outputs, top-5 classes, .npy files, and the
+// usual mistakes.
+TEST(Cli, InferRunsASavedModelThroughThePredictor) {
+  const std::string model = std::string(PL_SHARED_DIR) + "/models/mnist_cnn_fluid";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << "`" << model << "` is absent";
+  const std::string input = testing::CliTempDir() + "/digits.npy";
+  std::vector<double> pixels(2 * 28 * 28);
+  for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = ((i * 37) % 255) / 127.5 - 1;
+  framework::WriteNpy(input, testing::MakeTensor<float>({2, 1, 28, 28}, pixels));
+  const std::string out = testing::CliTempDir() + "/infer_out";
+  CliResult r = RunCli({"infer", "--model", model, "--input", input, "--out", out});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(Contains(r.out, "float32[2, 10]")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "row 0 top 5:")) << r.out;
+  EXPECT_TRUE(Contains(r.out, "row 1 top 5:")) << r.out;
+  // The same numbers as `run` on the same program and input.
+  const std::string run_out = testing::CliTempDir() + "/run_infer_out";
+  CliResult run = RunCli({"run", "--program", model, "--feed", input, "--out", run_out});
+  ASSERT_EQ(run.code, 0) << run.err;
+  for (const auto& entry : std::filesystem::directory_iterator(run_out)) {
+    const auto a = testing::ToDoubles(framework::ReadNpy(entry.path().string()));
+    const auto b = testing::ToDoubles(
+        framework::ReadNpy(out + "/" + entry.path().filename().string()));
+    testing::ExpectNear(b, a, 1e-5, 1e-7, entry.path().filename().string());
+  }
+  CliResult missing = RunCli({"infer", "--model", model});
+  EXPECT_EQ(missing.code, 1);
+  EXPECT_TRUE(Contains(missing.err, "missing input")) << missing.err;
+  CliResult unknown = RunCli({"infer", "--model", model, "--input", "nope=" + input});
+  EXPECT_EQ(unknown.code, 1);
+  EXPECT_TRUE(Contains(unknown.err, "no input `nope`")) << unknown.err;
+  CliResult both = RunCli({"infer", "--model", model, "--program", model, "--input", input});
+  EXPECT_EQ(both.code, 1);
+  EXPECT_TRUE(Contains(both.err, "--model DIR or --program FILE")) << both.err;
 }
 
 TEST(Cli, RunQuadraticWritesNpy) {

@@ -107,12 +107,7 @@ PL_REGISTER_OPS(RegisterGeluOp) {
   const framework::FusedGradDecl grad{
       {"X"}, {"Out"}, {"X"}, R"DOC($$dX = dOut \cdot \frac{d\,\mathrm{gelu}(X)}{dX}$$
 with the derivative of the erf or the tanh form, as in `gelu`.)DOC"};
-  framework::RegisterOp<GeluOp, GeluOpMaker>(kOp)
-      .InferShape(SameShapeInferShape)
-      .GradOpMaker(framework::FusedGradMaker(grad));
-  RegisterPlainCpuFloatKernels<GeluKernel>(kOp);
-  DeclarePlainInPlace(kOp, {{"X", "Out"}});
-  RegisterUnaryFusedGradOp<GeluGradKernel>(kOp, grad);
+  RegisterUnaryOpWithFusedGrad<GeluOp, GeluOpMaker, GeluKernel, GeluGradKernel>(kOp, grad);
 }
 
 }  // namespace operators

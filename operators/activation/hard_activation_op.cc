@@ -116,22 +116,12 @@ struct HardSwishGradKernel {
 PL_REGISTER_OPS(RegisterHardActivationOps) {
   const framework::FusedGradDecl sigmoid_grad{
       {"Out"}, {"Out"}, {"X"}, R"DOC($$dX = dOut \cdot slope \text{ where } 0 < Out < 1, \text{ else } 0$$)DOC"};
-  framework::RegisterOp<HardActivationOp, HardSigmoidOpMaker>(kHardSigmoid)
-      .InferShape(SameShapeInferShape)
-      .GradOpMaker(framework::FusedGradMaker(sigmoid_grad));
-  RegisterPlainCpuFloatKernels<HardSigmoidKernel>(kHardSigmoid);
-  DeclarePlainInPlace(kHardSigmoid, {{"X", "Out"}});
-  RegisterUnaryFusedGradOp<HardSigmoidGradKernel>(kHardSigmoid, sigmoid_grad);
+  RegisterUnaryOpWithFusedGrad<HardActivationOp, HardSigmoidOpMaker, HardSigmoidKernel, HardSigmoidGradKernel>(kHardSigmoid, sigmoid_grad);
 
   const framework::FusedGradDecl swish_grad{{"X"}, {"Out"}, {"X"}, R"DOC(
 $$dX = dOut \cdot \begin{cases} 0 & X + offset \le 0 \\ (2X + offset) / scale &
 0 < X + offset < threshold \\ threshold / scale & X + offset \ge threshold \end{cases}$$)DOC"};
-  framework::RegisterOp<HardActivationOp, HardSwishOpMaker>(kHardSwish)
-      .InferShape(SameShapeInferShape)
-      .GradOpMaker(framework::FusedGradMaker(swish_grad));
-  RegisterPlainCpuFloatKernels<HardSwishKernel>(kHardSwish);
-  DeclarePlainInPlace(kHardSwish, {{"X", "Out"}});
-  RegisterUnaryFusedGradOp<HardSwishGradKernel>(kHardSwish, swish_grad);
+  RegisterUnaryOpWithFusedGrad<HardActivationOp, HardSwishOpMaker, HardSwishKernel, HardSwishGradKernel>(kHardSwish, swish_grad);
 }
 
 }  // namespace operators

@@ -87,12 +87,7 @@ PL_REGISTER_OPS(RegisterSoftplusOp) {
   const framework::FusedGradDecl grad{
       {"X"}, {"Out"}, {"X"},
       R"DOC($$dX = dOut \cdot \sigma(\beta X) \text{ where } \beta X \le threshold, \text{ else } dOut$$)DOC"};
-  framework::RegisterOp<SoftplusOp, SoftplusOpMaker>(kOp)
-      .InferShape(SameShapeInferShape)
-      .GradOpMaker(framework::FusedGradMaker(grad));
-  RegisterPlainCpuFloatKernels<SoftplusKernel>(kOp);
-  DeclarePlainInPlace(kOp, {{"X", "Out"}});
-  RegisterUnaryFusedGradOp<SoftplusGradKernel>(kOp, grad);
+  RegisterUnaryOpWithFusedGrad<SoftplusOp, SoftplusOpMaker, SoftplusKernel, SoftplusGradKernel>(kOp, grad);
 }
 
 }  // namespace operators

@@ -64,5 +64,22 @@ void RegisterUnaryFusedGradOp(const std::string& forward, const framework::Fused
   DeclarePlainInPlace(forward + "_grad", {{"Out@GRAD", "X@GRAD"}});
 }
 
+// Registers the elementwise unary op `type` (OpT, MakerT; Out shaped like X) with
+// KernelT<float|double> as its plain kernels, in place X -> Out, and its fused grad op per
+// `grad` (RegisterUnaryFusedGradOp with GradKernelT), which FusedGradMaker emits as its
+// backward. Returns the forward op's registrar (for checkpoints).
+template <typename OpT, typename MakerT, template <typename> class KernelT,
+          template <typename> class GradKernelT>
+framework::OpRegistrar RegisterUnaryOpWithFusedGrad(const std::string& type,
+                                                    const framework::FusedGradDecl& grad) {
+  framework::OpRegistrar forward = framework::RegisterOp<OpT, MakerT>(type)
+                                       .InferShape(SameShapeInferShape)
+                                       .GradOpMaker(framework::FusedGradMaker(grad));
+  RegisterPlainCpuFloatKernels<KernelT>(type);
+  DeclarePlainInPlace(type, {{"X", "Out"}});
+  RegisterUnaryFusedGradOp<GradKernelT>(type, grad);
+  return forward;
+}
+
 }  // namespace operators
 }  // namespace paddle_like
