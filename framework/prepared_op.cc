@@ -219,10 +219,21 @@ void PreparedOp::CheckNanInf() const {
   }
 }
 
+std::vector<std::string> PreparedOp::InPlaceRecords() const {
+  std::vector<std::string> records;
+  for (size_t k : in_place_used_) {
+    const InPlaceCandidate& c = in_place_candidates_[k];
+    records.push_back(op_.Inputs().at(c.in_slot).at(c.in_index) + " -> " +
+                      op_.Outputs().at(c.out_slot).at(c.out_index));
+  }
+  return records;
+}
+
 std::vector<DenseTensor*> PreparedOp::GrantInPlace() {
-  in_place_records_.clear();
+  in_place_used_.clear();
   std::vector<DenseTensor*> granted;
-  for (const InPlaceCandidate& c : in_place_candidates_) {
+  for (size_t k = 0; k < in_place_candidates_.size(); ++k) {
+    const InPlaceCandidate& c = in_place_candidates_[k];
     if (std::find(kernel_->inplace.begin(), kernel_->inplace.end(),
                   std::make_pair(c.in_slot, c.out_slot)) == kernel_->inplace.end()) {
       continue;
@@ -246,9 +257,7 @@ std::vector<DenseTensor*> PreparedOp::GrantInPlace() {
     }
     y->ShareBufferInPlace(x);  // Keeps the inferred dims and LoD.
     granted.push_back(y);
-    const auto& in_names = op_.Inputs().at(c.in_slot);
-    const auto& out_names = op_.Outputs().at(c.out_slot);
-    in_place_records_.push_back(in_names.at(c.in_index) + " -> " + out_names.at(c.out_index));
+    in_place_used_.push_back(k);
   }
   return granted;
 }

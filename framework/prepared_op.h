@@ -65,7 +65,7 @@ class PreparedOp {
     in_place_candidates_ = std::move(candidates);
   }
   // "x -> y" for each output the last run wrote over its input's buffer.
-  const std::vector<std::string>& InPlaceRecords() const { return in_place_records_; }
+  std::vector<std::string> InPlaceRecords() const;
 
  private:
   struct InputSignature {
@@ -113,7 +113,7 @@ class PreparedOp {
   std::vector<TransformRecord> prepacks_;        // NotePrepack records of the last run.
   int kernel_choices_ = 0;
   std::vector<InPlaceCandidate> in_place_candidates_;
-  std::vector<std::string> in_place_records_;
+  std::vector<size_t> in_place_used_;  // Candidates granted in the last run (no strings per run).
 };
 
 }  // namespace framework

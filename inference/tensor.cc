@@ -89,10 +89,7 @@ T* Tensor::mutable_data(PlaceType place) {
                                                 name_));
   PL_ENFORCE(place == PlaceType::kCPU,
              errors::Unimplemented("tensor `%s`: only CPU memory is available", name_));
-  framework::DenseTensor* t = Dense(var_);
-  PL_ENFORCE(t->dims().size() > 0 || t->numel() == 1,
-             errors::PreconditionNotMet("tensor `%s`: call Reshape before writing it", name_));
-  return t->mutable_data<T>(platform::CPUPlace());
+  return Dense(var_)->mutable_data<T>(platform::CPUPlace());
 }
 
 template <typename T>

@@ -94,7 +94,8 @@ class Config {
 class Tensor {
  public:
   const std::string& name() const { return name_; }
-  // Input handles: the shape of the next CopyFromCpu / mutable_data.
+  // Input handles: the shape of the next CopyFromCpu / mutable_data (an input never
+  // reshaped is 0-D: one element; Run then rejects it against the declared shape).
   void Reshape(const std::vector<int>& shape);
   std::vector<int> shape() const;
   int64_t numel() const;
