@@ -60,13 +60,17 @@ void InferVarTypeAndShape(OpDesc* op, BlockDesc* block) {
   if (info.infer_var_type) {
     info.infer_var_type(&vctx);
   } else {
+    // The dtype of the first floating-point input, else of the first input: the dtype the
+    // kernel computes in by default (OperatorWithKernel::IndicateDataType).
     DataType dtype = DataType::UNDEFINED;
     for (const auto& name : op->InputArgumentNames()) {
       const VarDesc* v = block->FindVarRecursive(name);
-      if (v != nullptr && v->HasTensorDesc()) {
+      if (v == nullptr || !v->HasTensorDesc()) continue;
+      if (platform::IsFloatingPoint(v->GetDataType())) {
         dtype = v->GetDataType();
         break;
       }
+      if (dtype == DataType::UNDEFINED) dtype = v->GetDataType();
     }
     if (dtype != DataType::UNDEFINED) {
       for (const auto& kv : op->Outputs()) vctx.SetOutputDataType(kv.first, dtype);

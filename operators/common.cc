@@ -1,5 +1,7 @@
 #include "operators/common.h"
 
+#include "framework/var_type_inference.h"
+
 namespace paddle_like {
 namespace operators {
 
@@ -27,6 +29,13 @@ void UnaryGradInferShape(InferShapeContext* ctx, const std::string& like) {
 void DeclarePlainInPlace(const std::string& op_type,
                          const std::vector<std::pair<std::string, std::string>>& pairs) {
   framework::KernelRegistry::Instance().DeclareInPlace(op_type, LibraryType::kPlain, pairs);
+}
+
+framework::InferVarTypeFn OutputDataTypeOf(const std::string& in, const std::string& out) {
+  return [in, out](framework::VarTypeInferenceContext* ctx) {
+    ctx->SetOutputKind(out, framework::VarKind::kDenseTensor);
+    ctx->SetOutputDataType(out, ctx->GetInputDataType(in));
+  };
 }
 
 }  // namespace operators

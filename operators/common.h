@@ -29,13 +29,28 @@ void SameShapeInferShape(InferShapeContext* ctx);
 // (X or Out), and Out@GRAD must have that shape too.
 void UnaryGradInferShape(InferShapeContext* ctx, const std::string& like);
 
+// Var-type inference of ops whose output `out` is a dense tensor of input `in`'s dtype (an
+// op indexing X by integer indices: the default would not know which input gives the dtype).
+framework::InferVarTypeFn OutputDataTypeOf(const std::string& in, const std::string& out);
+
+// Registers KernelT<T>::Compute as the plain CPU kernel of `op_type` for every T in Ts.
+template <template <typename> class KernelT, typename... Ts>
+void RegisterPlainCpuKernels(const std::string& op_type) {
+  (framework::RegisterKernel(op_type, DeviceType::kCPU, platform::ToDataType<Ts>(),
+                             LibraryType::kPlain, &KernelT<Ts>::Compute),
+   ...);
+}
+
 // Registers Kernel<float> and Kernel<double> as the plain CPU kernels of `op_type`.
 template <template <typename> class KernelT>
 void RegisterPlainCpuFloatKernels(const std::string& op_type) {
-  framework::RegisterKernel(op_type, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kPlain,
-                            &KernelT<float>::Compute);
-  framework::RegisterKernel(op_type, DeviceType::kCPU, DataType::FLOAT64, LibraryType::kPlain,
-                            &KernelT<double>::Compute);
+  RegisterPlainCpuKernels<KernelT, float, double>(op_type);
+}
+
+// Registers the plain CPU kernels of `op_type` for float, double, int32 and int64.
+template <template <typename> class KernelT>
+void RegisterPlainCpuNumericKernels(const std::string& op_type) {
+  RegisterPlainCpuKernels<KernelT, float, double, int32_t, int64_t>(op_type);
 }
 
 // Declares that the plain kernels of `op_type` compute each (input, output) pair in place

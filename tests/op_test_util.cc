@@ -119,6 +119,12 @@ void ExpectNear(const std::vector<double>& actual, const std::vector<double>& ex
                 double rtol, double atol, const std::string& what) {
   ASSERT_EQ(actual.size(), expected.size()) << what;
   for (size_t i = 0; i < actual.size(); ++i) {
+    // A NaN is expected where the math has none (sqrt of a negative number): it matches NaN.
+    if (std::isnan(expected[i])) {
+      ASSERT_TRUE(std::isnan(actual[i])) << what << " at element " << i << ": expected NaN, "
+                                         << "received " << actual[i];
+      continue;
+    }
     const double tol = rtol * std::abs(expected[i]) + atol;
     ASSERT_NEAR(actual[i], expected[i], tol) << what << " at element " << i;
   }

@@ -13,6 +13,32 @@
 namespace paddle_like {
 namespace operators {
 
+// Maker base of the elementwise unary ops: slots X and Out and the library-preference extras
+// (use_mkldnn, use_cudnn); a subclass declares its own attributes and doc in MakeAttrsAndDoc.
+class UnaryOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() final {
+    AddInput("X", "Input tensor of any shape.");
+    AddOutput("Out", "Output tensor with the shape, dtype and LoD of X.");
+    MakeAttrsAndDoc();
+    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+  }
+
+ protected:
+  virtual void MakeAttrsAndDoc() = 0;
+};
+
+// The op class of the elementwise unary ops (nothing beyond OperatorWithKernel).
+class UnaryOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
 // Out[i] = f(X[i]); Out takes X's shape and LoD.
 template <typename T, typename F>
 void ComputeUnary(const ExecutionContext& ctx, const F& f) {

@@ -200,7 +200,7 @@ struct ElementwiseGradCpuKernel {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterElementwiseGradOps) {
-  ForEachElementwise([](auto tag) {
+  ForEachElementwiseWithFusedGrad([](auto tag) {
     using Tag = decltype(tag);
     const std::string type = std::string(Tag::kType) + "_grad";
     framework::RegisterOp<ElementwiseGradOp, ElementwiseGradOpMaker<Tag>>(type).InferShape(

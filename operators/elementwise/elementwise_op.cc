@@ -1,6 +1,6 @@
-// Binary elementwise ops with broadcasting (elementwise_add, _sub, _mul, _div): one op
-// class, one maker template and one kernel template, instantiated per tag of
-// elementwise_op.h.
+// Binary elementwise ops with broadcasting (elementwise_add, _sub, _mul, _div, _pow, _max,
+// _min, _mod, _floordiv), for float, double, int32 and int64: one op class, one maker
+// template and one kernel template, instantiated per tag of elementwise_op.h.
 #include "operators/elementwise/elementwise_op.h"
 
 #include <string>
@@ -9,6 +9,7 @@
 #include "framework/block_desc.h"
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
+#include "operators/elementwise/broadcast_binary.h"
 #include "operators/math/broadcast.h"
 #include "operators/op_family.h"
 
@@ -73,9 +74,12 @@ class ElementwiseOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<float>("Scale_out", "Quantization scale of Out (int8 kernels only).")
         .SetDefault(1.0f)
         .AsExtra();
+    const std::string grad = Tag::kGradFormula[0] == '\0'
+                                 ? std::string("\nNo gradient (piecewise constant).\n")
+                                 : "\nGradients:\n$$" + std::string(Tag::kGradFormula) +
+                                       "$$\n" + kGradDoc;
     AddComment(std::string("Elementwise operator `") + Tag::kType + "`.\n\n$$" + Tag::kFormula +
-               "$$\n" + kBroadcastDoc + "\nGradients:\n$$" + Tag::kGradFormula + "$$\n" +
-               kGradDoc);
+               "$$\n" + kBroadcastDoc + grad);
   }
 };
 
@@ -95,32 +99,15 @@ void ElementwiseInferShape(InferShapeContext* ctx) {
   ctx->ShareLoD("X", "Out");
 }
 
-// Out[k] = f(x[k * xs], y[k * ys]) for k < n; the strides are 0 or 1, and the branches let
-// the compiler vectorise each case.
-template <typename T, typename F>
-void BinaryRun(const F& f, const T* x, int64_t xs, const T* y, int64_t ys, T* out, int64_t n) {
-  if (xs == 1 && ys == 1) {
-    for (int64_t k = 0; k < n; ++k) out[k] = f(x[k], y[k]);
-  } else if (xs == 1) {
-    const T b = y[0];
-    for (int64_t k = 0; k < n; ++k) out[k] = f(x[k], b);
-  } else if (ys == 1) {
-    const T a = x[0];
-    for (int64_t k = 0; k < n; ++k) out[k] = f(a, y[k]);
-  } else {
-    const T v = f(x[0], y[0]);
-    for (int64_t k = 0; k < n; ++k) out[k] = v;
-  }
-}
-
-// Floating inputs were cast to the kernel dtype by the framework; an integer one was not.
+// Integer division by zero is undefined behaviour: an error instead.
 template <typename T>
-void CheckDataType(const ExecutionContext& ctx, const char* slot, const DenseTensor& t) {
-  const DataType expected = platform::ToDataType<T>();
-  PL_ENFORCE(t.dtype() == expected,
-             errors::InvalidArgument("op `%s` input `%s`: expected dtype %s, received %s",
-                                     ctx.Type(), slot, platform::DataTypeName(expected),
-                                     platform::DataTypeName(t.dtype())));
+void CheckNoZeroDivisor(const ExecutionContext& ctx, const T* y, int64_t n) {
+  for (int64_t k = 0; k < n; ++k) {
+    PL_ENFORCE(y[k] != T(0),
+               errors::InvalidArgument("op `%s` input `Y`: expected no zero in an integer "
+                                       "divisor, received 0 at flat index %d",
+                                       ctx.Type(), static_cast<long long>(k)));
+  }
 }
 
 template <typename Tag>
@@ -128,30 +115,14 @@ struct ElementwiseCpuKernel {
   template <typename T>
   struct Kernel {
     static void Compute(const ExecutionContext& ctx) {
-      const DenseTensor* x = ctx.Input("X");
-      const DenseTensor* y = ctx.Input("Y");
-      DenseTensor* out = ctx.Output("Out");
-      CheckDataType<T>(ctx, "X", *x);
-      CheckDataType<T>(ctx, "Y", *y);
-      const math::BroadcastPlan plan = math::MakeBroadcastPlan(math::ComputeBroadcastDims(
-          ctx.Type(), x->dims(), y->dims(), ctx.Attr<int>("axis")));
-      // Read the inputs' buffers before Out gets one: Out may be X or Y, and gets a buffer of
-      // its own when it shares one with another tensor.
-      const bool empty = plan.numel == 0;
-      const T* xp = empty ? nullptr : x->data<T>();
-      const T* yp = empty ? nullptr : y->data<T>();
-      T* o = out->mutable_data<T>(ctx.GetPlace());
-      if (empty) return;
       const typename Tag::template Functor<T> f{};
-      const int64_t xs = plan.x_inner_stride();
-      const int64_t ys = plan.y_inner_stride();
-      ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-          plan.numel, 1 << 14, [&](int64_t begin, int64_t end) {
-            math::ForEachBroadcastRun(
-                plan, begin, end, [&](int64_t oo, int64_t xo, int64_t yo, int64_t n) {
-                  BinaryRun(f, xp + xo, xs, yp + yo, ys, o + oo, n);
-                });
-          });
+      const int axis = ctx.Attr<int>("axis");
+      if constexpr (kDividesByY<Tag> && std::is_integral_v<T>) {
+        ComputeBroadcastBinary<T, T>(
+            ctx, axis, f, [&](const T* y, int64_t n) { CheckNoZeroDivisor(ctx, y, n); });
+      } else {
+        ComputeBroadcastBinary<T, T>(ctx, axis, f);
+      }
     }
   };
 };
@@ -296,17 +267,92 @@ void DivGradMaker(GradOpBuilder* g) {
   }
 }
 
+// max and min: a 0/1 mask of where X wins, as sign(relu(+-(X - Y))) on Out's shape;
+// dX = reduce_as(dOut * mask, X), dY = reduce_as(dOut - dOut * mask, Y). Ties go to Y, as in
+// PaddlePaddle.
+void MaxMinGradMaker(GradOpBuilder* g, bool max) {
+  const std::string dout = g->OutputGrad("Out")[0];
+  const SideAxes axes = GradAxes(*g);
+  SideGrad dx(g, "X", axes.x);
+  SideGrad dy(g, "Y", axes.y);
+  if (!dx.wanted() && !dy.wanted()) return;
+  const int axis = g->Forward().HasAttr("axis") ? g->Attr<int>("axis") : -1;
+  const std::string diff = g->NewTemp("x_minus_y");
+  g->AddOp("elementwise_sub", {{"X", g->Input("X")}, {"Y", g->Input("Y")}}, {{"Out", {diff}}},
+           {{"axis", axis}});
+  std::string signed_diff = diff;
+  if (!max) {
+    signed_diff = g->NewTemp("y_minus_x");
+    AddNegate(g, diff, signed_diff);
+  }
+  const std::string positive = g->NewTemp("positive_part");
+  g->AddOp("relu", {{"X", {signed_diff}}}, {{"Out", {positive}}});
+  const std::string mask = g->NewTemp("x_wins");
+  g->AddOp("sign", {{"X", {positive}}}, {{"Out", {mask}}});
+  const std::string x_part = g->NewTemp("dout_x_wins");
+  g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {mask}}}, {{"Out", {x_part}}},
+           {{"axis", -1}});
+  if (dx.wanted()) dx.Reduce(x_part);
+  if (dy.wanted()) {
+    const std::string v = dy.ValueName();
+    g->AddOp("elementwise_sub", {{"X", {dout}}, {"Y", {x_part}}}, {{"Out", {v}}},
+             {{"axis", -1}});
+    dy.Reduce(v);
+  }
+}
+
+// dX = reduce_as(dOut * Y * X^(Y - 1), X), dY = reduce_as(dOut * Out * log(X), Y).
+void PowGradMaker(GradOpBuilder* g) {
+  const std::string dout = g->OutputGrad("Out")[0];
+  const SideAxes axes = GradAxes(*g);
+  SideGrad dx(g, "X", axes.x);
+  SideGrad dy(g, "Y", axes.y);
+  const int axis = g->Forward().HasAttr("axis") ? g->Attr<int>("axis") : -1;
+  if (dx.wanted()) {
+    const std::string y_minus_1 = g->NewTemp("y_minus_1");
+    g->AddOp("scale", {{"X", g->Input("Y")}}, {{"Out", {y_minus_1}}},
+             {{"scale", 1.0f}, {"bias", -1.0f}, {"bias_after_scale", true}});
+    const std::string power = g->NewTemp("x_pow_y_minus_1");
+    g->AddOp("elementwise_pow", {{"X", g->Input("X")}, {"Y", {y_minus_1}}},
+             {{"Out", {power}}}, {{"axis", axis}});
+    const std::string slope = g->NewTemp("slope_x");
+    g->AddOp("elementwise_mul", {{"X", {power}}, {"Y", g->Input("Y")}}, {{"Out", {slope}}},
+             {{"axis", axes.y}});
+    const std::string v = dx.ValueName();
+    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {slope}}}, {{"Out", {v}}}, {{"axis", -1}});
+    dx.Reduce(v);
+  }
+  if (dy.wanted()) {
+    const std::string log_x = g->NewTemp("log_x");
+    g->AddOp("log", {{"X", g->Input("X")}}, {{"Out", {log_x}}});
+    const std::string slope = g->NewTemp("slope_y");
+    g->AddOp("elementwise_mul", {{"X", g->Output("Out")}, {"Y", {log_x}}}, {{"Out", {slope}}},
+             {{"axis", axes.x}});
+    const std::string v = dy.ValueName();
+    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {slope}}}, {{"Out", {v}}}, {{"axis", -1}});
+    dy.Reduce(v);
+  }
+}
+
+// nullptr for the piecewise-constant ops (mod, floordiv), which have no gradient.
 template <typename Tag>
-void ElementwiseGradMaker(GradOpBuilder* g) {
+framework::GradOpMakerFn ElementwiseGradMaker() {
   if constexpr (std::is_same_v<Tag, ElementwiseAddTag>) {
-    AddSubGradMaker(g, false);
+    return [](GradOpBuilder* g) { AddSubGradMaker(g, false); };
   } else if constexpr (std::is_same_v<Tag, ElementwiseSubTag>) {
-    AddSubGradMaker(g, true);
+    return [](GradOpBuilder* g) { AddSubGradMaker(g, true); };
   } else if constexpr (std::is_same_v<Tag, ElementwiseMulTag>) {
-    MulGradMaker(g);
+    return MulGradMaker;
+  } else if constexpr (std::is_same_v<Tag, ElementwiseDivTag>) {
+    return DivGradMaker;
+  } else if constexpr (std::is_same_v<Tag, ElementwisePowTag>) {
+    return PowGradMaker;
+  } else if constexpr (std::is_same_v<Tag, ElementwiseMaxTag>) {
+    return [](GradOpBuilder* g) { MaxMinGradMaker(g, true); };
+  } else if constexpr (std::is_same_v<Tag, ElementwiseMinTag>) {
+    return [](GradOpBuilder* g) { MaxMinGradMaker(g, false); };
   } else {
-    static_assert(std::is_same_v<Tag, ElementwiseDivTag>, "an elementwise op without gradient");
-    DivGradMaker(g);
+    return nullptr;
   }
 }
 
@@ -317,13 +363,14 @@ PL_REGISTER_OPS(RegisterElementwiseOps) {
     using Tag = decltype(tag);
     const std::string type = Tag::kType;
     // PaddlePaddle's saved programs record version 1 for these ops.
-    framework::RegisterOp<ElementwiseOp, ElementwiseOpMaker<Tag>>(type)
-        .InferShape(ElementwiseInferShape)
-        .GradOpMaker(ElementwiseGradMaker<Tag>)
-        .Checkpoint("Register " + type + " for adding the attribute of Scale_y",
+    framework::OpRegistrar op =
+        framework::RegisterOp<ElementwiseOp, ElementwiseOpMaker<Tag>>(type).InferShape(
+            ElementwiseInferShape);
+    if (framework::GradOpMakerFn grad = ElementwiseGradMaker<Tag>()) op.GradOpMaker(grad);
+    op.Checkpoint("Register " + type + " for adding the attribute of Scale_y",
                     framework::OpVersionDesc().NewAttr(
                         "Scale_y", "quantization scale of Y (int8 kernels only)", 1.0f));
-    RegisterPlainCpuFloatKernels<ElementwiseCpuKernel<Tag>::template Kernel>(type);
+    RegisterPlainCpuNumericKernels<ElementwiseCpuKernel<Tag>::template Kernel>(type);
     DeclarePlainInPlace(type, {{"X", "Out"}, {"Y", "Out"}});
   });
 }

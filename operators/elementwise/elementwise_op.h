@@ -1,10 +1,14 @@
-// Binary elementwise ops with broadcasting: Out = X (op) Y for op in add, sub, mul, div.
+// Binary elementwise ops with broadcasting: Out = X (op) Y for op in add, sub, mul, div, pow,
+// max, min, mod and floordiv.
 //
 // Each op is described once, by a tag struct naming its type, its formula (for the op doc)
 // and its functor. The functors are plain host/device callables, shared by the CPU kernels
 // (elementwise_op.cc) and any CUDA kernels (elementwise_op.cu). Broadcasting follows
 // operators/math/broadcast.h.
 #pragma once
+
+#include <cmath>
+#include <type_traits>
 
 #include "operators/math/hostdevice.h"
 
@@ -29,6 +33,57 @@ struct MulFunctor {
 template <typename T>
 struct DivFunctor {
   PL_HOSTDEVICE T operator()(T x, T y) const { return x / y; }
+};
+
+// Integer pow rounds the double result, as PaddlePaddle does.
+template <typename T>
+struct PowFunctor {
+  PL_HOSTDEVICE T operator()(T x, T y) const {
+    if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(std::llrint(std::pow(static_cast<double>(x), static_cast<double>(y))));
+    } else {
+      return std::pow(x, y);
+    }
+  }
+};
+
+// NaN in either operand gives NaN.
+template <typename T>
+struct MaxFunctor {
+  PL_HOSTDEVICE T operator()(T x, T y) const { return x > y || x != x ? x : y; }
+};
+
+template <typename T>
+struct MinFunctor {
+  PL_HOSTDEVICE T operator()(T x, T y) const { return x < y || x != x ? x : y; }
+};
+
+// The remainder with the sign of Y (Python's %): X - floor(X / Y) * Y. Integer Y must not be
+// 0 (the kernels check).
+template <typename T>
+struct ModFunctor {
+  PL_HOSTDEVICE T operator()(T x, T y) const {
+    T r;
+    if constexpr (std::is_integral_v<T>) {
+      r = x % y;
+    } else {
+      r = std::fmod(x, y);
+    }
+    return r != T(0) && ((r < T(0)) != (y < T(0))) ? r + y : r;
+  }
+};
+
+// floor(X / Y), also for integers (rounding towards minus infinity, as Python's //).
+template <typename T>
+struct FloorDivFunctor {
+  PL_HOSTDEVICE T operator()(T x, T y) const {
+    if constexpr (std::is_integral_v<T>) {
+      const T q = x / y;
+      return x % y != T(0) && ((x < T(0)) != (y < T(0))) ? q - T(1) : q;
+    } else {
+      return std::floor(x / y);
+    }
+  }
 };
 
 struct ElementwiseAddTag {
@@ -66,13 +121,73 @@ struct ElementwiseDivTag {
   using Functor = DivFunctor<T>;
 };
 
-// Calls fn(Tag{}) for every elementwise op, in registration order.
+struct ElementwisePowTag {
+  static constexpr const char* kType = "elementwise_pow";
+  static constexpr const char* kFormula = "Out = X^{Y}";
+  static constexpr const char* kGradFormula =
+      "dX = \\mathrm{reduce\\_as}(dOut \\odot Y \\odot X^{Y - 1}, X), \\quad "
+      "dY = \\mathrm{reduce\\_as}(dOut \\odot Out \\odot \\log X, Y)";
+  template <typename T>
+  using Functor = PowFunctor<T>;
+};
+struct ElementwiseMaxTag {
+  static constexpr const char* kType = "elementwise_max";
+  static constexpr const char* kFormula = "Out = \\max(X, Y)";
+  static constexpr const char* kGradFormula =
+      "dX = \\mathrm{reduce\\_as}(dOut \\odot [X > Y], X), \\quad "
+      "dY = \\mathrm{reduce\\_as}(dOut \\odot [X \\le Y], Y)";
+  template <typename T>
+  using Functor = MaxFunctor<T>;
+};
+struct ElementwiseMinTag {
+  static constexpr const char* kType = "elementwise_min";
+  static constexpr const char* kFormula = "Out = \\min(X, Y)";
+  static constexpr const char* kGradFormula =
+      "dX = \\mathrm{reduce\\_as}(dOut \\odot [X < Y], X), \\quad "
+      "dY = \\mathrm{reduce\\_as}(dOut \\odot [X \\ge Y], Y)";
+  template <typename T>
+  using Functor = MinFunctor<T>;
+};
+struct ElementwiseModTag {
+  static constexpr const char* kType = "elementwise_mod";
+  static constexpr const char* kFormula = "Out = X - \\lfloor X / Y \\rfloor Y";
+  static constexpr const char* kGradFormula = "";  // Piecewise constant in Y: no gradient.
+  template <typename T>
+  using Functor = ModFunctor<T>;
+};
+struct ElementwiseFloorDivTag {
+  static constexpr const char* kType = "elementwise_floordiv";
+  static constexpr const char* kFormula = "Out = \\lfloor X / Y \\rfloor";
+  static constexpr const char* kGradFormula = "";  // Piecewise constant: no gradient.
+  template <typename T>
+  using Functor = FloorDivFunctor<T>;
+};
+
+// Whether integer Y = 0 is an error (instead of undefined behaviour).
+template <typename Tag>
+constexpr bool kDividesByY = std::is_same_v<Tag, ElementwiseDivTag> ||
+                             std::is_same_v<Tag, ElementwiseModTag> ||
+                             std::is_same_v<Tag, ElementwiseFloorDivTag>;
+
+// Calls fn(Tag{}) for the elementwise ops with a fused grad op type (`<type>_grad`, as
+// PaddlePaddle's training programs hold them).
 template <typename Fn>
-void ForEachElementwise(Fn&& fn) {
+void ForEachElementwiseWithFusedGrad(Fn&& fn) {
   fn(ElementwiseAddTag{});
   fn(ElementwiseSubTag{});
   fn(ElementwiseMulTag{});
   fn(ElementwiseDivTag{});
+}
+
+// Calls fn(Tag{}) for every elementwise op, in registration order.
+template <typename Fn>
+void ForEachElementwise(Fn&& fn) {
+  ForEachElementwiseWithFusedGrad(fn);
+  fn(ElementwisePowTag{});
+  fn(ElementwiseMaxTag{});
+  fn(ElementwiseMinTag{});
+  fn(ElementwiseModTag{});
+  fn(ElementwiseFloorDivTag{});
 }
 
 }  // namespace operators

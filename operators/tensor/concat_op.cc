@@ -87,12 +87,12 @@ void ConcatInferShape(InferShapeContext* ctx) {
   const int rank = xs[0].size();
   if (ctx->HasInput("AxisTensor")) {
     if (ctx->IsRuntime()) return;                              // The kernel reads the axis.
-    NormalizeConcatAxis(ctx->OpType(), "input `X`", 0, rank);  // Rank >= 1.
+    NormalizeAxis(ctx->OpType(), "input `X`", 0, rank);  // Rank >= 1.
     ctx->SetOutputDim("Out", DDim(std::vector<int64_t>(rank, -1)));
     return;
   }
   const int axis =
-      NormalizeConcatAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), rank);
+      NormalizeAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), rank);
   ctx->SetOutputDim("Out", ConcatDims(ctx->OpType(), xs, axis));
   if (axis != 0) ctx->ShareLoD("X", "Out");
 }

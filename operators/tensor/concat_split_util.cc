@@ -6,28 +6,16 @@
 namespace paddle_like {
 namespace operators {
 
-int NormalizeConcatAxis(const std::string& op, const std::string& origin, int64_t axis, int rank) {
-  PL_ENFORCE(rank >= 1,
-             errors::InvalidArgument("op `%s` input `X`: expected rank >= 1, received a 0-D "
-                                     "tensor",
-                                     op));
-  PL_ENFORCE(axis >= -rank && axis < rank,
-             errors::InvalidArgument("op `%s` %s: expected a value in [%d, %d) for inputs of "
-                                     "rank %d, received %lld",
-                                     op, origin, -rank, rank, rank, static_cast<long long>(axis)));
-  return static_cast<int>(axis < 0 ? axis + rank : axis);
-}
-
 int KernelAxis(const ExecutionContext& ctx, int rank) {
   if (const DenseTensor* t = ctx.Input("AxisTensor")) {
     PL_ENFORCE(t->numel() == 1,
                errors::InvalidArgument("op `%s` input `AxisTensor`: expected 1 element, received "
                                        "shape %s",
                                        ctx.Type(), t->dims().ToString()));
-    return NormalizeConcatAxis(ctx.Type(), "input `AxisTensor`",
+    return NormalizeAxis(ctx.Type(), "input `AxisTensor`",
                                ReadIntValues(*t, ctx.Type(), "AxisTensor")[0], rank);
   }
-  return NormalizeConcatAxis(ctx.Type(), "attribute `axis`", ctx.Attr<int>("axis"), rank);
+  return NormalizeAxis(ctx.Type(), "attribute `axis`", ctx.Attr<int>("axis"), rank);
 }
 
 std::vector<int64_t> SplitSizes(const std::string& op, int64_t dim, int num,

@@ -8,14 +8,11 @@
 
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
+#include "operators/tensor/tensor_op_util.h"
 #include "operators/tensor/copy_box.h"
 
 namespace paddle_like {
 namespace operators {
-
-// `axis` with the rank added when negative; InvalidArgumentError naming `op` and `origin`
-// ("attribute `axis`", "input `AxisTensor`") unless rank >= 1 and -rank <= axis < rank.
-int NormalizeConcatAxis(const std::string& op, const std::string& origin, int64_t axis, int rank);
 
 // The axis of a concat/split kernel: input AxisTensor when given, else attribute `axis`;
 // normalised against `rank`.

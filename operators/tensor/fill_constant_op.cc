@@ -1,4 +1,5 @@
-// fill_constant: a tensor of a given shape and dtype filled with one value.
+// fill_constant: a tensor of a given shape and dtype filled with one value; and
+// fill_constant_batch_size_like, whose batch dim comes from another tensor.
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -133,7 +134,7 @@ struct FillValue {
   std::string text;    // For messages.
 };
 
-FillValue ParseStrValue(const std::string& s) {
+FillValue ParseStrValue(const std::string& op, const std::string& s) {
   FillValue v;
   v.origin = "attribute `str_value`";
   v.text = "\"" + s + "\"";
@@ -151,7 +152,7 @@ FillValue ParseStrValue(const std::string& s) {
   PL_ENFORCE(end != begin && *end == '\0',
              errors::InvalidArgument("op `%s` attribute `str_value`: expected a number, \"inf\", "
                                      "\"-inf\" or \"nan\", received \"%s\"",
-                                     kOp, s));
+                                     op, s));
   return v;
 }
 
@@ -162,7 +163,7 @@ FillValue GetFillValue(const ExecutionContext& ctx) {
     PL_ENFORCE(t->numel() == 1,
                errors::InvalidArgument("op `%s` input `ValueTensor`: expected 1 element, "
                                        "received shape %s",
-                                       kOp, t->dims().ToString()));
+                                       ctx.Type(), t->dims().ToString()));
     v.origin = "input `ValueTensor`";
     platform::VisitDataType(t->dtype(), [&](auto tag) {
       using S = decltype(tag);
@@ -179,7 +180,7 @@ FillValue GetFillValue(const ExecutionContext& ctx) {
     return v;
   }
   const auto& str = ctx.Attr<std::string>("str_value");
-  if (!str.empty()) return ParseStrValue(str);
+  if (!str.empty()) return ParseStrValue(ctx.Type(), str);
   v.origin = "attribute `value`";
   v.d = ctx.Attr<float>("value");
   v.text = std::to_string(v.d);
@@ -187,7 +188,7 @@ FillValue GetFillValue(const ExecutionContext& ctx) {
 }
 
 template <typename T>
-T ConvertFillValue(const FillValue& v) {
+T ConvertFillValue(const std::string& op, const FillValue& v) {
   if constexpr (std::is_same_v<T, bool>) {
     return v.is_integer ? v.i != 0 : v.d != 0;
   } else if constexpr (std::is_integral_v<T>) {
@@ -196,7 +197,7 @@ T ConvertFillValue(const FillValue& v) {
       PL_ENFORCE(v.i >= std::numeric_limits<T>::min() && v.i <= std::numeric_limits<T>::max(),
                  errors::InvalidArgument("op `%s` %s: expected a value in the range of %s, "
                                          "received %s",
-                                         kOp, v.origin, name, v.text));
+                                         op, v.origin, name, v.text));
       return static_cast<T>(v.i);
     }
     // -min() (2^31, 2^63) is exact as a double; every double below it fits T.
@@ -204,7 +205,7 @@ T ConvertFillValue(const FillValue& v) {
     PL_ENFORCE(std::isfinite(v.d) && v.d >= lo && v.d < -lo,
                errors::InvalidArgument("op `%s` %s: expected a finite value in the range of %s, "
                                        "received %s",
-                                       kOp, v.origin, name, v.text));
+                                       op, v.origin, name, v.text));
     return static_cast<T>(v.d);
   } else {
     return v.is_integer ? static_cast<T>(v.i) : static_cast<T>(v.d);
@@ -218,11 +219,86 @@ struct FillConstantKernel {
     if (ctx.HasInput("ShapeTensor") || ctx.HasInput("ShapeTensorList")) {
       out->Resize(ShapeFromTensors(ctx));
     }
-    const T value = ConvertFillValue<T>(GetFillValue(ctx));
+    const T value = ConvertFillValue<T>(ctx.Type(), GetFillValue(ctx));
     T* o = out->mutable_data<T>(ctx.GetPlace());
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
         out->numel(), 1 << 16,
         [&](int64_t begin, int64_t end) { std::fill(o + begin, o + end, value); });
+  }
+};
+
+
+// ---- fill_constant_batch_size_like ----
+
+constexpr char kBatchOp[] = "fill_constant_batch_size_like";
+
+class FillConstantBatchSizeLikeOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "Tensor whose dim input_dim_idx gives the batch size (data not read).")
+        .AsNoNeedBuffer();
+    AddOutput("Out", "A tensor of `shape` with the batch dim taken from Input, filled.");
+    AddAttr<std::vector<int>>("shape", "The output shape (dim output_dim_idx is replaced).");
+    AddAttr<int>("dtype", "Element type of Out as a VarType number (5 float32).")
+        .SetDefault(static_cast<int>(DataType::FLOAT32))
+        .InEnum({0, 2, 3, 5, 6});
+    AddAttr<float>("value", "The fill value.").SetDefault(0.0f);
+    AddAttr<std::string>("str_value", "The fill value as text; overrides `value` when set.")
+        .SetDefault("");
+    AddAttr<int>("input_dim_idx", "The dim of Input that gives the batch size.").SetDefault(0);
+    AddAttr<int>("output_dim_idx", "The dim of Out that takes it.").SetDefault(0);
+    AddAttr<bool>("force_cpu", "Keep Out on the CPU (the only place here).").SetDefault(false);
+    AddComment(R"DOC(
+FillConstantBatchSizeLike operator.
+
+$$Out[i] = value, \quad Out.dims = shape 	ext{ with } shape[output\_dim\_idx] =
+Input.dims[input\_dim\_idx]$$
+
+The value is str_value when non-empty, else value, converted to dtype. Example: Input of
+shape [5, 7], shape [-1, 3], value 1 -> Out [5, 3] of ones. Out takes Input's LoD when both
+batch dims are 0. No gradient.
+)DOC");
+  }
+};
+
+class FillConstantBatchSizeLikeOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext&) const override {
+    return static_cast<DataType>(Attr<int>("dtype"));
+  }
+  bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
+};
+
+void FillConstantBatchSizeLikeInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Input");
+  ctx->RequireOutput("Out");
+  const DDim in = ctx->GetInputDim("Input");
+  const std::vector<int>& shape = ctx->Attr<std::vector<int>>("shape");
+  std::vector<int64_t> out(shape.begin(), shape.end());
+  const int in_idx = ctx->Attr<int>("input_dim_idx");
+  const int out_idx = ctx->Attr<int>("output_dim_idx");
+  PL_ENFORCE(in_idx >= 0 && in_idx < in.size(),
+             errors::InvalidArgument("op `%s` attribute `input_dim_idx`: expected a value in "
+                                     "[0, %d) for Input of shape %s, received %d",
+                                     ctx->OpType(), in.size(), in.ToString(), in_idx));
+  PL_ENFORCE(out_idx >= 0 && out_idx < static_cast<int>(out.size()),
+             errors::InvalidArgument("op `%s` attribute `output_dim_idx`: expected a value in "
+                                     "[0, %zu) for shape %s, received %d",
+                                     ctx->OpType(), out.size(), ListToString(out), out_idx));
+  out[out_idx] = in[in_idx];
+  CheckShapeValues(ctx->OpType(), "attribute `shape`", out, !ctx->IsRuntime());
+  ctx->SetOutputDim("Out", DDim(out));
+  if (in_idx == 0 && out_idx == 0) ctx->ShareLoD("Input", "Out");
+}
+
+template <typename T>
+struct FillConstantBatchSizeLikeKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    DenseTensor* out = ctx.Output("Out");
+    const T value = ConvertFillValue<T>(ctx.Type(), GetFillValue(ctx));
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    std::fill(o, o + out->numel(), value);
   }
 };
 
@@ -237,6 +313,11 @@ PL_REGISTER_OPS(RegisterFillConstantOp) {
       .Checkpoint("Upgrade fill_constant to add a new attribute [place_type]",
                   framework::OpVersionDesc().NewAttr("place_type", "place of Out", -1));
   RegisterPlainCpuKernels<FillConstantKernel, float, double, int32_t, int64_t, bool>(kOp);
+  framework::RegisterOp<FillConstantBatchSizeLikeOp, FillConstantBatchSizeLikeOpMaker>(kBatchOp)
+      .InferShape(FillConstantBatchSizeLikeInferShape)
+      .InferVarType(FillConstantInferVarType);
+  RegisterPlainCpuKernels<FillConstantBatchSizeLikeKernel, float, double, int32_t, int64_t, bool>(
+      kBatchOp);
 }
 
 }  // namespace operators

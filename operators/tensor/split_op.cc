@@ -78,11 +78,11 @@ void SplitInferShape(InferShapeContext* ctx) {
   const bool tensor_sections = num == 0 && ctx->HasInput("SectionsTensorList");
   if (ctx->HasInput("AxisTensor") || tensor_sections) {
     if (ctx->IsRuntime()) return;                                  // The kernel reads the tensors.
-    NormalizeConcatAxis(ctx->OpType(), "input `X`", 0, x.size());  // Rank >= 1.
+    NormalizeAxis(ctx->OpType(), "input `X`", 0, x.size());  // Rank >= 1.
     int axis = -1;
     if (!ctx->HasInput("AxisTensor")) {
       axis =
-          NormalizeConcatAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
+          NormalizeAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
     }
     for (size_t i = 0; i < n; ++i) {
       DDim piece = axis < 0 ? DDim(std::vector<int64_t>(x.size(), -1)) : x;
@@ -92,7 +92,7 @@ void SplitInferShape(InferShapeContext* ctx) {
     return;
   }
   const int axis =
-      NormalizeConcatAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
+      NormalizeAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
   const std::vector<int64_t> sizes =
       SplitSizes(ctx->OpType(), x[axis], num, SectionsAttr(ctx->Attr<std::vector<int>>("sections")),
                  n, "attribute `sections`");

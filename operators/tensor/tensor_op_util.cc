@@ -69,5 +69,46 @@ DDim UnknownDims(const std::string& op, const std::string& origin, int64_t rank)
   return DDim(std::vector<int64_t>(static_cast<size_t>(rank), -1));
 }
 
+int NormalizeAxis(const std::string& op, const std::string& origin, int64_t axis, int rank) {
+  PL_ENFORCE(rank >= 1,
+             errors::InvalidArgument("op `%s` %s: expected an input of rank >= 1, received a "
+                                     "0-D tensor",
+                                     op, origin));
+  PL_ENFORCE(axis >= -rank && axis < rank,
+             errors::InvalidArgument("op `%s` %s: expected a value in [%d, %d) for inputs of "
+                                     "rank %d, received %lld",
+                                     op, origin, -rank, rank, rank, static_cast<long long>(axis)));
+  return static_cast<int>(axis < 0 ? axis + rank : axis);
+}
+
+std::vector<int64_t> ReadIntList(const ExecutionContext& ctx, const std::string& tensor_slot,
+                                 const std::string& list_slot, const std::string& attr,
+                                 std::string* origin) {
+  if (ctx.HasInput(tensor_slot)) {
+    *origin = "input `" + tensor_slot + "`";
+    const DenseTensor* t = ctx.Input(tensor_slot);
+    PL_ENFORCE(t->dims().size() == 1,
+               errors::InvalidArgument("op `%s` input `%s`: expected a 1-D tensor, received "
+                                       "shape %s",
+                                       ctx.Type(), tensor_slot, t->dims().ToString()));
+    return ReadIntValues(*t, ctx.Type(), tensor_slot);
+  }
+  if (ctx.HasInput(list_slot)) {
+    *origin = "input `" + list_slot + "`";
+    std::vector<int64_t> v;
+    for (const DenseTensor* t : ctx.MultiInput(list_slot)) {
+      PL_ENFORCE(t->numel() == 1,
+                 errors::InvalidArgument("op `%s` input `%s`: expected one-element tensors, "
+                                         "received shape %s",
+                                         ctx.Type(), list_slot, t->dims().ToString()));
+      v.push_back(ReadIntValues(*t, ctx.Type(), list_slot)[0]);
+    }
+    return v;
+  }
+  *origin = "attribute `" + attr + "`";
+  const std::vector<int>& a = ctx.Attr<std::vector<int>>(attr);
+  return std::vector<int64_t>(a.begin(), a.end());
+}
+
 }  // namespace operators
 }  // namespace paddle_like

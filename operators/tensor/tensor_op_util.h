@@ -11,14 +11,6 @@
 namespace paddle_like {
 namespace operators {
 
-// Registers KernelT<T>::Compute as the plain CPU kernel of `op_type` for every T in Ts.
-template <template <typename> class KernelT, typename... Ts>
-void RegisterPlainCpuKernels(const std::string& op_type) {
-  (framework::RegisterKernel(op_type, DeviceType::kCPU, platform::ToDataType<Ts>(),
-                             LibraryType::kPlain, &KernelT<Ts>::Compute),
-   ...);
-}
-
 // Converts one element between the element types paddle_like holds: 16-bit floats go
 // through float, anything to bool is `v != 0`, the rest is static_cast.
 template <typename To, typename From>
@@ -42,6 +34,17 @@ To ConvertElement(From v) {
 // and `slot`.
 std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
                                    const std::string& slot);
+
+// `axis` with the rank added when negative; InvalidArgumentError naming `op` and `origin`
+// ("attribute `axis`", "input `AxisTensor`") unless rank >= 1 and -rank <= axis < rank.
+int NormalizeAxis(const std::string& op, const std::string& origin, int64_t axis, int rank);
+
+// An int list an op may take three ways, in this order of precedence: the 1-D int32/int64
+// tensor input `tensor_slot`, the list of one-element tensors `list_slot`, the ints
+// attribute `attr`. `origin` is set to the source ("input `Shape`", ...) for messages.
+std::vector<int64_t> ReadIntList(const ExecutionContext& ctx, const std::string& tensor_slot,
+                                 const std::string& list_slot, const std::string& attr,
+                                 std::string* origin);
 
 // transpose2's `axis` with negative entries resolved; InvalidArgumentError naming the op and
 // attribute unless it permutes [0, rank).

@@ -1,0 +1,210 @@
+// Comparison ops (less_than, less_equal, greater_than, greater_equal, equal, not_equal) and
+// logical ops (logical_and, logical_or, logical_xor, logical_not): bool outputs, with the
+// broadcasting of the elementwise ops. Neither kind has a gradient.
+#include <iterator>
+#include <string>
+#include <utility>
+
+#include "framework/var_type_inference.h"
+#include "operators/common.h"
+#include "operators/elementwise/broadcast_binary.h"
+#include "operators/op_family.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+struct CompareDecl {
+  const char* type;
+  const char* formula;
+};
+
+constexpr CompareDecl kCompares[] = {
+    {"less_than", "Out = X < Y"},      {"less_equal", "Out = X \\le Y"},
+    {"greater_than", "Out = X > Y"},   {"greater_equal", "Out = X \\ge Y"},
+    {"equal", "Out = (X = Y)"},        {"not_equal", "Out = (X \\ne Y)"},
+};
+
+// The maker of kCompares[I].
+template <size_t I>
+class CompareOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    constexpr CompareDecl decl_ = kCompares[I];
+    AddInput("X", "The first operand.");
+    AddInput("Y", "The second operand, same dtype as X.");
+    AddOutput("Out", "bool tensor of the broadcast shape.");
+    AddAttr<int>("axis",
+                 "Dim of the higher-rank input where the lower-rank input starts; -1 aligns "
+                 "the trailing dims.")
+        .SetDefault(-1);
+    AddAttr<bool>("force_cpu", "Keep Out on the CPU (the only place here).").SetDefault(false);
+    AddComment(std::string("Comparison operator `") + decl_.type + "`, elementwise with the "
+               "broadcasting of the elementwise ops (see elementwise_add):\n\n$$" +
+               decl_.formula +
+               "$$\n\nX and Y have one dtype (float, double, int32, int64 or bool); Out is bool. "
+               "A NaN compares unequal to everything. No gradient.\n");
+  }
+};
+
+struct LogicalDecl {
+  const char* type;
+  const char* formula;
+};
+
+constexpr LogicalDecl kLogicals[] = {
+    {"logical_and", "Out = X \\land Y"},
+    {"logical_or", "Out = X \\lor Y"},
+    {"logical_xor", "Out = X \\oplus Y"},
+};
+
+// The maker of kLogicals[I].
+template <size_t I>
+class LogicalBinaryOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    constexpr LogicalDecl decl_ = kLogicals[I];
+    AddInput("X", "The first operand (any value other than 0 is true).");
+    AddInput("Y", "The second operand, same dtype as X.");
+    AddOutput("Out", "bool tensor of the broadcast shape.");
+    AddComment(std::string("Logical operator `") + decl_.type +
+               "`, elementwise with NumPy broadcasting (trailing dims aligned):\n\n$$" +
+               decl_.formula + "$$\n\nOut is bool. No gradient.\n");
+  }
+};
+
+class LogicalNotOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Input tensor (any value other than 0 is true).");
+    AddOutput("Out", "bool tensor of X's shape.");
+    AddComment(R"DOC(
+Logical operator `logical_not`, elementwise:
+
+$$Out = \lnot X$$
+
+Out is bool. No gradient.
+)DOC");
+  }
+};
+
+// The kernel follows X's dtype; Y must match (nothing is cast).
+class BoolResultOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return InputDataType(ctx, "X");
+  }
+  bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
+};
+
+// Out: the broadcast shape of X and Y (`axis` as in the elementwise ops), X's LoD.
+void BroadcastInferShape(InferShapeContext* ctx, int axis) {
+  ctx->RequireInput("X");
+  ctx->RequireInput("Y");
+  ctx->RequireOutput("Out");
+  ctx->SetOutputDim("Out", math::ComputeBroadcastDims(ctx->OpType(), ctx->GetInputDim("X"),
+                                                      ctx->GetInputDim("Y"), axis)
+                               .out);
+  ctx->ShareLoD("X", "Out");
+}
+
+void CompareInferShape(InferShapeContext* ctx) { BroadcastInferShape(ctx, ctx->Attr<int>("axis")); }
+
+void LogicalBinaryInferShape(InferShapeContext* ctx) { BroadcastInferShape(ctx, -1); }
+
+void BoolOutVarType(framework::VarTypeInferenceContext* ctx) {
+  ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
+  ctx->SetOutputDataType("Out", DataType::BOOL);
+}
+
+// A NaN fails every comparison but `not_equal`.
+template <typename T>
+struct CompareKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::string& type = ctx.Type();
+    const int axis = ctx.Attr<int>("axis");
+    if (type == "less_than") {
+      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x < y; });
+    } else if (type == "less_equal") {
+      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x <= y; });
+    } else if (type == "greater_than") {
+      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x > y; });
+    } else if (type == "greater_equal") {
+      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x >= y; });
+    } else if (type == "equal") {
+      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x == y; });
+    } else {
+      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x != y; });
+    }
+  }
+};
+
+template <typename T>
+struct LogicalBinaryKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::string& type = ctx.Type();
+    if (type == "logical_and") {
+      ComputeBroadcastBinary<T, bool>(ctx, -1, [](T x, T y) { return x != T(0) && y != T(0); });
+    } else if (type == "logical_or") {
+      ComputeBroadcastBinary<T, bool>(ctx, -1, [](T x, T y) { return x != T(0) || y != T(0); });
+    } else {
+      ComputeBroadcastBinary<T, bool>(ctx, -1,
+                                      [](T x, T y) { return (x != T(0)) != (y != T(0)); });
+    }
+  }
+};
+
+template <typename T>
+struct LogicalNotKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor x = *ctx.Input("X");
+    DenseTensor* out = ctx.Output("Out");
+    bool* o = out->mutable_data<bool>(ctx.GetPlace());
+    if (x.numel() == 0) return;
+    const T* in = x.data<T>();
+    for (int64_t i = 0; i < x.numel(); ++i) o[i] = in[i] == T(0);
+  }
+};
+
+void LogicalNotInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  ctx->SetOutputDim("Out", ctx->GetInputDim("X"));
+  ctx->ShareLoD("X", "Out");
+}
+
+template <size_t... I>
+void RegisterCompares(std::index_sequence<I...>) {
+  ((framework::RegisterOp<BoolResultOp, CompareOpMaker<I>>(kCompares[I].type)
+        .InferShape(CompareInferShape)
+        .InferVarType(BoolOutVarType),
+    RegisterPlainCpuKernels<CompareKernel, float, double, int32_t, int64_t, bool>(
+        kCompares[I].type)),
+   ...);
+}
+
+template <size_t... I>
+void RegisterLogicalBinaries(std::index_sequence<I...>) {
+  ((framework::RegisterOp<BoolResultOp, LogicalBinaryOpMaker<I>>(kLogicals[I].type)
+        .InferShape(LogicalBinaryInferShape)
+        .InferVarType(BoolOutVarType),
+    RegisterPlainCpuKernels<LogicalBinaryKernel, bool, float, double, int32_t, int64_t>(
+        kLogicals[I].type)),
+   ...);
+}
+
+}  // namespace
+
+PL_REGISTER_OPS(RegisterCompareLogicalOps) {
+  RegisterCompares(std::make_index_sequence<std::size(kCompares)>());
+  RegisterLogicalBinaries(std::make_index_sequence<std::size(kLogicals)>());
+  framework::RegisterOp<BoolResultOp, LogicalNotOpMaker>("logical_not")
+      .InferShape(LogicalNotInferShape)
+      .InferVarType(BoolOutVarType);
+  RegisterPlainCpuKernels<LogicalNotKernel, bool, float, double, int32_t, int64_t>("logical_not");
+}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,119 @@
+// cumsum: running sums along one axis (or over the flattened tensor), optionally exclusive
+// and from the end. Its gradient is a cumsum of the output gradient in the other direction.
+#include <string>
+
+#include "framework/grad_op_maker.h"
+#include "operators/common.h"
+#include "operators/indexing/index_util.h"
+#include "operators/op_family.h"
+#include "operators/tensor/tensor_op_util.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+constexpr char kOp[] = "cumsum";
+
+class CumsumOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Input tensor.");
+    AddOutput("Out", "X's shape (1-D [numel] when flatten), X's dtype.");
+    AddAttr<int>("axis", "The dim summed along (negative counts from the end).").SetDefault(-1);
+    AddAttr<bool>("flatten", "Sum over X flattened to 1-D (axis ignored).").SetDefault(false);
+    AddAttr<bool>("exclusive", "Leave the current element out of its sum.").SetDefault(false);
+    AddAttr<bool>("reverse", "Sum from the last element towards the first.").SetDefault(false);
+    AddComment(R"DOC(
+Cumsum operator, along `axis` (index k along it, n its size):
+
+$$Out_k = \sum_{j \le k} X_j \;(\text{exclusive: } j < k), \qquad
+\text{reverse: } Out_k = \sum_{j \ge k} X_j \;(\text{exclusive: } j > k)$$
+
+Example: X [1, 2, 3] -> [1, 3, 6]; exclusive -> [0, 1, 3]; reverse -> [6, 5, 3].
+
+Gradient, a cumsum itself (so it can be differentiated again):
+$$dX = \mathrm{cumsum}(dOut, axis, exclusive, \lnot reverse)$$
+)DOC");
+  }
+};
+
+class CumsumOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
+void CumsumInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  const DDim x = ctx->GetInputDim("X");
+  if (ctx->Attr<bool>("flatten")) {
+    ctx->SetOutputDim("Out", DDim({x.numel()}));
+    return;
+  }
+  if (x.size() > 0) NormalizeAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
+  ctx->SetOutputDim("Out", x);
+  ctx->ShareLoD("X", "Out");
+}
+
+template <typename T>
+struct CumsumKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const bool flatten = ctx.Attr<bool>("flatten");
+    const bool exclusive = ctx.Attr<bool>("exclusive");
+    const bool reverse = ctx.Attr<bool>("reverse");
+    const DDim dims = flatten || x->dims().size() == 0 ? DDim({x->numel()}) : x->dims();
+    const int axis =
+        flatten || x->dims().size() == 0
+            ? 0
+            : NormalizeAxis(ctx.Type(), "attribute `axis`", ctx.Attr<int>("axis"), dims.size());
+    const AxisSplit s = SplitAtAxis(dims, axis);
+    const T* in = x->numel() > 0 ? x->data<T>() : nullptr;
+    DenseTensor fresh(flatten ? dims : x->dims(), x->dtype());
+    fresh.set_lod(flatten ? framework::LoD{} : x->lod());
+    T* out = fresh.mutable_data<T>(ctx.GetPlace());
+    for (int64_t o = 0; o < s.outer; ++o) {
+      for (int64_t i = 0; i < s.inner; ++i) {
+        const int64_t base = o * s.axis * s.inner + i;
+        T sum = T(0);
+        for (int64_t step = 0; step < s.axis; ++step) {
+          const int64_t k = reverse ? s.axis - 1 - step : step;
+          const int64_t at = base + k * s.inner;
+          if (exclusive) {
+            out[at] = sum;
+            sum += in[at];
+          } else {
+            sum += in[at];
+            out[at] = sum;
+          }
+        }
+      }
+    }
+    *ctx.Output("Out") = std::move(fresh);
+  }
+};
+
+void CumsumGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  PL_ENFORCE(!g->Attr<bool>("flatten"),
+             errors::Unimplemented("op `cumsum` attribute `flatten`: the gradient of a "
+                                   "flattened cumsum is not available; reshape X to 1-D first"));
+  g->AddOp(kOp, {{"X", g->OutputGrad("Out")}}, {{"Out", g->InputGrad("X")}},
+           {{"axis", g->Attr<int>("axis")},
+            {"flatten", false},
+            {"exclusive", g->Attr<bool>("exclusive")},
+            {"reverse", !g->Attr<bool>("reverse")}});
+}
+
+}  // namespace
+
+PL_REGISTER_OPS(RegisterCumsumOp) {
+  framework::RegisterOp<CumsumOp, CumsumOpMaker>(kOp)
+      .InferShape(CumsumInferShape)
+      .GradOpMaker(CumsumGradMaker);
+  RegisterPlainCpuNumericKernels<CumsumKernel>(kOp);
+}
+
+}  // namespace operators
+}  // namespace paddle_like
