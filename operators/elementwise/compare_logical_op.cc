@@ -179,7 +179,10 @@ template <size_t... I>
 void RegisterCompares(std::index_sequence<I...>) {
   ((framework::RegisterOp<BoolResultOp, CompareOpMaker<I>>(kCompares[I].type)
         .InferShape(CompareInferShape)
-        .InferVarType(BoolOutVarType),
+        .InferVarType(BoolOutVarType)
+        .Checkpoint("compare ops with force_cpu",
+                    framework::OpVersionDesc().NewAttr(
+                        "force_cpu", "keep Out on the CPU", false)),
     RegisterPlainCpuKernels<CompareKernel, float, double, int32_t, int64_t, bool>(
         kCompares[I].type)),
    ...);

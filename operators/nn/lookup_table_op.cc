@@ -75,6 +75,9 @@ class LookupTableV1OpMaker : public EmbeddingAttrsMaker {
     AddInput("Ids", "int64 or int32 row indices of shape [..., 1], each in [0, V).");
     AddOutput("Out", "The looked-up rows: Ids.dims with the last dim replaced by D.");
     AddShared();
+    AddAttr<std::string>("entry_config", "Sparse feature entry config (ignored here).")
+        .SetDefault("")
+        .AsExtra();
     AddComment(R"DOC(
 Lookup table (embedding), version 1: as lookup_table_v2, but Ids must end in a dim of 1,
 which Out replaces by D.
@@ -342,7 +345,10 @@ PL_REGISTER_OPS(RegisterLookupTableOps) {
   framework::RegisterOp<LookupTableV2Op, LookupTableV1OpMaker>(kOpV1)
       .InferShape(LookupTableV2InferShape)
       .InferVarType(LookupTableV2InferVarType)
-      .GradOpMaker(LookupTableV2GradMaker);
+      .GradOpMaker(LookupTableV2GradMaker)
+      .Checkpoint("lookup_table with entry_config",
+                  framework::OpVersionDesc().NewAttr(
+                      "entry_config", "sparse feature entry config", std::string()));
   for (const std::string type : {kOp, kOpV1}) {
     RegisterPlainCpuFloatKernels<LookupTableV2Kernel>(type);
     framework::RegisterOp<LookupTableV2Op, LookupTableV2GradOpMaker>(type + "_grad")

@@ -111,7 +111,10 @@ void CumsumGradMaker(framework::GradOpBuilder* g) {
 PL_REGISTER_OPS(RegisterCumsumOp) {
   framework::RegisterOp<CumsumOp, CumsumOpMaker>(kOp)
       .InferShape(CumsumInferShape)
-      .GradOpMaker(CumsumGradMaker);
+      .GradOpMaker(CumsumGradMaker)
+      .Checkpoint("cumsum with flatten",
+                  framework::OpVersionDesc().NewAttr(
+                      "flatten", "sum over X flattened to 1-D", false));
   RegisterPlainCpuNumericKernels<CumsumKernel>(kOp);
 }
 

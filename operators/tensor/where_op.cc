@@ -30,9 +30,13 @@ $$dX = \mathrm{where}(Condition, dOut, 0), \quad dY = \mathrm{where}(Condition, 
   }
 };
 
+// The kernel follows X (Condition is bool; an integer X would otherwise lose to it).
 class WhereOp : public OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return InputDataType(ctx, "X");
+  }
 };
 
 void WhereInferShape(InferShapeContext* ctx) {
