@@ -93,6 +93,50 @@ TEST_F(DeployOps, ClipWithAttributesAndTensorBoundsAndItsGradient) {
       {"op `clip` input `Min`", "one element"});
 }
 
+TEST_F(DeployOps, PreluInEveryModeAndItsGradient) {
+  const std::vector<double> xv = RandomValues(24, -2, 2, 12);
+  const DenseTensor x = MakeTensor<double>({2, 3, 2, 2}, xv);
+  const std::vector<double> slopes = {0.1, 0.2, 0.3};
+  const struct {
+    const char* mode;
+    const char* format;
+    DenseTensor alpha;
+    int64_t (*index)(int64_t);
+  } cases[] = {
+      {"all", "NCHW", MakeTensor<double>({1}, {0.25}), [](int64_t) -> int64_t { return 0; }},
+      {"channel", "NCHW", MakeTensor<double>({3}, slopes),
+       [](int64_t i) -> int64_t { return (i / 4) % 3; }},
+      // Channel-last: the last dim (2) holds the channels.
+      {"channel", "NHWC", MakeTensor<double>({2}, {0.5, 0.75}),
+       [](int64_t i) -> int64_t { return i % 2; }},
+      {"element", "NCHW", MakeTensor<double>({1, 3, 2, 2}, RandomValues(12, 0, 1, 13)),
+       [](int64_t i) -> int64_t { return i % 12; }},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(std::string(c.mode) + " " + c.format);
+    const AttributeMap attrs = {{"mode", std::string(c.mode)},
+                                {"data_format", std::string(c.format)}};
+    const std::vector<double> a = ToDoubles(c.alpha);
+    std::vector<double> want;
+    for (int64_t i = 0; i < 24; ++i) want.push_back(xv[i] > 0 ? xv[i] : a[c.index(i)] * xv[i]);
+    ExpectNear(ToDoubles(Out(RunOp("prelu", {{"X", {x}}, {"Alpha", {c.alpha}}}, {{"Out", 1}},
+                                   attrs))),
+               want, 1e-12, 1e-12, "prelu");
+    GradCheck check;
+    check.op_type = "prelu";
+    check.inputs = {{"X", {x}}, {"Alpha", {c.alpha}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = attrs;
+    CheckGradients(check);
+  }
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("prelu", {{"X", {x}}, {"Alpha", {MakeTensor<double>({2}, {1, 2})}}}, {{"Out", 1}},
+              {{"mode", std::string("channel")}});
+      },
+      {"op `prelu` input `Alpha`", "expected 3 elements"});
+}
+
 // ---------------------------------------------------------------- elementwise
 
 TEST_F(DeployOps, ElementwiseExtrasOnFloatsWithBroadcasting) {

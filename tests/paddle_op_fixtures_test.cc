@@ -37,7 +37,7 @@ const fs::path kCases = PL_SOURCE_DIR "/tests/fixtures/ops";
 const std::set<std::string> kPendingOps = {
     "bilinear_interp_v2", "nearest_interp_v2", "conv2d_transpose", "depthwise_conv2d_transpose",
     "prior_box",          "density_prior_box", "box_coder",        "yolo_box",
-    "multiclass_nms3",    "multiclass_nms",    "matrix_nms",       "prelu",
+    "multiclass_nms3",    "multiclass_nms",    "matrix_nms",
     "pad3d",              "gru",               "crf_decoding",     "sequence_pool",
     "sequence_expand",    "sequence_softmax",  "sequence_reverse", "sequence_concat",
     "multiclass_nms2",
