@@ -52,18 +52,10 @@ struct GeluDerivative {
   }
 };
 
-class GeluOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput("X", "Input tensor of any shape.");
-    AddOutput("Out", "Output tensor with the shape, dtype and LoD of X.");
+class GeluOpMaker : public UnaryOpMaker {
+ protected:
+  void MakeAttrsAndDoc() override {
     AddAttr<bool>("approximate", "Use the tanh approximation instead of erf.").SetDefault(false);
-    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
-        .SetDefault(false)
-        .AsExtra();
-    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
-        .SetDefault(false)
-        .AsExtra();
     AddComment(R"DOC(
 GELU activation operator, elementwise. Exact form (approximate = false):
 

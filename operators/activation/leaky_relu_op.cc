@@ -15,18 +15,10 @@ namespace {
 
 constexpr char kOp[] = "leaky_relu";
 
-class LeakyReluOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput("X", "Input tensor of any shape.");
-    AddOutput("Out", "Output tensor with the shape, dtype and LoD of X.");
+class LeakyReluOpMaker : public UnaryOpMaker {
+ protected:
+  void MakeAttrsAndDoc() override {
     AddAttr<float>("alpha", "Slope for negative inputs.").SetDefault(0.02f);
-    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
-        .SetDefault(false)
-        .AsExtra();
-    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
-        .SetDefault(false)
-        .AsExtra();
     AddComment(R"DOC(
 Leaky ReLU activation operator, elementwise:
 

@@ -13,19 +13,11 @@ namespace {
 
 constexpr char kOp[] = "softplus";
 
-class SoftplusOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput("X", "Input tensor of any shape.");
-    AddOutput("Out", "Output tensor with the shape, dtype and LoD of X.");
+class SoftplusOpMaker : public UnaryOpMaker {
+ protected:
+  void MakeAttrsAndDoc() override {
     AddAttr<float>("beta", "Sharpness of the curve (not 0).").SetDefault(1.0f);
     AddAttr<float>("threshold", "Above beta * X > threshold, Out = X.").SetDefault(20.0f);
-    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
-        .SetDefault(false)
-        .AsExtra();
-    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
-        .SetDefault(false)
-        .AsExtra();
     AddComment(R"DOC(
 Softplus activation operator, elementwise:
 
