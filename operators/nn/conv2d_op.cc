@@ -1,16 +1,13 @@
 // conv2d and depthwise_conv2d: 2-D convolution (cross-correlation) with strides, paddings,
 // dilations and groups; fused backward op conv2d_grad (depthwise_conv2d_grad).
 //
-// Plain CPU kernels: per image and group, im2col and one GEMM (a direct loop for depthwise
-// groups with one input channel each). NHWC tensors are copied to NCHW and back.
-#include <algorithm>
-#include <functional>
+// Plain CPU kernels (conv_nchw.h): per image and group, im2col and one GEMM (a direct loop
+// for depthwise groups with one input channel each). NHWC tensors are copied to NCHW and back.
 #include <vector>
 
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
-#include "operators/math/blas.h"
-#include "operators/math/im2col.h"
+#include "operators/nn/conv_nchw.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/op_family.h"
 
@@ -156,147 +153,6 @@ void Conv2dGradInferShape(InferShapeContext* ctx) {
                      expected.ToString(), dout.ToString()));
   if (ctx->HasOutput("Input@GRAD")) ctx->SetOutputDim("Input@GRAD", input);
   if (ctx->HasOutput("Filter@GRAD")) ctx->SetOutputDim("Filter@GRAD", filter);
-}
-
-// Runs fn(begin, end, gemm_ctx) over the items [0, count). With at least as many items as
-// threads, the items are split over the threads and every GEMM runs on its calling thread;
-// otherwise the items run in order and every GEMM uses all threads. Either way the split
-// depends only on the sizes and the thread count.
-void SplitWork(const CPUDeviceContext& dev, int64_t count,
-               const std::function<void(int64_t, int64_t, const CPUDeviceContext&)>& fn) {
-  static const CPUDeviceContext* const kInline = new CPUDeviceContext(1);
-  if (dev.num_threads() > 1 && count >= dev.num_threads()) {
-    dev.ParallelFor(count, 1, [&](int64_t begin, int64_t end) { fn(begin, end, *kInline); });
-  } else {
-    fn(0, count, dev);
-  }
-}
-
-// A 1x1 filter with stride 1 and no padding reads the image itself as its column matrix.
-bool IsPointwise(const Conv2dGeometry& g) {
-  return g.kernel_h == 1 && g.kernel_w == 1 && g.stride_h == 1 && g.stride_w == 1 &&
-         g.pad_top == 0 && g.pad_left == 0 && g.out_h == g.in_h && g.out_w == g.in_w;
-}
-
-// Output planes of a convolution whose groups each have one input channel, by direct loops.
-template <typename T>
-void DepthwiseForwardNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
-                          const T* filter, T* out) {
-  const int64_t multiplier = g.out_c / g.groups;
-  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
-  const int64_t taps = g.kernel_h * g.kernel_w;
-  auto plane = [&](int64_t p) {
-    const int64_t n = p / g.out_c, m = p % g.out_c;
-    const T* x = in + (n * g.in_c + m / multiplier) * in_plane;
-    const T* w = filter + m * taps;
-    T* y = out + p * out_plane;
-    std::fill(y, y + out_plane, T(0));
-    for (int64_t i = 0; i < g.kernel_h; ++i) {
-      int64_t y0, y1;
-      math::ValidOutputRange(g.in_h, g.stride_h, g.pad_top, i * g.dilation_h, g.out_h, &y0, &y1);
-      for (int64_t j = 0; j < g.kernel_w; ++j) {
-        int64_t x0, x1;
-        math::ValidOutputRange(g.in_w, g.stride_w, g.pad_left, j * g.dilation_w, g.out_w, &x0,
-                               &x1);
-        const T wv = w[i * g.kernel_w + j];
-        const int64_t dx = j * g.dilation_w - g.pad_left;
-        for (int64_t oy = y0; oy < y1; ++oy) {
-          const T* row = x + (oy * g.stride_h - g.pad_top + i * g.dilation_h) * g.in_w;
-          T* dst = y + oy * g.out_w;
-          for (int64_t ox = x0; ox < x1; ++ox) dst[ox] += wv * row[ox * g.stride_w + dx];
-        }
-      }
-    }
-  };
-  dev.ParallelFor(g.batch * g.out_c, std::max<int64_t>(1, 4096 / (out_plane * taps + 1)),
-                  [&](int64_t begin, int64_t end) {
-                    for (int64_t p = begin; p < end; ++p) plane(p);
-                  });
-}
-
-template <typename T>
-void ConvForwardNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
-                     const T* filter, T* out) {
-  const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
-  if (cg == 1 && g.groups > 1) return DepthwiseForwardNchw(dev, g, in, filter, out);
-  const int64_t k = cg * g.kernel_h * g.kernel_w;
-  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
-  const bool pointwise = IsPointwise(g);
-  const math::Conv2dWindow window = g.Window();
-  SplitWork(dev, g.batch, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm) {
-    std::vector<T> col(pointwise ? 0 : k * out_plane);
-    for (int64_t n = begin; n < end; ++n) {
-      for (int64_t gi = 0; gi < g.groups; ++gi) {
-        const T* x = in + (n * g.in_c + gi * cg) * in_plane;
-        if (!pointwise) math::Im2Col(x, cg, g.in_h, g.in_w, window, col.data());
-        math::Gemm<T>(gemm, false, false, mg, out_plane, k, T(1), filter + gi * mg * k, k,
-                      pointwise ? x : col.data(), out_plane, T(0),
-                      out + (n * g.out_c + gi * mg) * out_plane, out_plane);
-      }
-    }
-  });
-}
-
-// dInput [N, C_in, H, W] from dOutput [N, C_out, H_out, W_out].
-template <typename T>
-void ConvInputGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* filter,
-                       const T* dout, T* din) {
-  const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
-  const int64_t k = cg * g.kernel_h * g.kernel_w;
-  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
-  const bool pointwise = IsPointwise(g);
-  const math::Conv2dWindow window = g.Window();
-  SplitWork(dev, g.batch, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm) {
-    std::vector<T> col(pointwise ? 0 : k * out_plane);
-    for (int64_t n = begin; n < end; ++n) {
-      for (int64_t gi = 0; gi < g.groups; ++gi) {
-        T* dx = din + (n * g.in_c + gi * cg) * in_plane;
-        // dcol [k, out_plane] = Filter_g^T (stored [mg, k]) * dOutput_g [mg, out_plane].
-        math::Gemm<T>(gemm, true, false, k, out_plane, mg, T(1), filter + gi * mg * k, k,
-                      dout + (n * g.out_c + gi * mg) * out_plane, out_plane, T(0),
-                      pointwise ? dx : col.data(), out_plane);
-        if (!pointwise) {
-          std::fill(dx, dx + cg * in_plane, T(0));
-          math::Col2Im(col.data(), cg, g.in_h, g.in_w, window, dx);
-        }
-      }
-    }
-  });
-}
-
-// dFilter [C_out, C_in / groups, kh, kw]; images are added in order n = 0, 1, ...
-template <typename T>
-void ConvFilterGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
-                        const T* dout, T* dfilter) {
-  const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
-  const int64_t k = cg * g.kernel_h * g.kernel_w;
-  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
-  const bool pointwise = IsPointwise(g);
-  const math::Conv2dWindow window = g.Window();
-  std::fill(dfilter, dfilter + g.out_c * k, T(0));
-  SplitWork(dev, g.groups, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm) {
-    std::vector<T> col(pointwise ? 0 : k * out_plane);
-    for (int64_t gi = begin; gi < end; ++gi) {
-      for (int64_t n = 0; n < g.batch; ++n) {
-        const T* x = in + (n * g.in_c + gi * cg) * in_plane;
-        if (!pointwise) math::Im2Col(x, cg, g.in_h, g.in_w, window, col.data());
-        // dFilter_g [mg, k] += dOutput_g [mg, out_plane] * col^T (col stored [k, out_plane]).
-        math::Gemm<T>(gemm, false, true, mg, k, out_plane, T(1),
-                      dout + (n * g.out_c + gi * mg) * out_plane, out_plane,
-                      pointwise ? x : col.data(), out_plane, T(1), dfilter + gi * mg * k, k);
-      }
-    }
-  });
-}
-
-// Writes `nchw` (logical dims [N, C, H, W]) into `dst` of dims `dims` (NCHW or NHWC).
-template <typename T>
-void StoreFromNchw(const std::vector<T>& nchw, bool channel_last, const DDim& dims, T* dst) {
-  if (channel_last) {
-    math::NchwToNhwc(nchw.data(), dims[0], dims[3], dims[1], dims[2], dst);
-  } else {
-    std::copy(nchw.begin(), nchw.end(), dst);
-  }
 }
 
 template <typename T>

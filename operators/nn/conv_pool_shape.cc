@@ -148,6 +148,10 @@ DDim Conv2dGeometry::OutputDims() const {
   return channel_last ? DDim{batch, out_h, out_w, out_c} : DDim{batch, out_c, out_h, out_w};
 }
 
+DDim Conv2dGeometry::InputDims() const {
+  return channel_last ? DDim{batch, in_h, in_w, in_c} : DDim{batch, in_c, in_h, in_w};
+}
+
 math::Conv2dWindow Conv2dGeometry::Window() const {
   math::Conv2dWindow w;
   w.kernel_h = kernel_h;
@@ -232,6 +236,117 @@ Conv2dGeometry ResolveConv2d(const std::string& op, const DDim& input, const DDi
   g.out_w = out_size("width", g.in_w, g.kernel_w, g.dilation_w, g.pad_left, g.pad_right,
                      g.stride_w);
   CheckOutputCountable(op, g.OutputDims(), attrs);
+  return g;
+}
+
+namespace {
+
+// An optional list attribute: empty, or 2 values.
+std::vector<int> OptionalPair(const std::string& op, const AttributeMap& attrs,
+                              const std::string& name) {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) return {};
+  const auto& v = AttrOf<std::vector<int>>(op, attrs, name);
+  PL_ENFORCE(v.empty() || v.size() == 2,
+             errors::InvalidArgument("op `%s` attribute `%s`: expected no values or 2, received %s",
+                                     op, name, Str(v)));
+  return v;
+}
+
+}  // namespace
+
+Conv2dGeometry ResolveConv2dTranspose(const std::string& op, const DDim& input,
+                                      const DDim& filter, const AttributeMap& attrs) {
+  RequireRank4(op, "input", "Input", input);
+  RequireRank4(op, "input", "Filter", filter);
+  Conv2dGeometry g;
+  g.channel_last = IsChannelLast(op, attrs);
+  g.batch = input[0];
+  g.out_c = g.channel_last ? input[3] : input[1];
+  g.out_h = g.channel_last ? input[1] : input[2];
+  g.out_w = g.channel_last ? input[2] : input[3];
+  g.kernel_h = filter[2];
+  g.kernel_w = filter[3];
+  g.groups = AttrOf<int>(op, attrs, "groups");
+  PL_ENFORCE(g.groups >= 1, errors::InvalidArgument(
+                                "op `%s` attribute `groups`: expected a value >= 1, received %d",
+                                op, static_cast<int>(g.groups)));
+  if (g.out_c >= 0 && filter[0] >= 0) {
+    PL_ENFORCE(g.out_c == filter[0],
+               errors::InvalidArgument(
+                   "op `%s` input `Filter`: expected dim 0 equal to the %lld channels of Input "
+                   "%s, received Filter of shape %s",
+                   op, static_cast<long long>(g.out_c), input.ToString(), filter.ToString()));
+    PL_ENFORCE(g.out_c % g.groups == 0,
+               errors::InvalidArgument("op `%s` input `Input`: expected channels (%lld) "
+                                       "divisible by groups = %lld",
+                                       op, static_cast<long long>(g.out_c),
+                                       static_cast<long long>(g.groups)));
+  }
+  g.in_c = filter[1] < 0 ? -1 : filter[1] * g.groups;
+  for (int i = 1; i < 4; ++i) {
+    PL_ENFORCE(filter[i] != 0, errors::InvalidArgument(
+                                   "op `%s` input `Filter`: expected non-zero dims, received %s",
+                                   op, filter.ToString()));
+  }
+  const std::vector<int> strides = Pair(op, attrs, "strides", 1);
+  const std::vector<int> dilations = Pair(op, attrs, "dilations", 1);
+  g.stride_h = strides[0];
+  g.stride_w = strides[1];
+  g.dilation_h = dilations[0];
+  g.dilation_w = dilations[1];
+  std::vector<int64_t> p = ExplicitPaddings(op, attrs);
+  const std::string& algorithm = PaddingAlgorithm(op, attrs);
+  ApplyPaddingAlgorithm(algorithm, g.out_h, g.kernel_h, g.stride_h, &p[0], &p[1]);
+  ApplyPaddingAlgorithm(algorithm, g.out_w, g.kernel_w, g.stride_w, &p[2], &p[3]);
+  if (algorithm == "SAME") g.dilation_h = g.dilation_w = 1;
+  g.pad_top = p[0];
+  g.pad_bottom = p[1];
+  g.pad_left = p[2];
+  g.pad_right = p[3];
+  const std::vector<int> output_size = OptionalPair(op, attrs, "output_size");
+  const std::vector<int> output_padding = OptionalPair(op, attrs, "output_padding");
+  auto size = [&](int axis, const char* name, int64_t in, int64_t k, int64_t d, int64_t p0,
+                  int64_t p1, int64_t s) -> int64_t {
+    if (in < 0 || k < 0) return output_size.empty() ? -1 : output_size[axis];
+    const Wide natural = (Wide(in) - 1) * s - p0 - p1 + Wide(d) * (k - 1) + 1;
+    Wide out = natural;
+    if (!output_size.empty()) {
+      out = output_size[axis];
+      PL_ENFORCE(out >= natural && out < natural + s,
+                 errors::InvalidArgument(
+                     "op `%s` attribute `output_size`: expected %s in [%lld, %lld) for Input %s, "
+                     "Filter %s, stride %lld, paddings [%lld, %lld], dilation %lld; received %d",
+                     op, name, static_cast<long long>(natural), static_cast<long long>(natural + s),
+                     input.ToString(), filter.ToString(), static_cast<long long>(s),
+                     static_cast<long long>(p0), static_cast<long long>(p1),
+                     static_cast<long long>(d), output_size[axis]));
+    } else if (!output_padding.empty()) {
+      const int pad = output_padding[axis];
+      PL_ENFORCE(pad >= 0 && pad < std::max(s, d),
+                 errors::InvalidArgument(
+                     "op `%s` attribute `output_padding`: expected %s in [0, max(stride %lld, "
+                     "dilation %lld)), received %d",
+                     op, name, static_cast<long long>(s), static_cast<long long>(d), pad));
+      out += pad;
+    }
+    const int64_t narrow =
+        NarrowOutputSize(op, name, out, "Input " + input.ToString(), p0, p1);
+    PL_ENFORCE(narrow > 0,
+               errors::InvalidArgument(
+                   "op `%s`: output %s would be %lld, expected > 0 (Input %s, Filter %s, "
+                   "paddings [%lld, %lld], stride %lld, dilation %lld; output = (in - 1) * "
+                   "stride - pad0 - pad1 + dilation * (k - 1) + 1)",
+                   op, name, static_cast<long long>(narrow), input.ToString(), filter.ToString(),
+                   static_cast<long long>(p0), static_cast<long long>(p1),
+                   static_cast<long long>(s), static_cast<long long>(d)));
+    return narrow;
+  };
+  g.in_h = size(0, "height", g.out_h, g.kernel_h, g.dilation_h, g.pad_top, g.pad_bottom,
+                g.stride_h);
+  g.in_w = size(1, "width", g.out_w, g.kernel_w, g.dilation_w, g.pad_left, g.pad_right,
+                g.stride_w);
+  CheckOutputCountable(op, g.InputDims(), attrs);
   return g;
 }
 

@@ -36,6 +36,8 @@ struct Conv2dGeometry {
 
   // [N, C_out, H_out, W_out], or [N, H_out, W_out, C_out] for NHWC.
   framework::DDim OutputDims() const;
+  // [N, C_in, H, W], or [N, H, W, C_in] for NHWC.
+  framework::DDim InputDims() const;
   math::Conv2dWindow Window() const;
 };
 
@@ -44,6 +46,18 @@ struct Conv2dGeometry {
 // names the op, the slot or attribute and the shapes.
 Conv2dGeometry ResolveConv2d(const std::string& op, const framework::DDim& input,
                              const framework::DDim& filter, const framework::AttributeMap& attrs);
+
+// conv2d_transpose: Input [N, C_in, H, W] (or NHWC) and Filter [C_in, C_out / groups, kh, kw].
+// Its output is the input gradient of the convolution returned, so the result describes
+// that convolution: g.in_* is the transpose's output (C_out channels, InputDims()) and g.out_*
+// its input (C_in channels). Output size per axis (PaddlePaddle's rule):
+//   (in - 1) * stride - pad0 - pad1 + dilation * (k - 1) + 1,
+// replaced by `output_size` when given (it must lie in [that, that + stride)), else plus
+// `output_padding` (each in [0, max(stride, dilation))). SAME/VALID paddings are computed
+// from the transpose's input size as for conv2d.
+Conv2dGeometry ResolveConv2dTranspose(const std::string& op, const framework::DDim& input,
+                                      const framework::DDim& filter,
+                                      const framework::AttributeMap& attrs);
 
 // UnimplementedError when `attrs` ask for a fusion (fuse_relu, fuse_activation,
 // fuse_residual_connection, ...) that conv2d here does not perform.

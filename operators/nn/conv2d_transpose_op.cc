@@ -1,0 +1,268 @@
+// conv2d_transpose and depthwise_conv2d_transpose: the transposed 2-D convolution (the
+// adjoint of conv2d with the same filter), as PaddlePaddle's decoders and upsampling heads
+// use it; fused backward ops conv2d_transpose_grad (depthwise_conv2d_transpose_grad).
+//
+// With C the convolution that ResolveConv2dTranspose describes (its input is this op's
+// output), the three computations are C's, swapped (conv_nchw.h):
+//   Output = C's input gradient of Input,  dInput = C(dOutput),
+//   dFilter = C's filter gradient with C's input dOutput and C's output gradient Input.
+#include <string>
+#include <vector>
+
+#include "framework/grad_op_maker.h"
+#include "operators/common.h"
+#include "operators/nn/conv_nchw.h"
+#include "operators/nn/conv_pool_shape.h"
+#include "operators/op_family.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+using platform::CPUDeviceContext;
+
+class Conv2dTransposeAttrMaker : public OpProtoAndCheckerMaker {
+ protected:
+  void AddConvTransposeAttrs() {
+    AddAttr<std::vector<int>>("output_padding",
+                              "Extra rows/columns [h, w] added at the bottom/right of the "
+                              "output, each in [0, max(stride, dilation)); empty = none.")
+        .SetDefault(std::vector<int>{});
+    AddAttr<std::vector<int>>("output_size",
+                              "Output [H_out, W_out], each within [natural, natural + stride); "
+                              "empty = the natural size. Overrides output_padding.")
+        .SetDefault(std::vector<int>{});
+    AddAttr<int>("groups", "Input and output channels are split into `groups` groups.")
+        .SetDefault(1);
+    AddAttr<std::vector<int>>("strides", "[stride_h, stride_w], each >= 1.")
+        .SetDefault(std::vector<int>{1, 1});
+    AddAttr<std::vector<int>>("paddings",
+                              "[pad_h, pad_w] (both sides) or [top, bottom, left, right], "
+                              "cropped from the full output.")
+        .SetDefault(std::vector<int>{0, 0});
+    AddAttr<std::string>("padding_algorithm",
+                         "EXPLICIT (use `paddings`), SAME (out = in * stride; dilations become "
+                         "1) or VALID (no padding).")
+        .SetDefault("EXPLICIT")
+        .InEnum({"EXPLICIT", "SAME", "VALID"});
+    AddAttr<std::vector<int>>("dilations", "[dilation_h, dilation_w], each >= 1.")
+        .SetDefault(std::vector<int>{1, 1});
+    AddAttr<std::string>("data_format", "NCHW or NHWC for Input and Output; AnyLayout = NCHW. "
+                                        "Filter is always [C_in, C_out / groups, kh, kw].")
+        .SetDefault("NCHW")
+        .InEnum({"NCHW", "NHWC", "AnyLayout"});
+    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
+        .SetDefault(true)
+        .AsExtra();
+    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddAttr<bool>("force_fp32_output", "oneDNN int8 option; no effect on float kernels.")
+        .SetDefault(false)
+        .AsExtra();
+    AddAttr<std::string>("mkldnn_data_type", "oneDNN precision hint; no effect here.")
+        .SetDefault("float32")
+        .AsExtra();
+  }
+};
+
+class Conv2dTransposeOpMaker : public Conv2dTransposeAttrMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "Images [N, C_in, H, W] (NHWC: [N, H, W, C_in]).");
+    AddInput("Filter", "Filters [C_in, C_out / groups, kh, kw].");
+    AddInput("Bias", "oneDNN-fused bias; not supported (add it with elementwise_add).")
+        .AsDispensable();
+    AddOutput("Output", "Result [N, C_out, H_out, W_out] (NHWC: [N, H_out, W_out, C_out]).");
+    AddConvTransposeAttrs();
+    AddComment(R"DOC(
+Transposed 2-D convolution, as in PaddlePaddle's conv2d_transpose; depthwise_conv2d_transpose
+is the same op, which PaddlePaddle programs use when groups == C_in.
+
+Every input pixel scatters the filter, scaled, into the output. With G = groups,
+C_g = C_in / G input channels per group, M_g = C_out / G output channels per group, and
+input channel c in group g = floor(c / C_g):
+$$Output[n, g M_g + m, y s_h - p_{top} + i d_h, x s_w - p_{left} + j d_w] \mathrel{+}=
+  Filter[c, m, i, j] \cdot Input[n, c, y, x]$$
+summed over c in group g, all input pixels (y, x) and taps (i, j); positions outside the
+output (the paddings) are dropped. The output size is
+$$H_{out} = (H - 1) s_h - p_{top} - p_{bottom} + d_h (kh - 1) + 1$$
+plus output_padding, or `output_size` when given (within [H_out, H_out + s_h)); likewise
+W_out. Example: Input [1, 2, 4, 5], Filter [2, 3, 3, 3], strides 2, paddings 1 give
+Output [1, 3, 7, 9]. This is the input gradient of conv2d with the same filter and
+attributes, so conv2d_transpose undoes the shape change of such a conv2d.
+
+Gradient, by the fused op conv2d_transpose_grad (first order only): dInput is conv2d of
+dOutput with Filter; dFilter correlates dOutput with Input, summed over the batch in a fixed
+order.
+)DOC");
+  }
+};
+
+class Conv2dTransposeGradOpMaker : public Conv2dTransposeAttrMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "The forward op's Input.");
+    AddInput("Filter", "The forward op's Filter.");
+    AddInput("Output@GRAD", "Gradient of the forward op's Output.");
+    AddOutput("Input@GRAD", "Gradient of Input, with Input's shape.").AsDispensable();
+    AddOutput("Filter@GRAD", "Gradient of Filter, with Filter's shape.").AsDispensable();
+    AddConvTransposeAttrs();
+    AddComment(R"DOC(
+Gradient of conv2d_transpose (fused kernel, not differentiable again). With the notation of
+conv2d_transpose and q = (y s_h - p_top + i d_h, x s_w - p_left + j d_w):
+$$dInput[n, c, y, x] = \sum_{m, i, j} Filter[c, m, i, j] \cdot dOutput[n, g M_g + m, q]$$
+$$dFilter[c, m, i, j] = \sum_{n} \sum_{y, x} Input[n, c, y, x] \cdot dOutput[n, g M_g + m, q]$$
+where positions q outside dOutput contribute 0; images are added in order n = 0, 1, ...
+)DOC");
+  }
+};
+
+class Conv2dTransposeOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
+void RejectBias(const std::string& op, bool has_bias) {
+  PL_ENFORCE(!has_bias, errors::Unimplemented(
+                            "op `%s` input `Bias`: fused bias is not supported; add the bias "
+                            "with elementwise_add (axis = 1)",
+                            op));
+}
+
+void Conv2dTransposeInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Input");
+  ctx->RequireInput("Filter");
+  ctx->RequireOutput("Output");
+  RejectBias(ctx->OpType(), ctx->HasInput("Bias"));
+  CheckNoConvFusion(ctx->OpType(), ctx->Attrs());
+  const Conv2dGeometry g = ResolveConv2dTranspose(ctx->OpType(), ctx->GetInputDim("Input"),
+                                                  ctx->GetInputDim("Filter"), ctx->Attrs());
+  ctx->SetOutputDim("Output", g.InputDims());
+}
+
+void Conv2dTransposeGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Input");
+  ctx->RequireInput("Filter");
+  ctx->RequireInput("Output@GRAD");
+  const DDim input = ctx->GetInputDim("Input");
+  const DDim filter = ctx->GetInputDim("Filter");
+  const Conv2dGeometry g = ResolveConv2dTranspose(ctx->OpType(), input, filter, ctx->Attrs());
+  const DDim expected = g.InputDims();
+  const DDim dout = ctx->GetInputDim("Output@GRAD");
+  bool ok = dout.size() == expected.size();
+  for (int i = 0; ok && i < dout.size(); ++i) {
+    ok = dout[i] < 0 || expected[i] < 0 || dout[i] == expected[i];
+  }
+  PL_ENFORCE(ok, errors::InvalidArgument(
+                     "op `%s` input `Output@GRAD`: expected shape %s, received %s", ctx->OpType(),
+                     expected.ToString(), dout.ToString()));
+  if (ctx->HasOutput("Input@GRAD")) ctx->SetOutputDim("Input@GRAD", input);
+  if (ctx->HasOutput("Filter@GRAD")) ctx->SetOutputDim("Filter@GRAD", filter);
+}
+
+template <typename T>
+struct Conv2dTransposeKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::string& op = ctx.Type();
+    RejectBias(op, ctx.HasInput("Bias"));
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const Conv2dGeometry g =
+        ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
+    // A fresh buffer: Output may be the variable of an operand.
+    DenseTensor fresh(g.InputDims(), input->dtype());
+    T* out = fresh.mutable_data<T>(ctx.GetPlace());
+    if (fresh.numel() > 0) {
+      const auto& dev = ctx.device_context<CPUDeviceContext>();
+      std::vector<T> in_storage;
+      const T* x = NchwData(*input, g.channel_last, &in_storage);
+      if (g.channel_last) {
+        std::vector<T> nchw(static_cast<size_t>(fresh.numel()));
+        ConvInputGradNchw(dev, g, filter->data<T>(), x, nchw.data());
+        StoreFromNchw(nchw, true, fresh.dims(), out);
+      } else {
+        ConvInputGradNchw(dev, g, filter->data<T>(), x, out);
+      }
+    }
+    *ctx.Output("Output") = std::move(fresh);
+  }
+};
+
+template <typename T>
+struct Conv2dTransposeGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::string& op = ctx.Type();
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const DenseTensor* dout = ctx.Input("Output@GRAD");
+    const Conv2dGeometry g =
+        ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
+    CheckGradInputShape(op, "Output@GRAD", g.InputDims(), dout->dims());
+    const auto& dev = ctx.device_context<CPUDeviceContext>();
+    std::vector<T> dout_storage, in_storage;
+    const T* dy = NchwData(*dout, g.channel_last, &dout_storage);
+    DenseTensor* dinput = ctx.Output("Input@GRAD");
+    DenseTensor* dfilter = ctx.Output("Filter@GRAD");
+    // Fresh buffers, moved into place at the end: an output may be an input's variable.
+    DenseTensor input_grad, filter_grad;
+    if (dinput != nullptr) {
+      input_grad = DenseTensor(input->dims(), input->dtype());
+      T* dst = input_grad.mutable_data<T>(ctx.GetPlace());
+      if (g.channel_last) {
+        std::vector<T> nchw(static_cast<size_t>(input->numel()));
+        ConvForwardNchw(dev, g, dy, filter->data<T>(), nchw.data());
+        StoreFromNchw(nchw, true, input->dims(), dst);
+      } else {
+        ConvForwardNchw(dev, g, dy, filter->data<T>(), dst);
+      }
+    }
+    if (dfilter != nullptr) {
+      filter_grad = DenseTensor(filter->dims(), filter->dtype());
+      ConvFilterGradNchw(dev, g, dy, NchwData(*input, g.channel_last, &in_storage),
+                         filter_grad.mutable_data<T>(ctx.GetPlace()));
+    }
+    if (dinput != nullptr) *dinput = std::move(input_grad);
+    if (dfilter != nullptr) *dfilter = std::move(filter_grad);
+  }
+};
+
+// One fused grad op reading Input, Filter and dOutput (not Output).
+void Conv2dTransposeGradMaker(framework::GradOpBuilder* g) {
+  g->AddOp(g->ForwardType() + "_grad",
+           {{"Input", g->Input("Input")},
+            {"Filter", g->Input("Filter")},
+            {"Output@GRAD", g->OutputGrad("Output")}},
+           {{"Input@GRAD", g->InputGrad("Input")}, {"Filter@GRAD", g->InputGrad("Filter")}},
+           g->Attrs());
+}
+
+}  // namespace
+
+PL_REGISTER_OPS(RegisterConv2dTransposeOp) {
+  for (const std::string type : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {
+    auto registrar = framework::RegisterOp<Conv2dTransposeOp, Conv2dTransposeOpMaker>(type);
+    registrar.InferShape(Conv2dTransposeInferShape)
+        .GradOpMaker(Conv2dTransposeGradMaker)
+        .Checkpoint("output_padding",
+                    framework::OpVersionDesc().NewAttr(
+                        "output_padding", "extra rows/columns at the bottom/right of the output",
+                        std::vector<int>{}));
+    if (type == "conv2d_transpose") {
+      registrar.Checkpoint(
+          "oneDNN precision attributes",
+          framework::OpVersionDesc()
+              .NewAttr("force_fp32_output", "oneDNN int8 option", false)
+              .NewAttr("mkldnn_data_type", "oneDNN precision hint", std::string("float32")));
+    }
+    RegisterPlainCpuFloatKernels<Conv2dTransposeKernel>(type);
+    const std::string grad = type + "_grad";
+    framework::RegisterOp<Conv2dTransposeOp, Conv2dTransposeGradOpMaker>(grad).InferShape(
+        Conv2dTransposeGradInferShape);
+    RegisterPlainCpuFloatKernels<Conv2dTransposeGradKernel>(grad);
+  }
+}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,40 @@
+// The three computations of a 2-D convolution on NCHW data, shared by conv2d and
+// conv2d_transpose (whose forward is conv2d's input gradient and whose input gradient is
+// conv2d's forward). `g` describes the convolution: g.in_* is its input, g.out_* its output.
+// Work is split over images (or groups) and the CPU context's threads with a split that
+// depends only on the sizes and the thread count, so results are reproducible.
+// T = float or double.
+#pragma once
+
+#include <vector>
+
+#include "framework/ddim.h"
+#include "operators/nn/conv_pool_shape.h"
+#include "platform/device_context.h"
+
+namespace paddle_like {
+namespace operators {
+
+// out [N, C_out, H_out, W_out] = conv(in [N, C_in, H, W], filter [C_out, C_in / groups, kh, kw]).
+template <typename T>
+void ConvForwardNchw(const platform::CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
+                     const T* filter, T* out);
+
+// din [N, C_in, H, W] from dout [N, C_out, H_out, W_out] (overwritten, not accumulated).
+template <typename T>
+void ConvInputGradNchw(const platform::CPUDeviceContext& dev, const Conv2dGeometry& g,
+                       const T* filter, const T* dout, T* din);
+
+// dfilter [C_out, C_in / groups, kh, kw]; images are added in order n = 0, 1, ...
+template <typename T>
+void ConvFilterGradNchw(const platform::CPUDeviceContext& dev, const Conv2dGeometry& g,
+                        const T* in, const T* dout, T* dfilter);
+
+// Writes `nchw` (logical dims [N, C, H, W]) into `dst` of dims `dims` (NCHW, or NHWC when
+// `channel_last`).
+template <typename T>
+void StoreFromNchw(const std::vector<T>& nchw, bool channel_last, const framework::DDim& dims,
+                   T* dst);
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,274 @@
+// conv2d_transpose and depthwise_conv2d_transpose: forward against a direct scatter loop in
+// double (strides, paddings, SAME / VALID, dilations, groups, output_padding, output_size,
+// NHWC; float and double), gradients against finite differences, and error messages.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "operators/op_family.h"
+#include "tests/grad_check_util.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+class Conv2dTranspose : public ::testing::Test {
+ protected:
+  void SetUp() override { operators::RegisterAllOps(); }
+};
+
+DenseTensor Out(const OpRunResult& r, const std::string& slot) { return r.outputs.at(slot)[0]; }
+
+struct TransposeCase {
+  DDim input;   // NCHW, or NHWC when data_format is "NHWC".
+  DDim filter;  // [C_in, C_out / groups, kh, kw].
+  std::vector<int> strides = {1, 1};
+  std::vector<int> paddings = {0, 0};
+  std::vector<int> dilations = {1, 1};
+  int groups = 1;
+  std::vector<int> output_padding = {};
+  std::vector<int> output_size = {};
+  std::string algorithm = "EXPLICIT";
+  std::string data_format = "NCHW";
+  std::string op = "conv2d_transpose";
+
+  AttributeMap Attrs() const {
+    return {{"strides", strides},
+            {"paddings", paddings},
+            {"dilations", dilations},
+            {"groups", groups},
+            {"output_padding", output_padding},
+            {"output_size", output_size},
+            {"padding_algorithm", algorithm},
+            {"data_format", data_format}};
+  }
+  std::string Name() const {
+    std::string s = op + " Input " + input.ToString() + " Filter " + filter.ToString() +
+                    " strides " + std::to_string(strides[0]) + "," + std::to_string(strides[1]) +
+                    " paddings";
+    for (int p : paddings) s += " " + std::to_string(p);
+    s += " dilations " + std::to_string(dilations[0]) + "," + std::to_string(dilations[1]) +
+         " groups " + std::to_string(groups) + " " + algorithm + " " + data_format;
+    for (int p : output_padding) s += " output_padding " + std::to_string(p);
+    for (int p : output_size) s += " output_size " + std::to_string(p);
+    return s;
+  }
+};
+
+// Direct loops, independent of the op's code: every input pixel adds filter * value into the
+// output pixels its taps reach.
+std::vector<double> ReferenceTranspose(const TransposeCase& c, const std::vector<double>& in,
+                                       const std::vector<double>& w, DDim* out_dims) {
+  const bool nhwc = c.data_format == "NHWC";
+  const int64_t n_ = c.input[0], ci = nhwc ? c.input[3] : c.input[1];
+  const int64_t h_ = nhwc ? c.input[1] : c.input[2], w_ = nhwc ? c.input[2] : c.input[3];
+  const int64_t mg = c.filter[1], kh = c.filter[2], kw = c.filter[3];
+  const int64_t co = mg * c.groups, cg = ci / c.groups;
+  int64_t pad[4];
+  if (c.paddings.size() == 2) {
+    pad[0] = pad[1] = c.paddings[0];
+    pad[2] = pad[3] = c.paddings[1];
+  } else {
+    for (int i = 0; i < 4; ++i) pad[i] = c.paddings[i];
+  }
+  int64_t d[2] = {c.dilations[0], c.dilations[1]};
+  const int64_t s[2] = {c.strides[0], c.strides[1]}, k[2] = {kh, kw}, in_hw[2] = {h_, w_};
+  if (c.algorithm == "VALID") std::fill(pad, pad + 4, 0);
+  if (c.algorithm == "SAME") {
+    d[0] = d[1] = 1;
+    for (int a = 0; a < 2; ++a) {
+      const int64_t out = (in_hw[a] + s[a] - 1) / s[a];
+      const int64_t sum = std::max<int64_t>((out - 1) * s[a] + k[a] - in_hw[a], 0);
+      pad[2 * a] = sum / 2;
+      pad[2 * a + 1] = sum - sum / 2;
+    }
+  }
+  int64_t out_hw[2];
+  for (int a = 0; a < 2; ++a) {
+    out_hw[a] = (in_hw[a] - 1) * s[a] - pad[2 * a] - pad[2 * a + 1] + d[a] * (k[a] - 1) + 1;
+    if (!c.output_size.empty()) {
+      out_hw[a] = c.output_size[a];
+    } else if (!c.output_padding.empty()) {
+      out_hw[a] += c.output_padding[a];
+    }
+  }
+  const int64_t oh = out_hw[0], ow = out_hw[1];
+  *out_dims = nhwc ? DDim{n_, oh, ow, co} : DDim{n_, co, oh, ow};
+  std::vector<double> out(static_cast<size_t>(n_ * co * oh * ow), 0.0);
+  auto out_at = [&](int64_t n, int64_t m, int64_t y, int64_t x) -> double& {
+    return nhwc ? out[((n * oh + y) * ow + x) * co + m] : out[((n * co + m) * oh + y) * ow + x];
+  };
+  for (int64_t n = 0; n < n_; ++n) {
+    for (int64_t c2 = 0; c2 < ci; ++c2) {
+      const int64_t g = c2 / cg;
+      for (int64_t y = 0; y < h_; ++y) {
+        for (int64_t x = 0; x < w_; ++x) {
+          const double v = nhwc ? in[((n * h_ + y) * w_ + x) * ci + c2]
+                                : in[((n * ci + c2) * h_ + y) * w_ + x];
+          for (int64_t m = 0; m < mg; ++m) {
+            for (int64_t i = 0; i < kh; ++i) {
+              for (int64_t j = 0; j < kw; ++j) {
+                const int64_t oy = y * s[0] - pad[0] + i * d[0];
+                const int64_t ox = x * s[1] - pad[2] + j * d[1];
+                if (oy < 0 || oy >= oh || ox < 0 || ox >= ow) continue;
+                out_at(n, g * mg + m, oy, ox) += v * w[((c2 * mg + m) * kh + i) * kw + j];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+std::vector<TransposeCase> Cases() {
+  std::vector<TransposeCase> cases;
+  auto add = [&](TransposeCase c) { cases.push_back(c); };
+  add({{1, 2, 3, 4}, {2, 3, 3, 3}});
+  {
+    TransposeCase c{{2, 2, 4, 3}, {2, 3, 3, 2}};
+    c.strides = {2, 3};
+    c.paddings = {1, 0};
+    add(c);
+  }
+  {
+    TransposeCase c{{1, 4, 3, 3}, {4, 2, 2, 3}};
+    c.groups = 2;
+    c.strides = {2, 1};
+    c.paddings = {0, 1, 1, 0};
+    add(c);
+  }
+  {
+    TransposeCase c{{1, 2, 3, 3}, {2, 1, 3, 3}};
+    c.dilations = {2, 2};
+    c.paddings = {2, 1};
+    add(c);
+  }
+  {
+    TransposeCase c{{1, 2, 3, 4}, {2, 2, 3, 3}};
+    c.strides = {2, 2};
+    c.paddings = {1, 1};
+    c.output_padding = {1, 0};
+    add(c);
+  }
+  {
+    TransposeCase c{{1, 2, 3, 4}, {2, 2, 3, 3}};
+    c.strides = {3, 2};
+    c.paddings = {1, 1};
+    c.output_size = {8, 8};  // Natural sizes 5 and 7.
+    add(c);
+  }
+  {
+    TransposeCase c{{1, 2, 3, 4}, {2, 2, 3, 2}};
+    c.strides = {2, 2};
+    c.algorithm = "SAME";
+    c.dilations = {3, 3};  // Ignored with SAME.
+    add(c);
+  }
+  {
+    TransposeCase c{{1, 2, 3, 2}, {2, 1, 2, 3}};
+    c.strides = {2, 2};
+    c.paddings = {1, 1};
+    c.algorithm = "VALID";
+    add(c);
+  }
+  {
+    TransposeCase c{{2, 3, 4, 4}, {4, 3, 3, 3}};  // NHWC: 4 input channels.
+    c.data_format = "NHWC";
+    c.groups = 2;
+    c.strides = {2, 2};
+    c.paddings = {1, 1};
+    add(c);
+  }
+  {
+    TransposeCase c{{1, 3, 4, 3}, {3, 2, 3, 3}};
+    c.op = "depthwise_conv2d_transpose";
+    c.groups = 3;
+    c.strides = {2, 2};
+    c.paddings = {1, 1};
+    add(c);
+  }
+  return cases;
+}
+
+TEST_F(Conv2dTranspose, MatchesDirectLoopsInFloatAndDouble) {
+  for (const TransposeCase& c : Cases()) {
+    SCOPED_TRACE(c.Name());
+    const std::vector<double> in = RandomValues(c.input.numel(), -1, 1, 3);
+    const std::vector<double> w = RandomValues(c.filter.numel(), -1, 1, 4);
+    DDim want_dims;
+    const std::vector<double> want = ReferenceTranspose(c, in, w, &want_dims);
+    const DenseTensor got_d =
+        Out(RunOp(c.op, {{"Input", {MakeTensor<double>(c.input, in)}},
+                         {"Filter", {MakeTensor<double>(c.filter, w)}}},
+                  {{"Output", 1}}, c.Attrs()),
+            "Output");
+    ASSERT_EQ(got_d.dims(), want_dims);
+    ExpectNear(ToDoubles(got_d), want, 1e-12, 1e-12, c.op);
+    const DenseTensor got_f =
+        Out(RunOp(c.op, {{"Input", {MakeTensor<float>(c.input, in)}},
+                         {"Filter", {MakeTensor<float>(c.filter, w)}}},
+                  {{"Output", 1}}, c.Attrs()),
+            "Output");
+    ExpectNear(ToDoubles(got_f), want, 1e-5, 1e-5, c.op);
+  }
+}
+
+TEST_F(Conv2dTranspose, GradientsMatchFiniteDifferences) {
+  for (const TransposeCase& c : Cases()) {
+    SCOPED_TRACE(c.Name());
+    GradCheck check;
+    check.op_type = c.op;
+    check.inputs = {{"Input", {MakeTensor<double>(c.input, RandomValues(c.input.numel(), -1, 1, 5))}},
+                    {"Filter", {MakeTensor<double>(c.filter,
+                                                   RandomValues(c.filter.numel(), -1, 1, 6))}}};
+    check.outputs = {{"Output", 1}};
+    check.attrs = c.Attrs();
+    CheckGradients(check);
+  }
+}
+
+TEST_F(Conv2dTranspose, BadShapesAndAttributesNameWhatIsWrong) {
+  const DenseTensor x = MakeTensor<double>({1, 2, 3, 3}, RandomValues(18, -1, 1, 7));
+  const DenseTensor w = MakeTensor<double>({2, 2, 3, 3}, RandomValues(36, -1, 1, 8));
+  auto run = [&](const DenseTensor& input, const DenseTensor& filter, AttributeMap attrs) {
+    RunOp("conv2d_transpose", {{"Input", {input}}, {"Filter", {filter}}}, {{"Output", 1}},
+          attrs);
+  };
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { run(x, MakeTensor<double>({3, 2, 3, 3}, RandomValues(54, -1, 1, 9)), {}); },
+      {"op `conv2d_transpose` input `Filter`", "expected dim 0 equal to the 2 channels"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run(x, w, {{"strides", std::vector<int>{2, 2}}, {"output_size", std::vector<int>{9, 7}}});
+      },
+      {"attribute `output_size`", "height in [7, 9)", "received 9"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run(x, w, {{"strides", std::vector<int>{2, 2}},
+                   {"output_padding", std::vector<int>{0, 2}}});
+      },
+      {"attribute `output_padding`", "width in [0, max(stride 2, dilation 1))", "received 2"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { run(x, w, {{"paddings", std::vector<int>{3, 0}}}); },
+      {"op `conv2d_transpose`: output height would be -1", "expected > 0"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { run(x, w, {{"groups", 3}}); },
+      {"op `conv2d_transpose` input `Input`", "divisible by groups = 3"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { run(MakeTensor<double>({2, 3, 3}, RandomValues(18, -1, 1, 7)), w, {}); },
+      {"op `conv2d_transpose` input `Input`", "expected 4-D"});
+  ExpectError<platform::UnimplementedError>(
+      [&] {
+        RunOp("conv2d_transpose",
+              {{"Input", {x}}, {"Filter", {w}}, {"Bias", {MakeTensor<double>({2}, {1, 2})}}},
+              {{"Output", 1}}, {});
+      },
+      {"op `conv2d_transpose` input `Bias`"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
