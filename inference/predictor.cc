@@ -163,10 +163,14 @@ bool Predictor::Run() {
                  errors::InvalidArgument("predictor: input `%s`: expected dtype %s, received %s",
                                          name, platform::DataTypeName(desc->GetDataType()),
                                          platform::DataTypeName(t.dtype())));
-      PL_ENFORCE(framework::ShapeMatchesDeclared(desc->GetShape(), t.dims()),
-                 errors::InvalidArgument("predictor: input `%s`: expected shape %s, received %s",
-                                         name, framework::DDim(desc->GetShape()).ToString(),
-                                         t.dims().ToString()));
+      // Only the rank is binding: exporters write the example shape they traced with
+      // (PaddleOCR's classifiers declare [-1, 3, 32, 100] and run on 48x192 images), and
+      // PaddlePaddle runs any size the ops accept; the ops check the sizes they need.
+      PL_ENFORCE(static_cast<size_t>(t.dims().size()) == desc->GetShape().size(),
+                 errors::InvalidArgument(
+                     "predictor: input `%s`: expected shape %s (rank %zu), received %s", name,
+                     framework::DDim(desc->GetShape()).ToString(), desc->GetShape().size(),
+                     t.dims().ToString()));
     }
   }
   state_->executor.Run(state_->prepared.get());

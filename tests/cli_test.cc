@@ -263,7 +263,7 @@ TEST(Cli, FeedErrors) {
   framework::WriteNpy(f3, x3);
   r = RunCli({"run", "--program", kProgram, "--feed", "x=" + f3});
   EXPECT_EQ(r.code, 1);
-  EXPECT_TRUE(Contains(r.err, "expected shape [2, 2], received [3]")) << r.err;
+  EXPECT_TRUE(Contains(r.err, "expected shape [2, 2] (rank 2), received [3]")) << r.err;
 
   const std::string not_npy = WriteTemp("not.npy", "hello");
   r = RunCli({"run", "--program", kProgram, "--feed", "x=" + not_npy});

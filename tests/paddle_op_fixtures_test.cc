@@ -1,6 +1,7 @@
 // Every case under tests/fixtures/ops (written by tests/fixtures/make_op_fixtures.py with
-// PaddlePaddle itself: a saved one-op program, its inputs and PaddlePaddle's outputs) run
-// through the Predictor and compared with PaddlePaddle's outputs: floats within the case's
+// PaddlePaddle itself: a saved one-op program, its inputs and PaddlePaddle's outputs) and
+// tests/fixtures/models (real deploy models from public repositories, with inputs and
+// PaddlePaddle's outputs, by tests/fixtures/make_model_fixtures.py) run through the Predictor and compared with PaddlePaddle's outputs: floats within the case's
 // rtol/atol, integers and bools exactly, output LoDs exactly.
 //
 // A case whose op is not registered yet is skipped only when the op is listed in
@@ -31,11 +32,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const fs::path kCases = PL_SOURCE_DIR "/tests/fixtures/ops";
+// One-op programs (tests/fixtures/make_op_fixtures.py) and real deploy models
+// (tests/fixtures/make_model_fixtures.py), in the same case format. A case is named
+// "<root>/<dir>".
+const fs::path kFixtures = PL_SOURCE_DIR "/tests/fixtures";
+const char* const kRoots[] = {"ops", "models"};
 
 // Ops with fixtures but no implementation yet.
 const std::set<std::string> kPendingOps = {
-    "bilinear_interp_v2", "nearest_interp_v2",
+    
     "prior_box",          "density_prior_box", "box_coder",        "yolo_box",
     "multiclass_nms3",    "multiclass_nms",    "matrix_nms",
     "pad3d",              "gru",               "crf_decoding",     "sequence_pool",
@@ -74,7 +79,7 @@ LoD ParseLoD(const std::string& s) {
 Case ReadCase(const std::string& name) {
   Case c;
   c.name = name;
-  std::ifstream in(kCases / name / "case.txt");
+  std::ifstream in(kFixtures / name / "case.txt");
   std::string line;
   while (std::getline(in, line)) {
     std::stringstream words(line);
@@ -104,9 +109,13 @@ Case ReadCase(const std::string& name) {
 
 std::vector<std::string> CaseNames() {
   std::vector<std::string> names;
-  if (!fs::is_directory(kCases)) return names;
-  for (const auto& e : fs::directory_iterator(kCases)) {
-    if (fs::exists(e.path() / "case.txt")) names.push_back(e.path().filename().string());
+  for (const char* root : kRoots) {
+    if (!fs::is_directory(kFixtures / root)) continue;
+    for (const auto& e : fs::directory_iterator(kFixtures / root)) {
+      if (fs::exists(e.path() / "case.txt")) {
+        names.push_back(std::string(root) + "/" + e.path().filename().string());
+      }
+    }
   }
   std::sort(names.begin(), names.end());
   return names;
@@ -148,7 +157,7 @@ TEST_P(PaddleOpFixture, MatchesPaddlePaddle) {
       GTEST_SKIP() << "op `" << op << "` is pending";
     }
   }
-  const fs::path dir = kCases / c.name;
+  const fs::path dir = kFixtures / c.name;
   const fs::path params = dir / "model.pdiparams";
   infer::Config config((dir / "model.pdmodel").string(),
                        fs::exists(params) ? params.string() : std::string());
@@ -191,7 +200,9 @@ TEST_P(PaddleOpFixture, MatchesPaddlePaddle) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, PaddleOpFixture, ::testing::ValuesIn(CaseNames()),
                          [](const ::testing::TestParamInfo<std::string>& info) {
-                           return info.param;
+                           std::string name = info.param;
+                           std::replace(name.begin(), name.end(), '/', '_');
+                           return name;
                          });
 GTEST_ALLOW_UNINSTANTIATED_PARAMETERIZED_TEST(PaddleOpFixture);
 

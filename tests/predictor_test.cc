@@ -128,11 +128,16 @@ TEST(Predictor, MisuseIsATypedError) {
   ExpectError<platform::InvalidArgumentError>([&] { p->Run(); },
                                               {"input `" + input + "` has no value"});
   auto in = p->GetInputHandle(input);
-  in->Reshape({1, 3, 28, 28});
+  in->Reshape({3, 28, 28});
   const std::vector<float> zeros(3 * 28 * 28, 0.0f);
   in->CopyFromCpu(zeros.data());
   ExpectError<platform::InvalidArgumentError>(
-      [&] { p->Run(); }, {"input `" + input + "`", "expected shape", "[1, 3, 28, 28]"});
+      [&] { p->Run(); }, {"input `" + input + "`", "expected shape", "(rank 4)", "[3, 28, 28]"});
+  // Sizes other than the declared ones reach the ops, which name what they need.
+  in->Reshape({1, 3, 28, 28});
+  in->CopyFromCpu(zeros.data());
+  ExpectError<platform::InvalidArgumentError>([&] { p->Run(); },
+                                              {"op `conv2d` input `Filter`", "[1, 3, 28, 28]"});
   const std::vector<int64_t> ints(28 * 28, 0);
   in->Reshape({1, 1, 28, 28});
   in->CopyFromCpu(ints.data());

@@ -104,6 +104,58 @@ MatmulV2Shape AnalyzeMatmulV2(const std::string& op, const DDim& x, const DDim& 
   return s;
 }
 
+namespace {
+
+// [rows, cols] for a 1-D or 2-D operand (1-D: `vector_as`), [B, rows, cols] above, with B
+// the product of the batch dims (-1 when one is unknown).
+DDim AsMatmulV2Operand(const DDim& d, const DDim& vector_as) {
+  if (d.size() == 1) return vector_as;
+  if (d.size() == 2) return d;
+  int64_t batches = 1;
+  for (int i = 0; i + 2 < d.size(); ++i) batches = d[i] < 0 || batches < 0 ? -1 : batches * d[i];
+  return DDim{batches, d[d.size() - 2], d[d.size() - 1]};
+}
+
+}  // namespace
+
+MatmulV1Shape AnalyzeMatmulV1(const std::string& op, const DDim& x, const DDim& y, bool trans_x,
+                              bool trans_y) {
+  PL_ENFORCE(x.size() >= 1, errors::InvalidArgument("op `%s` input `X`: expected a tensor of rank "
+                                                    ">= 1, received shape %s",
+                                                    op, x.ToString()));
+  PL_ENFORCE(y.size() >= 1, errors::InvalidArgument("op `%s` input `Y`: expected a tensor of rank "
+                                                    ">= 1, received shape %s",
+                                                    op, y.ToString()));
+  MatmulV1Shape s;
+  s.x = AsMatmulV2Operand(x, x.size() == 1 ? DDim{1, x[0]} : x);
+  s.y = AsMatmulV2Operand(y, y.size() == 1 ? DDim{y[0], 1} : y);
+  if (s.x.size() == 3 && s.y.size() == 3 && s.x[0] >= 0 && s.y[0] >= 0) {
+    PL_ENFORCE(s.x[0] == s.y[0],
+               errors::InvalidArgument("op `%s` inputs `X` %s and `Y` %s: expected the same number "
+                                       "of matrices (%lld vs %lld); matmul does not broadcast",
+                                       op, x.ToString(), y.ToString(),
+                                       static_cast<long long>(s.x[0]),
+                                       static_cast<long long>(s.y[0])));
+  }
+  // The 1-D operands are matrices here, so their trans flags apply (unlike matmul_v2's).
+  s.v2 = AnalyzeMatmulV2(op, s.x, s.y, trans_x, trans_y);
+  std::vector<int64_t> out;
+  if (x.size() > 2) {
+    out.assign(x.data(), x.data() + x.size() - 2);
+  } else if (y.size() > 2) {
+    out.assign(y.data(), y.data() + y.size() - 2);
+  }
+  const int64_t m = s.v2.out_dims[s.v2.out_dims.size() - 2];
+  const int64_t n = s.v2.out_dims[s.v2.out_dims.size() - 1];
+  out.push_back(m);
+  out.push_back(n);
+  if (x.size() == 1 && m == 1) out.erase(out.end() - 2);
+  if (y.size() == 1 && n == 1) out.pop_back();
+  if (out.empty()) out.push_back(1);
+  s.out_dims = DDim(out);
+  return s;
+}
+
 MulShape AnalyzeMul(const std::string& op, const DDim& x, const DDim& y, int x_num_col_dims,
                     int y_num_col_dims) {
   PL_ENFORCE(x_num_col_dims >= 1 && x_num_col_dims < x.size(),

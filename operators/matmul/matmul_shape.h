@@ -31,6 +31,20 @@ struct MatmulV2Shape {
 MatmulV2Shape AnalyzeMatmulV2(const std::string& op, const framework::DDim& x,
                               const framework::DDim& y, bool trans_x, bool trans_y);
 
+// matmul (1.x): a 1-D X is read as [1, K] and a 1-D Y as [K, 1], and the trans flags then
+// apply to those matrices; batch dims (all but the last two) are flattened, and X and Y must
+// hold the same number of matrices unless one of them is a single matrix. Out takes the batch
+// dims of the batched operand (X's first) and [M, N]; an M of 1 from a 1-D X and an N of 1
+// from a 1-D Y are dropped, and an Out left with no dims is [1].
+struct MatmulV1Shape {
+  framework::DDim x, y;  // The operands as matmul_v2 reads them: [rows, cols] or [B, rows, cols].
+  MatmulV2Shape v2;      // AnalyzeMatmulV2 of x and y with the trans flags.
+  framework::DDim out_dims;
+};
+
+MatmulV1Shape AnalyzeMatmulV1(const std::string& op, const framework::DDim& x,
+                              const framework::DDim& y, bool trans_x, bool trans_y);
+
 // mul: X flattened to [M, K] at x_num_col_dims, Y to [K, N] at y_num_col_dims;
 // Out dims = X.dims[:x_num_col_dims] + Y.dims[y_num_col_dims:].
 struct MulShape {

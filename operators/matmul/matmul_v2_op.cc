@@ -6,8 +6,7 @@
 #include "framework/block_desc.h"
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
-#include "operators/math/blas.h"
-#include "operators/math/reduce.h"
+#include "operators/matmul/matmul_compute.h"
 #include "operators/matmul/matmul_shape.h"
 #include "operators/op_family.h"
 
@@ -74,11 +73,8 @@ struct MatmulV2Kernel {
     DenseTensor fresh(s.out_dims, x->dtype());
     DenseTensor* target = (out == x || out == y) ? &fresh : out;
     T* o = target->mutable_data<T>(ctx.GetPlace());
-    std::vector<int64_t> x_offsets, y_offsets;
-    s.BatchOffsets(&x_offsets, &y_offsets);
-    math::BatchedGemm<T>(ctx.device_context<platform::CPUDeviceContext>(), s.trans_x, s.trans_y,
-                         s.M, s.N, s.K, T(1), x->data<T>(), x_offsets, s.trans_x ? s.M : s.K,
-                         y->data<T>(), y_offsets, s.trans_y ? s.K : s.N, T(0), o, s.N);
+    MatmulV2Forward<T>(ctx.device_context<platform::CPUDeviceContext>(), s, x->data<T>(),
+                       y->data<T>(), T(1), o);
     if (target != out) *out = std::move(fresh);
   }
 };
@@ -240,34 +236,6 @@ void MatmulV2GradInferShape(InferShapeContext* ctx) {
   if (ctx->HasOutput("Y@GRAD")) ctx->SetOutputDim("Y@GRAD", y);
 }
 
-// One operand's gradient: per Out batch a `rows` x `cols` matrix that `product(c)` writes at
-// c (batch b at c + b * rows * cols), summed over the batch dims the operand broadcast
-// along (its batch dims, left-padded with 1s, are `own_batch`).
-template <typename T, typename Product>
-DenseTensor OperandGrad(const ExecutionContext& ctx, const MatmulV2Shape& s,
-                        const std::vector<int64_t>& own_batch, const DDim& dims, int64_t rows,
-                        int64_t cols, Product&& product) {
-  DenseTensor result(dims, platform::ToDataType<T>());
-  T* r = result.mutable_data<T>(ctx.GetPlace());
-  const int64_t batches = s.BatchCount();
-  int64_t own = 1;
-  for (int64_t d : own_batch) own *= d;
-  if (own == batches) {
-    product(r);
-  } else {
-    std::vector<T> full(static_cast<size_t>(batches * rows * cols));
-    product(full.data());
-    std::vector<int64_t> full_dims = s.batch, target = own_batch;
-    for (int64_t d : {rows, cols}) {
-      full_dims.push_back(d);
-      target.push_back(d);
-    }
-    math::SumToShape(ctx.device_context<platform::CPUDeviceContext>(), full.data(),
-                     DDim(full_dims), DDim(target), r);
-  }
-  return result;
-}
-
 template <typename T>
 struct MatmulV2GradKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -280,46 +248,12 @@ struct MatmulV2GradKernel {
     PL_ENFORCE(dout->numel() == s.out_dims.numel(),
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
                                        kGradOp, s.out_dims.ToString(), dout->dims().ToString()));
-    const int64_t M = s.M, N = s.N, K = s.K;
-    const bool tx = s.trans_x, ty = s.trans_y;
-    std::vector<int64_t> x_off, y_off;
-    s.BatchOffsets(&x_off, &y_off);
-    std::vector<int64_t> d_off(x_off.size());
-    for (size_t b = 0; b < d_off.size(); ++b) d_off[b] = static_cast<int64_t>(b) * M * N;
-    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-    // Empty operands hold no buffer; their products are empty or zero (K = 0).
-    const T* xp = x->numel() > 0 ? x->data<T>() : nullptr;
-    const T* yp = y->numel() > 0 ? y->data<T>() : nullptr;
-    const T* dp = dout->numel() > 0 ? dout->data<T>() : nullptr;
-    // C = op(A) * op(B) per batch (C of m x n, ldc n).
-    const auto gemm = [&](bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a,
-                          const std::vector<int64_t>& a_off, int64_t lda, const T* b,
-                          const std::vector<int64_t>& b_off, int64_t ldb, T* c) {
-      math::BatchedGemm<T>(dev, ta, tb, m, n, k, T(1), a, a_off, lda, b, b_off, ldb, T(0), c, n);
-    };
-    // Both gradients go to fresh tensors that replace the outputs once both are computed:
-    // an output may be an input the other gradient reads.
     DenseTensor* dx = ctx.Output("X@GRAD");
     DenseTensor* dy = ctx.Output("Y@GRAD");
+    // Fresh tensors replace the outputs once both are computed: an output may be an input
+    // the other gradient reads.
     DenseTensor gx, gy;
-    if (dx != nullptr) {
-      // X's matrix is M x K, stored K x M with trans_x.
-      gx = OperandGrad<T>(ctx, s, s.x_batch, x->dims(), tx ? K : M, tx ? M : K, [&](T* c) {
-        if (!tx && !ty) gemm(false, true, M, K, N, dp, d_off, N, yp, y_off, N, c);
-        if (tx && !ty) gemm(false, true, K, M, N, yp, y_off, N, dp, d_off, N, c);
-        if (!tx && ty) gemm(false, false, M, K, N, dp, d_off, N, yp, y_off, K, c);
-        if (tx && ty) gemm(true, true, K, M, N, yp, y_off, K, dp, d_off, N, c);
-      });
-    }
-    if (dy != nullptr) {
-      // Y's matrix is K x N, stored N x K with trans_y.
-      gy = OperandGrad<T>(ctx, s, s.y_batch, y->dims(), ty ? N : K, ty ? K : N, [&](T* c) {
-        if (!tx && !ty) gemm(true, false, K, N, M, xp, x_off, K, dp, d_off, N, c);
-        if (tx && !ty) gemm(false, false, K, N, M, xp, x_off, M, dp, d_off, N, c);
-        if (!tx && ty) gemm(true, false, N, K, M, dp, d_off, N, xp, x_off, K, c);
-        if (tx && ty) gemm(true, true, N, K, M, dp, d_off, N, xp, x_off, M, c);
-      });
-    }
+    MatmulV2Backward<T>(ctx, s, *x, *y, *dout, T(1), dx ? &gx : nullptr, dy ? &gy : nullptr);
     if (dx != nullptr) *dx = std::move(gx);
     if (dy != nullptr) *dy = std::move(gy);
   }

@@ -1,0 +1,182 @@
+// nearest_interp(_v2) and bilinear_interp(_v2): closed-form results (pixel blocks; a linear
+// ramp, which bilinear sampling reproduces exactly at the sampled coordinates), every way of
+// giving the size, NHWC, float and double, the 1.x ratio rule, gradients against finite
+// differences, and error messages. PaddlePaddle's own outputs are checked by the fixture
+// test (tests/fixtures/ops/*interp*).
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "operators/op_family.h"
+#include "tests/grad_check_util.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+class Interpolate : public ::testing::Test {
+ protected:
+  void SetUp() override { operators::RegisterAllOps(); }
+};
+
+DenseTensor Out(const OpRunResult& r) { return r.outputs.at("Out")[0]; }
+
+// X[n, c, y, x] = 1 + 10 c + 3 y + 0.5 x (NCHW) for the ramp tests.
+double Ramp(int64_t c, double y, double x) { return 1 + 10 * c + 3 * y + 0.5 * x; }
+
+DenseTensor RampTensor(int64_t n, int64_t c, int64_t h, int64_t w, bool nhwc) {
+  std::vector<double> v;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < (nhwc ? h : c); ++i)
+      for (int64_t j = 0; j < (nhwc ? w : h); ++j)
+        for (int64_t k = 0; k < (nhwc ? c : w); ++k)
+          v.push_back(nhwc ? Ramp(k, i, j) : Ramp(i, j, k));
+  return MakeTensor<double>(nhwc ? DDim{n, h, w, c} : DDim{n, c, h, w}, v);
+}
+
+TEST_F(Interpolate, NearestRepeatsPixelsInBlocks) {
+  const DenseTensor x = MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4});
+  const DenseTensor out = Out(RunOp("nearest_interp_v2", {{"X", {x}}}, {{"Out", 1}},
+                                    {{"out_h", 4}, {"out_w", 4}, {"align_corners", false}}));
+  ASSERT_EQ(out.dims(), DDim({1, 1, 4, 4}));
+  ExpectNear(ToDoubles(out), {1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}, 0, 0, "nearest");
+  // align_corners rounds: ratio (2 - 1) / (3 - 1) = 0.5, rows 0, 0.5, 1 -> 0, 1, 1.
+  const DenseTensor aligned = Out(RunOp("nearest_interp_v2", {{"X", {x}}}, {{"Out", 1}},
+                                        {{"out_h", 3}, {"out_w", 1}, {"align_corners", true}}));
+  ExpectNear(ToDoubles(aligned), {1, 3, 3}, 0, 0, "nearest align_corners");
+}
+
+// Bilinear sampling of a linear ramp gives the ramp at the (clamped) source coordinate.
+TEST_F(Interpolate, BilinearReproducesARampAtTheSampledCoordinates) {
+  const int64_t n = 2, c = 2, h = 3, w = 5, oh = 7, ow = 4;
+  for (bool nhwc : {false, true}) {
+    for (int mode = 0; mode < 3; ++mode) {  // align_corners, align_mode 0, align_mode 1.
+      const bool align_corners = mode == 0;
+      SCOPED_TRACE(std::string(nhwc ? "NHWC" : "NCHW") + " mode " + std::to_string(mode));
+      auto src = [&](int64_t o, int64_t in, int64_t out) {
+        const double r = align_corners ? double(in - 1) / (out - 1) : double(in) / out;
+        const double s = mode == 1 ? r * (o + 0.5) - 0.5 : r * o;
+        return std::min(std::max(s, 0.0), double(in - 1));
+      };
+      std::vector<double> want;
+      for (int64_t b = 0; b < n; ++b)
+        for (int64_t i = 0; i < (nhwc ? oh : c); ++i)
+          for (int64_t j = 0; j < (nhwc ? ow : oh); ++j)
+            for (int64_t k = 0; k < (nhwc ? c : ow); ++k)
+              want.push_back(nhwc ? Ramp(k, src(i, h, oh), src(j, w, ow))
+                                  : Ramp(i, src(j, h, oh), src(k, w, ow)));
+      const AttributeMap attrs = {{"out_h", int(oh)},
+                                  {"out_w", int(ow)},
+                                  {"align_corners", align_corners},
+                                  {"align_mode", mode == 1 ? 0 : 1},
+                                  {"data_layout", std::string(nhwc ? "NHWC" : "NCHW")}};
+      const DenseTensor x = RampTensor(n, c, h, w, nhwc);
+      const DenseTensor got = Out(RunOp("bilinear_interp_v2", {{"X", {x}}}, {{"Out", 1}}, attrs));
+      ASSERT_EQ(got.dims(), nhwc ? DDim({n, oh, ow, c}) : DDim({n, c, oh, ow}));
+      ExpectNear(ToDoubles(got), want, 1e-6, 1e-6, "bilinear double");
+      DenseTensor xf = MakeTensor<float>(x.dims(), ToDoubles(x));
+      ExpectNear(ToDoubles(Out(RunOp("bilinear_interp_v2", {{"X", {xf}}}, {{"Out", 1}}, attrs))),
+                 want, 1e-5, 1e-5, "bilinear float");
+    }
+  }
+}
+
+TEST_F(Interpolate, SizePrecedenceSizeTensorThenOutSizeThenScaleThenAttributes) {
+  const DenseTensor x = RampTensor(1, 1, 4, 6, false);
+  auto i32 = [](std::vector<double> v) {
+    return MakeTensor<int32_t>({static_cast<int64_t>(v.size())}, v);
+  };
+  auto dims = [&](const SlotTensors& extra, AttributeMap attrs) {
+    SlotTensors in = extra;
+    in["X"] = {x};
+    attrs["out_h"] = 3;
+    attrs["out_w"] = 5;
+    return Out(RunOp("bilinear_interp_v2", in, {{"Out", 1}}, attrs)).dims();
+  };
+  EXPECT_EQ(dims({}, {}), DDim({1, 1, 3, 5}));
+  EXPECT_EQ(dims({}, {{"scale", std::vector<float>{1.5f, 0.5f}}}), DDim({1, 1, 6, 3}));
+  EXPECT_EQ(dims({{"Scale", {MakeTensor<float>({1}, {2})}}},
+                 {{"scale", std::vector<float>{1.5f, 0.5f}}}),
+            DDim({1, 1, 8, 12}));
+  EXPECT_EQ(dims({{"OutSize", {i32({2, 9})}}, {"Scale", {MakeTensor<float>({1}, {2})}}}, {}),
+            DDim({1, 1, 2, 9}));
+  EXPECT_EQ(dims({{"SizeTensor", {i32({7}), MakeTensor<int64_t>({1}, {2})}},
+                  {"OutSize", {i32({2, 9})}}},
+                 {}),
+            DDim({1, 1, 7, 2}));
+}
+
+// 1.x ops sample at in / out even when a scale gave the size; v2 ops at 1 / scale.
+TEST_F(Interpolate, LegacyOpsUseTheSizeRatioAndV2OpsTheScale) {
+  const DenseTensor x = RampTensor(1, 1, 5, 1, false);
+  auto rows = [&](const std::string& op, const framework::Attribute& scale) {
+    return ToDoubles(Out(RunOp(op, {{"X", {x}}}, {{"Out", 1}},
+                               {{"scale", scale}, {"align_corners", false}, {"align_mode", 1}})));
+  };
+  const std::vector<double> v1 = rows("bilinear_interp", 1.5f);
+  const std::vector<double> v2 = rows("bilinear_interp_v2", std::vector<float>{1.5f, 1.0f});
+  ASSERT_EQ(v1.size(), 7u);  // int(5 * 1.5).
+  ASSERT_EQ(v2.size(), 7u);
+  std::vector<double> want1, want2;
+  for (int o = 0; o < 7; ++o) {
+    want1.push_back(Ramp(0, std::min(o * 5.0 / 7, 4.0), 0));
+    want2.push_back(Ramp(0, std::min(o / 1.5, 4.0), 0));
+  }
+  ExpectNear(v1, want1, 1e-6, 1e-6, "bilinear_interp");
+  ExpectNear(v2, want2, 1e-6, 1e-6, "bilinear_interp_v2");
+}
+
+TEST_F(Interpolate, GradientsMatchFiniteDifferences) {
+  const DenseTensor x = MakeTensor<double>({1, 2, 3, 4}, RandomValues(24, -1, 1, 3));
+  for (const char* op : {"nearest_interp_v2", "bilinear_interp_v2", "nearest_interp",
+                         "bilinear_interp"}) {
+    for (int mode = 0; mode < 3; ++mode) {
+      SCOPED_TRACE(std::string(op) + " mode " + std::to_string(mode));
+      GradCheck check;
+      check.op_type = op;
+      check.inputs = {{"X", {x}}};
+      check.outputs = {{"Out", 1}};
+      check.attrs = {{"out_h", 5}, {"out_w", 3}, {"align_corners", mode == 0},
+                     {"align_mode", mode == 1 ? 0 : 1}};
+      CheckGradients(check);
+    }
+  }
+}
+
+TEST_F(Interpolate, BadSizesAndInputsNameWhatIsWrong) {
+  const DenseTensor x = MakeTensor<double>({1, 1, 2, 2}, {1, 2, 3, 4});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { RunOp("nearest_interp_v2", {{"X", {x}}}, {{"Out", 1}}, {{"out_h", 0}, {"out_w", 3}}); },
+      {"op `nearest_interp_v2` attributes `out_h`, `out_w`", "expected an output size > 0",
+       "[0, 3]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("bilinear_interp_v2", {{"X", {x}}, {"Scale", {MakeTensor<float>({1}, {-2})}}},
+              {{"Out", 1}});
+      },
+      {"op `bilinear_interp_v2` input `Scale`", "expected scales > 0"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("bilinear_interp_v2", {{"X", {x}}, {"Scale", {MakeTensor<int32_t>({1}, {2})}}},
+              {{"Out", 1}});
+      },
+      {"op `bilinear_interp_v2` input `Scale`", "expected float32 or float64"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("bilinear_interp_v2", {{"X", {x}}, {"OutSize", {MakeTensor<int32_t>({3}, {2, 2, 2})}}},
+              {{"Out", 1}});
+      },
+      {"op `bilinear_interp_v2` input `OutSize`", "expected 2 values"});
+  ExpectError<platform::UnimplementedError>(
+      [&] {
+        RunOp("nearest_interp_v2", {{"X", {MakeTensor<double>({1, 1, 1, 2, 2}, {1, 2, 3, 4})}}},
+              {{"Out", 1}}, {{"out_h", 2}, {"out_w", 2}});
+      },
+      {"op `nearest_interp_v2` input `X`", "only 4-D"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
