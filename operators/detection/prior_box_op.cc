@@ -1,0 +1,227 @@
+// prior_box: the SSD anchor boxes of one feature map, as PaddlePaddle computes them.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "operators/common.h"
+#include "operators/op_family.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+class PriorBoxOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "Feature map [N, C, H, W]; only H and W are used.");
+    AddInput("Image", "Input image [N, C, H_img, W_img]; only H_img and W_img are used.");
+    AddOutput("Boxes", "Priors [H, W, num_priors, 4] as [x_min, y_min, x_max, y_max] / image size.");
+    AddOutput("Variances", "[H, W, num_priors, 4]: `variances` for every prior.");
+    AddAttr<std::vector<float>>("min_sizes", "Prior sizes in pixels (each > 0).");
+    AddAttr<std::vector<float>>("max_sizes", "Empty, or one per min size: adds a prior of side "
+                                             "sqrt(min * max).")
+        .SetDefault(std::vector<float>{});
+    AddAttr<std::vector<float>>("aspect_ratios", "Aspect ratios besides 1 (w / h).")
+        .SetDefault(std::vector<float>{});
+    AddAttr<std::vector<float>>("variances", "Four variances copied to every prior.")
+        .SetDefault(std::vector<float>{0.1f, 0.1f, 0.2f, 0.2f});
+    AddAttr<bool>("flip", "Also use 1 / ratio for each aspect ratio.").SetDefault(false);
+    AddAttr<bool>("clip", "Clip the boxes to [0, 1].").SetDefault(false);
+    AddAttr<float>("step_w", "Horizontal step in pixels; 0 = W_img / W.").SetDefault(0.0f);
+    AddAttr<float>("step_h", "Vertical step in pixels; 0 = H_img / H.").SetDefault(0.0f);
+    AddAttr<float>("offset", "Offset of the centre within a cell.").SetDefault(0.5f);
+    AddAttr<bool>("min_max_aspect_ratios_order",
+                  "Order per min size: [min, sqrt(min*max), other ratios] instead of "
+                  "[ratios (1 first), sqrt(min*max)].")
+        .SetDefault(false);
+    AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddAttr<bool>("use_quantizer", "oneDNN int8 option; no effect here.")
+        .SetDefault(false)
+        .AsExtra();
+    AddAttr<std::string>("mkldnn_data_type", "oneDNN precision hint; no effect here.")
+        .SetDefault("float32")
+        .AsExtra();
+    AddComment(R"DOC(
+Prior box operator (SSD anchors).
+
+The aspect ratios are 1, then each given ratio r not yet listed (within 1e-6) and, with
+flip, 1 / r. For cell (h, w) with centre c = ((w + offset) s_w, (h + offset) s_h) and each
+min size m, the priors are, in order: for each ratio r a box of half-width m sqrt(r) / 2
+and half-height m / sqrt(r) / 2, then (with max sizes) a square of half-side
+sqrt(m M) / 2; min_max_aspect_ratios_order puts the squares of side m and sqrt(m M) first.
+$$Box = [(c_x - w_{half}) / W_{img}, (c_y - h_{half}) / H_{img},
+        (c_x + w_{half}) / W_{img}, (c_y + h_{half}) / H_{img}]$$
+clipped to [0, 1] with `clip`. num_priors = |ratios| |min_sizes| + |max_sizes|.
+)DOC");
+  }
+};
+
+class PriorBoxOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return InputDataType(ctx, "Input");
+  }
+};
+
+std::vector<float> ExpandAspectRatios(const std::vector<float>& given, bool flip) {
+  std::vector<float> out = {1.0f};
+  for (float r : given) {
+    bool seen = false;
+    for (float o : out) seen = seen || std::fabs(r - o) < 1e-6;
+    if (seen) continue;
+    out.push_back(r);
+    if (flip) out.push_back(1.0f / r);
+  }
+  return out;
+}
+
+struct PriorBoxAttrs {
+  std::vector<float> min_sizes, max_sizes, ratios, variances;
+  int64_t num_priors = 0;
+};
+
+PriorBoxAttrs CheckAttrs(const std::string& op, const framework::AttributeMap& attrs) {
+  PriorBoxAttrs a;
+  a.min_sizes = std::get<std::vector<float>>(attrs.at("min_sizes"));
+  a.max_sizes = std::get<std::vector<float>>(attrs.at("max_sizes"));
+  a.variances = std::get<std::vector<float>>(attrs.at("variances"));
+  a.ratios = ExpandAspectRatios(std::get<std::vector<float>>(attrs.at("aspect_ratios")),
+                                std::get<bool>(attrs.at("flip")));
+  PL_ENFORCE(!a.min_sizes.empty(),
+             errors::InvalidArgument("op `%s` attribute `min_sizes`: expected at least one size",
+                                     op));
+  for (float m : a.min_sizes) {
+    PL_ENFORCE(m > 0, errors::InvalidArgument(
+                          "op `%s` attribute `min_sizes`: expected sizes > 0, received %g", op, m));
+  }
+  PL_ENFORCE(a.max_sizes.empty() || a.max_sizes.size() == a.min_sizes.size(),
+             errors::InvalidArgument("op `%s` attribute `max_sizes`: expected none or %zu (one "
+                                     "per min size), received %zu",
+                                     op, a.min_sizes.size(), a.max_sizes.size()));
+  for (size_t i = 0; i < a.max_sizes.size(); ++i) {
+    PL_ENFORCE(a.max_sizes[i] > a.min_sizes[i],
+               errors::InvalidArgument("op `%s` attribute `max_sizes`: expected max size %zu "
+                                       "(%g) > its min size (%g)",
+                                       op, i, a.max_sizes[i], a.min_sizes[i]));
+  }
+  PL_ENFORCE(a.variances.size() == 4,
+             errors::InvalidArgument("op `%s` attribute `variances`: expected 4 values, "
+                                     "received %zu",
+                                     op, a.variances.size()));
+  for (float r : a.ratios) {
+    PL_ENFORCE(r > 0, errors::InvalidArgument(
+                          "op `%s` attribute `aspect_ratios`: expected ratios > 0, received %g",
+                          op, r));
+  }
+  a.num_priors = static_cast<int64_t>(a.ratios.size() * a.min_sizes.size() + a.max_sizes.size());
+  return a;
+}
+
+void RequireRank4(const std::string& op, const char* slot, const DDim& d) {
+  PL_ENFORCE(d.size() == 4, errors::InvalidArgument(
+                                "op `%s` input `%s`: expected a 4-D tensor [N, C, H, W], "
+                                "received shape %s",
+                                op, slot, d.ToString()));
+}
+
+void PriorBoxInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Input");
+  ctx->RequireInput("Image");
+  ctx->RequireOutput("Boxes");
+  ctx->RequireOutput("Variances");
+  const std::string& op = ctx->OpType();
+  const DDim in = ctx->GetInputDim("Input");
+  RequireRank4(op, "Input", in);
+  RequireRank4(op, "Image", ctx->GetInputDim("Image"));
+  const PriorBoxAttrs a = CheckAttrs(op, ctx->Attrs());
+  const DDim out{in[2], in[3], a.num_priors, 4};
+  ctx->SetOutputDim("Boxes", out);
+  ctx->SetOutputDim("Variances", out);
+}
+
+template <typename T>
+struct PriorBoxKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::string& op = ctx.Type();
+    const DDim in = ctx.Input("Input")->dims();
+    const DDim image = ctx.Input("Image")->dims();
+    RequireRank4(op, "Input", in);
+    RequireRank4(op, "Image", image);
+    const PriorBoxAttrs a = CheckAttrs(op, ctx.op().Attrs());
+    const int64_t fh = in[2], fw = in[3];
+    const T img_h = static_cast<T>(image[2]), img_w = static_cast<T>(image[3]);
+    const float step_w = ctx.Attr<float>("step_w"), step_h = ctx.Attr<float>("step_h");
+    T sw = step_w, sh = step_h;
+    if (step_w == 0 || step_h == 0) {
+      PL_ENFORCE(fw > 0 && fh > 0,
+                 errors::InvalidArgument("op `%s` input `Input`: expected H, W > 0 to derive the "
+                                         "steps, received shape %s",
+                                         op, in.ToString()));
+      sw = img_w / static_cast<T>(fw);
+      sh = img_h / static_cast<T>(fh);
+    }
+    const T offset = ctx.Attr<float>("offset");
+    const bool min_max_order = ctx.Attr<bool>("min_max_aspect_ratios_order");
+    const bool clip = ctx.Attr<bool>("clip");
+    const DDim dims{fh, fw, a.num_priors, 4};
+    DenseTensor boxes(dims, platform::ToDataType<T>()), vars(dims, platform::ToDataType<T>());
+    T* b = boxes.mutable_data<T>(ctx.GetPlace());
+    T* v = vars.mutable_data<T>(ctx.GetPlace());
+    for (int64_t h = 0; h < fh; ++h) {
+      for (int64_t w = 0; w < fw; ++w) {
+        const T cx = (static_cast<T>(w) + offset) * sw;
+        const T cy = (static_cast<T>(h) + offset) * sh;
+        auto push = [&](T half_w, T half_h) {
+          *b++ = (cx - half_w) / img_w;
+          *b++ = (cy - half_h) / img_h;
+          *b++ = (cx + half_w) / img_w;
+          *b++ = (cy + half_h) / img_h;
+        };
+        for (size_t s = 0; s < a.min_sizes.size(); ++s) {
+          const T m = a.min_sizes[s];
+          auto ratio_boxes = [&](bool skip_one) {
+            for (float r : a.ratios) {
+              if (skip_one && std::fabs(r - 1.) < 1e-6) continue;
+              push(m * std::sqrt(static_cast<T>(r)) / 2, m / std::sqrt(static_cast<T>(r)) / 2);
+            }
+          };
+          auto max_box = [&] {
+            if (a.max_sizes.empty()) return;
+            const T side = std::sqrt(m * static_cast<T>(a.max_sizes[s])) / 2;
+            push(side, side);
+          };
+          if (min_max_order) {
+            push(m / 2, m / 2);
+            max_box();
+            ratio_boxes(true);
+          } else {
+            ratio_boxes(false);
+            max_box();
+          }
+        }
+      }
+    }
+    T* all = boxes.mutable_data<T>(ctx.GetPlace());
+    if (clip) {
+      for (int64_t i = 0; i < boxes.numel(); ++i) all[i] = std::min<T>(std::max<T>(all[i], 0), 1);
+    }
+    for (int64_t i = 0; i < vars.numel(); ++i) v[i] = static_cast<T>(a.variances[i % 4]);
+    *ctx.Output("Boxes") = std::move(boxes);
+    *ctx.Output("Variances") = std::move(vars);
+  }
+};
+
+}  // namespace
+
+PL_REGISTER_OPS(RegisterPriorBoxOp) {
+  framework::RegisterOp<PriorBoxOp, PriorBoxOpMaker>("prior_box")
+      .InferShape(PriorBoxInferShape);
+  RegisterPlainCpuFloatKernels<PriorBoxKernel>("prior_box");
+}
+
+}  // namespace operators
+}  // namespace paddle_like
