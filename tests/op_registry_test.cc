@@ -26,6 +26,7 @@ Attribute SampleValue(const OpAttrSpec& a) {
     case AttrType::INTS: return std::vector<int>{0};
     case AttrType::LONGS: return std::vector<int64_t>{1};
     case AttrType::FLOAT: return 0.5f;
+    case AttrType::FLOATS: return std::vector<float>{1.0f};
     case AttrType::BOOLEAN: return false;
     default: return Attribute();
   }
