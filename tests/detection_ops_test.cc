@@ -1,0 +1,142 @@
+// Detection ops: closed-form cases worked by hand (one prior cell, a three-box NMS, one
+// YOLO cell), the box coder's decode inverting its encode (up to PaddlePaddle's half-pixel shift), and error messages. PaddlePaddle's
+// own outputs on many attribute combinations and on BlazeFace / PP-YOLO are checked by the
+// fixture test.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "operators/op_family.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+class DetectionOps : public ::testing::Test {
+ protected:
+  void SetUp() override { operators::RegisterAllOps(); }
+};
+
+TEST_F(DetectionOps, PriorBoxOfOneCellByHand) {
+  // Image 100x200 (h x w), one 1x1 cell: steps 200 and 100, centre (100, 50).
+  const auto r = RunOp("prior_box",
+                       {{"Input", {MakeTensor<double>({1, 1, 1, 1}, {0})}},
+                        {"Image", {MakeTensor<double>({1, 1, 100, 200}, std::vector<double>(20000))}}},
+                       {{"Boxes", 1}, {"Variances", 1}},
+                       {{"min_sizes", std::vector<float>{20}},
+                        {"max_sizes", std::vector<float>{80}},
+                        {"aspect_ratios", std::vector<float>{4}}});
+  const double s = std::sqrt(20.0 * 80.0) / 2;  // 20.
+  // Ratios 1 and 4: half sizes (10, 10) and (20, 5); then the sqrt(min*max) square.
+  const std::vector<double> want = {90 / 200.0, 40 / 100.0, 110 / 200.0, 60 / 100.0,
+                                    80 / 200.0, 45 / 100.0, 120 / 200.0, 55 / 100.0,
+                                    (100 - s) / 200, (50 - s) / 100, (100 + s) / 200,
+                                    (50 + s) / 100};
+  EXPECT_EQ(r.outputs.at("Boxes")[0].dims(), DDim({1, 1, 3, 4}));
+  ExpectNear(ToDoubles(r.outputs.at("Boxes")[0]), want, 1e-12, 1e-12, "prior_box");
+  ExpectNear(ToDoubles(r.outputs.at("Variances")[0]),
+             {0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2}, 1e-7, 0, "variances");
+}
+
+TEST_F(DetectionOps, BoxCoderDecodeInvertsEncodeUpToThePixelConvention) {
+  const DenseTensor prior = MakeTensor<double>({2, 4}, {0, 0, 10, 20, 5, 5, 8, 9});
+  const DenseTensor target = MakeTensor<double>({3, 4}, {1, 2, 6, 9, 0, 0, 3, 3, 2, 4, 12, 7});
+  for (bool normalized : {true, false}) {
+    const AttributeMap enc = {{"code_type", std::string("encode_center_size")},
+                              {"box_normalized", normalized},
+                              {"variance", std::vector<float>{0.1f, 0.1f, 0.2f, 0.2f}}};
+    AttributeMap dec = enc;
+    dec["code_type"] = std::string("decode_center_size");
+    const DenseTensor code =
+        RunOp("box_coder", {{"PriorBox", {prior}}, {"TargetBox", {target}}}, {{"OutputBox", 1}},
+              enc)
+            .outputs.at("OutputBox")[0];
+    ASSERT_EQ(code.dims(), DDim({3, 2, 4}));
+    const DenseTensor back =
+        RunOp("box_coder", {{"PriorBox", {prior}}, {"TargetBox", {code}}}, {{"OutputBox", 1}},
+              dec)
+            .outputs.at("OutputBox")[0];
+    // In pixels PaddlePaddle encodes the centre as (x_min + x_max) / 2 but the width with
+    // +1, so decoding gives every coordinate back shifted by -0.5.
+    const double shift = normalized ? 0.0 : -0.5;
+    std::vector<double> want;
+    const std::vector<double> t = ToDoubles(target);
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 2; ++j)
+        for (int c = 0; c < 4; ++c) want.push_back(t[4 * i + c] + shift);
+    ExpectNear(ToDoubles(back), want, 1e-12, 1e-12, normalized ? "normalized" : "pixels");
+  }
+}
+
+TEST_F(DetectionOps, NmsKeepsTheBestOfOverlappingBoxesByHand) {
+  // One image, two classes (0 = background), three boxes: box 1 lies inside box 0 with IoU
+  // 81 / 100 > 0.5 and scores lower, so it is suppressed; box 2 stands apart.
+  const DenseTensor boxes =
+      MakeTensor<float>({1, 3, 4}, {0, 0, 10, 10, 1, 1, 10, 10, 20, 20, 30, 30});
+  const DenseTensor scores = MakeTensor<float>({1, 2, 3}, {0.9, 0.9, 0.9, 0.8, 0.7, 0.6});
+  const auto r = RunOp("multiclass_nms3", {{"BBoxes", {boxes}}, {"Scores", {scores}}},
+                       {{"Out", 1}, {"Index", 1}, {"NmsRoisNum", 1}},
+                       {{"score_threshold", 0.5f}, {"nms_top_k", -1}, {"keep_top_k", -1},
+                        {"nms_threshold", 0.5f}, {"background_label", 0}});
+  ExpectNear(ToDoubles(r.outputs.at("Out")[0]),
+             {1, 0.8, 0, 0, 10, 10, 1, 0.6, 20, 20, 30, 30}, 1e-6, 0, "Out");
+  ExpectNear(ToDoubles(r.outputs.at("Index")[0]), {0, 2}, 0, 0, "Index");
+  ExpectNear(ToDoubles(r.outputs.at("NmsRoisNum")[0]), {2}, 0, 0, "NmsRoisNum");
+}
+
+TEST_F(DetectionOps, YoloBoxOfOneCellByHand) {
+  // One anchor (8, 16), one class, a 1x1 grid with downsample 32, image 64x128 (h x w):
+  // all logits 0 -> sigma = 0.5, box centre (0.5 * 128, 0.5 * 64), size (8 * 128 / 32,
+  // 16 * 64 / 32) = (32, 32), confidence 0.5, score 0.25.
+  const auto r = RunOp("yolo_box",
+                       {{"X", {MakeTensor<double>({1, 6, 1, 1}, std::vector<double>(6, 0.0))}},
+                        {"ImgSize", {MakeTensor<int32_t>({1, 2}, {64, 128})}}},
+                       {{"Boxes", 1}, {"Scores", 1}},
+                       {{"anchors", std::vector<int>{8, 16}}, {"class_num", 1},
+                        {"downsample_ratio", 32}, {"conf_thresh", 0.1f}});
+  ExpectNear(ToDoubles(r.outputs.at("Boxes")[0]), {48, 16, 80, 48}, 1e-12, 1e-12, "Boxes");
+  ExpectNear(ToDoubles(r.outputs.at("Scores")[0]), {0.25}, 1e-12, 0, "Scores");
+}
+
+TEST_F(DetectionOps, BadInputsNameWhatIsWrong) {
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("yolo_box",
+              {{"X", {MakeTensor<double>({1, 7, 1, 1}, std::vector<double>(7, 0.0))}},
+               {"ImgSize", {MakeTensor<int32_t>({1, 2}, {64, 64})}}},
+              {{"Boxes", 1}, {"Scores", 1}},
+              {{"anchors", std::vector<int>{8, 16}}, {"class_num", 1}});
+      },
+      {"op `yolo_box` input `X`", "expected 6 channels", "[1, 7, 1, 1]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("multiclass_nms3",
+              {{"BBoxes", {MakeTensor<float>({1, 2, 4}, std::vector<double>(8, 0.0))}},
+               {"Scores", {MakeTensor<float>({1, 2, 3}, std::vector<double>(6, 0.0))}}},
+              {{"Out", 1}, {"Index", 1}},
+              {{"score_threshold", 0.5f}, {"nms_top_k", -1}, {"keep_top_k", -1}});
+      },
+      {"op `multiclass_nms3` inputs `BBoxes` [1, 2, 4] and `Scores` [1, 2, 3]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("prior_box",
+              {{"Input", {MakeTensor<double>({1, 1, 1, 1}, {0})}},
+               {"Image", {MakeTensor<double>({1, 1, 2, 2}, {0, 0, 0, 0})}}},
+              {{"Boxes", 1}, {"Variances", 1}},
+              {{"min_sizes", std::vector<float>{20}}, {"max_sizes", std::vector<float>{10}}});
+      },
+      {"op `prior_box` attribute `max_sizes`", "(10) > its min size (20)"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("box_coder",
+              {{"PriorBox", {MakeTensor<double>({2, 4}, std::vector<double>(8, 1.0))}},
+               {"TargetBox", {MakeTensor<double>({3, 4, 4}, std::vector<double>(48, 0.0))}}},
+              {{"OutputBox", 1}}, {{"code_type", std::string("decode_center_size")}});
+      },
+      {"op `box_coder` input `TargetBox`", "expected dim 1 to equal the 2 priors"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
