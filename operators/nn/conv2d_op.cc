@@ -5,7 +5,6 @@
 // for depthwise groups with one input channel each). NHWC tensors are copied to NCHW and back.
 #include <vector>
 
-#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/nn/conv_nchw.h"
 #include "operators/nn/conv_pool_shape.h"
@@ -139,20 +138,9 @@ void Conv2dGradInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Input");
   ctx->RequireInput("Filter");
   ctx->RequireInput("Output@GRAD");
-  const DDim input = ctx->GetInputDim("Input");
-  const DDim filter = ctx->GetInputDim("Filter");
-  const Conv2dGeometry g = ResolveConv2d(ctx->OpType(), input, filter, ctx->Attrs());
-  const DDim expected = g.OutputDims();
-  const DDim dout = ctx->GetInputDim("Output@GRAD");
-  bool ok = dout.size() == expected.size();
-  for (int i = 0; ok && i < dout.size(); ++i) {
-    ok = dout[i] < 0 || expected[i] < 0 || dout[i] == expected[i];
-  }
-  PL_ENFORCE(ok, errors::InvalidArgument(
-                     "op `%s` input `Output@GRAD`: expected shape %s, received %s", ctx->OpType(),
-                     expected.ToString(), dout.ToString()));
-  if (ctx->HasOutput("Input@GRAD")) ctx->SetOutputDim("Input@GRAD", input);
-  if (ctx->HasOutput("Filter@GRAD")) ctx->SetOutputDim("Filter@GRAD", filter);
+  const Conv2dGeometry g = ResolveConv2d(ctx->OpType(), ctx->GetInputDim("Input"),
+                                         ctx->GetInputDim("Filter"), ctx->Attrs());
+  ConvGradInferShape(ctx, g.OutputDims());
 }
 
 template <typename T>
@@ -199,16 +187,6 @@ struct Conv2dGradKernel {
   }
 };
 
-// One fused grad op reading Input, Filter and dOutput (not Output).
-void Conv2dGradMaker(framework::GradOpBuilder* g) {
-  g->AddOp(g->ForwardType() + "_grad",
-           {{"Input", g->Input("Input")},
-            {"Filter", g->Input("Filter")},
-            {"Output@GRAD", g->OutputGrad("Output")}},
-           {{"Input@GRAD", g->InputGrad("Input")}, {"Filter@GRAD", g->InputGrad("Filter")}},
-           g->Attrs());
-}
-
 }  // namespace
 
 template <typename T>
@@ -247,7 +225,7 @@ PL_REGISTER_OPS(RegisterConv2dOp) {
   for (const std::string type : {"conv2d", "depthwise_conv2d"}) {
     framework::RegisterOp<Conv2dOp, Conv2dOpMaker>(type)
         .InferShape(Conv2dInferShape)
-        .GradOpMaker(Conv2dGradMaker)
+        .GradOpMaker(ConvFusedGradMaker)
         .Checkpoint("PaddlePaddle 2.0: extra attribute `use_addto`",
                     framework::OpVersionDesc().NewAttr(
                         "use_addto",

@@ -9,7 +9,6 @@
 #include <string>
 #include <vector>
 
-#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/nn/conv_nchw.h"
 #include "operators/nn/conv_pool_shape.h"
@@ -146,20 +145,9 @@ void Conv2dTransposeGradInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Input");
   ctx->RequireInput("Filter");
   ctx->RequireInput("Output@GRAD");
-  const DDim input = ctx->GetInputDim("Input");
-  const DDim filter = ctx->GetInputDim("Filter");
-  const Conv2dGeometry g = ResolveConv2dTranspose(ctx->OpType(), input, filter, ctx->Attrs());
-  const DDim expected = g.InputDims();
-  const DDim dout = ctx->GetInputDim("Output@GRAD");
-  bool ok = dout.size() == expected.size();
-  for (int i = 0; ok && i < dout.size(); ++i) {
-    ok = dout[i] < 0 || expected[i] < 0 || dout[i] == expected[i];
-  }
-  PL_ENFORCE(ok, errors::InvalidArgument(
-                     "op `%s` input `Output@GRAD`: expected shape %s, received %s", ctx->OpType(),
-                     expected.ToString(), dout.ToString()));
-  if (ctx->HasOutput("Input@GRAD")) ctx->SetOutputDim("Input@GRAD", input);
-  if (ctx->HasOutput("Filter@GRAD")) ctx->SetOutputDim("Filter@GRAD", filter);
+  const Conv2dGeometry g = ResolveConv2dTranspose(ctx->OpType(), ctx->GetInputDim("Input"),
+                                                  ctx->GetInputDim("Filter"), ctx->Attrs());
+  ConvGradInferShape(ctx, g.InputDims());
 }
 
 template <typename T>
@@ -228,23 +216,13 @@ struct Conv2dTransposeGradKernel {
   }
 };
 
-// One fused grad op reading Input, Filter and dOutput (not Output).
-void Conv2dTransposeGradMaker(framework::GradOpBuilder* g) {
-  g->AddOp(g->ForwardType() + "_grad",
-           {{"Input", g->Input("Input")},
-            {"Filter", g->Input("Filter")},
-            {"Output@GRAD", g->OutputGrad("Output")}},
-           {{"Input@GRAD", g->InputGrad("Input")}, {"Filter@GRAD", g->InputGrad("Filter")}},
-           g->Attrs());
-}
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterConv2dTransposeOp) {
   for (const std::string type : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {
     auto registrar = framework::RegisterOp<Conv2dTransposeOp, Conv2dTransposeOpMaker>(type);
     registrar.InferShape(Conv2dTransposeInferShape)
-        .GradOpMaker(Conv2dTransposeGradMaker)
+        .GradOpMaker(ConvFusedGradMaker)
         .Checkpoint("output_padding",
                     framework::OpVersionDesc().NewAttr(
                         "output_padding", "extra rows/columns at the bottom/right of the output",

@@ -350,6 +350,28 @@ Conv2dGeometry ResolveConv2dTranspose(const std::string& op, const DDim& input,
   return g;
 }
 
+void ConvFusedGradMaker(framework::GradOpBuilder* g) {
+  g->AddOp(g->ForwardType() + "_grad",
+           {{"Input", g->Input("Input")},
+            {"Filter", g->Input("Filter")},
+            {"Output@GRAD", g->OutputGrad("Output")}},
+           {{"Input@GRAD", g->InputGrad("Input")}, {"Filter@GRAD", g->InputGrad("Filter")}},
+           g->Attrs());
+}
+
+void ConvGradInferShape(framework::InferShapeContext* ctx, const DDim& expected) {
+  const DDim dout = ctx->GetInputDim("Output@GRAD");
+  bool ok = dout.size() == expected.size();
+  for (int i = 0; ok && i < dout.size(); ++i) {
+    ok = dout[i] < 0 || expected[i] < 0 || dout[i] == expected[i];
+  }
+  PL_ENFORCE(ok, errors::InvalidArgument(
+                     "op `%s` input `Output@GRAD`: expected shape %s, received %s", ctx->OpType(),
+                     expected.ToString(), dout.ToString()));
+  if (ctx->HasOutput("Input@GRAD")) ctx->SetOutputDim("Input@GRAD", ctx->GetInputDim("Input"));
+  if (ctx->HasOutput("Filter@GRAD")) ctx->SetOutputDim("Filter@GRAD", ctx->GetInputDim("Filter"));
+}
+
 void CheckNoConvFusion(const std::string& op, const AttributeMap& attrs) {
   for (const char* name : {"fuse_relu", "fuse_brelu", "fuse_activation", "fuse_residual_connection",
                            "fuse_relu_before_depthwise_conv"}) {

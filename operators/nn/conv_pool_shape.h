@@ -19,6 +19,8 @@
 
 #include "framework/attribute.h"
 #include "framework/ddim.h"
+#include "framework/grad_op_maker.h"
+#include "framework/shape_inference.h"
 #include "framework/operator.h"
 #include "operators/math/im2col.h"
 
@@ -58,6 +60,13 @@ Conv2dGeometry ResolveConv2d(const std::string& op, const framework::DDim& input
 Conv2dGeometry ResolveConv2dTranspose(const std::string& op, const framework::DDim& input,
                                       const framework::DDim& filter,
                                       const framework::AttributeMap& attrs);
+
+// The grad ops of conv2d and conv2d_transpose (and their depthwise forms): one fused op
+// `<forward>_grad` reading Input, Filter and Output@GRAD, writing Input@GRAD and Filter@GRAD.
+void ConvFusedGradMaker(framework::GradOpBuilder* g);
+// Their shape inference: Output@GRAD must have the forward output's dims `expected` (unknown
+// dims match anything); the gradients take Input's and Filter's dims.
+void ConvGradInferShape(framework::InferShapeContext* ctx, const framework::DDim& expected);
 
 // UnimplementedError when `attrs` ask for a fusion (fuse_relu, fuse_activation,
 // fuse_residual_connection, ...) that conv2d here does not perform.
