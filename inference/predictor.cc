@@ -110,8 +110,9 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
   }
   if (config.ir_optim()) {
     inference::RegisterInferencePasses();
-    for (const auto& name : framework::ir::RegisteredPasses()) {
-      framework::ir::ApplyPass(*framework::ir::CreatePass(name), &model->program);
+    for (const auto& name : inference::InferencePassOrder()) {
+      framework::ir::ApplyPass(*framework::ir::CreatePass(name), &model->program,
+                               model->params.get());
     }
   }
   if (!config.mkldnn_enabled()) {

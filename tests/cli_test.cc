@@ -6,6 +6,8 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -283,6 +285,27 @@ TEST(Cli, InspectPrintsOps) {
                            "fetch targets: y", "FEED_MINIBATCH", "float32 [2, 2]"}) {
     EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
   }
+}
+
+TEST(Cli, InspectPassesReportsEachPass) {
+  const std::string model = std::string(PL_SHARED_DIR) + "/models/resnet_cifar10";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << model << " is absent";
+  CliResult r = RunCli({"inspect", "--passes", model});
+  ASSERT_EQ(r.code, 0) << r.err;
+  // 33 conv + batch_norm pairs (15 with a bias add between), 15 shortcuts, 31 relus.
+  for (const char* part : {"conv_bn_fuse_pass: 33 rewrites (batch_norm -33, elementwise_add -15)",
+                           "conv_elementwise_add_fuse_pass: 15 rewrites",
+                           "conv_activation_fuse_pass: 31 rewrites (relu -31)", "ops: 134 -> 40",
+                           "fuse_activation=\"relu\""}) {
+    EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out.substr(0, 2000);
+  }
+  // A model whose parameter file is missing: the error names it.
+  std::ifstream in(model + "/__model__", std::ios::binary);
+  const std::string program((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string alone = WriteTemp("params_missing.pdmodel", program);
+  r = RunCli({"inspect", "--passes", alone});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "params_missing")) << r.err;
 }
 
 }  // namespace

@@ -92,7 +92,7 @@ class OldPass : public framework::ir::Pass {
   framework::ir::PassCapability Capability() const override {
     return {{{"fill_constant", 0}, {"arg_max", 0}}};
   }
-  int ApplyImpl(ProgramDesc*) const override { return 1; }
+  int ApplyImpl(ProgramDesc*, framework::Scope*) const override { return 1; }
 };
 
 ProgramDesc FillConstantProgram(const framework::AttributeMap& attrs,

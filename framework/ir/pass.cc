@@ -85,13 +85,13 @@ std::string CapabilityProblem(const ProgramDesc& program, const PassCapability& 
   return "";
 }
 
-int ApplyPass(const Pass& pass, ProgramDesc* program) {
+int ApplyPass(const Pass& pass, ProgramDesc* program, Scope* params) {
   const std::string problem = CapabilityProblem(*program, pass.Capability());
   if (!problem.empty()) {
     LOG(INFO) << "pass `" << pass.Name() << "` skipped, program left unchanged: " << problem;
     return 0;
   }
-  return pass.ApplyImpl(program);
+  return pass.ApplyImpl(program, params);
 }
 
 void RegisterPass(const std::string& name, PassFactory factory) {

@@ -15,6 +15,8 @@
 
 namespace paddle_like {
 namespace framework {
+class Scope;
+
 namespace ir {
 
 struct PassCapability {
@@ -26,8 +28,10 @@ class Pass {
   virtual ~Pass() = default;
   virtual std::string Name() const = 0;
   virtual PassCapability Capability() const = 0;
-  // Rewrites `program`; returns the number of rewrites made.
-  virtual int ApplyImpl(ProgramDesc* program) const = 0;
+  // Rewrites `program`; returns the number of rewrites made. `params` holds the values of
+  // the program's parameters, or is null (a program without loaded parameters): a pass that
+  // folds parameters rewrites them there and leaves the program alone without them.
+  virtual int ApplyImpl(ProgramDesc* program, Scope* params) const = 0;
 };
 
 // The version of op `type` that `program` was written for: its saved op-version entry, else
@@ -40,7 +44,7 @@ std::string CapabilityProblem(const ProgramDesc& program, const PassCapability& 
 
 // Runs `pass` on `program` when within its capability; returns its rewrite count, or 0 and
 // leaves the program unchanged (logging why) when not.
-int ApplyPass(const Pass& pass, ProgramDesc* program);
+int ApplyPass(const Pass& pass, ProgramDesc* program, Scope* params = nullptr);
 
 // Passes by name: each pass registers a factory (explicit calls, as ops do).
 using PassFactory = std::unique_ptr<Pass> (*)();

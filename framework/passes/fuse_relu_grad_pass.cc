@@ -65,7 +65,7 @@ ir::PassCapability FuseReluGradPass::Capability() const {
   return c;
 }
 
-int FuseReluGradPass::ApplyImpl(ProgramDesc* program) const {
+int FuseReluGradPass::ApplyImpl(ProgramDesc* program, Scope* /*params*/) const {
   int rewrites = 0;
   for (size_t b = 0; b < program->Size(); ++b) {
     while (FuseOne(&program->Block(b))) ++rewrites;

@@ -18,7 +18,7 @@ class FuseReluGradPass : public ir::Pass {
  public:
   std::string Name() const override { return "fuse_relu_grad_pass"; }
   ir::PassCapability Capability() const override;
-  int ApplyImpl(ProgramDesc* program) const override;
+  int ApplyImpl(ProgramDesc* program, Scope* params) const override;
 };
 
 // Applies the passes that make a training program faster to run without changing what it

@@ -4,6 +4,7 @@
 
 #include "framework/ir/graph.h"
 #include "framework/ir/rewrite.h"
+#include "inference/passes/pass_util.h"
 
 namespace paddle_like {
 namespace inference {
@@ -14,25 +15,14 @@ using framework::BlockDesc;
 using framework::OpDesc;
 using framework::ir::Graph;
 
-template <typename T>
-T AttrOr(const OpDesc& op, const std::string& name, T otherwise) {
-  return op.HasAttr(name) ? op.Attr<T>(name) : otherwise;
-}
-
-// The single variable of a slot, or "" when it holds none or several.
-std::string Single(const framework::VariableNameMap& names, const std::string& slot) {
-  auto it = names.find(slot);
-  return it != names.end() && it->second.size() == 1 ? it->second[0] : "";
-}
-
 // Rewrites the first inference dropout of `block` it can; false when none is left.
 bool RewriteOne(BlockDesc* block) {
   const Graph graph(*block);
   for (size_t i = 0; i < graph.OpCount(); ++i) {
     const OpDesc& op = graph.Op(i);
     if (op.Type() != "dropout" || !AttrOr<bool>(op, "is_test", false)) continue;
-    const std::string x = Single(op.Inputs(), "X"), out = Single(op.Outputs(), "Out");
-    const std::string mask = Single(op.Outputs(), "Mask");
+    const std::string x = SingleVar(op.Inputs(), "X"), out = SingleVar(op.Outputs(), "Out");
+    const std::string mask = SingleVar(op.Outputs(), "Mask");
     if (x.empty() || out.empty() || x == out) continue;
     if (!mask.empty() && (!graph.Consumers(mask).empty() || graph.IsPersistable(mask))) continue;
     const bool upscale =
@@ -63,7 +53,8 @@ framework::ir::PassCapability DeleteDropoutPass::Capability() const {
   return c;
 }
 
-int DeleteDropoutPass::ApplyImpl(framework::ProgramDesc* program) const {
+int DeleteDropoutPass::ApplyImpl(framework::ProgramDesc* program,
+                                 framework::Scope* /*params*/) const {
   int rewrites = 0;
   for (size_t b = 0; b < program->Size(); ++b) {
     while (RewriteOne(&program->Block(b))) ++rewrites;

@@ -19,7 +19,7 @@ class DeleteDropoutPass : public framework::ir::Pass {
   // Written for dropout version 0 (attributes dropout_prob, is_test, dropout_implementation)
   // and scale version 0 (scale, bias, bias_after_scale).
   framework::ir::PassCapability Capability() const override;
-  int ApplyImpl(framework::ProgramDesc* program) const override;
+  int ApplyImpl(framework::ProgramDesc* program, framework::Scope* params) const override;
 };
 
 }  // namespace inference

@@ -3,18 +3,40 @@
 #include <memory>
 #include <mutex>
 
+#include "inference/passes/conv_fuse_passes.h"
 #include "inference/passes/delete_dropout_pass.h"
 
 namespace paddle_like {
 namespace inference {
 
+namespace {
+template <typename P>
+std::unique_ptr<framework::ir::Pass> Make() {
+  return std::make_unique<P>();
+}
+
+template <typename P>
+void Register() {
+  framework::ir::RegisterPass(P().Name(), &Make<P>);
+}
+}  // namespace
+
 void RegisterInferencePasses() {
   static std::once_flag once;
   std::call_once(once, [] {
-    framework::ir::RegisterPass("delete_dropout_pass", []() -> std::unique_ptr<framework::ir::Pass> {
-      return std::make_unique<DeleteDropoutPass>();
-    });
+    Register<DeleteDropoutPass>();
+    Register<ConvBnFusePass>();
+    Register<ConvBiasFusePass>();
+    Register<ConvElementwiseAddFusePass>();
+    Register<ConvActivationFusePass>();
   });
+}
+
+const std::vector<std::string>& InferencePassOrder() {
+  static const std::vector<std::string> order = {
+      "delete_dropout_pass", "conv_bn_fuse_pass", "conv_bias_fuse_pass",
+      "conv_elementwise_add_fuse_pass", "conv_activation_fuse_pass"};
+  return order;
 }
 
 }  // namespace inference

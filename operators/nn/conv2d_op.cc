@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "operators/common.h"
+#include "operators/nn/conv_fusion.h"
 #include "operators/nn/conv_nchw.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/op_family.h"
@@ -57,11 +58,23 @@ class Conv2dOpMaker : public Conv2dAttrMaker {
   void Make() override {
     AddInput("Input", "Images [N, C_in, H, W] (NHWC: [N, H, W, C_in]).");
     AddInput("Filter", "Filters [C_out, C_in / groups, kh, kw].");
-    AddInput("Bias", "Legacy fused bias; not supported (add the bias with elementwise_add).")
+    AddInput("Bias", "Fused bias [C_out], added per output channel.").AsDispensable();
+    AddInput("ResidualData",
+             "Fused residual with Output's shape, added when fuse_residual_connection is set.")
         .AsDispensable();
-    AddInput("ResidualData", "Legacy fused residual input; not supported.").AsDispensable();
     AddOutput("Output", "Result [N, C_out, H_out, W_out] (NHWC: [N, H_out, W_out, C_out]).");
     AddConvAttrs();
+    AddAttr<std::string>("fuse_activation",
+                         "Activation applied last (operators/activation/fused_activation.h): "
+                         "\"\" (none), relu, leaky_relu, relu6, clip, swish, hard_swish, "
+                         "hard_sigmoid, sigmoid, tanh, gelu, gelu_tanh.")
+        .SetDefault("")
+        .AsExtra();
+    AddAttr<float>("fuse_alpha", "First parameter of fuse_activation.").SetDefault(0.0f).AsExtra();
+    AddAttr<float>("fuse_beta", "Second parameter of fuse_activation.").SetDefault(0.0f).AsExtra();
+    AddAttr<bool>("fuse_residual_connection", "Add ResidualData before the activation.")
+        .SetDefault(false)
+        .AsExtra();
     AddComment(R"DOC(
 2-D convolution (cross-correlation), as in PaddlePaddle's conv2d; depthwise_conv2d is the
 same op, which PaddlePaddle programs use when groups == C_in.
@@ -70,7 +83,9 @@ With G = groups, C_g = C_in / G input channels per group and output channel m in
 g = floor(m / (C_out / G)):
 $$Output[n, m, y, x] = \sum_{c=0}^{C_g-1} \sum_{i=0}^{kh-1} \sum_{j=0}^{kw-1}
   Filter[m, c, i, j] \cdot Input[n, g C_g + c, y s_h - p_{top} + i d_h, x s_w - p_{left} + j d_w]$$
-where pixels outside the input are 0 (padding).
+where pixels outside the input are 0 (padding). A conv fused by the inference passes then
+computes Output = act(Output + Bias[m] + ResidualData) (operators/nn/conv_fusion.h); it has
+no gradient.
 $$H_{out} = \lfloor (H + p_{top} + p_{bottom} - (d_h (kh - 1) + 1)) / s_h \rfloor + 1$$
 and likewise W_out. `paddings` [p_h, p_w] pad both sides; four values are
 [top, bottom, left, right]. padding_algorithm SAME pads so that H_out = ceil(H / s_h)
@@ -112,25 +127,17 @@ class Conv2dOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-void RejectLegacyInputs(const std::string& op, bool has_bias, bool has_residual) {
-  PL_ENFORCE(!has_bias, errors::Unimplemented(
-                            "op `%s` input `Bias`: fused bias is not supported; add the bias "
-                            "with elementwise_add (axis = 1)",
-                            op));
-  PL_ENFORCE(!has_residual,
-             errors::Unimplemented("op `%s` input `ResidualData`: fused residual connections are "
-                                   "not supported; add it with elementwise_add",
-                                   op));
-}
-
 void Conv2dInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Input");
   ctx->RequireInput("Filter");
   ctx->RequireOutput("Output");
-  RejectLegacyInputs(ctx->OpType(), ctx->HasInput("Bias"), ctx->HasInput("ResidualData"));
-  CheckNoConvFusion(ctx->OpType(), ctx->Attrs());
   const Conv2dGeometry g = ResolveConv2d(ctx->OpType(), ctx->GetInputDim("Input"),
                                          ctx->GetInputDim("Filter"), ctx->Attrs());
+  const framework::DDim bias = ctx->HasInput("Bias") ? ctx->GetInputDim("Bias") : framework::DDim();
+  const framework::DDim residual =
+      ctx->HasInput("ResidualData") ? ctx->GetInputDim("ResidualData") : framework::DDim();
+  ResolveConvFusion(ctx->OpType(), ctx->Attrs(), g, ctx->HasInput("Bias") ? &bias : nullptr,
+                    ctx->HasInput("ResidualData") ? &residual : nullptr);
   ctx->SetOutputDim("Output", g.OutputDims());
 }
 
@@ -192,14 +199,20 @@ struct Conv2dGradKernel {
 template <typename T>
 void Conv2dPlainCompute(const ExecutionContext& ctx) {
   const std::string& op = ctx.Type();
-  RejectLegacyInputs(op, ctx.HasInput("Bias"), ctx.HasInput("ResidualData"));
   const DenseTensor* input = ctx.Input("Input");
   const DenseTensor* filter = ctx.Input("Filter");
   const Conv2dGeometry g = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
+  const DenseTensor* bias = ctx.HasInput("Bias") ? ctx.Input("Bias") : nullptr;
+  const DenseTensor* residual = ctx.HasInput("ResidualData") ? ctx.Input("ResidualData") : nullptr;
+  const ConvFusion fusion =
+      ResolveConvFusion(op, ctx.op().Attrs(), g, bias ? &bias->dims() : nullptr,
+                        residual ? &residual->dims() : nullptr);
   DenseTensor* output = ctx.Output("Output");
   // The result cannot be written over an operand: use a fresh buffer then.
   DenseTensor fresh;
-  DenseTensor* target = (output == input || output == filter) ? &fresh : output;
+  DenseTensor* target =
+      (output == input || output == filter || output == bias || output == residual) ? &fresh
+                                                                                    : output;
   target->Resize(g.OutputDims());
   target->set_dtype(input->dtype());
   T* out = target->mutable_data<T>(ctx.GetPlace());
@@ -213,6 +226,10 @@ void Conv2dPlainCompute(const ExecutionContext& ctx) {
       StoreFromNchw(nchw, true, target->dims(), out);
     } else {
       ConvForwardNchw(dev, g, x, filter->data<T>(), out);
+    }
+    if (fusion.any()) {
+      ApplyConvFusion(fusion, g, fusion.bias ? bias->data<T>() : static_cast<const T*>(nullptr),
+                      fusion.residual ? residual->data<T>() : static_cast<const T*>(nullptr), out);
     }
   }
   if (target == &fresh) *output = std::move(fresh);

@@ -5,6 +5,7 @@
 #include <sstream>
 #include <vector>
 
+#include "operators/activation/fused_activation.h"
 #include "platform/enforce.h"
 
 namespace paddle_like {
@@ -351,6 +352,12 @@ Conv2dGeometry ResolveConv2dTranspose(const std::string& op, const DDim& input,
 }
 
 void ConvFusedGradMaker(framework::GradOpBuilder* g) {
+  const bool fused = g->HasInput("Bias") || g->HasInput("ResidualData") ||
+                     !ReadFusedActivation(g->ForwardType(), g->Attrs()).empty();
+  PL_ENFORCE(!fused, errors::Unimplemented(
+                         "op `%s`: a convolution fused with bias, residual or activation (an "
+                         "inference program) has no gradient; differentiate the unfused program",
+                         g->ForwardType()));
   g->AddOp(g->ForwardType() + "_grad",
            {{"Input", g->Input("Input")},
             {"Filter", g->Input("Filter")},

@@ -17,8 +17,10 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "framework/op_registry.h"
+#include "operators/nn/conv_fusion.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/op_family.h"
@@ -43,16 +45,30 @@ class Conv2dOneDNN final : public framework::OpKernel {
   void Prepare(const ExecutionContext& ctx) override {
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* filter = ctx.Input("Filter");
+    const DenseTensor* bias = ctx.HasInput("Bias") ? ctx.Input("Bias") : nullptr;
+    const DenseTensor* residual = ctx.HasInput("ResidualData") ? ctx.Input("ResidualData") : nullptr;
     g_ = ResolveConv2d(ctx.Type(), input->dims(), filter->dims(), ctx.op().Attrs());
+    fusion_ = ResolveConvFusion(ctx.Type(), ctx.op().Attrs(), g_, bias ? &bias->dims() : nullptr,
+                                residual ? &residual->dims() : nullptr);
     primitive_.reset();
     output_layout_.reset();
-    if (g_.OutputDims().numel() == 0) return;
+    dnnl::post_ops post_ops;
+    if (fusion_.residual) post_ops.append_sum(1.0f);
+    // An activation oneDNN has no post-op for: the plain kernel computes the whole op.
+    plain_ = !AppendActivationPostOps(fusion_.act, &post_ops);
+    if (plain_ || g_.OutputDims().numel() == 0) return;
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     Try(ctx, *input, *filter, [&] {
       descs_ = MakeOneDNNConvDescs(g_);
+      dnnl::primitive_attr attr;
+      attr.set_post_ops(post_ops);
+      const bool activations_any = g_.in_c / g_.groups >= 8;
       pd_ = dnnl::convolution_forward::primitive_desc(
-          ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference, g_.in_c / g_.groups >= 8),
-          dev.engine());
+          fusion_.bias ? ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference,
+                                         activations_any, &descs_.bias)
+                       : ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference,
+                                         activations_any),
+          attr, dev.engine());
       primitive_ = std::make_unique<dnnl::convolution_forward>(pd_);
       output_layout_ = OutputLayout(true, pd_.dst_desc(), descs_.dst);
       packs_filter_ = pd_.weights_desc() != descs_.weights;
@@ -65,12 +81,18 @@ class Conv2dOneDNN final : public framework::OpKernel {
   }
 
   void Compute(const ExecutionContext& ctx) override {
+    if (plain_) {
+      ctx.WithPlainInputs([](const ExecutionContext& plain) { Conv2dPlainCompute<float>(plain); });
+      return;
+    }
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* filter = ctx.Input("Filter");
+    const DenseTensor* bias = fusion_.bias ? ctx.Input("Bias") : nullptr;
+    const DenseTensor* residual = fusion_.residual ? ctx.Input("ResidualData") : nullptr;
     DenseTensor* output = ctx.Output("Output");
     DenseTensor fresh;
     DenseTensor* target =
-        OutputTarget(output, {input, filter}, &fresh, g_.OutputDims(),
+        OutputTarget(output, {input, filter, bias, residual}, &fresh, g_.OutputDims(),
                      ctx.OutputMayBeOpaque("Output") ? output_layout_ : nullptr);
     if (primitive_ != nullptr) {
       const auto& dev = ctx.device_context<platform::OneDNNContext>();
@@ -80,9 +102,14 @@ class Conv2dOneDNN final : public framework::OpKernel {
             ToFormat(InputMemory(*input, descs_.src, dev.engine()), pd_.src_desc(), dev);
         const PrimitiveOutput dst(DescOf(*target, descs_.dst), OutputData(target),
                                   pd_.dst_desc(), dev.engine());
-        primitive_->execute(dev.stream(), {{DNNL_ARG_SRC, src},
-                                           {DNNL_ARG_WEIGHTS, weights},
-                                           {DNNL_ARG_DST, dst.mem()}});
+        std::unordered_map<int, memory> args = {
+            {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst.mem()}};
+        if (bias != nullptr) args[DNNL_ARG_BIAS] = ReadOnlyMemory(descs_.bias, *bias, dev.engine());
+        // The sum post-op adds what the destination holds: the residual, in its format.
+        if (residual != nullptr) {
+          CopyToFormat(InputMemory(*residual, descs_.dst, dev.engine()), dst.mem(), dev);
+        }
+        primitive_->execute(dev.stream(), args);
         dst.Store(dev);
         dev.stream().wait();
       });
@@ -120,6 +147,8 @@ class Conv2dOneDNN final : public framework::OpKernel {
   }
 
   Conv2dGeometry g_;
+  ConvFusion fusion_;
+  bool plain_ = false;  // The fusion needs the plain kernel.
   OneDNNConvDescs descs_;
   dnnl::convolution_forward::primitive_desc pd_;
   std::unique_ptr<dnnl::convolution_forward> primitive_;
@@ -180,7 +209,7 @@ PL_REGISTER_BACKEND_KERNELS(RegisterConvPoolOneDNNKernels) {
   for (const char* conv : {"conv2d", "depthwise_conv2d"}) {
     framework::RegisterKernelClass<Conv2dOneDNN>(conv, DeviceType::kCPU, DataType::FLOAT32,
                                                  LibraryType::kOneDNN);
-    registry.DeclareOpaqueInputs(conv, LibraryType::kOneDNN, {"Input"});
+    registry.DeclareOpaqueInputs(conv, LibraryType::kOneDNN, {"Input", "ResidualData"});
   }
   framework::RegisterKernel("pool2d", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                             Pool2dOneDNNKernel);

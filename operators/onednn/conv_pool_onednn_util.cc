@@ -38,6 +38,7 @@ OneDNNConvDescs MakeOneDNNConvDescs(const Conv2dGeometry& g) {
   d.src_any = memory::desc(d.src.dims(), f32, Tag::any);
   d.dst_any = memory::desc(d.dst.dims(), f32, Tag::any);
   d.weights_any = memory::desc(w_dims, f32, Tag::any);
+  d.bias = memory::desc({g.out_c}, f32, Tag::a);
   d.strides = {g.stride_h, g.stride_w};
   d.dilates = {g.dilation_h - 1, g.dilation_w - 1};  // oneDNN counts the gaps.
   d.pad_l = {g.pad_top, g.pad_left};
@@ -46,10 +47,55 @@ OneDNNConvDescs MakeOneDNNConvDescs(const Conv2dGeometry& g) {
 }
 
 dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
-                                                bool activations_any) {
+                                                bool activations_any,
+                                                const dnnl::memory::desc* bias) {
+  if (bias != nullptr) {
+    return dnnl::convolution_forward::desc(
+        kind, dnnl::algorithm::convolution_direct, activations_any ? d.src_any : d.src,
+        d.weights_any, *bias, activations_any ? d.dst_any : d.dst, d.strides, d.dilates, d.pad_l,
+        d.pad_r);
+  }
   return dnnl::convolution_forward::desc(
       kind, dnnl::algorithm::convolution_direct, activations_any ? d.src_any : d.src, d.weights_any,
       activations_any ? d.dst_any : d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+}
+
+bool AppendActivationPostOps(const FusedActivation& a, dnnl::post_ops* ops) {
+  using dnnl::algorithm;
+  const std::string& f = a.name;
+  if (f.empty()) return true;
+  if (f == "hard_sigmoid") {
+    ops->append_eltwise(1.0f, algorithm::eltwise_linear, a.alpha, a.beta);
+    ops->append_eltwise(1.0f, algorithm::eltwise_clip, 0.0f, 1.0f);
+    return true;
+  }
+  // oneDNN's hardswish has no parameters: x relu6(x + 3) / 6.
+  if (f == "hard_swish") {
+    if (a.alpha != 1.0f / 6.0f || a.beta != 0.5f) return false;
+    ops->append_eltwise(1.0f, algorithm::eltwise_hardswish, 0.0f, 0.0f);
+    return true;
+  }
+  struct Entry {
+    const char* name;
+    algorithm alg;
+    float alpha, beta;
+  };
+  const Entry table[] = {{"relu", algorithm::eltwise_relu, 0.0f, 0.0f},
+                         {"leaky_relu", algorithm::eltwise_relu, a.alpha, 0.0f},
+                         {"relu6", algorithm::eltwise_clip, 0.0f, a.beta},
+                         {"clip", algorithm::eltwise_clip, a.alpha, a.beta},
+                         {"swish", algorithm::eltwise_swish, a.alpha, 0.0f},
+                         {"sigmoid", algorithm::eltwise_logistic, 0.0f, 0.0f},
+                         {"tanh", algorithm::eltwise_tanh, 0.0f, 0.0f},
+                         {"gelu", algorithm::eltwise_gelu_erf, 0.0f, 0.0f},
+                         {"gelu_tanh", algorithm::eltwise_gelu_tanh, 0.0f, 0.0f}};
+  for (const Entry& e : table) {
+    if (f == e.name) {
+      ops->append_eltwise(1.0f, e.alg, e.alpha, e.beta);
+      return true;
+    }
+  }
+  return false;
 }
 
 OneDNNPoolDescs MakeOneDNNPoolDescs(const Pool2dGeometry& g) {

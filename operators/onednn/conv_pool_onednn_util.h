@@ -8,6 +8,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "framework/dense_tensor.h"
+#include "operators/activation/fused_activation.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/onednn/onednn_layout.h"
 #include "platform/onednn/onednn_context.h"
@@ -48,14 +49,21 @@ class PrimitiveOutput {
 // `weights` OIHW (GOIHW with groups); the `_any` descs let the primitive pick its formats.
 struct OneDNNConvDescs {
   dnnl::memory::desc src, dst, weights;
+  dnnl::memory::desc bias;  // [C_out], for a fused Bias.
   dnnl::memory::desc src_any, dst_any, weights_any;
   dnnl::memory::dims strides, dilates, pad_l, pad_r;
 };
 OneDNNConvDescs MakeOneDNNConvDescs(const Conv2dGeometry& g);
 // Weights in the primitive's format; src and dst in the user's layout, or in the primitive's
 // with `activations_any`.
+// With `bias`, the convolution adds it per output channel.
 dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
-                                                bool activations_any = false);
+                                                bool activations_any = false,
+                                                const dnnl::memory::desc* bias = nullptr);
+
+// Appends the eltwise post-ops computing `a` (nothing for none); false when oneDNN has no
+// post-op for it (hard_swish other than x relu6(x + 3) / 6), leaving `ops` unchanged.
+bool AppendActivationPostOps(const FusedActivation& a, dnnl::post_ops* ops);
 
 // One pooling in oneDNN's terms, activations in the user's layout. oneDNN sizes the output
 // by rounding down; ceil_mode's extra window becomes more padding at the bottom / right.

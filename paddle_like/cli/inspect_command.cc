@@ -5,9 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "framework/ir/pass.h"
 #include "framework/model_loading.h"
 #include "framework/op_info.h"
 #include "framework/program_desc.h"
+#include "framework/scope.h"
+#include "inference/passes/passes.h"
+#include "operators/registry.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
 
@@ -23,10 +27,13 @@ using framework::VarDesc;
 using platform::Sprintf;
 
 constexpr char kInspectUsage[] =
-    "usage: paddle_like inspect [--callstack] FILE|DIR\n"
+    "usage: paddle_like inspect [--callstack] [--passes [--params FILE]] FILE|DIR\n"
     "  Prints the program version, op versions, each block's variables and ops, and the feed\n"
     "  and fetch targets of a ProgramDesc (binary or text). The Python call stacks saved in\n"
-    "  `op_callstack` attributes are shown only with --callstack.\n";
+    "  `op_callstack` attributes are shown only with --callstack.\n"
+    "  --passes: loads the parameters too (from --params, else found as for `run`), applies\n"
+    "  the inference passes in the Predictor's order and prints what each changed (rewrites,\n"
+    "  op counts by type; why a pass was skipped), then the optimised program.\n";
 
 std::string Join(const std::vector<std::string>& items, const std::string& sep = ", ") {
   std::string s;
@@ -97,10 +104,56 @@ void PrintBlock(const BlockDesc& block, bool callstack, std::ostream& os) {
   }
 }
 
+std::map<std::string, int> OpCounts(const ProgramDesc& program) {
+  std::map<std::string, int> counts;
+  for (size_t b = 0; b < program.Size(); ++b) {
+    for (const OpDesc* op : program.Block(b).AllOps()) ++counts[op->Type()];
+  }
+  return counts;
+}
+
+size_t OpTotal(const ProgramDesc& program) {
+  size_t n = 0;
+  for (size_t b = 0; b < program.Size(); ++b) n += program.Block(b).OpSize();
+  return n;
+}
+
+// Applies the inference passes to `program` (parameters in `params`), printing per pass its
+// rewrites and the change in op counts by type.
+void ApplyAndReportPasses(ProgramDesc* program, framework::Scope* params, std::ostream& os) {
+  inference::RegisterInferencePasses();
+  const size_t ops_before = OpTotal(*program);
+  os << "passes (in the Predictor's order):\n";
+  for (const std::string& name : inference::InferencePassOrder()) {
+    const auto pass = framework::ir::CreatePass(name);
+    const std::string problem = framework::ir::CapabilityProblem(*program, pass->Capability());
+    if (!problem.empty()) {
+      os << "  " << name << ": skipped, " << problem << "\n";
+      continue;
+    }
+    const auto before = OpCounts(*program);
+    const int rewrites = framework::ir::ApplyPass(*pass, program, params);
+    const auto after = OpCounts(*program);
+    std::vector<std::string> changes;
+    std::set<std::string> types;
+    for (const auto& kv : before) types.insert(kv.first);
+    for (const auto& kv : after) types.insert(kv.first);
+    for (const std::string& type : types) {
+      const int was = before.count(type) ? before.at(type) : 0;
+      const int now = after.count(type) ? after.at(type) : 0;
+      if (was != now) changes.push_back(Sprintf("%s %+d", type, now - was));
+    }
+    os << "  " << name << ": " << rewrites << " rewrite" << (rewrites == 1 ? "" : "s");
+    if (!changes.empty()) os << " (" << Join(changes) << ")";
+    os << "\n";
+  }
+  os << "ops: " << ops_before << " -> " << OpTotal(*program) << "\n";
+}
+
 }  // namespace
 
 int InspectCommand(const std::vector<std::string>& argv) {
-  const Args args(argv, {}, {"callstack", "help"});
+  const Args args(argv, {"params"}, {"callstack", "help", "passes"});
   if (args.Has("help")) {
     std::cout << kInspectUsage;
     return 0;
@@ -110,9 +163,17 @@ int InspectCommand(const std::vector<std::string>& argv) {
                                      "arguments\n%s",
                                      args.positional().size(), kInspectUsage));
   const std::string path = framework::ResolveProgramPath(args.positional()[0]);
-  const ProgramDesc program = ProgramDesc::Load(path);
+  ProgramDesc program = ProgramDesc::Load(path);
   std::ostream& os = std::cout;
   os << "program: " << path << "\n";
+  if (args.Has("passes")) {
+    operators::RegisterAllOps();
+    framework::Scope params;
+    framework::ParameterSource source;
+    source.combined_file = args.Get("params", "");
+    framework::LoadParameters(program, path, source, &params);
+    ApplyAndReportPasses(&program, &params, os);
+  }
   os << "version: " << VersionString(program.Version()) << "\n";
   PrintOpVersions(program, os);
   for (size_t b = 0; b < program.Size(); ++b) {

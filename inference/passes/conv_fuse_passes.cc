@@ -1,0 +1,314 @@
+#include "inference/passes/conv_fuse_passes.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "framework/ir/graph.h"
+#include "framework/ir/pattern.h"
+#include "framework/ir/rewrite.h"
+#include "inference/passes/pass_util.h"
+#include "operators/activation/fused_activation.h"
+
+namespace paddle_like {
+namespace inference {
+
+namespace {
+
+using framework::BlockDesc;
+using framework::DenseTensor;
+using framework::OpDesc;
+using framework::ProgramDesc;
+using framework::Scope;
+using framework::ir::FindMatches;
+using framework::ir::Graph;
+using framework::ir::Match;
+using framework::ir::Pattern;
+
+const char* const kConvTypes[] = {"conv2d", "depthwise_conv2d"};
+
+bool ChannelLast(const OpDesc& conv) {
+  return AttrOr<std::string>(conv, "data_format", "NCHW") == "NHWC";
+}
+
+// Output channels of `conv`: the first dim of its Filter's declaration (-1 when unknown).
+int64_t OutChannels(const Graph& graph, const OpDesc& conv) {
+  const framework::VarDesc* filter =
+      graph.block().FindVarRecursive(SingleVar(conv.Inputs(), "Filter"));
+  if (filter == nullptr || !filter->HasTensorDesc()) return -1;
+  const std::vector<int64_t> dims = filter->GetShape();
+  return dims.size() == 4 ? dims[0] : -1;
+}
+
+// The [C_out] parameter elementwise_add `add` adds per output channel of `conv` (its Y, with
+// the axis of the channel), or null.
+DenseTensor* ChannelBias(const Graph& graph, Scope* params, const OpDesc& conv, const OpDesc& add) {
+  DenseTensor* y = FloatParam(graph, params, SingleVar(add.Inputs(), "Y"));
+  const int64_t channels = OutChannels(graph, conv);
+  if (y == nullptr || channels <= 0 || y->dims() != framework::DDim{channels}) return nullptr;
+  const int axis = AttrOr<int>(add, "axis", -1);
+  const bool per_channel = ChannelLast(conv) ? (axis == -1 || axis == 3) : axis == 1;
+  return per_channel ? y : nullptr;
+}
+
+// Runs `rewrite_one` until it finds nothing more to rewrite in each block; the rewrite count.
+template <typename F>
+int RewriteAll(ProgramDesc* program, const F& rewrite_one) {
+  int rewrites = 0;
+  for (size_t b = 0; b < program->Size(); ++b) {
+    while (rewrite_one(&program->Block(b))) ++rewrites;
+  }
+  return rewrites;
+}
+
+// ---- conv_bn_fuse_pass ------------------------------------------------------------------
+
+bool UsesInferenceStatistics(const OpDesc& bn) {
+  return (FlagOf(bn, "is_test") && !FlagOf(bn, "trainable_statistics")) ||
+         FlagOf(bn, "use_global_stats");
+}
+
+// Folds the batch_norm of match `m` (conv, [add,] bn) into the conv; false, with nothing
+// changed, when the match does not qualify.
+bool FoldBatchNorm(ProgramDesc* program, BlockDesc* block, Scope* params, const Graph& graph,
+                   const Match& m, bool with_add) {
+  const OpDesc& conv = graph.Op(m.ops[0]);
+  const OpDesc* add = with_add ? &graph.Op(m.ops[1]) : nullptr;
+  const OpDesc& bn = graph.Op(m.ops.back());
+  const std::string layout = AttrOr<std::string>(bn, "data_layout", "NCHW");
+  if ((layout == "NHWC") != ChannelLast(conv)) return false;
+  if (!InputsUnchangedUntil(graph, m.ops[0], m.ops.back())) return false;
+  const std::string y = SingleVar(bn.Outputs(), "Y");
+  if (y.empty() || !OtherOutputsUnused(graph, bn, {y})) return false;
+
+  const std::string filter_name = SingleVar(conv.Inputs(), "Filter");
+  DenseTensor* filter = FloatParam(graph, params, filter_name);
+  if (filter == nullptr || filter->dims().size() != 4 || graph.Consumers(filter_name).size() != 1) {
+    return false;
+  }
+  const int64_t channels = filter->dims()[0];
+  const framework::DDim per_channel{channels};
+  std::vector<std::string> bn_params;
+  std::vector<const DenseTensor*> stats;  // Scale, Bias, Mean, Variance.
+  for (const char* slot : {"Scale", "Bias", "Mean", "Variance"}) {
+    bn_params.push_back(SingleVar(bn.Inputs(), slot));
+    const DenseTensor* t = FloatParam(graph, params, bn_params.back());
+    if (t == nullptr || t->dims() != per_channel) return false;
+    stats.push_back(t);
+  }
+  // The bias before the batch_norm: the conv's own, or the elementwise_add's.
+  const DenseTensor* old_bias = nullptr;
+  std::string old_bias_name;
+  if (conv.HasInput("Bias")) {
+    old_bias_name = SingleVar(conv.Inputs(), "Bias");
+    old_bias = FloatParam(graph, params, old_bias_name);
+    if (old_bias == nullptr || old_bias->dims() != per_channel) return false;
+  }
+  if (add != nullptr) {
+    if (old_bias != nullptr) return false;
+    old_bias = ChannelBias(graph, params, conv, *add);
+    if (old_bias == nullptr) return false;
+    old_bias_name = SingleVar(add->Inputs(), "Y");
+  }
+
+  // Every check passed: rewrite the parameters, then the ops.
+  const double epsilon = AttrOr<float>(bn, "epsilon", 1e-5f);
+  const float* scale = stats[0]->data<float>();
+  const float* shift = stats[1]->data<float>();
+  const float* mean = stats[2]->data<float>();
+  const float* variance = stats[3]->data<float>();
+  DenseTensor bias(per_channel, framework::DataType::FLOAT32);
+  float* b = bias.mutable_data<float>(platform::CPUPlace());
+  float* w = filter->data<float>();
+  const int64_t per_filter = filter->numel() / std::max<int64_t>(channels, 1);
+  for (int64_t c = 0; c < channels; ++c) {
+    const double s = scale[c] / std::sqrt(static_cast<double>(variance[c]) + epsilon);
+    const double before = old_bias != nullptr ? old_bias->data<float>()[c] : 0.0;
+    b[c] = static_cast<float>((before - mean[c]) * s + shift[c]);
+    for (int64_t i = c * per_filter; i < (c + 1) * per_filter; ++i) {
+      w[i] = static_cast<float>(w[i] * s);
+    }
+  }
+  const std::string bias_name = AddParam(block, params, bn_params[1] + ".conv_bn_folded",
+                                         std::move(bias));
+  OpDesc fused = conv;
+  fused.SetInput("Bias", {bias_name});
+  fused.SetOutput("Output", {y});
+  framework::ir::ReplaceOps(block, m.ops, fused);
+  bn_params.push_back(old_bias_name);
+  DropUnusedParams(*program, block, params, bn_params);
+  return true;
+}
+
+bool FoldOneBatchNorm(ProgramDesc* program, BlockDesc* block, Scope* params) {
+  for (const char* type : kConvTypes) {
+    for (bool with_add : {false, true}) {
+      const Graph graph(*block);
+      Pattern p;
+      const int conv = p.AddOp(type, IsUnfusedConvTail);
+      int last = conv;
+      std::string last_slot = "Output";
+      if (with_add) {
+        const int add = p.AddOp("elementwise_add");
+        p.Connect(conv, "Output", add, "X");
+        last = add;
+        last_slot = "Out";
+      }
+      const int bn = p.AddOp("batch_norm", UsesInferenceStatistics);
+      p.Connect(last, last_slot, bn, "X");
+      for (const Match& m : FindMatches(graph, p)) {
+        if (FoldBatchNorm(program, block, params, graph, m, with_add)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+// ---- conv_bias_fuse_pass -----------------------------------------------------------------
+
+bool FuseOneBias(BlockDesc* block, Scope* params) {
+  for (const char* type : kConvTypes) {
+    const Graph graph(*block);
+    Pattern p;
+    const int conv = p.AddOp(type, [](const OpDesc& op) {
+      return IsUnfusedConvTail(op) && !op.HasInput("Bias");
+    });
+    const int add = p.AddOp("elementwise_add");
+    p.Connect(conv, "Output", add, "X");
+    for (const Match& m : FindMatches(graph, p)) {
+      const OpDesc& conv_op = graph.Op(m.ops[conv]);
+      const OpDesc& add_op = graph.Op(m.ops[add]);
+      if (ChannelBias(graph, params, conv_op, add_op) == nullptr) continue;
+      if (!InputsUnchangedUntil(graph, m.ops[conv], m.ops[add])) continue;
+      OpDesc fused = conv_op;
+      fused.SetInput("Bias", {SingleVar(add_op.Inputs(), "Y")});
+      fused.SetOutput("Output", {SingleVar(add_op.Outputs(), "Out")});
+      framework::ir::ReplaceOps(block, m.ops, fused);
+      return true;
+    }
+  }
+  return false;
+}
+
+// ---- conv_elementwise_add_fuse_pass ------------------------------------------------------
+
+// Whether `a` and `b` are declared with the same rank-4 shape, unknown at most in the batch.
+bool SameDeclaredShape(const Graph& graph, const std::string& a, const std::string& b) {
+  const framework::VarDesc* va = graph.block().FindVarRecursive(a);
+  const framework::VarDesc* vb = graph.block().FindVarRecursive(b);
+  if (va == nullptr || vb == nullptr || !va->HasTensorDesc() || !vb->HasTensorDesc()) return false;
+  const std::vector<int64_t> da = va->GetShape(), db = vb->GetShape();
+  if (da.size() != 4 || da != db) return false;
+  for (size_t i = 1; i < da.size(); ++i) {
+    if (da[i] < 0) return false;
+  }
+  return va->GetDataType() == vb->GetDataType();
+}
+
+bool FuseOneResidual(BlockDesc* block) {
+  for (const char* type : kConvTypes) {
+    for (const char* conv_slot : {"X", "Y"}) {
+      const Graph graph(*block);
+      Pattern p;
+      const int conv = p.AddOp(type, IsUnfusedConvTail);
+      const int add = p.AddOp("elementwise_add");
+      p.Connect(conv, "Output", add, conv_slot);
+      for (const Match& m : FindMatches(graph, p)) {
+        const OpDesc& conv_op = graph.Op(m.ops[conv]);
+        const OpDesc& add_op = graph.Op(m.ops[add]);
+        const std::string out = SingleVar(conv_op.Outputs(), "Output");
+        const std::string residual =
+            SingleVar(add_op.Inputs(), std::string(conv_slot) == "X" ? "Y" : "X");
+        if (residual.empty() || residual == out || !SameDeclaredShape(graph, out, residual)) {
+          continue;
+        }
+        if (!InputsUnchangedUntil(graph, m.ops[conv], m.ops[add])) continue;
+        OpDesc fused = conv_op;
+        fused.SetInput("ResidualData", {residual});
+        fused.SetAttr("fuse_residual_connection", true);
+        fused.SetOutput("Output", {SingleVar(add_op.Outputs(), "Out")});
+        framework::ir::ReplaceOps(block, m.ops, fused);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// ---- conv_activation_fuse_pass -----------------------------------------------------------
+
+const char* const kActivations[] = {"relu",         "leaky_relu", "relu6",   "clip",
+                                    "swish",        "hard_swish", "hard_sigmoid",
+                                    "sigmoid",      "tanh",       "gelu"};
+
+bool FuseOneActivation(BlockDesc* block) {
+  for (const char* type : kConvTypes) {
+    for (const char* act : kActivations) {
+      const Graph graph(*block);
+      Pattern p;
+      const int conv = p.AddOp(type, [](const OpDesc& op) { return !HasFusedActivation(op); });
+      const int act_op = p.AddOp(act, [](const OpDesc& op) {
+        return operators::FusedActivationOfOp(op).has_value();
+      });
+      p.Connect(conv, "Output", act_op, "X");
+      for (const Match& m : FindMatches(graph, p)) {
+        if (!InputsUnchangedUntil(graph, m.ops[conv], m.ops[act_op])) continue;
+        const OpDesc& a = graph.Op(m.ops[act_op]);
+        OpDesc fused = graph.Op(m.ops[conv]);
+        operators::WriteFusedActivation(*operators::FusedActivationOfOp(a), &fused);
+        fused.SetOutput("Output", {SingleVar(a.Outputs(), "Out")});
+        framework::ir::ReplaceOps(block, m.ops, fused);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+// Versions the passes were written against: conv2d 1 (use_addto), elementwise_add 1 (the
+// Scale_* attributes, unused here), batch_norm 0, clip 1 (Min / Max tensors, not fused),
+// leaky_relu 1 (alpha > 1 allowed).
+framework::ir::PassCapability ConvBnFusePass::Capability() const {
+  return {{{"conv2d", 1}, {"depthwise_conv2d", 1}, {"elementwise_add", 1}, {"batch_norm", 0}}};
+}
+
+int ConvBnFusePass::ApplyImpl(ProgramDesc* program, Scope* params) const {
+  if (params == nullptr) return 0;
+  return RewriteAll(program, [&](BlockDesc* block) {
+    return FoldOneBatchNorm(program, block, params);
+  });
+}
+
+framework::ir::PassCapability ConvBiasFusePass::Capability() const {
+  return {{{"conv2d", 1}, {"depthwise_conv2d", 1}, {"elementwise_add", 1}}};
+}
+
+int ConvBiasFusePass::ApplyImpl(ProgramDesc* program, Scope* params) const {
+  if (params == nullptr) return 0;
+  return RewriteAll(program, [&](BlockDesc* block) { return FuseOneBias(block, params); });
+}
+
+framework::ir::PassCapability ConvElementwiseAddFusePass::Capability() const {
+  return {{{"conv2d", 1}, {"depthwise_conv2d", 1}, {"elementwise_add", 1}}};
+}
+
+int ConvElementwiseAddFusePass::ApplyImpl(ProgramDesc* program, Scope* /*params*/) const {
+  return RewriteAll(program, [](BlockDesc* block) { return FuseOneResidual(block); });
+}
+
+framework::ir::PassCapability ConvActivationFusePass::Capability() const {
+  framework::ir::PassCapability c{{{"conv2d", 1}, {"depthwise_conv2d", 1}}};
+  for (const char* act : kActivations) c.max_versions[act] = 0;
+  c.max_versions["clip"] = 1;
+  c.max_versions["leaky_relu"] = 1;
+  return c;
+}
+
+int ConvActivationFusePass::ApplyImpl(ProgramDesc* program, Scope* /*params*/) const {
+  return RewriteAll(program, [](BlockDesc* block) { return FuseOneActivation(block); });
+}
+
+}  // namespace inference
+}  // namespace paddle_like

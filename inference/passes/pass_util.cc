@@ -1,0 +1,106 @@
+#include "inference/passes/pass_util.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace paddle_like {
+namespace inference {
+
+std::string SingleVar(const framework::VariableNameMap& names, const std::string& slot) {
+  auto it = names.find(slot);
+  return it != names.end() && it->second.size() == 1 ? it->second[0] : "";
+}
+
+bool FlagOf(const framework::OpDesc& op, const std::string& name) {
+  if (!op.HasAttr(name)) return false;
+  const framework::Attribute& a = op.GetAttr(name);
+  if (const bool* b = std::get_if<bool>(&a)) return *b;
+  if (const int* i = std::get_if<int>(&a)) return *i != 0;
+  return false;
+}
+
+framework::DenseTensor* FloatParam(const framework::ir::Graph& graph, framework::Scope* params,
+                                   const std::string& name) {
+  if (params == nullptr || name.empty() || !graph.IsPersistable(name)) return nullptr;
+  framework::Variable* var = params->FindVar(name);
+  if (var == nullptr || !var->IsType<framework::DenseTensor>()) return nullptr;
+  framework::DenseTensor* t = var->GetMutable<framework::DenseTensor>();
+  if (!t->initialized() || !t->is_plain() || t->dtype() != framework::DataType::FLOAT32) {
+    return nullptr;
+  }
+  return t;
+}
+
+std::string AddParam(framework::BlockDesc* block, framework::Scope* params,
+                     const std::string& base, framework::DenseTensor value) {
+  std::string name = base;
+  for (int i = 1; block->FindVarRecursive(name) != nullptr || params->FindVar(name) != nullptr;
+       ++i) {
+    name = base + "_" + std::to_string(i);
+  }
+  framework::VarDesc* var = block->Var(name);
+  var->SetPersistable(true);
+  var->SetDataType(value.dtype());
+  std::vector<int64_t> shape;
+  for (int i = 0; i < value.dims().size(); ++i) shape.push_back(value.dims()[i]);
+  var->SetShape(shape);
+  *params->Var(name)->GetMutable<framework::DenseTensor>() = std::move(value);
+  return name;
+}
+
+void DropUnusedParams(const framework::ProgramDesc& program, framework::BlockDesc* block,
+                      framework::Scope* params, const std::vector<std::string>& names) {
+  for (const std::string& name : names) {
+    bool used = false;
+    for (size_t b = 0; b < program.Size() && !used; ++b) {
+      for (const framework::OpDesc* op : program.Block(b).AllOps()) {
+        const auto in = op->InputArgumentNames(), out = op->OutputArgumentNames();
+        if (std::find(in.begin(), in.end(), name) != in.end() ||
+            std::find(out.begin(), out.end(), name) != out.end()) {
+          used = true;
+          break;
+        }
+      }
+    }
+    if (used) continue;
+    if (block->FindVar(name) != nullptr) block->RemoveVar(name);
+    if (params != nullptr && params->FindLocalVar(name) != nullptr) params->EraseVars({name});
+  }
+}
+
+bool OtherOutputsUnused(const framework::ir::Graph& graph, const framework::OpDesc& op,
+                        const std::vector<std::string>& keep) {
+  const auto inputs = op.InputArgumentNames();
+  for (const std::string& out : op.OutputArgumentNames()) {
+    if (std::find(keep.begin(), keep.end(), out) != keep.end()) continue;
+    if (graph.IsFetched(out)) return false;
+    for (size_t reader : graph.Consumers(out)) {
+      if (&graph.Op(reader) != &op) return false;
+    }
+    const bool own_input = std::find(inputs.begin(), inputs.end(), out) != inputs.end();
+    if (graph.IsPersistable(out) && !own_input) return false;
+  }
+  return true;
+}
+
+bool InputsUnchangedUntil(const framework::ir::Graph& graph, size_t from, size_t to) {
+  for (const std::string& in : graph.Op(from).InputArgumentNames()) {
+    for (size_t writer : graph.Producers(in)) {
+      if (writer > from && writer < to) return false;
+    }
+  }
+  return true;
+}
+
+bool HasFusedActivation(const framework::OpDesc& conv) {
+  return !AttrOr<std::string>(conv, "fuse_activation", "").empty() || FlagOf(conv, "fuse_relu") ||
+         FlagOf(conv, "fuse_brelu");
+}
+
+bool IsUnfusedConvTail(const framework::OpDesc& conv) {
+  return !conv.HasInput("ResidualData") && !FlagOf(conv, "fuse_residual_connection") &&
+         !HasFusedActivation(conv);
+}
+
+}  // namespace inference
+}  // namespace paddle_like

@@ -1,0 +1,63 @@
+// Helpers the inference passes share: reading an op's slots and attributes, and the
+// parameters a folding pass reads, rewrites, adds and drops.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "framework/block_desc.h"
+#include "framework/dense_tensor.h"
+#include "framework/ir/graph.h"
+#include "framework/program_desc.h"
+#include "framework/scope.h"
+
+namespace paddle_like {
+namespace inference {
+
+// The single variable of a slot, or "" when it holds none or several.
+std::string SingleVar(const framework::VariableNameMap& names, const std::string& slot);
+
+// Attribute `name` of `op` when it holds a T, else `otherwise`.
+template <typename T>
+T AttrOr(const framework::OpDesc& op, const std::string& name, T otherwise) {
+  if (!op.HasAttr(name)) return otherwise;
+  const T* v = std::get_if<T>(&op.GetAttr(name));
+  return v != nullptr ? *v : otherwise;
+}
+
+// Truthiness of a flag programs store as BOOLEAN or INT (false when absent).
+bool FlagOf(const framework::OpDesc& op, const std::string& name);
+
+// The float32 tensor of parameter `name` (persistable in `graph`, initialised in `params`),
+// or null.
+framework::DenseTensor* FloatParam(const framework::ir::Graph& graph, framework::Scope* params,
+                                   const std::string& name);
+
+// Declares a new persistable float32 variable in `block`, named `base` or `base_1`, `base_2`,
+// ... (a name neither the program nor `params` uses), holding `value`; returns its name.
+std::string AddParam(framework::BlockDesc* block, framework::Scope* params,
+                     const std::string& base, framework::DenseTensor value);
+
+// Removes each of `names` that no op of `program` reads or writes any more: its declaration
+// in `block` and its value in `params`.
+void DropUnusedParams(const framework::ProgramDesc& program, framework::BlockDesc* block,
+                      framework::Scope* params, const std::vector<std::string>& names);
+
+// Whether each output of op `op` other than those in `keep` is unread and not fetched, and
+// not persistable unless it is also one of the op's inputs (a statistic the op would update):
+// the op can then go without changing anything a later op or the caller sees.
+bool OtherOutputsUnused(const framework::ir::Graph& graph, const framework::OpDesc& op,
+                        const std::vector<std::string>& keep);
+
+// Whether no op strictly between block indices `from` and `to` writes an input of op `from`:
+// op `from` can then be moved to `to` (a fusion places the fused op where the last was).
+bool InputsUnchangedUntil(const framework::ir::Graph& graph, size_t from, size_t to);
+
+// Whether conv2d / depthwise_conv2d op `conv` has an activation fused (it then ends there).
+bool HasFusedActivation(const framework::OpDesc& conv);
+// Whether it has neither a residual nor an activation fused: what comes after the
+// convolution proper may still be folded in.
+bool IsUnfusedConvTail(const framework::OpDesc& conv);
+
+}  // namespace inference
+}  // namespace paddle_like

@@ -1,0 +1,248 @@
+// The conv fusion passes (inference/passes/conv_fuse_passes.h): on small programs with
+// parameters, each pass's rewrite (ops left, inputs and attributes of the fused conv,
+// parameters folded and dropped), the same numbers before and after (plain and oneDNN
+// kernels, NCHW and NHWC, saved and reloaded), and the cases each must leave alone.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "framework/executor.h"
+#include "framework/ir/pass.h"
+#include "framework/scope.h"
+#include "inference/passes/passes.h"
+#include "platform/flags.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using framework::OpDesc;
+using framework::ProgramDesc;
+using framework::Scope;
+
+// A program under construction with the parameter values it needs.
+struct Model {
+  ProgramDesc program;
+  std::map<std::string, DenseTensor> params;
+  unsigned seed = 11;
+
+  void Declare(const std::string& name, const std::vector<int64_t>& shape, bool persistable) {
+    framework::VarDesc* v = program.Block(0).Var(name);
+    v->SetShape(shape);
+    v->SetDataType(DataType::FLOAT32);
+    v->SetPersistable(persistable);
+  }
+  void Param(const std::string& name, const std::vector<int64_t>& shape, double lo, double hi) {
+    Declare(name, shape, true);
+    params[name] = MakeTensor<float>(DDim(shape), RandomValues(DDim(shape).numel(), lo, hi, seed++));
+  }
+  OpDesc* Op(const std::string& type, const framework::VariableNameMap& in,
+             const framework::VariableNameMap& out, const AttributeMap& attrs = {}) {
+    OpDesc* op = program.Block(0).AppendOp();
+    op->SetType(type);
+    for (const auto& kv : in) op->SetInput(kv.first, kv.second);
+    for (const auto& kv : out) op->SetOutput(kv.first, kv.second);
+    for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
+    return op;
+  }
+  // conv (3x3, pad 1, `groups`) of `x` with a new filter `w`, output `y`.
+  void Conv(const std::string& type, const std::string& x, const std::string& w,
+            const std::string& y, int64_t in_c, int64_t out_c, int groups,
+            const std::vector<int64_t>& out_shape, bool nhwc = false) {
+    Param(w, {out_c, in_c / groups, 3, 3}, -0.5, 0.5);
+    Declare(y, out_shape, false);
+    Op(type, {{"Input", {x}}, {"Filter", {w}}}, {{"Output", {y}}},
+       {{"paddings", std::vector<int>{1, 1}}, {"groups", groups},
+        {"data_format", std::string(nhwc ? "NHWC" : "NCHW")}});
+  }
+  // Inference batch_norm of `x` into `y` with new parameters `<prefix>.{scale,bias,mean,var}`.
+  void BatchNorm(const std::string& x, const std::string& y, const std::string& prefix,
+                 int64_t c, const std::vector<int64_t>& shape, bool is_test = true,
+                 const std::string& layout = "NCHW") {
+    Param(prefix + ".scale", {c}, 0.5, 1.5);
+    Param(prefix + ".bias", {c}, -1, 1);
+    Param(prefix + ".mean", {c}, -0.5, 0.5);
+    Param(prefix + ".var", {c}, 0.2, 2);
+    Declare(y, shape, false);
+    Declare(prefix + ".saved_mean", {c}, false);
+    Declare(prefix + ".saved_var", {c}, false);
+    Op("batch_norm",
+       {{"X", {x}}, {"Scale", {prefix + ".scale"}}, {"Bias", {prefix + ".bias"}},
+        {"Mean", {prefix + ".mean"}}, {"Variance", {prefix + ".var"}}},
+       {{"Y", {y}}, {"MeanOut", {prefix + ".mean"}}, {"VarianceOut", {prefix + ".var"}},
+        {"SavedMean", {prefix + ".saved_mean"}}, {"SavedVariance", {prefix + ".saved_var"}}},
+       {{"is_test", is_test}, {"epsilon", 1e-3f}, {"data_layout", layout}});
+  }
+  void Fill(Scope* scope) const {
+    for (const auto& kv : params) *scope->Var(kv.first)->GetMutable<DenseTensor>() = kv.second;
+  }
+};
+
+// x [2, 8, 6, 6] -> conv2d -> + b[8] -> batch_norm -> + x (residual) -> relu
+//   -> depthwise_conv2d -> batch_norm -> hard_swish -> out
+Model ResidualBlock() {
+  Model m;
+  const std::vector<int64_t> act = {-1, 8, 6, 6};
+  m.Declare("x", act, false);
+  m.Conv("conv2d", "x", "w1", "y1", 8, 8, 1, act);
+  m.Param("b1", {8}, -1, 1);
+  m.Declare("a1", act, false);
+  m.Op("elementwise_add", {{"X", {"y1"}}, {"Y", {"b1"}}}, {{"Out", {"a1"}}}, {{"axis", 1}});
+  m.BatchNorm("a1", "n1", "bn1", 8, act);
+  m.Declare("r1", act, false);
+  m.Op("elementwise_add", {{"X", {"n1"}}, {"Y", {"x"}}}, {{"Out", {"r1"}}}, {{"axis", -1}});
+  m.Declare("o1", act, false);
+  m.Op("relu", {{"X", {"r1"}}}, {{"Out", {"o1"}}});
+  m.Conv("depthwise_conv2d", "o1", "w2", "y2", 8, 8, 8, act);
+  m.BatchNorm("y2", "n2", "bn2", 8, act);
+  m.Declare("out", act, false);
+  m.Op("hard_swish", {{"X", {"n2"}}}, {{"Out", {"out"}}},
+       {{"threshold", 6.0f}, {"scale", 6.0f}, {"offset", 3.0f}});
+  return m;
+}
+
+std::vector<double> RunProgram(const ProgramDesc& p, Scope* scope, const DenseTensor& x,
+                        const std::string& fetch = "out") {
+  framework::Executor exec{platform::CPUPlace()};
+  return ToDoubles(exec.Run(p, scope, {{"x", x}}, {fetch}).at(0));
+}
+
+// Applies the inference passes in order; the rewrite count of each.
+std::map<std::string, int> Optimize(ProgramDesc* p, Scope* params) {
+  std::map<std::string, int> counts;
+  for (const std::string& name : inference::InferencePassOrder()) {
+    counts[name] = framework::ir::ApplyPass(*framework::ir::CreatePass(name), p, params);
+  }
+  return counts;
+}
+
+std::vector<std::string> OpTypes(const ProgramDesc& p) {
+  std::vector<std::string> types;
+  for (const OpDesc* op : p.Block(0).AllOps()) types.push_back(op->Type());
+  return types;
+}
+
+class ConvFusePassesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    operators::RegisterAllOps();
+    inference::RegisterInferencePasses();
+  }
+};
+
+TEST_F(ConvFusePassesTest, ResidualBlockBecomesTwoFusedConvsWithTheSameNumbers) {
+  for (bool onednn : {false, true}) {
+    ScopedFlag flag(&FLAGS_use_onednn, onednn);
+    ScopedFlag every_shape(&FLAGS_onednn_small_input_fallback, false);
+    const Model m = ResidualBlock();
+    const DenseTensor x = MakeTensor<float>(DDim{2, 8, 6, 6}, RandomValues(576, -1, 1, 5));
+    Scope before_scope;
+    m.Fill(&before_scope);
+    const std::vector<double> before = RunProgram(m.program, &before_scope, x);
+
+    ProgramDesc p = m.program;
+    Scope params;
+    m.Fill(&params);
+    const auto counts = Optimize(&p, &params);
+    EXPECT_EQ(counts.at("conv_bn_fuse_pass"), 2);
+    EXPECT_EQ(counts.at("conv_bias_fuse_pass"), 0);  // The first bias went with its batch_norm.
+    EXPECT_EQ(counts.at("conv_elementwise_add_fuse_pass"), 1);
+    EXPECT_EQ(counts.at("conv_activation_fuse_pass"), 2);
+    ASSERT_EQ(OpTypes(p), std::vector<std::string>({"conv2d", "depthwise_conv2d"}));
+    const OpDesc& conv = *p.Block(0).Op(0);
+    EXPECT_EQ(conv.Input("ResidualData"), std::vector<std::string>({"x"}));
+    EXPECT_TRUE(conv.Attr<bool>("fuse_residual_connection"));
+    EXPECT_EQ(conv.Attr<std::string>("fuse_activation"), "relu");
+    EXPECT_EQ(conv.Output("Output"), std::vector<std::string>({"o1"}));
+    const OpDesc& dw = *p.Block(0).Op(1);
+    EXPECT_EQ(dw.Attr<std::string>("fuse_activation"), "hard_swish");
+    EXPECT_EQ(dw.Output("Output"), std::vector<std::string>({"out"}));
+    ASSERT_EQ(dw.Input("Bias").size(), 1u);
+    // The batch_norm and bias parameters are gone; the folded bias is declared persistable.
+    for (const char* gone : {"b1", "bn1.scale", "bn1.mean", "bn2.var", "y1", "a1", "n1", "n2"}) {
+      EXPECT_FALSE(p.Block(0).HasVar(gone)) << gone;
+      EXPECT_EQ(params.FindVar(gone), nullptr) << gone;
+    }
+    EXPECT_TRUE(p.Block(0).FindVar(dw.Input("Bias")[0])->Persistable());
+
+    ExpectNear(RunProgram(p, &params, x), before, 1e-5, 1e-5, onednn ? "oneDNN" : "plain");
+    const ProgramDesc reloaded = ProgramDesc::FromBinary(p.ToBinary());
+    ExpectNear(RunProgram(reloaded, &params, x), before, 1e-5, 1e-5, "reloaded");
+  }
+}
+
+TEST_F(ConvFusePassesTest, NhwcConvBiasAndSigmoid) {
+  Model m;
+  const std::vector<int64_t> act = {-1, 5, 5, 6};
+  m.Declare("x", {-1, 5, 5, 4}, false);
+  m.Conv("conv2d", "x", "w", "y", 4, 6, 1, act, /*nhwc=*/true);
+  m.Param("b", {6}, -1, 1);
+  m.Declare("a", act, false);
+  m.Op("elementwise_add", {{"X", {"y"}}, {"Y", {"b"}}}, {{"Out", {"a"}}}, {{"axis", -1}});
+  m.Declare("out", act, false);
+  m.Op("sigmoid", {{"X", {"a"}}}, {{"Out", {"out"}}});
+  const DenseTensor x = MakeTensor<float>(DDim{2, 5, 5, 4}, RandomValues(200, -1, 1, 9));
+  Scope s1, s2;
+  m.Fill(&s1);
+  m.Fill(&s2);
+  const std::vector<double> before = RunProgram(m.program, &s1, x);
+  ProgramDesc p = m.program;
+  const auto counts = Optimize(&p, &s2);
+  EXPECT_EQ(counts.at("conv_bias_fuse_pass"), 1);
+  EXPECT_EQ(counts.at("conv_activation_fuse_pass"), 1);
+  ASSERT_EQ(OpTypes(p), std::vector<std::string>({"conv2d"}));
+  EXPECT_EQ(p.Block(0).Op(0)->Input("Bias"), std::vector<std::string>({"b"}));
+  ExpectNear(RunProgram(p, &s2, x), before, 1e-5, 1e-6, "NHWC");
+}
+
+TEST_F(ConvFusePassesTest, LeavesAloneWhatItCannotFuse) {
+  Model m;
+  const std::vector<int64_t> act = {-1, 4, 5, 5};
+  m.Declare("x", act, false);
+  // The conv output is also fetched: neither the bias add nor the relu may take it.
+  m.Conv("conv2d", "x", "w", "y", 4, 4, 1, act);
+  m.Param("b", {4}, -1, 1);
+  m.Declare("a", act, false);
+  m.Op("elementwise_add", {{"X", {"y"}}, {"Y", {"b"}}}, {{"Out", {"a"}}}, {{"axis", 1}});
+  m.Declare("s", act, false);
+  m.Op("scale", {{"X", {"y"}}}, {{"Out", {"s"}}}, {{"scale", 2.0f}});
+  // A training batch_norm (batch statistics) is not folded.
+  m.Conv("conv2d", "a", "w2", "y2", 4, 4, 1, act);
+  m.BatchNorm("y2", "n2", "bn", 4, act, /*is_test=*/false);
+  // A bias along the wrong axis (W, not the channels) is not a conv bias.
+  m.Conv("conv2d", "n2", "w3", "y3", 4, 5, 1, {-1, 5, 5, 5});
+  m.Param("b3", {5}, -1, 1);
+  m.Declare("out", {-1, 5, 5, 5}, false);
+  m.Op("elementwise_add", {{"X", {"y3"}}, {"Y", {"b3"}}}, {{"Out", {"out"}}}, {{"axis", -1}});
+  ProgramDesc p = m.program;
+  Scope params;
+  m.Fill(&params);
+  const std::string before = p.ToBinary();
+  for (const auto& kv : Optimize(&p, &params)) EXPECT_EQ(kv.second, 0) << kv.first;
+  EXPECT_EQ(p.ToBinary(), before);
+}
+
+TEST_F(ConvFusePassesTest, SharedFilterIsNotRewritten) {
+  Model m;
+  const std::vector<int64_t> act = {-1, 4, 5, 5};
+  m.Declare("x", act, false);
+  m.Conv("conv2d", "x", "w", "y", 4, 4, 1, act);
+  m.BatchNorm("y", "n", "bn", 4, act);
+  m.Declare("y2", act, false);
+  m.Op("conv2d", {{"Input", {"n"}}, {"Filter", {"w"}}}, {{"Output", {"y2"}}},
+       {{"paddings", std::vector<int>{1, 1}}});
+  ProgramDesc p = m.program;
+  Scope params;
+  m.Fill(&params);
+  EXPECT_EQ(framework::ir::ApplyPass(*framework::ir::CreatePass("conv_bn_fuse_pass"), &p, &params),
+            0);
+  // Without parameters a folding pass does nothing.
+  EXPECT_EQ(framework::ir::ApplyPass(*framework::ir::CreatePass("conv_bn_fuse_pass"), &p), 0);
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
