@@ -9,6 +9,7 @@
 #include "framework/ir/pass.h"
 #include "framework/model_loading.h"
 #include "framework/scope.h"
+#include "inference/api_data_type.h"
 #include "inference/passes/passes.h"
 #include "operators/registry.h"
 #include "paddle_like/inference_api.h"
@@ -26,6 +27,7 @@ struct Predictor::Model {
   std::vector<std::string> inputs, outputs;
   framework::PlacementRules rules;
   platform::Place place = platform::CPUPlace();
+  bool profile = false;
 };
 
 // What each predictor owns: its activations and prepared kernels.
@@ -39,6 +41,7 @@ struct Predictor::State {
   std::shared_ptr<const Model> model;
   framework::Executor executor;
   std::unique_ptr<framework::PreparedProgram> prepared;
+  std::unique_ptr<framework::ExecutionProfile> profile;  // With Config::EnableProfile().
 };
 
 namespace {
@@ -118,6 +121,7 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
   if (!config.mkldnn_enabled()) {
     for (const framework::OpDesc* op : block.AllOps()) model->rules.no_onednn.insert(op->Type());
   }
+  model->profile = config.profile_enabled();
   return model;
 }
 
@@ -130,6 +134,27 @@ Predictor::~Predictor() = default;
 
 std::vector<std::string> Predictor::GetInputNames() const { return state_->model->inputs; }
 std::vector<std::string> Predictor::GetOutputNames() const { return state_->model->outputs; }
+
+std::map<std::string, std::vector<int64_t>> Predictor::GetInputTensorShape() const {
+  std::map<std::string, std::vector<int64_t>> shapes;
+  const framework::BlockDesc& block = state_->model->program.Block(0);
+  for (const std::string& name : state_->model->inputs) {
+    const framework::VarDesc* var = block.FindVar(name);
+    shapes[name] = var != nullptr && var->HasTensorDesc() ? var->GetShape() : std::vector<int64_t>();
+  }
+  return shapes;
+}
+
+std::map<std::string, DataType> Predictor::GetInputTypes() const {
+  std::map<std::string, DataType> types;
+  const framework::BlockDesc& block = state_->model->program.Block(0);
+  for (const std::string& name : state_->model->inputs) {
+    const framework::VarDesc* var = block.FindVar(name);
+    types[name] = var != nullptr && var->HasTensorDesc() ? ToApiType(var->GetDataType())
+                                                          : DataType::UNKNOWN;
+  }
+  return types;
+}
 
 std::unique_ptr<Tensor> Predictor::GetInputHandle(const std::string& name) {
   const auto& inputs = state_->model->inputs;
@@ -148,6 +173,8 @@ std::unique_ptr<Tensor> Predictor::GetOutputHandle(const std::string& name) {
   return std::unique_ptr<Tensor>(
       new Tensor(HandleVar(*state_->prepared, name), name, false));
 }
+
+const framework::ExecutionProfile* Predictor::profile() const { return state_->profile.get(); }
 
 bool Predictor::Run() {
   const framework::BlockDesc& block = state_->model->program.Block(0);
@@ -174,7 +201,10 @@ bool Predictor::Run() {
                      t.dims().ToString()));
     }
   }
-  state_->executor.Run(state_->prepared.get());
+  if (state_->model->profile && state_->profile == nullptr) {
+    state_->profile = std::make_unique<framework::ExecutionProfile>();
+  }
+  state_->executor.Run(state_->prepared.get(), state_->profile.get());
   return true;
 }
 

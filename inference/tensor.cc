@@ -4,6 +4,7 @@
 
 #include "framework/dense_tensor.h"
 #include "framework/variable.h"
+#include "inference/api_data_type.h"
 #include "paddle_like/inference_api.h"
 #include "platform/enforce.h"
 
@@ -66,9 +67,8 @@ int64_t Tensor::numel() const {
   return var_->Get<framework::DenseTensor>().numel();
 }
 
-DataType Tensor::type() const {
-  if (!var_->IsType<framework::DenseTensor>()) return DataType::UNKNOWN;
-  switch (var_->Get<framework::DenseTensor>().dtype()) {
+DataType ToApiType(platform::DataType t) {
+  switch (t) {
     case platform::DataType::FLOAT32: return DataType::FLOAT32;
     case platform::DataType::FLOAT64: return DataType::FLOAT64;
     case platform::DataType::INT32: return DataType::INT32;
@@ -80,6 +80,11 @@ DataType Tensor::type() const {
     case platform::DataType::BFLOAT16: return DataType::BFLOAT16;
     default: return DataType::UNKNOWN;
   }
+}
+
+DataType Tensor::type() const {
+  if (!var_->IsType<framework::DenseTensor>()) return DataType::UNKNOWN;
+  return ToApiType(var_->Get<framework::DenseTensor>().dtype());
 }
 
 template <typename T>

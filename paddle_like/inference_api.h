@@ -27,6 +27,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -34,6 +35,7 @@
 namespace paddle_like {
 namespace framework {
 class Variable;
+struct ExecutionProfile;
 }  // namespace framework
 
 namespace infer {
@@ -72,6 +74,11 @@ class Config {
   void SwitchIrOptim(bool on = true) { ir_optim_ = on; }
   bool ir_optim() const { return ir_optim_; }
 
+  // Profiling: each Run records per op its kernel, data transforms and time
+  // (framework/execution_profile.h), read with Predictor::profile(). Off by default.
+  void EnableProfile() { profile_ = true; }
+  bool profile_enabled() const { return profile_; }
+
   void EnableUseGpu(uint64_t memory_pool_init_size_mb, int device_id = 0) {
     (void)memory_pool_init_size_mb;
     use_gpu_ = true;
@@ -86,6 +93,7 @@ class Config {
   int threads_ = 0;
   bool onednn_ = true;
   bool ir_optim_ = true;
+  bool profile_ = false;
   bool use_gpu_ = false;
   int gpu_device_id_ = 0;
 };
@@ -132,6 +140,10 @@ class Predictor {
   // The program's feed targets in `col` order, and its fetch targets.
   std::vector<std::string> GetInputNames() const;
   std::vector<std::string> GetOutputNames() const;
+  // Each input's shape and element type as the program declares them (-1: a dim set only
+  // when the input is given, such as the batch).
+  std::map<std::string, std::vector<int64_t>> GetInputTensorShape() const;
+  std::map<std::string, DataType> GetInputTypes() const;
   // NotFoundError for a name that is not an input (output) of the program.
   std::unique_ptr<Tensor> GetInputHandle(const std::string& name);
   std::unique_ptr<Tensor> GetOutputHandle(const std::string& name);
@@ -140,6 +152,8 @@ class Predictor {
   bool Run();
   // A predictor sharing this one's program and parameters, with activations of its own.
   std::unique_ptr<Predictor> Clone();
+  // The profile of the last Run with Config::EnableProfile(), else null.
+  const framework::ExecutionProfile* profile() const;
 
   struct Model;
 

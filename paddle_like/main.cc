@@ -19,7 +19,9 @@ std::string Usage() {
          "  run --program FILE ...       run a program on .npy feeds, write fetches as .npy\n"
          "  infer --model DIR --input FILE.npy ...\n"
          "                               run a saved model through the inference library\n"
-         "  inspect FILE                 versions, vars, ops, feed/fetch targets of a program\n"
+         "  bench --model DIR [--clones C] ...\n"
+         "                               latency percentiles and throughput of a saved model\n"
+         "  inspect FILE [--passes]      versions, vars, ops, feed/fetch targets of a program\n"
          "  backward --program FILE --loss VAR --out FILE\n"
          "                               append the gradient ops of a loss to a program\n"
          "  train [--model mlp|lenet] [--dataset fashion-mnist|digits] ...\n"
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
       {"ops", paddle_like::cli::OpsCommand},
       {"run", paddle_like::cli::RunCommand},
       {"infer", paddle_like::cli::InferCommand},
+      {"bench", paddle_like::cli::BenchCommand},
       {"inspect", paddle_like::cli::InspectCommand},
       {"backward", paddle_like::cli::BackwardCommand},
       {"train", paddle_like::cli::TrainCommand},

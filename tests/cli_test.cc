@@ -308,5 +308,36 @@ TEST(Cli, InspectPassesReportsEachPass) {
   EXPECT_TRUE(Contains(r.err, "params_missing")) << r.err;
 }
 
+TEST(Cli, BenchReportsPercentilesForClones) {
+  const std::string model = std::string(PL_SHARED_DIR) + "/models/mnist_cnn_fluid";
+  if (!std::filesystem::exists(model)) GTEST_SKIP() << model << " is absent";
+  const std::string report = testing::CliTempDir() + "/bench.json";
+  const std::string profile = testing::CliTempDir() + "/bench_profile.json";
+  CliResult r = RunCli({"bench", "--model", model, "--batch", "3", "--warmup", "1", "--repeat",
+                        "4", "--clones", "2", "--report", report, "--profile", profile});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* part : {"input img: 3x1x28x28", "clones 2, batch 3", "latency ms: p50",
+                           "throughput:", "profile of one run", "conv2d"}) {
+    EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
+  }
+  std::ifstream in(report);
+  const std::string json((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const char* key : {"\"p50_ms\": ", "\"p90_ms\": ", "\"p99_ms\": ",
+                          "\"throughput_per_s\": ", "\"threads\": ", "\"clones\": 2",
+                          "\"batch\": 3", "\"repeat\": 4"}) {
+    EXPECT_TRUE(Contains(json, key)) << key << "\n" << json;
+  }
+  EXPECT_TRUE(std::filesystem::exists(profile));
+
+  r = RunCli({"bench", "--model", model, "--shape", "img=1x1x28"});
+  EXPECT_EQ(r.code, 1);
+  r = RunCli({"bench", "--model", model, "--shape", "img=1xAx28x28"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "1xAx28x28")) << r.err;
+  r = RunCli({"bench", "--model", model, "--shape", "nope=1x1x28x28"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(Contains(r.err, "no input `nope`")) << r.err;
+}
+
 }  // namespace
 }  // namespace paddle_like

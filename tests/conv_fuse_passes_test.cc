@@ -243,6 +243,88 @@ TEST_F(ConvFusePassesTest, SharedFilterIsNotRewritten) {
   EXPECT_EQ(framework::ir::ApplyPass(*framework::ir::CreatePass("conv_bn_fuse_pass"), &p), 0);
 }
 
+// PP-LCNet's squeeze-and-excitation block: the biases reach the adds through reshape2 of a
+// [C] parameter, which constant folding turns into [1, C, 1, 1] parameters the bias pass takes.
+TEST_F(ConvFusePassesTest, SqueezeExcitationBiasesThroughReshapeAreFolded) {
+  Model m;
+  m.Declare("x", {-1, 16, 5, 5}, false);
+  m.Declare("pooled", {-1, 16, 1, 1}, false);
+  m.Op("pool2d", {{"X", {"x"}}}, {{"Out", {"pooled"}}},
+       {{"pooling_type", std::string("avg")}, {"global_pooling", true},
+        {"ksize", std::vector<int>{1, 1}}});
+  const std::vector<int64_t> squeezed = {-1, 4, 1, 1}, excited = {-1, 16, 1, 1};
+  m.Param("w1", {4, 16, 1, 1}, -0.5, 0.5);
+  m.Declare("c1", squeezed, false);
+  m.Op("conv2d", {{"Input", {"pooled"}}, {"Filter", {"w1"}}}, {{"Output", {"c1"}}});
+  m.Param("b1", {4}, -1, 1);
+  m.Declare("b1r", {1, 4, 1, 1}, false);
+  m.Declare("b1shape", {0, 4}, false);
+  m.Op("reshape2", {{"X", {"b1"}}}, {{"Out", {"b1r"}}, {"XShape", {"b1shape"}}},
+       {{"shape", std::vector<int>{1, 4, 1, 1}}});
+  m.Declare("a1", squeezed, false);
+  m.Op("elementwise_add", {{"X", {"c1"}}, {"Y", {"b1r"}}}, {{"Out", {"a1"}}}, {{"axis", -1}});
+  m.Declare("r1", squeezed, false);
+  m.Op("relu", {{"X", {"a1"}}}, {{"Out", {"r1"}}});
+  m.Param("w2", {16, 4, 1, 1}, -0.5, 0.5);
+  m.Declare("c2", excited, false);
+  m.Op("conv2d", {{"Input", {"r1"}}, {"Filter", {"w2"}}}, {{"Output", {"c2"}}});
+  m.Param("b2", {16}, -1, 1);
+  m.Declare("b2r", {1, 16, 1, 1}, false);
+  m.Declare("b2shape", {0, 16}, false);
+  m.Op("reshape2", {{"X", {"b2"}}}, {{"Out", {"b2r"}}, {"XShape", {"b2shape"}}},
+       {{"shape", std::vector<int>{1, 16, 1, 1}}});
+  m.Declare("a2", excited, false);
+  m.Op("elementwise_add", {{"X", {"c2"}}, {"Y", {"b2r"}}}, {{"Out", {"a2"}}}, {{"axis", -1}});
+  m.Declare("s", excited, false);
+  m.Op("hard_sigmoid", {{"X", {"a2"}}}, {{"Out", {"s"}}}, {{"slope", 0.2f}, {"offset", 0.5f}});
+  m.Declare("out", {-1, 16, 5, 5}, false);
+  m.Op("elementwise_mul", {{"X", {"x"}}, {"Y", {"s"}}}, {{"Out", {"out"}}}, {{"axis", -1}});
+
+  const DenseTensor x = MakeTensor<float>(DDim{2, 16, 5, 5}, RandomValues(800, -1, 1, 3));
+  Scope s1, s2;
+  m.Fill(&s1);
+  m.Fill(&s2);
+  const std::vector<double> before = RunProgram(m.program, &s1, x);
+  ProgramDesc p = m.program;
+  const auto counts = Optimize(&p, &s2);
+  EXPECT_EQ(counts.at("constant_folding_pass"), 2);
+  EXPECT_EQ(counts.at("conv_bias_fuse_pass"), 2);
+  EXPECT_EQ(counts.at("conv_activation_fuse_pass"), 2);
+  EXPECT_EQ(OpTypes(p),
+            std::vector<std::string>({"pool2d", "conv2d", "conv2d", "elementwise_mul"}));
+  for (const char* gone : {"b1", "b1r", "b1shape", "b2r"}) {
+    EXPECT_EQ(s2.FindVar(gone), nullptr) << gone;
+    EXPECT_FALSE(p.Block(0).HasVar(gone)) << gone;
+  }
+  ExpectNear(RunProgram(p, &s2, x), before, 1e-5, 1e-6, "SE block");
+}
+
+TEST_F(ConvFusePassesTest, ConstantFoldingRunsParameterOnlyOpsOnce) {
+  Model m;
+  m.Declare("x", {-1, 3}, false);
+  m.Declare("c", {2, 3}, false);
+  m.Op("fill_constant", {}, {{"Out", {"c"}}},
+       {{"shape", std::vector<int64_t>{2, 3}}, {"value", 1.5f}, {"dtype", 5}});
+  m.Declare("noise", {2, 3}, false);
+  m.Op("uniform_random", {}, {{"Out", {"noise"}}},
+       {{"shape", std::vector<int64_t>{2, 3}}, {"min", -1.0f}, {"max", 1.0f}, {"seed", 3},
+        {"dtype", 5}});
+  m.Declare("sum", {2, 3}, false);
+  m.Op("elementwise_add", {{"X", {"x"}}, {"Y", {"c"}}}, {{"Out", {"sum"}}});
+  m.Declare("out", {2, 3}, false);
+  m.Op("elementwise_add", {{"X", {"sum"}}, {"Y", {"noise"}}}, {{"Out", {"out"}}});
+  ProgramDesc p = m.program;
+  Scope params;
+  EXPECT_EQ(framework::ir::ApplyPass(*framework::ir::CreatePass("constant_folding_pass"), &p,
+                                     &params),
+            1);
+  EXPECT_EQ(OpTypes(p),
+            std::vector<std::string>({"uniform_random", "elementwise_add", "elementwise_add"}));
+  ASSERT_NE(params.FindVar("c"), nullptr);
+  EXPECT_TRUE(p.Block(0).FindVar("c")->Persistable());
+  EXPECT_EQ(ToDoubles(params.FindVar("c")->Get<DenseTensor>()), std::vector<double>(6, 1.5));
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace paddle_like

@@ -1,5 +1,6 @@
 #include "inference/passes/conv_fuse_passes.h"
 
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -40,15 +41,23 @@ int64_t OutChannels(const Graph& graph, const OpDesc& conv) {
   return dims.size() == 4 ? dims[0] : -1;
 }
 
-// The [C_out] parameter elementwise_add `add` adds per output channel of `conv` (its Y, with
-// the axis of the channel), or null.
+// The parameter elementwise_add `add` adds per output channel of `conv` (its Y: placed at the
+// add's axis, its dims are 1 but C_out on the channel dim, as [C_out] at axis 1 or
+// [1, C_out, 1, 1]), or null.
 DenseTensor* ChannelBias(const Graph& graph, Scope* params, const OpDesc& conv, const OpDesc& add) {
   DenseTensor* y = FloatParam(graph, params, SingleVar(add.Inputs(), "Y"));
   const int64_t channels = OutChannels(graph, conv);
-  if (y == nullptr || channels <= 0 || y->dims() != framework::DDim{channels}) return nullptr;
-  const int axis = AttrOr<int>(add, "axis", -1);
-  const bool per_channel = ChannelLast(conv) ? (axis == -1 || axis == 3) : axis == 1;
-  return per_channel ? y : nullptr;
+  if (y == nullptr || channels <= 0 || y->numel() != channels) return nullptr;
+  const int rank = y->dims().size();
+  const int axis = AttrOr<int>(add, "axis", -1) == -1 ? 4 - rank : AttrOr<int>(add, "axis", -1);
+  const int channel_dim = ChannelLast(conv) ? 3 : 1;
+  if (rank < 1 || axis < 0 || axis + rank > 4 || channel_dim < axis || channel_dim >= axis + rank) {
+    return nullptr;
+  }
+  for (int j = 0; j < rank; ++j) {
+    if (y->dims()[j] != (axis + j == channel_dim ? channels : 1)) return nullptr;
+  }
+  return y;
 }
 
 // Runs `rewrite_one` until it finds nothing more to rewrite in each block; the rewrite count.
@@ -178,12 +187,21 @@ bool FuseOneBias(BlockDesc* block, Scope* params) {
     for (const Match& m : FindMatches(graph, p)) {
       const OpDesc& conv_op = graph.Op(m.ops[conv]);
       const OpDesc& add_op = graph.Op(m.ops[add]);
-      if (ChannelBias(graph, params, conv_op, add_op) == nullptr) continue;
-      if (!InputsUnchangedUntil(graph, m.ops[conv], m.ops[add])) continue;
+      DenseTensor* bias = ChannelBias(graph, params, conv_op, add_op);
+      if (bias == nullptr || !InputsUnchangedUntil(graph, m.ops[conv], m.ops[add])) continue;
+      const std::string y = SingleVar(add_op.Inputs(), "Y");
+      std::string bias_name = y;
+      if (bias->dims().size() != 1) {  // [1, C, 1, 1] and the like: a [C] copy.
+        DenseTensor flat(framework::DDim{bias->numel()}, framework::DataType::FLOAT32);
+        std::copy(bias->data<float>(), bias->data<float>() + bias->numel(),
+                  flat.mutable_data<float>(platform::CPUPlace()));
+        bias_name = AddParam(block, params, bias_name + ".conv_bias", std::move(flat));
+      }
       OpDesc fused = conv_op;
-      fused.SetInput("Bias", {SingleVar(add_op.Inputs(), "Y")});
+      fused.SetInput("Bias", {bias_name});
       fused.SetOutput("Output", {SingleVar(add_op.Outputs(), "Out")});
       framework::ir::ReplaceOps(block, m.ops, fused);
+      DropUnusedParams(*block->Program(), block, params, {y});  // add_op is gone.
       return true;
     }
   }

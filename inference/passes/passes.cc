@@ -3,6 +3,7 @@
 #include <memory>
 #include <mutex>
 
+#include "inference/passes/constant_folding_pass.h"
 #include "inference/passes/conv_fuse_passes.h"
 #include "inference/passes/delete_dropout_pass.h"
 
@@ -25,6 +26,7 @@ void RegisterInferencePasses() {
   static std::once_flag once;
   std::call_once(once, [] {
     Register<DeleteDropoutPass>();
+    Register<ConstantFoldingPass>();
     Register<ConvBnFusePass>();
     Register<ConvBiasFusePass>();
     Register<ConvElementwiseAddFusePass>();
@@ -34,7 +36,7 @@ void RegisterInferencePasses() {
 
 const std::vector<std::string>& InferencePassOrder() {
   static const std::vector<std::string> order = {
-      "delete_dropout_pass", "conv_bn_fuse_pass", "conv_bias_fuse_pass",
+      "delete_dropout_pass", "constant_folding_pass", "conv_bn_fuse_pass", "conv_bias_fuse_pass",
       "conv_elementwise_add_fuse_pass", "conv_activation_fuse_pass"};
   return order;
 }

@@ -11,7 +11,8 @@ namespace inference {
 void RegisterInferencePasses();
 
 // The passes a predictor with IR optimisation applies, in order: each may enable the next
-// (dropout gone, a conv's batch_norm folded before its bias, residual and activation).
+// (dropout gone, constants folded into parameters, a conv's batch_norm folded before its
+// bias, residual and activation).
 const std::vector<std::string>& InferencePassOrder();
 
 }  // namespace inference

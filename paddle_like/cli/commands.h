@@ -17,6 +17,9 @@ int RunCommand(const std::vector<std::string>& args);
 // `paddle_like infer --model DIR --input FILE.npy ...`: runs a saved inference model through
 // the inference library (Predictor) and prints its outputs (top-5 classes of a classifier).
 int InferCommand(const std::vector<std::string>& args);
+// `paddle_like bench --model DIR ...`: latency percentiles and throughput of a saved model
+// through the inference library, with clones in threads.
+int BenchCommand(const std::vector<std::string>& args);
 // `paddle_like inspect FILE`: versions, variables, ops, feed and fetch targets of a program.
 int InspectCommand(const std::vector<std::string>& args);
 // `paddle_like backward --program FILE --loss VAR --out FILE`: appends the backward pass.

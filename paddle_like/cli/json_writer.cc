@@ -1,5 +1,6 @@
 #include "paddle_like/cli/json_writer.h"
 
+#include <cmath>
 #include <cstdio>
 
 namespace paddle_like {
@@ -84,6 +85,12 @@ JsonWriter& JsonWriter::Key(const std::string& key) {
 
 JsonWriter& JsonWriter::String(const std::string& v) { return Raw(JsonQuote(v)); }
 JsonWriter& JsonWriter::Int(int64_t v) { return Raw(std::to_string(v)); }
+JsonWriter& JsonWriter::Double(double v) {
+  if (!std::isfinite(v)) return Null();
+  char buf[64];
+  std::snprintf(buf, sizeof(buf), "%.6g", v);
+  return Raw(buf);
+}
 JsonWriter& JsonWriter::Bool(bool v) { return Raw(v ? "true" : "false"); }
 JsonWriter& JsonWriter::Null() { return Raw("null"); }
 

@@ -26,6 +26,8 @@ class JsonWriter {
 
   JsonWriter& String(const std::string& v);
   JsonWriter& Int(int64_t v);
+  // A finite number with up to 6 significant digits after the point (null when not finite).
+  JsonWriter& Double(double v);
   JsonWriter& Bool(bool v);
   JsonWriter& Null();
   // An already-serialised JSON value (e.g. from framework::AttrToJson).
