@@ -6,6 +6,7 @@
 #include "inference/passes/constant_folding_pass.h"
 #include "inference/passes/conv_fuse_passes.h"
 #include "inference/passes/delete_dropout_pass.h"
+#include "inference/passes/fc_fuse_pass.h"
 
 namespace paddle_like {
 namespace inference {
@@ -31,13 +32,14 @@ void RegisterInferencePasses() {
     Register<ConvBiasFusePass>();
     Register<ConvElementwiseAddFusePass>();
     Register<ConvActivationFusePass>();
+    Register<FcFusePass>();
   });
 }
 
 const std::vector<std::string>& InferencePassOrder() {
   static const std::vector<std::string> order = {
       "delete_dropout_pass", "constant_folding_pass", "conv_bn_fuse_pass", "conv_bias_fuse_pass",
-      "conv_elementwise_add_fuse_pass", "conv_activation_fuse_pass"};
+      "conv_elementwise_add_fuse_pass", "conv_activation_fuse_pass", "fc_fuse_pass"};
   return order;
 }
 

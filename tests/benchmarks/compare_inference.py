@@ -1,0 +1,178 @@
+#!/usr/bin/env python3
+"""Latency of the saved models under ../shared/models: paddle_like's inference library
+(`paddle_like bench`) against PaddlePaddle's paddle.inference (oneDNN on) and ONNX Runtime
+(the model converted by paddle2onnx), measured in the same run on the same machine.
+
+    "$(scripts/reference_env.sh --with-onnx | tail -n1)" tests/benchmarks/compare_inference.py \
+        [--models pplcnet_3cls,resnet_cifar10] [--batches 1,16] [--threads 1,2] [--repeat 50]
+
+For each model, batch and thread count: the median latency (ms) of `repeat` runs after 10
+warm-up runs, inputs set once (uniform [0, 1) floats), and the ratio of paddle_like to the
+faster of the two references. Prints a Markdown table; `--json FILE` also writes the numbers.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+MODELS = os.path.join(os.path.dirname(ROOT), "shared", "models")
+CLI = os.path.join(ROOT, "build", "bin", "paddle_like")
+
+# Sizes for inputs that declare -1 beyond the batch (the size the model is deployed at).
+SHAPE_OVERRIDES = {"ppocr_cls_v2": {"x": [3, 48, 192]}}
+
+
+def model_files(d):
+    """(program, params) paths of a model directory, params None for per-variable files."""
+    names = os.listdir(d)
+    for prog in ["inference.pdmodel", "model.pdmodel", "__model__"] + sorted(
+            n for n in names if n.endswith(".pdmodel")):
+        if prog in names:
+            stem = prog[:-len(".pdmodel")] if prog.endswith(".pdmodel") else None
+            for params in ([stem + ".pdiparams"] if stem else []) + ["__params__"]:
+                if params in names:
+                    return os.path.join(d, prog), os.path.join(d, params)
+            return os.path.join(d, prog), None
+    raise RuntimeError("no program in " + d)
+
+
+def ours(model_dir, batch, threads, repeat, shapes_arg):
+    with tempfile.NamedTemporaryFile(suffix=".json") as report:
+        cmd = [CLI, "bench", "--model", model_dir, "--batch", str(batch), "--threads",
+               str(threads), "--warmup", "10", "--repeat", str(repeat), "--report", report.name]
+        cmd += shapes_arg
+        subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+        with open(report.name) as f:
+            return json.load(f)
+
+
+def time_calls(fn, repeat):
+    for _ in range(10):
+        fn()
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1000)
+    return statistics.median(times)
+
+
+def paddle_latency(prog, params, inputs, threads, repeat):
+    import paddle.inference as pi
+    config = pi.Config(prog, params) if params else pi.Config(os.path.dirname(prog))
+    config.disable_gpu()
+    config.enable_mkldnn()
+    config.set_cpu_math_library_num_threads(threads)
+    config.switch_ir_optim(True)
+    config.disable_glog_info()
+    predictor = pi.create_predictor(config)
+    for name, value in inputs.items():
+        h = predictor.get_input_handle(name)
+        h.reshape(list(value.shape))
+        h.copy_from_cpu(value)
+    return time_calls(predictor.run, repeat)
+
+
+def onnx_latency(onnx_path, inputs, threads, repeat):
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    session = ort.InferenceSession(onnx_path, options, providers=["CPUExecutionProvider"])
+    return time_calls(lambda: session.run(None, inputs), repeat)
+
+
+def convert_to_onnx(prog, params, out):
+    cmd = ["paddle2onnx", "--model_dir", os.path.dirname(prog), "--model_filename",
+           os.path.basename(prog), "--save_file", out]
+    if params:
+        cmd += ["--params_filename", os.path.basename(params)]
+    bin_dir = os.path.dirname(sys.executable)
+    cmd[0] = os.path.join(bin_dir, "paddle2onnx")
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    return r.returncode == 0 and os.path.exists(out)
+
+
+def best(values):
+    values = [v for v in values if v is not None]
+    return min(values) if values else None
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--models", default=",".join(sorted(
+        d for d in os.listdir(MODELS) if os.path.isdir(os.path.join(MODELS, d)))))
+    ap.add_argument("--batches", default="1,16")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeat", type=int, default=50)
+    ap.add_argument("--json")
+    args = ap.parse_args()
+    os.environ.setdefault("FLAGS_enable_pir_api", "0")
+    batches = [int(b) for b in args.batches.split(",")]
+    thread_counts = [int(t) for t in args.threads.split(",")]
+    rows = []
+    tmp = tempfile.mkdtemp()
+    for name in args.models.split(","):
+        d = os.path.join(MODELS, name)
+        prog, params = model_files(d)
+        onnx_path = os.path.join(tmp, name + ".onnx")
+        has_onnx = convert_to_onnx(prog, params, onnx_path)
+        shapes_arg = []
+        for input_name, dims in SHAPE_OVERRIDES.get(name, {}).items():
+            shapes_arg = ["--shape", "%s=%s" % (input_name, "x".join(map(str, [1] + dims)))]
+        for batch in batches:
+            batch_shapes = [a.replace("=1x", "=%dx" % batch) if a.startswith(tuple(
+                SHAPE_OVERRIDES.get(name, {}))) else a for a in shapes_arg]
+            row = {"model": name, "batch": batch}
+            for threads in thread_counts:
+                r = ours(d, batch, threads, args.repeat, batch_shapes)
+                inputs = {k: np.random.rand(*v).astype("float32") for k, v in r["inputs"].items()}
+                row["paddle_like_%d" % threads] = r["p50_ms"]
+                try:
+                    row["paddle_%d" % threads] = paddle_latency(prog, params, inputs, threads,
+                                                                args.repeat)
+                except Exception as e:  # A model the reference cannot run: no figure.
+                    print("paddle.inference failed on %s: %s" % (name, e), file=sys.stderr)
+                    row["paddle_%d" % threads] = None
+                row["onnxruntime_%d" % threads] = None
+                if has_onnx:
+                    try:
+                        row["onnxruntime_%d" % threads] = onnx_latency(onnx_path, inputs,
+                                                                       threads, args.repeat)
+                    except Exception as e:  # A conversion ONNX Runtime cannot load.
+                        print("onnxruntime failed on %s: %s" % (name, e), file=sys.stderr)
+                        has_onnx = False
+            rows.append(row)
+            print("done: %s batch %d" % (name, batch), file=sys.stderr)
+
+    def fmt(v):
+        return "-" if v is None else ("%.3f" % v)
+
+    print("| model | batch | " + " | ".join(
+        "paddle_like %dT | paddle.inference %dT | ONNX Runtime %dT" % (t, t, t)
+        for t in thread_counts) + " | paddle_like best / faster reference best |")
+    print("|---|---:|" + "---:|" * (3 * len(thread_counts) + 1))
+    for row in rows:
+        cells = []
+        for t in thread_counts:
+            cells += [fmt(row["paddle_like_%d" % t]), fmt(row["paddle_%d" % t]),
+                      fmt(row["onnxruntime_%d" % t])]
+        ours_best = best([row["paddle_like_%d" % t] for t in thread_counts])
+        ref_best = best([row["%s_%d" % (k, t)] for k in ("paddle", "onnxruntime")
+                         for t in thread_counts])
+        ratio = "-" if ref_best is None else "%.2f" % (ours_best / ref_best)
+        print("| %s | %d | %s | %s |" % (row["model"], row["batch"], " | ".join(cells), ratio))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(rows, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
