@@ -45,7 +45,7 @@ const std::set<std::string> kPendingOps = {
     
               "density_prior_box", 
             "matrix_nms",
-    "pad3d",              "gru",               "crf_decoding",     "sequence_pool",
+    "gru",               "crf_decoding",     "sequence_pool",
     "sequence_expand",    "sequence_softmax",  "sequence_reverse", "sequence_concat",
     
 };

@@ -1,0 +1,114 @@
+// pad3d: each mode on a hand-worked row, NCDHW against NDHWC (the same padding seen through a
+// transpose), paddings from a tensor, gradients against finite differences, and the errors.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/grad_check_util.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+class Pad3dTest : public ::testing::Test {
+ protected:
+  void SetUp() override { operators::RegisterAllOps(); }
+};
+
+std::vector<double> PadRow(const std::string& mode, std::vector<int> paddings, float value = 0) {
+  auto r = RunOp("pad3d", {{"X", {MakeTensor<float>(DDim{1, 1, 1, 1, 3}, {1, 2, 3})}}},
+                 {{"Out", 1}},
+                 {{"paddings", paddings}, {"mode", mode}, {"value", value}});
+  return ToDoubles(r.outputs["Out"][0]);
+}
+
+TEST_F(Pad3dTest, EachModeOnARow) {
+  EXPECT_EQ(PadRow("constant", {2, 1, 0, 0, 0, 0}, 9), (std::vector<double>{9, 9, 1, 2, 3, 9}));
+  EXPECT_EQ(PadRow("reflect", {2, 1, 0, 0, 0, 0}), (std::vector<double>{3, 2, 1, 2, 3, 2}));
+  EXPECT_EQ(PadRow("replicate", {2, 1, 0, 0, 0, 0}), (std::vector<double>{1, 1, 1, 2, 3, 3}));
+  EXPECT_EQ(PadRow("circular", {2, 4, 0, 0, 0, 0}),
+            (std::vector<double>{2, 3, 1, 2, 3, 1, 2, 3, 1}));
+  // H and D padding of a single row repeat it (replicate) or fill (constant).
+  const std::vector<double> hd = PadRow("replicate", {0, 0, 1, 0, 0, 1});
+  EXPECT_EQ(hd, (std::vector<double>{1, 2, 3, 1, 2, 3, 1, 2, 3, 1, 2, 3}));
+}
+
+// NDHWC gives NCDHW's result with the channel moved last.
+TEST_F(Pad3dTest, ChannelLastMatchesChannelFirst) {
+  const int64_t n = 2, c = 3, d = 3, h = 4, w = 5;
+  const std::vector<double> x = RandomValues(n * c * d * h * w, -1, 1, 4);
+  std::vector<double> x_last(x.size());
+  for (int64_t i = 0; i < n * c * d * h * w; ++i) {
+    const int64_t s = i % (d * h * w), ch = (i / (d * h * w)) % c, b = i / (c * d * h * w);
+    x_last[(b * d * h * w + s) * c + ch] = x[i];
+  }
+  for (const std::string mode : {"constant", "reflect", "replicate", "circular"}) {
+    const std::vector<int> pads = {1, 2, 0, 3, 2, 1};
+    AttributeMap attrs = {{"paddings", pads}, {"mode", mode}, {"value", 0.5f}};
+    auto first = RunOp("pad3d", {{"X", {MakeTensor<float>(DDim{n, c, d, h, w}, x)}}},
+                       {{"Out", 1}}, attrs);
+    attrs["data_format"] = std::string("NDHWC");
+    auto last = RunOp("pad3d", {{"X", {MakeTensor<float>(DDim{n, d, h, w, c}, x_last)}}},
+                      {{"Out", 1}}, attrs);
+    const DDim od = first.outputs["Out"][0].dims();
+    ASSERT_EQ(od, (DDim{n, c, d + 3, h + 3, w + 3})) << mode;
+    ASSERT_EQ(last.outputs["Out"][0].dims(), (DDim{n, d + 3, h + 3, w + 3, c})) << mode;
+    const std::vector<double> a = ToDoubles(first.outputs["Out"][0]);
+    const std::vector<double> b = ToDoubles(last.outputs["Out"][0]);
+    const int64_t spatial = od[2] * od[3] * od[4];
+    for (int64_t i = 0; i < od.numel(); ++i) {
+      const int64_t s = i % spatial, ch = (i / spatial) % c, bb = i / (c * spatial);
+      ASSERT_EQ(a[i], b[(bb * spatial + s) * c + ch]) << mode << " element " << i;
+    }
+  }
+}
+
+TEST_F(Pad3dTest, PaddingsTensorReplacesTheAttribute) {
+  auto r = RunOp("pad3d",
+                 {{"X", {MakeTensor<float>(DDim{1, 1, 1, 1, 3}, {1, 2, 3})}},
+                  {"Paddings", {MakeTensor<int32_t>(DDim{6}, {1, 0, 0, 0, 0, 0})}}},
+                 {{"Out", 1}}, {{"paddings", std::vector<int>{5, 5, 0, 0, 0, 0}}, {"mode", std::string("reflect")}});
+  EXPECT_EQ(ToDoubles(r.outputs["Out"][0]), (std::vector<double>{2, 1, 2, 3}));
+}
+
+TEST_F(Pad3dTest, GradientsMatchFiniteDifferences) {
+  const DenseTensor x = MakeTensor<double>(DDim{1, 2, 2, 3, 3}, RandomValues(36, -1, 1, 6));
+  for (const std::string mode : {"constant", "reflect", "replicate", "circular"}) {
+    SCOPED_TRACE(mode);
+    GradCheck check;
+    check.op_type = "pad3d";
+    check.inputs = {{"X", {x}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = {{"paddings", std::vector<int>{2, 1, 1, 2, 1, 1}}, {"mode", mode}};
+    CheckGradients(check);
+  }
+}
+
+TEST_F(Pad3dTest, ErrorsNameTheOpAndWhatIsWrong) {
+  const DenseTensor x = MakeTensor<float>(DDim{1, 1, 1, 2, 3}, RandomValues(6, -1, 1));
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("pad3d", {{"X", {x}}}, {{"Out", 1}},
+              {{"paddings", std::vector<int>{3, 0, 0, 0, 0, 0}}, {"mode", std::string("reflect")}});
+      },
+      {"pad3d", "reflect", "W (3)", "size 3"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { RunOp("pad3d", {{"X", {x}}}, {{"Out", 1}}, {{"paddings", std::vector<int>{1, 2}}}); },
+      {"pad3d", "6 values", "received 2"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("pad3d", {{"X", {x}}}, {{"Out", 1}}, {{"paddings", std::vector<int>{0, -1, 0, 0, 0, 0}}});
+      },
+      {"pad3d", ">= 0", "-1"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("pad3d", {{"X", {MakeTensor<float>(DDim{2, 3}, RandomValues(6, -1, 1))}}}, {{"Out", 1}});
+      },
+      {"pad3d", "rank 5", "[2, 3]"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
