@@ -137,6 +137,40 @@ TEST_F(DetectionOps, BadInputsNameWhatIsWrong) {
       {"op `box_coder` input `TargetBox`", "expected dim 1 to equal the 2 priors"});
 }
 
+// Two boxes of class 1 with IoU 1/3: the second's score decays by (1 - 1/3) / (1 - 0)
+// (linear) or exp((0 - 1/9) * sigma) (gaussian); class 0 is the background.
+TEST_F(DetectionOps, MatrixNmsDecaysScoresByHand) {
+  const DenseTensor boxes = MakeTensor<float>(DDim{1, 2, 4}, {0, 0, 2, 2, 1, 0, 3, 2});
+  const DenseTensor scores = MakeTensor<float>(DDim{1, 2, 2}, {0.95, 0.9, 0.9, 0.8});
+  for (bool gaussian : {false, true}) {
+    for (float post : {0.0f, 0.6f}) {
+      SCOPED_TRACE(std::string(gaussian ? "gaussian" : "linear") + " post " + std::to_string(post));
+      auto r = RunOp("matrix_nms", {{"BBoxes", {boxes}}, {"Scores", {scores}}},
+                     {{"Out", 1}, {"Index", 1}, {"RoisNum", 1}},
+                     {{"score_threshold", 0.1f}, {"post_threshold", post}, {"nms_top_k", -1},
+                      {"keep_top_k", -1}, {"use_gaussian", gaussian}, {"gaussian_sigma", 2.0f}});
+      const double decayed = gaussian ? 0.8 * std::exp(-2.0 / 9) : 0.8 * 2.0 / 3;
+      std::vector<double> want = {1, 0.9, 0, 0, 2, 2};
+      std::vector<double> want_index = {0};
+      if (decayed > post) {
+        want.insert(want.end(), {1, decayed, 1, 0, 3, 2});
+        want_index.push_back(1);
+      }
+      ExpectNear(ToDoubles(r.outputs["Out"][0]), want, 1e-6, 1e-6, "Out");
+      EXPECT_EQ(ToDoubles(r.outputs["Index"][0]), want_index);
+      EXPECT_EQ(ToDoubles(r.outputs["RoisNum"][0]),
+                std::vector<double>{static_cast<double>(want_index.size())});
+    }
+  }
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("matrix_nms", {{"BBoxes", {boxes}}, {"Scores", {MakeTensor<float>(DDim{1, 2, 3}, std::vector<double>(6, 0.5))}}},
+              {{"Out", 1}, {"Index", 1}},
+              {{"score_threshold", 0.1f}, {"nms_top_k", -1}, {"keep_top_k", -1}});
+      },
+      {"matrix_nms", "BBoxes", "[1, 2, 4]", "[1, 2, 3]"});
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace paddle_like
