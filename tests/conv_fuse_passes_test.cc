@@ -13,7 +13,7 @@
 #include "framework/scope.h"
 #include "inference/passes/passes.h"
 #include "platform/flags.h"
-#include "tests/op_test_util.h"
+#include "tests/pass_test_util.h"
 
 namespace paddle_like {
 namespace testing {
@@ -23,31 +23,8 @@ using framework::OpDesc;
 using framework::ProgramDesc;
 using framework::Scope;
 
-// A program under construction with the parameter values it needs.
-struct Model {
-  ProgramDesc program;
-  std::map<std::string, DenseTensor> params;
-  unsigned seed = 11;
-
-  void Declare(const std::string& name, const std::vector<int64_t>& shape, bool persistable) {
-    framework::VarDesc* v = program.Block(0).Var(name);
-    v->SetShape(shape);
-    v->SetDataType(DataType::FLOAT32);
-    v->SetPersistable(persistable);
-  }
-  void Param(const std::string& name, const std::vector<int64_t>& shape, double lo, double hi) {
-    Declare(name, shape, true);
-    params[name] = MakeTensor<float>(DDim(shape), RandomValues(DDim(shape).numel(), lo, hi, seed++));
-  }
-  OpDesc* Op(const std::string& type, const framework::VariableNameMap& in,
-             const framework::VariableNameMap& out, const AttributeMap& attrs = {}) {
-    OpDesc* op = program.Block(0).AppendOp();
-    op->SetType(type);
-    for (const auto& kv : in) op->SetInput(kv.first, kv.second);
-    for (const auto& kv : out) op->SetOutput(kv.first, kv.second);
-    for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
-    return op;
-  }
+// A program with parameters, and the conv and batch_norm layers of the tests.
+struct Model : ProgramWithParams {
   // conv (3x3, pad 1, `groups`) of `x` with a new filter `w`, output `y`.
   void Conv(const std::string& type, const std::string& x, const std::string& w,
             const std::string& y, int64_t in_c, int64_t out_c, int groups,
@@ -76,9 +53,6 @@ struct Model {
         {"SavedMean", {prefix + ".saved_mean"}}, {"SavedVariance", {prefix + ".saved_var"}}},
        {{"is_test", is_test}, {"epsilon", 1e-3f}, {"data_layout", layout}});
   }
-  void Fill(Scope* scope) const {
-    for (const auto& kv : params) *scope->Var(kv.first)->GetMutable<DenseTensor>() = kv.second;
-  }
 };
 
 // x [2, 8, 6, 6] -> conv2d -> + b[8] -> batch_norm -> + x (residual) -> relu
@@ -104,12 +78,6 @@ Model ResidualBlock() {
   return m;
 }
 
-std::vector<double> RunProgram(const ProgramDesc& p, Scope* scope, const DenseTensor& x,
-                        const std::string& fetch = "out") {
-  framework::Executor exec{platform::CPUPlace()};
-  return ToDoubles(exec.Run(p, scope, {{"x", x}}, {fetch}).at(0));
-}
-
 // Applies the inference passes in order; the rewrite count of each.
 std::map<std::string, int> Optimize(ProgramDesc* p, Scope* params) {
   std::map<std::string, int> counts;
@@ -117,12 +85,6 @@ std::map<std::string, int> Optimize(ProgramDesc* p, Scope* params) {
     counts[name] = framework::ir::ApplyPass(*framework::ir::CreatePass(name), p, params);
   }
   return counts;
-}
-
-std::vector<std::string> OpTypes(const ProgramDesc& p) {
-  std::vector<std::string> types;
-  for (const OpDesc* op : p.Block(0).AllOps()) types.push_back(op->Type());
-  return types;
 }
 
 class ConvFusePassesTest : public ::testing::Test {

@@ -12,7 +12,7 @@
 #include "framework/ir/pass.h"
 #include "framework/scope.h"
 #include "inference/passes/passes.h"
-#include "tests/op_test_util.h"
+#include "tests/pass_test_util.h"
 
 namespace paddle_like {
 namespace testing {
@@ -92,39 +92,8 @@ TEST(FcOp, Errors) {
                                               {"fc", "W", "rank 2"});
 }
 
-// A program with parameters, run before and after the inference passes.
-struct Model {
-  ProgramDesc program;
-  std::map<std::string, DenseTensor> params;
-  void Declare(const std::string& name, const std::vector<int64_t>& shape, bool persistable) {
-    framework::VarDesc* v = program.Block(0).Var(name);
-    v->SetShape(shape);
-    v->SetDataType(DataType::FLOAT32);
-    v->SetPersistable(persistable);
-  }
-  void Param(const std::string& name, const std::vector<int64_t>& shape, unsigned seed) {
-    Declare(name, shape, true);
-    params[name] = MakeTensor<float>(DDim(shape), RandomValues(DDim(shape).numel(), -1, 1, seed));
-  }
-  void Op(const std::string& type, const framework::VariableNameMap& in,
-          const framework::VariableNameMap& out, const AttributeMap& attrs = {}) {
-    *program.Block(0).AppendOp() = OpDesc(type, in, out, attrs);
-  }
-  void Fill(Scope* scope) const {
-    for (const auto& kv : params) *scope->Var(kv.first)->GetMutable<DenseTensor>() = kv.second;
-  }
-};
-
-std::vector<double> RunProgram(const ProgramDesc& p, Scope* scope, const DenseTensor& x) {
-  framework::Executor exec{platform::CPUPlace()};
-  return ToDoubles(exec.Run(p, scope, {{"x", x}}, {"out"}).at(0));
-}
-
-std::vector<std::string> OpTypes(const ProgramDesc& p) {
-  std::vector<std::string> types;
-  for (const OpDesc* op : p.Block(0).AllOps()) types.push_back(op->Type());
-  return types;
-}
+// Parameters from a fixed seed per name order: each test declares them in the same order.
+using Model = ProgramWithParams;
 
 class FcFusePassTest : public ::testing::Test {
  protected:
@@ -151,10 +120,10 @@ class FcFusePassTest : public ::testing::Test {
 TEST_F(FcFusePassTest, MulAddReluBecomesFc) {
   Model m;
   m.Declare("x", {-1, 6}, false);
-  m.Param("w1", {6, 5}, 1);
-  m.Param("b1", {5}, 2);
-  m.Param("w2", {5, 3}, 3);
-  m.Param("b2", {3}, 4);
+  m.Param("w1", {6, 5});
+  m.Param("b1", {5});
+  m.Param("w2", {5, 3});
+  m.Param("b2", {3});
   for (const char* v : {"h1", "a1", "r1", "h2", "a2"}) m.Declare(v, {-1, 5}, false);
   m.Declare("out", {-1, 3}, false);
   m.Op("mul", {{"X", {"x"}}, {"Y", {"w1"}}}, {{"Out", {"h1"}}});
@@ -172,8 +141,8 @@ TEST_F(FcFusePassTest, MatmulWithBatchedInputBecomesFc) {
   for (const char* type : {"matmul_v2", "matmul"}) {
     Model m;
     m.Declare("x", {-1, 3, 4}, false);
-    m.Param("w", {4, 6}, 1);
-    m.Param("b", {6}, 2);
+    m.Param("w", {4, 6});
+    m.Param("b", {6});
     m.Declare("h", {-1, 3, 6}, false);
     m.Declare("a", {-1, 3, 6}, false);
     m.Declare("out", {-1, 3, 6}, false);
@@ -188,9 +157,9 @@ TEST_F(FcFusePassTest, MatmulWithBatchedInputBecomesFc) {
 TEST_F(FcFusePassTest, LeavesAloneTransposesActivationsWeightsAndOtherBiases) {
   Model m;
   m.Declare("x", {-1, 4}, false);
-  m.Param("w", {4, 4}, 1);
-  m.Param("b", {4}, 2);
-  m.Param("b_cols", {4, 1}, 3);
+  m.Param("w", {4, 4});
+  m.Param("b", {4});
+  m.Param("b_cols", {4, 1});
   for (const char* v : {"t", "ta", "y", "ya", "z", "out"}) m.Declare(v, {-1, 4}, false);
   // A transposed weight is not fc's.
   m.Op("matmul_v2", {{"X", {"x"}}, {"Y", {"w"}}}, {{"Out", {"t"}}}, {{"trans_y", true}});

@@ -255,29 +255,14 @@ bool FuseOneResidual(BlockDesc* block) {
 
 // ---- conv_activation_fuse_pass -----------------------------------------------------------
 
-const char* const kActivations[] = {"relu",         "leaky_relu", "relu6",   "clip",
-                                    "swish",        "hard_swish", "hard_sigmoid",
-                                    "sigmoid",      "tanh",       "gelu"};
-
 bool FuseOneActivation(BlockDesc* block) {
   for (const char* type : kConvTypes) {
-    for (const char* act : kActivations) {
-      const Graph graph(*block);
-      Pattern p;
-      const int conv = p.AddOp(type, [](const OpDesc& op) { return !HasFusedActivation(op); });
-      const int act_op = p.AddOp(act, [](const OpDesc& op) {
-        return operators::FusedActivationOfOp(op).has_value();
-      });
-      p.Connect(conv, "Output", act_op, "X");
-      for (const Match& m : FindMatches(graph, p)) {
-        if (!InputsUnchangedUntil(graph, m.ops[conv], m.ops[act_op])) continue;
-        const OpDesc& a = graph.Op(m.ops[act_op]);
-        OpDesc fused = graph.Op(m.ops[conv]);
-        operators::WriteFusedActivation(*operators::FusedActivationOfOp(a), &fused);
-        fused.SetOutput("Output", {SingleVar(a.Outputs(), "Out")});
-        framework::ir::ReplaceOps(block, m.ops, fused);
-        return true;
-      }
+    if (FuseOneTrailingActivation(
+            block, type, "Output", [](const OpDesc& op) { return !HasFusedActivation(op); },
+            [](const operators::FusedActivation& a, OpDesc* conv) {
+              operators::WriteFusedActivation(a, conv);
+            })) {
+      return true;
     }
   }
   return false;
@@ -286,8 +271,7 @@ bool FuseOneActivation(BlockDesc* block) {
 }  // namespace
 
 // Versions the passes were written against: conv2d 1 (use_addto), elementwise_add 1 (the
-// Scale_* attributes, unused here), batch_norm 0, clip 1 (Min / Max tensors, not fused),
-// leaky_relu 1 (alpha > 1 allowed).
+// Scale_* attributes, unused here), batch_norm 0; activations: pass_util.h.
 framework::ir::PassCapability ConvBnFusePass::Capability() const {
   return {{{"conv2d", 1}, {"depthwise_conv2d", 1}, {"elementwise_add", 1}, {"batch_norm", 0}}};
 }
@@ -318,9 +302,7 @@ int ConvElementwiseAddFusePass::ApplyImpl(ProgramDesc* program, Scope* /*params*
 
 framework::ir::PassCapability ConvActivationFusePass::Capability() const {
   framework::ir::PassCapability c{{{"conv2d", 1}, {"depthwise_conv2d", 1}}};
-  for (const char* act : kActivations) c.max_versions[act] = 0;
-  c.max_versions["clip"] = 1;
-  c.max_versions["leaky_relu"] = 1;
+  AddFusableActivationVersions(&c);
   return c;
 }
 

@@ -24,9 +24,6 @@ using framework::ir::Match;
 using framework::ir::Pattern;
 
 const char* const kProducts[] = {"mul", "matmul_v2", "matmul"};
-const char* const kActivations[] = {"relu",    "leaky_relu", "relu6",        "clip",
-                                    "swish",   "hard_swish", "hard_sigmoid", "sigmoid",
-                                    "tanh",    "gelu"};
 
 int DeclaredRank(const Graph& graph, const std::string& name) {
   const framework::VarDesc* v = graph.block().FindVarRecursive(name);
@@ -91,43 +88,24 @@ bool FuseOneProduct(BlockDesc* block, Scope* params) {
 }
 
 bool FuseOneActivation(BlockDesc* block) {
-  for (const char* act : kActivations) {
-    const Graph graph(*block);
-    Pattern p;
-    const int fc = p.AddOp("fc", [](const OpDesc& op) {
-      return AttrOr<std::string>(op, "activation_type", "").empty();
-    });
-    const int act_op = p.AddOp(act, [](const OpDesc& op) {
-      return operators::FusedActivationOfOp(op).has_value();
-    });
-    p.Connect(fc, "Out", act_op, "X");
-    for (const Match& m : FindMatches(graph, p)) {
-      if (!InputsUnchangedUntil(graph, m.ops[fc], m.ops[act_op])) continue;
-      const OpDesc& a = graph.Op(m.ops[act_op]);
-      const operators::FusedActivation f = *operators::FusedActivationOfOp(a);
-      OpDesc fused = graph.Op(m.ops[fc]);
-      fused.SetAttr("activation_type", f.name);
-      fused.SetAttr("fuse_alpha", f.alpha);
-      fused.SetAttr("fuse_beta", f.beta);
-      fused.SetOutput("Out", {SingleVar(a.Outputs(), "Out")});
-      framework::ir::ReplaceOps(block, m.ops, fused);
-      return true;
-    }
-  }
-  return false;
+  return FuseOneTrailingActivation(
+      block, "fc", "Out",
+      [](const OpDesc& op) { return AttrOr<std::string>(op, "activation_type", "").empty(); },
+      [](const operators::FusedActivation& a, OpDesc* fc) {
+        fc->SetAttr("activation_type", a.name);
+        fc->SetAttr("fuse_alpha", a.alpha);
+        fc->SetAttr("fuse_beta", a.beta);
+      });
 }
 
 }  // namespace
 
-// mul 0, matmul_v2 0, matmul 0 (PaddlePaddle's matmul version 1 did not change X * Y's
-// meaning for the attributes checked here), elementwise_add 1, activations as
-// conv_activation_fuse_pass.
+// mul 0, matmul_v2 0, matmul 1 (PaddlePaddle's matmul version 1 did not change X * Y's
+// meaning for the attributes checked here), elementwise_add 1; activations: pass_util.h.
 framework::ir::PassCapability FcFusePass::Capability() const {
   framework::ir::PassCapability c{
       {{"mul", 0}, {"matmul_v2", 0}, {"matmul", 1}, {"elementwise_add", 1}}};
-  for (const char* act : kActivations) c.max_versions[act] = 0;
-  c.max_versions["clip"] = 1;
-  c.max_versions["leaky_relu"] = 1;
+  AddFusableActivationVersions(&c);
   return c;
 }
 

@@ -1,5 +1,7 @@
 #include "inference/passes/pass_util.h"
 
+#include "framework/ir/rewrite.h"
+
 #include <algorithm>
 #include <utility>
 
@@ -100,6 +102,44 @@ bool HasFusedActivation(const framework::OpDesc& conv) {
 bool IsUnfusedConvTail(const framework::OpDesc& conv) {
   return !conv.HasInput("ResidualData") && !FlagOf(conv, "fuse_residual_connection") &&
          !HasFusedActivation(conv);
+}
+
+const std::vector<std::string>& FusableActivationTypes() {
+  static const std::vector<std::string> types = {"relu",    "leaky_relu", "relu6",
+                                                 "clip",    "swish",      "hard_swish",
+                                                 "hard_sigmoid", "sigmoid", "tanh", "gelu"};
+  return types;
+}
+
+void AddFusableActivationVersions(framework::ir::PassCapability* capability) {
+  for (const std::string& type : FusableActivationTypes()) capability->max_versions[type] = 0;
+  capability->max_versions["clip"] = 1;
+  capability->max_versions["leaky_relu"] = 1;
+}
+
+bool FuseOneTrailingActivation(
+    framework::BlockDesc* block, const std::string& producer_type, const std::string& out_slot,
+    const framework::ir::Pattern::Predicate& accepts,
+    const std::function<void(const operators::FusedActivation&, framework::OpDesc*)>& write) {
+  for (const std::string& act : FusableActivationTypes()) {
+    const framework::ir::Graph graph(*block);
+    framework::ir::Pattern p;
+    const int producer = p.AddOp(producer_type, accepts);
+    const int act_op = p.AddOp(act, [](const framework::OpDesc& op) {
+      return operators::FusedActivationOfOp(op).has_value();
+    });
+    p.Connect(producer, out_slot, act_op, "X");
+    for (const framework::ir::Match& m : framework::ir::FindMatches(graph, p)) {
+      if (!InputsUnchangedUntil(graph, m.ops[producer], m.ops[act_op])) continue;
+      const framework::OpDesc& a = graph.Op(m.ops[act_op]);
+      framework::OpDesc fused = graph.Op(m.ops[producer]);
+      write(*operators::FusedActivationOfOp(a), &fused);
+      fused.SetOutput(out_slot, {SingleVar(a.Outputs(), "Out")});
+      framework::ir::ReplaceOps(block, m.ops, fused);
+      return true;
+    }
+  }
+  return false;
 }
 
 }  // namespace inference

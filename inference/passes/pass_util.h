@@ -2,12 +2,16 @@
 // parameters a folding pass reads, rewrites, adds and drops.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "framework/block_desc.h"
 #include "framework/dense_tensor.h"
 #include "framework/ir/graph.h"
+#include "framework/ir/pass.h"
+#include "framework/ir/pattern.h"
+#include "operators/activation/fused_activation.h"
 #include "framework/program_desc.h"
 #include "framework/scope.h"
 
@@ -58,6 +62,21 @@ bool HasFusedActivation(const framework::OpDesc& conv);
 // Whether it has neither a residual nor an activation fused: what comes after the
 // convolution proper may still be folded in.
 bool IsUnfusedConvTail(const framework::OpDesc& conv);
+
+// The activation ops with a fused form (operators/activation/fused_activation.h), and the
+// capability entries of a pass that folds them: the versions their fused forms were written
+// for (clip 1: Min / Max tensors, not fused; leaky_relu 1: alpha > 1 allowed; others 0).
+const std::vector<std::string>& FusableActivationTypes();
+void AddFusableActivationVersions(framework::ir::PassCapability* capability);
+
+// Folds one activation op into the op before it: a `producer_type` op accepted by `accepts`
+// whose `out_slot` variable only an activation with a fused form reads. `write` records the
+// activation in a copy of the producer, which takes the activation's output and replaces
+// both ops. Returns whether it rewrote one.
+bool FuseOneTrailingActivation(
+    framework::BlockDesc* block, const std::string& producer_type, const std::string& out_slot,
+    const framework::ir::Pattern::Predicate& accepts,
+    const std::function<void(const operators::FusedActivation&, framework::OpDesc*)>& write);
 
 }  // namespace inference
 }  // namespace paddle_like
