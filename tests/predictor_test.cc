@@ -80,7 +80,7 @@ TEST(Predictor, ProgramAndParamsFilesGiveTheSameAsTheDirectory) {
 }
 
 // The legacy layout (__model__ and one file per parameter), a batch that changes between
-// runs, and 8 clones in 8 threads giving the single-threaded bits.
+// runs, and 8 clones in 8 threads (200 runs each) giving the single-threaded bits.
 TEST(Predictor, ClonesInThreadsMatchOneThreadBitwise) {
   SKIP_WITHOUT("mnist_cnn_fluid");
   auto predictor = CreatePredictor(Config(kModels + "/mnist_cnn_fluid"));
@@ -96,7 +96,7 @@ TEST(Predictor, ClonesInThreadsMatchOneThreadBitwise) {
   ExpectNear(std::vector<double>(three.begin(), three.begin() + 10),
              std::vector<double>(one.begin(), one.end()), 1e-5, 1e-7, "row 0 of batch 3");
 
-  constexpr int kClones = 8, kRuns = 40;
+  constexpr int kClones = 8, kRuns = 200;
   std::vector<std::unique_ptr<Predictor>> clones;
   for (int i = 0; i < kClones; ++i) clones.push_back(predictor->Clone());
   std::vector<int> mismatches(kClones, 0);
