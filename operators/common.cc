@@ -38,5 +38,13 @@ framework::InferVarTypeFn OutputDataTypeOf(const std::string& in, const std::str
   };
 }
 
+bool FlagAttr(const framework::AttributeMap& attrs, const std::string& name) {
+  auto it = attrs.find(name);
+  if (it == attrs.end()) return false;
+  if (const bool* b = std::get_if<bool>(&it->second)) return *b;
+  if (const int* i = std::get_if<int>(&it->second)) return *i != 0;
+  return false;
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -33,6 +33,10 @@ void UnaryGradInferShape(InferShapeContext* ctx, const std::string& like);
 // op indexing X by integer indices: the default would not know which input gives the dtype).
 framework::InferVarTypeFn OutputDataTypeOf(const std::string& in, const std::string& out);
 
+// Truthiness of boolean attribute `name`, which programs store as BOOLEAN or INT; false when
+// absent (an optional flag an op may not declare).
+bool FlagAttr(const framework::AttributeMap& attrs, const std::string& name);
+
 // Registers KernelT<T>::Compute as the plain CPU kernel of `op_type` for every T in Ts.
 template <template <typename> class KernelT, typename... Ts>
 void RegisterPlainCpuKernels(const std::string& op_type) {

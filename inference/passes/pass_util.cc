@@ -1,6 +1,7 @@
 #include "inference/passes/pass_util.h"
 
 #include "framework/ir/rewrite.h"
+#include "operators/common.h"
 
 #include <algorithm>
 #include <utility>
@@ -14,11 +15,7 @@ std::string SingleVar(const framework::VariableNameMap& names, const std::string
 }
 
 bool FlagOf(const framework::OpDesc& op, const std::string& name) {
-  if (!op.HasAttr(name)) return false;
-  const framework::Attribute& a = op.GetAttr(name);
-  if (const bool* b = std::get_if<bool>(&a)) return *b;
-  if (const int* i = std::get_if<int>(&a)) return *i != 0;
-  return false;
+  return operators::FlagAttr(op.Attrs(), name);
 }
 
 framework::DenseTensor* FloatParam(const framework::ir::Graph& graph, framework::Scope* params,

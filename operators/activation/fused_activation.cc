@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "operators/common.h"
 #include "platform/enforce.h"
 
 namespace paddle_like {
@@ -21,14 +22,6 @@ T AttrOr(const AttributeMap& attrs, const std::string& name, T otherwise) {
   return v != nullptr ? *v : otherwise;
 }
 
-// Truthiness of a flag programs store as BOOLEAN or INT.
-bool FlagSet(const AttributeMap& attrs, const std::string& name) {
-  auto it = attrs.find(name);
-  if (it == attrs.end()) return false;
-  if (const bool* b = std::get_if<bool>(&it->second)) return *b;
-  if (const int* i = std::get_if<int>(&it->second)) return *i != 0;
-  return false;
-}
 
 bool Known(const std::string& name) {
   for (const char* k : {"relu", "leaky_relu", "relu6", "clip", "swish", "hard_swish",
@@ -61,8 +54,8 @@ FusedActivation ReadFusedActivation(const std::string& op, const AttributeMap& a
   a.name = AttrOr<std::string>(attrs, "fuse_activation", "");
   a.alpha = AttrOr<float>(attrs, "fuse_alpha", 0.0f);
   a.beta = AttrOr<float>(attrs, "fuse_beta", 0.0f);
-  if (a.name.empty() && FlagSet(attrs, "fuse_relu")) a.name = "relu";
-  if (a.name.empty() && FlagSet(attrs, "fuse_brelu")) {
+  if (a.name.empty() && FlagAttr(attrs, "fuse_relu")) a.name = "relu";
+  if (a.name.empty() && FlagAttr(attrs, "fuse_brelu")) {
     a.name = "relu6";
     a.beta = AttrOr<float>(attrs, "fuse_brelu_threshold", 6.0f);
   }

@@ -1,19 +1,12 @@
 #include "operators/nn/conv_fusion.h"
 
+#include "operators/common.h"
 #include "platform/enforce.h"
 
 namespace paddle_like {
 namespace operators {
 
 namespace {
-
-bool FlagSet(const framework::AttributeMap& attrs, const std::string& name) {
-  auto it = attrs.find(name);
-  if (it == attrs.end()) return false;
-  if (const bool* b = std::get_if<bool>(&it->second)) return *b;
-  if (const int* i = std::get_if<int>(&it->second)) return *i != 0;
-  return false;
-}
 
 bool DimsFit(const framework::DDim& want, const framework::DDim& got) {
   if (want.size() != got.size()) return false;
@@ -28,7 +21,7 @@ bool DimsFit(const framework::DDim& want, const framework::DDim& got) {
 ConvFusion ResolveConvFusion(const std::string& op, const framework::AttributeMap& attrs,
                              const Conv2dGeometry& g, const framework::DDim* bias,
                              const framework::DDim* residual) {
-  PL_ENFORCE(!FlagSet(attrs, "fuse_relu_before_depthwise_conv"),
+  PL_ENFORCE(!FlagAttr(attrs, "fuse_relu_before_depthwise_conv"),
              errors::Unimplemented("op `%s` attribute `fuse_relu_before_depthwise_conv`: a relu "
                                    "of the input inside the convolution is not implemented",
                                    op));
@@ -42,7 +35,7 @@ ConvFusion ResolveConvFusion(const std::string& op, const framework::AttributeMa
                                        op, want.ToString(), bias->ToString()));
     f.bias = true;
   }
-  if (FlagSet(attrs, "fuse_residual_connection")) {
+  if (FlagAttr(attrs, "fuse_residual_connection")) {
     PL_ENFORCE(residual != nullptr,
                errors::InvalidArgument("op `%s` input `ResidualData`: attribute "
                                        "`fuse_residual_connection` is set but the input is absent",

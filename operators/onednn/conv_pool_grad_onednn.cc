@@ -128,7 +128,7 @@ void Conv2dGradOneDNNKernel(const ExecutionContext& ctx) {
     try {
       const OneDNNConvDescs d = MakeOneDNNConvDescs(g);
       const dnnl::convolution_forward::primitive_desc hint(
-          ConvForwardDesc(d, dnnl::prop_kind::forward_training, /*activations_any=*/true),
+          ConvForwardDesc(d, dnnl::prop_kind::forward_training, /*src_any=*/true, /*dst_any=*/true),
           dev.engine());
       const memory dout_mem = InputMemory(*dout, d.dst, dev.engine());
       if (dinput != nullptr) {

@@ -4,8 +4,9 @@
 // The geometry (resolved paddings, output size) comes from operators/nn/conv_pool_shape.h,
 // the same code the plain kernels use; conv_pool_onednn_util.h turns it into oneDNN
 // descriptors. The convolution picks its formats (format_tag::any) when the input has 8 or
-// more channels per group, or is depthwise with 8 or more channels (oneDNN's depthwise kernel
-// reads nChw8c; on nchw it computes through GEMM, 3-4x slower), which beats the user's NCHW even with a reorder on each side
+// more channels per group, or is depthwise with 8 or more channels (oneDNN's depthwise
+// kernel reads nChw8c; on nchw it computes through GEMM, 3-4x slower), which beats the
+// user's NCHW even with a reorder on each side
 // (LeNet's 20->50 5x5 layer, batch 64, one thread: 1.74 against 2.54 ms;
 // tests/benchmarks/conv_benchmark). Where the executor lets the output stay in oneDNN's
 // layout (framework/layout_planning.h) it does, and an input already in the primitive's
@@ -70,13 +71,10 @@ class Conv2dOneDNN final : public framework::OpKernel {
       // there (PP-LCNet's 3->8 3x3 stride-2 conv on 224x224: 1.45 against 0.13 ms).
       const int64_t per_group = g_.in_c / g_.groups;
       const bool src_any = per_group >= 8 || (per_group == 1 && g_.in_c >= 8);
-      const bool activations_any = src_any || (g_.groups == 1 && g_.out_c >= 8);
-      if (!src_any) descs_.src_any = descs_.src;
+      const bool dst_any = src_any || (g_.groups == 1 && g_.out_c >= 8);
       pd_ = dnnl::convolution_forward::primitive_desc(
-          fusion_.bias ? ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference,
-                                         activations_any, &descs_.bias)
-                       : ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference,
-                                         activations_any),
+          ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference, src_any, dst_any,
+                          fusion_.bias ? &descs_.bias : nullptr),
           attr, dev.engine());
       primitive_ = std::make_unique<dnnl::convolution_forward>(pd_);
       output_layout_ = OutputLayout(true, pd_.dst_desc(), descs_.dst);

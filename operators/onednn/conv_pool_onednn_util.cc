@@ -47,17 +47,18 @@ OneDNNConvDescs MakeOneDNNConvDescs(const Conv2dGeometry& g) {
 }
 
 dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
-                                                bool activations_any,
+                                                bool src_any, bool dst_any,
                                                 const dnnl::memory::desc* bias) {
+  const dnnl::memory::desc& src = src_any ? d.src_any : d.src;
+  const dnnl::memory::desc& dst = dst_any ? d.dst_any : d.dst;
   if (bias != nullptr) {
-    return dnnl::convolution_forward::desc(
-        kind, dnnl::algorithm::convolution_direct, activations_any ? d.src_any : d.src,
-        d.weights_any, *bias, activations_any ? d.dst_any : d.dst, d.strides, d.dilates, d.pad_l,
-        d.pad_r);
+    return dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, src,
+                                           d.weights_any, *bias, dst, d.strides, d.dilates,
+                                           d.pad_l, d.pad_r);
   }
-  return dnnl::convolution_forward::desc(
-      kind, dnnl::algorithm::convolution_direct, activations_any ? d.src_any : d.src, d.weights_any,
-      activations_any ? d.dst_any : d.dst, d.strides, d.dilates, d.pad_l, d.pad_r);
+  return dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, src,
+                                         d.weights_any, dst, d.strides, d.dilates, d.pad_l,
+                                         d.pad_r);
 }
 
 bool AppendActivationPostOps(const FusedActivation& a, dnnl::post_ops* ops) {

@@ -54,11 +54,11 @@ struct OneDNNConvDescs {
   dnnl::memory::dims strides, dilates, pad_l, pad_r;
 };
 OneDNNConvDescs MakeOneDNNConvDescs(const Conv2dGeometry& g);
-// Weights in the primitive's format; src and dst in the user's layout, or in the primitive's
-// with `activations_any`.
-// With `bias`, the convolution adds it per output channel.
+// Weights in the primitive's format; src and dst each in the user's layout, or in the
+// primitive's with `src_any` / `dst_any`. With `bias`, the convolution adds it per output
+// channel.
 dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
-                                                bool activations_any = false,
+                                                bool src_any = false, bool dst_any = false,
                                                 const dnnl::memory::desc* bias = nullptr);
 
 // Appends the eltwise post-ops computing `a` (nothing for none); false when oneDNN has no
