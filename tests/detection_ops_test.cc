@@ -1,7 +1,7 @@
-// Detection ops: closed-form cases worked by hand (one prior cell, a three-box NMS, one
-// YOLO cell), the box coder's decode inverting its encode (up to PaddlePaddle's half-pixel shift), and error messages. PaddlePaddle's
-// own outputs on many attribute combinations and on BlazeFace / PP-YOLO are checked by the
-// fixture test.
+// Detection ops: closed-form cases worked by hand (one prior cell, density priors, a
+// three-box NMS, one YOLO cell), the box coder's decode inverting its encode (up to
+// PaddlePaddle's half-pixel shift), and error messages. PaddlePaddle's own outputs on many
+// attribute combinations and on BlazeFace / PP-YOLO are checked by the fixture test.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -37,6 +37,67 @@ TEST_F(DetectionOps, PriorBoxOfOneCellByHand) {
   ExpectNear(ToDoubles(r.outputs.at("Boxes")[0]), want, 1e-12, 1e-12, "prior_box");
   ExpectNear(ToDoubles(r.outputs.at("Variances")[0]),
              {0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2, 0.1, 0.1, 0.2, 0.2}, 1e-7, 0, "variances");
+}
+
+// Image 64x64, one cell: steps 64, centre (32, 32). Size 32 with density 2 puts a 2x2 grid
+// of centres 32 apart at 16 and 48; size 16 with density 1 one centre at 32. Ratio 4 gives
+// boxes twice as wide and half as high; coordinates outside the image are bounded to [0, 1].
+TEST_F(DetectionOps, DensityPriorBoxOfOneCellByHand) {
+  const auto run = [](bool flatten) {
+    return RunOp("density_prior_box",
+                 {{"Input", {MakeTensor<double>({1, 1, 1, 1}, {0})}},
+                  {"Image", {MakeTensor<double>({1, 1, 64, 64}, std::vector<double>(64 * 64))}}},
+                 {{"Boxes", 1}, {"Variances", 1}},
+                 {{"fixed_sizes", std::vector<float>{32, 16}},
+                  {"fixed_ratios", std::vector<float>{1, 4}},
+                  {"densities", std::vector<int>{2, 1}},
+                  {"variances", std::vector<float>{0.1f, 0.2f, 0.3f, 0.4f}},
+                  {"flatten_to_2d", flatten}});
+  };
+  const std::vector<double> want = {
+      // size 32, ratio 1: 32x32 boxes around (16, 16), (48, 16), (16, 48), (48, 48).
+      0, 0, .5, .5, .5, 0, 1, .5, 0, .5, .5, 1, .5, .5, 1, 1,
+      // size 32, ratio 4: 64x16 boxes around the same centres.
+      0, .125, .75, .375, .25, .125, 1, .375, 0, .625, .75, .875, .25, .625, 1, .875,
+      // size 16, density 1: around (32, 32), 16x16 then 32x8.
+      24 / 64., 24 / 64., 40 / 64., 40 / 64., 16 / 64., 28 / 64., 48 / 64., 36 / 64.};
+  const auto r = run(false);
+  EXPECT_EQ(r.outputs.at("Boxes")[0].dims(), DDim({1, 1, 10, 4}));
+  ExpectNear(ToDoubles(r.outputs.at("Boxes")[0]), want, 1e-12, 1e-12, "density_prior_box");
+  std::vector<double> vars;
+  for (int i = 0; i < 10; ++i) vars.insert(vars.end(), {0.1, 0.2, 0.3, 0.4});
+  ExpectNear(ToDoubles(r.outputs.at("Variances")[0]), vars, 1e-7, 0, "variances");
+  const auto flat = run(true);
+  EXPECT_EQ(flat.outputs.at("Boxes")[0].dims(), DDim({10, 4}));
+  EXPECT_EQ(flat.outputs.at("Variances")[0].dims(), DDim({10, 4}));
+  ExpectNear(ToDoubles(flat.outputs.at("Boxes")[0]), want, 1e-12, 1e-12, "flattened");
+}
+
+// Steps 50 / 3 and 15 average to 15 (rounded down), and density 2 shifts by 7 (integer
+// division): the centres of cell (1, 2) are 15 / 2 - 7 / 2 = 4 left and up of
+// ((2 + .5) 50 / 3, (1 + .5) 15), then 7 apart.
+TEST_F(DetectionOps, DensityPriorBoxRoundsTheStepsAsPaddlePaddleDoes) {
+  const auto r = RunOp("density_prior_box",
+                       {{"Input", {MakeTensor<double>({1, 1, 2, 3}, std::vector<double>(6))}},
+                        {"Image", {MakeTensor<double>({1, 1, 30, 50}, std::vector<double>(1500))}}},
+                       {{"Boxes", 1}, {"Variances", 1}},
+                       {{"fixed_sizes", std::vector<float>{4}},
+                        {"fixed_ratios", std::vector<float>{1}},
+                        {"densities", std::vector<int>{2}},
+                        {"variances", std::vector<float>{0.1f, 0.1f, 0.2f, 0.2f}}});
+  const DenseTensor& boxes = r.outputs.at("Boxes")[0];
+  ASSERT_EQ(boxes.dims(), DDim({2, 3, 4, 4}));
+  const std::vector<double> all = ToDoubles(boxes);
+  const double cx = 2.5 * 50 / 3 - 4, cy = 1.5 * 15 - 4;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      const double x = cx + 7 * j, y = cy + 7 * i;
+      const std::vector<double> want = {(x - 2) / 50, (y - 2) / 30, (x + 2) / 50, (y + 2) / 30};
+      const size_t at = ((1 * 3 + 2) * 4 + (i * 2 + j)) * 4;
+      ExpectNear(std::vector<double>(all.begin() + at, all.begin() + at + 4), want, 1e-12, 1e-12,
+                 "cell (1, 2)");
+    }
+  }
 }
 
 TEST_F(DetectionOps, BoxCoderDecodeInvertsEncodeUpToThePixelConvention) {
@@ -127,6 +188,18 @@ TEST_F(DetectionOps, BadInputsNameWhatIsWrong) {
               {{"min_sizes", std::vector<float>{20}}, {"max_sizes", std::vector<float>{10}}});
       },
       {"op `prior_box` attribute `max_sizes`", "(10) > its min size (20)"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("density_prior_box",
+              {{"Input", {MakeTensor<double>({1, 1, 1, 1}, {0})}},
+               {"Image", {MakeTensor<double>({1, 1, 2, 2}, {0, 0, 0, 0})}}},
+              {{"Boxes", 1}, {"Variances", 1}},
+              {{"fixed_sizes", std::vector<float>{4, 8}},
+               {"fixed_ratios", std::vector<float>{1}},
+               {"densities", std::vector<int>{1}},
+               {"variances", std::vector<float>{0.1f, 0.1f, 0.2f, 0.2f}}});
+      },
+      {"op `density_prior_box` attribute `densities`", "one per fixed size (2), received 1"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
         RunOp("box_coder",

@@ -147,6 +147,7 @@ void CheckGradients(const GradCheck& check) {
           moved[k] += side == 0 ? check.eps : -check.eps;
           auto feeds = built.feeds;
           feeds[x] = MakeTensor<double>(x0.dims(), moved);
+          feeds[x].set_lod(x0.lod());  // Sequence ops read the LoD of what they are fed.
           value[side] = ToDoubles(Fetch(built, feeds, built.loss))[0];
         }
         numeric[k] = (value[0] - value[1]) / (2 * check.eps);

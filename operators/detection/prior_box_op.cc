@@ -1,4 +1,6 @@
-// prior_box: the SSD anchor boxes of one feature map, as PaddlePaddle computes them.
+// prior_box and density_prior_box: the anchor boxes of one feature map (SSD, and the dense
+// fixed-size anchors of face detectors such as PyramidBox), as PaddlePaddle computes them.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -215,12 +217,181 @@ struct PriorBoxKernel {
   }
 };
 
+// ---- density_prior_box ----
+
+class DensityPriorBoxOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "Feature map [N, C, H, W]; only H and W are used.");
+    AddInput("Image", "Input image [N, C, H_img, W_img]; only H_img and W_img are used.");
+    AddOutput("Boxes", "Priors [H, W, num_priors, 4] (or [H W num_priors, 4] with "
+                       "flatten_to_2d) as [x_min, y_min, x_max, y_max] / image size.");
+    AddOutput("Variances", "Same shape as Boxes: `variances` for every prior.");
+    AddAttr<std::vector<float>>("variances", "Four variances copied to every prior.");
+    AddAttr<bool>("clip", "Clip the boxes to [0, 1].").SetDefault(true);
+    AddAttr<bool>("flatten_to_2d", "Give Boxes and Variances as [H W num_priors, 4].")
+        .SetDefault(false);
+    AddAttr<float>("step_w", "Horizontal step in pixels; 0 = W_img / W.").SetDefault(0.0f);
+    AddAttr<float>("step_h", "Vertical step in pixels; 0 = H_img / H.").SetDefault(0.0f);
+    AddAttr<float>("offset", "Offset of the centre within a cell.").SetDefault(0.5f);
+    AddAttr<std::vector<float>>("fixed_sizes", "Prior sizes in pixels, one per density.")
+        .SetDefault(std::vector<float>{});
+    AddAttr<std::vector<float>>("fixed_ratios", "Aspect ratios (w / h) used with every size.")
+        .SetDefault(std::vector<float>{});
+    AddAttr<std::vector<int>>("densities", "Per size, the priors per cell along each axis.")
+        .SetDefault(std::vector<int>{});
+    AddComment(R"DOC(
+Density prior box operator: for each fixed size s with density d and each ratio r, a d x d
+grid of boxes of width s sqrt(r) and height s / sqrt(r) in every cell.
+
+With the steps s_w, s_h (W_img / W and H_img / H when either attribute is 0), the integer
+a = int((s_w + s_h) / 2) and shift k = a / d (integer division), cell (h, w) has centre
+c = ((w + offset) s_w, (h + offset) s_h), and box (i, j) of the grid is centred at
+$$c_x' = c_x - a / 2 + k / 2 + j k, \quad c_y' = c_y - a / 2 + k / 2 + i k$$
+$$Box = [\max((c_x' - w / 2) / W_{img}, 0), \max((c_y' - h / 2) / H_{img}, 0),
+        \min((c_x' + w / 2) / W_{img}, 1), \min((c_y' + h / 2) / H_{img}, 1)]$$
+Priors are ordered by size, then ratio, then i, then j; num_priors = sum_s |ratios| d_s^2.
+`clip` clamps every coordinate to [0, 1] again (a no-op after the bounds above).
+)DOC");
+  }
+};
+
+struct DensityAttrs {
+  std::vector<float> sizes, ratios, variances;
+  std::vector<int> densities;
+  int64_t num_priors = 0;
+};
+
+DensityAttrs CheckDensityAttrs(const std::string& op, const framework::AttributeMap& attrs) {
+  DensityAttrs a;
+  a.sizes = std::get<std::vector<float>>(attrs.at("fixed_sizes"));
+  a.ratios = std::get<std::vector<float>>(attrs.at("fixed_ratios"));
+  a.variances = std::get<std::vector<float>>(attrs.at("variances"));
+  a.densities = std::get<std::vector<int>>(attrs.at("densities"));
+  PL_ENFORCE(a.densities.size() == a.sizes.size(),
+             errors::InvalidArgument("op `%s` attribute `densities`: expected one per fixed size "
+                                     "(%zu), received %zu",
+                                     op, a.sizes.size(), a.densities.size()));
+  for (float s : a.sizes) {
+    PL_ENFORCE(s > 0, errors::InvalidArgument(
+                          "op `%s` attribute `fixed_sizes`: expected sizes > 0, received %g", op,
+                          s));
+  }
+  for (float r : a.ratios) {
+    PL_ENFORCE(r > 0, errors::InvalidArgument(
+                          "op `%s` attribute `fixed_ratios`: expected ratios > 0, received %g",
+                          op, r));
+  }
+  for (int d : a.densities) {
+    PL_ENFORCE(d > 0, errors::InvalidArgument(
+                          "op `%s` attribute `densities`: expected densities > 0, received %d",
+                          op, d));
+    a.num_priors += static_cast<int64_t>(a.ratios.size()) * d * d;
+  }
+  PL_ENFORCE(a.variances.size() == 4,
+             errors::InvalidArgument("op `%s` attribute `variances`: expected 4 values, "
+                                     "received %zu",
+                                     op, a.variances.size()));
+  return a;
+}
+
+DDim DensityPriorDims(const framework::AttributeMap& attrs, int64_t h, int64_t w,
+                      int64_t num_priors) {
+  if (!FlagAttr(attrs, "flatten_to_2d")) return DDim{h, w, num_priors, 4};
+  const int64_t rows = h < 0 || w < 0 ? -1 : h * w * num_priors;
+  return DDim{rows, 4};
+}
+
+void DensityPriorBoxInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Input");
+  ctx->RequireInput("Image");
+  ctx->RequireOutput("Boxes");
+  ctx->RequireOutput("Variances");
+  const std::string& op = ctx->OpType();
+  const DDim in = ctx->GetInputDim("Input");
+  RequireRank4(op, "Input", in);
+  RequireRank4(op, "Image", ctx->GetInputDim("Image"));
+  const DensityAttrs a = CheckDensityAttrs(op, ctx->Attrs());
+  const DDim out = DensityPriorDims(ctx->Attrs(), in[2], in[3], a.num_priors);
+  ctx->SetOutputDim("Boxes", out);
+  ctx->SetOutputDim("Variances", out);
+}
+
+template <typename T>
+struct DensityPriorBoxKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::string& op = ctx.Type();
+    const DDim in = ctx.Input("Input")->dims();
+    const DDim image = ctx.Input("Image")->dims();
+    RequireRank4(op, "Input", in);
+    RequireRank4(op, "Image", image);
+    const DensityAttrs a = CheckDensityAttrs(op, ctx.op().Attrs());
+    const int64_t fh = in[2], fw = in[3];
+    const double img_h = static_cast<double>(image[2]), img_w = static_cast<double>(image[3]);
+    T sw = ctx.Attr<float>("step_w"), sh = ctx.Attr<float>("step_h");
+    PL_ENFORCE(sw >= 0 && sh >= 0,
+               errors::InvalidArgument("op `%s` attributes `step_w`, `step_h`: expected steps "
+                                       ">= 0, received %g, %g",
+                                       op, static_cast<double>(sw), static_cast<double>(sh)));
+    if (sw == 0 || sh == 0) {
+      PL_ENFORCE(fw > 0 && fh > 0,
+                 errors::InvalidArgument("op `%s` input `Input`: expected H, W > 0 to derive the "
+                                         "steps, received shape %s",
+                                         op, in.ToString()));
+      sw = static_cast<T>(img_w) / static_cast<T>(fw);
+      sh = static_cast<T>(img_h) / static_cast<T>(fh);
+    }
+    const T offset = ctx.Attr<float>("offset");
+    // PaddlePaddle rounds the average step, and the shift within it, to integers.
+    const int step_average = static_cast<int>((sw + sh) * 0.5);
+    const DDim dims = DensityPriorDims(ctx.op().Attrs(), fh, fw, a.num_priors);
+    DenseTensor boxes(dims, platform::ToDataType<T>()), vars(dims, platform::ToDataType<T>());
+    T* b = boxes.mutable_data<T>(ctx.GetPlace());
+    T* v = vars.mutable_data<T>(ctx.GetPlace());
+    for (int64_t h = 0; h < fh; ++h) {
+      for (int64_t w = 0; w < fw; ++w) {
+        const T cx = (static_cast<T>(w) + offset) * sw;
+        const T cy = (static_cast<T>(h) + offset) * sh;
+        for (size_t s = 0; s < a.sizes.size(); ++s) {
+          const int density = a.densities[s];
+          const int shift = step_average / density;
+          for (float r : a.ratios) {
+            const T box_w = a.sizes[s] * std::sqrt(static_cast<T>(r));
+            const T box_h = a.sizes[s] / std::sqrt(static_cast<T>(r));
+            const T first_x = cx - step_average / 2. + shift / 2.;
+            const T first_y = cy - step_average / 2. + shift / 2.;
+            for (int i = 0; i < density; ++i) {
+              for (int j = 0; j < density; ++j) {
+                const T x = first_x + j * shift, y = first_y + i * shift;
+                *b++ = static_cast<T>(std::max((x - box_w / 2.) / img_w, 0.));
+                *b++ = static_cast<T>(std::max((y - box_h / 2.) / img_h, 0.));
+                *b++ = static_cast<T>(std::min((x + box_w / 2.) / img_w, 1.));
+                *b++ = static_cast<T>(std::min((y + box_h / 2.) / img_h, 1.));
+              }
+            }
+          }
+        }
+      }
+    }
+    if (ctx.Attr<bool>("clip")) {
+      T* all = boxes.mutable_data<T>(ctx.GetPlace());
+      for (int64_t i = 0; i < boxes.numel(); ++i) all[i] = std::min<T>(std::max<T>(all[i], 0), 1);
+    }
+    for (int64_t i = 0; i < vars.numel(); ++i) v[i] = static_cast<T>(a.variances[i % 4]);
+    *ctx.Output("Boxes") = std::move(boxes);
+    *ctx.Output("Variances") = std::move(vars);
+  }
+};
+
 }  // namespace
 
 PL_REGISTER_OPS(RegisterPriorBoxOp) {
   framework::RegisterOp<PriorBoxOp, PriorBoxOpMaker>("prior_box")
       .InferShape(PriorBoxInferShape);
   RegisterPlainCpuFloatKernels<PriorBoxKernel>("prior_box");
+  framework::RegisterOp<PriorBoxOp, DensityPriorBoxOpMaker>("density_prior_box")
+      .InferShape(DensityPriorBoxInferShape);
+  RegisterPlainCpuFloatKernels<DensityPriorBoxKernel>("density_prior_box");
 }
 
 }  // namespace operators

@@ -1,0 +1,197 @@
+// gru: every combination of direction, origin_mode, H0 and activation against a naive
+// per-sequence recurrence in double (no batch reordering), including an empty sequence;
+// gradients of Input, H0, Weight and Bias by finite differences; typed errors. PaddlePaddle's
+// own outputs are checked by the fixture test (tests/fixtures/ops/gru_*).
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "operators/op_family.h"
+#include "tests/grad_check_util.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using LoD = framework::LoD;
+
+const LoD kLoD = {{0, 2, 2, 5, 6}};  // Lengths 2, 0, 3, 1.
+constexpr int64_t kD = 3;
+
+double Act(const std::string& name, double x) {
+  if (name == "sigmoid") return 1 / (1 + std::exp(-x));
+  if (name == "tanh") return std::tanh(x);
+  if (name == "relu") return x > 0 ? x : 0;
+  return x;
+}
+
+struct GruSetup {
+  std::vector<double> x, h0, w, b;
+  bool reverse = false, origin = false, with_h0 = false;
+  std::string act = "tanh", gate_act = "sigmoid";
+};
+
+// The recurrence of the op doc, one sequence at a time, in the input's row order.
+std::vector<double> NaiveGru(const GruSetup& s) {
+  const auto& off = kLoD[0];
+  std::vector<double> out(off.back() * kD);
+  for (size_t q = 0; q + 1 < off.size(); ++q) {
+    std::vector<double> h(kD, 0.0);
+    if (s.with_h0) h.assign(s.h0.begin() + q * kD, s.h0.begin() + (q + 1) * kD);
+    const size_t len = off[q + 1] - off[q];
+    for (size_t t = 0; t < len; ++t) {
+      const size_t row = s.reverse ? off[q + 1] - 1 - t : off[q] + t;
+      std::vector<double> u(kD), r(kD), c(kD), next(kD);
+      for (int64_t j = 0; j < kD; ++j) {
+        double zu = s.x[row * 3 * kD + j] + s.b[j];
+        double zr = s.x[row * 3 * kD + kD + j] + s.b[kD + j];
+        for (int64_t k = 0; k < kD; ++k) {
+          zu += h[k] * s.w[k * 2 * kD + j];  // W_g is [D, 2 D] in the first 2 D^2 values.
+          zr += h[k] * s.w[k * 2 * kD + kD + j];
+        }
+        u[j] = Act(s.gate_act, zu);
+        r[j] = Act(s.gate_act, zr);
+      }
+      for (int64_t j = 0; j < kD; ++j) {
+        double zc = s.x[row * 3 * kD + 2 * kD + j] + s.b[2 * kD + j];
+        for (int64_t k = 0; k < kD; ++k) zc += r[k] * h[k] * s.w[2 * kD * kD + k * kD + j];
+        c[j] = Act(s.act, zc);
+        next[j] = s.origin ? u[j] * h[j] + (1 - u[j]) * c[j] : (1 - u[j]) * h[j] + u[j] * c[j];
+      }
+      h = next;
+      for (int64_t j = 0; j < kD; ++j) out[row * kD + j] = h[j];
+    }
+  }
+  return out;
+}
+
+GruSetup RandomSetup() {
+  GruSetup s;
+  const int64_t rows = static_cast<int64_t>(kLoD[0].back());
+  s.x = RandomValues(rows * 3 * kD, -1, 1, 3);
+  s.h0 = RandomValues(4 * kD, -1, 1, 5);
+  s.w = RandomValues(3 * kD * kD, -0.8, 0.8, 7);
+  s.b = RandomValues(3 * kD, -0.3, 0.3, 9);
+  return s;
+}
+
+template <typename T>
+SlotTensors Inputs(const GruSetup& s) {
+  DenseTensor x = MakeTensor<T>({static_cast<int64_t>(kLoD[0].back()), 3 * kD}, s.x);
+  x.set_lod(kLoD);
+  SlotTensors in = {{"Input", {x}},
+                    {"Weight", {MakeTensor<T>({kD, 3 * kD}, s.w)}},
+                    {"Bias", {MakeTensor<T>({1, 3 * kD}, s.b)}}};
+  if (s.with_h0) in["H0"] = {MakeTensor<T>({4, kD}, s.h0)};
+  return in;
+}
+
+AttributeMap Attrs(const GruSetup& s) {
+  return {{"is_reverse", s.reverse},
+          {"origin_mode", s.origin},
+          {"activation", s.act},
+          {"gate_activation", s.gate_act}};
+}
+
+const std::map<std::string, int> kOutputs = {
+    {"BatchGate", 1}, {"BatchResetHiddenPrev", 1}, {"BatchHidden", 1}, {"Hidden", 1}};
+
+class GruOp : public ::testing::Test {
+ protected:
+  void SetUp() override { operators::RegisterAllOps(); }
+};
+
+TEST_F(GruOp, MatchesTheRecurrenceForEveryMode) {
+  for (bool reverse : {false, true}) {
+    for (bool origin : {false, true}) {
+      for (bool with_h0 : {false, true}) {
+        for (const char* act : {"tanh", "relu", "identity"}) {
+          GruSetup s = RandomSetup();
+          s.reverse = reverse;
+          s.origin = origin;
+          s.with_h0 = with_h0;
+          s.act = act;
+          s.gate_act = std::string(act) == "tanh" ? "sigmoid" : "tanh";
+          const std::string what = std::string("reverse ") + (reverse ? "1" : "0") + " origin " +
+                                   (origin ? "1" : "0") + " h0 " + (with_h0 ? "1" : "0") +
+                                   " act " + act;
+          const auto r = RunOp("gru", Inputs<double>(s), kOutputs, Attrs(s));
+          const DenseTensor& hidden = r.outputs.at("Hidden")[0];
+          EXPECT_EQ(hidden.dims(), DDim({6, kD})) << what;
+          EXPECT_EQ(hidden.lod(), kLoD) << what;
+          ExpectNear(ToDoubles(hidden), NaiveGru(s), 1e-12, 1e-12, what);
+          const auto f = RunOp("gru", Inputs<float>(s), kOutputs, Attrs(s));
+          ExpectNear(ToDoubles(f.outputs.at("Hidden")[0]), NaiveGru(s), 1e-5, 1e-6,
+                     what + " float");
+        }
+      }
+    }
+  }
+}
+
+TEST_F(GruOp, GradientsMatchFiniteDifferences) {
+  for (bool reverse : {false, true}) {
+    for (bool origin : {false, true}) {
+      GruSetup s = RandomSetup();
+      s.reverse = reverse;
+      s.origin = origin;
+      s.with_h0 = true;
+      SCOPED_TRACE(std::string("reverse ") + (reverse ? "1" : "0") + " origin " +
+                   (origin ? "1" : "0"));
+      GradCheck check;
+      check.op_type = "gru";
+      check.inputs = Inputs<double>(s);
+      check.outputs = kOutputs;
+      check.attrs = Attrs(s);
+      check.loss_outputs = {"Hidden"};
+      check.rtol = 1e-6;
+      check.atol = 1e-8;
+      CheckGradients(check);
+    }
+  }
+  GruSetup s = RandomSetup();  // No H0; relu candidate, tanh gates.
+  s.act = "relu";
+  s.gate_act = "tanh";
+  GradCheck check;
+  check.op_type = "gru";
+  check.inputs = Inputs<double>(s);
+  check.outputs = kOutputs;
+  check.attrs = Attrs(s);
+  check.loss_outputs = {"Hidden"};
+  check.rtol = 1e-6;
+  check.atol = 1e-8;
+  CheckGradients(check);
+}
+
+TEST_F(GruOp, BadInputsNameWhatIsWrong) {
+  GruSetup s = RandomSetup();
+  SlotTensors no_lod = Inputs<double>(s);
+  no_lod["Input"][0].set_lod({});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { RunOp("gru", no_lod, kOutputs, Attrs(s)); },
+      {"op `gru` input `Input`", "expected a level-1 LoD", "received 0 levels"});
+  SlotTensors bad_lod = Inputs<double>(s);
+  bad_lod["Input"][0].set_lod({{0, 2, 7}});
+  ExpectError<platform::InvalidArgumentError>([&] { RunOp("gru", bad_lod, kOutputs, Attrs(s)); },
+                                              {"op `gru` input `Input`"});
+  SlotTensors bad_w = Inputs<double>(s);
+  bad_w["Weight"] = {MakeTensor<double>({kD, 2 * kD}, std::vector<double>(2 * kD * kD))};
+  ExpectError<platform::InvalidArgumentError>([&] { RunOp("gru", bad_w, kOutputs, Attrs(s)); },
+                                              {"op `gru` input `Weight`", "expected [D, 3 D]"});
+  s.with_h0 = true;
+  SlotTensors bad_h0 = Inputs<double>(s);
+  bad_h0["H0"] = {MakeTensor<double>({3, kD}, std::vector<double>(3 * kD))};
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { RunOp("gru", bad_h0, kOutputs, Attrs(s)); },
+      {"op `gru` input `H0`", "one row per sequence, 4", "[3, 3]"});
+  AttributeMap bad_act = Attrs(s);
+  bad_act["gate_activation"] = std::string("softmax");
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { RunOp("gru", Inputs<double>(s), kOutputs, bad_act); },
+      {"op `gru` attribute `gate_activation`", "\"softmax\""});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
