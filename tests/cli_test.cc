@@ -121,6 +121,37 @@ TEST(Cli, InferRunsASavedModelThroughThePredictor) {
   EXPECT_TRUE(Contains(both.err, "--model DIR or --program FILE")) << both.err;
 }
 
+// A LoD feed (FILE.npy@offsets) through `run` and `infer`, on PaddlePaddle's own GRU program:
+// both give PaddlePaddle's output and print the output's LoD.
+TEST(Cli, LoDFeedsReachTheSequenceOps) {
+  const std::string dir = PL_SOURCE_DIR "/tests/fixtures/ops/gru_h0";
+  const std::string expected = dir + "/expected_0.npy";
+  for (const std::string verb : {"run", "infer"}) {
+    SCOPED_TRACE(verb);
+    const std::string out = testing::CliTempDir() + "/lod_" + verb;
+    const std::string model_flag = verb == "run" ? "--program" : "--model";
+    const std::string feed_flag = verb == "run" ? "--feed" : "--input";
+    CliResult r = RunCli({verb, model_flag, dir, feed_flag, "input=" + dir + "/input.npy@0,3,5,9",
+                          feed_flag, "h0=" + dir + "/h0.npy", "--out", out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(Contains(r.out, "float32[9, 4] lod [[0, 3, 5, 9]]")) << r.out;
+    ASSERT_EQ(std::distance(fs::directory_iterator(out), fs::directory_iterator()), 1);
+    const auto got = testing::ToDoubles(framework::ReadNpy(fs::directory_iterator(out)->path()));
+    testing::ExpectNear(got, testing::ToDoubles(framework::ReadNpy(expected)), 1e-5, 1e-5,
+                        verb + " gru");
+
+    CliResult bad = RunCli({verb, model_flag, dir, feed_flag, "input=" + dir + "/input.npy@0,3,7",
+                            feed_flag, "h0=" + dir + "/h0.npy"});
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_TRUE(Contains(bad.err, "feed `input`")) << bad.err;
+    EXPECT_TRUE(Contains(bad.err, "the LoD does not fit")) << bad.err;
+    CliResult none = RunCli({verb, model_flag, dir, feed_flag, "input=" + dir + "/input.npy",
+                             feed_flag, "h0=" + dir + "/h0.npy"});
+    EXPECT_EQ(none.code, 1);
+    EXPECT_TRUE(Contains(none.err, "op `gru` input `Input`: expected a level-1 LoD")) << none.err;
+  }
+}
+
 TEST(Cli, RunQuadraticWritesNpy) {
   const std::string out = testing::CliTempDir() + "/run_out";
   CliResult r = RunCli({"run", "--program", kProgram, "--feed", "x=" + kInput, "--out", out});

@@ -11,6 +11,7 @@
 #include "framework/npy_io.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
+#include "paddle_like/cli/lod_arg.h"
 #include "paddle_like/cli/tensor_format.h"
 #include "paddle_like/inference_api.h"
 #include "platform/enforce.h"
@@ -26,12 +27,13 @@ using platform::DataType;
 
 constexpr char kInferUsage[] =
     "usage: paddle_like infer (--model DIR | --program FILE [--params FILE])\n"
-    "                         --input [NAME=]FILE.npy ... [--out DIR] [--threads T]\n"
+    "                         --input [NAME=]FILE.npy[@LOD] ... [--out DIR] [--threads T]\n"
     "                         [--no-ir] [--no-onednn]\n"
     "  Runs a saved inference model through the inference library (Config, Predictor).\n"
     "  --model DIR       __model__ (parameters beside it) or one *.pdmodel with its .pdiparams\n"
     "  --input NAME=FILE feeds input NAME; a FILE without NAME= goes to the next input\n"
-    "                    in the model's order\n"
+    "                    in the model's order; FILE.npy@0,4,9 feeds it with the level-1\n"
+    "                    LoD (sequence offsets) 0,4,9 (levels split by ';')\n"
     "  --out DIR         writes DIR/<name>.npy per output ('/' becomes '_')\n"
     "  --threads T       CPU threads (default: FLAGS_paddle_num_threads)\n"
     "  --no-ir           skips the inference passes; --no-onednn runs the plain kernels\n"
@@ -136,7 +138,8 @@ int InferCommand(const std::vector<std::string>& argv) {
   const std::vector<std::string> inputs = predictor->GetInputNames();
   std::vector<bool> given(inputs.size(), false);
   size_t next = 0;
-  for (const std::string& arg : args.GetAll("input")) {
+  for (const std::string& text : args.GetAll("input")) {
+    const auto [arg, lod] = SplitLoDSuffix("infer", text);
     const size_t eq = arg.find('=');
     std::string name, file = arg;
     // A path that itself contains '=' counts as unnamed unless its prefix is an input.
@@ -159,7 +162,11 @@ int InferCommand(const std::vector<std::string>& argv) {
     PL_ENFORCE(!given[it - inputs.begin()],
                errors::InvalidArgument("infer: input `%s` is given twice", name));
     given[it - inputs.begin()] = true;
-    SetInput(predictor->GetInputHandle(name).get(), framework::ReadNpy(file));
+    DenseTensor value = framework::ReadNpy(file);
+    AttachFeedLoD("infer", name, file, lod, &value);
+    auto handle = predictor->GetInputHandle(name);
+    SetInput(handle.get(), value);
+    if (!lod.empty()) handle->SetLoD(lod);
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     PL_ENFORCE(given[i], errors::NotFound("infer: missing input `%s` (input %zu of %zu); pass "
@@ -176,9 +183,10 @@ int InferCommand(const std::vector<std::string>& argv) {
                                         ec.message()));
   }
   for (const std::string& name : predictor->GetOutputNames()) {
-    const DenseTensor t = GetOutput(*predictor->GetOutputHandle(name));
-    std::cout << name << "  " << platform::DataTypeName(t.dtype()) << t.dims().ToString() << "  "
-              << FormatValues(t);
+    const auto handle = predictor->GetOutputHandle(name);
+    const DenseTensor t = GetOutput(*handle);
+    std::cout << name << "  " << platform::DataTypeName(t.dtype()) << t.dims().ToString()
+              << LoDSuffixText(handle->lod()) << "  " << FormatValues(t);
     if (!out_dir.empty()) {
       const std::string path = out_dir + "/" + OutputFileName(name);
       framework::WriteNpy(path, t);

@@ -16,6 +16,7 @@
 #include "framework/scope.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
+#include "paddle_like/cli/lod_arg.h"
 #include "paddle_like/cli/profile_report.h"
 #include "paddle_like/cli/tensor_format.h"
 #include "platform/file_util.h"
@@ -36,7 +37,7 @@ using platform::Sprintf;
 
 constexpr char kRunUsage[] =
     "usage: paddle_like run --program FILE|DIR [--params FILE | --params-dir DIR]\n"
-    "                       [--feed [NAME=]FILE.npy ...] [--fetch NAME ...] [--out DIR]\n"
+    "                       [--feed [NAME=]FILE.npy[@LOD] ...] [--fetch NAME ...] [--out DIR]\n"
     "  Runs block 0 of a program (binary or text ProgramDesc) on the CPU. For a model\n"
     "  directory the program is __model__, model.pdmodel, inference.pdmodel or the one *.pdmodel.\n"
     "  --params FILE     combined parameter file (.pdiparams, __params__)\n"
@@ -44,7 +45,8 @@ constexpr char kRunUsage[] =
     "                    (default: <program-dir>/<stem>.pdiparams, <program-dir>/__params__,\n"
     "                    then per-variable files next to the program)\n"
     "  --feed NAME=FILE  feeds variable NAME; a FILE without NAME= goes to the next feed\n"
-    "                    target (in `col` order) not fed by name\n"
+    "                    target (in `col` order) not fed by name; FILE.npy@0,4,9 feeds\n"
+    "                    it with the level-1 LoD (sequence offsets) 0,4,9 (levels split by ';')\n"
     "  --fetch NAME      variable to fetch (default: the program's fetch targets)\n"
     "  --out DIR         writes DIR/<name>.npy per fetched variable ('/' becomes '_')\n"
     "  --repeat N        runs the prepared program N times (fetches come from the last run)\n"
@@ -121,40 +123,49 @@ void CheckFeed(const ProgramDesc& program, const std::string& name, const std::s
                  ShapeString(desc->GetShape()), desc->GetShape().size(), t.dims().ToString()));
 }
 
+// One --feed argument: the variable ("" until an unnamed file is given the next feed
+// target), the file and the LoD after it.
+struct FeedArg {
+  std::string variable, file;
+  framework::LoD lod;
+};
+
 std::map<std::string, DenseTensor> ReadFeeds(const ProgramDesc& program, const Args& args) {
   const std::vector<std::string> targets = program.FeedTargetNames();
-  std::vector<std::pair<std::string, std::string>> named;  // (variable, file)
-  std::vector<std::string> unnamed;
-  for (const auto& arg : args.GetAll("feed")) {
+  std::vector<FeedArg> given;
+  std::set<std::string> fed;
+  for (const auto& text : args.GetAll("feed")) {
+    auto [arg, lod] = SplitLoDSuffix("run", text);
     const size_t eq = arg.find('=');
     // A path that itself contains '=' counts as unnamed unless the prefix is a variable.
     if (eq != std::string::npos &&
         (program.Block(0).HasVar(arg.substr(0, eq)) || !IsFile(arg))) {
-      named.emplace_back(arg.substr(0, eq), arg.substr(eq + 1));
+      given.push_back({arg.substr(0, eq), arg.substr(eq + 1), lod});
+      fed.insert(given.back().variable);
     } else {
-      unnamed.push_back(arg);
+      given.push_back({"", arg, lod});
     }
   }
-  std::set<std::string> fed;
-  for (const auto& nf : named) fed.insert(nf.first);
   size_t next = 0;
-  for (const auto& file : unnamed) {
+  for (FeedArg& g : given) {
+    if (!g.variable.empty()) continue;
     while (next < targets.size() && fed.count(targets[next])) ++next;
     PL_ENFORCE(next < targets.size(),
                errors::InvalidArgument("feed `%s` has no variable name and the program has no "
                                        "feed target left for it (%zu feed targets); use "
                                        "--feed NAME=FILE",
-                                       file, targets.size()));
-    named.emplace_back(targets[next], file);
+                                       g.file, targets.size()));
+    g.variable = targets[next];
     fed.insert(targets[next]);
   }
   std::map<std::string, DenseTensor> feeds;
-  for (const auto& nf : named) {
-    PL_ENFORCE(!feeds.count(nf.first),
-               errors::InvalidArgument("variable `%s` is fed twice", nf.first));
-    DenseTensor t = framework::ReadNpy(nf.second);
-    CheckFeed(program, nf.first, nf.second, t);
-    feeds[nf.first] = t;
+  for (const FeedArg& g : given) {
+    PL_ENFORCE(!feeds.count(g.variable),
+               errors::InvalidArgument("variable `%s` is fed twice", g.variable));
+    DenseTensor t = framework::ReadNpy(g.file);
+    CheckFeed(program, g.variable, g.file, t);
+    AttachFeedLoD("run", g.variable, g.file, g.lod, &t);
+    feeds[g.variable] = t;
   }
   for (size_t i = 0; i < targets.size(); ++i) {
     PL_ENFORCE(feeds.count(targets[i]),
@@ -229,7 +240,7 @@ int RunCommand(const std::vector<std::string>& argv) {
   for (size_t i = 0; i < fetches.size(); ++i) {
     const DenseTensor& t = results[i];
     std::cout << fetches[i] << "  " << platform::DataTypeName(t.dtype()) << t.dims().ToString()
-              << "  " << FormatValues(t);
+              << LoDSuffixText(t.lod()) << "  " << FormatValues(t);
     if (!out_dir.empty()) {
       const std::string path = out_dir + "/" + OutputFileName(fetches[i]);
       framework::WriteNpy(path, t);
