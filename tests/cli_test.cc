@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -316,6 +317,24 @@ TEST(Cli, InspectPrintsOps) {
                            "fetch targets: y", "FEED_MINIBATCH", "float32 [2, 2]"}) {
     EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
   }
+}
+
+TEST(Cli, InspectDotDrawsOpsVariablesAndSlots) {
+  CliResult r = RunCli({"inspect", "--dot", kProgram});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("digraph program {", 0), 0u) << r.out;
+  EXPECT_TRUE(Contains(r.out, "\"o0:1\" [shape=box, style=\"rounded,bold\", label=\"quadratic\"]"))
+      << r.out;
+  EXPECT_TRUE(Contains(r.out, "\"v0:x\" -> \"o0:1\" [label=\"X\""));
+  EXPECT_TRUE(Contains(r.out, "\"o0:1\" -> \"v0:y\" [label=\"Out\""));
+  EXPECT_TRUE(Contains(r.out, "label=\"x\\nfloat32 [2, 2]\""));
+  size_t edges = 0;
+  for (size_t at = r.out.find(" -> "); at != std::string::npos; at = r.out.find(" -> ", at + 1)) {
+    ++edges;
+  }
+  EXPECT_EQ(edges, 6u);  // feed, quadratic and fetch: one input and one output each.
+  EXPECT_EQ(std::count(r.out.begin(), r.out.end(), '{'), std::count(r.out.begin(), r.out.end(), '}'));
+  EXPECT_FALSE(Contains(r.out, "program: ")) << "the dump goes to stderr with --dot";
 }
 
 TEST(Cli, InspectPassesReportsEachPass) {

@@ -14,6 +14,7 @@
 #include "operators/registry.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
+#include "paddle_like/cli/program_dot.h"
 
 namespace paddle_like {
 namespace cli {
@@ -27,13 +28,15 @@ using framework::VarDesc;
 using platform::Sprintf;
 
 constexpr char kInspectUsage[] =
-    "usage: paddle_like inspect [--callstack] [--passes [--params FILE]] FILE|DIR\n"
+    "usage: paddle_like inspect [--callstack] [--passes [--params FILE]] [--dot] FILE|DIR\n"
     "  Prints the program version, op versions, each block's variables and ops, and the feed\n"
     "  and fetch targets of a ProgramDesc (binary or text). The Python call stacks saved in\n"
     "  `op_callstack` attributes are shown only with --callstack.\n"
     "  --passes: loads the parameters too (from --params, else found as for `run`), applies\n"
     "  the inference passes in the Predictor's order and prints what each changed (rewrites,\n"
-    "  op counts by type; why a pass was skipped), then the optimised program.\n";
+    "  op counts by type; why a pass was skipped), then the optimised program.\n"
+    "  --dot: prints the program (optimised, with --passes) as a Graphviz graph instead;\n"
+    "  the passes' report then goes to stderr. Render with `dot -Tsvg`.\n";
 
 std::string Join(const std::vector<std::string>& items, const std::string& sep = ", ") {
   std::string s;
@@ -153,7 +156,7 @@ void ApplyAndReportPasses(ProgramDesc* program, framework::Scope* params, std::o
 }  // namespace
 
 int InspectCommand(const std::vector<std::string>& argv) {
-  const Args args(argv, {"params"}, {"callstack", "help", "passes"});
+  const Args args(argv, {"params"}, {"callstack", "dot", "help", "passes"});
   if (args.Has("help")) {
     std::cout << kInspectUsage;
     return 0;
@@ -164,7 +167,8 @@ int InspectCommand(const std::vector<std::string>& argv) {
                                      args.positional().size(), kInspectUsage));
   const std::string path = framework::ResolveProgramPath(args.positional()[0]);
   ProgramDesc program = ProgramDesc::Load(path);
-  std::ostream& os = std::cout;
+  const bool dot = args.Has("dot");
+  std::ostream& os = dot ? std::cerr : std::cout;
   os << "program: " << path << "\n";
   if (args.Has("passes")) {
     operators::RegisterAllOps();
@@ -173,6 +177,10 @@ int InspectCommand(const std::vector<std::string>& argv) {
     source.combined_file = args.Get("params", "");
     framework::LoadParameters(program, path, source, &params);
     ApplyAndReportPasses(&program, &params, os);
+  }
+  if (dot) {
+    WriteProgramDot(program, std::cout);
+    return 0;
   }
   os << "version: " << VersionString(program.Version()) << "\n";
   PrintOpVersions(program, os);
