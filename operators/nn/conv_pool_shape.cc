@@ -400,6 +400,19 @@ bool Pool2dGeometry::HasEmptyWindow() const {
          (out_w - 1) * stride_w - pad_left >= in_w;
 }
 
+bool Pool2dGeometry::HasUniformAdaptiveWindows() const {
+  return adaptive && out_h > 0 && out_w > 0 && in_h % out_h == 0 && in_w % out_w == 0;
+}
+
+Pool2dGeometry Pool2dGeometry::AsFixedWindows() const {
+  Pool2dGeometry g = *this;
+  g.adaptive = false;
+  g.kernel_h = g.stride_h = in_h / out_h;
+  g.kernel_w = g.stride_w = in_w / out_w;
+  g.pad_top = g.pad_bottom = g.pad_left = g.pad_right = 0;
+  return g;
+}
+
 Pool2dGeometry ResolvePool2d(const std::string& op, const DDim& x, const AttributeMap& attrs) {
   RequireRank4(op, "input", "X", x);
   Pool2dGeometry g;

@@ -85,6 +85,11 @@ struct Pool2dGeometry {
   framework::DDim OutputDims() const;
   // True when some window covers only padding (its result is 0 by convention).
   bool HasEmptyWindow() const;
+  // An adaptive pooling whose output sizes divide the input sizes has equal, disjoint windows
+  // in / out wide: it is the fixed pooling AsFixedWindows() returns (kernel = stride = in / out,
+  // no padding), which kernels without an adaptive mode can run.
+  bool HasUniformAdaptiveWindows() const;
+  Pool2dGeometry AsFixedWindows() const;
 };
 
 Pool2dGeometry ResolvePool2d(const std::string& op, const framework::DDim& x,

@@ -166,12 +166,13 @@ class Conv2dOneDNN final : public framework::OpKernel {
 };
 
 // dnnl::pooling_forward: max, avg (exclusive or not), global, ceil_mode, NCHW or NHWC.
-// Adaptive pooling and windows lying wholly in the padding, which the primitive does not
-// express, are computed by the plain CPU code within this kernel.
+// Adaptive pooling (unless its windows are uniform) and windows lying wholly in the padding,
+// which the primitive does not express, are computed by the plain CPU code within this kernel.
 void Pool2dOneDNNKernel(const ExecutionContext& ctx) {
   const std::string& op = ctx.Type();
   const DenseTensor* x = ctx.Input("X");
-  const Pool2dGeometry g = ResolvePool2d(op, x->dims(), ctx.op().Attrs());
+  Pool2dGeometry g = ResolvePool2d(op, x->dims(), ctx.op().Attrs());
+  if (g.HasUniformAdaptiveWindows()) g = g.AsFixedWindows();  // SE blocks' 1x1 adaptive pools.
   if (g.adaptive || g.HasEmptyWindow()) {
     ctx.WithPlainInputs([](const ExecutionContext& plain) { Pool2dPlainCompute<float>(plain); });
     return;

@@ -1,0 +1,156 @@
+// A squeeze-and-excitation block (PP-LCNet, MobileNetV3) on the oneDNN kernels:
+//   c = conv(x); s = sigmoid(conv(adaptive_pool(c))); y = conv(c * s)
+// The adaptive pool with uniform windows runs as a oneDNN pooling on c's blocked layout and
+// the channel scaling c * s as a oneDNN binary on it, so nothing between the convolutions is
+// reordered to row-major. Results match the plain kernels; adaptive pools with uneven windows
+// still run (row-major) and match too.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "framework/executor.h"
+#include "framework/var_type_inference.h"
+#include "platform/flags.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using framework::ExecutionProfile;
+using framework::ProgramDesc;
+using framework::Scope;
+
+class SeBlock {
+ public:
+  // `pool_out`: the adaptive pool's output size; `pool_kind`: avg or max. With `scale_dims`,
+  // c is multiplied by a parameter of those dims (broadcast by `axis`) instead of s.
+  SeBlock(std::vector<int> pool_out, const std::string& pool_kind,
+          const std::vector<int64_t>& scale_dims = {}, int axis = -1) {
+    Var("x", {2, 16, 12, 12}, false);
+    x_ = MakeTensor<float>({2, 16, 12, 12}, RandomValues(2 * 16 * 144, -1, 1, 5));
+    Var("w1", {16, 16, 3, 3}, true);
+    Var("w2", {16, 16, 1, 1}, true);
+    Var("w3", {8, 16, 1, 1}, true);
+    Op("conv2d", {{"Input", {"x"}}, {"Filter", {"w1"}}}, {{"Output", {"c"}}},
+       {{"paddings", std::vector<int>{1, 1}}});
+    Op("pool2d", {{"X", {"c"}}}, {{"Out", {"p"}}},
+       {{"pooling_type", pool_kind}, {"ksize", pool_out}, {"adaptive", true}});
+    Op("conv2d", {{"Input", {"p"}}, {"Filter", {"w2"}}}, {{"Output", {"q"}}}, {});
+    Op("sigmoid", {{"X", {"q"}}}, {{"Out", {"s"}}}, {});
+    if (!scale_dims.empty()) {
+      Var("wy", scale_dims, true);
+      Op("elementwise_mul", {{"X", {"c"}}, {"Y", {"wy"}}}, {{"Out", {"m"}}}, {{"axis", axis}});
+    } else if (pool_out == std::vector<int>{1, 1}) {
+      Op("elementwise_mul", {{"X", {"c"}}, {"Y", {"s"}}}, {{"Out", {"m"}}}, {{"axis", -1}});
+    } else {  // Pooled to more than one cell: scale by the pooled map's first cell instead.
+      Op("elementwise_mul", {{"X", {"c"}}, {"Y", {"c"}}}, {{"Out", {"m"}}}, {{"axis", -1}});
+    }
+    Op("conv2d", {{"Input", {"m"}}, {"Filter", {"w3"}}}, {{"Output", {"y"}}}, {});
+  }
+
+  std::vector<double> Run(bool onednn, ExecutionProfile* profile,
+                          const std::vector<std::string>& fetches = {"y"}) const {
+    ScopedFlag flag(&FLAGS_use_onednn, onednn);
+    Scope scope;
+    for (const auto& kv : params_) *scope.Var(kv.first)->GetMutable<DenseTensor>() = kv.second;
+    framework::Executor::RunOptions options;
+    options.profile = profile;
+    options.repeat = 2;
+    const auto values = framework::Executor(platform::CPUPlace())
+                            .Run(program_, &scope, {{"x", x_}}, fetches, options);
+    return ToDoubles(values[0]);
+  }
+
+ private:
+  void Var(const std::string& name, const std::vector<int64_t>& dims, bool param) {
+    framework::VarDesc* v = program_.Block(0).Var(name);
+    v->SetShape(dims);
+    v->SetDataType(DataType::FLOAT32);
+    v->SetPersistable(param);
+    if (param) {
+      const DDim d(dims);
+      params_[name] = MakeTensor<float>(d, RandomValues(d.numel(), -0.3, 0.3, seed_++));
+    }
+  }
+  void Op(const std::string& type, const framework::VariableNameMap& in,
+          const framework::VariableNameMap& out, const AttributeMap& attrs) {
+    framework::OpDesc* op = program_.Block(0).AppendOp();
+    op->SetType(type);
+    for (const auto& kv : in) op->SetInput(kv.first, kv.second);
+    for (const auto& kv : out) op->SetOutput(kv.first, kv.second);
+    for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
+    framework::InferVarTypeAndShape(op, &program_.Block(0));
+  }
+
+  ProgramDesc program_;
+  std::map<std::string, DenseTensor> params_;
+  DenseTensor x_;
+  unsigned seed_ = 11;
+};
+
+std::set<std::string> BlockedOutputs(const ExecutionProfile& profile) {
+  std::set<std::string> names;
+  for (const auto& op : profile.ops) {
+    for (const auto& o : op.opaque_outputs) names.insert(o.substr(0, o.find(':')));
+  }
+  return names;
+}
+
+void ExpectClose(const std::vector<double>& actual, const std::vector<double>& expected,
+                 const std::string& what) {
+  double scale = 0;
+  for (double v : expected) scale = std::max(scale, std::abs(v));
+  ExpectNear(actual, expected, 1e-4, 1e-4 * scale, what);
+}
+
+class OneDNNSeBlockTest : public OneDNNKernelTestBase {};
+
+TEST_F(OneDNNSeBlockTest, PoolAndChannelScaleStayInTheBlockedLayout) {
+  const SeBlock se({1, 1}, "avg");
+  ExecutionProfile profile;
+  const auto blocked = se.Run(true, &profile);
+  ExpectClose(blocked, se.Run(false, nullptr), "oneDNN vs plain kernels");
+  const std::set<std::string> b = BlockedOutputs(profile);
+  // In NCHW with 16 channels every primitive picks a blocked format.
+  for (const char* name : {"c", "p", "q", "s", "m"}) {
+    EXPECT_EQ(b.count(name), 1u) << name << " should stay blocked";
+  }
+  // Fetching the temporaries (row-major) gives the same values.
+  const auto row_major = se.Run(true, nullptr, {"y", "c", "p", "m"});
+  ExpectClose(blocked, row_major, "blocked vs row-major oneDNN");
+}
+
+TEST_F(OneDNNSeBlockTest, UniformAdaptiveMaxPoolRunsBlockedAndUnevenOneRunsRowMajor) {
+  // 12x12 pooled to 3x4 has 4x3 windows (a fixed pooling); to 5x5 uneven ones (row-major).
+  for (const auto& [out, uniform] :
+       std::vector<std::pair<std::vector<int>, bool>>{{{3, 4}, true}, {{5, 5}, false}}) {
+    const std::string what =
+        "adaptive max pool to " + std::to_string(out[0]) + "x" + std::to_string(out[1]);
+    const SeBlock se(out, "max");
+    ExecutionProfile profile;
+    ExpectClose(se.Run(true, &profile), se.Run(false, nullptr), what + ", y");
+    EXPECT_EQ(BlockedOutputs(profile).count("p"), uniform ? 1u : 0u) << what;
+    ExpectClose(se.Run(true, nullptr, {"p"}), se.Run(false, nullptr, {"p"}), what + ", p");
+  }
+}
+
+// X blocked, Y broadcast along other dims than the channels: the primitive computes it on
+// X's layout or, where it has no such broadcast, the plain kernel does; both match.
+TEST_F(OneDNNSeBlockTest, BlockedXWithEveryBroadcastOfY) {
+  const std::vector<std::pair<std::vector<int64_t>, int>> cases = {
+      {{16}, 1}, {{1, 1, 12, 12}, -1}, {{12, 12}, 2}, {{2, 16, 12, 12}, -1}, {{2, 1, 1, 1}, -1}};
+  for (const auto& [dims, axis] : cases) {
+    const std::string what = "Y " + DDim(dims).ToString() + " axis " + std::to_string(axis);
+    const SeBlock se({1, 1}, "avg", dims, axis);
+    ExpectClose(se.Run(true, nullptr), se.Run(false, nullptr), what);
+    ExpectClose(se.Run(true, nullptr, {"m"}), se.Run(false, nullptr, {"m"}), what + ", m");
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
