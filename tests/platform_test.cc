@@ -16,6 +16,9 @@
 #include "platform/file_util.h"
 #include "platform/flags.h"
 #include "platform/init.h"
+#ifdef PADDLE_LIKE_WITH_ONEDNN
+#include "platform/onednn/onednn_context.h"
+#endif
 
 namespace paddle_like {
 namespace platform {
@@ -149,6 +152,24 @@ TEST(DeviceContextPool, OneContextPerPlaceAcrossThreads) {
   for (int i = 1; i < 4; ++i) EXPECT_EQ(seen[i].load(), seen[0].load());
   EXPECT_EQ(seen[0].load()->GetPlace(), Place(CPUPlace()));
 }
+
+#ifdef PADDLE_LIKE_WITH_ONEDNN
+// A thread the program starts itself (a predictor clone's) does not inherit OpenMP's thread
+// count from the thread that made the context: its first use of the engine sets it, before
+// any primitive is created for it with the process default (one thread per core).
+TEST(OneDNNContext, ThreadsStartedLaterUseTheContextsThreadBudget) {
+  for (int budget : {1, 2}) {
+    const platform::OneDNNContext ctx(budget);
+    int seen = -1;
+    std::thread([&] {
+      platform::LimitOpenMPThreadsOfCallingThread(7);  // What the thread had before.
+      ctx.engine();
+      seen = platform::OpenMPThreadsOfCallingThread();
+    }).join();
+    EXPECT_EQ(seen, budget);
+  }
+}
+#endif
 
 TEST(CPUDeviceContext, ParallelForCoversRangeOnce) {
   for (int threads : {1, 3}) {

@@ -20,6 +20,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 #include <utility>
 
+#include "framework/op_kernel.h"
 #include "operators/common.h"
 #include "operators/math/broadcast.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
@@ -39,68 +40,96 @@ using dnnl::memory;
 
 constexpr int64_t kMinNumel = int64_t{1} << 22;
 
+// One prepared elementwise op. Prepare resolves the broadcast; the primitive is made for the
+// first pair of input formats seen and again only when they change (creating it costs more
+// than running it on the small tensors of a squeeze-and-excitation block).
 template <algorithm kAlg>
-void BinaryOneDNNKernel(const ExecutionContext& ctx) {
-  const DenseTensor* x = ctx.Input("X");
-  const DenseTensor* y = ctx.Input("Y");
-  if (x->dtype() != DataType::FLOAT32 || y->dtype() != DataType::FLOAT32) {
-    RunPlainKernel(ctx);
-    return;
+class BinaryOneDNN final : public framework::OpKernel {
+ public:
+  void Prepare(const ExecutionContext& ctx) override {
+    bd_ = math::ComputeBroadcastDims(ctx.Type(), ctx.Input("X")->dims(), ctx.Input("Y")->dims(),
+                                     ctx.Attr<int>("axis"));
+    // The primitive broadcasts src1 only.
+    computable_ = bd_.x == bd_.out && bd_.out.size() > 0 && bd_.out.numel() > 0;
+    x_user_ = RowMajorDesc(bd_.out);
+    y_user_ = RowMajorDesc(bd_.y);
+    primitive_.reset();
+    unsupported_ = false;
   }
-  const math::BroadcastDims bd =
-      math::ComputeBroadcastDims(ctx.Type(), x->dims(), y->dims(), ctx.Attr<int>("axis"));
-  const int64_t n = bd.out.numel();
-  // X in a blocked layout is computed in it, whatever its size: handing it to the plain
-  // kernel would cost a reorder of X and one of Out back for the next oneDNN op, more than
-  // the primitive (an SE block's channel scaling, x * y[c], between two convolutions).
-  const bool x_blocked = OneDNNLayoutOf(*x) != nullptr;
-  if (bd.x != bd.out || bd.out.size() == 0 || n == 0 ||
-      (!x_blocked && BelowOneDNNThreshold(n, kMinNumel))) {
-    RunPlainKernel(ctx);
-    return;
+
+  void Compute(const ExecutionContext& ctx) override {
+    const DenseTensor* x = ctx.Input("X");
+    const DenseTensor* y = ctx.Input("Y");
+    // X in a blocked layout is computed in it, whatever its size: handing it to the plain
+    // kernel would cost a reorder of X and one of Out back for the next oneDNN op, more than
+    // the primitive (an SE block's channel scaling, x * y[c], between two convolutions).
+    if (x->dtype() != DataType::FLOAT32 || y->dtype() != DataType::FLOAT32 || !computable_ ||
+        (OneDNNLayoutOf(*x) == nullptr && BelowOneDNNThreshold(bd_.out.numel(), kMinNumel))) {
+      RunPlainKernel(ctx);
+      return;
+    }
+    DenseTensor* out = ctx.Output("Out");
+    const framework::LoD lod = x->lod();
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    // Wrap the inputs before Out gets a buffer: Out may be X or Y.
+    const memory src0 = InputMemory(*x, x_user_, dev.engine());
+    const memory src1 = InputMemory(*y, y_user_, dev.engine());
+    const memory::desc dst_md = src0.get_desc();
+    if (primitive_ == nullptr || dst_md != src0_desc_ || src1.get_desc() != src1_desc_) {
+      src0_desc_ = dst_md;
+      src1_desc_ = src1.get_desc();
+      primitive_.reset();
+      try {
+        pd_ = dnnl::binary::primitive_desc(dnnl::binary::desc(kAlg, dst_md, src1_desc_, dst_md),
+                                           dev.engine());
+        primitive_ = std::make_unique<dnnl::binary>(pd_);
+        unsupported_ = false;
+      } catch (const dnnl::error&) {
+        unsupported_ = true;
+      }
+    }
+    if (unsupported_) {
+      // A broadcast the primitive does not implement for these formats: the plain kernel
+      // computes it on row-major copies.
+      RunPlainKernel(ctx);
+      return;
+    }
+    DenseTensor fresh;
+    std::shared_ptr<const OneDNNLayout> layout =
+        OutputLayout(ctx.OutputMayBeOpaque("Out"), dst_md, x_user_);
+    // Out that is X and keeps X's arrangement is computed in place (dst may be src0);
+    // otherwise an aliased Out gets a fresh buffer, moved into it at the end.
+    const bool in_place = out == x && (layout ? layout->desc() == dst_md : dst_md == x_user_);
+    DenseTensor* target = in_place
+                              ? OutputTarget(out, {y}, &fresh, bd_.out, std::move(layout))
+                              : OutputTarget(out, {x, y}, &fresh, bd_.out, std::move(layout));
+    try {
+      const PrimitiveOutput dst(DescOf(*target, x_user_), OutputData(target), pd_.dst_desc(),
+                                dev.engine());
+      primitive_->execute(dev.stream(), {{DNNL_ARG_SRC_0, src0},
+                                         {DNNL_ARG_SRC_1, src1},
+                                         {DNNL_ARG_DST, dst.mem()}});
+      dst.Store(dev);
+      dev.stream().wait();
+    } catch (const dnnl::error& e) {
+      throw errors::Fatal("op `%s`: oneDNN binary failed for X %s, Y %s (axis %d): %s",
+                          ctx.Type(), x->dims().ToString(), y->dims().ToString(),
+                          ctx.Attr<int>("axis"), e.what());
+    }
+    target->set_lod(lod);
+    if (target == &fresh) *out = std::move(fresh);
   }
-  DenseTensor* out = ctx.Output("Out");
-  const framework::LoD lod = x->lod();
-  const auto& dev = ctx.device_context<platform::OneDNNContext>();
-  const memory::desc x_user = RowMajorDesc(bd.out);
-  // Wrap the inputs before Out gets a buffer: Out may be X or Y.
-  const memory src0 = InputMemory(*x, x_user, dev.engine());
-  const memory src1 = InputMemory(*y, RowMajorDesc(bd.y), dev.engine());
-  const memory::desc dst_md = src0.get_desc();
-  std::unique_ptr<dnnl::binary::primitive_desc> pd;
-  try {
-    pd = std::make_unique<dnnl::binary::primitive_desc>(
-        dnnl::binary::desc(kAlg, dst_md, src1.get_desc(), dst_md), dev.engine());
-  } catch (const dnnl::error&) {
-    // A broadcast the primitive does not implement for X's blocked format: the plain kernel
-    // computes it on row-major copies.
-    RunPlainKernel(ctx);
-    return;
-  }
-  DenseTensor fresh;
-  std::shared_ptr<const OneDNNLayout> layout =
-      OutputLayout(ctx.OutputMayBeOpaque("Out"), dst_md, x_user);
-  // Out that is X and keeps X's arrangement is computed in place (dst may be src0);
-  // otherwise an aliased Out gets a fresh buffer, moved into it at the end.
-  const bool in_place = out == x && (layout ? layout->desc() == dst_md : dst_md == x_user);
-  DenseTensor* target = in_place ? OutputTarget(out, {y}, &fresh, bd.out, std::move(layout))
-                                 : OutputTarget(out, {x, y}, &fresh, bd.out, std::move(layout));
-  try {
-    const PrimitiveOutput dst(DescOf(*target, x_user), OutputData(target), pd->dst_desc(),
-                              dev.engine());
-    dnnl::binary(*pd).execute(dev.stream(), {{DNNL_ARG_SRC_0, src0},
-                                             {DNNL_ARG_SRC_1, src1},
-                                             {DNNL_ARG_DST, dst.mem()}});
-    dst.Store(dev);
-    dev.stream().wait();
-  } catch (const dnnl::error& e) {
-    throw errors::Fatal("op `%s`: oneDNN binary failed for X %s, Y %s (axis %d): %s", ctx.Type(),
-                        x->dims().ToString(), y->dims().ToString(), ctx.Attr<int>("axis"),
-                        e.what());
-  }
-  target->set_lod(lod);
-  if (target == &fresh) *out = std::move(fresh);
-}
+
+ private:
+  math::BroadcastDims bd_;
+  bool computable_ = false;
+  memory::desc x_user_, y_user_;
+  // The formats primitive_ was made for; unsupported_ when the primitive has none for them.
+  memory::desc src0_desc_, src1_desc_;
+  bool unsupported_ = false;
+  dnnl::binary::primitive_desc pd_;
+  std::unique_ptr<dnnl::binary> primitive_;
+};
 
 }  // namespace
 
@@ -108,17 +137,17 @@ PL_REGISTER_BACKEND_KERNELS(RegisterBinaryOneDNNKernels) {
   // float64 stays on the plain kernels (no f64 binary primitive).
   struct Entry {
     const char* type;
-    framework::KernelFn fn;
+    framework::KernelFactory make;
   };
   const Entry entries[] = {
-      {"elementwise_add", BinaryOneDNNKernel<algorithm::binary_add>},
-      {"elementwise_sub", BinaryOneDNNKernel<algorithm::binary_sub>},
-      {"elementwise_mul", BinaryOneDNNKernel<algorithm::binary_mul>},
-      {"elementwise_div", BinaryOneDNNKernel<algorithm::binary_div>},
+      {"elementwise_add", framework::MakeKernel<BinaryOneDNN<algorithm::binary_add>>},
+      {"elementwise_sub", framework::MakeKernel<BinaryOneDNN<algorithm::binary_sub>>},
+      {"elementwise_mul", framework::MakeKernel<BinaryOneDNN<algorithm::binary_mul>>},
+      {"elementwise_div", framework::MakeKernel<BinaryOneDNN<algorithm::binary_div>>},
   };
   for (const Entry& e : entries) {
     framework::RegisterKernel(e.type, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
-                              e.fn);
+                              e.make);
     // dnnl::binary computes dst over src0 (and the plain kernel it hands small inputs to
     // over either input).
     auto& registry = framework::KernelRegistry::Instance();

@@ -14,8 +14,7 @@
 // source and destination stay in the user's layout. Filters go to the primitive's format
 // once per filter value: the convolution is a kernel class (framework/op_kernel.h) that
 // keeps its primitive and packed filter between runs. Pooling reads its input in the layout
-// it comes in and writes the same format; its primitives are created per call (oneDNN's
-// primitive cache makes repeated shapes cheap).
+// it comes in and writes the same format; it keeps its primitive too.
 #include <oneapi/dnnl/dnnl.hpp>
 #include <memory>
 #include <string>
@@ -168,44 +167,65 @@ class Conv2dOneDNN final : public framework::OpKernel {
 // dnnl::pooling_forward: max, avg (exclusive or not), global, ceil_mode, NCHW or NHWC.
 // Adaptive pooling (unless its windows are uniform) and windows lying wholly in the padding,
 // which the primitive does not express, are computed by the plain CPU code within this kernel.
-void Pool2dOneDNNKernel(const ExecutionContext& ctx) {
-  const std::string& op = ctx.Type();
-  const DenseTensor* x = ctx.Input("X");
-  Pool2dGeometry g = ResolvePool2d(op, x->dims(), ctx.op().Attrs());
-  if (g.HasUniformAdaptiveWindows()) g = g.AsFixedWindows();  // SE blocks' 1x1 adaptive pools.
-  if (g.adaptive || g.HasEmptyWindow()) {
-    ctx.WithPlainInputs([](const ExecutionContext& plain) { Pool2dPlainCompute<float>(plain); });
-    return;
+// Prepare resolves the geometry; the primitive is made for the first input format seen and
+// again only when the format changes, since creating it costs several times what running it
+// does on the small maps of a squeeze-and-excitation block.
+class Pool2dOneDNN final : public framework::OpKernel {
+ public:
+  void Prepare(const ExecutionContext& ctx) override {
+    g_ = ResolvePool2d(ctx.Type(), ctx.Input("X")->dims(), ctx.op().Attrs());
+    if (g_.HasUniformAdaptiveWindows()) g_ = g_.AsFixedWindows();  // SE blocks' 1x1 pools.
+    plain_ = g_.adaptive || g_.HasEmptyWindow();
+    primitive_.reset();
   }
-  DenseTensor* out = ctx.Output("Out");
-  DenseTensor fresh;
-  if (g.OutputDims().numel() == 0) {
-    DenseTensor* target = OutputTarget(out, {x}, &fresh, g.OutputDims());
-    if (target == &fresh) *out = std::move(fresh);
-    return;
+
+  void Compute(const ExecutionContext& ctx) override {
+    const DenseTensor* x = ctx.Input("X");
+    if (plain_) {
+      ctx.WithPlainInputs([](const ExecutionContext& plain) { Pool2dPlainCompute<float>(plain); });
+      return;
+    }
+    DenseTensor* out = ctx.Output("Out");
+    DenseTensor fresh;
+    if (g_.OutputDims().numel() == 0) {
+      DenseTensor* target = OutputTarget(out, {x}, &fresh, g_.OutputDims());
+      if (target == &fresh) *out = std::move(fresh);
+      return;
+    }
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    try {
+      OneDNNPoolDescs d = MakeOneDNNPoolDescs(g_);
+      const memory::desc user_dst = d.dst;
+      // An input in a blocked format is pooled in it, and the output takes the same format.
+      const memory src = PoolInputMemory(*x, &d, dev.engine());
+      if (primitive_ == nullptr || src.get_desc() != src_desc_) {
+        pd_ = dnnl::pooling_forward::primitive_desc(
+            PoolForwardDesc(d, dnnl::prop_kind::forward_inference), dev.engine());
+        primitive_ = std::make_unique<dnnl::pooling_forward>(pd_);
+        src_desc_ = src.get_desc();
+      }
+      DenseTensor* target =
+          OutputTarget(out, {x}, &fresh, g_.OutputDims(),
+                       OutputLayout(ctx.OutputMayBeOpaque("Out"), pd_.dst_desc(), user_dst));
+      const PrimitiveOutput dst(DescOf(*target, user_dst), OutputData(target), pd_.dst_desc(),
+                                dev.engine());
+      primitive_->execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst.mem()}});
+      dst.Store(dev);
+      dev.stream().wait();
+      if (target == &fresh) *out = std::move(fresh);
+    } catch (const dnnl::error& e) {
+      throw errors::Fatal("op `%s`: oneDNN pooling failed for X %s: %s", ctx.Type(),
+                          x->dims().ToString(), e.what());
+    }
   }
-  const auto& dev = ctx.device_context<platform::OneDNNContext>();
-  try {
-    OneDNNPoolDescs d = MakeOneDNNPoolDescs(g);
-    const memory::desc user_dst = d.dst;
-    // An input in a blocked format is pooled in it, and the output takes the same format.
-    const memory src = PoolInputMemory(*x, &d, dev.engine());
-    const dnnl::pooling_forward::primitive_desc pd(
-        PoolForwardDesc(d, dnnl::prop_kind::forward_inference), dev.engine());
-    DenseTensor* target =
-        OutputTarget(out, {x}, &fresh, g.OutputDims(),
-                     OutputLayout(ctx.OutputMayBeOpaque("Out"), pd.dst_desc(), user_dst));
-    const PrimitiveOutput dst(DescOf(*target, user_dst), OutputData(target), pd.dst_desc(),
-                              dev.engine());
-    dnnl::pooling_forward(pd).execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst.mem()}});
-    dst.Store(dev);
-    dev.stream().wait();
-    if (target == &fresh) *out = std::move(fresh);
-  } catch (const dnnl::error& e) {
-    throw errors::Fatal("op `%s`: oneDNN pooling failed for X %s: %s", op, x->dims().ToString(),
-                        e.what());
-  }
-}
+
+ private:
+  Pool2dGeometry g_;
+  bool plain_ = false;
+  memory::desc src_desc_;  // The format primitive_ reads.
+  dnnl::pooling_forward::primitive_desc pd_;
+  std::unique_ptr<dnnl::pooling_forward> primitive_;
+};
 
 }  // namespace
 
@@ -219,8 +239,8 @@ PL_REGISTER_BACKEND_KERNELS(RegisterConvPoolOneDNNKernels) {
                                                  LibraryType::kOneDNN);
     registry.DeclareOpaqueInputs(conv, LibraryType::kOneDNN, {"Input", "ResidualData"});
   }
-  framework::RegisterKernel("pool2d", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
-                            Pool2dOneDNNKernel);
+  framework::RegisterKernelClass<Pool2dOneDNN>("pool2d", DeviceType::kCPU, DataType::FLOAT32,
+                                               LibraryType::kOneDNN);
   registry.DeclareOpaqueInputs("pool2d", LibraryType::kOneDNN, {"X"});
 }
 

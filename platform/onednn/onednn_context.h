@@ -15,12 +15,21 @@
 namespace paddle_like {
 namespace platform {
 
+// omp_set_num_threads(max(1, n)) for the calling thread, and omp_get_max_threads().
+void LimitOpenMPThreadsOfCallingThread(int n);
+int OpenMPThreadsOfCallingThread();
+
 class OneDNNContext : public CPUDeviceContext {
  public:
   explicit OneDNNContext(int num_threads)
       : CPUDeviceContext(num_threads), engine_(dnnl::engine::kind::cpu, 0), id_(NextId()) {}
 
-  const dnnl::engine& engine() const { return engine_; }
+  // The engine; a thread's first call sets up its stream and OpenMP thread budget (see
+  // stream()), since primitives created for the thread take their thread count from it.
+  const dnnl::engine& engine() const {
+    stream();
+    return engine_;
+  }
 
   // The calling thread's stream. Executors on several threads share this context (one per
   // place), and a dnnl::stream is not meant to run primitives for two threads at once.
@@ -31,6 +40,10 @@ class OneDNNContext : public CPUDeviceContext {
     thread_local uint64_t cached_id = 0;
     thread_local dnnl::stream* cached = nullptr;
     if (cached_id == id_) return *cached;
+    // oneDNN's primitives run on as many OpenMP threads as the calling thread's
+    // omp_get_max_threads(), a per-thread setting that a thread the program starts itself
+    // (a predictor clone's) does not inherit: set it to this context's budget.
+    LimitOpenMPThreadsOfCallingThread(num_threads());
     std::lock_guard<std::mutex> lock(mu_);
     dnnl::stream& s = streams_[std::this_thread::get_id()];
     if (!s) s = dnnl::stream(engine_);
