@@ -105,18 +105,19 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
   source.combined_file = config.params_file();
   framework::LoadParameters(model->program, path, source, model->params.get());
 
-  // Inputs are set through handles and outputs read from their variables.
-  framework::BlockDesc& block = model->program.Block(0);
-  for (size_t i = block.OpSize(); i-- > 0;) {
-    const std::string& type = block.Op(i)->Type();
-    if (type == "feed" || type == "fetch") block.RemoveOp(i, i + 1);
-  }
+  // The passes see the feed and fetch ops: they keep the names the caller feeds and reads.
   if (config.ir_optim()) {
     inference::RegisterInferencePasses();
     for (const auto& name : inference::InferencePassOrder()) {
       framework::ir::ApplyPass(*framework::ir::CreatePass(name), &model->program,
                                model->params.get());
     }
+  }
+  // Inputs are set through handles and outputs read from their variables.
+  framework::BlockDesc& block = model->program.Block(0);
+  for (size_t i = block.OpSize(); i-- > 0;) {
+    const std::string& type = block.Op(i)->Type();
+    if (type == "feed" || type == "fetch") block.RemoveOp(i, i + 1);
   }
   if (!config.mkldnn_enabled()) {
     for (const framework::OpDesc* op : block.AllOps()) model->rules.no_onednn.insert(op->Type());

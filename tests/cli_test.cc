@@ -342,11 +342,14 @@ TEST(Cli, InspectPassesReportsEachPass) {
   if (!std::filesystem::exists(model)) GTEST_SKIP() << model << " is absent";
   CliResult r = RunCli({"inspect", "--passes", model});
   ASSERT_EQ(r.code, 0) << r.err;
-  // 33 conv + batch_norm pairs (15 with a bias add between), 15 shortcuts, 31 relus, the head.
+  // 33 conv + batch_norm pairs (15 with a bias add between), 15 shortcuts, 31 relus, the head
+  // and its identity scale.
   for (const char* part : {"conv_bn_fuse_pass: 33 rewrites (batch_norm -33, elementwise_add -15)",
+                           "scale_fuse_pass: 1 rewrite (scale -1)",
                            "conv_elementwise_add_fuse_pass: 15 rewrites",
                            "conv_activation_fuse_pass: 31 rewrites (relu -31)",
-                           "fc_fuse_pass: 1 rewrite (elementwise_add -1, fc +1, mul -1)", "ops: 134 -> 39",
+                           "fc_fuse_pass: 1 rewrite (elementwise_add -1, fc +1, mul -1)",
+                           "dead_op_elimination_pass: 0 rewrites", "ops: 134 -> 38",
                            "fuse_activation=\"relu\""}) {
     EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out.substr(0, 2000);
   }

@@ -22,25 +22,6 @@ using framework::ir::Graph;
 
 constexpr size_t kMaxFoldedBytes = 16 << 20;
 
-bool HasSideEffectsOrRandomness(const std::string& type) {
-  for (const char* part : {"random", "dropout", "randint", "randperm", "sampling", "seed", "feed",
-                           "fetch", "save", "load", "print", "read", "while", "conditional",
-                           "recurrent", "select_input", "select_output"}) {
-    if (type.find(part) != std::string::npos) return true;
-  }
-  return false;
-}
-
-bool HasSubBlock(const OpDesc& op) {
-  for (const auto& kv : op.Attrs()) {
-    if (std::holds_alternative<framework::BlockIndex>(kv.second) ||
-        std::holds_alternative<framework::BlockIndices>(kv.second)) {
-      return true;
-    }
-  }
-  return false;
-}
-
 // A loaded, row-major dense tensor of parameter `name`, or null.
 const DenseTensor* ConstValue(const Graph& graph, const Scope& params, const std::string& name) {
   if (!graph.IsPersistable(name)) return nullptr;

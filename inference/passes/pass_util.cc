@@ -91,6 +91,26 @@ bool InputsUnchangedUntil(const framework::ir::Graph& graph, size_t from, size_t
   return true;
 }
 
+bool HasSideEffectsOrRandomness(const std::string& type) {
+  for (const char* part : {"random", "dropout", "randint", "randperm", "sampling", "seed", "feed",
+                           "fetch", "save", "load", "print", "read", "while", "conditional",
+                           "recurrent", "select_input", "select_output", "send", "recv",
+                           "barrier", "allreduce", "all_reduce"}) {
+    if (type.find(part) != std::string::npos) return true;
+  }
+  return type.rfind("c_", 0) == 0;  // Collective ops: c_allreduce_sum, c_broadcast, ...
+}
+
+bool HasSubBlock(const framework::OpDesc& op) {
+  for (const auto& kv : op.Attrs()) {
+    if (std::holds_alternative<framework::BlockIndex>(kv.second) ||
+        std::holds_alternative<framework::BlockIndices>(kv.second)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool HasFusedActivation(const framework::OpDesc& conv) {
   return !AttrOr<std::string>(conv, "fuse_activation", "").empty() || FlagOf(conv, "fuse_relu") ||
          FlagOf(conv, "fuse_brelu");

@@ -57,6 +57,13 @@ bool OtherOutputsUnused(const framework::ir::Graph& graph, const framework::OpDe
 // op `from` can then be moved to `to` (a fusion places the fused op where the last was).
 bool InputsUnchangedUntil(const framework::ir::Graph& graph, size_t from, size_t to);
 
+// Whether ops of this type do more than compute their outputs from their inputs: random
+// generators (a removed or moved one would shift the others' streams), dropout, feed, fetch,
+// save, load, print, readers, control flow and collective communication.
+bool HasSideEffectsOrRandomness(const std::string& type);
+// Whether `op` runs a sub-block (a BLOCK or BLOCKS attribute).
+bool HasSubBlock(const framework::OpDesc& op);
+
 // Whether conv2d / depthwise_conv2d op `conv` has an activation fused (it then ends there).
 bool HasFusedActivation(const framework::OpDesc& conv);
 // Whether it has neither a residual nor an activation fused: what comes after the

@@ -5,8 +5,10 @@
 
 #include "inference/passes/constant_folding_pass.h"
 #include "inference/passes/conv_fuse_passes.h"
+#include "inference/passes/dead_op_elimination_pass.h"
 #include "inference/passes/delete_dropout_pass.h"
 #include "inference/passes/fc_fuse_pass.h"
+#include "inference/passes/scale_fuse_pass.h"
 
 namespace paddle_like {
 namespace inference {
@@ -33,13 +35,16 @@ void RegisterInferencePasses() {
     Register<ConvElementwiseAddFusePass>();
     Register<ConvActivationFusePass>();
     Register<FcFusePass>();
+    Register<ScaleFusePass>();
+    Register<DeadOpEliminationPass>();
   });
 }
 
 const std::vector<std::string>& InferencePassOrder() {
   static const std::vector<std::string> order = {
-      "delete_dropout_pass", "constant_folding_pass", "conv_bn_fuse_pass", "conv_bias_fuse_pass",
-      "conv_elementwise_add_fuse_pass", "conv_activation_fuse_pass", "fc_fuse_pass"};
+      "delete_dropout_pass",        "constant_folding_pass",     "conv_bn_fuse_pass",
+      "conv_bias_fuse_pass",        "scale_fuse_pass",           "conv_elementwise_add_fuse_pass",
+      "conv_activation_fuse_pass",  "fc_fuse_pass",              "dead_op_elimination_pass"};
   return order;
 }
 

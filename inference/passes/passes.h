@@ -11,8 +11,9 @@ namespace inference {
 void RegisterInferencePasses();
 
 // The passes a predictor with IR optimisation applies, in order: each may enable the next
-// (dropout gone, constants folded into parameters, a conv's batch_norm folded before its
-// bias, residual and activation).
+// (dropout gone, constants folded into parameters, a conv's batch_norm and bias folded
+// before a scale, the scale before its residual and activation), and dead-op elimination
+// last removes what no one reads any more.
 const std::vector<std::string>& InferencePassOrder();
 
 }  // namespace inference
