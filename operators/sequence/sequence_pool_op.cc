@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "framework/fused_grad_op.h"
+#include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/op_family.h"
 #include "operators/sequence/sequence_util.h"
@@ -238,6 +239,19 @@ struct SequencePoolGradKernel {
   }
 };
 
+// As PaddlePaddle's: MaxIndex is read for MAX only (other pooltypes leave it unwritten).
+void SequencePoolGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  framework::VariableNameMap inputs = {{"X", g->Input("X")}, {"Out@GRAD", g->OutputGrad("Out")}};
+  const bool is_max = g->Forward().HasAttr("pooltype") && g->Attr<std::string>("pooltype") == "MAX";
+  if (is_max && g->Forward().HasOutput("MaxIndex")) inputs["MaxIndex"] = g->Output("MaxIndex");
+  framework::AttributeMap attrs;
+  for (const char* name : {"is_test", "pooltype", "pad_value"}) {
+    if (g->Forward().HasAttr(name)) attrs[name] = g->Forward().GetAttr(name);
+  }
+  g->AddOp(kGradOp, inputs, {{"X@GRAD", g->InputGrad("X")}}, attrs);
+}
+
 }  // namespace
 
 PL_REGISTER_OPS(RegisterSequencePoolOp) {
@@ -251,7 +265,7 @@ for each row r of sequence i (X's last LoD level); X@GRAD has X's shape and LoD.
   framework::RegisterOp<SequencePoolOp, SequencePoolOpMaker>(kOp)
       .InferShape(SequencePoolInferShape)
       .InferVarType(SequencePoolInferVarType)
-      .GradOpMaker(framework::FusedGradMaker(grad));
+      .GradOpMaker(SequencePoolGradMaker);
   RegisterPlainCpuFloatKernels<SequencePoolKernel>(kOp);
   framework::RegisterFusedGradOp(kOp, grad)
       .InferShape(SequencePoolGradInferShape)
