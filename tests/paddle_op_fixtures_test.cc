@@ -158,8 +158,15 @@ TEST_P(PaddleOpFixture, MatchesPaddlePaddle) {
   std::vector<std::vector<double>> by_ir[2];  // Float outputs without / with the passes.
   for (bool ir : {true, false}) {
     SCOPED_TRACE(ir ? "passes on" : "passes off");
-    infer::Config config((dir / "model.pdmodel").string(),
-                         fs::exists(params) ? params.string() : std::string());
+    // model.pdmodel with its .pdiparams, or a legacy directory (__model__ and one file per
+    // parameter).
+    infer::Config config;
+    if (fs::exists(dir / "model.pdmodel")) {
+      config.SetModel((dir / "model.pdmodel").string(),
+                      fs::exists(params) ? params.string() : std::string());
+    } else {
+      config.SetModel(dir.string());
+    }
     config.SetCpuMathLibraryNumThreads(1);
     config.SwitchIrOptim(ir);
     auto predictor = infer::CreatePredictor(config);

@@ -50,6 +50,21 @@ TEST(ScaleOp, ForwardMatchesReference) {
   }
 }
 
+// Integer tensors: factor and bias are cast to the element type first (2.5 -> 2, -1.25 -> -1).
+TEST(ScaleOp, IntegerTensorsCastScaleAndBiasFirst) {
+  const framework::AttributeMap attrs = {{"scale", 2.5f}, {"bias", -1.25f}};
+  const auto i64 = RunOp("scale", {{"X", {MakeTensor<int64_t>({4}, {0, 1, -3, 7})}}}, {{"Out", 1}},
+                         attrs);
+  EXPECT_EQ(i64.outputs.at("Out")[0].dtype(), DataType::INT64);
+  ExpectNear(ToDoubles(i64.outputs.at("Out")[0]), {-1, 1, -7, 13}, 0, 0, "int64");
+  const auto i32 = RunOp("scale", {{"X", {MakeTensor<int32_t>({2}, {5, -2})}}}, {{"Out", 1}},
+                         {{"scale", 1.0f}, {"bias", 3.0f}, {"bias_after_scale", false}});
+  ExpectNear(ToDoubles(i32.outputs.at("Out")[0]), {8, 1}, 0, 0, "int32");
+  const auto u8 = RunOp("scale", {{"X", {MakeTensor<uint8_t>({2}, {4, 10})}}}, {{"Out", 1}},
+                        {{"scale", 3.0f}});
+  ExpectNear(ToDoubles(u8.outputs.at("Out")[0]), {12, 30}, 0, 0, "uint8");
+}
+
 TEST(ScaleOp, DefaultsAreIdentity) {
   auto r = RunOp("scale", {{"X", {MakeTensor<float>({3}, {1, -2, 5})}}}, {{"Out", 1}});
   ExpectNear(ToDoubles(r.outputs["Out"][0]), {1, -2, 5}, 0, 0, "defaults");

@@ -117,7 +117,10 @@ PL_REGISTER_OPS(RegisterScaleOp) {
   framework::RegisterOp<ScaleOp, ScaleOpMaker>("scale")
       .InferShape(ScaleInferShape)
       .GradOpMaker(ScaleGradMaker);
-  RegisterPlainCpuFloatKernels<ScaleCpuKernel>("scale");
+  // Integer tensors too (a decoded tag path, an index): the factor and bias are cast to the
+  // element type first, as PaddlePaddle does.
+  RegisterPlainCpuKernels<ScaleCpuKernel, float, double, int32_t, int64_t, int8_t, uint8_t>(
+      "scale");
   DeclarePlainInPlace("scale", {{"X", "Out"}});
 }
 
