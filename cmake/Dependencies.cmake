@@ -6,6 +6,8 @@ find_package(glog REQUIRED)
 find_package(Protobuf REQUIRED)
 find_package(OpenMP REQUIRED)  # CPU parallelism, shared with Debian's oneDNN.
 find_package(ZLIB REQUIRED)
+find_package(PNG REQUIRED)   # `paddle_like infer` reads and draws images.
+find_package(JPEG REQUIRED)
 
 if(WITH_ONEDNN)
   find_package(dnnl REQUIRED)

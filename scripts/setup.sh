@@ -14,7 +14,7 @@ BUILD_DIR=${BUILD_DIR:-build}
 PACKAGES=(
   build-essential cmake ccache python3
   libeigen3-dev libdnnl-dev libgoogle-glog-dev libgflags-dev
-  libprotobuf-dev protobuf-compiler zlib1g-dev
+  libprotobuf-dev protobuf-compiler zlib1g-dev libpng-dev libjpeg-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   dataset-fashion-mnist
 )

@@ -15,6 +15,7 @@
 #include "framework/npy_io.h"
 #include "framework/program_desc.h"
 #include "framework/tensor_io.h"
+#include "paddle_like/cli/image_io.h"
 #include "platform/file_util.h"
 #include "tests/cli_test_util.h"
 #include "tests/op_test_util.h"
@@ -150,6 +151,91 @@ TEST(Cli, LoDFeedsReachTheSequenceOps) {
                              feed_flag, "h0=" + dir + "/h0.npy"});
     EXPECT_EQ(none.code, 1);
     EXPECT_TRUE(Contains(none.err, "op `gru` input `Input`: expected a level-1 LoD")) << none.err;
+  }
+}
+
+// Images through `infer`: a PNG gives the same numbers as the .npy the same preprocessing
+// makes; a detector gets im_shape and scale_factor from the image and draws its boxes; bad
+// files are typed errors.
+TEST(Cli, InferTakesImagesAndDrawsDetections) {
+  cli::Image image;
+  image.height = 60;
+  image.width = 96;
+  for (int64_t i = 0; i < image.height * image.width * 3; ++i) {
+    image.rgb.push_back(static_cast<uint8_t>((i * 37 + i / 7) % 251));
+  }
+  const std::string png = testing::CliTempDir() + "/picture.png";
+  cli::WritePng(png, image);
+  const cli::Image back = cli::ReadImage(png);
+  ASSERT_EQ(back.rgb, image.rgb) << "PNG round trip";
+
+  const std::string cls = PL_SOURCE_DIR "/tests/fixtures/models/ppocr_mobile_v2_cls";
+  const std::string npy = testing::CliTempDir() + "/picture.npy";
+  framework::WriteNpy(npy, cli::ImageToTensor(cli::Resize(back, 48, 192), {0.5f, 0.5f, 0.5f},
+                                              {0.5f, 0.5f, 0.5f}));
+  const std::string from_png = testing::CliTempDir() + "/from_png";
+  const std::string from_npy = testing::CliTempDir() + "/from_npy";
+  CliResult a = RunCli({"infer", "--model", cls, "--input", png, "--resize", "48x192", "--mean",
+                        "0.5,0.5,0.5", "--std", "0.5,0.5,0.5", "--out", from_png});
+  ASSERT_EQ(a.code, 0) << a.err;
+  EXPECT_TRUE(Contains(a.out, "row 0 top 2:")) << a.out;
+  CliResult b = RunCli({"infer", "--model", cls, "--input", npy, "--out", from_npy});
+  ASSERT_EQ(b.code, 0) << b.err;
+  for (const auto& entry : fs::directory_iterator(from_npy)) {
+    testing::ExpectNear(
+        testing::ToDoubles(framework::ReadNpy(from_png + "/" + entry.path().filename().string())),
+        testing::ToDoubles(framework::ReadNpy(entry.path().string())), 0, 0, "png vs npy");
+  }
+
+  const std::string det = PL_SOURCE_DIR "/tests/fixtures/models/face_det_blazeface";
+  const std::string drawn = testing::CliTempDir() + "/drawn.png";
+  CliResult d = RunCli({"infer", "--model", det, "--input", "image=" + png, "--resize",
+                        "160x160", "--threshold", "0", "--draw", drawn});
+  ASSERT_EQ(d.code, 0) << d.err;
+  EXPECT_TRUE(Contains(d.out, "  box: class 0 score")) << d.out;
+  EXPECT_TRUE(Contains(d.out, "boxes score at least 0")) << d.out;
+  const cli::Image painted = cli::ReadImage(drawn);
+  EXPECT_EQ(painted.height, image.height);
+  EXPECT_EQ(painted.width, image.width);
+  EXPECT_NE(painted.rgb, image.rgb) << "boxes drawn";
+
+  const std::string bad_jpeg = WriteTemp("bad.jpg", std::string("\xFF\xD8\xFF\xE0garbage", 11));
+  CliResult e = RunCli({"infer", "--model", cls, "--input", bad_jpeg});
+  EXPECT_EQ(e.code, 1);
+  EXPECT_TRUE(Contains(e.err, "corrupt JPEG data")) << e.err;
+  const std::string text = WriteTemp("notes.txt", "not an image");
+  CliResult f = RunCli({"infer", "--model", cls, "--input", text});
+  EXPECT_EQ(f.code, 1);
+  EXPECT_TRUE(Contains(f.err, "expected a PNG or JPEG file")) << f.err;
+  CliResult g = RunCli({"infer", "--model", cls, "--input", npy, "--draw", drawn});
+  EXPECT_EQ(g.code, 1);
+  EXPECT_TRUE(Contains(g.err, "--draw needs an image input")) << g.err;
+  CliResult h = RunCli({"infer", "--model", cls, "--input", png, "--resize", "48by192"});
+  EXPECT_EQ(h.code, 1);
+  EXPECT_TRUE(Contains(h.err, "--resize expects HxW")) << h.err;
+}
+
+// Bilinear resizing with aligned pixel centres, and box outlines.
+TEST(Cli, ImageResizeAndBoxes) {
+  cli::Image two;
+  two.height = 1;
+  two.width = 2;
+  two.rgb = {0, 0, 0, 200, 100, 40};
+  const cli::Image four = cli::Resize(two, 1, 4);
+  // Centres at 0.25 px steps of the source: -0.25 (clamped to 0), 0.25, 0.75, 1.25 (clamped).
+  const std::vector<uint8_t> want = {0, 0, 0, 50, 25, 10, 150, 75, 30, 200, 100, 40};
+  EXPECT_EQ(four.rgb, want);
+  cli::Image canvas;
+  canvas.height = 5;
+  canvas.width = 5;
+  canvas.rgb.assign(75, 0);
+  cli::DrawBox(&canvas, 1, 1, 3, 3, {255, 0, 0}, 1);
+  for (int64_t y = 0; y < 5; ++y) {
+    for (int64_t x = 0; x < 5; ++x) {
+      const bool edge = (y >= 1 && y <= 3 && x >= 1 && x <= 3) && (y == 1 || y == 3 || x == 1 ||
+                                                                    x == 3);
+      EXPECT_EQ(canvas.rgb[(y * 5 + x) * 3], edge ? 255 : 0) << y << "," << x;
+    }
   }
 }
 

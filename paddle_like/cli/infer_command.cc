@@ -2,6 +2,12 @@
 // (paddle_like/inference_api.h) on .npy inputs, prints each output, and for a classifier
 // ([N, classes] output) the top-5 classes of each row.
 #include <algorithm>
+#include <array>
+#include <cstdio>
+#include <fstream>
+#include <optional>
+#include <tuple>
+#include <utility>
 #include <filesystem>
 #include <iostream>
 #include <numeric>
@@ -11,6 +17,7 @@
 #include "framework/npy_io.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
+#include "paddle_like/cli/image_io.h"
 #include "paddle_like/cli/lod_arg.h"
 #include "paddle_like/cli/tensor_format.h"
 #include "paddle_like/inference_api.h"
@@ -27,17 +34,25 @@ using platform::DataType;
 
 constexpr char kInferUsage[] =
     "usage: paddle_like infer (--model DIR | --program FILE [--params FILE])\n"
-    "                         --input [NAME=]FILE.npy[@LOD] ... [--out DIR] [--threads T]\n"
-    "                         [--no-ir] [--no-onednn]\n"
+    "                         --input [NAME=]FILE.npy[@LOD]|IMAGE.png|IMAGE.jpg ...\n"
+    "                         [--resize HxW] [--mean a,b,c] [--std a,b,c] [--draw OUT.png]\n"
+    "                         [--threshold T] [--out DIR] [--threads T] [--no-ir] [--no-onednn]\n"
     "  Runs a saved inference model through the inference library (Config, Predictor).\n"
     "  --model DIR       __model__ (parameters beside it) or one *.pdmodel with its .pdiparams\n"
     "  --input NAME=FILE feeds input NAME; a FILE without NAME= goes to the next input\n"
     "                    in the model's order; FILE.npy@0,4,9 feeds it with the level-1\n"
     "                    LoD (sequence offsets) 0,4,9 (levels split by ';')\n"
+    "  An image input (PNG or JPEG) becomes float32 [1, 3, H, W]: resized to --resize, else\n"
+    "  to the H, W the model declares, else kept; pixel / 255, minus --mean, over --std per\n"
+    "  RGB channel (default mean 0, std 1). A detector's im_shape and scale_factor inputs,\n"
+    "  when not given, are filled from the image's sizes.\n"
+    "  --draw OUT.png    writes the first image with the boxes of an [N, 6] detection output\n"
+    "                    ([class, score, x1, y1, x2, y2]) scoring at least --threshold (0.5)\n"
     "  --out DIR         writes DIR/<name>.npy per output ('/' becomes '_')\n"
     "  --threads T       CPU threads (default: FLAGS_paddle_num_threads)\n"
     "  --no-ir           skips the inference passes; --no-onednn runs the plain kernels\n"
-    "  Prints each output's dtype, shape and values; for an [N, C] output, each row's top 5.\n";
+    "  Prints each output's dtype, shape and values; for an [N, C] output, each row's top 5;\n"
+    "  for a detector's [N, 6] output, the boxes scoring at least --threshold.\n";
 
 // Copies `t` into the handle in its own element type.
 void SetInput(infer::Tensor* in, const DenseTensor& t) {
@@ -104,10 +119,85 @@ void PrintTopClasses(const DenseTensor& t) {
   }
 }
 
+// "a,b,c" as three floats; `fallback` when the option is absent.
+std::array<float, 3> Triple(const Args& args, const std::string& name, float fallback) {
+  if (!args.Has(name)) return {fallback, fallback, fallback};
+  const std::string text = args.Get(name);
+  std::array<float, 3> v{};
+  char tail = 0;
+  PL_ENFORCE(std::sscanf(text.c_str(), "%f,%f,%f%c", &v[0], &v[1], &v[2], &tail) == 3,
+             errors::InvalidArgument("infer: --%s expects three numbers a,b,c, received `%s`",
+                                     name, text));
+  return v;
+}
+
+// "HxW" of --resize.
+std::pair<int64_t, int64_t> ResizeOption(const Args& args) {
+  const std::string text = args.Get("resize");
+  long long h = 0, w = 0;
+  char tail = 0;
+  PL_ENFORCE(std::sscanf(text.c_str(), "%lldx%lld%c", &h, &w, &tail) == 2 && h > 0 && w > 0 &&
+                 h <= 65536 && w <= 65536,
+             errors::InvalidArgument("infer: --resize expects HxW (positive sizes up to 65536), "
+                                     "received `%s`",
+                                     text));
+  return {h, w};
+}
+
+bool IsNpyFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[6] = {0};
+  in.read(magic, 6);
+  return in.gcount() == 6 && std::string(magic, 6) == "\x93NUMPY";
+}
+
+// The image fed to the model, and what a detector's im_shape and scale_factor describe.
+struct FedImage {
+  Image original;
+  int64_t fed_h = 0, fed_w = 0;
+};
+
+// A float32 [1, 2] tensor holding (a, b).
+DenseTensor Pair(float a, float b) {
+  DenseTensor t(framework::DDim{1, 2}, DataType::FLOAT32);
+  float* p = t.mutable_data<float>(platform::CPUPlace());
+  p[0] = a;
+  p[1] = b;
+  return t;
+}
+
+// Prints the boxes of detection output `t` ([N, 6]: class, score, x1, y1, x2, y2) scoring at
+// least `threshold`, and draws them on `canvas` when given. `sx`, `sy` map box coordinates
+// to the canvas.
+void ReportBoxes(const DenseTensor& t, double threshold, double sx, double sy, Image* canvas) {
+  const int64_t n = t.dims()[0];
+  int64_t shown = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double score = ValueAt(t, i * 6 + 1);
+    if (score < threshold) continue;
+    const double cls = ValueAt(t, i * 6), x1 = ValueAt(t, i * 6 + 2), y1 = ValueAt(t, i * 6 + 3),
+                 x2 = ValueAt(t, i * 6 + 4), y2 = ValueAt(t, i * 6 + 5);
+    char line[160];
+    std::snprintf(line, sizeof(line), "  box: class %lld score %.4f [%.1f, %.1f, %.1f, %.1f]\n",
+                  static_cast<long long>(cls), score, x1, y1, x2, y2);
+    std::cout << line;
+    ++shown;
+    if (canvas != nullptr) {
+      static const std::array<uint8_t, 3> kColors[] = {
+          {230, 25, 75}, {60, 180, 75}, {0, 130, 200}, {245, 130, 48}, {145, 30, 180}};
+      const auto& color = kColors[static_cast<size_t>(std::max(0.0, cls)) % 5];
+      DrawBox(canvas, x1 * sx, y1 * sy, x2 * sx, y2 * sy, color);
+    }
+  }
+  std::cout << "  " << shown << " of " << n << " boxes score at least " << threshold << "\n";
+}
+
 }  // namespace
 
 int InferCommand(const std::vector<std::string>& argv) {
-  const Args args(argv, {"model", "program", "params", "input", "out", "threads"},
+  const Args args(argv,
+                  {"model", "program", "params", "input", "out", "threads", "resize", "mean",
+                   "std", "draw", "threshold"},
                   {"help", "no-ir", "no-onednn"});
   if (args.Has("help")) {
     std::cout << kInferUsage;
@@ -137,6 +227,8 @@ int InferCommand(const std::vector<std::string>& argv) {
 
   const std::vector<std::string> inputs = predictor->GetInputNames();
   std::vector<bool> given(inputs.size(), false);
+  const std::array<float, 3> mean = Triple(args, "mean", 0.0f), std = Triple(args, "std", 1.0f);
+  std::optional<FedImage> image;  // The first image input.
   size_t next = 0;
   for (const std::string& text : args.GetAll("input")) {
     const auto [arg, lod] = SplitLoDSuffix("infer", text);
@@ -162,11 +254,45 @@ int InferCommand(const std::vector<std::string>& argv) {
     PL_ENFORCE(!given[it - inputs.begin()],
                errors::InvalidArgument("infer: input `%s` is given twice", name));
     given[it - inputs.begin()] = true;
-    DenseTensor value = framework::ReadNpy(file);
+    DenseTensor value;
+    if (IsNpyFile(file)) {
+      value = framework::ReadNpy(file);
+    } else {
+      PL_ENFORCE(lod.empty(), errors::InvalidArgument(
+                                  "infer: input `%s`: an image takes no LoD (`@...`)", name));
+      FedImage fed;
+      fed.original = ReadImage(file);
+      int64_t h = fed.original.height, w = fed.original.width;
+      const std::vector<int64_t> declared = predictor->GetInputTensorShape()[name];
+      if (args.Has("resize")) {
+        std::tie(h, w) = ResizeOption(args);
+      } else if (declared.size() == 4 && declared[2] > 0 && declared[3] > 0) {
+        h = declared[2];
+        w = declared[3];
+      }
+      fed.fed_h = h;
+      fed.fed_w = w;
+      value = ImageToTensor(Resize(fed.original, h, w), mean, std);
+      if (!image) image = std::move(fed);
+    }
     AttachFeedLoD("infer", name, file, lod, &value);
     auto handle = predictor->GetInputHandle(name);
     SetInput(handle.get(), value);
     if (!lod.empty()) handle->SetLoD(lod);
+  }
+  // PaddleDetection's exports also take the fed size and its ratio to the original.
+  bool detector = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i] != "im_shape" && inputs[i] != "scale_factor") continue;
+    detector = true;
+    if (given[i] || !image) continue;
+    const DenseTensor v =
+        inputs[i] == "im_shape"
+            ? Pair(static_cast<float>(image->fed_h), static_cast<float>(image->fed_w))
+            : Pair(static_cast<float>(image->fed_h) / image->original.height,
+                   static_cast<float>(image->fed_w) / image->original.width);
+    SetInput(predictor->GetInputHandle(inputs[i]).get(), v);
+    given[i] = true;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {
     PL_ENFORCE(given[i], errors::NotFound("infer: missing input `%s` (input %zu of %zu); pass "
@@ -174,6 +300,20 @@ int InferCommand(const std::vector<std::string>& argv) {
                                           inputs[i], i + 1, inputs.size(), inputs[i]));
   }
   predictor->Run();
+
+  double threshold = 0.5;
+  if (args.Has("threshold")) {
+    char tail = 0;
+    PL_ENFORCE(std::sscanf(args.Get("threshold").c_str(), "%lf%c", &threshold, &tail) == 1,
+               errors::InvalidArgument("infer: --threshold expects a number, received `%s`",
+                                       args.Get("threshold")));
+  }
+  std::optional<Image> canvas;
+  if (args.Has("draw")) {
+    PL_ENFORCE(image.has_value(),
+               errors::InvalidArgument("infer: --draw needs an image input (PNG or JPEG)"));
+    canvas = image->original;
+  }
 
   const std::string out_dir = args.Get("out");
   if (!out_dir.empty()) {
@@ -193,9 +333,22 @@ int InferCommand(const std::vector<std::string>& argv) {
       std::cout << "  -> " << path;
     }
     std::cout << "\n";
-    if (t.dims().size() == 2 && t.dims()[1] > 1 && t.dtype() != DataType::BOOL) {
+    const bool boxes = detector && t.dims().size() == 2 && t.dims()[1] == 6;
+    if (boxes) {
+      // With scale_factor fed the boxes are in the original image's pixels, else in the fed
+      // image's.
+      bool scaled = false;
+      for (const auto& in : inputs) scaled = scaled || in == "scale_factor";
+      const double sx = !image || scaled ? 1.0 : double(image->original.width) / image->fed_w;
+      const double sy = !image || scaled ? 1.0 : double(image->original.height) / image->fed_h;
+      ReportBoxes(t, threshold, sx, sy, canvas ? &*canvas : nullptr);
+    } else if (t.dims().size() == 2 && t.dims()[1] > 1 && t.dtype() != DataType::BOOL) {
       PrintTopClasses(t);
     }
+  }
+  if (canvas) {
+    WritePng(args.Get("draw"), *canvas);
+    std::cout << "drawn: " << args.Get("draw") << "\n";
   }
   return 0;
 }
