@@ -5,6 +5,18 @@
 namespace paddle_like {
 namespace framework {
 
+std::string LoDToString(const LoD& lod) {
+  std::string s = "[";
+  for (size_t l = 0; l < lod.size(); ++l) {
+    s += l ? ", [" : "[";
+    for (size_t i = 0; i < lod[l].size(); ++i) {
+      s += (i ? ", " : "") + std::to_string(lod[l][i]);
+    }
+    s += "]";
+  }
+  return s + "]";
+}
+
 std::string LoDProblem(const LoD& lod, int64_t height) {
   for (size_t l = 0; l < lod.size(); ++l) {
     const auto& level = lod[l];

@@ -32,6 +32,9 @@ using LoD = std::vector<std::vector<size_t>>;
 // `height`.
 std::string LoDProblem(const LoD& lod, int64_t height);
 
+// "[[0, 2, 5]]": the offsets of each level, for messages and printed outputs.
+std::string LoDToString(const LoD& lod);
+
 // A kernel library's own arrangement of a tensor's elements, such as a oneDNN memory
 // descriptor with blocked channels. The library implements it (operators/onednn/
 // onednn_layout.h); the framework only asks for the size and for a row-major copy. The

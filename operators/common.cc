@@ -26,6 +26,18 @@ void UnaryGradInferShape(InferShapeContext* ctx, const std::string& like) {
   ctx->ShareLoD(like, "X@GRAD");
 }
 
+void InputListGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireInput("Out@GRAD");
+  ctx->RequireOutput("X@GRAD");
+  const std::vector<DDim> xs = ctx->GetInputsDim("X");
+  PL_ENFORCE(ctx->OutputSize("X@GRAD") == xs.size(),
+             errors::InvalidArgument("op `%s` output `X@GRAD`: expected %zu variables (one per "
+                                     "X), received %zu",
+                                     ctx->OpType(), xs.size(), ctx->OutputSize("X@GRAD")));
+  for (size_t i = 0; i < xs.size(); ++i) ctx->SetOutputDim("X@GRAD", xs[i], i);
+}
+
 void DeclarePlainInPlace(const std::string& op_type,
                          const std::vector<std::pair<std::string, std::string>>& pairs) {
   framework::KernelRegistry::Instance().DeclareInPlace(op_type, LibraryType::kPlain, pairs);

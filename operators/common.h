@@ -29,6 +29,10 @@ void SameShapeInferShape(InferShapeContext* ctx);
 // (X or Out), and Out@GRAD must have that shape too.
 void UnaryGradInferShape(InferShapeContext* ctx, const std::string& like);
 
+// The grad op of an op with a list input X (concat, sequence_concat): X@GRAD holds one
+// variable per X, each with that X's dims.
+void InputListGradInferShape(InferShapeContext* ctx);
+
 // Var-type inference of ops whose output `out` is a dense tensor of input `in`'s dtype (an
 // op indexing X by integer indices: the default would not know which input gives the dtype).
 framework::InferVarTypeFn OutputDataTypeOf(const std::string& in, const std::string& out);

@@ -145,27 +145,51 @@ void PriorBoxInferShape(InferShapeContext* ctx) {
   ctx->SetOutputDim("Variances", out);
 }
 
+// The cells of a prior-box op's feature map: H, W, the image size and the steps between cell
+// centres in image pixels (the step attributes, or W_img / W and H_img / H when either is 0).
+template <typename T>
+struct PriorGrid {
+  int64_t h = 0, w = 0;
+  T img_h = 0, img_w = 0, step_h = 0, step_w = 0;
+};
+
+template <typename T>
+PriorGrid<T> ResolvePriorGrid(const ExecutionContext& ctx) {
+  const std::string& op = ctx.Type();
+  const DDim in = ctx.Input("Input")->dims();
+  const DDim image = ctx.Input("Image")->dims();
+  RequireRank4(op, "Input", in);
+  RequireRank4(op, "Image", image);
+  PriorGrid<T> g;
+  g.h = in[2];
+  g.w = in[3];
+  g.img_h = static_cast<T>(image[2]);
+  g.img_w = static_cast<T>(image[3]);
+  const float step_w = ctx.Attr<float>("step_w"), step_h = ctx.Attr<float>("step_h");
+  PL_ENFORCE(step_w >= 0 && step_h >= 0,
+             errors::InvalidArgument("op `%s` attributes `step_w`, `step_h`: expected steps >= 0, "
+                                     "received %g, %g",
+                                     op, step_w, step_h));
+  g.step_w = step_w;
+  g.step_h = step_h;
+  if (step_w == 0 || step_h == 0) {
+    PL_ENFORCE(g.w > 0 && g.h > 0,
+               errors::InvalidArgument("op `%s` input `Input`: expected H, W > 0 to derive the "
+                                       "steps, received shape %s",
+                                       op, in.ToString()));
+    g.step_w = g.img_w / static_cast<T>(g.w);
+    g.step_h = g.img_h / static_cast<T>(g.h);
+  }
+  return g;
+}
+
 template <typename T>
 struct PriorBoxKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const std::string& op = ctx.Type();
-    const DDim in = ctx.Input("Input")->dims();
-    const DDim image = ctx.Input("Image")->dims();
-    RequireRank4(op, "Input", in);
-    RequireRank4(op, "Image", image);
-    const PriorBoxAttrs a = CheckAttrs(op, ctx.op().Attrs());
-    const int64_t fh = in[2], fw = in[3];
-    const T img_h = static_cast<T>(image[2]), img_w = static_cast<T>(image[3]);
-    const float step_w = ctx.Attr<float>("step_w"), step_h = ctx.Attr<float>("step_h");
-    T sw = step_w, sh = step_h;
-    if (step_w == 0 || step_h == 0) {
-      PL_ENFORCE(fw > 0 && fh > 0,
-                 errors::InvalidArgument("op `%s` input `Input`: expected H, W > 0 to derive the "
-                                         "steps, received shape %s",
-                                         op, in.ToString()));
-      sw = img_w / static_cast<T>(fw);
-      sh = img_h / static_cast<T>(fh);
-    }
+    const PriorGrid<T> grid = ResolvePriorGrid<T>(ctx);
+    const PriorBoxAttrs a = CheckAttrs(ctx.Type(), ctx.op().Attrs());
+    const int64_t fh = grid.h, fw = grid.w;
+    const T img_h = grid.img_h, img_w = grid.img_w, sw = grid.step_w, sh = grid.step_h;
     const T offset = ctx.Attr<float>("offset");
     const bool min_max_order = ctx.Attr<bool>("min_max_aspect_ratios_order");
     const bool clip = ctx.Attr<bool>("clip");
@@ -320,27 +344,11 @@ void DensityPriorBoxInferShape(InferShapeContext* ctx) {
 template <typename T>
 struct DensityPriorBoxKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const std::string& op = ctx.Type();
-    const DDim in = ctx.Input("Input")->dims();
-    const DDim image = ctx.Input("Image")->dims();
-    RequireRank4(op, "Input", in);
-    RequireRank4(op, "Image", image);
-    const DensityAttrs a = CheckDensityAttrs(op, ctx.op().Attrs());
-    const int64_t fh = in[2], fw = in[3];
-    const double img_h = static_cast<double>(image[2]), img_w = static_cast<double>(image[3]);
-    T sw = ctx.Attr<float>("step_w"), sh = ctx.Attr<float>("step_h");
-    PL_ENFORCE(sw >= 0 && sh >= 0,
-               errors::InvalidArgument("op `%s` attributes `step_w`, `step_h`: expected steps "
-                                       ">= 0, received %g, %g",
-                                       op, static_cast<double>(sw), static_cast<double>(sh)));
-    if (sw == 0 || sh == 0) {
-      PL_ENFORCE(fw > 0 && fh > 0,
-                 errors::InvalidArgument("op `%s` input `Input`: expected H, W > 0 to derive the "
-                                         "steps, received shape %s",
-                                         op, in.ToString()));
-      sw = static_cast<T>(img_w) / static_cast<T>(fw);
-      sh = static_cast<T>(img_h) / static_cast<T>(fh);
-    }
+    const PriorGrid<T> grid = ResolvePriorGrid<T>(ctx);
+    const DensityAttrs a = CheckDensityAttrs(ctx.Type(), ctx.op().Attrs());
+    const int64_t fh = grid.h, fw = grid.w;
+    const double img_h = grid.img_h, img_w = grid.img_w;
+    const T sw = grid.step_w, sh = grid.step_h;
     const T offset = ctx.Attr<float>("offset");
     // PaddlePaddle rounds the average step, and the shift within it, to integers.
     const int step_average = static_cast<int>((sw + sh) * 0.5);

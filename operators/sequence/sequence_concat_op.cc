@@ -155,23 +155,6 @@ struct SequenceConcatKernel {
 
 // ---- sequence_concat_grad ----
 
-void SequenceConcatGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  ctx->RequireInput("Out@GRAD");
-  ctx->RequireOutput("X@GRAD");
-  const std::vector<DDim> xs = ctx->GetInputsDim("X");
-  PL_ENFORCE(ctx->OutputSize("X@GRAD") == xs.size(),
-             errors::InvalidArgument("op `%s` output `X@GRAD`: expected %zu variables (one per "
-                                     "X), received %zu",
-                                     ctx->OpType(), xs.size(), ctx->OutputSize("X@GRAD")));
-  for (size_t i = 0; i < xs.size(); ++i) ctx->SetOutputDim("X@GRAD", xs[i], i);
-}
-
-void SequenceConcatGradInferVarType(framework::VarTypeInferenceContext* ctx) {
-  ctx->SetOutputKind("X@GRAD", framework::VarKind::kDenseTensor);
-  ctx->SetOutputDataType("X@GRAD", ctx->GetInputDataType("Out@GRAD"));
-}
-
 template <typename T>
 struct SequenceConcatGradKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -224,8 +207,8 @@ PL_REGISTER_OPS(RegisterSequenceConcatOp) {
       .GradOpMaker(SequenceConcatGradMaker);
   RegisterPlainCpuNumericKernels<SequenceConcatKernel>(kOp);
   framework::RegisterOp<SequenceConcatOp, SequenceConcatGradOpMaker>(kGradOp)
-      .InferShape(SequenceConcatGradInferShape)
-      .InferVarType(SequenceConcatGradInferVarType);
+      .InferShape(InputListGradInferShape)
+      .InferVarType(OutputDataTypeOf("Out@GRAD", "X@GRAD"));
   RegisterPlainCpuNumericKernels<SequenceConcatGradKernel>(kGradOp);
 }
 

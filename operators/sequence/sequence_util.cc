@@ -3,22 +3,6 @@
 namespace paddle_like {
 namespace operators {
 
-namespace {
-
-std::string LoDString(const framework::LoD& lod) {
-  std::string s = "[";
-  for (size_t l = 0; l < lod.size(); ++l) {
-    s += l ? ", [" : "[";
-    for (size_t i = 0; i < lod[l].size(); ++i) {
-      s += (i ? ", " : "") + std::to_string(lod[l][i]);
-    }
-    s += "]";
-  }
-  return s + "]";
-}
-
-}  // namespace
-
 void CheckOptionalLoD(const std::string& op, const std::string& slot, const DenseTensor& t,
                       size_t max_levels) {
   const framework::LoD& lod = t.lod();
@@ -26,7 +10,8 @@ void CheckOptionalLoD(const std::string& op, const std::string& slot, const Dens
   PL_ENFORCE(lod.size() <= max_levels,
              errors::InvalidArgument("op `%s` input `%s`: expected a LoD of at most %zu "
                                      "level(s), received %zu levels %s",
-                                     op, slot, max_levels, lod.size(), LoDString(lod)));
+                                     op, slot, max_levels, lod.size(),
+                                     framework::LoDToString(lod)));
   PL_ENFORCE(t.dims().size() >= 1,
              errors::InvalidArgument("op `%s` input `%s`: expected a tensor of rank >= 1 with "
                                      "its LoD, received shape %s",
@@ -34,7 +19,8 @@ void CheckOptionalLoD(const std::string& op, const std::string& slot, const Dens
   const std::string problem = framework::LoDProblem(lod, t.dims()[0]);
   PL_ENFORCE(problem.empty(),
              errors::InvalidArgument("op `%s` input `%s`: LoD %s does not fit shape %s: %s", op,
-                                     slot, LoDString(lod), t.dims().ToString(), problem));
+                                     slot, framework::LoDToString(lod), t.dims().ToString(),
+                                     problem));
 }
 
 const std::vector<size_t>& SequenceOffsets(const std::string& op, const std::string& slot,

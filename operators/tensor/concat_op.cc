@@ -136,23 +136,6 @@ struct ConcatKernel {
 
 // ---- concat_grad ----
 
-void ConcatGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  ctx->RequireInput("Out@GRAD");
-  ctx->RequireOutput("X@GRAD");
-  const std::vector<DDim> xs = ctx->GetInputsDim("X");
-  PL_ENFORCE(ctx->OutputSize("X@GRAD") == xs.size(),
-             errors::InvalidArgument("op `%s` output `X@GRAD`: expected %zu variables (one per "
-                                     "X), received %zu",
-                                     ctx->OpType(), xs.size(), ctx->OutputSize("X@GRAD")));
-  for (size_t i = 0; i < xs.size(); ++i) ctx->SetOutputDim("X@GRAD", xs[i], i);
-}
-
-void ConcatGradInferVarType(framework::VarTypeInferenceContext* ctx) {
-  ctx->SetOutputKind("X@GRAD", framework::VarKind::kDenseTensor);
-  ctx->SetOutputDataType("X@GRAD", ctx->GetInputDataType("Out@GRAD"));
-}
-
 template <typename T>
 struct ConcatGradKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -235,8 +218,8 @@ PL_REGISTER_OPS(RegisterConcatOp) {
   RegisterPlainCpuKernels<ConcatKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
       kOp);
   framework::RegisterOp<ConcatOp, ConcatGradOpMaker>(kGradOp)
-      .InferShape(ConcatGradInferShape)
-      .InferVarType(ConcatGradInferVarType)
+      .InferShape(InputListGradInferShape)
+      .InferVarType(OutputDataTypeOf("Out@GRAD", "X@GRAD"))
       .GradOpMaker(ConcatGradGradMaker);
   RegisterPlainCpuKernels<ConcatGradKernel, float, double>(kGradOp);
 }

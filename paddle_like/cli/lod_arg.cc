@@ -62,16 +62,7 @@ void AttachFeedLoD(const std::string& verb, const std::string& name, const std::
 }
 
 std::string LoDSuffixText(const framework::LoD& lod) {
-  if (lod.empty()) return "";
-  std::string s = " lod [";
-  for (size_t l = 0; l < lod.size(); ++l) {
-    s += l ? ", [" : "[";
-    for (size_t i = 0; i < lod[l].size(); ++i) {
-      s += (i ? ", " : "") + std::to_string(lod[l][i]);
-    }
-    s += "]";
-  }
-  return s + "]";
+  return lod.empty() ? "" : " lod " + framework::LoDToString(lod);
 }
 
 }  // namespace cli
