@@ -46,6 +46,37 @@ struct Predictor::State {
 
 namespace {
 
+// Ops that list a parameter among both their inputs and outputs (batch_norm's Mean and
+// MeanOut: running statistics that inference never changes) would write the parameter scope
+// every clone shares. Each such output gets a variable of its own, local to each clone.
+void DetachParameterOutputs(framework::ProgramDesc* program) {
+  for (size_t b = 0; b < program->Size(); ++b) {
+    framework::BlockDesc& block = program->Block(b);
+    for (framework::OpDesc* op : block.AllOps()) {
+      const std::vector<std::string> inputs = op->InputArgumentNames();
+      for (const auto& [slot, names] : framework::VariableNameMap(op->Outputs())) {
+        std::vector<std::string> renamed = names;
+        for (std::string& name : renamed) {
+          const framework::VarDesc* param = block.FindVarRecursive(name);
+          if (param == nullptr || !param->Persistable() ||
+              std::find(inputs.begin(), inputs.end(), name) == inputs.end()) {
+            continue;
+          }
+          std::string local = name + "@clone_local";
+          for (int i = 1; block.FindVarRecursive(local) != nullptr; ++i) {
+            local = name + "@clone_local_" + std::to_string(i);
+          }
+          framework::VarDesc* v = block.Var(local);
+          v->SetDataType(param->GetDataType());
+          v->SetShape(param->GetShape());
+          name = local;
+        }
+        if (renamed != names) op->SetOutput(slot, renamed);
+      }
+    }
+  }
+}
+
 std::string Join(const std::vector<std::string>& names) {
   std::string s;
   for (const auto& n : names) s += (s.empty() ? "" : ", ") + n;
@@ -119,6 +150,7 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
     const std::string& type = block.Op(i)->Type();
     if (type == "feed" || type == "fetch") block.RemoveOp(i, i + 1);
   }
+  DetachParameterOutputs(&model->program);
   if (!config.mkldnn_enabled()) {
     for (const framework::OpDesc* op : block.AllOps()) model->rules.no_onednn.insert(op->Type());
   }
