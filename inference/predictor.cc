@@ -48,31 +48,31 @@ namespace {
 
 // Ops that list a parameter among both their inputs and outputs (batch_norm's Mean and
 // MeanOut: running statistics that inference never changes) would write the parameter scope
-// every clone shares. Each such output gets a variable of its own, local to each clone.
+// every clone shares. Each such output of block 0 gets a variable of its own, local to each
+// clone. Sub-blocks are left as they are: a loop may carry a value from one iteration to
+// the next that way.
 void DetachParameterOutputs(framework::ProgramDesc* program) {
-  for (size_t b = 0; b < program->Size(); ++b) {
-    framework::BlockDesc& block = program->Block(b);
-    for (framework::OpDesc* op : block.AllOps()) {
-      const std::vector<std::string> inputs = op->InputArgumentNames();
-      for (const auto& [slot, names] : framework::VariableNameMap(op->Outputs())) {
-        std::vector<std::string> renamed = names;
-        for (std::string& name : renamed) {
-          const framework::VarDesc* param = block.FindVarRecursive(name);
-          if (param == nullptr || !param->Persistable() ||
-              std::find(inputs.begin(), inputs.end(), name) == inputs.end()) {
-            continue;
-          }
-          std::string local = name + "@clone_local";
-          for (int i = 1; block.FindVarRecursive(local) != nullptr; ++i) {
-            local = name + "@clone_local_" + std::to_string(i);
-          }
-          framework::VarDesc* v = block.Var(local);
-          v->SetDataType(param->GetDataType());
-          v->SetShape(param->GetShape());
-          name = local;
+  framework::BlockDesc& block = program->Block(0);
+  for (framework::OpDesc* op : block.AllOps()) {
+    const std::vector<std::string> inputs = op->InputArgumentNames();
+    for (const auto& [slot, names] : framework::VariableNameMap(op->Outputs())) {
+      std::vector<std::string> renamed = names;
+      for (std::string& name : renamed) {
+        const framework::VarDesc* param = block.FindVarRecursive(name);
+        if (param == nullptr || !param->Persistable() ||
+            std::find(inputs.begin(), inputs.end(), name) == inputs.end()) {
+          continue;
         }
-        if (renamed != names) op->SetOutput(slot, renamed);
+        std::string local = name + "@clone_local";
+        for (int i = 1; block.FindVarRecursive(local) != nullptr; ++i) {
+          local = name + "@clone_local_" + std::to_string(i);
+        }
+        framework::VarDesc* v = block.Var(local);
+        v->SetDataType(param->GetDataType());
+        v->SetShape(param->GetShape());
+        name = local;
       }
+      if (renamed != names) op->SetOutput(slot, renamed);
     }
   }
 }
