@@ -60,16 +60,6 @@ DenseTensor* ChannelBias(const Graph& graph, Scope* params, const OpDesc& conv, 
   return y;
 }
 
-// Runs `rewrite_one` until it finds nothing more to rewrite in each block; the rewrite count.
-template <typename F>
-int RewriteAll(ProgramDesc* program, const F& rewrite_one) {
-  int rewrites = 0;
-  for (size_t b = 0; b < program->Size(); ++b) {
-    while (rewrite_one(&program->Block(b))) ++rewrites;
-  }
-  return rewrites;
-}
-
 // ---- conv_bn_fuse_pass ------------------------------------------------------------------
 
 bool UsesInferenceStatistics(const OpDesc& bn) {
@@ -278,7 +268,7 @@ framework::ir::PassCapability ConvBnFusePass::Capability() const {
 
 int ConvBnFusePass::ApplyImpl(ProgramDesc* program, Scope* params) const {
   if (params == nullptr) return 0;
-  return RewriteAll(program, [&](BlockDesc* block) {
+  return RewriteEachBlock(program, [&](BlockDesc* block) {
     return FoldOneBatchNorm(program, block, params);
   });
 }
@@ -289,7 +279,7 @@ framework::ir::PassCapability ConvBiasFusePass::Capability() const {
 
 int ConvBiasFusePass::ApplyImpl(ProgramDesc* program, Scope* params) const {
   if (params == nullptr) return 0;
-  return RewriteAll(program, [&](BlockDesc* block) { return FuseOneBias(block, params); });
+  return RewriteEachBlock(program, [&](BlockDesc* block) { return FuseOneBias(block, params); });
 }
 
 framework::ir::PassCapability ConvElementwiseAddFusePass::Capability() const {
@@ -297,7 +287,7 @@ framework::ir::PassCapability ConvElementwiseAddFusePass::Capability() const {
 }
 
 int ConvElementwiseAddFusePass::ApplyImpl(ProgramDesc* program, Scope* /*params*/) const {
-  return RewriteAll(program, [](BlockDesc* block) { return FuseOneResidual(block); });
+  return RewriteEachBlock(program, [](BlockDesc* block) { return FuseOneResidual(block); });
 }
 
 framework::ir::PassCapability ConvActivationFusePass::Capability() const {
@@ -307,7 +297,7 @@ framework::ir::PassCapability ConvActivationFusePass::Capability() const {
 }
 
 int ConvActivationFusePass::ApplyImpl(ProgramDesc* program, Scope* /*params*/) const {
-  return RewriteAll(program, [](BlockDesc* block) { return FuseOneActivation(block); });
+  return RewriteEachBlock(program, [](BlockDesc* block) { return FuseOneActivation(block); });
 }
 
 }  // namespace inference

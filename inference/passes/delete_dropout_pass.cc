@@ -55,11 +55,7 @@ framework::ir::PassCapability DeleteDropoutPass::Capability() const {
 
 int DeleteDropoutPass::ApplyImpl(framework::ProgramDesc* program,
                                  framework::Scope* /*params*/) const {
-  int rewrites = 0;
-  for (size_t b = 0; b < program->Size(); ++b) {
-    while (RewriteOne(&program->Block(b))) ++rewrites;
-  }
-  return rewrites;
+  return RewriteEachBlock(program, RewriteOne);
 }
 
 }  // namespace inference

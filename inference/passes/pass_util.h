@@ -29,6 +29,17 @@ T AttrOr(const framework::OpDesc& op, const std::string& name, T otherwise) {
   return v != nullptr ? *v : otherwise;
 }
 
+// Runs `rewrite_one(block)` on each block until it reports nothing more to rewrite there;
+// returns the number of rewrites.
+inline int RewriteEachBlock(framework::ProgramDesc* program,
+                            const std::function<bool(framework::BlockDesc*)>& rewrite_one) {
+  int rewrites = 0;
+  for (size_t b = 0; b < program->Size(); ++b) {
+    while (rewrite_one(&program->Block(b))) ++rewrites;
+  }
+  return rewrites;
+}
+
 // Truthiness of a flag programs store as BOOLEAN or INT (false when absent).
 bool FlagOf(const framework::OpDesc& op, const std::string& name);
 

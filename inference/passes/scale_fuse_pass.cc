@@ -172,11 +172,7 @@ framework::ir::PassCapability ScaleFusePass::Capability() const {
 }
 
 int ScaleFusePass::ApplyImpl(ProgramDesc* program, Scope* params) const {
-  int rewrites = 0;
-  for (size_t b = 0; b < program->Size(); ++b) {
-    while (RewriteOne(&program->Block(b), params)) ++rewrites;
-  }
-  return rewrites;
+  return RewriteEachBlock(program, [&](BlockDesc* block) { return RewriteOne(block, params); });
 }
 
 }  // namespace inference

@@ -130,15 +130,21 @@ void RequireRank4(const std::string& op, const char* slot, const DDim& d) {
                                 op, slot, d.ToString()));
 }
 
-void PriorBoxInferShape(InferShapeContext* ctx) {
+// Requires the slots both prior-box ops have and 4-D Input and Image; Input's dims.
+DDim CheckPriorBoxSlots(InferShapeContext* ctx) {
   ctx->RequireInput("Input");
   ctx->RequireInput("Image");
   ctx->RequireOutput("Boxes");
   ctx->RequireOutput("Variances");
-  const std::string& op = ctx->OpType();
   const DDim in = ctx->GetInputDim("Input");
-  RequireRank4(op, "Input", in);
-  RequireRank4(op, "Image", ctx->GetInputDim("Image"));
+  RequireRank4(ctx->OpType(), "Input", in);
+  RequireRank4(ctx->OpType(), "Image", ctx->GetInputDim("Image"));
+  return in;
+}
+
+void PriorBoxInferShape(InferShapeContext* ctx) {
+  const std::string& op = ctx->OpType();
+  const DDim in = CheckPriorBoxSlots(ctx);
   const PriorBoxAttrs a = CheckAttrs(op, ctx->Attrs());
   const DDim out{in[2], in[3], a.num_priors, 4};
   ctx->SetOutputDim("Boxes", out);
@@ -327,14 +333,8 @@ DDim DensityPriorDims(const framework::AttributeMap& attrs, int64_t h, int64_t w
 }
 
 void DensityPriorBoxInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("Input");
-  ctx->RequireInput("Image");
-  ctx->RequireOutput("Boxes");
-  ctx->RequireOutput("Variances");
   const std::string& op = ctx->OpType();
-  const DDim in = ctx->GetInputDim("Input");
-  RequireRank4(op, "Input", in);
-  RequireRank4(op, "Image", ctx->GetInputDim("Image"));
+  const DDim in = CheckPriorBoxSlots(ctx);
   const DensityAttrs a = CheckDensityAttrs(op, ctx->Attrs());
   const DDim out = DensityPriorDims(ctx->Attrs(), in[2], in[3], a.num_priors);
   ctx->SetOutputDim("Boxes", out);

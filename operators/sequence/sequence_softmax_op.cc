@@ -85,18 +85,8 @@ struct SequenceSoftmaxKernel {
 // ---- sequence_softmax_grad ----
 
 void SequenceSoftmaxGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
   ctx->RequireInput("Out");
-  ctx->RequireInput("Out@GRAD");
-  ctx->RequireOutput("X@GRAD");
-  const DDim out = ctx->GetInputDim("Out");
-  const DDim dout = ctx->GetInputDim("Out@GRAD");
-  PL_ENFORCE(out.HasUnknown() || dout.HasUnknown() || out == dout,
-             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected Out's shape %s, "
-                                     "received %s",
-                                     ctx->OpType(), out.ToString(), dout.ToString()));
-  ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
-  ctx->ShareLoD("X", "X@GRAD");
+  UnaryGradInferShape(ctx, "X");  // Out has X's shape.
 }
 
 template <typename T>
