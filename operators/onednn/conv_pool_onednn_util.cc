@@ -61,6 +61,11 @@ dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::
                                          d.pad_r);
 }
 
+bool IsSlowImplementation(const dnnl::primitive_desc_base& pd) {
+  const std::string impl = pd.impl_info_str();
+  return impl.rfind("ref", 0) == 0 || impl.find("gemm") != std::string::npos;
+}
+
 bool AppendActivationPostOps(const FusedActivation& a, dnnl::post_ops* ops) {
   using dnnl::algorithm;
   const std::string& f = a.name;

@@ -61,6 +61,10 @@ dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::
                                                 bool src_any = false, bool dst_any = false,
                                                 const dnnl::memory::desc* bias = nullptr);
 
+// Whether oneDNN picked a reference (scalar) or GEMM-based implementation for `pd`: the
+// slow ones, that a choice of formats should avoid.
+bool IsSlowImplementation(const dnnl::primitive_desc_base& pd);
+
 // Appends the eltwise post-ops computing `a` (nothing for none); false when oneDNN has no
 // post-op for it (hard_swish other than x relu6(x + 3) / 6), leaving `ops` unchanged.
 bool AppendActivationPostOps(const FusedActivation& a, dnnl::post_ops* ops);
