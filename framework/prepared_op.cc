@@ -92,6 +92,7 @@ void PreparedOp::ChooseKernel() {
 
   signature_.clear();
   transforms_.clear();
+  shape_inferred_ = false;  // The kernel's inputs are other variables now.
   kernel_ctx_ = ctx_;
   for (const auto& kv : ctx_.inputs) {
     for (size_t i = 0; i < kv.second.size(); ++i) {
@@ -123,6 +124,43 @@ void PreparedOp::ApplyTransforms() {
     TransformTensor(tr.source->Get<DenseTensor>(), tr.dtype, kernel_place,
                     tr.target->GetMutable<DenseTensor>());
   }
+}
+
+void PreparedOp::InferShape() {
+  bool same = shape_inferred_;
+  size_t n = 0;
+  for (const auto& kv : kernel_ctx_.inputs) {
+    for (const Variable* v : kv.second) {
+      InputShape now{v->Type(), DDim(), DataType::UNDEFINED};
+      if (v->IsType<DenseTensor>()) {
+        const DenseTensor& t = v->Get<DenseTensor>();
+        now.dims = t.dims();
+        now.dtype = t.dtype();
+      } else if (v->IsType<SelectedRows>()) {
+        const SelectedRows& rows = v->Get<SelectedRows>();
+        now.dims = rows.dense_dims();
+        now.dtype = rows.value().dtype();
+      }
+      if (n == inferred_from_.size()) {
+        inferred_from_.push_back(now);
+        same = false;
+      } else if (!(inferred_from_[n] == now)) {
+        inferred_from_[n] = now;
+        same = false;
+      }
+      ++n;
+    }
+  }
+  inferred_from_.resize(n);
+  if (same) {
+    inferred_.Replay(op_);
+    return;
+  }
+  shape_inferred_ = false;  // Stays false if inference throws.
+  inferred_.effects.clear();
+  RuntimeInferShapeContext infer_ctx(op_, kernel_ctx_, &inferred_);
+  kernel_op_->InferShape(&infer_ctx);
+  shape_inferred_ = true;
 }
 
 void PreparedOp::PrepareKernelObject(const ExecutionContext& ctx) {
@@ -269,8 +307,7 @@ void PreparedOp::Run() {
   }
   if (kernel_ == nullptr || !GuardHolds()) ChooseKernel();
   if (!transforms_.empty()) ApplyTransforms();
-  RuntimeInferShapeContext infer_ctx(op_, kernel_ctx_);
-  kernel_op_->InferShape(&infer_ctx);
+  InferShape();
   // In-place grants last for this kernel call only, also when it throws.
   struct Withdraw {
     std::vector<DenseTensor*> granted;

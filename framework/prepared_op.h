@@ -7,6 +7,10 @@
 // and applied on each run into private variables. A kernel class (op_kernel.h) is created
 // with the choice and prepared again whenever an input's dims change.
 //
+// Shape inference runs again only when an input's dims, dtype or kind changed since the last
+// run (or the kernel was chosen again); otherwise its recorded effects on the outputs are
+// replayed (InferShapeEffects), which costs no attribute parsing or slot lookups.
+//
 // Layouts: an input in a library's own layout (DenseTensor::opaque_layout) reaches the
 // kernel as it is only when the kernel declares that slot (KernelInfo::opaque_inputs) and
 // the op does not also write that variable; otherwise a planned transform hands the kernel a
@@ -27,6 +31,7 @@
 
 #include "framework/execution_profile.h"
 #include "framework/operator.h"
+#include "framework/shape_inference_contexts.h"
 
 namespace paddle_like {
 namespace framework {
@@ -83,7 +88,19 @@ class PreparedOp {
     std::string reorder_from;  // The source's library layout, when it is converted to row-major.
   };
 
+  // What run-time shape inference reads of one input.
+  struct InputShape {
+    int type;  // Variable::Type().
+    DDim dims;
+    DataType dtype;
+    bool operator==(const InputShape& o) const {
+      return type == o.type && dtype == o.dtype && dims == o.dims;
+    }
+  };
+
   bool GuardHolds() const;
+  // Runs shape inference, or replays its last effects when its inputs are unchanged.
+  void InferShape();
   bool IsOutput(const Variable* v) const;
   void ChooseKernel();
   // Prepares the kernel object when the kernel's input dims differ from the last Prepare.
@@ -106,6 +123,9 @@ class PreparedOp {
   const KernelInfo* kernel_ = nullptr;
   const platform::DeviceContext* device_context_ = nullptr;
   std::vector<InputSignature> signature_;
+  std::vector<InputShape> inferred_from_;  // The kernel inputs the last inference saw.
+  InferShapeEffects inferred_;             // What it did; valid when shape_inferred_.
+  bool shape_inferred_ = false;
   std::vector<Transform> transforms_;
   std::unique_ptr<OpKernel> kernel_object_;      // For kernel classes.
   std::vector<DDim> prepared_dims_;              // Input dims of the last Prepare.

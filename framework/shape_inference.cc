@@ -69,6 +69,33 @@ void BuildTimeInferShapeContext::ShareLoD(const std::string& in, const std::stri
 
 // ---- run time ----
 
+namespace {
+// Output `var` of `op`'s `slot` takes run-time dims `dims` (already checked to be valid): a
+// SelectedRows its height, anything else becomes a DenseTensor of `dims`.
+void SetRuntimeOutputDim(const OperatorBase& op, const std::string& slot, size_t i,
+                         Variable* var, const DDim& dims) {
+  if (var->IsType<SelectedRows>()) {
+    PL_ENFORCE(dims.size() >= 1,
+               errors::InvalidArgument("op `%s` output `%s` (variable `%s`): a SelectedRows needs "
+                                       "dims [height, ...], received %s",
+                                       op.Type(), slot, op.OutputNames(slot)[i], dims.ToString()));
+    var->GetMutable<SelectedRows>()->set_height(dims[0]);
+    return;
+  }
+  PL_ENFORCE(!var->IsInitialized() || var->IsType<DenseTensor>(),
+             errors::InvalidArgument("op `%s` output `%s` (variable `%s`): expected a dense tensor, "
+                                     "found %s",
+                                     op.Type(), slot, op.OutputNames(slot)[i], HeldTypeName(*var)));
+  var->GetMutable<DenseTensor>()->Resize(dims);
+}
+
+// SelectedRows carry no LoD: nothing is shared from or to one.
+void ShareRuntimeLoD(const Variable& in, Variable* out) {
+  if (&in == out || in.IsType<SelectedRows>() || out->IsType<SelectedRows>()) return;
+  out->GetMutable<DenseTensor>()->set_lod(in.Get<DenseTensor>().lod());
+}
+}  // namespace
+
 size_t RuntimeInferShapeContext::InputSize(const std::string& slot) const {
   auto it = ctx_.inputs.find(slot);
   return it == ctx_.inputs.end() ? 0 : it->second.size();
@@ -125,28 +152,29 @@ void RuntimeInferShapeContext::SetOutputDim(const std::string& slot, const DDim&
   PL_ENFORCE(problem.empty(), errors::OutOfRange("op `%s` output `%s` (variable `%s`): %s",
                                                  OpType(), slot, op_.OutputNames(slot)[i],
                                                  problem));
-  Variable* var = it->second[i];
-  if (var->IsType<SelectedRows>()) {
-    PL_ENFORCE(dims.size() >= 1,
-               errors::InvalidArgument("op `%s` output `%s` (variable `%s`): a SelectedRows needs "
-                                       "dims [height, ...], received %s",
-                                       OpType(), slot, op_.OutputNames(slot)[i], dims.ToString()));
-    var->GetMutable<SelectedRows>()->set_height(dims[0]);
-    return;
-  }
-  PL_ENFORCE(!var->IsInitialized() || var->IsType<DenseTensor>(),
-             errors::InvalidArgument("op `%s` output `%s` (variable `%s`): expected a dense tensor, "
-                                     "found %s",
-                                     OpType(), slot, op_.OutputNames(slot)[i], HeldTypeName(*var)));
-  var->GetMutable<DenseTensor>()->Resize(dims);
+  SetRuntimeOutputDim(op_, slot, i, it->second[i], dims);
+  if (record_ != nullptr) record_->effects.push_back({it->second[i], nullptr, dims, slot, i});
 }
 
 void RuntimeInferShapeContext::ShareLoD(const std::string& in, const std::string& out) {
   if (!HasInput(in) || !HasOutput(out)) return;
   Variable* out_var = ctx_.outputs.at(out)[0];
-  if (InputVariable(in, 0).IsType<SelectedRows>() || out_var->IsType<SelectedRows>()) return;
-  const LoD lod = InputTensor(in, 0).lod();
-  out_var->GetMutable<DenseTensor>()->set_lod(lod);
+  const Variable& in_var = InputVariable(in, 0);
+  if (!in_var.IsType<SelectedRows>() && !out_var->IsType<SelectedRows>()) {
+    InputTensor(in, 0);  // Fails on a variable that holds no tensor.
+  }
+  ShareRuntimeLoD(in_var, out_var);
+  if (record_ != nullptr) record_->effects.push_back({out_var, &in_var, DDim(), out, 0});
+}
+
+void InferShapeEffects::Replay(const OperatorBase& op) const {
+  for (const Effect& e : effects) {
+    if (e.lod_from != nullptr) {
+      ShareRuntimeLoD(*e.lod_from, e.out);
+    } else {
+      SetRuntimeOutputDim(op, e.slot, e.index, e.out, e.dims);
+    }
+  }
 }
 
 }  // namespace framework

@@ -32,10 +32,30 @@ class BuildTimeInferShapeContext : public InferShapeContext {
   BlockDesc* block_;
 };
 
+// What a run-time InferShape did to an op's outputs, in order: output dims set and LoDs
+// shared. Run-time shape inference reads nothing but the attributes and the inputs' dims,
+// dtypes and kinds (InferShapeContext offers no more), so while those stay the same a
+// prepared op replays this record instead of inferring again (PreparedOp).
+struct InferShapeEffects {
+  struct Effect {
+    Variable* out;
+    const Variable* lod_from;  // ShareLoD's input; null for a SetOutputDim.
+    DDim dims;                 // SetOutputDim's dims.
+    std::string slot;          // The output's slot and index, for messages.
+    size_t index;
+  };
+  std::vector<Effect> effects;
+
+  // Applies the effects again, as SetOutputDim and ShareLoD did.
+  void Replay(const OperatorBase& op) const;
+};
+
 class RuntimeInferShapeContext : public InferShapeContext {
  public:
-  RuntimeInferShapeContext(const OperatorBase& op, const RuntimeContext& ctx)
-      : op_(op), ctx_(ctx) {}
+  // With `record`, each effect on an output is also appended to it.
+  RuntimeInferShapeContext(const OperatorBase& op, const RuntimeContext& ctx,
+                           InferShapeEffects* record = nullptr)
+      : op_(op), ctx_(ctx), record_(record) {}
 
   const std::string& OpType() const override { return op_.Type(); }
   bool IsRuntime() const override { return true; }
@@ -57,6 +77,7 @@ class RuntimeInferShapeContext : public InferShapeContext {
   const DenseTensor& InputTensor(const std::string& slot, size_t i) const;
   const OperatorBase& op_;
   const RuntimeContext& ctx_;
+  InferShapeEffects* record_;
 };
 
 }  // namespace framework

@@ -75,6 +75,24 @@ class NondetMaker : public OpProtoAndCheckerMaker {
   }
 };
 
+// test_counted_infer: Out = X with X's LoD; counts its shape inferences.
+int g_shape_inferences = 0;
+class CountedInferOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+class CountedInferMaker : public OpProtoAndCheckerMaker {
+  void Make() override {
+    AddInput("X", "x");
+    AddOutput("Out", "copy of x");
+    AddComment("Out = X");
+  }
+};
+void CountedInferShape(InferShapeContext* ctx) {
+  ++g_shape_inferences;
+  operators::SameShapeInferShape(ctx);
+}
+
 void RegisterTestOps() {
   static bool done = false;
   if (done) return;
@@ -87,6 +105,9 @@ void RegisterTestOps() {
                  &Add2Kernel<double, 0>::Compute);
   RegisterKernel("test_add2", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                  &Add2Kernel<float, 1000>::Compute);
+  RegisterOp<CountedInferOp, CountedInferMaker>("test_counted_infer").InferShape(CountedInferShape);
+  RegisterKernel("test_counted_infer", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kPlain,
+                 &CopyKernel::Compute);
   RegisterOp<NondetOp, NondetMaker>("test_nondet").InferShape(operators::SameShapeInferShape);
   RegisterKernel("test_nondet", DeviceType::kCPU, DataType::FLOAT32, LibraryType::kPlain,
                  &CopyKernel::Compute, /*deterministic=*/false);
@@ -298,6 +319,59 @@ TEST_F(ExecutorTest, RunTimeShapeErrorNamesOpAndSlot) {
     EXPECT_NE(std::string(e.what()).find("op `test_add2` input `Y`: expected shape [2], received [3]"),
               std::string::npos) << e.what();
   }
+}
+
+// Run-time shape inference reads only the inputs' dims, dtypes and kinds: while they stay the
+// same a prepared op replays what it did (the outputs' dims, the LoD shared from an input,
+// taken from the input's current LoD) instead of inferring again.
+TEST_F(ExecutorTest, ShapeInferenceRunsAgainOnlyWhenAnInputShapeChanges) {
+  auto op = OpRegistry::CreateOp("test_counted_infer", {{"X", {"x"}}}, {{"Out", {"out"}}}, {});
+  Scope scope;
+  Variable* x = scope.Var("x");
+  PreparedOp prepared(*op, &scope, platform::CPUPlace());
+  const auto out = [&] { return scope.FindVar("out")->Get<DenseTensor>(); };
+  const int before = g_shape_inferences;
+  const auto feed = [&](const DDim& dims, const LoD& lod) {
+    DenseTensor t = MakeTensor<float>(dims, std::vector<double>(dims.numel(), 1.5));
+    t.set_lod(lod);
+    *x->GetMutable<DenseTensor>() = t;
+    prepared.Run();
+  };
+  feed({3, 2}, {{0, 1, 3}});
+  EXPECT_EQ(g_shape_inferences - before, 1);
+  EXPECT_EQ(out().dims(), DDim({3, 2}));
+  EXPECT_EQ(out().lod(), (LoD{{0, 1, 3}}));
+  // Same dims, another LoD: replayed, and the output gets the new LoD.
+  feed({3, 2}, {{0, 2, 3}});
+  feed({3, 2}, {});
+  EXPECT_EQ(g_shape_inferences - before, 1);
+  EXPECT_EQ(out().lod(), LoD());
+  EXPECT_EQ(ToDoubles(out()), std::vector<double>(6, 1.5));
+  // New dims: inferred again, once.
+  feed({5, 2}, {{0, 5}});
+  feed({5, 2}, {{0, 5}});
+  EXPECT_EQ(g_shape_inferences - before, 2);
+  EXPECT_EQ(out().dims(), DDim({5, 2}));
+  EXPECT_EQ(out().lod(), (LoD{{0, 5}}));
+  // An output resized by someone else between runs gets the inferred dims back.
+  scope.FindVar("out")->GetMutable<DenseTensor>()->Resize(DDim({7}));
+  feed({5, 2}, {});
+  EXPECT_EQ(out().dims(), DDim({5, 2}));
+  EXPECT_EQ(g_shape_inferences - before, 2);
+}
+
+// A shape error after runs that passed is still raised, and the op runs again once the shapes
+// are right.
+TEST_F(ExecutorTest, ShapeErrorAfterGoodRunsIsStillRaised) {
+  OneOpRun run(MakeAdd2(), MakeTensor<float>({2}, {1, 2}), MakeTensor<float>({2}, {3, 4}));
+  run.prepared->Run();
+  run.prepared->Run();
+  *run.scope.FindVar("y")->GetMutable<DenseTensor>() = MakeTensor<float>({3}, {1, 2, 3});
+  EXPECT_THROW(run.prepared->Run(), platform::InvalidArgumentError);
+  EXPECT_THROW(run.prepared->Run(), platform::InvalidArgumentError);
+  *run.scope.FindVar("y")->GetMutable<DenseTensor>() = MakeTensor<float>({2}, {10, 20});
+  run.prepared->Run();
+  EXPECT_EQ(ToDoubles(run.scope.FindVar("out")->Get<DenseTensor>())[1], 22.0 + (FLAGS_use_onednn ? 1000 : 0));
 }
 
 TEST_F(ExecutorTest, UnfedInputNamesVariable) {
