@@ -90,6 +90,7 @@ void PreparedOp::ChooseKernel() {
   device_context_ = platform::DeviceContextPool::Instance().Get(kernel_place);
   ++kernel_choices_;
 
+  MatchInPlaceCandidates();
   signature_.clear();
   transforms_.clear();
   shape_inferred_ = false;  // The kernel's inputs are other variables now.
@@ -267,15 +268,28 @@ std::vector<std::string> PreparedOp::InPlaceRecords() const {
   return records;
 }
 
-std::vector<DenseTensor*> PreparedOp::GrantInPlace() {
-  in_place_used_.clear();
-  std::vector<DenseTensor*> granted;
+void PreparedOp::SetInPlaceCandidates(std::vector<InPlaceCandidate> candidates) {
+  in_place_candidates_ = std::move(candidates);
+  MatchInPlaceCandidates();
+}
+
+void PreparedOp::MatchInPlaceCandidates() {
+  kernel_in_place_.clear();
+  if (kernel_ == nullptr) return;
   for (size_t k = 0; k < in_place_candidates_.size(); ++k) {
     const InPlaceCandidate& c = in_place_candidates_[k];
     if (std::find(kernel_->inplace.begin(), kernel_->inplace.end(),
-                  std::make_pair(c.in_slot, c.out_slot)) == kernel_->inplace.end()) {
-      continue;
+                  std::make_pair(c.in_slot, c.out_slot)) != kernel_->inplace.end()) {
+      kernel_in_place_.push_back(k);
     }
+  }
+}
+
+std::vector<DenseTensor*> PreparedOp::GrantInPlace() {
+  in_place_used_.clear();
+  std::vector<DenseTensor*> granted;
+  for (size_t k : kernel_in_place_) {
+    const InPlaceCandidate& c = in_place_candidates_[k];
     // The kernel must read the variable itself, not a transformed copy.
     Variable* in = ctx_.inputs.at(c.in_slot).at(c.in_index);
     if (kernel_ctx_.inputs.at(c.in_slot).at(c.in_index) != in) continue;

@@ -66,9 +66,7 @@ class PreparedOp {
     std::string out_slot;
     size_t out_index;
   };
-  void SetInPlaceCandidates(std::vector<InPlaceCandidate> candidates) {
-    in_place_candidates_ = std::move(candidates);
-  }
+  void SetInPlaceCandidates(std::vector<InPlaceCandidate> candidates);
   // "x -> y" for each output the last run wrote over its input's buffer.
   std::vector<std::string> InPlaceRecords() const;
 
@@ -106,6 +104,8 @@ class PreparedOp {
   // Prepares the kernel object when the kernel's input dims differ from the last Prepare.
   void PrepareKernelObject(const ExecutionContext& ctx);
   void ApplyTransforms();
+  // The in-place candidates whose (input, output) pair the chosen kernel declares.
+  void MatchInPlaceCandidates();
   // Gives outputs their dying inputs' buffers where the kernel and the sizes allow it;
   // returns the tensors granted (EndInPlace after the kernel).
   std::vector<DenseTensor*> GrantInPlace();
@@ -133,6 +133,7 @@ class PreparedOp {
   std::vector<TransformRecord> prepacks_;        // NotePrepack records of the last run.
   int kernel_choices_ = 0;
   std::vector<InPlaceCandidate> in_place_candidates_;
+  std::vector<size_t> kernel_in_place_;  // Candidates the chosen kernel declares.
   std::vector<size_t> in_place_used_;  // Candidates granted in the last run (no strings per run).
 };
 

@@ -33,7 +33,7 @@ Eigen::ThreadPoolDevice* CPUDeviceContext::eigen_device() const {
 }
 
 void CPUDeviceContext::ParallelFor(int64_t n, int64_t min_grain,
-                                   const std::function<void(int64_t, int64_t)>& fn) const {
+                                   FunctionRef<void(int64_t, int64_t)> fn) const {
   if (n <= 0) return;
   if (min_grain < 1) min_grain = 1;
   int64_t chunks = std::min<int64_t>(num_threads_, (n + min_grain - 1) / min_grain);

@@ -10,6 +10,7 @@
 #include <functional>
 #include <memory>
 
+#include "platform/function_ref.h"
 #include "platform/place.h"
 
 namespace Eigen {
@@ -45,7 +46,7 @@ class CPUDeviceContext : public DeviceContext {
   // of them. The split depends only on n, min_grain and num_threads(), so results are
   // reproducible run to run. An exception thrown by fn is rethrown here.
   void ParallelFor(int64_t n, int64_t min_grain,
-                   const std::function<void(int64_t, int64_t)>& fn) const;
+                   FunctionRef<void(int64_t, int64_t)> fn) const;
 
  private:
   struct Impl;
