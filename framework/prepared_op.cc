@@ -90,7 +90,6 @@ void PreparedOp::ChooseKernel() {
   device_context_ = platform::DeviceContextPool::Instance().Get(kernel_place);
   ++kernel_choices_;
 
-  MatchInPlaceCandidates();
   signature_.clear();
   transforms_.clear();
   shape_inferred_ = false;  // The kernel's inputs are other variables now.
@@ -117,6 +116,7 @@ void PreparedOp::ChooseKernel() {
       transforms_.push_back(std::move(tr));
     }
   }
+  MatchInPlaceCandidates();
 }
 
 void PreparedOp::ApplyTransforms() {
@@ -279,21 +279,22 @@ void PreparedOp::MatchInPlaceCandidates() {
   for (size_t k = 0; k < in_place_candidates_.size(); ++k) {
     const InPlaceCandidate& c = in_place_candidates_[k];
     if (std::find(kernel_->inplace.begin(), kernel_->inplace.end(),
-                  std::make_pair(c.in_slot, c.out_slot)) != kernel_->inplace.end()) {
-      kernel_in_place_.push_back(k);
+                  std::make_pair(c.in_slot, c.out_slot)) == kernel_->inplace.end()) {
+      continue;
     }
-  }
-}
-
-std::vector<DenseTensor*> PreparedOp::GrantInPlace() {
-  in_place_used_.clear();
-  std::vector<DenseTensor*> granted;
-  for (size_t k : kernel_in_place_) {
-    const InPlaceCandidate& c = in_place_candidates_[k];
     // The kernel must read the variable itself, not a transformed copy.
     Variable* in = ctx_.inputs.at(c.in_slot).at(c.in_index);
     if (kernel_ctx_.inputs.at(c.in_slot).at(c.in_index) != in) continue;
-    Variable* out = ctx_.outputs.at(c.out_slot).at(c.out_index);
+    kernel_in_place_.push_back({k, in, ctx_.outputs.at(c.out_slot).at(c.out_index)});
+  }
+}
+
+void PreparedOp::GrantInPlace() {
+  in_place_used_.clear();
+  granted_.clear();
+  for (const InPlacePair& pair : kernel_in_place_) {
+    const Variable* in = pair.in;
+    Variable* out = pair.out;
     if (!in->IsType<DenseTensor>() || (out->IsInitialized() && !out->IsType<DenseTensor>())) {
       continue;
     }
@@ -301,17 +302,17 @@ std::vector<DenseTensor*> PreparedOp::GrantInPlace() {
     DenseTensor* y = out->GetMutable<DenseTensor>();
     // Nobody else may hold the buffer (a caller's fed tensor, a fetched copy), and the
     // output must need exactly the input's bytes in the kernel's type.
+    const int64_t numel = y->dims().numel();
     if (!x.initialized() || !x.is_plain() || x.holder().use_count() != 1 ||
-        x.dtype() != kernel_->key.dtype || !(x.place() == place_) || y->dims().numel() < 0 ||
-        static_cast<size_t>(y->dims().numel()) * platform::SizeOf(x.dtype()) != x.data_bytes() ||
-        std::find(granted.begin(), granted.end(), y) != granted.end()) {
+        x.dtype() != kernel_->key.dtype || !(x.place() == place_) || numel < 0 ||
+        static_cast<size_t>(numel) * platform::SizeOf(x.dtype()) != x.data_bytes() ||
+        std::find(granted_.begin(), granted_.end(), y) != granted_.end()) {
       continue;
     }
     y->ShareBufferInPlace(x);  // Keeps the inferred dims and LoD.
-    granted.push_back(y);
-    in_place_used_.push_back(k);
+    granted_.push_back(y);
+    in_place_used_.push_back(pair.candidate);
   }
-  return granted;
 }
 
 void PreparedOp::Run() {
@@ -323,12 +324,14 @@ void PreparedOp::Run() {
   if (!transforms_.empty()) ApplyTransforms();
   InferShape();
   // In-place grants last for this kernel call only, also when it throws.
+  GrantInPlace();
   struct Withdraw {
-    std::vector<DenseTensor*> granted;
+    std::vector<DenseTensor*>& granted;
     ~Withdraw() {
       for (DenseTensor* t : granted) t->EndInPlace();
+      granted.clear();
     }
-  } withdraw{GrantInPlace()};
+  } withdraw{granted_};
   if (kernel_object_ == nullptr) {
     ExecutionContext exec_ctx(op_, kernel_ctx_, *device_context_, kernel_->key);
     kernel_->fn(exec_ctx);

@@ -106,9 +106,9 @@ class PreparedOp {
   void ApplyTransforms();
   // The in-place candidates whose (input, output) pair the chosen kernel declares.
   void MatchInPlaceCandidates();
-  // Gives outputs their dying inputs' buffers where the kernel and the sizes allow it;
-  // returns the tensors granted (EndInPlace after the kernel).
-  std::vector<DenseTensor*> GrantInPlace();
+  // Gives outputs their dying inputs' buffers where the kernel and the sizes allow it; the
+  // tensors granted are listed in granted_ (EndInPlace after the kernel).
+  void GrantInPlace();
   // Converts to row-major any output a library kernel left in its layout without leave.
   void EnsurePlainOutputs();
   void CheckNanInf() const;
@@ -133,7 +133,14 @@ class PreparedOp {
   std::vector<TransformRecord> prepacks_;        // NotePrepack records of the last run.
   int kernel_choices_ = 0;
   std::vector<InPlaceCandidate> in_place_candidates_;
-  std::vector<size_t> kernel_in_place_;  // Candidates the chosen kernel declares.
+  // A candidate the chosen kernel declares and reads untransformed, resolved to variables.
+  struct InPlacePair {
+    size_t candidate;
+    const Variable* in;
+    Variable* out;
+  };
+  std::vector<InPlacePair> kernel_in_place_;
+  std::vector<DenseTensor*> granted_;  // Outputs writing over their input in this run.
   std::vector<size_t> in_place_used_;  // Candidates granted in the last run (no strings per run).
 };
 

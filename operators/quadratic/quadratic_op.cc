@@ -83,6 +83,8 @@ PL_REGISTER_OPS(RegisterQuadraticOp) {
       .InferShape(SameShapeInferShape)
       .GradOpMaker(QuadraticGradMaker);
   RegisterPlainCpuFloatKernels<QuadraticCpuKernel>("quadratic");
+  // Element i of Out depends on element i of X only.
+  DeclarePlainInPlace("quadratic", {{"X", "Out"}});
 }
 
 }  // namespace operators

@@ -1,11 +1,12 @@
 // `paddle_like bench`: latency and throughput of a saved inference model through the
 // inference library, on generated inputs of each feed's shape, with C clones in C threads.
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <fstream>
 #include <iostream>
+#include <mutex>
 #include <random>
 #include <string>
 #include <thread>
@@ -202,8 +203,11 @@ int BenchCommand(const std::vector<std::string>& argv) {
   // Warm-up, then every clone starts its timed runs together.
   using Clock = std::chrono::steady_clock;
   std::vector<std::vector<double>> latencies(clones);
-  std::atomic<int> ready{0};
-  std::atomic<bool> go{false};
+  // Waiting threads block (a spinning one would take a core from the clones' kernels).
+  std::mutex mu;
+  std::condition_variable changed;
+  int ready = 0;
+  bool go = false;
   std::vector<std::string> failures(clones);
   Clock::time_point start;
   std::vector<std::thread> pool;
@@ -214,8 +218,12 @@ int BenchCommand(const std::vector<std::string>& argv) {
       } catch (const std::exception& e) {
         failures[c] = e.what();
       }
-      ++ready;
-      while (!go.load()) std::this_thread::yield();
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        ++ready;
+        changed.notify_all();
+        changed.wait(lock, [&] { return go; });
+      }
       if (!failures[c].empty()) return;
       try {
         latencies[c].reserve(static_cast<size_t>(repeat));
@@ -229,9 +237,13 @@ int BenchCommand(const std::vector<std::string>& argv) {
       }
     });
   }
-  while (ready.load() < clones) std::this_thread::yield();
-  start = Clock::now();
-  go = true;
+  {
+    std::unique_lock<std::mutex> lock(mu);
+    changed.wait(lock, [&] { return ready == clones; });
+    start = Clock::now();
+    go = true;
+  }
+  changed.notify_all();
   for (auto& t : pool) t.join();
   const double wall_s = std::chrono::duration<double>(Clock::now() - start).count();
   for (int c = 0; c < clones; ++c) {
