@@ -90,7 +90,7 @@ class BinaryOneDNN final : public framework::OpKernel {
     }
     // Y in the format the primitive was made for: a reordered copy when Y's own format only
     // had oneDNN's reference implementation.
-    const memory src1 = ToFormat(y_mem, src1_desc_, dev);
+    const ScratchMemory src1 = ToFormat(y_mem, src1_desc_, dev);
     DenseTensor fresh;
     std::shared_ptr<const OneDNNLayout> layout =
         OutputLayout(ctx.OutputMayBeOpaque("Out"), dst_md, x_user_);

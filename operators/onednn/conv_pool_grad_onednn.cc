@@ -69,9 +69,9 @@ void ConvBackwardData(const platform::OneDNNContext& dev, const OneDNNConvDescs&
       dnnl::algorithm::convolution_direct, few_input_channels ? d.src : d.src_any, d.weights_any,
       few_input_channels ? d.dst : d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r);
   const dnnl::convolution_backward_data::primitive_desc pd(desc, dev.engine(), hint);
-  const memory w =
+  const ScratchMemory w =
       ToFormat(ReadOnlyMemory(d.weights, filter, dev.engine()), pd.weights_desc(), dev);
-  const memory diff_dst = ToFormat(dout, pd.diff_dst_desc(), dev);
+  const ScratchMemory diff_dst = ToFormat(dout, pd.diff_dst_desc(), dev);
   DenseTensor* dinput = target(pd.diff_src_desc());
   const PrimitiveOutput diff_src(DescOf(*dinput, d.src), OutputData(dinput),
                                  pd.diff_src_desc(), dev.engine());
@@ -90,8 +90,8 @@ void ConvBackwardWeights(const platform::OneDNNContext& dev, const OneDNNConvDes
                                                       d.src_any, d.weights_any, d.dst_any,
                                                       d.strides, d.dilates, d.pad_l, d.pad_r);
   const dnnl::convolution_backward_weights::primitive_desc pd(desc, dev.engine(), hint);
-  const memory src = ToFormat(input, pd.src_desc(), dev);
-  const memory diff_dst = ToFormat(dout, pd.diff_dst_desc(), dev);
+  const ScratchMemory src = ToFormat(input, pd.src_desc(), dev);
+  const ScratchMemory diff_dst = ToFormat(dout, pd.diff_dst_desc(), dev);
   const PrimitiveOutput diff_w(d.weights, dfilter->data<float>(), pd.diff_weights_desc(),
                                dev.engine());
   dnnl::convolution_backward_weights(pd).execute(
@@ -195,10 +195,10 @@ void Pool2dGradOneDNNKernel(const ExecutionContext& ctx) {
                      OutputLayout(ctx.OutputMayBeOpaque("X@GRAD"), pd.diff_src_desc(), user_src));
     const PrimitiveOutput diff_src(DescOf(*target, user_src), OutputData(target),
                                    pd.diff_src_desc(), dev.engine());
-    std::unordered_map<int, memory> args = {
-        {DNNL_ARG_DIFF_DST,
-         ToFormat(InputMemory(*dout, user_dst, dev.engine()), pd.diff_dst_desc(), dev)},
-        {DNNL_ARG_DIFF_SRC, diff_src.mem()}};
+    const ScratchMemory diff_dst =
+        ToFormat(InputMemory(*dout, user_dst, dev.engine()), pd.diff_dst_desc(), dev);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_DIFF_DST, diff_dst},
+                                            {DNNL_ARG_DIFF_SRC, diff_src.mem()}};
     if (g.is_max) {
       const memory workspace(fwd_pd.workspace_desc(), dev.engine());
       const memory scratch_dst(fwd_pd.dst_desc(), dev.engine());

@@ -104,7 +104,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
       const auto& dev = ctx.device_context<platform::OneDNNContext>();
       Try(ctx, *input, *filter, [&] {
         const memory weights = Weights(ctx, *filter, dev);
-        const memory src =
+        const ScratchMemory src =
             ToFormat(InputMemory(*input, descs_.src, dev.engine()), pd_.src_desc(), dev);
         const PrimitiveOutput dst(DescOf(*target, descs_.dst), OutputData(target),
                                   pd_.dst_desc(), dev.engine());
@@ -113,7 +113,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
         if (bias != nullptr) args[DNNL_ARG_BIAS] = ReadOnlyMemory(descs_.bias, *bias, dev.engine());
         // The sum post-op adds what the destination holds: the residual, in its format.
         if (residual != nullptr) {
-          CopyToFormat(InputMemory(*residual, descs_.dst, dev.engine()), dst.mem(), dev);
+          Reorder(InputMemory(*residual, descs_.dst, dev.engine()), dst.mem(), dev);
         }
         primitive_->execute(dev.stream(), args);
         dst.Store(dev);
@@ -131,7 +131,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
     if (!packs_filter_) return ReadOnlyMemory(descs_.weights, filter, dev.engine());
     const framework::VariableStamp stamp(*ctx.InputVar("Filter"));
     if (stamp != weights_stamp_) {
-      CopyToFormat(ReadOnlyMemory(descs_.weights, filter, dev.engine()), weights_, dev);
+      Reorder(ReadOnlyMemory(descs_.weights, filter, dev.engine()), weights_, dev);
       weights_stamp_ = stamp;
       ctx.NotePrepack("Filter", 0, pd_.weights_desc().get_size(),
                       "reorder to the convolution's weights format");

@@ -13,15 +13,15 @@ memory ReadOnlyMemory(const memory::desc& md, const DenseTensor& t, const dnnl::
   return memory(md, engine, const_cast<float*>(t.data<float>()));
 }
 
-memory ToFormat(memory user, const memory::desc& want, const platform::OneDNNContext& dev) {
-  if (user.get_desc() == want) return user;
-  memory converted(want, dev.engine());
-  dnnl::reorder(user, converted).execute(dev.stream(), user, converted);
-  return converted;
-}
+ScratchMemory::ScratchMemory(const memory::desc& md, const dnnl::engine& engine)
+    : buffer_(platform::Alloc(platform::CPUPlace(), md.get_size())),
+      mem_(md, engine, buffer_->ptr()) {}
 
-void CopyToFormat(memory from, memory to, const platform::OneDNNContext& dev) {
-  dnnl::reorder(from, to).execute(dev.stream(), from, to);
+ScratchMemory ToFormat(memory user, const memory::desc& want, const platform::OneDNNContext& dev) {
+  if (user.get_desc() == want) return ScratchMemory(std::move(user));
+  ScratchMemory converted(want, dev.engine());
+  Reorder(user, converted.mem(), dev);
+  return converted;
 }
 
 OneDNNConvDescs MakeOneDNNConvDescs(const Conv2dGeometry& g) {

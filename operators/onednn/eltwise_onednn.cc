@@ -157,8 +157,8 @@ void EltwiseGrad(const ExecutionContext& ctx, const char* dep_slot, const Eltwis
       const auto hint = ForwardPd(e, md, dev.engine());
       const dnnl::eltwise_backward::primitive_desc pd(
           dnnl::eltwise_backward::desc(e.alg, md, md, e.alpha), dev.engine(), hint);
-      const memory d = ToFormat(InputMemory(*dep, plain, dev.engine()), md, dev);
-      const memory g = ToFormat(InputMemory(*dout, plain, dev.engine()), md, dev);
+      const ScratchMemory d = ToFormat(InputMemory(*dep, plain, dev.engine()), md, dev);
+      const ScratchMemory g = ToFormat(InputMemory(*dout, plain, dev.engine()), md, dev);
       const PrimitiveOutput gx(keep_layout ? md : plain, OutputData(dx), md, dev.engine());
       dnnl::eltwise_backward(pd).execute(dev.stream(),
                                          {{reads_out ? DNNL_ARG_DST : DNNL_ARG_SRC, d},
@@ -167,8 +167,8 @@ void EltwiseGrad(const ExecutionContext& ctx, const char* dep_slot, const Eltwis
       dev.stream().wait();
       if (patch != nullptr) {
         // Elementwise over the buffers as computed (padding included).
-        patch(ctx, static_cast<const float*>(d.get_data_handle()),
-              static_cast<const float*>(g.get_data_handle()),
+        patch(ctx, static_cast<const float*>(d.mem().get_data_handle()),
+              static_cast<const float*>(g.mem().get_data_handle()),
               static_cast<float*>(gx.mem().get_data_handle()),
               static_cast<int64_t>(md.get_size() / sizeof(float)));
       }

@@ -12,6 +12,7 @@
 
 #include "framework/op_registry.h"
 #include "operators/matmul/matmul_shape.h"
+#include "operators/onednn/onednn_layout.h"
 #include "operators/onednn/plain_fallback.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
@@ -176,7 +177,7 @@ class MatmulOneDNN : public framework::OpKernel {
     if (!packs_weights_) return user;
     const framework::VariableStamp stamp(*ctx.InputVar("Y"));
     if (stamp != weights_stamp_) {
-      dnnl::reorder(user, weights_).execute(dev.stream(), user, weights_);
+      Reorder(user, weights_, dev);
       weights_stamp_ = stamp;
       ctx.NotePrepack("Y", 0, pd_.weights_desc().get_size(),
                       "reorder to the matmul's weights format");

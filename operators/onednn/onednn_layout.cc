@@ -1,7 +1,9 @@
 #include "operators/onednn/onednn_layout.h"
 
 #include <algorithm>
+#include <cstring>
 #include <numeric>
+#include <unordered_map>
 #include <vector>
 
 #include "operators/onednn/onednn_memory.h"
@@ -30,6 +32,67 @@ std::string FormatName(const memory::desc& md) {
   return name;
 }
 
+namespace {
+// Two descriptors and an engine: what a reorder primitive is made for. Compared bytewise
+// (oneDNN zero-fills descriptors, padding included); hashed on the fields that tell formats
+// apart, so a lookup neither allocates nor hashes the descriptors' unused entries.
+struct ReorderKey {
+  dnnl_memory_desc_t from, to;
+  dnnl_engine_t engine;
+  bool operator==(const ReorderKey& o) const { return std::memcmp(this, &o, sizeof(*this)) == 0; }
+};
+
+struct ReorderKeyHash {
+  static void Mix(size_t* h, int64_t v) { *h ^= std::hash<int64_t>()(v) + 0x9e3779b97f4a7c15ULL + (*h << 6) + (*h >> 2); }
+  static void MixDesc(size_t* h, const dnnl_memory_desc_t& d) {
+    Mix(h, d.ndims);
+    Mix(h, d.data_type);
+    Mix(h, d.format_kind);
+    Mix(h, d.offset0);
+    const auto& b = d.format_desc.blocking;
+    for (int i = 0; i < d.ndims; ++i) {
+      Mix(h, d.dims[i]);
+      Mix(h, d.padded_dims[i]);
+      Mix(h, b.strides[i]);
+    }
+    for (int i = 0; i < b.inner_nblks; ++i) Mix(h, b.inner_blks[i] * 16 + b.inner_idxs[i]);
+  }
+  size_t operator()(const ReorderKey& k) const {
+    size_t h = std::hash<const void*>()(k.engine);
+    MixDesc(&h, k.from);
+    MixDesc(&h, k.to);
+    return h;
+  }
+};
+}  // namespace
+
+const dnnl::reorder& CachedReorder(const memory::desc& from, const memory::desc& to,
+                                   const dnnl::engine& engine) {
+  // Each entry keeps the engine's handle, so that its address is not reused meanwhile.
+  struct Entry {
+    dnnl::engine engine;
+    dnnl::reorder reorder;
+  };
+  constexpr size_t kMaxEntries = 256;
+  thread_local std::unordered_map<ReorderKey, Entry, ReorderKeyHash> cache;
+  ReorderKey key;
+  std::memset(&key, 0, sizeof(key));  // The struct's own padding takes part in ==.
+  key.from = from.data;
+  key.to = to.data;
+  key.engine = engine.get();
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    if (cache.size() >= kMaxEntries) cache.clear();
+    dnnl::reorder r(dnnl::reorder::primitive_desc(engine, from, engine, to));
+    it = cache.emplace(key, Entry{engine, std::move(r)}).first;
+  }
+  return it->second.reorder;
+}
+
+void Reorder(memory from, memory to, const platform::OneDNNContext& dev) {
+  CachedReorder(from.get_desc(), to.get_desc(), dev.engine()).execute(dev.stream(), from, to);
+}
+
 std::string OneDNNLayout::ToString() const { return "oneDNN " + FormatName(desc_); }
 
 void OneDNNLayout::ToPlain(const void* src, void* dst) const {
@@ -38,7 +101,7 @@ void OneDNNLayout::ToPlain(const void* src, void* dst) const {
   // oneDNN takes non-const handles; the source is only read.
   memory from(desc_, dev.engine(), const_cast<void*>(src));
   memory to(plain_, dev.engine(), dst);
-  dnnl::reorder(from, to).execute(dev.stream(), from, to);
+  Reorder(from, to, dev);
   dev.stream().wait();
 }
 

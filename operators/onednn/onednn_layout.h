@@ -38,6 +38,16 @@ class OneDNNLayout final : public framework::OpaqueLayout {
 // capitals, then the inner blocks ("aBcd8b" for nChw8c, "abcd" for nchw).
 std::string FormatName(const dnnl::memory::desc& md);
 
+// A reorder primitive from `from` to `to` on `engine`, made once per pair of formats and
+// kept per thread: creating one costs more than running it on small tensors (12 of a 14 us
+// 1x1 convolution on 1x32x7x7, input and output reordered). Up to a few hundred pairs are
+// kept; past that the cache starts over.
+const dnnl::reorder& CachedReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to,
+                                   const dnnl::engine& engine);
+
+// Reorders `from` into `to` (same logical dims) on `dev`'s stream with a cached primitive.
+void Reorder(dnnl::memory from, dnnl::memory to, const platform::OneDNNContext& dev);
+
 // The oneDNN layout of `t`, or null when `t` is row-major.
 const OneDNNLayout* OneDNNLayoutOf(const framework::DenseTensor& t);
 

@@ -23,6 +23,7 @@
 
 #include "operators/common.h"
 #include "operators/math/reduce.h"
+#include "operators/onednn/onednn_layout.h"
 #include "operators/onednn/onednn_memory.h"
 #include "operators/onednn/plain_fallback.h"
 #include "operators/op_family.h"
@@ -180,7 +181,7 @@ void Transpose2OneDNNKernel(const ExecutionContext& ctx) {
     memory src =
         WrapTensor(memory::desc(out_dims, memory::data_type::f32, src_strides), dev.engine(), *x);
     memory dst(Dense(out_dims), dev.engine(), o);
-    dnnl::reorder(src, dst).execute(dev.stream(), src, dst);
+    Reorder(src, dst, dev);
     dev.stream().wait();
   } catch (const dnnl::error& e) {
     throw errors::Fatal("op `%s`: oneDNN reorder failed for X %s, axis %s: %s", ctx.Type(),

@@ -1,0 +1,115 @@
+// conv2d through a prepared program (the oneDNN kernel, filter a parameter packed once)
+// against oneDNN's own convolution primitive doing the same work on the same shapes: the
+// input reordered from nchw into the primitive's format, the convolution, the output
+// reordered back to nchw (a one-op program feeds and fetches row-major tensors). Float32,
+// one thread. The ratio of the two is the kernel's overhead: slot and attribute lookups,
+// memory objects, the executor's bookkeeping.
+//
+// Shapes (argument `shape`): 0: 1x32x7x7, 1x1 to 64 channels (small, overhead-bound);
+// 1: 1x64x56x56, 3x3 to 64 (a ResNet stage); 2: 64x20x12x12, 5x5 to 50 (LeNet's second
+// layer, batch 64).
+#include <benchmark/benchmark.h>
+
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "framework/executor.h"
+#include "operators/registry.h"
+#include "platform/device_context_pool.h"
+#include "platform/onednn/onednn_context.h"
+#include "tests/benchmarks/bench_util.h"
+
+namespace paddle_like {
+namespace {
+
+struct Shape {
+  int64_t batch, in_c, side, out_c, kernel;
+};
+const Shape kShapes[] = {{1, 32, 7, 64, 1}, {1, 64, 56, 64, 3}, {64, 20, 12, 50, 5}};
+
+framework::DDim InputDims(const Shape& s) { return framework::DDim({s.batch, s.in_c, s.side, s.side}); }
+framework::DDim FilterDims(const Shape& s) {
+  return framework::DDim({s.out_c, s.in_c, s.kernel, s.kernel});
+}
+int64_t Pad(const Shape& s) { return s.kernel / 2; }
+
+void BM_ConvKernel(benchmark::State& state) {
+  operators::RegisterAllOps();
+  const Shape& s = kShapes[state.range(0)];
+  const FlagScope flags(true, 1);
+  framework::ProgramDesc program;
+  framework::BlockDesc& b = program.Block(0);
+  b.Var("x")->SetShape(InputDims(s).ToVector());
+  b.Var("w")->SetShape(FilterDims(s).ToVector());
+  b.Var("w")->SetPersistable(true);
+  const int pad = static_cast<int>(Pad(s));
+  AddOp(&b, "conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}}, {{"Output", {"y"}}},
+        {{"paddings", std::vector<int>{pad, pad}}});
+  framework::Scope scope;
+  *scope.Var("w")->GetMutable<framework::DenseTensor>() = Filled(FilterDims(s), -0.1f, 0.002f);
+  framework::Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(program, 0, &scope, {"y"});
+  const framework::DenseTensor x = Filled(InputDims(s), -1.0f, 0.02f);
+  framework::DenseTensor* input =
+      prepared->local_scope()->FindVar("x")->GetMutable<framework::DenseTensor>();
+  for (auto _ : state) {
+    *input = x;  // Freed after its last use: fed again, sharing the buffer.
+    exec.Run(prepared.get());
+  }
+}
+
+void BM_ConvPrimitive(benchmark::State& state) {
+  using dnnl::memory;
+  using Tag = memory::format_tag;
+  const Shape& s = kShapes[state.range(0)];
+  const FlagScope flags(true, 1);
+  const auto& dev = *platform::DeviceContextPool::Instance().GetAs<platform::OneDNNContext>(
+      platform::CPUPlace());
+  const dnnl::engine& engine = dev.engine();
+  const auto f32 = memory::data_type::f32;
+  const int64_t out_side = s.side + 2 * Pad(s) - s.kernel + 1;
+  const memory::desc src_user({s.batch, s.in_c, s.side, s.side}, f32, Tag::nchw);
+  const memory::desc dst_user({s.batch, s.out_c, out_side, out_side}, f32, Tag::nchw);
+  const memory::desc w_user({s.out_c, s.in_c, s.kernel, s.kernel}, f32, Tag::oihw);
+  const auto any = [&](const memory::desc& d) { return memory::desc(d.dims(), f32, Tag::any); };
+  const dnnl::convolution_forward::primitive_desc pd(
+      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
+                                      dnnl::algorithm::convolution_direct, any(src_user),
+                                      any(w_user), any(dst_user), {1, 1}, {Pad(s), Pad(s)},
+                                      {Pad(s), Pad(s)}),
+      engine);
+  const dnnl::convolution_forward conv(pd);
+  framework::DenseTensor x = Filled(InputDims(s), -1.0f, 0.02f);
+  framework::DenseTensor w = Filled(FilterDims(s), -0.1f, 0.002f);
+  std::vector<float> y(static_cast<size_t>(dst_user.get_size() / sizeof(float)));
+  memory src_mem(src_user, engine, x.data<float>());
+  memory dst_mem(dst_user, engine, y.data());
+  memory w_mem(pd.weights_desc(), engine);
+  memory w_plain(w_user, engine, w.data<float>());
+  dnnl::reorder(w_plain, w_mem).execute(dev.stream(), w_plain, w_mem);  // Packed once.
+  const bool reorder_src = pd.src_desc() != src_user;
+  const bool reorder_dst = pd.dst_desc() != dst_user;
+  memory src = reorder_src ? memory(pd.src_desc(), engine) : src_mem;
+  memory dst = reorder_dst ? memory(pd.dst_desc(), engine) : dst_mem;
+  dnnl::reorder to_src = reorder_src ? dnnl::reorder(src_mem, src) : dnnl::reorder();
+  dnnl::reorder to_dst = reorder_dst ? dnnl::reorder(dst, dst_mem) : dnnl::reorder();
+  const std::unordered_map<int, memory> args = {
+      {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, dst}};
+  for (auto _ : state) {
+    if (reorder_src) to_src.execute(dev.stream(), src_mem, src);
+    conv.execute(dev.stream(), args);
+    if (reorder_dst) to_dst.execute(dev.stream(), dst, dst_mem);
+    dev.stream().wait();
+    benchmark::DoNotOptimize(y.data());
+  }
+}
+
+BENCHMARK(BM_ConvKernel)->ArgName("shape")->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvPrimitive)->ArgName("shape")->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+
+}  // namespace
+}  // namespace paddle_like
+
+BENCHMARK_MAIN();
