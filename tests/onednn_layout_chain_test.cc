@@ -21,6 +21,8 @@
 #include "framework/passes/fuse_relu_grad_pass.h"
 #include "framework/tensor_io.h"
 #include "framework/var_type_inference.h"
+#include "operators/onednn/onednn_layout.h"
+#include "platform/device_context_pool.h"
 #include "platform/flags.h"
 #include "tests/op_test_util.h"
 
@@ -284,6 +286,35 @@ TEST_F(OneDNNLayoutMiddleTest, FetchAndSaveInTheMiddleOfABlockedChainGiveRowMajo
   size_t offset = 0;
   const DenseTensor loaded = framework::ReadTensorRecord(bytes, &offset, path);
   ExpectNear(ToDoubles(loaded), with_fetch.at("r1"), 1e-6, 1e-7, "saved r1");
+}
+
+// Reorder primitives are made once per pair of formats and engine, and reused: a round trip
+// through a blocked format gives the data back.
+using OneDNNReorderCache = OneDNNKernelTestBase;
+
+TEST_F(OneDNNReorderCache, SamePairOfFormatsReusesItsPrimitive) {
+  using dnnl::memory;
+  using Tag = memory::format_tag;
+  const auto& dev = *platform::DeviceContextPool::Instance().GetAs<platform::OneDNNContext>(
+      platform::CPUPlace());
+  const memory::dims dims = {2, 16, 3, 5};
+  const memory::desc nchw(dims, memory::data_type::f32, Tag::nchw);
+  const memory::desc blocked(dims, memory::data_type::f32, Tag::nChw16c);
+  const memory::desc nhwc(dims, memory::data_type::f32, Tag::nhwc);
+  const dnnl::reorder& first = operators::CachedReorder(nchw, blocked, dev.engine());
+  EXPECT_EQ(first.get(), operators::CachedReorder(nchw, blocked, dev.engine()).get());
+  EXPECT_NE(first.get(), operators::CachedReorder(nchw, nhwc, dev.engine()).get());
+  EXPECT_NE(first.get(), operators::CachedReorder(blocked, nchw, dev.engine()).get());
+
+  std::vector<float> x(2 * 16 * 3 * 5), back(x.size());
+  for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i) * 0.5f - 7.0f;
+  memory from(nchw, dev.engine(), x.data());
+  memory mid(blocked, dev.engine());
+  memory to(nchw, dev.engine(), back.data());
+  operators::Reorder(from, mid, dev);
+  operators::Reorder(mid, to, dev);
+  dev.stream().wait();
+  EXPECT_EQ(back, x);
 }
 
 }  // namespace
