@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "platform/device_context.h"
+#include "platform/enforce.h"
 
 namespace paddle_like {
 namespace platform {
@@ -24,9 +25,16 @@ class DeviceContextPool {
   // whose backend is not built in or whose device does not exist.
   DeviceContext* Get(const Place& place);
 
+  // The context of `place` as a ContextT; UnavailableError when it is another kind (the
+  // oneDNN context before the oneDNN backend registered its factory, say).
   template <typename ContextT>
   ContextT* GetAs(const Place& place) {
-    return static_cast<ContextT*>(Get(place));
+    auto* context = dynamic_cast<ContextT*>(Get(place));
+    PL_ENFORCE(context != nullptr,
+               errors::Unavailable("the device context of %s is not of the kind requested (is "
+                                   "its backend registered? operators::RegisterAllOps does it)",
+                                   place.ToString()));
+    return context;
   }
 
   void SetFactory(DeviceType type, Factory factory);

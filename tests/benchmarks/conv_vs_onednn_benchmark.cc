@@ -63,6 +63,7 @@ void BM_ConvKernel(benchmark::State& state) {
 void BM_ConvPrimitive(benchmark::State& state) {
   using dnnl::memory;
   using Tag = memory::format_tag;
+  operators::RegisterAllOps();  // Registers the oneDNN device context too.
   const Shape& s = kShapes[state.range(0)];
   const FlagScope flags(true, 1);
   const auto& dev = *platform::DeviceContextPool::Instance().GetAs<platform::OneDNNContext>(
