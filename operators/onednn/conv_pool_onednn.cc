@@ -17,6 +17,7 @@
 // it comes in and writes the same format; it keeps its primitive too.
 #include <oneapi/dnnl/dnnl.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -77,6 +78,9 @@ class Conv2dOneDNN final : public framework::OpKernel {
           attr, dev.engine());
       primitive_ = std::make_unique<dnnl::convolution_forward>(pd_);
       output_layout_ = OutputLayout(true, pd_.dst_desc(), descs_.dst);
+      src_want_ = pd_.src_desc();
+      dst_want_ = pd_.dst_desc();
+      args_.clear();
       packs_filter_ = pd_.weights_desc() != descs_.weights;
       // A new input shape usually keeps the weights format: the packed filter stays valid.
       if (packs_filter_ && (!weights_ || weights_.get_desc() != pd_.weights_desc())) {
@@ -103,20 +107,32 @@ class Conv2dOneDNN final : public framework::OpKernel {
     if (primitive_ != nullptr) {
       const auto& dev = ctx.device_context<platform::OneDNNContext>();
       Try(ctx, *input, *filter, [&] {
-        const memory weights = Weights(ctx, *filter, dev);
-        const ScratchMemory src =
-            ToFormat(InputMemory(*input, descs_.src, dev.engine()), pd_.src_desc(), dev);
-        const PrimitiveOutput dst(DescOf(*target, descs_.dst), OutputData(target),
-                                  pd_.dst_desc(), dev.engine());
-        std::unordered_map<int, memory> args = {
-            {DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst.mem()}};
-        if (bias != nullptr) args[DNNL_ARG_BIAS] = ReadOnlyMemory(descs_.bias, *bias, dev.engine());
-        // The sum post-op adds what the destination holds: the residual, in its format.
-        if (residual != nullptr) {
-          Reorder(InputMemory(*residual, descs_.dst, dev.engine()), dst.mem(), dev);
+        const dnnl::engine& engine = dev.engine();
+        // Inputs and output in the primitive's formats (the steady state of a chain of
+        // oneDNN ops) go through memory kept from the last run; others through copies.
+        ScratchMemory converted_src;
+        const memory* src = nullptr;
+        if (ArrangedAsDescOf(*input, descs_.src) && DescOf(*input, descs_.src) == src_want_) {
+          src = &src_mem_.Over(src_want_, input->raw_data(), engine);
+        } else {
+          converted_src = ToFormat(InputMemory(*input, descs_.src, engine), src_want_, dev);
+          src = &converted_src.mem();
         }
-        primitive_->execute(dev.stream(), args);
-        dst.Store(dev);
+        std::optional<PrimitiveOutput> staged_dst;
+        const memory::desc dst_user = DescOf(*target, descs_.dst);
+        const memory& dst = dst_user == dst_want_
+                                ? dst_mem_.Over(dst_want_, OutputData(target), engine)
+                                : staged_dst.emplace(dst_user, OutputData(target), dst_want_, engine).mem();
+        args_[DNNL_ARG_SRC] = *src;
+        args_[DNNL_ARG_WEIGHTS] = Weights(ctx, *filter, dev);
+        args_[DNNL_ARG_DST] = dst;
+        if (bias != nullptr) {
+          args_[DNNL_ARG_BIAS] = bias_mem_.Over(descs_.bias, bias->data<float>(), engine);
+        }
+        // The sum post-op adds what the destination holds: the residual, in its format.
+        if (residual != nullptr) Reorder(InputMemory(*residual, descs_.dst, engine), dst, dev);
+        primitive_->execute(dev.stream(), args_);
+        if (staged_dst) staged_dst->Store(dev);
         dev.stream().wait();
       });
     }
@@ -128,7 +144,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
   // the packed copy, refreshed when the Filter variable changed.
   memory Weights(const ExecutionContext& ctx, const DenseTensor& filter,
                  const platform::OneDNNContext& dev) {
-    if (!packs_filter_) return ReadOnlyMemory(descs_.weights, filter, dev.engine());
+    if (!packs_filter_) return weights_mem_.Over(descs_.weights, filter.data<float>(), dev.engine());
     const framework::VariableStamp stamp(*ctx.InputVar("Filter"));
     if (stamp != weights_stamp_) {
       Reorder(ReadOnlyMemory(descs_.weights, filter, dev.engine()), weights_, dev);
@@ -161,6 +177,9 @@ class Conv2dOneDNN final : public framework::OpKernel {
   std::shared_ptr<const OneDNNLayout> output_layout_;  // Null when the primitive writes the user's.
   bool packs_filter_ = false;
   memory weights_;
+  memory::desc src_want_, dst_want_;  // The primitive's formats.
+  KeptMemory src_mem_, dst_mem_, bias_mem_, weights_mem_;
+  std::unordered_map<int, memory> args_;  // Kept: no map nodes allocated per run.
   framework::VariableStamp weights_stamp_;
 };
 
@@ -194,25 +213,33 @@ class Pool2dOneDNN final : public framework::OpKernel {
     }
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     try {
-      OneDNNPoolDescs d = MakeOneDNNPoolDescs(g_);
-      const memory::desc user_dst = d.dst;
+      const dnnl::engine& engine = dev.engine();
       // An input in a blocked format is pooled in it, and the output takes the same format.
-      const memory src = PoolInputMemory(*x, &d, dev.engine());
-      if (primitive_ == nullptr || src.get_desc() != src_desc_) {
-        pd_ = dnnl::pooling_forward::primitive_desc(
-            PoolForwardDesc(d, dnnl::prop_kind::forward_inference), dev.engine());
-        primitive_ = std::make_unique<dnnl::pooling_forward>(pd_);
-        src_desc_ = src.get_desc();
+      // The primitive, its descriptors and the output layout are made for the first input
+      // format seen and kept while it stays.
+      const memory::desc src_md = DescOf(*x, user_src_);
+      if (!ArrangedAsDescOf(*x, user_src_) || primitive_ == nullptr || src_md != src_desc_) {
+        OneDNNPoolDescs d = MakeOneDNNPoolDescs(g_);
+        user_src_ = d.src;
+        user_dst_ = d.dst;
+        const memory src = PoolInputMemory(*x, &d, engine);
+        if (primitive_ == nullptr || src.get_desc() != src_desc_) {
+          pd_ = dnnl::pooling_forward::primitive_desc(
+              PoolForwardDesc(d, dnnl::prop_kind::forward_inference), engine);
+          primitive_ = std::make_unique<dnnl::pooling_forward>(pd_);
+          src_desc_ = src.get_desc();
+          dst_desc_ = pd_.dst_desc();
+          blocked_layout_ = OutputLayout(true, dst_desc_, user_dst_);
+        }
+        if (!ArrangedAsDescOf(*x, user_src_)) {  // A copy InputMemory made: run on it.
+          Execute(ctx, src, out, &fresh, dev);
+          if (target_was_fresh_) *out = std::move(fresh);
+          return;
+        }
       }
-      DenseTensor* target =
-          OutputTarget(out, {x}, &fresh, g_.OutputDims(),
-                       OutputLayout(ctx.OutputMayBeOpaque("Out"), pd_.dst_desc(), user_dst));
-      const PrimitiveOutput dst(DescOf(*target, user_dst), OutputData(target), pd_.dst_desc(),
-                                dev.engine());
-      primitive_->execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst.mem()}});
-      dst.Store(dev);
-      dev.stream().wait();
-      if (target == &fresh) *out = std::move(fresh);
+      Execute(ctx, src_mem_.Over(src_desc_, x->raw_data(), engine), out, &fresh, dev);
+      if (target_was_fresh_) *out = std::move(fresh);
+      return;
     } catch (const dnnl::error& e) {
       throw errors::Fatal("op `%s`: oneDNN pooling failed for X %s: %s", ctx.Type(),
                           x->dims().ToString(), e.what());
@@ -220,9 +247,33 @@ class Pool2dOneDNN final : public framework::OpKernel {
   }
 
  private:
+  // Runs the primitive on `src` into Out (or `fresh` when Out is X).
+  void Execute(const ExecutionContext& ctx, const memory& src, DenseTensor* out,
+               DenseTensor* fresh, const platform::OneDNNContext& dev) {
+    DenseTensor* target =
+        OutputTarget(out, {ctx.Input("X")}, fresh, g_.OutputDims(),
+                     ctx.OutputMayBeOpaque("Out") ? blocked_layout_ : nullptr);
+    target_was_fresh_ = target == fresh;
+    const memory::desc dst_user = DescOf(*target, user_dst_);
+    std::optional<PrimitiveOutput> staged;
+    const memory& dst = dst_user == dst_desc_
+                            ? dst_mem_.Over(dst_desc_, OutputData(target), dev.engine())
+                            : staged.emplace(dst_user, OutputData(target), dst_desc_, dev.engine()).mem();
+    args_[DNNL_ARG_SRC] = src;
+    args_[DNNL_ARG_DST] = dst;
+    primitive_->execute(dev.stream(), args_);
+    if (staged) staged->Store(dev);
+    dev.stream().wait();
+  }
+
   Pool2dGeometry g_;
   bool plain_ = false;
-  memory::desc src_desc_;  // The format primitive_ reads.
+  memory::desc user_src_, user_dst_;  // Row-major X and Out.
+  memory::desc src_desc_, dst_desc_;  // The formats primitive_ reads and writes.
+  std::shared_ptr<const OneDNNLayout> blocked_layout_;  // Out's layout when it may be blocked.
+  KeptMemory src_mem_, dst_mem_;
+  std::unordered_map<int, memory> args_;
+  bool target_was_fresh_ = false;
   dnnl::pooling_forward::primitive_desc pd_;
   std::unique_ptr<dnnl::pooling_forward> primitive_;
 };

@@ -13,6 +13,24 @@ memory ReadOnlyMemory(const memory::desc& md, const DenseTensor& t, const dnnl::
   return memory(md, engine, const_cast<float*>(t.data<float>()));
 }
 
+const memory& KeptMemory::Over(const memory::desc& md, const void* data,
+                               const dnnl::engine& engine) {
+  void* handle = const_cast<void*>(data);  // oneDNN takes non-const handles.
+  if (!mem_ || md != md_) {
+    mem_ = memory(md, engine, handle);
+    md_ = md;
+  } else if (mem_.get_data_handle() != handle) {
+    mem_.set_data_handle(handle);
+  }
+  return mem_;
+}
+
+bool ArrangedAsDescOf(const framework::DenseTensor& t, const memory::desc& user) {
+  if (t.is_plain()) return true;
+  const OneDNNLayout* layout = OneDNNLayoutOf(t);
+  return layout != nullptr && layout->plain_desc() == user;
+}
+
 ScratchMemory::ScratchMemory(const memory::desc& md, const dnnl::engine& engine)
     : buffer_(platform::Alloc(platform::CPUPlace(), md.get_size())),
       mem_(md, engine, buffer_->ptr()) {}

@@ -43,6 +43,25 @@ class ScratchMemory {
   dnnl::memory mem_;
 };
 
+// A dnnl::memory kept between runs of a kernel and pointed at each run's buffer: oneDNN
+// allocates every memory object it makes (an aligned block and its storage), which on the
+// small maps of a mobile network costs as much as the convolution. Made again only when the
+// descriptor changes.
+class KeptMemory {
+ public:
+  // Memory of `md` over `data` (only read when the primitive takes it as an input).
+  const dnnl::memory& Over(const dnnl::memory::desc& md, const void* data,
+                           const dnnl::engine& engine);
+
+ private:
+  dnnl::memory::desc md_;
+  dnnl::memory mem_;
+};
+
+// Whether `t`'s data is arranged as DescOf(t, user) says: row-major, or in a oneDNN layout
+// of the same logical dims (InputMemory converts the rest).
+bool ArrangedAsDescOf(const framework::DenseTensor& t, const dnnl::memory::desc& user);
+
 // Memory in the primitive's format `want`: `user` itself or a reordered copy.
 ScratchMemory ToFormat(dnnl::memory user, const dnnl::memory::desc& want,
                        const platform::OneDNNContext& dev);
