@@ -17,6 +17,8 @@
 // Out may be X (the primitive's in-place pair); Out that is Y, or X changing arrangement,
 // gets a fresh buffer, moved into Out at the end. Out gets X's LoD.
 #include <memory>
+#include <optional>
+#include <unordered_map>
 #include <vector>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <utility>
@@ -73,14 +75,15 @@ class BinaryOneDNN final : public framework::OpKernel {
     const framework::LoD lod = x->lod();
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     // Wrap the inputs before Out gets a buffer: Out may be X or Y.
-    const memory src0 = InputMemory(*x, x_user_, dev.engine());
-    const memory y_mem = InputMemory(*y, y_user_, dev.engine());
+    const memory src0 = KeptInputMemory(&x_mem_, *x, x_user_, dev.engine());
+    const memory y_mem = KeptInputMemory(&y_mem_, *y, y_user_, dev.engine());
     const memory::desc dst_md = src0.get_desc();
     if ((primitive_ == nullptr && !unsupported_) || dst_md != src0_desc_ ||
         y_mem.get_desc() != y_desc_) {
       src0_desc_ = dst_md;
       y_desc_ = y_mem.get_desc();
       ChoosePrimitive(dev);
+      blocked_layout_ = OutputLayout(true, src0_desc_, x_user_);
     }
     if (unsupported_) {
       // A broadcast the primitive does not implement for these formats: the plain kernel
@@ -93,7 +96,7 @@ class BinaryOneDNN final : public framework::OpKernel {
     const ScratchMemory src1 = ToFormat(y_mem, src1_desc_, dev);
     DenseTensor fresh;
     std::shared_ptr<const OneDNNLayout> layout =
-        OutputLayout(ctx.OutputMayBeOpaque("Out"), dst_md, x_user_);
+        ctx.OutputMayBeOpaque("Out") ? blocked_layout_ : nullptr;
     // Out that is X and keeps X's arrangement is computed in place (dst may be src0);
     // otherwise an aliased Out gets a fresh buffer, moved into it at the end.
     const bool in_place = out == x && (layout ? layout->desc() == dst_md : dst_md == x_user_);
@@ -101,12 +104,17 @@ class BinaryOneDNN final : public framework::OpKernel {
                               ? OutputTarget(out, {y}, &fresh, bd_.out, std::move(layout))
                               : OutputTarget(out, {x, y}, &fresh, bd_.out, std::move(layout));
     try {
-      const PrimitiveOutput dst(DescOf(*target, x_user_), OutputData(target), pd_.dst_desc(),
-                                dev.engine());
-      primitive_->execute(dev.stream(), {{DNNL_ARG_SRC_0, src0},
-                                         {DNNL_ARG_SRC_1, src1},
-                                         {DNNL_ARG_DST, dst.mem()}});
-      dst.Store(dev);
+      const memory::desc dst_user = DescOf(*target, x_user_);
+      std::optional<PrimitiveOutput> staged;
+      const memory& dst =
+          dst_user == dst_md
+              ? dst_mem_.Over(dst_md, OutputData(target), dev.engine())
+              : staged.emplace(dst_user, OutputData(target), dst_md, dev.engine()).mem();
+      args_[DNNL_ARG_SRC_0] = src0;
+      args_[DNNL_ARG_SRC_1] = src1;
+      args_[DNNL_ARG_DST] = dst;
+      primitive_->execute(dev.stream(), args_);
+      if (staged) staged->Store(dev);
       dev.stream().wait();
     } catch (const dnnl::error& e) {
       throw errors::Fatal("op `%s`: oneDNN binary failed for X %s, Y %s (axis %d): %s",
@@ -153,6 +161,9 @@ class BinaryOneDNN final : public framework::OpKernel {
   // The formats of X and Y primitive_ was made for (unsupported_ when none works), and the
   // format it reads Y in.
   memory::desc src0_desc_, y_desc_, src1_desc_;
+  std::shared_ptr<const OneDNNLayout> blocked_layout_;  // Out's layout when it may be blocked.
+  KeptMemory x_mem_, y_mem_, dst_mem_;
+  std::unordered_map<int, memory> args_;
   bool unsupported_ = false;
   dnnl::binary::primitive_desc pd_;
   std::unique_ptr<dnnl::binary> primitive_;

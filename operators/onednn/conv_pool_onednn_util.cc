@@ -31,6 +31,12 @@ bool ArrangedAsDescOf(const framework::DenseTensor& t, const memory::desc& user)
   return layout != nullptr && layout->plain_desc() == user;
 }
 
+memory KeptInputMemory(KeptMemory* kept, const framework::DenseTensor& t,
+                       const memory::desc& user, const dnnl::engine& engine) {
+  if (ArrangedAsDescOf(t, user)) return kept->Over(DescOf(t, user), t.raw_data(), engine);
+  return InputMemory(t, user, engine);
+}
+
 ScratchMemory::ScratchMemory(const memory::desc& md, const dnnl::engine& engine)
     : buffer_(platform::Alloc(platform::CPUPlace(), md.get_size())),
       mem_(md, engine, buffer_->ptr()) {}

@@ -62,6 +62,11 @@ class KeptMemory {
 // of the same logical dims (InputMemory converts the rest).
 bool ArrangedAsDescOf(const framework::DenseTensor& t, const dnnl::memory::desc& user);
 
+// Memory over input `t` as InputMemory gives it, through `kept` when `t`'s data is arranged
+// as DescOf(t, user) says (the usual case, which needs no copy).
+dnnl::memory KeptInputMemory(KeptMemory* kept, const framework::DenseTensor& t,
+                             const dnnl::memory::desc& user, const dnnl::engine& engine);
+
 // Memory in the primitive's format `want`: `user` itself or a reordered copy.
 ScratchMemory ToFormat(dnnl::memory user, const dnnl::memory::desc& want,
                        const platform::OneDNNContext& dev);
