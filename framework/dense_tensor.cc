@@ -74,7 +74,7 @@ void DenseTensor::ShareBufferInPlace(const DenseTensor& donor) {
   dtype_ = donor.dtype_;
   place_ = donor.place_;
   layout_.reset();
-  inplace_bytes_.value = donor.is_plain() ? donor.data_bytes() : 0;
+  inplace_bytes_.value = donor.data_bytes();  // In the donor's layout, row-major or not.
 }
 
 void DenseTensor::CheckAccess(DataType requested) const {

@@ -301,9 +301,11 @@ void PreparedOp::GrantInPlace() {
     const DenseTensor& x = in->Get<DenseTensor>();
     DenseTensor* y = out->GetMutable<DenseTensor>();
     // Nobody else may hold the buffer (a caller's fed tensor, a fetched copy), and the
-    // output must need exactly the input's bytes in the kernel's type.
+    // output must need exactly the input's bytes in the kernel's type. An input in a
+    // library's layout qualifies when that layout has no padding; the kernel (which accepts
+    // that layout) writes over it in the same arrangement or stages its output.
     const int64_t numel = y->dims().numel();
-    if (!x.initialized() || !x.is_plain() || x.holder().use_count() != 1 ||
+    if (!x.initialized() || x.holder().use_count() != 1 ||
         x.dtype() != kernel_->key.dtype || !(x.place() == place_) || numel < 0 ||
         static_cast<size_t>(numel) * platform::SizeOf(x.dtype()) != x.data_bytes() ||
         std::find(granted_.begin(), granted_.end(), y) != granted_.end()) {

@@ -19,8 +19,9 @@
 //
 // In place: the executor names the (input, output) pairs whose input nothing reads after
 // this op (SetInPlaceCandidates). When the chosen kernel declares the pair
-// (KernelInfo::inplace), the input reaches the kernel untransformed and row-major, its
-// buffer is held by no one else, and the output's inferred size equals the input's, the
+// (KernelInfo::inplace), the input reaches the kernel untransformed (row-major, or in a
+// library layout without padding that the kernel accepts), its buffer is held by no one
+// else, and the output's inferred size equals the input's, the
 // output is given the input's buffer to write into (DenseTensor::ShareBufferInPlace).
 #pragma once
 

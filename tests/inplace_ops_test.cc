@@ -37,13 +37,22 @@ struct DeclaredOp {
   std::set<InPlacePair> pairs;  // Over every kernel of the op.
 };
 
+// Pairs whose input is dispensable (a fused op's optional operand, such as conv2d's
+// ResidualData) need that op's own inputs and attributes: their ops' tests cover them
+// (prepared_kernel_test.cc for conv2d). The rest are same-shape ops tested here.
 std::vector<DeclaredOp> OpsDeclaringInPlace() {
   operators::RegisterAllOps();
   std::vector<DeclaredOp> ops;
   for (const auto& [type, info] : framework::OpInfoMap::Instance().map()) {
     DeclaredOp op{type, {}};
     for (const auto& k : framework::KernelRegistry::Instance().KernelsOf(type)) {
-      op.pairs.insert(k.inplace.begin(), k.inplace.end());
+      for (const InPlacePair& pair : k.inplace) {
+        const framework::OpSpec& spec = info.spec;
+        const bool dispensable = std::any_of(
+            spec.inputs.begin(), spec.inputs.end(),
+            [&](const auto& slot) { return slot.name == pair.first && slot.dispensable; });
+        if (!dispensable) op.pairs.insert(pair);
+      }
     }
     if (!op.pairs.empty()) ops.push_back(op);
   }

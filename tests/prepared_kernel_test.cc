@@ -5,7 +5,9 @@
 // reference; use_mkldnn / PlacementRules choose the library op by op.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "framework/executor.h"
@@ -131,6 +133,62 @@ TEST_F(PreparedKernelTest, ConvPacksTheFilterOnceThenReusesIt) {
   }
   EXPECT_EQ(framework::PrepackCount() - packs_before, 1);
   EXPECT_EQ(prepared->op(0).kernel_choices(), 1);
+}
+
+// conv2d with a fused residual add writes over the residual when it dies there: the
+// residual is another convolution's output, kept in oneDNN's layout, and the sum post-op
+// finds it in place instead of a copy. Values match the naive reference; when the residual
+// is fetched too (kept alive) nothing is written over it.
+TEST_F(PreparedKernelTest, FusedResidualIsWrittenOverWhenItDies) {
+  const DDim w1_dims({16, 16, 3, 3});
+  const auto x = RandomValues(kX.numel(), -1, 1, 11);
+  const auto w0 = RandomValues(w1_dims.numel(), -0.3, 0.3, 12);
+  const auto w1 = RandomValues(w1_dims.numel(), -0.3, 0.3, 13);
+  const auto residual = NaiveConv(x, kX, w0, w1_dims, 1);
+  std::vector<double> want = NaiveConv(x, kX, w1, w1_dims, 1);
+  for (size_t i = 0; i < want.size(); ++i) want[i] += residual[i];
+  std::vector<double> want_relu = want;
+  for (double& v : want_relu) v = std::max(v, 0.0);
+  // With `then_relu`, y is a temporary that stays in oneDNN's layout (the primitive writes
+  // it over the residual directly); without, y is fetched row-major (written through a
+  // staging buffer).
+  for (const auto& [keep_residual, then_relu] :
+       std::vector<std::pair<bool, bool>>{{false, false}, {true, false}, {false, true}}) {
+    ProgramDesc p;
+    DeclareParameter(&p, "w0");
+    DeclareParameter(&p, "w1");
+    p.Block(0).Var("x");
+    const AttributeMap pad = {{"paddings", std::vector<int>{1, 1}}};
+    Add(&p, "conv2d", {{"Input", {"x"}}, {"Filter", {"w0"}}}, {{"Output", {"r"}}}, pad);
+    AttributeMap fused = pad;
+    fused["fuse_residual_connection"] = true;
+    Add(&p, "conv2d", {{"Input", {"x"}}, {"Filter", {"w1"}}, {"ResidualData", {"r"}}},
+        {{"Output", {"y"}}}, fused);
+    if (then_relu) Add(&p, "relu", {{"X", {"y"}}}, {{"Out", {"z"}}});
+    Scope scope;
+    Set(&scope, "w0", MakeTensor<float>(w1_dims, w0));
+    Set(&scope, "w1", MakeTensor<float>(w1_dims, w1));
+    framework::Executor exec{platform::CPUPlace()};
+    std::vector<std::string> keep = {then_relu ? "z" : "y"};
+    if (keep_residual) keep.push_back("r");
+    auto prepared = exec.Prepare(p, 0, &scope, keep);
+    for (int run = 0; run < 2; ++run) {
+      Set(prepared->local_scope(), "x", MakeTensor<float>(kX, x));
+      ExecutionProfile profile;
+      exec.Run(prepared.get(), &profile);
+      const std::string what = std::string(keep_residual ? "kept" : "dying") + " residual" +
+                               (then_relu ? " then relu" : "") + ", run " + std::to_string(run);
+      EXPECT_EQ(profile.ops.at(1).in_place,
+                keep_residual ? std::vector<std::string>{} : std::vector<std::string>{"r -> y"})
+          << what;
+      if (then_relu) {
+        ExpectNear(Get(*prepared->local_scope(), "z"), want_relu, 1e-5, 1e-4, what);
+      } else {
+        ExpectNear(Get(*prepared->local_scope(), "y"), want, 1e-5, 1e-4, what);
+      }
+      if (keep_residual) ExpectNear(Get(*prepared->local_scope(), "r"), residual, 1e-5, 1e-4, what);
+    }
+  }
 }
 
 TEST_F(PreparedKernelTest, WritingTheFilterRepacksIt) {

@@ -92,6 +92,8 @@ class Conv2dOneDNN final : public framework::OpKernel {
 
   void Compute(const ExecutionContext& ctx) override {
     if (plain_) {
+      // The plain code reads the residual while it writes the output: no in-place grant.
+      ctx.Output("Output")->EndInPlace();
       ctx.WithPlainInputs([](const ExecutionContext& plain) { Conv2dPlainCompute<float>(plain); });
       return;
     }
@@ -130,7 +132,18 @@ class Conv2dOneDNN final : public framework::OpKernel {
           args_[DNNL_ARG_BIAS] = bias_mem_.Over(descs_.bias, bias->data<float>(), engine);
         }
         // The sum post-op adds what the destination holds: the residual, in its format.
-        if (residual != nullptr) Reorder(InputMemory(*residual, descs_.dst, engine), dst, dev);
+        if (residual != nullptr) {
+          const memory res = InputMemory(*residual, descs_.dst, engine);
+          if (res.get_data_handle() != dst.get_data_handle()) {
+            Reorder(res, dst, dev);
+          } else if (res.get_desc() != dst.get_desc()) {
+            // Output over the residual's buffer (in place) in another arrangement of the
+            // same bytes: through a copy, not a reorder onto itself.
+            const ScratchMemory copy(res.get_desc(), engine);
+            Reorder(res, copy.mem(), dev);
+            Reorder(copy.mem(), dst, dev);
+          }  // Else the residual is already where and how the post-op reads it.
+        }
         primitive_->execute(dev.stream(), args_);
         if (staged_dst) staged_dst->Store(dev);
         dev.stream().wait();
@@ -289,6 +302,8 @@ PL_REGISTER_BACKEND_KERNELS(RegisterConvPoolOneDNNKernels) {
     framework::RegisterKernelClass<Conv2dOneDNN>(conv, DeviceType::kCPU, DataType::FLOAT32,
                                                  LibraryType::kOneDNN);
     registry.DeclareOpaqueInputs(conv, LibraryType::kOneDNN, {"Input", "ResidualData"});
+    // A fused residual add writes over the residual when nothing reads it afterwards.
+    registry.DeclareInPlace(conv, LibraryType::kOneDNN, {{"ResidualData", "Output"}});
   }
   framework::RegisterKernelClass<Pool2dOneDNN>("pool2d", DeviceType::kCPU, DataType::FLOAT32,
                                                LibraryType::kOneDNN);
