@@ -132,11 +132,19 @@ void PreparedOp::InferShape() {
   size_t n = 0;
   for (const auto& kv : kernel_ctx_.inputs) {
     for (const Variable* v : kv.second) {
+      // A dense input (the usual case) is compared where it is, without copying its dims.
+      const DenseTensor* dense = v->IsType<DenseTensor>() ? &v->Get<DenseTensor>() : nullptr;
+      if (n < inferred_from_.size() && dense != nullptr) {
+        const InputShape& last = inferred_from_[n];
+        if (last.type == v->Type() && last.dtype == dense->dtype() && last.dims == dense->dims()) {
+          ++n;
+          continue;
+        }
+      }
       InputShape now{v->Type(), DDim(), DataType::UNDEFINED};
-      if (v->IsType<DenseTensor>()) {
-        const DenseTensor& t = v->Get<DenseTensor>();
-        now.dims = t.dims();
-        now.dtype = t.dtype();
+      if (dense != nullptr) {
+        now.dims = dense->dims();
+        now.dtype = dense->dtype();
       } else if (v->IsType<SelectedRows>()) {
         const SelectedRows& rows = v->Get<SelectedRows>();
         now.dims = rows.dense_dims();

@@ -17,7 +17,6 @@
 // Out may be X (the primitive's in-place pair); Out that is Y, or X changing arrangement,
 // gets a fresh buffer, moved into Out at the end. Out gets X's LoD.
 #include <memory>
-#include <optional>
 #include <unordered_map>
 #include <vector>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -104,17 +103,12 @@ class BinaryOneDNN final : public framework::OpKernel {
                               ? OutputTarget(out, {y}, &fresh, bd_.out, std::move(layout))
                               : OutputTarget(out, {x, y}, &fresh, bd_.out, std::move(layout));
     try {
-      const memory::desc dst_user = DescOf(*target, x_user_);
-      std::optional<PrimitiveOutput> staged;
-      const memory& dst =
-          dst_user == dst_md
-              ? dst_mem_.Over(dst_md, OutputData(target), dev.engine())
-              : staged.emplace(dst_user, OutputData(target), dst_md, dev.engine()).mem();
       args_[DNNL_ARG_SRC_0] = src0;
       args_[DNNL_ARG_SRC_1] = src1;
-      args_[DNNL_ARG_DST] = dst;
+      args_[DNNL_ARG_DST] =
+          dst_.Bind(DescOf(*target, x_user_), OutputData(target), dst_md, dev.engine());
       primitive_->execute(dev.stream(), args_);
-      if (staged) staged->Store(dev);
+      dst_.Store(dev);
       dev.stream().wait();
     } catch (const dnnl::error& e) {
       throw errors::Fatal("op `%s`: oneDNN binary failed for X %s, Y %s (axis %d): %s",
@@ -162,7 +156,8 @@ class BinaryOneDNN final : public framework::OpKernel {
   // format it reads Y in.
   memory::desc src0_desc_, y_desc_, src1_desc_;
   std::shared_ptr<const OneDNNLayout> blocked_layout_;  // Out's layout when it may be blocked.
-  KeptMemory x_mem_, y_mem_, dst_mem_;
+  KeptMemory x_mem_, y_mem_;
+  KeptOutput dst_;
   std::unordered_map<int, memory> args_;
   bool unsupported_ = false;
   dnnl::binary::primitive_desc pd_;

@@ -17,7 +17,6 @@
 // it comes in and writes the same format; it keeps its primitive too.
 #include <oneapi/dnnl/dnnl.hpp>
 #include <memory>
-#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -112,20 +111,10 @@ class Conv2dOneDNN final : public framework::OpKernel {
         const dnnl::engine& engine = dev.engine();
         // Inputs and output in the primitive's formats (the steady state of a chain of
         // oneDNN ops) go through memory kept from the last run; others through copies.
-        ScratchMemory converted_src;
-        const memory* src = nullptr;
-        if (ArrangedAsDescOf(*input, descs_.src) && DescOf(*input, descs_.src) == src_want_) {
-          src = &src_mem_.Over(src_want_, input->raw_data(), engine);
-        } else {
-          converted_src = ToFormat(InputMemory(*input, descs_.src, engine), src_want_, dev);
-          src = &converted_src.mem();
-        }
-        std::optional<PrimitiveOutput> staged_dst;
-        const memory::desc dst_user = DescOf(*target, descs_.dst);
-        const memory& dst = dst_user == dst_want_
-                                ? dst_mem_.Over(dst_want_, OutputData(target), engine)
-                                : staged_dst.emplace(dst_user, OutputData(target), dst_want_, engine).mem();
-        args_[DNNL_ARG_SRC] = *src;
+        const ScratchMemory src =
+            ToFormat(KeptInputMemory(&src_mem_, *input, descs_.src, engine), src_want_, dev);
+        const memory& dst = dst_.Bind(DescOf(*target, descs_.dst), OutputData(target), dst_want_, engine);
+        args_[DNNL_ARG_SRC] = src;
         args_[DNNL_ARG_WEIGHTS] = Weights(ctx, *filter, dev);
         args_[DNNL_ARG_DST] = dst;
         if (bias != nullptr) {
@@ -145,7 +134,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
           }  // Else the residual is already where and how the post-op reads it.
         }
         primitive_->execute(dev.stream(), args_);
-        if (staged_dst) staged_dst->Store(dev);
+        dst_.Store(dev);
         dev.stream().wait();
       });
     }
@@ -191,7 +180,8 @@ class Conv2dOneDNN final : public framework::OpKernel {
   bool packs_filter_ = false;
   memory weights_;
   memory::desc src_want_, dst_want_;  // The primitive's formats.
-  KeptMemory src_mem_, dst_mem_, bias_mem_, weights_mem_;
+  KeptMemory src_mem_, bias_mem_, weights_mem_;
+  KeptOutput dst_;
   std::unordered_map<int, memory> args_;  // Kept: no map nodes allocated per run.
   framework::VariableStamp weights_stamp_;
 };
@@ -230,12 +220,13 @@ class Pool2dOneDNN final : public framework::OpKernel {
       // An input in a blocked format is pooled in it, and the output takes the same format.
       // The primitive, its descriptors and the output layout are made for the first input
       // format seen and kept while it stays.
-      const memory::desc src_md = DescOf(*x, user_src_);
-      if (!ArrangedAsDescOf(*x, user_src_) || primitive_ == nullptr || src_md != src_desc_) {
+      memory src;
+      if (primitive_ == nullptr || !ArrangedAsDescOf(*x, user_src_) ||
+          DescOf(*x, user_src_) != src_desc_) {
         OneDNNPoolDescs d = MakeOneDNNPoolDescs(g_);
         user_src_ = d.src;
         user_dst_ = d.dst;
-        const memory src = PoolInputMemory(*x, &d, engine);
+        src = PoolInputMemory(*x, &d, engine);  // A row-major copy if X is read otherwise.
         if (primitive_ == nullptr || src.get_desc() != src_desc_) {
           pd_ = dnnl::pooling_forward::primitive_desc(
               PoolForwardDesc(d, dnnl::prop_kind::forward_inference), engine);
@@ -244,15 +235,18 @@ class Pool2dOneDNN final : public framework::OpKernel {
           dst_desc_ = pd_.dst_desc();
           blocked_layout_ = OutputLayout(true, dst_desc_, user_dst_);
         }
-        if (!ArrangedAsDescOf(*x, user_src_)) {  // A copy InputMemory made: run on it.
-          Execute(ctx, src, out, &fresh, dev);
-          if (target_was_fresh_) *out = std::move(fresh);
-          return;
-        }
       }
-      Execute(ctx, src_mem_.Over(src_desc_, x->raw_data(), engine), out, &fresh, dev);
-      if (target_was_fresh_) *out = std::move(fresh);
-      return;
+      if (ArrangedAsDescOf(*x, user_src_)) src = src_mem_.Over(src_desc_, x->raw_data(), engine);
+      DenseTensor* target =
+          OutputTarget(out, {x}, &fresh, g_.OutputDims(),
+                       ctx.OutputMayBeOpaque("Out") ? blocked_layout_ : nullptr);
+      args_[DNNL_ARG_SRC] = src;
+      args_[DNNL_ARG_DST] =
+          dst_.Bind(DescOf(*target, user_dst_), OutputData(target), dst_desc_, engine);
+      primitive_->execute(dev.stream(), args_);
+      dst_.Store(dev);
+      dev.stream().wait();
+      if (target == &fresh) *out = std::move(fresh);
     } catch (const dnnl::error& e) {
       throw errors::Fatal("op `%s`: oneDNN pooling failed for X %s: %s", ctx.Type(),
                           x->dims().ToString(), e.what());
@@ -260,33 +254,14 @@ class Pool2dOneDNN final : public framework::OpKernel {
   }
 
  private:
-  // Runs the primitive on `src` into Out (or `fresh` when Out is X).
-  void Execute(const ExecutionContext& ctx, const memory& src, DenseTensor* out,
-               DenseTensor* fresh, const platform::OneDNNContext& dev) {
-    DenseTensor* target =
-        OutputTarget(out, {ctx.Input("X")}, fresh, g_.OutputDims(),
-                     ctx.OutputMayBeOpaque("Out") ? blocked_layout_ : nullptr);
-    target_was_fresh_ = target == fresh;
-    const memory::desc dst_user = DescOf(*target, user_dst_);
-    std::optional<PrimitiveOutput> staged;
-    const memory& dst = dst_user == dst_desc_
-                            ? dst_mem_.Over(dst_desc_, OutputData(target), dev.engine())
-                            : staged.emplace(dst_user, OutputData(target), dst_desc_, dev.engine()).mem();
-    args_[DNNL_ARG_SRC] = src;
-    args_[DNNL_ARG_DST] = dst;
-    primitive_->execute(dev.stream(), args_);
-    if (staged) staged->Store(dev);
-    dev.stream().wait();
-  }
-
   Pool2dGeometry g_;
   bool plain_ = false;
   memory::desc user_src_, user_dst_;  // Row-major X and Out.
   memory::desc src_desc_, dst_desc_;  // The formats primitive_ reads and writes.
   std::shared_ptr<const OneDNNLayout> blocked_layout_;  // Out's layout when it may be blocked.
-  KeptMemory src_mem_, dst_mem_;
+  KeptMemory src_mem_;
+  KeptOutput dst_;
   std::unordered_map<int, memory> args_;
-  bool target_was_fresh_ = false;
   dnnl::pooling_forward::primitive_desc pd_;
   std::unique_ptr<dnnl::pooling_forward> primitive_;
 };

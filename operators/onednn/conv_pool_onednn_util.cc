@@ -41,6 +41,18 @@ ScratchMemory::ScratchMemory(const memory::desc& md, const dnnl::engine& engine)
     : buffer_(platform::Alloc(platform::CPUPlace(), md.get_size())),
       mem_(md, engine, buffer_->ptr()) {}
 
+const memory& KeptOutput::Bind(const memory::desc& user_md, float* data, const memory::desc& want,
+                               const dnnl::engine& engine) {
+  staged_.reset();
+  if (user_md == want) return kept_.Over(want, data, engine);
+  return staged_.emplace(user_md, data, want, engine).mem();
+}
+
+void KeptOutput::Store(const platform::OneDNNContext& dev) {
+  if (staged_) staged_->Store(dev);
+  staged_.reset();
+}
+
 ScratchMemory ToFormat(memory user, const memory::desc& want, const platform::OneDNNContext& dev) {
   if (user.get_desc() == want) return ScratchMemory(std::move(user));
   ScratchMemory converted(want, dev.engine());

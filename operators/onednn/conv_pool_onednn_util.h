@@ -5,6 +5,7 @@
 #pragma once
 
 #include <initializer_list>
+#include <optional>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "framework/dense_tensor.h"
@@ -87,6 +88,21 @@ class PrimitiveOutput {
  private:
   dnnl::memory user_;
   ScratchMemory scratch_;
+};
+
+// An output a kernel's primitive writes in format `want`, over the user's buffer through
+// memory kept between runs when the user's arrangement is `want`, else through a staging
+// buffer (a PrimitiveOutput) that Store() reorders into the user's buffer.
+class KeptOutput {
+ public:
+  const dnnl::memory& Bind(const dnnl::memory::desc& user_md, float* data,
+                           const dnnl::memory::desc& want, const dnnl::engine& engine);
+  // After the primitive ran: the staged output into the user's buffer, if there is one.
+  void Store(const platform::OneDNNContext& dev);
+
+ private:
+  KeptMemory kept_;
+  std::optional<PrimitiveOutput> staged_;
 };
 
 // One convolution in oneDNN's terms. `src`, `dst` are in the user's layout (nchw or nhwc),
