@@ -54,7 +54,7 @@ std::string DimsString(const int64_t* d, size_t rank) {
 }
 }  // namespace
 
-int64_t DDim::numel() const {
+int64_t DDim::CountNumel() const {
   int64_t n = 0;
   PL_ENFORCE(CountElements(d_, 0, rank_, &n),
              errors::OutOfRange("shape %s has more elements than an int64 can count",
@@ -85,14 +85,6 @@ bool DDim::HasUnknown() const {
     if (d_[i] < 0) return true;
   }
   return false;
-}
-
-bool DDim::operator==(const DDim& o) const {
-  if (rank_ != o.rank_) return false;
-  for (int i = 0; i < rank_; ++i) {
-    if (d_[i] != o.d_[i]) return false;
-  }
-  return true;
 }
 
 std::string DDim::ToString() const { return DimsString(d_, static_cast<size_t>(rank_)); }

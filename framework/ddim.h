@@ -31,15 +31,30 @@ class DDim {
   // Product of all dims; 1 for rank 0; -1 if any dim is unknown. OutOfRangeError when the
   // non-zero known dims multiply past int64 (so every partial product of a shape that passes
   // fits as well).
-  int64_t numel() const;
+  int64_t numel() const {
+    // Inline for the usual shape (every dim positive, no overflow); the rest out of line.
+    int64_t n = 1;
+    for (int i = 0; i < rank_; ++i) {
+      if (d_[i] <= 0 || __builtin_mul_overflow(n, d_[i], &n)) return CountNumel();
+    }
+    return n;
+  }
   bool HasUnknown() const;
 
-  bool operator==(const DDim& o) const;
+  bool operator==(const DDim& o) const {
+    if (rank_ != o.rank_) return false;
+    for (int i = 0; i < rank_; ++i) {
+      if (d_[i] != o.d_[i]) return false;
+    }
+    return true;
+  }
   bool operator!=(const DDim& o) const { return !(*this == o); }
 
   std::string ToString() const;  // "[2, 3]"
 
  private:
+  int64_t CountNumel() const;
+
   int64_t d_[kMaxRank] = {};
   int rank_ = 0;
 };

@@ -90,12 +90,6 @@ void DenseTensor::CheckAccess(DataType requested) const {
                                         dims_.ToString(), layout_->ToString()));
 }
 
-size_t DenseTensor::data_bytes() const {
-  if (layout_ != nullptr) return layout_->bytes();
-  const int64_t n = dims_.numel();
-  return n > 0 ? static_cast<size_t>(n) * platform::SizeOf(dtype_) : 0;
-}
-
 DenseTensor PlainTensor(const DenseTensor& src) {
   if (src.is_plain()) return src;
   PL_ENFORCE(src.initialized() && src.place().is_cpu(),

@@ -81,7 +81,11 @@ class DenseTensor {
   // Declares the layout of the data the next mutable_data() is written in (after Resize).
   void set_opaque_layout(std::shared_ptr<const OpaqueLayout> layout) { layout_ = std::move(layout); }
   // Bytes the data takes in its layout: numel * element size when plain.
-  size_t data_bytes() const;
+  size_t data_bytes() const {
+    if (layout_ != nullptr) return layout_->bytes();
+    const int64_t n = dims_.numel();
+    return n > 0 ? static_cast<size_t>(n) * platform::SizeOf(dtype_) : 0;
+  }
 
   void* mutable_data(const Place& place, DataType dtype);
   template <typename T>

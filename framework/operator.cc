@@ -41,7 +41,21 @@ OperatorBase::OperatorBase(const std::string& type, const VariableNameMap& input
       inputs_(inputs),
       outputs_(outputs),
       attrs_(attrs),
-      info_(&OpInfoMap::Instance().Get(type)) {}
+      info_(&OpInfoMap::Instance().Get(type)) {
+  attr_index_.reserve(attrs_.size());
+  for (const auto& kv : attrs_) {
+    attr_index_.push_back({HashName(kv.first.data(), kv.first.size()), &kv.first, &kv.second});
+  }
+}
+
+void OperatorBase::ThrowNoAttr(NameRef name) const {
+  throw errors::NotFound("op `%s` has no attribute `%s`", type_, name.c_str());
+}
+
+void OperatorBase::ThrowAttrType(NameRef name, AttrType expected, AttrType found) const {
+  throw errors::InvalidArgument("op `%s` attribute `%s`: expected type %s, received %s", type_,
+                                name.c_str(), AttrTypeName(expected), AttrTypeName(found));
+}
 
 std::string OperatorBase::Input(const std::string& slot) const {
   return SingleName(type_, "input", inputs_, slot);
@@ -70,57 +84,47 @@ std::string OperatorBase::DebugString() const {
 
 // ---- ExecutionContext ----
 
-const std::vector<Variable*>* ExecutionContext::InputVars(const std::string& slot) const {
-  auto it = ctx_.inputs.find(slot);
-  return it == ctx_.inputs.end() ? nullptr : &it->second;
+bool ExecutionContext::HasInput(NameRef slot) const { return InputSize(slot) > 0; }
+bool ExecutionContext::HasOutput(NameRef slot) const { return OutputSize(slot) > 0; }
+
+size_t ExecutionContext::InputSize(NameRef slot) const {
+  const auto it = ctx_.inputs.find(slot);
+  return it == ctx_.inputs.end() ? 0 : it->second.size();
 }
 
-const std::vector<Variable*>* ExecutionContext::OutputVars(const std::string& slot) const {
-  auto it = ctx_.outputs.find(slot);
-  return it == ctx_.outputs.end() ? nullptr : &it->second;
+size_t ExecutionContext::OutputSize(NameRef slot) const {
+  const auto it = ctx_.outputs.find(slot);
+  return it == ctx_.outputs.end() ? 0 : it->second.size();
 }
 
-bool ExecutionContext::HasInput(const std::string& slot) const { return InputSize(slot) > 0; }
-bool ExecutionContext::HasOutput(const std::string& slot) const { return OutputSize(slot) > 0; }
-
-size_t ExecutionContext::InputSize(const std::string& slot) const {
-  const auto* v = InputVars(slot);
-  return v ? v->size() : 0;
-}
-
-size_t ExecutionContext::OutputSize(const std::string& slot) const {
-  const auto* v = OutputVars(slot);
-  return v ? v->size() : 0;
-}
-
-std::string ExecutionContext::InputName(const std::string& slot, size_t i) const {
-  const auto& names = op_.InputNames(slot);
+std::string ExecutionContext::InputName(NameRef slot, size_t i) const {
+  const auto& names = op_.InputNames(slot.str());
   return i < names.size() ? names[i] : "";
 }
 
-std::string ExecutionContext::OutputName(const std::string& slot, size_t i) const {
-  const auto& names = op_.OutputNames(slot);
+std::string ExecutionContext::OutputName(NameRef slot, size_t i) const {
+  const auto& names = op_.OutputNames(slot.str());
   return i < names.size() ? names[i] : "";
 }
 
-bool ExecutionContext::InputIsParameter(const std::string& slot, size_t i) const {
+bool ExecutionContext::InputIsParameter(NameRef slot, size_t i) const {
   const Variable* v = InputVar(slot, i);
   return v != nullptr && ctx_.parameters.count(v) > 0;
 }
 
-void ExecutionContext::NotePrepack(const std::string& slot, size_t i, size_t bytes,
+void ExecutionContext::NotePrepack(NameRef slot, size_t i, size_t bytes,
                                    const std::string& how) const {
   CountPrepack();
   if (prepacks_ == nullptr) return;
   TransformRecord r;
-  r.slot = slot;
+  r.slot = slot.str();
   r.variable = InputName(slot, i);
   r.kind = "prepack: " + how;
   r.bytes = bytes;
   prepacks_->push_back(std::move(r));
 }
 
-bool ExecutionContext::OutputMayBeOpaque(const std::string& slot, size_t i) const {
+bool ExecutionContext::OutputMayBeOpaque(NameRef slot, size_t i) const {
   if (ctx_.opaque_outputs.empty()) return false;
   const Variable* v = OutputVar(slot, i);
   return v != nullptr && ctx_.opaque_outputs.count(v) > 0;
@@ -153,49 +157,34 @@ void ExecutionContext::WithPlainInputs(
   fn(ExecutionContext(op_, plain, device_context_, key_, prepacks_));
 }
 
-const Variable* ExecutionContext::InputVar(const std::string& slot, size_t i) const {
-  const auto* v = InputVars(slot);
-  return v && i < v->size() ? (*v)[i] : nullptr;
-}
-
-Variable* ExecutionContext::OutputVar(const std::string& slot, size_t i) const {
-  const auto* v = OutputVars(slot);
-  return v && i < v->size() ? (*v)[i] : nullptr;
-}
-
-const DenseTensor* ExecutionContext::Input(const std::string& slot, size_t i) const {
-  const Variable* var = InputVar(slot, i);
-  if (var == nullptr) return nullptr;
+const DenseTensor* ExecutionContext::CheckedInput(const Variable& var, NameRef slot,
+                                                  size_t i) const {
   // A kernel that is not sparse-aware reading a SelectedRows: say so, not "no data".
-  PL_ENFORCE(!var->IsInitialized() || var->IsType<DenseTensor>(),
+  PL_ENFORCE(!var.IsInitialized() || var.IsType<DenseTensor>(),
              errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a dense tensor, "
                                      "found %s",
-                                     Type(), slot, InputName(slot, i), HeldTypeName(*var)));
+                                     Type(), slot.c_str(), InputName(slot, i), HeldTypeName(var)));
   // A no-need-buffer input may have had its buffer freed: its dims, dtype and LoD remain.
-  PL_ENFORCE(var->IsType<DenseTensor>() &&
-                 (var->Get<DenseTensor>().initialized() || !op_.NeedsBuffer(slot)),
+  PL_ENFORCE(var.IsType<DenseTensor>() &&
+                 (var.Get<DenseTensor>().initialized() || !op_.NeedsBuffer(slot.str())),
              errors::PreconditionNotMet("op `%s` input `%s`: variable `%s` holds no data", Type(),
-                                        slot, InputName(slot, i)));
-  return &var->Get<DenseTensor>();
+                                        slot.c_str(), InputName(slot, i)));
+  return &var.Get<DenseTensor>();
 }
 
-std::vector<const DenseTensor*> ExecutionContext::MultiInput(const std::string& slot) const {
+void ExecutionContext::ThrowNotDenseOutput(const Variable& var, NameRef slot, size_t i) const {
+  throw errors::InvalidArgument(
+      "op `%s` output `%s` (variable `%s`): expected a dense tensor, found %s", Type(),
+      slot.c_str(), OutputName(slot, i), HeldTypeName(var));
+}
+
+std::vector<const DenseTensor*> ExecutionContext::MultiInput(NameRef slot) const {
   std::vector<const DenseTensor*> out;
   for (size_t i = 0; i < InputSize(slot); ++i) out.push_back(Input(slot, i));
   return out;
 }
 
-DenseTensor* ExecutionContext::Output(const std::string& slot, size_t i) const {
-  Variable* var = OutputVar(slot, i);
-  if (var == nullptr) return nullptr;
-  PL_ENFORCE(!var->IsInitialized() || var->IsType<DenseTensor>(),
-             errors::InvalidArgument("op `%s` output `%s` (variable `%s`): expected a dense tensor, "
-                                     "found %s",
-                                     Type(), slot, OutputName(slot, i), HeldTypeName(*var)));
-  return var->GetMutable<DenseTensor>();
-}
-
-std::vector<DenseTensor*> ExecutionContext::MultiOutput(const std::string& slot) const {
+std::vector<DenseTensor*> ExecutionContext::MultiOutput(NameRef slot) const {
   std::vector<DenseTensor*> out;
   for (size_t i = 0; i < OutputSize(slot); ++i) out.push_back(Output(slot, i));
   return out;

@@ -16,8 +16,10 @@
 
 #include "framework/execution_profile.h"
 #include "framework/kernel_registry.h"
+#include "framework/name_ref.h"
 #include "framework/op_info.h"
 #include "framework/scope.h"
+#include "framework/slot_map.h"
 #include "platform/device_context.h"
 
 namespace paddle_like {
@@ -30,6 +32,8 @@ class OperatorBase {
   OperatorBase(const std::string& type, const VariableNameMap& inputs,
                const VariableNameMap& outputs, const AttributeMap& attrs);
   virtual ~OperatorBase() = default;
+  OperatorBase(const OperatorBase&) = delete;  // The attribute index points into attrs_.
+  OperatorBase& operator=(const OperatorBase&) = delete;
 
   const std::string& Type() const { return type_; }
   const VariableNameMap& Inputs() const { return inputs_; }
@@ -47,17 +51,17 @@ class OperatorBase {
   // False for input slots declared AsNoNeedBuffer (only metadata is read).
   bool NeedsBuffer(const std::string& input_slot) const;
 
+  // The attribute `name` of type T; NotFoundError or InvalidArgumentError naming the op.
+  // Reached through an index built with the op (NameRef): no string or map on the way.
   template <typename T>
-  const T& Attr(const std::string& name) const {
-    auto it = attrs_.find(name);
-    PL_ENFORCE(it != attrs_.end(), errors::NotFound("op `%s` has no attribute `%s`", type_, name));
-    const T* v = std::get_if<T>(&it->second);
-    PL_ENFORCE(v != nullptr, errors::InvalidArgument(
-                                 "op `%s` attribute `%s`: expected type %s, received %s", type_,
-                                 name, AttrTypeName(AttrTypeOf<T>()),
-                                 AttrTypeName(GetAttrType(it->second))));
+  const T& Attr(NameRef name) const {
+    const Attribute* a = FindAttr(name);
+    if (a == nullptr) ThrowNoAttr(name);
+    const T* v = std::get_if<T>(a);
+    if (v == nullptr) ThrowAttrType(name, AttrTypeOf<T>(), GetAttrType(*a));
     return *v;
   }
+  bool HasAttr(NameRef name) const { return FindAttr(name) != nullptr; }
 
   virtual bool HasKernels() const { return false; }
 
@@ -71,17 +75,33 @@ class OperatorBase {
   virtual void RunImpl(const Scope& scope, const Place& place) const = 0;
 
  private:
+  const Attribute* FindAttr(NameRef name) const {
+    for (const AttrEntry& e : attr_index_) {
+      if (name.Matches(e.hash, *e.name)) return e.value;
+    }
+    return nullptr;
+  }
+  [[noreturn]] void ThrowNoAttr(NameRef name) const;
+  [[noreturn]] void ThrowAttrType(NameRef name, AttrType expected, AttrType found) const;
+
   std::string type_;
   VariableNameMap inputs_;
   VariableNameMap outputs_;
   AttributeMap attrs_;
   const OpInfo* info_ = nullptr;
+  // attrs_ by name hash, pointing into attrs_ (whose nodes never move: it is never changed).
+  struct AttrEntry {
+    uint64_t hash;
+    const std::string* name;
+    const Attribute* value;
+  };
+  std::vector<AttrEntry> attr_index_;
 };
 
 // The variables bound to an op's slots for one scope, resolved once.
 struct RuntimeContext {
-  std::map<std::string, std::vector<Variable*>> inputs;
-  std::map<std::string, std::vector<Variable*>> outputs;
+  SlotMap inputs;
+  SlotMap outputs;
   // Inputs that live in a scope enclosing the op's: the parameter scope of an executor or a
   // predictor (persistable variables, written only by loads and optimizer steps). Kernels
   // pre-pack only these; activations change every run.
@@ -110,42 +130,61 @@ class ExecutionContext {
   }
 
   template <typename T>
-  const T& Attr(const std::string& name) const {
+  const T& Attr(NameRef name) const {
     return op_.Attr<T>(name);
   }
-  bool HasAttr(const std::string& name) const { return op_.Attrs().count(name) > 0; }
+  bool HasAttr(NameRef name) const { return op_.HasAttr(name); }
 
-  bool HasInput(const std::string& slot) const;
-  bool HasOutput(const std::string& slot) const;
-  size_t InputSize(const std::string& slot) const;
-  size_t OutputSize(const std::string& slot) const;
+  bool HasInput(NameRef slot) const;
+  bool HasOutput(NameRef slot) const;
+  size_t InputSize(NameRef slot) const;
+  size_t OutputSize(NameRef slot) const;
 
   // The i-th tensor of an input slot; nullptr if the slot is absent (dispensable input).
   // PreconditionNotMetError if the variable holds no data; InvalidArgumentError if it holds
   // something else, such as a SelectedRows (sparse-aware kernels read InputVar instead).
-  const DenseTensor* Input(const std::string& slot, size_t i = 0) const;
-  std::vector<const DenseTensor*> MultiInput(const std::string& slot) const;
+  const DenseTensor* Input(NameRef slot, size_t i = 0) const {
+    const Variable* var = InputVar(slot, i);
+    if (var == nullptr) return nullptr;
+    // The usual case, checked inline: a dense tensor holding data.
+    if (var->IsType<DenseTensor>() && var->Get<DenseTensor>().initialized()) {
+      return &var->Get<DenseTensor>();
+    }
+    return CheckedInput(*var, slot, i);
+  }
+  std::vector<const DenseTensor*> MultiInput(NameRef slot) const;
   // The i-th tensor of an output slot; nullptr if absent. InvalidArgumentError if the
   // variable holds something other than a DenseTensor (e.g. it is declared SelectedRows).
-  DenseTensor* Output(const std::string& slot, size_t i = 0) const;
-  std::vector<DenseTensor*> MultiOutput(const std::string& slot) const;
+  DenseTensor* Output(NameRef slot, size_t i = 0) const {
+    Variable* var = OutputVar(slot, i);
+    if (var == nullptr) return nullptr;
+    if (var->IsInitialized() && !var->IsType<DenseTensor>()) ThrowNotDenseOutput(*var, slot, i);
+    return var->GetMutable<DenseTensor>();
+  }
+  std::vector<DenseTensor*> MultiOutput(NameRef slot) const;
 
-  const Variable* InputVar(const std::string& slot, size_t i = 0) const;
-  Variable* OutputVar(const std::string& slot, size_t i = 0) const;
+  const Variable* InputVar(NameRef slot, size_t i = 0) const {
+    const auto it = ctx_.inputs.find(slot);
+    return it != ctx_.inputs.end() && i < it->second.size() ? it->second[i] : nullptr;
+  }
+  Variable* OutputVar(NameRef slot, size_t i = 0) const {
+    const auto it = ctx_.outputs.find(slot);
+    return it != ctx_.outputs.end() && i < it->second.size() ? it->second[i] : nullptr;
+  }
 
   // Variable names, for messages.
-  std::string InputName(const std::string& slot, size_t i = 0) const;
-  std::string OutputName(const std::string& slot, size_t i = 0) const;
+  std::string InputName(NameRef slot, size_t i = 0) const;
+  std::string OutputName(NameRef slot, size_t i = 0) const;
 
   // Whether the i-th variable of input `slot` is a parameter (RuntimeContext::parameters).
-  bool InputIsParameter(const std::string& slot, size_t i = 0) const;
+  bool InputIsParameter(NameRef slot, size_t i = 0) const;
   // A kernel class (op_kernel.h) converted constant input `slot` into its own layout, writing
   // `bytes`; `how` says into what ("reorder to oneDNN weights format ..."). Counted by
   // PrepackCount() and shown in profiles next to the data transforms.
-  void NotePrepack(const std::string& slot, size_t i, size_t bytes, const std::string& how) const;
+  void NotePrepack(NameRef slot, size_t i, size_t bytes, const std::string& how) const;
   // Whether the i-th variable of output `slot` may be written in the kernel library's own
   // layout (RuntimeContext::opaque_outputs); otherwise the kernel writes it row-major.
-  bool OutputMayBeOpaque(const std::string& slot, size_t i = 0) const;
+  bool OutputMayBeOpaque(NameRef slot, size_t i = 0) const;
 
   // Runs `fn` on a context whose inputs in an opaque layout are replaced by row-major copies:
   // for a library kernel that falls back to row-major code (a plain kernel, an unusual
@@ -153,8 +192,10 @@ class ExecutionContext {
   void WithPlainInputs(const std::function<void(const ExecutionContext&)>& fn) const;
 
  private:
-  const std::vector<Variable*>* InputVars(const std::string& slot) const;
-  const std::vector<Variable*>* OutputVars(const std::string& slot) const;
+  // Input() for what the inline check did not pass: a no-need-buffer input whose buffer was
+  // freed, or an error naming the op, slot and variable.
+  const DenseTensor* CheckedInput(const Variable& var, NameRef slot, size_t i) const;
+  [[noreturn]] void ThrowNotDenseOutput(const Variable& var, NameRef slot, size_t i) const;
 
   const OperatorBase& op_;
   const RuntimeContext& ctx_;

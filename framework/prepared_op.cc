@@ -116,6 +116,10 @@ void PreparedOp::ChooseKernel() {
       transforms_.push_back(std::move(tr));
     }
   }
+  kernel_inputs_.clear();
+  for (const auto& kv : kernel_ctx_.inputs) {
+    kernel_inputs_.insert(kernel_inputs_.end(), kv.second.begin(), kv.second.end());
+  }
   MatchInPlaceCandidates();
 }
 
@@ -130,35 +134,33 @@ void PreparedOp::ApplyTransforms() {
 void PreparedOp::InferShape() {
   bool same = shape_inferred_;
   size_t n = 0;
-  for (const auto& kv : kernel_ctx_.inputs) {
-    for (const Variable* v : kv.second) {
-      // A dense input (the usual case) is compared where it is, without copying its dims.
-      const DenseTensor* dense = v->IsType<DenseTensor>() ? &v->Get<DenseTensor>() : nullptr;
-      if (n < inferred_from_.size() && dense != nullptr) {
-        const InputShape& last = inferred_from_[n];
-        if (last.type == v->Type() && last.dtype == dense->dtype() && last.dims == dense->dims()) {
-          ++n;
-          continue;
-        }
+  for (const Variable* v : kernel_inputs_) {
+    // A dense input (the usual case) is compared where it is, without copying its dims.
+    const DenseTensor* dense = v->IsType<DenseTensor>() ? &v->Get<DenseTensor>() : nullptr;
+    if (n < inferred_from_.size() && dense != nullptr) {
+      const InputShape& last = inferred_from_[n];
+      if (last.type == v->Type() && last.dtype == dense->dtype() && last.dims == dense->dims()) {
+        ++n;
+        continue;
       }
-      InputShape now{v->Type(), DDim(), DataType::UNDEFINED};
-      if (dense != nullptr) {
-        now.dims = dense->dims();
-        now.dtype = dense->dtype();
-      } else if (v->IsType<SelectedRows>()) {
-        const SelectedRows& rows = v->Get<SelectedRows>();
-        now.dims = rows.dense_dims();
-        now.dtype = rows.value().dtype();
-      }
-      if (n == inferred_from_.size()) {
-        inferred_from_.push_back(now);
-        same = false;
-      } else if (!(inferred_from_[n] == now)) {
-        inferred_from_[n] = now;
-        same = false;
-      }
-      ++n;
     }
+    InputShape now{v->Type(), DDim(), DataType::UNDEFINED};
+    if (dense != nullptr) {
+      now.dims = dense->dims();
+      now.dtype = dense->dtype();
+    } else if (v->IsType<SelectedRows>()) {
+      const SelectedRows& rows = v->Get<SelectedRows>();
+      now.dims = rows.dense_dims();
+      now.dtype = rows.value().dtype();
+    }
+    if (n == inferred_from_.size()) {
+      inferred_from_.push_back(now);
+      same = false;
+    } else if (!(inferred_from_[n] == now)) {
+      inferred_from_[n] = now;
+      same = false;
+    }
+    ++n;
   }
   inferred_from_.resize(n);
   if (same) {
@@ -175,20 +177,18 @@ void PreparedOp::InferShape() {
 void PreparedOp::PrepareKernelObject(const ExecutionContext& ctx) {
   size_t n = 0;
   bool same = kernel_prepared_;
-  for (const auto& kv : kernel_ctx_.inputs) {
-    for (const Variable* v : kv.second) {
-      static const DDim kNoDims;
-      const DenseTensor* t = TensorOf(*v);
-      const DDim& dims = t != nullptr ? t->dims() : kNoDims;
-      if (n == prepared_dims_.size()) {
-        same = false;
-        prepared_dims_.push_back(dims);
-      } else if (prepared_dims_[n] != dims) {
-        same = false;
-        prepared_dims_[n] = dims;
-      }
-      ++n;
+  for (const Variable* v : kernel_inputs_) {
+    static const DDim kNoDims;
+    const DenseTensor* t = TensorOf(*v);
+    const DDim& dims = t != nullptr ? t->dims() : kNoDims;
+    if (n == prepared_dims_.size()) {
+      same = false;
+      prepared_dims_.push_back(dims);
+    } else if (prepared_dims_[n] != dims) {
+      same = false;
+      prepared_dims_[n] = dims;
     }
+    ++n;
   }
   prepared_dims_.resize(n);
   if (same) return;

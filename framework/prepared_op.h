@@ -121,6 +121,7 @@ class PreparedOp {
   OpPlacement placement_;
   RuntimeContext ctx_;         // Slots bound to scope variables.
   RuntimeContext kernel_ctx_;  // The same with transformed inputs swapped in.
+  std::vector<const Variable*> kernel_inputs_;  // kernel_ctx_'s inputs, slot by slot.
   const KernelInfo* kernel_ = nullptr;
   const platform::DeviceContext* device_context_ = nullptr;
   std::vector<InputSignature> signature_;

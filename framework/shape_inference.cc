@@ -92,7 +92,9 @@ void SetRuntimeOutputDim(const OperatorBase& op, const std::string& slot, size_t
 // SelectedRows carry no LoD: nothing is shared from or to one.
 void ShareRuntimeLoD(const Variable& in, Variable* out) {
   if (&in == out || in.IsType<SelectedRows>() || out->IsType<SelectedRows>()) return;
-  out->GetMutable<DenseTensor>()->set_lod(in.Get<DenseTensor>().lod());
+  const LoD& lod = in.Get<DenseTensor>().lod();
+  DenseTensor* t = out->GetMutable<DenseTensor>();
+  if (t->lod() != lod) t->set_lod(lod);  // Comparing costs less than copying, and no allocation.
 }
 }  // namespace
 

@@ -7,14 +7,13 @@ namespace {
 struct TypeInfo {
   DataType type;
   const char* name;
-  size_t size;
 };
 constexpr TypeInfo kTypes[] = {
-    {DataType::BOOL, "bool", 1},         {DataType::INT16, "int16", 2},
-    {DataType::INT32, "int32", 4},       {DataType::INT64, "int64", 8},
-    {DataType::FLOAT16, "float16", 2},   {DataType::FLOAT32, "float32", 4},
-    {DataType::FLOAT64, "float64", 8},   {DataType::UINT8, "uint8", 1},
-    {DataType::INT8, "int8", 1},         {DataType::BFLOAT16, "bfloat16", 2},
+    {DataType::BOOL, "bool"},         {DataType::INT16, "int16"},
+    {DataType::INT32, "int32"},       {DataType::INT64, "int64"},
+    {DataType::FLOAT16, "float16"},   {DataType::FLOAT32, "float32"},
+    {DataType::FLOAT64, "float64"},   {DataType::UINT8, "uint8"},
+    {DataType::INT8, "int8"},         {DataType::BFLOAT16, "bfloat16"},
 };
 
 const TypeInfo* Find(DataType type) {
@@ -25,12 +24,8 @@ const TypeInfo* Find(DataType type) {
 }
 }  // namespace
 
-size_t SizeOf(DataType type) {
-  const TypeInfo* info = Find(type);
-  if (info == nullptr) {
-    throw errors::InvalidArgument("data type %d has no element size", static_cast<int>(type));
-  }
-  return info->size;
+void ThrowNoElementSize(DataType type) {
+  throw errors::InvalidArgument("data type %d has no element size", static_cast<int>(type));
 }
 
 std::string DataTypeName(DataType type) {

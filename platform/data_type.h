@@ -25,8 +25,28 @@ enum class DataType : int {
   UNDEFINED = -1,
 };
 
+[[noreturn]] void ThrowNoElementSize(DataType type);
 // Size in bytes of one element; throws InvalidArgumentError for UNDEFINED.
-size_t SizeOf(DataType type);
+inline size_t SizeOf(DataType type) {
+  switch (type) {
+    case DataType::BOOL:
+    case DataType::UINT8:
+    case DataType::INT8:
+      return 1;
+    case DataType::INT16:
+    case DataType::FLOAT16:
+    case DataType::BFLOAT16:
+      return 2;
+    case DataType::INT32:
+    case DataType::FLOAT32:
+      return 4;
+    case DataType::INT64:
+    case DataType::FLOAT64:
+      return 8;
+    default:
+      ThrowNoElementSize(type);
+  }
+}
 // "float32", "int64", ... as NumPy spells them ("bfloat16" for BFLOAT16).
 std::string DataTypeName(DataType type);
 // Inverse of DataTypeName; throws InvalidArgumentError naming the bad string.

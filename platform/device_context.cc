@@ -32,8 +32,8 @@ Eigen::ThreadPoolDevice* CPUDeviceContext::eigen_device() const {
   return impl_->device.get();
 }
 
-void CPUDeviceContext::ParallelFor(int64_t n, int64_t min_grain,
-                                   FunctionRef<void(int64_t, int64_t)> fn) const {
+void CPUDeviceContext::ParallelRanges(int64_t n, int64_t min_grain,
+                                      FunctionRef<void(int64_t, int64_t)> fn) const {
   if (n <= 0) return;
   if (min_grain < 1) min_grain = 1;
   int64_t chunks = std::min<int64_t>(num_threads_, (n + min_grain - 1) / min_grain);

@@ -45,10 +45,18 @@ class CPUDeviceContext : public DeviceContext {
   // least `min_grain` items, on OpenMP threads (the ones oneDNN uses too), and waits for all
   // of them. The split depends only on n, min_grain and num_threads(), so results are
   // reproducible run to run. An exception thrown by fn is rethrown here.
-  void ParallelFor(int64_t n, int64_t min_grain,
-                   FunctionRef<void(int64_t, int64_t)> fn) const;
+  void ParallelFor(int64_t n, int64_t min_grain, FunctionRef<void(int64_t, int64_t)> fn) const {
+    // One range (small n, one thread) runs here, inline, without the parallel machinery.
+    if (n <= min_grain || num_threads_ <= 1) {
+      if (n > 0) fn(0, n);
+      return;
+    }
+    ParallelRanges(n, min_grain, fn);
+  }
 
  private:
+  void ParallelRanges(int64_t n, int64_t min_grain, FunctionRef<void(int64_t, int64_t)> fn) const;
+
   struct Impl;
   int num_threads_;
   std::unique_ptr<Impl> impl_;
