@@ -4,6 +4,7 @@
 #
 #   scripts/reference_env.sh              # paddlepaddle 3.3.x + numpy
 #   scripts/reference_env.sh --with-onnx  # also onnxruntime + paddle2onnx
+#   scripts/reference_env.sh --with-torch # also PyTorch 2.x from PyPI (training benchmarks)
 #
 # Prints the path of the environment's python on the last line, e.g.
 #   "$(scripts/reference_env.sh | tail -n1)" tests/fixtures/make_op_fixtures.py
@@ -11,10 +12,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 WITH_ONNX=0
+WITH_TORCH=0
 for arg in "$@"; do
   case "$arg" in
     --with-onnx) WITH_ONNX=1 ;;
-    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    --with-torch) WITH_TORCH=1 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "reference_env: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
@@ -38,6 +41,7 @@ fi
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
 want=("paddlepaddle==3.3.*" numpy)
 ((WITH_ONNX)) && want+=(onnxruntime paddle2onnx)
+((WITH_TORCH)) && want+=("torch==2.*")
 
 # Skip pip entirely when everything is already there (idempotent and offline-friendly).
 if ! "$VENV/bin/python" - "${want[@]}" >/dev/null 2>&1 <<'EOF'

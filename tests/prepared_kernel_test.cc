@@ -286,6 +286,45 @@ TEST_F(PreparedKernelTest, MatmulWeightIsPackedAtMostOnce) {
   }
 }
 
+TEST_F(PreparedKernelTest, MatmulWeightWrittenEveryStepIsNotPackedEveryStep) {
+  // y = x * w; then sgd: w -= lr * g. The weight changes every run: after the first pack
+  // the kernel reads it as it is, and every step still sees the updated values.
+  for (const std::string type : {"mul", "matmul_v2"}) {
+    ProgramDesc p;
+    for (const char* v : {"w", "g", "lr"}) DeclareParameter(&p, v);
+    p.Block(0).Var("x");
+    Add(&p, type, {{"X", {"x"}}, {"Y", {"w"}}}, {{"Out", {"y"}}});
+    Add(&p, "sgd", {{"Param", {"w"}}, {"Grad", {"g"}}, {"LearningRate", {"lr"}}},
+        {{"ParamOut", {"w"}}});
+    const DDim xd({64, 96}), wd({96, 40});
+    const auto x = RandomValues(xd.numel(), -1, 1, 22);
+    auto w = RandomValues(wd.numel(), -1, 1, 23);
+    const auto g = RandomValues(wd.numel(), -1, 1, 24);
+    Scope scope;
+    Set(&scope, "w", MakeTensor<float>(wd, w));
+    Set(&scope, "g", MakeTensor<float>(wd, g));
+    Set(&scope, "lr", MakeTensor<float>(DDim({1}), {0.25}));
+    framework::Executor exec{platform::CPUPlace()};
+    auto prepared = exec.Prepare(p, 0, &scope, {"y"});
+    for (int step = 0; step < 4; ++step) {
+      std::vector<double> want(64 * 40, 0.0);
+      for (int64_t i = 0; i < 64; ++i)
+        for (int64_t j = 0; j < 40; ++j)
+          for (int64_t k = 0; k < 96; ++k) want[i * 40 + j] += x[i * 96 + k] * w[k * 40 + j];
+      Set(prepared->local_scope(), "x", MakeTensor<float>(xd, x));
+      ExecutionProfile profile;
+      exec.Run(prepared.get(), &profile);
+      EXPECT_EQ(LibraryOf(profile, type), LibraryType::kOneDNN) << type;
+      EXPECT_LE(PrepacksOf(profile, type), step == 0 ? 1u : 0u) << type << " step " << step;
+      ExpectNear(Get(*prepared->local_scope(), "y"), want, 1e-5, 1e-4,
+                 type + " at step " + std::to_string(step));
+      for (size_t i = 0; i < w.size(); ++i) {
+        w[i] = static_cast<float>(static_cast<float>(w[i]) - 0.25f * static_cast<float>(g[i]));
+      }
+    }
+  }
+}
+
 // conv2d -> relu -> pool2d, the filter a parameter.
 ProgramDesc ChainProgram() {
   ProgramDesc p = ConvProgram();

@@ -90,7 +90,11 @@ namespace {
 // A prepared matmul_v2 or mul: the operands as oneDNN sees them and the dnnl::matmul
 // primitive, created per input shape. When Y is a parameter whose batch dims are all 1 (a
 // weight) the primitive picks its own weights format and Y is packed into it once per Y
-// value; other operands are read in place through strides.
+// value; other operands are read in place through strides. A weight found written again
+// on two runs in a row (a training step's optimizer writes it every run) is read as it is
+// from then on: packing it each run cost more than it saved (tests/benchmarks/
+// gemm_vs_onednn_benchmark, BM_MatmulPrimitiveRepack against BM_MatmulPrimitiveRowMajorY:
+// 253 against 175 us for [64, 784] x [784, 256], one thread).
 class MatmulOneDNN : public framework::OpKernel {
  public:
   void Prepare(const ExecutionContext& ctx) override {
@@ -112,7 +116,7 @@ class MatmulOneDNN : public framework::OpKernel {
     src_md_ = memory::desc(shape.src.dims, f32, MatrixStrides(shape.src.dims, shape.src.transposed));
     user_w_md_ = memory::desc(shape.w.dims, f32, MatrixStrides(shape.w.dims, shape.w.transposed));
     dst_md_ = memory::desc(shape.dst, f32, MatrixStrides(shape.dst, false));
-    bool weight = ctx.InputIsParameter("Y");
+    bool weight = ctx.InputIsParameter("Y") && !weight_written_each_run_;
     for (size_t i = 0; i + 2 < shape.w.dims.size(); ++i) weight = weight && shape.w.dims[i] == 1;
     try {
       const memory::desc w_md =
@@ -146,9 +150,9 @@ class MatmulOneDNN : public framework::OpKernel {
       try {
         memory src(src_md_, dev.engine(), const_cast<float*>(x->data<float>()));
         memory dst(dst_md_, dev.engine(), o);
-        primitive_->execute(dev.stream(), {{DNNL_ARG_SRC, src},
-                                           {DNNL_ARG_WEIGHTS, Weights(ctx, *y, dev)},
-                                           {DNNL_ARG_DST, dst}});
+        const memory weights = Weights(ctx, *y, dev);  // May recreate the primitive.
+        primitive_->execute(dev.stream(),
+                            {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
         dev.stream().wait();
       } catch (const dnnl::error& e) {
         throw Failure(ctx, *x, *y, e);
@@ -176,13 +180,31 @@ class MatmulOneDNN : public framework::OpKernel {
     memory user(user_w_md_, dev.engine(), const_cast<float*>(y.data<float>()));
     if (!packs_weights_) return user;
     const framework::VariableStamp stamp(*ctx.InputVar("Y"));
-    if (stamp != weights_stamp_) {
-      Reorder(user, weights_, dev);
-      weights_stamp_ = stamp;
-      ctx.NotePrepack("Y", 0, pd_.weights_desc().get_size(),
-                      "reorder to the matmul's weights format");
+    if (stamp == weights_stamp_) {
+      packed_last_run_ = false;
+      return weights_;
     }
+    if (packed_last_run_) {  // Written again since the last run's pack: stop packing.
+      weight_written_each_run_ = true;
+      ReadWeightAsItIs(dev);
+      return user;
+    }
+    Reorder(user, weights_, dev);
+    weights_stamp_ = stamp;
+    packed_last_run_ = true;
+    ctx.NotePrepack("Y", 0, pd_.weights_desc().get_size(),
+                    "reorder to the matmul's weights format");
     return weights_;
+  }
+
+  // Recreates the primitive for Y in its own (strided) layout and drops the packed copy.
+  void ReadWeightAsItIs(const platform::OneDNNContext& dev) {
+    pd_ = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md_, user_w_md_, dst_md_),
+                                       dev.engine());
+    primitive_ = std::make_unique<dnnl::matmul>(pd_);
+    packs_weights_ = false;
+    weights_ = memory();
+    weights_stamp_ = framework::VariableStamp();
   }
 
   static platform::FatalError Failure(const ExecutionContext& ctx, const DenseTensor& x,
@@ -200,6 +222,8 @@ class MatmulOneDNN : public framework::OpKernel {
   bool packs_weights_ = false;
   memory weights_;
   framework::VariableStamp weights_stamp_;
+  bool packed_last_run_ = false;           // The last run packed Y.
+  bool weight_written_each_run_ = false;   // Y is read as it is, never packed again.
 };
 
 class MatmulV2OneDNN final : public MatmulOneDNN {

@@ -2,6 +2,7 @@
 // the learning rate and epsilon).
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "operators/op_family.h"
 #include "operators/optimizers/optimizer_util.h"
@@ -196,6 +197,34 @@ struct AdamKernel {
     lr_t *= std::sqrt(MT(1) - b2p) / (MT(1) - b1p);
     const MT eps_t = static_cast<MT>(epsilon) * std::sqrt(MT(1) - b2p);
 
+    // The usual update (dense gradient, no master copy, no skip, no amsgrad) as one loop
+    // without branches, which the compiler vectorizes (operators/CMakeLists.txt builds this
+    // file with -fno-math-errno so that sqrt vectorizes too). Outputs may be their inputs:
+    // each element is read before it is written, so `omp simd` is safe.
+    if constexpr (std::is_same_v<T, MT>) {
+      if (!skip && !grad.sparse() && !amsgrad && p.master == nullptr) {
+        const MT* g = grad.dense();
+        const MT* param = p.param;
+        MT* param_out = p.param_out;
+        ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+            n, 1 << 14, [&](int64_t begin, int64_t end) {
+#pragma omp simd
+              for (int64_t i = begin; i < end; ++i) {
+                const MT gi = g[i];
+                const MT mom1 = b1 * m1[i] + (MT(1) - b1) * gi;
+                const MT mom2 = b2 * m2[i] + (MT(1) - b2) * gi * gi;
+                m1_out[i] = mom1;
+                m2_out[i] = mom2;
+                param_out[i] = param[i] - lr_t * (mom1 / (std::sqrt(mom2) + eps_t));
+              }
+            });
+        if (!ctx.Attr<bool>("use_global_beta_pow")) {
+          UpdateBetaPow(ctx, "Beta1Pow", "Beta1PowOut", beta1, true);
+          UpdateBetaPow(ctx, "Beta2Pow", "Beta2PowOut", beta2, true);
+        }
+        return;
+      }
+    }
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
         n, 1 << 14, [&](int64_t begin, int64_t end) {
           for (int64_t i = begin; i < end; ++i) {

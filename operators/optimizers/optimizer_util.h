@@ -78,6 +78,7 @@ class GradView {
     pos_ = RowPositions(merged_.rows(), g.sparse->height());
   }
   bool sparse() const { return dense_ == nullptr; }
+  const T* dense() const { return dense_; }  // Null when sparse.
   bool Present(int64_t i) const { return dense_ != nullptr || pos_[i / width_] >= 0; }
   T operator[](int64_t i) const {
     if (dense_ != nullptr) return dense_[i];

@@ -1,18 +1,24 @@
-#!/usr/bin/python3
-"""Epoch time and accuracy of `paddle_like train` against PyTorch on the same model, data,
+#!/usr/bin/env python3
+"""Epoch time and accuracy of `paddle_like train` against PyTorch 2.x on the same model, data,
 batch size, optimizer and thread count, measured in one run.
 
-    /usr/bin/python3 tests/benchmarks/train_vs_pytorch.py --model lenet --epochs 3 --threads 2
+    PY="$(scripts/reference_env.sh --with-torch | tail -n1)"
+    "$PY" tests/benchmarks/train_vs_pytorch.py --model lenet --epochs 3 --threads 2 --rounds 2
 
-PyTorch comes from Debian's python3-torch (hence /usr/bin/python3). Both sides read the
-Fashion-MNIST idx files of Debian's dataset-fashion-mnist, normalise pixels to x/255*2-1,
-shuffle every epoch, and use Adam (lr 0.001, betas 0.9/0.999, eps 1e-8) with batch 64. The
-epoch time covers training only (evaluation excluded) on both sides.
+PyTorch is PyTorch 2.x from PyPI (oneDNN inside), in the virtual environment that
+scripts/reference_env.sh creates: the PyTorch users install. Debian's python3-torch (1.13)
+is 3-4x slower and is refused. Both sides read the Fashion-MNIST idx files of Debian's
+dataset-fashion-mnist, normalise pixels to x/255*2-1, shuffle every epoch, and use Adam
+(lr 0.001, betas 0.9/0.999, eps 1e-8) with batch 64, both flush denormals (the default) and
+use the same threads. The epoch time covers training only (evaluation excluded) on both
+sides. With --rounds N the two sides take turns N times, so that the machine's noise shows
+in the spread of the per-round ratios.
 """
 import argparse
 import gzip
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -105,21 +111,39 @@ def main():
     p.add_argument("--lr", type=float, default=0.001)
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--rounds", type=int, default=1,
+                   help="times each side runs, taking turns (paddle_like first)")
     p.add_argument("--binary", default="build/bin/paddle_like")
     p.add_argument("--denormals", default="flush", choices=["flush", "keep"],
                    help="both sides flush denormal floats to zero (paddle_like's default), or "
                         "both keep them (PyTorch's default)")
     args = p.parse_args()
-    ours = run_paddle_like(args)
-    theirs = run_torch(args)
+    if int(torch.__version__.split(".")[0]) < 2:
+        sys.exit(f"train_vs_pytorch: PyTorch {torch.__version__} found, 2.x expected: run it "
+                 "with the python of scripts/reference_env.sh --with-torch")
     mean = lambda e: sum(x["seconds"] for x in e) / len(e)
+    rounds = []
+    for r in range(args.rounds):
+        ours = run_paddle_like(args)
+        theirs = run_torch(args)
+        rounds.append((ours, theirs))
+        print(f"round {r + 1}: paddle_like {mean(ours):.2f} s/epoch, pytorch "
+              f"{mean(theirs):.2f} s/epoch, ratio {mean(ours) / mean(theirs):.2f}", flush=True)
+    ratios = sorted(mean(o) / mean(t) for o, t in rounds)
+    median = statistics.median(ratios)
+    ours_s = [mean(o) for o, _ in rounds]
+    theirs_s = [mean(t) for _, t in rounds]
     print(f"\n{args.model}, {args.epochs} epochs, batch {args.batch_size}, adam, "
-          f"{args.threads} threads, denormals {args.denormals}")
-    print(f"  paddle_like: {mean(ours):.2f} s/epoch, final test accuracy "
-          f"{ours[-1]['test_accuracy']:.4f}")
-    print(f"  pytorch    : {mean(theirs):.2f} s/epoch, final test accuracy "
-          f"{theirs[-1]['test_accuracy']:.4f}")
-    print(f"  time ratio paddle_like / pytorch: {mean(ours) / mean(theirs):.2f}")
+          f"{args.threads} threads, denormals {args.denormals}, torch {torch.__version__}, "
+          f"{args.rounds} round(s)")
+    ours_acc = ", ".join(f"{o[-1]['test_accuracy']:.4f}" for o, _ in rounds)
+    theirs_acc = ", ".join(f"{t[-1]['test_accuracy']:.4f}" for _, t in rounds)
+    print(f"  paddle_like: {min(ours_s):.2f}-{max(ours_s):.2f} s/epoch, final test accuracy "
+          f"{ours_acc}")
+    print(f"  pytorch    : {min(theirs_s):.2f}-{max(theirs_s):.2f} s/epoch, final test accuracy "
+          f"{theirs_acc}")
+    print(f"  time ratio paddle_like / pytorch: median {median:.2f} "
+          f"(range {ratios[0]:.2f}-{ratios[-1]:.2f})")
 
 
 if __name__ == "__main__":
