@@ -114,6 +114,21 @@ ProgramDesc ConvProgram() {
   return p;
 }
 
+// The state of `sgd` on w: Param w, Grad g, LearningRate 0.25.
+void SetSgdState(Scope* scope, const DDim& dims, const std::vector<double>& w,
+                 const std::vector<double>& g) {
+  *scope->Var("w")->GetMutable<DenseTensor>() = MakeTensor<float>(dims, w);
+  *scope->Var("g")->GetMutable<DenseTensor>() = MakeTensor<float>(dims, g);
+  *scope->Var("lr")->GetMutable<DenseTensor>() = MakeTensor<float>(DDim({1}), {0.25});
+}
+
+// w -= 0.25 * g in float, as the sgd kernel computes it.
+void SgdStep(std::vector<double>* w, const std::vector<double>& g) {
+  for (size_t i = 0; i < w->size(); ++i) {
+    (*w)[i] = static_cast<float>(static_cast<float>((*w)[i]) - 0.25f * static_cast<float>(g[i]));
+  }
+}
+
 TEST_F(PreparedKernelTest, ConvPacksTheFilterOnceThenReusesIt) {
   Scope scope;
   const auto x = RandomValues(kX.numel(), -1, 1, 1), w = RandomValues(kW.numel(), -1, 1, 2);
@@ -220,9 +235,7 @@ TEST_F(PreparedKernelTest, OptimizerStepInvalidatesThePackedFilter) {
   auto w = RandomValues(kW.numel(), -1, 1, 6);
   const auto g = RandomValues(kW.numel(), -1, 1, 7);
   const auto x = RandomValues(kX.numel(), -1, 1, 8);
-  Set(&scope, "w", MakeTensor<float>(kW, w));
-  Set(&scope, "g", MakeTensor<float>(kW, g));
-  Set(&scope, "lr", MakeTensor<float>(DDim({1}), {0.25}));
+  SetSgdState(&scope, kW, w, g);
   framework::Executor exec{platform::CPUPlace()};
   auto prepared = exec.Prepare(p, 0, &scope, {"y"});
   for (int step = 0; step < 3; ++step) {
@@ -232,9 +245,7 @@ TEST_F(PreparedKernelTest, OptimizerStepInvalidatesThePackedFilter) {
     EXPECT_EQ(PrepacksOf(profile, "conv2d"), 1u) << "step " << step;
     ExpectNear(Get(*prepared->local_scope(), "y"), NaiveConv(x, kX, w, kW, 1), 1e-5, 1e-4,
                "conv2d at step " + std::to_string(step));
-    for (size_t i = 0; i < w.size(); ++i) {
-      w[i] = static_cast<float>(static_cast<float>(w[i]) - 0.25f * static_cast<float>(g[i]));
-    }
+    SgdStep(&w, g);
   }
 }
 
@@ -301,9 +312,7 @@ TEST_F(PreparedKernelTest, MatmulWeightWrittenEveryStepIsNotPackedEveryStep) {
     auto w = RandomValues(wd.numel(), -1, 1, 23);
     const auto g = RandomValues(wd.numel(), -1, 1, 24);
     Scope scope;
-    Set(&scope, "w", MakeTensor<float>(wd, w));
-    Set(&scope, "g", MakeTensor<float>(wd, g));
-    Set(&scope, "lr", MakeTensor<float>(DDim({1}), {0.25}));
+    SetSgdState(&scope, wd, w, g);
     framework::Executor exec{platform::CPUPlace()};
     auto prepared = exec.Prepare(p, 0, &scope, {"y"});
     for (int step = 0; step < 4; ++step) {
@@ -318,9 +327,7 @@ TEST_F(PreparedKernelTest, MatmulWeightWrittenEveryStepIsNotPackedEveryStep) {
       EXPECT_LE(PrepacksOf(profile, type), step == 0 ? 1u : 0u) << type << " step " << step;
       ExpectNear(Get(*prepared->local_scope(), "y"), want, 1e-5, 1e-4,
                  type + " at step " + std::to_string(step));
-      for (size_t i = 0; i < w.size(); ++i) {
-        w[i] = static_cast<float>(static_cast<float>(w[i]) - 0.25f * static_cast<float>(g[i]));
-      }
+      SgdStep(&w, g);
     }
   }
 }
