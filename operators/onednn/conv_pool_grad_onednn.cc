@@ -28,6 +28,7 @@
 // agree exactly when every window has one maximum.
 #include <algorithm>
 #include <functional>
+#include <optional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <unordered_map>
@@ -57,6 +58,36 @@ void FillZero(DenseTensor* t) {
 // output may keep, or row-major), returning the tensor written.
 using GradTarget = std::function<DenseTensor*(const memory::desc& want)>;
 
+// A backward convolution primitive (convolution_backward_data or _weights) for src and dst
+// in the given formats, weights in the primitive's.
+template <typename Primitive>
+typename Primitive::primitive_desc BackwardDesc(
+    const platform::OneDNNContext& dev, const OneDNNConvDescs& d,
+    const dnnl::convolution_forward::primitive_desc& hint, const memory::desc& src,
+    const memory::desc& dst) {
+  return typename Primitive::primitive_desc(
+      typename Primitive::desc(dnnl::algorithm::convolution_direct, src, d.weights_any, dst,
+                               d.strides, d.dilates, d.pad_l, d.pad_r),
+      dev.engine(), hint);
+}
+
+// The same with src and dst in nhwc, when oneDNN has a fast implementation for that.
+template <typename Primitive>
+std::optional<typename Primitive::primitive_desc> FastNhwcBackwardDesc(
+    const platform::OneDNNContext& dev, const OneDNNConvDescs& d,
+    const dnnl::convolution_forward::primitive_desc& hint) {
+  const auto f32 = memory::data_type::f32;
+  try {
+    auto pd = BackwardDesc<Primitive>(dev, d, hint,
+                                      memory::desc(d.src.dims(), f32, memory::format_tag::nhwc),
+                                      memory::desc(d.dst.dims(), f32, memory::format_tag::nhwc));
+    if (!IsSlowImplementation(pd)) return pd;
+  } catch (const dnnl::error&) {
+    // No implementation for nhwc.
+  }
+  return std::nullopt;
+}
+
 // dInput: the transposed convolution of dOutput with Filter.
 // With few input channels per group the blocked formats do not fit dInput, and oneDNN's
 // implementation for them is slow: those keep the user's layout (LeNet's first layer, one
@@ -64,31 +95,18 @@ using GradTarget = std::function<DenseTensor*(const memory::desc& want)>;
 // plain kernel 1.34 ms; tests/benchmarks/conv_benchmark).
 // Where oneDNN's own choice pads dInput's channels to fill its blocks (LeNet's 20 channels
 // in 16-channel blocks on AVX-512), nhwc is taken instead when oneDNN has a fast
-// implementation for it: Input@GRAD of conv 20->50 5x5 on 12x12, batch 64, one thread,
-// took 3.8 against 5.0 ms on the bare primitives.
+// implementation for it: Input@GRAD of LeNet's conv 20->50 5x5 on 12x12 in conv_benchmark,
+// batch 64, one thread, 5.2-5.3 against 6.4-6.7 ms.
 dnnl::convolution_backward_data::primitive_desc BackwardDataDesc(
     const platform::OneDNNContext& dev, const OneDNNConvDescs& d,
     const dnnl::convolution_forward::primitive_desc& hint, bool few_input_channels) {
-  const auto make = [&](const memory::desc& src, const memory::desc& dst) {
-    return dnnl::convolution_backward_data::primitive_desc(
-        dnnl::convolution_backward_data::desc(dnnl::algorithm::convolution_direct, src,
-                                              d.weights_any, dst, d.strides, d.dilates,
-                                              d.pad_l, d.pad_r),
-        dev.engine(), hint);
-  };
-  if (few_input_channels) return make(d.src, d.dst);
-  auto pd = make(d.src_any, d.dst_any);
+  using Data = dnnl::convolution_backward_data;
+  if (few_input_channels) return BackwardDesc<Data>(dev, d, hint, d.src, d.dst);
+  auto pd = BackwardDesc<Data>(dev, d, hint, d.src_any, d.dst_any);
   const memory::desc chosen = pd.diff_src_desc();
   if (chosen.data.padded_dims[1] == chosen.data.dims[1]) return pd;
-  const auto f32 = memory::data_type::f32;
-  try {
-    auto nhwc = make(memory::desc(d.src.dims(), f32, memory::format_tag::nhwc),
-                     memory::desc(d.dst.dims(), f32, memory::format_tag::nhwc));
-    if (!IsSlowImplementation(nhwc)) return nhwc;
-  } catch (const dnnl::error&) {
-    // No implementation for nhwc: keep oneDNN's choice.
-  }
-  return pd;
+  auto nhwc = FastNhwcBackwardDesc<Data>(dev, d, hint);
+  return nhwc ? *nhwc : pd;
 }
 
 void ConvBackwardData(const platform::OneDNNContext& dev, const OneDNNConvDescs& d,
@@ -114,26 +132,12 @@ void ConvBackwardData(const platform::OneDNNContext& dev, const OneDNNConvDescs&
 // pad LeNet's 20 channels to 32). Filter@GRAD in tests/benchmarks/conv_benchmark, batch 64,
 // one thread, AVX-512, reorders included: conv 20->50 5x5 on 12x12 3.1-4.1 ms against
 // 7.3-8.3 ms in the blocked formats, conv 1->20 5x5 on 28x28 1.6-2.0 against 2.2-2.3 ms.
-// Backward data takes nhwc only where the blocks would pad its channels (below).
 dnnl::convolution_backward_weights::primitive_desc BackwardWeightsDesc(
     const platform::OneDNNContext& dev, const OneDNNConvDescs& d,
     const dnnl::convolution_forward::primitive_desc& hint) {
-  const auto make = [&](const memory::desc& src, const memory::desc& dst) {
-    return dnnl::convolution_backward_weights::primitive_desc(
-        dnnl::convolution_backward_weights::desc(dnnl::algorithm::convolution_direct, src,
-                                                 d.weights_any, dst, d.strides, d.dilates,
-                                                 d.pad_l, d.pad_r),
-        dev.engine(), hint);
-  };
-  const auto f32 = memory::data_type::f32;
-  try {
-    auto pd = make(memory::desc(d.src.dims(), f32, memory::format_tag::nhwc),
-                   memory::desc(d.dst.dims(), f32, memory::format_tag::nhwc));
-    if (!IsSlowImplementation(pd)) return pd;
-  } catch (const dnnl::error&) {
-    // No implementation for nhwc: oneDNN's own choice below.
-  }
-  return make(d.src_any, d.dst_any);
+  using Weights = dnnl::convolution_backward_weights;
+  auto nhwc = FastNhwcBackwardDesc<Weights>(dev, d, hint);
+  return nhwc ? *nhwc : BackwardDesc<Weights>(dev, d, hint, d.src_any, d.dst_any);
 }
 
 // dFilter: Input correlated with dOutput, summed over the batch (always row-major OIHW: the
