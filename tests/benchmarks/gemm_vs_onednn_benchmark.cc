@@ -1,7 +1,7 @@
 // matmul_v2 through a prepared program against oneDNN's own matmul primitive on the same
 // shapes: X [M, K] an activation fed each run, Y [K, N] a parameter (packed once by both),
 // Out [M, N] row-major. Float32, one thread. BM_MatmulKernel runs the oneDNN kernel,
-// BM_MatmulPlainKernel the plain one (FLAGS_use_mkldnn off), BM_MatmulPrimitive the bare
+// BM_MatmulPlainKernel the plain one (FLAGS_use_onednn off), BM_MatmulPrimitive the bare
 // primitive; the ratios are the kernels' overhead (slot and attribute lookups, memory
 // objects, the executor's bookkeeping). BM_MatmulPrimitiveRepack packs Y before every run
 // (training, where the optimizer writes Y each step) and BM_MatmulPrimitiveRowMajorY hands
