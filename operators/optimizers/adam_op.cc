@@ -145,6 +145,18 @@ void UpdateBetaPow(const ExecutionContext& ctx, const char* in, const char* out,
   WriteScalarOutput(ctx, out, dtype, dims, result);
 }
 
+// One element's update: the moments, then the parameter from the first moment and the
+// second moment (or its running maximum with amsgrad), with the bias-corrected lr_t and eps_t.
+template <typename MT>
+struct AdamStep {
+  MT b1, b2, lr_t, eps_t;
+  MT Moment1(MT m, MT g) const { return b1 * m + (MT(1) - b1) * g; }
+  MT Moment2(MT m, MT g) const { return b2 * m + (MT(1) - b2) * g * g; }
+  MT Param(MT param, MT mom1, MT mom2) const {
+    return param - lr_t * (mom1 / (std::sqrt(mom2) + eps_t));
+  }
+};
+
 template <typename T>
 struct AdamKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -189,68 +201,63 @@ struct AdamKernel {
                 : nullptr;
 
     // Bias corrections in the compute type, as PaddlePaddle's kernel does.
-    const MT b1 = static_cast<MT>(beta1);
-    const MT b2 = static_cast<MT>(beta2);
     const MT b1p = static_cast<MT>(beta1_pow);
     const MT b2p = static_cast<MT>(beta2_pow);
-    MT lr_t = static_cast<MT>(lr);
-    lr_t *= std::sqrt(MT(1) - b2p) / (MT(1) - b1p);
-    const MT eps_t = static_cast<MT>(epsilon) * std::sqrt(MT(1) - b2p);
+    const AdamStep<MT> step{static_cast<MT>(beta1), static_cast<MT>(beta2),
+                            static_cast<MT>(lr) * (std::sqrt(MT(1) - b2p) / (MT(1) - b1p)),
+                            static_cast<MT>(epsilon) * std::sqrt(MT(1) - b2p)};
 
-    // The usual update (dense gradient, no master copy, no skip, no amsgrad) as one loop
-    // without branches, which the compiler vectorizes (operators/CMakeLists.txt builds this
-    // file with -fno-math-errno so that sqrt vectorizes too). Outputs may be their inputs:
-    // each element is read before it is written, so `omp simd` is safe.
+    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    bool updated = false;
     if constexpr (std::is_same_v<T, MT>) {
       if (!skip && !grad.sparse() && !amsgrad && p.master == nullptr) {
+        // The usual update (dense gradient, no master copy, no skip, no amsgrad) as one loop
+        // without branches, which the compiler vectorizes (operators/CMakeLists.txt builds
+        // this file with -fno-math-errno so that sqrt vectorizes too). Outputs may be their
+        // inputs: each element is read before it is written, so `omp simd` is safe.
         const MT* g = grad.dense();
         const MT* param = p.param;
         MT* param_out = p.param_out;
-        ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-            n, 1 << 14, [&](int64_t begin, int64_t end) {
+        dev.ParallelFor(n, 1 << 14, [&](int64_t begin, int64_t end) {
 #pragma omp simd
-              for (int64_t i = begin; i < end; ++i) {
-                const MT gi = g[i];
-                const MT mom1 = b1 * m1[i] + (MT(1) - b1) * gi;
-                const MT mom2 = b2 * m2[i] + (MT(1) - b2) * gi * gi;
-                m1_out[i] = mom1;
-                m2_out[i] = mom2;
-                param_out[i] = param[i] - lr_t * (mom1 / (std::sqrt(mom2) + eps_t));
-              }
-            });
-        if (!ctx.Attr<bool>("use_global_beta_pow")) {
-          UpdateBetaPow(ctx, "Beta1Pow", "Beta1PowOut", beta1, true);
-          UpdateBetaPow(ctx, "Beta2Pow", "Beta2PowOut", beta2, true);
-        }
-        return;
-      }
-    }
-    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-        n, 1 << 14, [&](int64_t begin, int64_t end) {
           for (int64_t i = begin; i < end; ++i) {
-            const MT param_i = p.Get(i);
-            if (skip || (lazy && !grad.Present(i))) {
-              const MT mom1 = m1[i];
-              const MT mom2 = m2[i];
-              m1_out[i] = mom1;
-              m2_out[i] = mom2;
-              if (amsgrad) m2max_out[i] = m2max[i];
-              p.Set(i, param_i);
-              continue;
-            }
-            const MT g = static_cast<MT>(grad[i]);
-            const MT mom1 = b1 * m1[i] + (MT(1) - b1) * g;
-            const MT mom2 = b2 * m2[i] + (MT(1) - b2) * g * g;
+            const MT mom1 = step.Moment1(m1[i], g[i]);
+            const MT mom2 = step.Moment2(m2[i], g[i]);
             m1_out[i] = mom1;
             m2_out[i] = mom2;
-            MT denom_mom2 = mom2;
-            if (amsgrad) {
-              denom_mom2 = std::max(m2max[i], mom2);
-              m2max_out[i] = denom_mom2;
-            }
-            p.Set(i, param_i - lr_t * (mom1 / (std::sqrt(denom_mom2) + eps_t)));
+            param_out[i] = step.Param(param[i], mom1, mom2);
           }
         });
+        updated = true;
+      }
+    }
+    if (!updated) {
+      dev.ParallelFor(n, 1 << 14, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const MT param_i = p.Get(i);
+          if (skip || (lazy && !grad.Present(i))) {
+            const MT mom1 = m1[i];
+            const MT mom2 = m2[i];
+            m1_out[i] = mom1;
+            m2_out[i] = mom2;
+            if (amsgrad) m2max_out[i] = m2max[i];
+            p.Set(i, param_i);
+            continue;
+          }
+          const MT g = static_cast<MT>(grad[i]);
+          const MT mom1 = step.Moment1(m1[i], g);
+          const MT mom2 = step.Moment2(m2[i], g);
+          m1_out[i] = mom1;
+          m2_out[i] = mom2;
+          MT denom_mom2 = mom2;
+          if (amsgrad) {
+            denom_mom2 = std::max(m2max[i], mom2);
+            m2max_out[i] = denom_mom2;
+          }
+          p.Set(i, step.Param(param_i, mom1, denom_mom2));
+        }
+      });
+    }
 
     if (!ctx.Attr<bool>("use_global_beta_pow")) {
       UpdateBetaPow(ctx, "Beta1Pow", "Beta1PowOut", beta1, !skip);

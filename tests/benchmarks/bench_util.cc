@@ -2,8 +2,10 @@
 
 #include <utility>
 
+#include "operators/registry.h"
 #include "platform/device_context_pool.h"
 #include "platform/flags.h"
+#include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
 
@@ -26,6 +28,12 @@ framework::OpDesc* AddOp(framework::BlockDesc* b, const std::string& type,
   for (const auto& kv : out) op->SetOutput(kv.first, kv.second);
   for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
   return op;
+}
+
+const platform::OneDNNContext& OneDNNDevice() {
+  operators::RegisterAllOps();
+  return *platform::DeviceContextPool::Instance().GetAs<platform::OneDNNContext>(
+      platform::CPUPlace());
 }
 
 FlagScope::FlagScope(bool use_onednn, int threads)

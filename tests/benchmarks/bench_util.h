@@ -12,6 +12,14 @@
 
 namespace paddle_like {
 
+namespace platform {
+class OneDNNContext;
+}
+
+// The CPU's oneDNN device context under the current flags, for benchmarks that call
+// oneDNN's primitives directly (registers the ops, and with them the oneDNN backend, first).
+const platform::OneDNNContext& OneDNNDevice();
+
 // A float32 tensor of `dims` holding lo + step * (i % 97).
 framework::DenseTensor Filled(const framework::DDim& dims, float lo, float step);
 

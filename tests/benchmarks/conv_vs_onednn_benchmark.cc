@@ -17,7 +17,6 @@
 
 #include "framework/executor.h"
 #include "operators/registry.h"
-#include "platform/device_context_pool.h"
 #include "platform/onednn/onednn_context.h"
 #include "tests/benchmarks/bench_util.h"
 
@@ -63,11 +62,9 @@ void BM_ConvKernel(benchmark::State& state) {
 void BM_ConvPrimitive(benchmark::State& state) {
   using dnnl::memory;
   using Tag = memory::format_tag;
-  operators::RegisterAllOps();  // Registers the oneDNN device context too.
   const Shape& s = kShapes[state.range(0)];
   const FlagScope flags(true, 1);
-  const auto& dev = *platform::DeviceContextPool::Instance().GetAs<platform::OneDNNContext>(
-      platform::CPUPlace());
+  const platform::OneDNNContext& dev = OneDNNDevice();
   const dnnl::engine& engine = dev.engine();
   const auto f32 = memory::data_type::f32;
   const int64_t out_side = s.side + 2 * Pad(s) - s.kernel + 1;
