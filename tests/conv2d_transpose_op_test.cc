@@ -1,11 +1,13 @@
 // conv2d_transpose and depthwise_conv2d_transpose: forward against a direct scatter loop in
 // double (strides, paddings, SAME / VALID, dilations, groups, output_padding, output_size,
-// NHWC; float and double), gradients against finite differences, and error messages.
+// NHWC, Bias; float and double; plain and oneDNN kernels), gradients against finite
+// differences, and error messages.
 #include <algorithm>
 #include <string>
 #include <vector>
 
 #include "operators/op_family.h"
+#include "platform/flags.h"
 #include "tests/grad_check_util.h"
 #include "tests/op_test_util.h"
 
@@ -260,13 +262,121 @@ TEST_F(Conv2dTranspose, BadShapesAndAttributesNameWhatIsWrong) {
   ExpectError<platform::InvalidArgumentError>(
       [&] { run(MakeTensor<double>({2, 3, 3}, RandomValues(18, -1, 1, 7)), w, {}); },
       {"op `conv2d_transpose` input `Input`", "expected 4-D"});
-  ExpectError<platform::UnimplementedError>(
+  // Filter [2, 2, 3, 3] with groups 1: 2 output channels.
+  ExpectError<platform::InvalidArgumentError>(
       [&] {
         RunOp("conv2d_transpose",
-              {{"Input", {x}}, {"Filter", {w}}, {"Bias", {MakeTensor<double>({2}, {1, 2})}}},
+              {{"Input", {x}}, {"Filter", {w}}, {"Bias", {MakeTensor<double>({3}, {1, 2, 3})}}},
               {{"Output", 1}}, {});
       },
-      {"op `conv2d_transpose` input `Bias`"});
+      {"op `conv2d_transpose` input `Bias`", "expected shape [2]", "received [3]"});
+}
+
+// Bias[o] added to every value of output channel o, after the transposed convolution.
+std::vector<double> AddBias(const TransposeCase& c, const DDim& out_dims, std::vector<double> out,
+                            const std::vector<double>& bias) {
+  const bool nhwc = c.data_format == "NHWC";
+  const int64_t channels = nhwc ? out_dims[3] : out_dims[1];
+  const int64_t hw = out_dims[1] * out_dims[2] * out_dims[3] / channels;
+  for (size_t i = 0; i < out.size(); ++i) {
+    const int64_t within = static_cast<int64_t>(i) % (channels * hw);
+    out[i] += bias[nhwc ? within % channels : within / hw];
+  }
+  return out;
+}
+
+TEST_F(Conv2dTranspose, BiasIsAddedPerOutputChannel) {
+  for (const TransposeCase& c : Cases()) {
+    SCOPED_TRACE(c.Name());
+    const std::vector<double> in = RandomValues(c.input.numel(), -1, 1, 13);
+    const std::vector<double> w = RandomValues(c.filter.numel(), -1, 1, 14);
+    const int64_t out_channels = c.filter[1] * c.groups;
+    const std::vector<double> b = RandomValues(out_channels, -1, 1, 15);
+    DDim dims;
+    const std::vector<double> plain = ReferenceTranspose(c, in, w, &dims);
+    const DenseTensor got =
+        Out(RunOp(c.op, {{"Input", {MakeTensor<double>(c.input, in)}},
+                         {"Filter", {MakeTensor<double>(c.filter, w)}},
+                         {"Bias", {MakeTensor<double>({out_channels}, b)}}},
+                  {{"Output", 1}}, c.Attrs()),
+            "Output");
+    ASSERT_EQ(got.dims(), dims);
+    ExpectNear(ToDoubles(got), AddBias(c, dims, plain, b), 1e-12, 1e-12, c.op);
+  }
+}
+
+// ---------------------------------------------------------------------------- oneDNN
+
+class Conv2dTransposeOneDNN : public OneDNNKernelTestBase {};
+
+// The plain cases, and larger ones where the primitive picks blocked formats (8 or more
+// input channels per group), with and without Bias.
+std::vector<TransposeCase> OneDNNCases() {
+  std::vector<TransposeCase> cases = Cases();
+  {
+    TransposeCase c{{2, 16, 7, 6}, {16, 8, 3, 3}};
+    c.strides = {2, 2};
+    c.paddings = {1, 1};
+    c.output_padding = {1, 1};
+    cases.push_back(c);
+  }
+  {
+    TransposeCase c{{1, 32, 5, 5}, {32, 8, 4, 4}};  // Two groups of 16 -> 8.
+    c.groups = 2;
+    c.strides = {2, 2};
+    c.paddings = {1, 2, 1, 0};
+    cases.push_back(c);
+  }
+  {
+    TransposeCase c{{1, 16, 6, 6}, {16, 1, 3, 3}};
+    c.op = "depthwise_conv2d_transpose";
+    c.groups = 16;
+    c.strides = {2, 2};
+    c.paddings = {1, 1};
+    c.output_size = {12, 11};
+    cases.push_back(c);
+  }
+  {
+    TransposeCase c{{2, 5, 4, 16}, {16, 12, 2, 2}};
+    c.data_format = "NHWC";
+    c.strides = {2, 2};
+    cases.push_back(c);
+  }
+  {
+    // output_padding of a stride or more, which dilation > stride allows.
+    TransposeCase c{{1, 8, 4, 4}, {8, 8, 3, 3}};
+    c.dilations = {3, 2};
+    c.output_padding = {2, 1};
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+TEST_F(Conv2dTransposeOneDNN, MatchesDirectLoopsWithAndWithoutBias) {
+  ScopedFlag flag(&FLAGS_use_onednn, true);
+  unsigned seed = 40;
+  for (const TransposeCase& c : OneDNNCases()) {
+    for (const bool with_bias : {false, true}) {
+      SCOPED_TRACE(c.Name() + (with_bias ? " with Bias" : ""));
+      const std::vector<double> in = RandomValues(c.input.numel(), -1, 1, ++seed);
+      const std::vector<double> w = RandomValues(c.filter.numel(), -1, 1, ++seed);
+      const int64_t out_channels = c.filter[1] * c.groups;
+      const std::vector<double> b = RandomValues(out_channels, -1, 1, ++seed);
+      DDim dims;
+      std::vector<double> want = ReferenceTranspose(c, in, w, &dims);
+      SlotTensors inputs = {{"Input", {MakeTensor<float>(c.input, in)}},
+                            {"Filter", {MakeTensor<float>(c.filter, w)}}};
+      if (with_bias) {
+        inputs["Bias"] = {MakeTensor<float>({out_channels}, b)};
+        want = AddBias(c, dims, want, b);
+      }
+      const OpRunResult r = RunOp(c.op, inputs, {{"Output", 1}}, c.Attrs());
+      EXPECT_EQ(r.kernel->key.backend, framework::LibraryType::kOneDNN);
+      const DenseTensor got = Out(r, "Output");
+      ASSERT_EQ(got.dims(), dims);
+      ExpectNear(ToDoubles(got), want, 1e-5, 1e-5, c.op);
+    }
+  }
 }
 
 }  // namespace

@@ -160,6 +160,64 @@ TEST_F(ConvFusePassesTest, NhwcConvBiasAndSigmoid) {
   ExpectNear(RunProgram(p, &s2, x), before, 1e-5, 1e-6, "NHWC");
 }
 
+// A decoder's upsampling: conv2d_transpose (two groups, stride 2) + bias + batch_norm + relu,
+// then depthwise_conv2d_transpose + bias. The bias and batch_norm fold into the transposed
+// convolutions (whose filters are [C_in, C_out / groups, kh, kw]); the relu stays.
+TEST_F(ConvFusePassesTest, TransposedConvolutionsTakeBiasAndBatchNorm) {
+  for (bool onednn : {false, true}) {
+    for (bool nhwc : {false, true}) {
+      SCOPED_TRACE(std::string(onednn ? "oneDNN" : "plain") + (nhwc ? " NHWC" : " NCHW"));
+      ScopedFlag flag(&FLAGS_use_onednn, onednn);
+      ScopedFlag every_shape(&FLAGS_onednn_small_input_fallback, false);
+      auto shape = [&](int64_t c, int64_t hw) {
+        return nhwc ? std::vector<int64_t>{-1, hw, hw, c} : std::vector<int64_t>{-1, c, hw, hw};
+      };
+      const std::string layout = nhwc ? "NHWC" : "NCHW";
+      Model m;
+      m.Declare("x", shape(16, 5), false);
+      m.Param("w1", {16, 4, 4, 4}, -0.5, 0.5);  // 2 groups: 16 -> 8 channels.
+      m.Declare("y1", shape(8, 10), false);
+      m.Op("conv2d_transpose", {{"Input", {"x"}}, {"Filter", {"w1"}}}, {{"Output", {"y1"}}},
+           {{"strides", std::vector<int>{2, 2}}, {"paddings", std::vector<int>{1, 1}},
+            {"groups", 2}, {"data_format", layout}});
+      m.Param("b1", {8}, -1, 1);
+      m.Declare("a1", shape(8, 10), false);
+      m.Op("elementwise_add", {{"X", {"y1"}}, {"Y", {"b1"}}}, {{"Out", {"a1"}}},
+           {{"axis", nhwc ? -1 : 1}});
+      m.BatchNorm("a1", "n1", "bn1", 8, shape(8, 10), true, layout);
+      m.Declare("r1", shape(8, 10), false);
+      m.Op("relu", {{"X", {"n1"}}}, {{"Out", {"r1"}}});
+      m.Param("w2", {8, 1, 3, 3}, -0.5, 0.5);
+      m.Declare("y2", shape(8, 10), false);
+      m.Op("depthwise_conv2d_transpose", {{"Input", {"r1"}}, {"Filter", {"w2"}}},
+           {{"Output", {"y2"}}},
+           {{"paddings", std::vector<int>{1, 1}}, {"groups", 8}, {"data_format", layout}});
+      m.Param("b2", {8}, -1, 1);
+      m.Declare("out", shape(8, 10), false);
+      m.Op("elementwise_add", {{"X", {"y2"}}, {"Y", {"b2"}}}, {{"Out", {"out"}}},
+           {{"axis", nhwc ? 3 : 1}});
+
+      const DDim x_dims = nhwc ? DDim{2, 5, 5, 16} : DDim{2, 16, 5, 5};
+      const DenseTensor x = MakeTensor<float>(x_dims, RandomValues(800, -1, 1, 21));
+      Scope s1, s2;
+      m.Fill(&s1);
+      m.Fill(&s2);
+      const std::vector<double> before = RunProgram(m.program, &s1, x);
+      ProgramDesc p = m.program;
+      const auto counts = Optimize(&p, &s2);
+      EXPECT_EQ(counts.at("conv_bn_fuse_pass"), 1);
+      EXPECT_EQ(counts.at("conv_bias_fuse_pass"), 1);
+      EXPECT_EQ(OpTypes(p), std::vector<std::string>(
+                                {"conv2d_transpose", "relu", "depthwise_conv2d_transpose"}));
+      EXPECT_EQ(p.Block(0).Op(2)->Input("Bias"), std::vector<std::string>({"b2"}));
+      for (const char* gone : {"b1", "bn1.scale", "bn1.var", "a1", "y2"}) {
+        EXPECT_FALSE(p.Block(0).HasVar(gone)) << gone;
+      }
+      ExpectNear(RunProgram(p, &s2, x), before, 1e-5, 1e-5, "transposed");
+    }
+  }
+}
+
 TEST_F(ConvFusePassesTest, LeavesAloneWhatItCannotFuse) {
   Model m;
   const std::vector<int64_t> act = {-1, 4, 5, 5};

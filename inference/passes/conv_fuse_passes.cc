@@ -27,6 +27,26 @@ using framework::ir::Match;
 using framework::ir::Pattern;
 
 const char* const kConvTypes[] = {"conv2d", "depthwise_conv2d"};
+// The convolutions a bias or batch_norm folds into (their kernels take Bias, not the
+// residual or activation fusions).
+const char* const kBiasConvTypes[] = {"conv2d", "depthwise_conv2d", "conv2d_transpose",
+                                      "depthwise_conv2d_transpose"};
+
+bool IsTranspose(const OpDesc& conv) {
+  return conv.Type() == "conv2d_transpose" || conv.Type() == "depthwise_conv2d_transpose";
+}
+
+// The output channel that element `i` of `conv`'s Filter (`dims`) contributes to: Filter is
+// [C_out, C_in / groups, kh, kw] for a convolution, [C_in, C_out / groups, kh, kw] for a
+// transposed one.
+int64_t OutputChannelOf(const OpDesc& conv, const std::vector<int64_t>& dims, int64_t i) {
+  const int64_t taps = dims[2] * dims[3];
+  if (!IsTranspose(conv)) return i / (dims[1] * taps);
+  const int64_t groups = AttrOr<int>(conv, "groups", 1);
+  const int64_t in_channel = i / (dims[1] * taps);
+  const int64_t group = in_channel / (dims[0] / groups);
+  return group * dims[1] + (i / taps) % dims[1];
+}
 
 bool ChannelLast(const OpDesc& conv) {
   return AttrOr<std::string>(conv, "data_format", "NCHW") == "NHWC";
@@ -38,7 +58,8 @@ int64_t OutChannels(const Graph& graph, const OpDesc& conv) {
       graph.block().FindVarRecursive(SingleVar(conv.Inputs(), "Filter"));
   if (filter == nullptr || !filter->HasTensorDesc()) return -1;
   const std::vector<int64_t> dims = filter->GetShape();
-  return dims.size() == 4 ? dims[0] : -1;
+  if (dims.size() != 4) return -1;
+  return IsTranspose(conv) ? dims[1] * AttrOr<int>(conv, "groups", 1) : dims[0];
 }
 
 // The parameter elementwise_add `add` adds per output channel of `conv` (its Y: placed at the
@@ -85,7 +106,8 @@ bool FoldBatchNorm(ProgramDesc* program, BlockDesc* block, Scope* params, const 
   if (filter == nullptr || filter->dims().size() != 4 || graph.Consumers(filter_name).size() != 1) {
     return false;
   }
-  const int64_t channels = filter->dims()[0];
+  const int64_t channels = OutChannels(graph, conv);
+  if (channels <= 0) return false;
   const framework::DDim per_channel{channels};
   std::vector<std::string> bn_params;
   std::vector<const DenseTensor*> stats;  // Scale, Bias, Mean, Variance.
@@ -118,15 +140,17 @@ bool FoldBatchNorm(ProgramDesc* program, BlockDesc* block, Scope* params, const 
   const float* variance = stats[3]->data<float>();
   DenseTensor bias(per_channel, framework::DataType::FLOAT32);
   float* b = bias.mutable_data<float>(platform::CPUPlace());
-  float* w = filter->data<float>();
-  const int64_t per_filter = filter->numel() / std::max<int64_t>(channels, 1);
+  std::vector<double> channel_scale(static_cast<size_t>(channels));
   for (int64_t c = 0; c < channels; ++c) {
     const double s = scale[c] / std::sqrt(static_cast<double>(variance[c]) + epsilon);
     const double before = old_bias != nullptr ? old_bias->data<float>()[c] : 0.0;
     b[c] = static_cast<float>((before - mean[c]) * s + shift[c]);
-    for (int64_t i = c * per_filter; i < (c + 1) * per_filter; ++i) {
-      w[i] = static_cast<float>(w[i] * s);
-    }
+    channel_scale[c] = s;
+  }
+  float* w = filter->data<float>();
+  const std::vector<int64_t> filter_dims = filter->dims().ToVector();
+  for (int64_t i = 0; i < filter->numel(); ++i) {
+    w[i] = static_cast<float>(w[i] * channel_scale[OutputChannelOf(conv, filter_dims, i)]);
   }
   const std::string bias_name = AddParam(block, params, bn_params[1] + ".conv_bn_folded",
                                          std::move(bias));
@@ -140,7 +164,7 @@ bool FoldBatchNorm(ProgramDesc* program, BlockDesc* block, Scope* params, const 
 }
 
 bool FoldOneBatchNorm(ProgramDesc* program, BlockDesc* block, Scope* params) {
-  for (const char* type : kConvTypes) {
+  for (const char* type : kBiasConvTypes) {
     for (bool with_add : {false, true}) {
       const Graph graph(*block);
       Pattern p;
@@ -166,7 +190,7 @@ bool FoldOneBatchNorm(ProgramDesc* program, BlockDesc* block, Scope* params) {
 // ---- conv_bias_fuse_pass -----------------------------------------------------------------
 
 bool FuseOneBias(BlockDesc* block, Scope* params) {
-  for (const char* type : kConvTypes) {
+  for (const char* type : kBiasConvTypes) {
     const Graph graph(*block);
     Pattern p;
     const int conv = p.AddOp(type, [](const OpDesc& op) {
@@ -260,10 +284,16 @@ bool FuseOneActivation(BlockDesc* block) {
 
 }  // namespace
 
-// Versions the passes were written against: conv2d 1 (use_addto), elementwise_add 1 (the
-// Scale_* attributes, unused here), batch_norm 0; activations: pass_util.h.
+// Versions the passes were written against: conv2d 1 (use_addto), conv2d_transpose 2
+// (output_padding, oneDNN precision attributes), elementwise_add 1 (the Scale_* attributes,
+// unused here), batch_norm 0; activations: pass_util.h.
 framework::ir::PassCapability ConvBnFusePass::Capability() const {
-  return {{{"conv2d", 1}, {"depthwise_conv2d", 1}, {"elementwise_add", 1}, {"batch_norm", 0}}};
+  return {{{"conv2d", 1},
+           {"depthwise_conv2d", 1},
+           {"conv2d_transpose", 2},
+           {"depthwise_conv2d_transpose", 1},
+           {"elementwise_add", 1},
+           {"batch_norm", 0}}};
 }
 
 int ConvBnFusePass::ApplyImpl(ProgramDesc* program, Scope* params) const {
@@ -274,7 +304,11 @@ int ConvBnFusePass::ApplyImpl(ProgramDesc* program, Scope* params) const {
 }
 
 framework::ir::PassCapability ConvBiasFusePass::Capability() const {
-  return {{{"conv2d", 1}, {"depthwise_conv2d", 1}, {"elementwise_add", 1}}};
+  return {{{"conv2d", 1},
+           {"depthwise_conv2d", 1},
+           {"conv2d_transpose", 2},
+           {"depthwise_conv2d_transpose", 1},
+           {"elementwise_add", 1}}};
 }
 
 int ConvBiasFusePass::ApplyImpl(ProgramDesc* program, Scope* params) const {

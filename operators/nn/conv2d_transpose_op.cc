@@ -71,7 +71,8 @@ class Conv2dTransposeOpMaker : public Conv2dTransposeAttrMaker {
   void Make() override {
     AddInput("Input", "Images [N, C_in, H, W] (NHWC: [N, H, W, C_in]).");
     AddInput("Filter", "Filters [C_in, C_out / groups, kh, kw].");
-    AddInput("Bias", "oneDNN-fused bias; not supported (add it with elementwise_add).")
+    AddInput("Bias", "Optional [C_out], added to every value of its output channel (the form "
+                     "PaddlePaddle's oneDNN passes fuse an elementwise_add bias into).")
         .AsDispensable();
     AddOutput("Output", "Result [N, C_out, H_out, W_out] (NHWC: [N, H_out, W_out, C_out]).");
     AddConvTransposeAttrs();
@@ -85,7 +86,8 @@ input channel c in group g = floor(c / C_g):
 $$Output[n, g M_g + m, y s_h - p_{top} + i d_h, x s_w - p_{left} + j d_w] \mathrel{+}=
   Filter[c, m, i, j] \cdot Input[n, c, y, x]$$
 summed over c in group g, all input pixels (y, x) and taps (i, j); positions outside the
-output (the paddings) are dropped. The output size is
+output (the paddings) are dropped. With Bias, Bias[o] is added to every value of output
+channel o; such a fused op is an inference form and has no gradient op. The output size is
 $$H_{out} = (H - 1) s_h - p_{top} - p_{bottom} + d_h (kh - 1) + 1$$
 plus output_padding, or `output_size` when given (within [H_out, H_out + s_h)); likewise
 W_out. Example: Input [1, 2, 4, 5], Filter [2, 3, 3, 3], strides 2, paddings 1 give
@@ -123,21 +125,35 @@ class Conv2dTransposeOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-void RejectBias(const std::string& op, bool has_bias) {
-  PL_ENFORCE(!has_bias, errors::Unimplemented(
-                            "op `%s` input `Bias`: fused bias is not supported; add the bias "
-                            "with elementwise_add (axis = 1)",
-                            op));
+// Bias (oneDNN-style fusion, as PaddlePaddle's passes write it) must be [C_out].
+void CheckBias(const std::string& op, const framework::DDim& bias, int64_t out_channels) {
+  PL_ENFORCE(bias.size() == 1 && (bias[0] < 0 || out_channels < 0 || bias[0] == out_channels),
+             errors::InvalidArgument(
+                 "op `%s` input `Bias`: expected shape [%lld] (one value per output channel), "
+                 "received %s",
+                 op, static_cast<long long>(out_channels), bias.ToString()));
+}
+
+// Adds bias[c] to every value of output channel c.
+template <typename T>
+void AddChannelBias(const T* bias, bool channel_last, const framework::DDim& dims, T* out) {
+  const int64_t n = dims[0], c = channel_last ? dims[3] : dims[1], hw = dims[1] * dims[2] * dims[3] / c;
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t i = 0; i < c * hw; ++i) {
+      const int64_t channel = channel_last ? i % c : i / hw;
+      out[b * c * hw + i] += bias[channel];
+    }
+  }
 }
 
 void Conv2dTransposeInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Input");
   ctx->RequireInput("Filter");
   ctx->RequireOutput("Output");
-  RejectBias(ctx->OpType(), ctx->HasInput("Bias"));
   CheckNoConvFusion(ctx->OpType(), ctx->Attrs());
   const Conv2dGeometry g = ResolveConv2dTranspose(ctx->OpType(), ctx->GetInputDim("Input"),
                                                   ctx->GetInputDim("Filter"), ctx->Attrs());
+  if (ctx->HasInput("Bias")) CheckBias(ctx->OpType(), ctx->GetInputDim("Bias"), g.in_c);
   ctx->SetOutputDim("Output", g.InputDims());
 }
 
@@ -152,30 +168,7 @@ void Conv2dTransposeGradInferShape(InferShapeContext* ctx) {
 
 template <typename T>
 struct Conv2dTransposeKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const std::string& op = ctx.Type();
-    RejectBias(op, ctx.HasInput("Bias"));
-    const DenseTensor* input = ctx.Input("Input");
-    const DenseTensor* filter = ctx.Input("Filter");
-    const Conv2dGeometry g =
-        ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
-    // A fresh buffer: Output may be the variable of an operand.
-    DenseTensor fresh(g.InputDims(), input->dtype());
-    T* out = fresh.mutable_data<T>(ctx.GetPlace());
-    if (fresh.numel() > 0) {
-      const auto& dev = ctx.device_context<CPUDeviceContext>();
-      std::vector<T> in_storage;
-      const T* x = NchwData(*input, g.channel_last, &in_storage);
-      if (g.channel_last) {
-        std::vector<T> nchw(static_cast<size_t>(fresh.numel()));
-        ConvInputGradNchw(dev, g, filter->data<T>(), x, nchw.data());
-        StoreFromNchw(nchw, true, fresh.dims(), out);
-      } else {
-        ConvInputGradNchw(dev, g, filter->data<T>(), x, out);
-      }
-    }
-    *ctx.Output("Output") = std::move(fresh);
-  }
+  static void Compute(const ExecutionContext& ctx) { Conv2dTransposePlainCompute<T>(ctx); }
 };
 
 template <typename T>
@@ -217,6 +210,37 @@ struct Conv2dTransposeGradKernel {
 };
 
 }  // namespace
+
+template <typename T>
+void Conv2dTransposePlainCompute(const ExecutionContext& ctx) {
+  const std::string& op = ctx.Type();
+  const DenseTensor* input = ctx.Input("Input");
+  const DenseTensor* filter = ctx.Input("Filter");
+  const DenseTensor* bias = ctx.HasInput("Bias") ? ctx.Input("Bias") : nullptr;
+  const Conv2dGeometry g =
+      ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
+  if (bias != nullptr) CheckBias(op, bias->dims(), g.in_c);
+  // A fresh buffer: Output may be the variable of an operand.
+  DenseTensor fresh(g.InputDims(), input->dtype());
+  T* out = fresh.mutable_data<T>(ctx.GetPlace());
+  if (fresh.numel() > 0) {
+    const auto& dev = ctx.device_context<CPUDeviceContext>();
+    std::vector<T> in_storage;
+    const T* x = NchwData(*input, g.channel_last, &in_storage);
+    if (g.channel_last) {
+      std::vector<T> nchw(static_cast<size_t>(fresh.numel()));
+      ConvInputGradNchw(dev, g, filter->data<T>(), x, nchw.data());
+      StoreFromNchw(nchw, true, fresh.dims(), out);
+    } else {
+      ConvInputGradNchw(dev, g, filter->data<T>(), x, out);
+    }
+    if (bias != nullptr) AddChannelBias(bias->data<T>(), g.channel_last, fresh.dims(), out);
+  }
+  *ctx.Output("Output") = std::move(fresh);
+}
+
+template void Conv2dTransposePlainCompute<float>(const ExecutionContext& ctx);
+template void Conv2dTransposePlainCompute<double>(const ExecutionContext& ctx);
 
 PL_REGISTER_OPS(RegisterConv2dTransposeOp) {
   for (const std::string type : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {

@@ -105,9 +105,12 @@ void CheckGradInputShape(const std::string& op, const char* slot, const framewor
 template <typename T>
 const T* NchwData(const framework::DenseTensor& t, bool channel_last, std::vector<T>* storage);
 
-// The plain CPU kernels (defined in conv2d_op.cc and pool2d_op.cc; T = float or double).
+// The plain CPU kernels (defined in conv2d_op.cc, conv2d_transpose_op.cc and pool2d_op.cc;
+// T = float or double).
 template <typename T>
 void Conv2dPlainCompute(const framework::ExecutionContext& ctx);
+template <typename T>
+void Conv2dTransposePlainCompute(const framework::ExecutionContext& ctx);  // conv2d_transpose_op.cc
 template <typename T>
 void Pool2dPlainCompute(const framework::ExecutionContext& ctx);
 template <typename T>

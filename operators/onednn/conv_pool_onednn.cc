@@ -37,10 +37,8 @@ using framework::ExecutionContext;
 namespace {
 
 // The convolution primitive of one prepared conv2d / depthwise_conv2d and its filter in the
-// primitive's format. Prepare (new input or filter dims) creates the primitive; Compute
-// reorders the filter only when the Filter variable was written since the last reorder, so
-// a steady-state inference run and the forward passes between two optimizer steps reorder
-// only activations.
+// primitive's format (PackedFilter). Prepare (new input or filter dims) creates the
+// primitive.
 class Conv2dOneDNN final : public framework::OpKernel {
  public:
   void Prepare(const ExecutionContext& ctx) override {
@@ -80,12 +78,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
       src_want_ = pd_.src_desc();
       dst_want_ = pd_.dst_desc();
       args_.clear();
-      packs_filter_ = pd_.weights_desc() != descs_.weights;
-      // A new input shape usually keeps the weights format: the packed filter stays valid.
-      if (packs_filter_ && (!weights_ || weights_.get_desc() != pd_.weights_desc())) {
-        weights_ = memory(pd_.weights_desc(), dev.engine());
-        weights_stamp_ = framework::VariableStamp();
-      }
+      weights_.Reset(descs_.weights, pd_.weights_desc(), dev.engine());
     });
   }
 
@@ -115,7 +108,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
             ToFormat(KeptInputMemory(&src_mem_, *input, descs_.src, engine), src_want_, dev);
         const memory& dst = dst_.Bind(DescOf(*target, descs_.dst), OutputData(target), dst_want_, engine);
         args_[DNNL_ARG_SRC] = src;
-        args_[DNNL_ARG_WEIGHTS] = Weights(ctx, *filter, dev);
+        args_[DNNL_ARG_WEIGHTS] = weights_.Get(ctx, "Filter", dev);
         args_[DNNL_ARG_DST] = dst;
         if (bias != nullptr) {
           args_[DNNL_ARG_BIAS] = bias_mem_.Over(descs_.bias, bias->data<float>(), engine);
@@ -142,21 +135,6 @@ class Conv2dOneDNN final : public framework::OpKernel {
   }
 
  private:
-  // The filter in the primitive's format: the user's buffer when that is the format, else
-  // the packed copy, refreshed when the Filter variable changed.
-  memory Weights(const ExecutionContext& ctx, const DenseTensor& filter,
-                 const platform::OneDNNContext& dev) {
-    if (!packs_filter_) return weights_mem_.Over(descs_.weights, filter.data<float>(), dev.engine());
-    const framework::VariableStamp stamp(*ctx.InputVar("Filter"));
-    if (stamp != weights_stamp_) {
-      Reorder(ReadOnlyMemory(descs_.weights, filter, dev.engine()), weights_, dev);
-      weights_stamp_ = stamp;
-      ctx.NotePrepack("Filter", 0, pd_.weights_desc().get_size(),
-                      "reorder to the convolution's weights format");
-    }
-    return weights_;
-  }
-
   template <typename Fn>
   void Try(const ExecutionContext& ctx, const DenseTensor& input, const DenseTensor& filter,
            Fn&& fn) {
@@ -177,13 +155,11 @@ class Conv2dOneDNN final : public framework::OpKernel {
   dnnl::convolution_forward::primitive_desc pd_;
   std::unique_ptr<dnnl::convolution_forward> primitive_;
   std::shared_ptr<const OneDNNLayout> output_layout_;  // Null when the primitive writes the user's.
-  bool packs_filter_ = false;
-  memory weights_;
+  PackedFilter weights_;
   memory::desc src_want_, dst_want_;  // The primitive's formats.
-  KeptMemory src_mem_, bias_mem_, weights_mem_;
+  KeptMemory src_mem_, bias_mem_;
   KeptOutput dst_;
   std::unordered_map<int, memory> args_;  // Kept: no map nodes allocated per run.
-  framework::VariableStamp weights_stamp_;
 };
 
 // dnnl::pooling_forward: max, avg (exclusive or not), global, ceil_mode, NCHW or NHWC.

@@ -60,6 +60,29 @@ ScratchMemory ToFormat(memory user, const memory::desc& want, const platform::On
   return converted;
 }
 
+void PackedFilter::Reset(const memory::desc& user, const memory::desc& want,
+                         const dnnl::engine& engine) {
+  user_ = user;
+  packs_ = want != user;
+  if (packs_ && (!packed_ || packed_.get_desc() != want)) {
+    packed_ = memory(want, engine);
+    stamp_ = framework::VariableStamp();
+  }
+}
+
+const memory& PackedFilter::Get(const framework::ExecutionContext& ctx, framework::NameRef slot,
+                                const platform::OneDNNContext& dev) {
+  const DenseTensor& filter = *ctx.Input(slot);
+  if (!packs_) return user_mem_.Over(user_, filter.data<float>(), dev.engine());
+  const framework::VariableStamp stamp(*ctx.InputVar(slot));
+  if (stamp != stamp_) {
+    Reorder(ReadOnlyMemory(user_, filter, dev.engine()), packed_, dev);
+    stamp_ = stamp;
+    ctx.NotePrepack(slot, 0, packed_.get_desc().get_size(), "reorder to the primitive's weights format");
+  }
+  return packed_;
+}
+
 OneDNNConvDescs MakeOneDNNConvDescs(const Conv2dGeometry& g) {
   const auto f32 = memory::data_type::f32;
   const Tag layout = g.channel_last ? Tag::nhwc : Tag::nchw;

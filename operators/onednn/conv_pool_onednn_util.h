@@ -9,6 +9,8 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "framework/dense_tensor.h"
+#include "framework/op_kernel.h"
+#include "framework/operator.h"
 #include "operators/activation/fused_activation.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/onednn/onednn_layout.h"
@@ -103,6 +105,28 @@ class KeptOutput {
  private:
   KeptMemory kept_;
   std::optional<PrimitiveOutput> staged_;
+};
+
+// A filter in a primitive's weights format: the user's buffer when that is the format, else a
+// packed copy, made again only when the filter's variable was written since the last packing
+// (framework::VariableStamp). So a steady-state inference run, and the forward passes between
+// two optimizer steps, reorder only activations.
+class PackedFilter {
+ public:
+  // For a new primitive: `user` describes the filter's row-major data, `want` is the
+  // primitive's weights format. A packed copy of the same format stays valid.
+  void Reset(const dnnl::memory::desc& user, const dnnl::memory::desc& want,
+             const dnnl::engine& engine);
+  // Memory for DNNL_ARG_WEIGHTS over the current value of input `slot`.
+  const dnnl::memory& Get(const framework::ExecutionContext& ctx, framework::NameRef slot,
+                          const platform::OneDNNContext& dev);
+
+ private:
+  dnnl::memory::desc user_;
+  bool packs_ = false;
+  dnnl::memory packed_;
+  KeptMemory user_mem_;
+  framework::VariableStamp stamp_;
 };
 
 // One convolution in oneDNN's terms. `src`, `dst` are in the user's layout (nchw or nhwc),

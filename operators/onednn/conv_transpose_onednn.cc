@@ -1,0 +1,224 @@
+// dnnl::deconvolution_forward for conv2d_transpose / depthwise_conv2d_transpose, float32,
+// with the fused Bias.
+//
+// The geometry is the plain kernel's (ResolveConv2dTranspose describes the convolution whose
+// input gradient this op is), so the descriptors are that convolution's with source and
+// destination swapped. Formats follow conv2d's rule (conv_pool_onednn.cc): the primitive
+// picks them when the op's input has 8 or more channels per group (or is depthwise with 8
+// or more), and its output may stay in the primitive's layout where the executor allows
+// it. The filter, [C_in, C_out / groups, kh, kw] in PaddlePaddle, is oneDNN's iohw (giohw
+// with groups), packed once per filter value (PackedFilter). Where oneDNN has only its
+// scalar reference implementation, or refuses the geometry, the plain kernel runs.
+#include <algorithm>
+#include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "framework/op_registry.h"
+#include "operators/nn/conv_pool_shape.h"
+#include "operators/onednn/conv_pool_onednn_util.h"
+#include "operators/op_family.h"
+#include "platform/onednn/onednn_context.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+using dnnl::memory;
+using framework::DenseTensor;
+using framework::ExecutionContext;
+using Tag = memory::format_tag;
+
+class Conv2dTransposeOneDNN final : public framework::OpKernel {
+ public:
+  void Prepare(const ExecutionContext& ctx) override {
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    g_ = ResolveConv2dTranspose(ctx.Type(), input->dims(), filter->dims(), ctx.op().Attrs());
+    has_bias_ = ctx.HasInput("Bias");
+    primitive_.reset();
+    output_layout_.reset();
+    plain_ = true;
+    if (g_.InputDims().numel() == 0) return;
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    try {
+      const auto f32 = memory::data_type::f32;
+      const OneDNNConvDescs c = MakeOneDNNConvDescs(g_);
+      // This op's input is the convolution's output and the other way round.
+      src_user_ = c.dst;
+      dst_user_ = c.src;
+      weights_user_ =
+          g_.groups == 1
+              ? memory::desc({g_.in_c, g_.out_c, g_.kernel_h, g_.kernel_w}, f32, Tag::iohw)
+              : memory::desc({g_.groups, g_.in_c / g_.groups, g_.out_c / g_.groups, g_.kernel_h,
+                              g_.kernel_w},
+                             f32, Tag::giohw);
+      // Blocked formats where both sides fill oneDNN's channel blocks (8 or more channels
+      // per group, or depthwise with 8 or more channels); otherwise the user's layout, which
+      // oneDNN computes through GEMM: PP-OCRv3's last layer, 24 -> 1 channel, takes 0.31 ms
+      // so against 3.2 ms with its one output channel padded to a 16-channel block
+      // (tests/benchmarks/conv_transpose_benchmark).
+      const int64_t in_per_group = g_.out_c / g_.groups, out_per_group = g_.in_c / g_.groups;
+      const bool blocked = (in_per_group >= 8 && out_per_group >= 8) ||
+                           (in_per_group == 1 && out_per_group == 1 && g_.out_c >= 8);
+      const memory::desc src = blocked ? memory::desc(src_user_.dims(), f32, Tag::any) : src_user_;
+      const memory::desc dst = blocked ? memory::desc(dst_user_.dims(), f32, Tag::any) : dst_user_;
+      const memory::desc weights(weights_user_.dims(), f32, Tag::any);
+      // oneDNN checks (out + pad_l + pad_r - extent) / stride + 1 == in exactly; an
+      // output_padding of a stride or more (possible when dilation > stride) is taken off
+      // the bottom / right padding to keep that true.
+      memory::dims pad_r(2);
+      pad_r[0] = RightPadding(g_.in_h, g_.out_h, g_.kernel_h, g_.dilation_h, g_.stride_h,
+                              g_.pad_top, g_.pad_bottom);
+      pad_r[1] = RightPadding(g_.in_w, g_.out_w, g_.kernel_w, g_.dilation_w, g_.stride_w,
+                              g_.pad_left, g_.pad_right);
+      const auto kind = dnnl::prop_kind::forward_inference;
+      const auto alg = dnnl::algorithm::deconvolution_direct;
+      const dnnl::deconvolution_forward::desc desc(kind, alg, src, weights, dst, c.strides,
+                                                   c.dilates, c.pad_l, pad_r);
+      pd_ = dnnl::deconvolution_forward::primitive_desc(desc, dev.engine());
+      if (std::string(pd_.impl_info_str()).rfind("ref", 0) == 0) return;  // Scalar code: plain is faster.
+      // The bias is added by AddChannelBias: oneDNN's deconvolution adds its own in scalar
+      // code (4.5x the time of PP-OCRv3's 24 -> 24 upsampling itself), and with a binary
+      // post-op or a binary primitive on the padded blocked output it takes its reference
+      // implementation (25-60x; tests/benchmarks/conv_transpose_benchmark).
+      own_bias_ = has_bias_ && ChannelBiasAddable(pd_.dst_desc());
+      if (has_bias_ && !own_bias_) {
+        pd_ = dnnl::deconvolution_forward::primitive_desc(
+            dnnl::deconvolution_forward::desc(kind, alg, src, weights, BiasDesc(), dst,
+                                              c.strides, c.dilates, c.pad_l, pad_r),
+            dev.engine());
+      }
+      primitive_ = std::make_unique<dnnl::deconvolution_forward>(pd_);
+    } catch (const dnnl::error&) {
+      return;  // A geometry oneDNN does not take (negative padding, say): the plain kernel.
+    }
+    plain_ = false;
+    output_layout_ = OutputLayout(true, pd_.dst_desc(), dst_user_);
+    weights_.Reset(weights_user_, pd_.weights_desc(), dev.engine());
+    args_.clear();
+  }
+
+  void Compute(const ExecutionContext& ctx) override {
+    if (plain_) {
+      ctx.WithPlainInputs(
+          [](const ExecutionContext& plain) { Conv2dTransposePlainCompute<float>(plain); });
+      return;
+    }
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const DenseTensor* bias = has_bias_ ? ctx.Input("Bias") : nullptr;
+    DenseTensor* output = ctx.Output("Output");
+    DenseTensor fresh;
+    DenseTensor* target =
+        OutputTarget(output, {input, filter, bias}, &fresh, g_.InputDims(),
+                     ctx.OutputMayBeOpaque("Output") ? output_layout_ : nullptr);
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    try {
+      const dnnl::engine& engine = dev.engine();
+      const ScratchMemory src =
+          ToFormat(KeptInputMemory(&src_mem_, *input, src_user_, engine), pd_.src_desc(), dev);
+      args_[DNNL_ARG_SRC] = src;
+      args_[DNNL_ARG_WEIGHTS] = weights_.Get(ctx, "Filter", dev);
+      args_[DNNL_ARG_DST] =
+          dst_.Bind(DescOf(*target, dst_user_), OutputData(target), pd_.dst_desc(), engine);
+      if (bias != nullptr && !own_bias_) {
+        args_[DNNL_ARG_BIAS] = bias_mem_.Over(BiasDesc(), bias->data<float>(), engine);
+      }
+      primitive_->execute(dev.stream(), args_);
+      dev.stream().wait();
+      if (own_bias_) AddChannelBias(args_[DNNL_ARG_DST], bias->data<float>());
+      dst_.Store(dev);
+      dev.stream().wait();
+    } catch (const dnnl::error& e) {
+      throw errors::Fatal("op `%s`: oneDNN deconvolution failed for Input %s, Filter %s: %s",
+                          ctx.Type(), input->dims().ToString(), filter->dims().ToString(),
+                          e.what());
+    }
+    if (target == &fresh) *output = std::move(fresh);
+  }
+
+ private:
+  memory::desc BiasDesc() const { return memory::desc({g_.in_c}, memory::data_type::f32, Tag::a); }
+
+  // Whether AddChannelBias handles format `md`: 4-D, with at most one inner block, on the
+  // channels (nchw, nhwc, nChw8c, nChw16c).
+  static bool ChannelBiasAddable(const memory::desc& md) {
+    const dnnl_blocking_desc_t& b = md.data.format_desc.blocking;
+    return md.data.ndims == 4 && md.data.format_kind == dnnl_blocked &&
+           (b.inner_nblks == 0 || (b.inner_nblks == 1 && b.inner_idxs[0] == 1));
+  }
+
+  // bias[c] added to every value of channel c of `dst`, a ChannelBiasAddable format, pixel
+  // by pixel over runs of contiguous channels (a block, or all of nhwc's); the padding
+  // channels of a blocked format stay zero.
+  void AddChannelBias(const memory& dst, const float* bias) const {
+    const dnnl_memory_desc_t& md = dst.get_desc().data;
+    const dnnl_blocking_desc_t& b = md.format_desc.blocking;
+    const int64_t channels = md.dims[1];
+    // Channels per contiguous run, and the stride between runs.
+    int64_t run = 1, run_stride = b.strides[1];
+    if (b.inner_nblks == 1) {
+      run = b.inner_blks[0];
+    } else if (b.strides[1] == 1) {
+      run = channels;
+      run_stride = 0;
+    }
+    const int64_t runs = (run == 1 ? channels : md.padded_dims[1]) / run;
+    std::vector<float> lanes(static_cast<size_t>(run * runs), 0.0f);
+    std::copy(bias, bias + channels, lanes.begin());
+    float* data = static_cast<float*>(dst.get_data_handle()) + md.offset0;
+    for (int64_t n = 0; n < md.dims[0]; ++n) {
+      for (int64_t r = 0; r < runs; ++r) {
+        const float* add = lanes.data() + r * run;
+        for (int64_t h = 0; h < md.dims[2]; ++h) {
+          float* row = data + n * b.strides[0] + r * run_stride + h * b.strides[2];
+          for (int64_t w = 0; w < md.dims[3]; ++w) {
+            float* px = row + w * b.strides[3];
+            for (int64_t i = 0; i < run; ++i) px[i] += add[i];
+          }
+        }
+      }
+    }
+  }
+
+  // The bottom / right padding for which oneDNN's exact size check holds between the
+  // convolution's input `in` (this op's output) and output `out`.
+  static int64_t RightPadding(int64_t in, int64_t out, int64_t k, int64_t dilation,
+                              int64_t stride, int64_t pad_l, int64_t pad_r) {
+    const int64_t extent = (k - 1) * dilation + 1;
+    const int64_t excess = in + pad_l + pad_r - extent - (out - 1) * stride;  // >= 0
+    return pad_r - excess / stride * stride;
+  }
+
+  Conv2dGeometry g_;
+  bool has_bias_ = false;
+  bool own_bias_ = false;  // Bias added by AddChannelBias, not by the primitive.
+  bool plain_ = true;
+  memory::desc src_user_, dst_user_, weights_user_;
+  dnnl::deconvolution_forward::primitive_desc pd_;
+  std::unique_ptr<dnnl::deconvolution_forward> primitive_;
+  std::shared_ptr<const OneDNNLayout> output_layout_;  // Null when the primitive writes the user's.
+  PackedFilter weights_;
+  KeptMemory src_mem_, bias_mem_;
+  KeptOutput dst_;
+  std::unordered_map<int, memory> args_;  // Kept: no map nodes allocated per run.
+};
+
+}  // namespace
+
+PL_REGISTER_BACKEND_KERNELS(RegisterConvTransposeOneDNNKernels) {
+  auto& registry = framework::KernelRegistry::Instance();
+  for (const char* op : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {
+    framework::RegisterKernelClass<Conv2dTransposeOneDNN>(
+        op, framework::DeviceType::kCPU, framework::DataType::FLOAT32,
+        framework::LibraryType::kOneDNN);
+    registry.DeclareOpaqueInputs(op, framework::LibraryType::kOneDNN, {"Input"});
+  }
+}
+
+}  // namespace operators
+}  // namespace paddle_like
