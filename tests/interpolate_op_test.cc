@@ -1,7 +1,7 @@
-// nearest_interp(_v2) and bilinear_interp(_v2): closed-form results (pixel blocks; a linear
-// ramp, which bilinear sampling reproduces exactly at the sampled coordinates), every way of
-// giving the size, NHWC, float and double, the 1.x ratio rule, gradients against finite
-// differences, and error messages. PaddlePaddle's own outputs are checked by the fixture
+// nearest, linear, bilinear and trilinear _interp(_v2) on 3-, 4- and 5-D images: closed-form
+// results (pixel and voxel blocks; a linear ramp, which linear sampling reproduces exactly at
+// the sampled coordinates), every way of giving the size, channels last, float and double,
+// the 1.x ratio rule, gradients against finite differences, and error messages. PaddlePaddle's own outputs are checked by the fixture
 // test (tests/fixtures/ops/*interp*).
 #include <algorithm>
 #include <cmath>
@@ -149,7 +149,7 @@ TEST_F(Interpolate, BadSizesAndInputsNameWhatIsWrong) {
   const DenseTensor x = MakeTensor<double>({1, 1, 2, 2}, {1, 2, 3, 4});
   ExpectError<platform::InvalidArgumentError>(
       [&] { RunOp("nearest_interp_v2", {{"X", {x}}}, {{"Out", 1}}, {{"out_h", 0}, {"out_w", 3}}); },
-      {"op `nearest_interp_v2` attributes `out_h`, `out_w`", "expected an output size > 0",
+      {"op `nearest_interp_v2` attributes [out_h, out_w]", "expected an output size > 0",
        "[0, 3]"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
@@ -169,12 +169,180 @@ TEST_F(Interpolate, BadSizesAndInputsNameWhatIsWrong) {
               {{"Out", 1}});
       },
       {"op `bilinear_interp_v2` input `OutSize`", "expected 2 values"});
-  ExpectError<platform::UnimplementedError>(
+  ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("nearest_interp_v2", {{"X", {MakeTensor<double>({1, 1, 1, 2, 2}, {1, 2, 3, 4})}}},
+        RunOp("bilinear_interp_v2", {{"X", {MakeTensor<double>({1, 1, 1, 2, 2}, {1, 2, 3, 4})}}},
+              {{"Out", 1}}, {{"out_d", 2}, {"out_h", 2}, {"out_w", 2}});
+      },
+      {"op `bilinear_interp_v2` attribute `interp_method`", "`bilinear` does not apply to 5-D X",
+       "nearest or trilinear for 5-D"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("nearest_interp_v2", {{"X", {MakeTensor<double>({2, 2}, {1, 2, 3, 4})}}},
               {{"Out", 1}}, {{"out_h", 2}, {"out_w", 2}});
       },
-      {"op `nearest_interp_v2` input `X`", "only 4-D"});
+      {"op `nearest_interp_v2` input `X`", "expected a 3-D, 4-D or 5-D image", "received shape [2, 2]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("trilinear_interp_v2", {{"X", {MakeTensor<double>({1, 1, 1, 2, 2}, {1, 2, 3, 4})}}},
+              {{"Out", 1}}, {{"out_d", 2}, {"out_h", 2}, {"out_w", 2}, {"scale", std::vector<float>{2, 2}}});
+      },
+      {"op `trilinear_interp_v2` attribute `scale`", "expected 1 or 3 values, received 2"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("trilinear_interp_v2",
+              {{"X", {MakeTensor<double>({1, 1, 1, 2, 2}, {1, 2, 3, 4})}},
+               {"SizeTensor", {MakeTensor<int32_t>({1}, {2}), MakeTensor<int32_t>({1}, {2})}}},
+              {{"Out", 1}});
+      },
+      {"op `trilinear_interp_v2` input `SizeTensor`", "expected 3 values [out_d, out_h, out_w]",
+       "received 2"});
+}
+
+// X[n, c, z, y, x] = 1 + 10 c + 5 z + 3 y + 0.5 x over `spatial` axes (the last ones of
+// z, y, x), channels first or last: a function linear sampling reproduces exactly.
+double Ramp3(int64_t c, double z, double y, double x) { return 1 + 10 * c + 5 * z + 3 * y + 0.5 * x; }
+
+struct Image {
+  int64_t n, c;
+  std::vector<int64_t> size;  // Spatial, 1 or 3 axes.
+  bool last;                  // Channels last.
+  DDim Dims() const {
+    std::vector<int64_t> d = {n};
+    if (!last) d.push_back(c);
+    d.insert(d.end(), size.begin(), size.end());
+    if (last) d.push_back(c);
+    return DDim(d);
+  }
+  // Values f(b, ch, spatial index) in memory order.
+  template <typename F>
+  std::vector<double> Values(F f) const {
+    std::vector<double> v;
+    const int64_t k = static_cast<int64_t>(size.size());
+    int64_t pixels = 1;
+    for (int64_t s : size) pixels *= s;
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t outer = 0; outer < (last ? pixels : c); ++outer)
+        for (int64_t inner = 0; inner < (last ? c : pixels); ++inner) {
+          const int64_t ch = last ? inner : outer, p = last ? outer : inner;
+          std::vector<int64_t> idx(static_cast<size_t>(k));
+          for (int64_t a = k - 1, rest = p; a >= 0; --a) {
+            idx[a] = rest % size[a];
+            rest /= size[a];
+          }
+          v.push_back(f(b, ch, idx));
+        }
+    return v;
+  }
+};
+
+// Linear and trilinear sampling of a ramp give the ramp at the (clamped) source coordinates,
+// in every alignment mode and layout.
+TEST_F(Interpolate, LinearAndTrilinearReproduceARamp) {
+  struct Case {
+    std::string op;
+    std::vector<int64_t> in, out;
+  };
+  const Case cases[] = {{"linear_interp_v2", {5}, {8}},
+                        {"linear_interp", {6}, {4}},
+                        {"trilinear_interp_v2", {3, 4, 5}, {5, 3, 7}},
+                        {"trilinear_interp", {2, 3, 2}, {4, 5, 3}}};
+  for (const Case& cs : cases) {
+    for (bool last : {false, true}) {
+      for (int mode = 0; mode < 3; ++mode) {  // align_corners, align_mode 0, align_mode 1.
+        const bool align_corners = mode == 0;
+        SCOPED_TRACE(cs.op + (last ? " channels last" : "") + " mode " + std::to_string(mode));
+        const size_t k = cs.in.size();
+        auto src = [&](int64_t o, int64_t in, int64_t out) {
+          const double r = align_corners ? double(in - 1) / (out - 1) : double(in) / out;
+          const double s = mode == 1 ? r * (o + 0.5) - 0.5 : r * o;
+          return std::min(std::max(s, 0.0), double(in - 1));
+        };
+        auto ramp = [&](int64_t ch, const std::vector<double>& at) {
+          return k == 1 ? Ramp3(ch, 0, 0, at[0]) : Ramp3(ch, at[0], at[1], at[2]);
+        };
+        const Image in{2, 2, cs.in, last}, out{2, 2, cs.out, last};
+        const std::vector<double> x = in.Values([&](int64_t, int64_t ch, const std::vector<int64_t>& i) {
+          return ramp(ch, std::vector<double>(i.begin(), i.end()));
+        });
+        const std::vector<double> want =
+            out.Values([&](int64_t, int64_t ch, const std::vector<int64_t>& o) {
+              std::vector<double> at;
+              for (size_t a = 0; a < k; ++a) at.push_back(src(o[a], cs.in[a], cs.out[a]));
+              return ramp(ch, at);
+            });
+        AttributeMap attrs = {{"align_corners", align_corners},
+                              {"align_mode", mode == 1 ? 0 : 1},
+                              {"data_layout", std::string(last ? "NHWC" : "NCHW")},
+                              {"out_w", int(cs.out.back())}};
+        if (k == 3) {
+          attrs["out_d"] = int(cs.out[0]);
+          attrs["out_h"] = int(cs.out[1]);
+        }
+        const DenseTensor got =
+            Out(RunOp(cs.op, {{"X", {MakeTensor<double>(in.Dims(), x)}}}, {{"Out", 1}}, attrs));
+        ASSERT_EQ(got.dims(), out.Dims());
+        ExpectNear(ToDoubles(got), want, 1e-6, 1e-6, "double");
+        const DenseTensor got_f =
+            Out(RunOp(cs.op, {{"X", {MakeTensor<float>(in.Dims(), x)}}}, {{"Out", 1}}, attrs));
+        ExpectNear(ToDoubles(got_f), want, 1e-5, 1e-5, "float");
+      }
+    }
+  }
+}
+
+// Nearest on 5-D images: doubling every axis repeats each voxel in a 2x2x2 block; a scale
+// tensor with one value scales all three axes.
+TEST_F(Interpolate, NearestOnVolumesRepeatsVoxelsInBlocks) {
+  for (bool last : {false, true}) {
+    SCOPED_TRACE(last ? "NDHWC" : "NCDHW");
+    const Image in{1, 2, {2, 3, 2}, last}, out{1, 2, {4, 6, 4}, last};
+    auto voxel = [](int64_t, int64_t ch, const std::vector<int64_t>& i) {
+      return 100.0 * ch + 9 * i[0] + 3 * i[1] + i[2];
+    };
+    const DenseTensor x = MakeTensor<float>(in.Dims(), in.Values(voxel));
+    const std::vector<double> want =
+        out.Values([&](int64_t b, int64_t ch, const std::vector<int64_t>& o) {
+          return voxel(b, ch, {o[0] / 2, o[1] / 2, o[2] / 2});
+        });
+    const std::string layout = last ? "NDHWC" : "NCDHW";
+    const DenseTensor by_size =
+        Out(RunOp("nearest_interp_v2", {{"X", {x}}}, {{"Out", 1}},
+                  {{"out_d", 4}, {"out_h", 6}, {"out_w", 4}, {"align_corners", false},
+                   {"data_layout", layout}}));
+    ASSERT_EQ(by_size.dims(), out.Dims());
+    ExpectNear(ToDoubles(by_size), want, 0, 0, "out_d, out_h, out_w");
+    const DenseTensor by_scale =
+        Out(RunOp("nearest_interp_v2", {{"X", {x}}, {"Scale", {MakeTensor<float>({1}, {2})}}},
+                  {{"Out", 1}}, {{"align_corners", false}, {"data_layout", layout}}));
+    ExpectNear(ToDoubles(by_scale), want, 0, 0, "Scale");
+  }
+}
+
+TEST_F(Interpolate, GradientsOfOneAndThreeDimensionalResizesMatchFiniteDifferences) {
+  struct Case {
+    const char* op;
+    DDim x;
+    AttributeMap size;
+  };
+  const Case cases[] = {
+      {"linear_interp_v2", {1, 2, 4}, {{"out_w", 7}}},
+      {"trilinear_interp_v2", {1, 2, 2, 3, 3}, {{"out_d", 3}, {"out_h", 2}, {"out_w", 5}}},
+      {"nearest_interp_v2", {1, 1, 3, 2, 3}, {{"out_d", 5}, {"out_h", 3}, {"out_w", 2}}},
+      {"trilinear_interp", {1, 1, 2, 2, 3}, {{"out_d", 3}, {"out_h", 3}, {"out_w", 2}}}};
+  for (const Case& c : cases) {
+    for (int mode = 0; mode < 3; ++mode) {
+      SCOPED_TRACE(std::string(c.op) + " mode " + std::to_string(mode));
+      GradCheck check;
+      check.op_type = c.op;
+      check.inputs = {{"X", {MakeTensor<double>(c.x, RandomValues(c.x.numel(), -1, 1, 11))}}};
+      check.outputs = {{"Out", 1}};
+      check.attrs = c.size;
+      check.attrs["align_corners"] = mode == 0;
+      check.attrs["align_mode"] = mode == 1 ? 0 : 1;
+      CheckGradients(check);
+    }
+  }
 }
 
 }  // namespace

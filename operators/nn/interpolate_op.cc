@@ -1,15 +1,18 @@
-// nearest_interp_v2 and bilinear_interp_v2 (and their 1.x forms nearest_interp and
-// bilinear_interp): resizing of 4-D images, as PaddlePaddle computes it, index for index;
-// fused grad ops <type>_grad scatter the output gradient back with the same weights.
+// Interpolation (resizing) of 1-, 2- and 3-D images as PaddlePaddle computes it, index for
+// index: linear_interp(_v2) on [N, C, W], nearest_interp(_v2) and bilinear_interp(_v2) on
+// [N, C, H, W], nearest_interp(_v2) and trilinear_interp(_v2) on [N, C, D, H, W] (channels
+// last with data_layout NHWC / NDHWC). The 1.x ops are the forms without _v2. Fused grad ops
+// <type>_grad scatter the output gradient back with the same weights.
 //
-// Output size, in PaddlePaddle's order of precedence:
-//   SizeTensor (one-element int tensors [h], [w])
-//   else OutSize (int tensor [h, w]), and before it Scale (tensor) or `scale` (attribute):
+// Output size, in PaddlePaddle's order of precedence (one value per spatial axis):
+//   SizeTensor (one-element int tensors, [d,] [h,] w)
+//   else OutSize (int tensor), and before it Scale (tensor) or `scale` (attribute):
 //        a scale gives out = int(in * scale) and also sets the sampling ratio (v2 only);
 //        OutSize, when present, replaces the size but not that ratio
-//   else the attributes out_h, out_w.
+//   else the attributes out_d, out_h, out_w.
 // Sampling ratio per axis (in float, as PaddlePaddle does): align_corners gives
 // (in - 1) / (out - 1); otherwise 1 / scale when a scale is in force (v2) else in / out.
+// Linear sampling is separable: the weight of a source pixel is the product of its axes'.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -33,38 +36,49 @@ class InterpOpMaker : public OpProtoAndCheckerMaker {
   InterpOpMaker(std::string method, bool v2) : method_(std::move(method)), v2_(v2) {}
 
   void Make() override {
-    AddInput("X", "Images [N, C, H, W] (NHWC: [N, H, W, C]).");
-    AddInput("OutSize", "int32/int64 tensor [out_h, out_w]; overrides scales and out_h/out_w.")
+    AddInput("X", "Images [N, C, W], [N, C, H, W] or [N, C, D, H, W] (channels last with "
+                  "NHWC / NDHWC).");
+    AddInput("OutSize", "int32/int64 tensor, one size per spatial axis ([d,] [h,] w); "
+                        "overrides scales and the out_* attributes.")
         .AsDispensable();
-    AddInput("SizeTensor", "One-element int32/int64 tensors out_h, out_w; overrides the rest.")
+    AddInput("SizeTensor", "One-element int32/int64 tensors, one per spatial axis; overrides "
+                           "the rest.")
         .AsDuplicable()
         .AsDispensable();
-    AddInput("Scale", v2_ ? "Float tensor: one scale for both axes or [scale_h, scale_w]; "
+    AddInput("Scale", v2_ ? "Float tensor: one scale for every spatial axis or one per axis; "
                             "overrides the attribute `scale`."
                           : "One-element float tensor; overrides the attribute `scale`.")
         .AsDispensable();
-    AddOutput("Out", "Resized images [N, C, out_h, out_w] (NHWC: [N, out_h, out_w, C]).");
-    AddAttr<std::string>("data_layout", "NCHW or NHWC (AnyLayout = NCHW).")
+    AddOutput("Out", "Resized images, X's layout with the output's spatial size.");
+    AddAttr<std::string>("data_layout",
+                         "NCHW (also for 3-D and 5-D X) or NHWC (channels last); NCDHW and "
+                         "NDHWC are read the same; AnyLayout = NCHW.")
         .SetDefault("NCHW")
-        .InEnum({"NCHW", "NHWC", "AnyLayout"});
-    AddAttr<int>("out_d", "Output depth (5-D inputs; unused for 4-D).").SetDefault(-1);
-    AddAttr<int>("out_h", "Output height when no tensor or scale gives it.").SetDefault(-1);
+        .InEnum({"NCHW", "NHWC", "AnyLayout", "NCDHW", "NDHWC"});
+    AddAttr<int>("out_d", "Output depth (5-D X) when no tensor or scale gives it.")
+        .SetDefault(-1);
+    AddAttr<int>("out_h", "Output height (4-D and 5-D X) when no tensor or scale gives it.")
+        .SetDefault(-1);
     AddAttr<int>("out_w", "Output width when no tensor or scale gives it.").SetDefault(-1);
     if (v2_) {
-      AddAttr<std::vector<float>>("scale", "[scale_h, scale_w] (> 0), or empty.")
+      AddAttr<std::vector<float>>("scale",
+                                  "Scales ([d,] [h,] w, each > 0; one value for every axis), "
+                                  "or empty.")
           .SetDefault(std::vector<float>{});
     } else {
-      AddAttr<float>("scale", "One scale for both axes (> 0), or 0 for none.").SetDefault(0.0f);
+      AddAttr<float>("scale", "One scale for every axis (> 0), or 0 for none.").SetDefault(0.0f);
     }
-    AddAttr<std::string>("interp_method", "nearest or bilinear.")
+    AddAttr<std::string>("interp_method",
+                         "nearest (4-D, 5-D X), linear (3-D), bilinear (4-D) or trilinear "
+                         "(5-D).")
         .SetDefault(method_)
-        .InEnum({"nearest", "bilinear"});
+        .InEnum({"nearest", "linear", "bilinear", "trilinear"});
     AddAttr<bool>("align_corners",
                   "Map the corner pixels of input and output onto each other: ratio "
                   "(in - 1) / (out - 1).")
         .SetDefault(true);
     AddAttr<int>("align_mode",
-                 "bilinear without align_corners: 0 samples at (o + 0.5) * ratio - 0.5 "
+                 "Linear methods without align_corners: 0 samples at (o + 0.5) * ratio - 0.5 "
                  "(half-pixel), 1 at o * ratio.")
         .SetDefault(1)
         .InEnum({0, 1});
@@ -72,21 +86,24 @@ class InterpOpMaker : public OpProtoAndCheckerMaker {
         .SetDefault(false)
         .AsExtra();
     AddComment(R"DOC(
-Interpolation (image resizing), as PaddlePaddle's nearest_interp_v2 / bilinear_interp_v2.
+Interpolation (image resizing), as PaddlePaddle's linear / bilinear / trilinear / nearest
+_interp(_v2) ops.
 
-For output row o the sampling ratio r is (H_in - 1) / (H_out - 1) with align_corners,
-otherwise 1 / scale_h when a scale gives the size (v2 ops) or H_in / H_out; likewise for
-columns. An output as large as the input is a copy.
+For output index o along a spatial axis, the sampling ratio r is (in - 1) / (out - 1) with
+align_corners, otherwise 1 / scale when a scale gives the size (v2 ops) or in / out. An
+output as large as the input is a copy.
 
-nearest: $$Out[o_y, o_x] = X[\lfloor r_y o_y + a \rfloor, \lfloor r_x o_x + a \rfloor]$$
-with a = 0.5 under align_corners, else 0.
+nearest: $$Out[o_y, o_x] = X[\lfloor r_y o_y + a floor, \lfloor r_x o_x + a floor]$$
+with a = 0.5 under align_corners, else 0 (and likewise with a depth axis).
 
-bilinear: with s = r (o + 0.5) - 0.5 clamped at 0 (align_mode 0 without align_corners) or
-s = r o, source rows y0 = floor(s), y1 = min(y0 + 1, H_in - 1), weight l = s - y0:
+linear, bilinear, trilinear: along each axis, with s = r (o + 0.5) - 0.5 clamped at 0
+(align_mode 0 without align_corners) or s = r o, source indices i0 = floor(s),
+i1 = min(i0 + 1, in - 1) and weight l = s - i0; the output is the sum over the corners of
+the product of the axes' weights ((1 - l) for i0, l for i1). Bilinear:
 $$Out = (1 - l_y)(1 - l_x) X[y_0, x_0] + l_y (1 - l_x) X[y_1, x_0]
       + (1 - l_y) l_x X[y_0, x_1] + l_y l_x X[y_1, x_1]$$
 
-Size: SizeTensor, else OutSize, else int(H_in * scale) from Scale or `scale`, else
+Size: SizeTensor, else OutSize, else int(in * scale) from Scale or `scale`, else out_d /
 out_h / out_w. Example: X [1, 1, 2, 2] = [[1, 2], [3, 4]], nearest, out 4x4,
 align_corners false -> each pixel repeated in a 2x2 block.
 
@@ -100,16 +117,26 @@ read, with the same weights.
   bool v2_;
 };
 
-// Two sub-makers so that RegisterOp can default-construct them.
+// Sub-makers per method, so that RegisterOp can default-construct them.
 template <bool kV2>
 class NearestInterpMaker : public InterpOpMaker {
  public:
   NearestInterpMaker() : InterpOpMaker("nearest", kV2) {}
 };
 template <bool kV2>
+class LinearInterpMaker : public InterpOpMaker {
+ public:
+  LinearInterpMaker() : InterpOpMaker("linear", kV2) {}
+};
+template <bool kV2>
 class BilinearInterpMaker : public InterpOpMaker {
  public:
   BilinearInterpMaker() : InterpOpMaker("bilinear", kV2) {}
+};
+template <bool kV2>
+class TrilinearInterpMaker : public InterpOpMaker {
+ public:
+  TrilinearInterpMaker() : InterpOpMaker("trilinear", kV2) {}
 };
 
 class InterpOp : public OperatorWithKernel {
@@ -124,32 +151,89 @@ class InterpOp : public OperatorWithKernel {
   }
 };
 
-// Everything a kernel needs, resolved from the inputs and attributes.
+// Everything a kernel needs, resolved from the inputs and attributes. Spatial axes are
+// kept as three, [D, H, W]; an image with fewer has leading axes of size 1.
 struct InterpGeometry {
   bool channel_last = false;
   bool nearest = true;
   bool align_corners = true;
   int align_mode = 1;
-  int64_t n = 0, c = 0, in_h = 0, in_w = 0, out_h = 0, out_w = 0;
-  float ratio_h = 0.f, ratio_w = 0.f;
+  int rank = 4;  // X's.
+  int64_t n = 0, c = 0;
+  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
+  float ratio[3] = {0.f, 0.f, 0.f};
 
+  int spatial() const { return rank - 2; }
+  int64_t InPixels() const { return in[0] * in[1] * in[2]; }
+  int64_t OutPixels() const { return out[0] * out[1] * out[2]; }
+  bool SameSize() const { return in[0] == out[0] && in[1] == out[1] && in[2] == out[2]; }
   DDim OutDims() const {
-    return channel_last ? DDim{n, out_h, out_w, c} : DDim{n, c, out_h, out_w};
+    std::vector<int64_t> d = {n};
+    if (!channel_last) d.push_back(c);
+    for (int a = 3 - spatial(); a < 3; ++a) d.push_back(out[a]);
+    if (channel_last) d.push_back(c);
+    return DDim(d);
   }
-  int64_t Offset(int64_t b, int64_t ch, int64_t y, int64_t x, int64_t h, int64_t w) const {
-    return channel_last ? ((b * h + y) * w + x) * c + ch : ((b * c + ch) * h + y) * w + x;
+  // Offset of pixel `p` (row-major over the spatial axes, of `pixels`) of image b, channel ch.
+  int64_t Offset(int64_t b, int64_t ch, int64_t p, int64_t pixels) const {
+    return channel_last ? (b * pixels + p) * c + ch : (b * c + ch) * pixels + p;
   }
 };
 
-void RequireRank4(const std::string& op, const DDim& x) {
-  PL_ENFORCE(x.size() == 4,
-             errors::Unimplemented("op `%s` input `X`: only 4-D images [N, C, H, W] are "
-                                   "supported, received shape %s",
-                                   op, x.ToString()));
+const char* const kAxisNames[] = {"d", "h", "w"};
+
+// The spatial axes' names of a rank-`rank` X for messages: "[out_h, out_w]" and the like.
+std::string AxisList(const char* prefix, int rank) {
+  std::string s = "[";
+  for (int a = 5 - rank; a < 3; ++a) {
+    s += std::string(a > 5 - rank ? ", " : "") + prefix + kAxisNames[a];
+  }
+  return s + "]";
 }
 
-bool ChannelLast(const framework::AttributeMap& attrs) {
-  return std::get<std::string>(attrs.at("data_layout")) == "NHWC";
+// Checks X's rank against the method: PaddlePaddle computes linear on 3-D X, nearest and
+// bilinear on 4-D, nearest and trilinear on 5-D (other pairs leave its output unwritten).
+void CheckRankAndMethod(const std::string& op, const DDim& x, const std::string& method) {
+  const int r = x.size();
+  const bool ok = (r == 3 && method == "linear") ||
+                  (r == 4 && (method == "nearest" || method == "bilinear")) ||
+                  (r == 5 && (method == "nearest" || method == "trilinear"));
+  if (ok) return;
+  if (r < 3 || r > 5) {
+    throw errors::InvalidArgument(
+        "op `%s` input `X`: expected a 3-D, 4-D or 5-D image ([N, C, W], [N, C, H, W] or "
+        "[N, C, D, H, W]), received shape %s",
+        op, x.ToString());
+  }
+  throw errors::InvalidArgument(
+      "op `%s` attribute `interp_method`: `%s` does not apply to %d-D X %s (expected linear "
+      "for 3-D, nearest or bilinear for 4-D, nearest or trilinear for 5-D)",
+      op, method, r, x.ToString());
+}
+
+bool ChannelLast(const std::string& layout) { return layout == "NHWC" || layout == "NDHWC"; }
+
+// Fills g's rank, n, c and input sizes from X's dims.
+void ReadImageDims(const DDim& x, bool channel_last, InterpGeometry* g) {
+  g->rank = x.size();
+  g->channel_last = channel_last;
+  g->n = x[0];
+  g->c = channel_last ? x[g->rank - 1] : x[1];
+  const int first = channel_last ? 1 : 2;
+  for (int i = 0; i < g->spatial(); ++i) g->in[3 - g->spatial() + i] = x[first + i];
+}
+
+// Scales given as `values` for a rank-`rank` X: one for every axis, or one per axis.
+std::vector<float> ScalesPerAxis(const std::string& op, const std::string& origin,
+                                 const std::vector<double>& values, int spatial) {
+  PL_ENFORCE(values.size() == 1 || static_cast<int>(values.size()) == spatial,
+             errors::InvalidArgument("op `%s` %s: expected 1 or %d values, received %zu", op,
+                                     origin, spatial, values.size()));
+  std::vector<float> s(3, -1.f);
+  for (int i = 0; i < spatial; ++i) {
+    s[3 - spatial + i] = static_cast<float>(values.size() == 1 ? values[0] : values[i]);
+  }
+  return s;
 }
 
 std::vector<double> ReadScaleTensor(const std::string& op, const DenseTensor& t) {
@@ -162,101 +246,103 @@ std::vector<double> ReadScaleTensor(const std::string& op, const DenseTensor& t)
     throw errors::InvalidArgument("op `%s` input `Scale`: expected float32 or float64, received %s",
                                   op, platform::DataTypeName(t.dtype()));
   }
-  PL_ENFORCE(v.size() == 1 || v.size() == 2,
-             errors::InvalidArgument("op `%s` input `Scale`: expected 1 or 2 values, received %zu",
-                                     op, v.size()));
   return v;
 }
 
-// The scales the attributes or the Scale tensor give, or {-1, -1} for none.
-void ResolveScales(const ExecutionContext& ctx, bool v2, float* scale_h, float* scale_w) {
+// The scales [d, h, w] the attribute or the Scale tensor give (-1 for none); empty for none.
+std::vector<float> ResolveScales(const ExecutionContext& ctx, bool v2, int spatial) {
   const std::string& op = ctx.Type();
-  *scale_h = *scale_w = -1.f;
+  std::vector<float> s;
+  std::string origin;
   if (ctx.HasInput("Scale")) {
-    const std::vector<double> s = ReadScaleTensor(op, *ctx.Input("Scale"));
-    *scale_h = static_cast<float>(s[0]);
-    *scale_w = static_cast<float>(s.size() > 1 && v2 ? s[1] : s[0]);
+    origin = "input `Scale`";
+    std::vector<double> values = ReadScaleTensor(op, *ctx.Input("Scale"));
+    if (!v2 && !values.empty()) values.resize(1);  // 1.x: one scale.
+    s = ScalesPerAxis(op, origin, values, spatial);
   } else if (v2) {
-    const auto& s = ctx.Attr<std::vector<float>>("scale");
-    PL_ENFORCE(s.empty() || s.size() == 2,
-               errors::InvalidArgument("op `%s` attribute `scale`: expected no values or 2 "
-                                       "[scale_h, scale_w], received %zu",
-                                       op, s.size()));
-    if (s.size() == 2) {
-      *scale_h = s[0];
-      *scale_w = s[1];
+    origin = "attribute `scale`";
+    const auto& attr = ctx.Attr<std::vector<float>>("scale");
+    if (!attr.empty()) {
+      s = ScalesPerAxis(op, origin, std::vector<double>(attr.begin(), attr.end()), spatial);
     }
-  } else {
-    const float s = ctx.Attr<float>("scale");
-    if (s > 0) *scale_h = *scale_w = s;
+  } else if (ctx.Attr<float>("scale") > 0) {
+    origin = "attribute `scale`";
+    s = ScalesPerAxis(op, origin, {ctx.Attr<float>("scale")}, spatial);
   }
-  const bool given = ctx.HasInput("Scale") || *scale_h != -1.f;
-  PL_ENFORCE(!given || (*scale_h > 0 && *scale_w > 0),
-             errors::InvalidArgument("op `%s` %s: expected scales > 0, received [%g, %g]", op,
-                                     ctx.HasInput("Scale") ? "input `Scale`" : "attribute `scale`",
-                                     *scale_h, *scale_w));
+  for (int a = 3 - spatial; a < 3 && !s.empty(); ++a) {
+    PL_ENFORCE(s[a] > 0, errors::InvalidArgument("op `%s` %s: expected scales > 0, received %g",
+                                                 op, origin, s[a]));
+  }
+  return s;
+}
+
+int64_t AttrSize(const framework::AttributeMap& attrs, int axis) {
+  static const char* const kNames[] = {"out_d", "out_h", "out_w"};
+  return std::get<int>(attrs.at(kNames[axis]));
 }
 
 InterpGeometry ResolveInterp(const ExecutionContext& ctx, const DDim& x) {
   const std::string& op = ctx.Type();
-  RequireRank4(op, x);
+  const std::string method = ctx.Attr<std::string>("interp_method");
+  CheckRankAndMethod(op, x, method);
   const bool v2 = IsV2(op);
   InterpGeometry g;
-  g.channel_last = ctx.Attr<std::string>("data_layout") == "NHWC";
-  g.n = x[0];
-  g.c = g.channel_last ? x[3] : x[1];
-  g.in_h = g.channel_last ? x[1] : x[2];
-  g.in_w = g.channel_last ? x[2] : x[3];
-  g.nearest = ctx.Attr<std::string>("interp_method") == "nearest";
+  ReadImageDims(x, ChannelLast(ctx.Attr<std::string>("data_layout")), &g);
+  g.nearest = method == "nearest";
   g.align_corners = ctx.Attr<bool>("align_corners");
   g.align_mode = ctx.Attr<int>("align_mode");
-  float scale_h = -1.f, scale_w = -1.f;
-  int64_t out_h = ctx.Attr<int>("out_h"), out_w = ctx.Attr<int>("out_w");
-  std::string origin = "attributes `out_h`, `out_w`";
+  const int k = g.spatial(), first = 3 - k;
+  std::vector<float> scales;
+  int64_t out[3] = {1, 1, 1};
+  for (int a = first; a < 3; ++a) out[a] = AttrSize(ctx.op().Attrs(), a);
+  std::string origin = "attributes " + AxisList("out_", g.rank);
+  auto take = [&](const std::vector<int64_t>& size, const std::string& from) {
+    PL_ENFORCE(static_cast<int>(size.size()) == k,
+               errors::InvalidArgument("op `%s` %s: expected %d values %s for %d-D X, received "
+                                       "%zu",
+                                       op, from, k, AxisList("out_", g.rank), g.rank,
+                                       size.size()));
+    for (int i = 0; i < k; ++i) out[first + i] = size[i];
+    origin = from;
+  };
   if (ctx.HasInput("SizeTensor")) {
     std::string list_origin;
-    const std::vector<int64_t> size = ReadIntList(ctx, "", "SizeTensor", "", &list_origin);
-    PL_ENFORCE(size.size() == 2,
-               errors::InvalidArgument("op `%s` input `SizeTensor`: expected 2 tensors (out_h, "
-                                       "out_w), received %zu values",
-                                       op, size.size()));
-    out_h = size[0];
-    out_w = size[1];
-    origin = "input `SizeTensor`";
+    take(ReadIntList(ctx, "", "SizeTensor", "", &list_origin), "input `SizeTensor`");
   } else {
-    ResolveScales(ctx, v2, &scale_h, &scale_w);
-    if (scale_h > 0 && scale_w > 0) {
-      out_h = static_cast<int64_t>(static_cast<float>(g.in_h) * scale_h);
-      out_w = static_cast<int64_t>(static_cast<float>(g.in_w) * scale_w);
+    scales = ResolveScales(ctx, v2, k);
+    if (!scales.empty()) {
+      for (int a = first; a < 3; ++a) {
+        out[a] = static_cast<int64_t>(static_cast<float>(g.in[a]) * scales[a]);
+      }
       origin = ctx.HasInput("Scale") ? "input `Scale`" : "attribute `scale`";
     }
     if (ctx.HasInput("OutSize")) {
-      const std::vector<int64_t> size = ReadIntValues(*ctx.Input("OutSize"), op, "OutSize");
-      PL_ENFORCE(size.size() == 2,
-                 errors::InvalidArgument(
-                     "op `%s` input `OutSize`: expected 2 values [out_h, out_w], received %zu", op,
-                     size.size()));
-      out_h = size[0];
-      out_w = size[1];
-      origin = "input `OutSize`";
+      take(ReadIntValues(*ctx.Input("OutSize"), op, "OutSize"), "input `OutSize`");
     }
   }
-  PL_ENFORCE(out_h > 0 && out_w > 0,
-             errors::InvalidArgument("op `%s` %s: expected an output size > 0, received "
-                                     "[%lld, %lld] for X %s",
-                                     op, origin, static_cast<long long>(out_h),
-                                     static_cast<long long>(out_w), x.ToString()));
-  g.out_h = out_h;
-  g.out_w = out_w;
+  for (int a = first; a < 3; ++a) {
+    if (out[a] > 0) continue;
+    std::string got;
+    for (int b = first; b < 3; ++b) got += (b > first ? ", " : "") + std::to_string(out[b]);
+    throw errors::InvalidArgument(
+        "op `%s` %s: expected an output size > 0 on every axis, received [%s] for X %s", op,
+        origin, got, x.ToString());
+  }
   // Ratios in float, with PaddlePaddle's expressions, so that the sampled pixels are the same.
-  auto ratio = [&](int64_t in, int64_t out, float scale) -> float {
-    if (out <= 1) return 0.f;
-    if (g.align_corners) return static_cast<float>(in - 1) / static_cast<float>(out - 1);
-    if (v2 && scale > 0) return static_cast<float>(1. / scale);
-    return static_cast<float>(in) / static_cast<float>(out);
-  };
-  g.ratio_h = ratio(g.in_h, g.out_h, scale_h);
-  g.ratio_w = ratio(g.in_w, g.out_w, scale_w);
+  for (int a = first; a < 3; ++a) {
+    g.out[a] = out[a];
+    const float scale = scales.empty() ? -1.f : scales[a];
+    const int64_t in = g.in[a], o = g.out[a];
+    if (o <= 1) {
+      g.ratio[a] = 0.f;
+    } else if (g.align_corners) {
+      g.ratio[a] = static_cast<float>(in - 1) / static_cast<float>(o - 1);
+    } else if (v2 && scale > 0) {
+      g.ratio[a] = static_cast<float>(1. / scale);
+    } else {
+      g.ratio[a] = static_cast<float>(in) / static_cast<float>(o);
+    }
+  }
   return g;
 }
 
@@ -266,42 +352,49 @@ void InterpInferShape(InferShapeContext* ctx) {
   ctx->RequireOutput("Out");
   const std::string& op = ctx->OpType();
   const DDim x = ctx->GetInputDim("X");
-  RequireRank4(op, x);
+  CheckRankAndMethod(op, x, ctx->Attr<std::string>("interp_method"));
   if (ctx->IsRuntime()) return;  // The kernel resolves the size from the tensors.
-  const bool channel_last = ChannelLast(ctx->Attrs());
-  const int64_t n = x[0], c = channel_last ? x[3] : x[1];
-  const int64_t in_h = channel_last ? x[1] : x[2], in_w = channel_last ? x[2] : x[3];
-  int64_t out_h = -1, out_w = -1;
+  InterpGeometry g;
+  ReadImageDims(x, ChannelLast(ctx->Attr<std::string>("data_layout")), &g);
+  const int k = g.spatial(), first = 3 - k;
+  std::vector<float> scales(3, -1.f);
+  bool scaled = false;
   if (!ctx->HasInput("SizeTensor") && !ctx->HasInput("Scale") && !ctx->HasInput("OutSize")) {
-    float sh = -1.f, sw = -1.f;
     if (IsV2(op)) {
       const auto& s = ctx->Attr<std::vector<float>>("scale");
-      if (s.size() == 2) {
-        sh = s[0];
-        sw = s[1];
+      if (!s.empty()) {
+        scales = ScalesPerAxis(op, "attribute `scale`", std::vector<double>(s.begin(), s.end()), k);
+        scaled = true;
       }
     } else if (ctx->Attr<float>("scale") > 0) {
-      sh = sw = ctx->Attr<float>("scale");
+      scales = ScalesPerAxis(op, "attribute `scale`", {ctx->Attr<float>("scale")}, k);
+      scaled = true;
     }
-    if (sh > 0 && sw > 0) {
-      out_h = in_h < 0 ? -1 : static_cast<int64_t>(static_cast<float>(in_h) * sh);
-      out_w = in_w < 0 ? -1 : static_cast<int64_t>(static_cast<float>(in_w) * sw);
-    } else {
-      out_h = ctx->Attr<int>("out_h");
-      out_w = ctx->Attr<int>("out_w");
+    for (int a = first; a < 3; ++a) {
+      if (scaled) {
+        g.out[a] = g.in[a] < 0 || scales[a] <= 0
+                       ? -1
+                       : static_cast<int64_t>(static_cast<float>(g.in[a]) * scales[a]);
+      } else {
+        g.out[a] = AttrSize(ctx->Attrs(), a);
+      }
     }
+  } else {
+    for (int a = first; a < 3; ++a) g.out[a] = -1;
   }
-  ctx->SetOutputDim("Out", channel_last ? DDim{n, out_h, out_w, c} : DDim{n, c, out_h, out_w});
+  ctx->SetOutputDim("Out", g.OutDims());
 }
 
-// Per output index along one axis: the two source indices and the weight of the second.
-struct AxisSamples {
-  std::vector<int64_t> lo, hi;
-  std::vector<float> w_hi;
+// The source pixels one output index reads along one axis: one (nearest, or an axis the
+// image does not have) or two, with their weights.
+struct AxisTaps {
+  int count = 1;
+  int64_t index[2] = {0, 0};
+  float weight[2] = {1.f, 0.f};
 };
 
-AxisSamples BilinearSamples(int64_t in, int64_t out, float ratio, bool align_flag) {
-  AxisSamples s;
+std::vector<AxisTaps> LinearTaps(int64_t in, int64_t out, float ratio, bool align_flag) {
+  std::vector<AxisTaps> taps(static_cast<size_t>(out));
   for (int64_t o = 0; o < out; ++o) {
     int64_t lo = align_flag ? static_cast<int64_t>(ratio * (o + 0.5) - 0.5)
                             : static_cast<int64_t>(ratio * static_cast<float>(o));
@@ -311,51 +404,57 @@ AxisSamples BilinearSamples(int64_t in, int64_t out, float ratio, bool align_fla
     src = src > 0 ? src : 0;
     const float w = align_flag ? src - static_cast<float>(lo)
                                : ratio * static_cast<float>(o) - static_cast<float>(lo);
-    s.lo.push_back(lo);
-    s.hi.push_back(hi);
-    s.w_hi.push_back(w);
+    AxisTaps& t = taps[o];
+    t.count = 2;
+    t.index[0] = lo;
+    t.index[1] = hi;
+    t.weight[0] = 1 - w;
+    t.weight[1] = w;
   }
-  return s;
+  return taps;
 }
 
-std::vector<int64_t> NearestSamples(int64_t out, float ratio, bool align_corners) {
-  std::vector<int64_t> idx;
+std::vector<AxisTaps> NearestTaps(int64_t out, float ratio, bool align_corners) {
+  std::vector<AxisTaps> taps(static_cast<size_t>(out));
   for (int64_t o = 0; o < out; ++o) {
-    idx.push_back(align_corners ? static_cast<int64_t>(ratio * static_cast<float>(o) + 0.5)
-                                : static_cast<int64_t>(ratio * static_cast<float>(o)));
+    taps[o].index[0] = align_corners ? static_cast<int64_t>(ratio * static_cast<float>(o) + 0.5)
+                                     : static_cast<int64_t>(ratio * static_cast<float>(o));
   }
-  return idx;
+  return taps;
 }
 
 // Calls fn(src_offset, dst_offset, weight) for every (output pixel, input pixel) pair of the
-// resize, per image and channel.
+// resize, per image and channel. The weight of a pair is the product of its axes' weights,
+// depth first (1 for the axes the image does not have).
 template <typename Fn>
 void ForEachSample(const InterpGeometry& g, Fn&& fn) {
-  if (g.nearest) {
-    const std::vector<int64_t> ys = NearestSamples(g.out_h, g.ratio_h, g.align_corners);
-    const std::vector<int64_t> xs = NearestSamples(g.out_w, g.ratio_w, g.align_corners);
-    for (int64_t b = 0; b < g.n; ++b)
-      for (int64_t ch = 0; ch < g.c; ++ch)
-        for (int64_t oy = 0; oy < g.out_h; ++oy)
-          for (int64_t ox = 0; ox < g.out_w; ++ox)
-            fn(g.Offset(b, ch, ys[oy], xs[ox], g.in_h, g.in_w),
-               g.Offset(b, ch, oy, ox, g.out_h, g.out_w), 1.f);
-    return;
-  }
+  const int first = 3 - g.spatial();
   const bool align_flag = g.align_mode == 0 && !g.align_corners;
-  const AxisSamples ys = BilinearSamples(g.in_h, g.out_h, g.ratio_h, align_flag);
-  const AxisSamples xs = BilinearSamples(g.in_w, g.out_w, g.ratio_w, align_flag);
+  std::vector<AxisTaps> taps[3];
+  for (int a = 0; a < 3; ++a) {
+    if (a < first) {
+      taps[a].assign(1, AxisTaps{});
+    } else if (g.nearest) {
+      taps[a] = NearestTaps(g.out[a], g.ratio[a], g.align_corners);
+    } else {
+      taps[a] = LinearTaps(g.in[a], g.out[a], g.ratio[a], align_flag);
+    }
+  }
+  const int64_t in_pixels = g.InPixels(), out_pixels = g.OutPixels();
   for (int64_t b = 0; b < g.n; ++b)
     for (int64_t ch = 0; ch < g.c; ++ch)
-      for (int64_t oy = 0; oy < g.out_h; ++oy)
-        for (int64_t ox = 0; ox < g.out_w; ++ox) {
-          const int64_t dst = g.Offset(b, ch, oy, ox, g.out_h, g.out_w);
-          const float wy = ys.w_hi[oy], wx = xs.w_hi[ox];
-          fn(g.Offset(b, ch, ys.lo[oy], xs.lo[ox], g.in_h, g.in_w), dst, (1 - wy) * (1 - wx));
-          fn(g.Offset(b, ch, ys.hi[oy], xs.lo[ox], g.in_h, g.in_w), dst, wy * (1 - wx));
-          fn(g.Offset(b, ch, ys.lo[oy], xs.hi[ox], g.in_h, g.in_w), dst, (1 - wy) * wx);
-          fn(g.Offset(b, ch, ys.hi[oy], xs.hi[ox], g.in_h, g.in_w), dst, wy * wx);
-        }
+      for (int64_t od = 0; od < g.out[0]; ++od)
+        for (int64_t oy = 0; oy < g.out[1]; ++oy)
+          for (int64_t ox = 0; ox < g.out[2]; ++ox) {
+            const int64_t dst = g.Offset(b, ch, (od * g.out[1] + oy) * g.out[2] + ox, out_pixels);
+            const AxisTaps &td = taps[0][od], &ty = taps[1][oy], &tx = taps[2][ox];
+            for (int i = 0; i < td.count; ++i)
+              for (int j = 0; j < ty.count; ++j)
+                for (int k = 0; k < tx.count; ++k) {
+                  const int64_t p = (td.index[i] * g.in[1] + ty.index[j]) * g.in[2] + tx.index[k];
+                  fn(g.Offset(b, ch, p, in_pixels), dst, td.weight[i] * ty.weight[j] * tx.weight[k]);
+                }
+          }
 }
 
 template <typename T>
@@ -366,7 +465,7 @@ struct InterpKernel {
     DenseTensor fresh(g.OutDims(), x->dtype());
     T* out = fresh.mutable_data<T>(ctx.GetPlace());
     const T* in = x->numel() > 0 ? x->data<T>() : nullptr;
-    if (g.in_h == g.out_h && g.in_w == g.out_w) {
+    if (g.SameSize()) {
       std::copy(in, in + x->numel(), out);
     } else {
       std::fill(out, out + fresh.numel(), T(0));
@@ -389,7 +488,7 @@ struct InterpGradKernel {
     DenseTensor fresh(x->dims(), dout->dtype());
     T* dx = fresh.mutable_data<T>(ctx.GetPlace());
     const T* dy = dout->numel() > 0 ? dout->data<T>() : nullptr;
-    if (g.in_h == g.out_h && g.in_w == g.out_w) {
+    if (g.SameSize()) {
       std::copy(dy, dy + dout->numel(), dx);
     } else {
       std::fill(dx, dx + fresh.numel(), T(0));
@@ -423,9 +522,13 @@ void RegisterInterp(const std::string& type) {
 
 PL_REGISTER_OPS(RegisterInterpolateOps) {
   RegisterInterp<NearestInterpMaker<true>>("nearest_interp_v2");
+  RegisterInterp<LinearInterpMaker<true>>("linear_interp_v2");
   RegisterInterp<BilinearInterpMaker<true>>("bilinear_interp_v2");
+  RegisterInterp<TrilinearInterpMaker<true>>("trilinear_interp_v2");
   RegisterInterp<NearestInterpMaker<false>>("nearest_interp");
+  RegisterInterp<LinearInterpMaker<false>>("linear_interp");
   RegisterInterp<BilinearInterpMaker<false>>("bilinear_interp");
+  RegisterInterp<TrilinearInterpMaker<false>>("trilinear_interp");
 }
 
 }  // namespace operators
