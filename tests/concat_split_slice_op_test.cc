@@ -1,9 +1,10 @@
-// flatten_contiguous_range, concat, split and slice: forward against naive index arithmetic
+// flatten_contiguous_range, flatten2 / flatten, concat, split and slice: forward against naive index arithmetic
 // in double, tensor inputs that override attributes, gradients against finite differences
 // (second order through the differentiable grad ops), the backward ops the grad makers emit,
 // build-time shapes and error messages.
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -183,6 +184,95 @@ TEST(FlattenContiguousRange, Errors) {
               {{"start_axis", 3}, {"stop_axis", 3}});
       },
       {"flatten_contiguous_range", "attribute `start_axis`", "received 3"});
+}
+
+// ---- flatten2 / flatten (1.x) ----
+
+struct MatrixFlattenCase {
+  DDim x;
+  int axis;
+  DDim out;
+};
+
+const MatrixFlattenCase kMatrixFlattenCases[] = {
+    {{3, 2, 4, 4}, 2, {6, 16}}, {{3, 2, 4}, 0, {1, 24}}, {{3, 2, 4}, 3, {24, 1}},
+    {{5, 7}, 1, {5, 7}},        {{2, 0, 3}, 2, {0, 3}},
+};
+
+TEST(Flatten2, ForwardMakesAMatrixAtAxisInEveryForm) {
+  unsigned seed = 30;
+  for (const char* op : {"flatten2", "flatten"}) {
+    for (const auto& c : kMatrixFlattenCases) {
+      SCOPED_TRACE(std::string(op) + " " + c.x.ToString() + " axis " + std::to_string(c.axis));
+      const auto x = RandomValues(c.x.numel(), -5, 5, seed++);
+      std::map<std::string, int> outputs = {{"Out", 1}};
+      if (std::string(op) == "flatten2") outputs["XShape"] = 1;
+      const auto r = RunOp(op, {{"X", {MakeTensor<float>(c.x, x)}}}, outputs, {{"axis", c.axis}});
+      EXPECT_EQ(r.outputs.at("Out")[0].dims(), c.out);
+      ExpectNear(ToDoubles(r.outputs.at("Out")[0]), ToDoubles(MakeTensor<float>(c.x, x)), 0, 0,
+                 "out");
+      if (std::string(op) == "flatten2") {
+        std::vector<int64_t> xs = c.x.ToVector();
+        xs.insert(xs.begin(), 0);
+        EXPECT_EQ(r.outputs.at("XShape")[0].dims(), DDim(xs));
+      }
+    }
+  }
+}
+
+TEST(Flatten2Grad, MatchesFiniteDifferencesToSecondOrder) {
+  unsigned seed = 40;
+  for (const char* op : {"flatten2", "flatten"}) {
+    for (const auto& c : kMatrixFlattenCases) {
+      if (c.x.numel() == 0) continue;
+      SCOPED_TRACE(std::string(op) + " " + c.x.ToString());
+      GradCheck check;
+      check.op_type = op;
+      check.inputs = {{"X", {MakeTensor<double>(c.x, RandomValues(c.x.numel(), -2, 2, seed++))}}};
+      check.outputs = {{"Out", 1}};
+      if (std::string(op) == "flatten2") check.outputs["XShape"] = 1;
+      check.loss_outputs = {"Out"};
+      check.attrs = {{"axis", c.axis}};
+      check.max_order = 2;
+      CheckGradients(check);
+    }
+  }
+}
+
+TEST(Flatten2Grad, GradOpsReadOnlyDimsAndOutGrad) {
+  operators::RegisterAllOps();
+  for (const std::string op : {"flatten2", "flatten"}) {
+    ProgramDesc program;
+    BlockDesc& b = program.Block(0);
+    Declare(&b, "x", DataType::FLOAT32, {-1, 3, 4});
+    framework::VariableNameMap outputs = {{"Out", {"y"}}};
+    if (op == "flatten2") outputs["XShape"] = {"xs"};
+    AddOp(&b, op, {{"X", {"x"}}}, outputs, {{"axis", 1}});
+    EXPECT_EQ(b.FindVar("y")->GetShape(), (std::vector<int64_t>{-1, 12}));
+    const size_t forward_ops = b.OpSize();
+    framework::AppendBackward(&program, "y");
+    const OpDesc* g = nullptr;
+    for (size_t i = forward_ops; i < b.OpSize(); ++i) {
+      if (b.Op(i)->Type() == op + "_grad") g = b.Op(i);
+    }
+    ASSERT_NE(g, nullptr) << op;
+    const framework::VariableNameMap want =
+        op == "flatten2"
+            ? framework::VariableNameMap{{"XShape", {"xs"}}, {"Out@GRAD", {"y@GRAD"}}}
+            : framework::VariableNameMap{{"X", {"x"}}, {"Out@GRAD", {"y@GRAD"}}};
+    EXPECT_EQ(g->Inputs(), want);
+    EXPECT_EQ(b.FindVar("x@GRAD")->GetShape(), (std::vector<int64_t>{-1, 3, 4}));
+  }
+}
+
+TEST(Flatten2, AxisOutsideTheRankIsNamed) {
+  const DenseTensor x = MakeTensor<float>({2, 3, 4}, RandomValues(24, 0, 1));
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { RunOp("flatten2", {{"X", {x}}}, {{"Out", 1}, {"XShape", 1}}, {{"axis", 4}}); },
+      {"op `flatten2` attribute `axis`", "expected a value in [0, 3]", "received 4"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { RunOp("flatten", {{"X", {x}}}, {{"Out", 1}}, {{"axis", -1}}); },
+      {"op `flatten` attribute `axis`", "received -1"});
 }
 
 // ---- concat ----

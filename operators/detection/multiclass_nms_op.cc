@@ -46,6 +46,10 @@ class MulticlassNmsOpMaker : public OpProtoAndCheckerMaker {
     if (version_ > 1) {
       AddOutput("Index", "int32 [No, 1]: each row's box, as an index into the flattened "
                          "BBoxes rows (image offset included).");
+    } else {
+      // Programs saved by PaddlePaddle 1.x's detection_output (PaddleHub's pyramidbox_lite)
+      // name it on multiclass_nms, where PaddlePaddle itself leaves it unwritten.
+      AddOutput("Index", "Optional int32 [No, 1]: as multiclass_nms2's Index.").AsDispensable();
     }
     if (version_ == 3) {
       AddOutput("NmsRoisNum", "int32 [N]: rows of Out per image.").AsDispensable();
@@ -316,7 +320,7 @@ struct MulticlassNmsKernel {
       DenseTensor t(DDim{kept, 1}, DataType::INT32);
       int32_t* p = t.mutable_data<int32_t>(ctx.GetPlace());
       std::copy(index.begin(), index.end(), p);
-      if (op == "multiclass_nms2") t.set_lod(lod);
+      if (op != "multiclass_nms3") t.set_lod(kept == 0 ? framework::LoD{offsets} : lod);
       *idx = std::move(t);
     }
     if (DenseTensor* num = ctx.Output("NmsRoisNum")) {

@@ -1,5 +1,8 @@
 // flatten_contiguous_range: merges the dims [start_axis, stop_axis] of X into one, and
 // flatten_contiguous_range_grad, its backward (X@GRAD = Out@GRAD with X's dims from XShape).
+// Also the 1.x forms flatten2 and flatten, which make X a matrix at `axis`, with their grads
+// flatten2_grad (X's dims from XShape, like flatten_contiguous_range_grad) and flatten_grad
+// (X's dims from X, whose data it does not read).
 #include <cstring>
 #include <string>
 #include <vector>
@@ -67,12 +70,74 @@ Its gradient is flatten_contiguous_range of the gradient of X@GRAD with the same
   }
 };
 
+// flatten2 and flatten (1.x): X as the matrix [prod(X.dims[:axis]), prod(X.dims[axis:])].
+class Flatten2OpMaker : public OpProtoAndCheckerMaker {
+ public:
+  explicit Flatten2OpMaker(bool with_xshape = true) : with_xshape_(with_xshape) {}
+  void Make() override {
+    AddInput("X", "Tensor to flatten.");
+    AddOutput("Out", "X as a matrix: [prod(X.dims[:axis]), prod(X.dims[axis:])].");
+    if (with_xshape_) {
+      AddOutput("XShape", "[0] + X.dims; carries no data, kept for the grad op.")
+          .AsIntermediate()
+          .AsDispensable();
+    }
+    AddAttr<int>("axis", "Dims before `axis` make the rows, the rest the columns; in [0, rank].")
+        .SetDefault(1);
+    AddComment(R"DOC(
+Flatten X into a matrix (PaddlePaddle 1.x's flatten / flatten2).
+
+$$Out.dims = [	extstyle\prod_{i<axis} X.dims[i],\ \prod_{i \ge axis} X.dims[i]]$$
+
+with an empty product 1, so axis = 0 gives [1, numel]. The elements keep their row-major
+order. Example: X of shape [3, 2, 4, 4] with axis = 2 gives [6, 16].
+
+Gradient: $$dX = \mathrm{reshape}(dOut, X.dims)$$ (flatten2_grad reads X's dims from
+XShape; flatten_grad from X, without its data); the grad op's own gradient flattens again.
+)DOC");
+  }
+
+ private:
+  bool with_xshape_;
+};
+
+class FlattenV1OpMaker : public Flatten2OpMaker {
+ public:
+  FlattenV1OpMaker() : Flatten2OpMaker(false) {}
+};
+
+class Flatten2GradOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  explicit Flatten2GradOpMaker(bool v1 = false) : v1_(v1) {}
+  void Make() override {
+    if (v1_) {
+      AddInput("X", "The forward op's X (only its dims are read).").AsNoNeedBuffer();
+    } else {
+      AddInput("XShape", "The forward op's XShape: [0] + X.dims, no data.").AsNoNeedBuffer();
+    }
+    AddInput("Out@GRAD", "Gradient of the forward op's Out.");
+    AddOutput("X@GRAD", "Gradient of X: Out@GRAD with X's dims.");
+    AddAttr<int>("axis", "The forward op's axis; read by this op's gradient.").SetDefault(1);
+    AddComment(R"DOC(
+Gradient of flatten2 / flatten: $$X@GRAD = \mathrm{reshape}(Out@GRAD, X.dims)$$
+)DOC");
+  }
+
+ private:
+  bool v1_;
+};
+
+class FlattenV1GradOpMaker : public Flatten2GradOpMaker {
+ public:
+  FlattenV1GradOpMaker() : Flatten2GradOpMaker(true) {}
+};
+
 // The kernel follows X (forward) or Out@GRAD (backward; XShape holds no data).
 class FlattenOp : public OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    const char* slot = ctx.inputs.count("X") ? "X" : "Out@GRAD";
+    const char* slot = ctx.inputs.count("Out@GRAD") ? "Out@GRAD" : "X";
     return InputDataType(ctx, slot);
   }
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
@@ -104,12 +169,27 @@ DDim FlattenDims(const std::string& op, const DDim& x, int start_attr, int stop_
   return DDim(out);
 }
 
+// flatten2 / flatten: [prod(x[:axis]), prod(x[axis:])], each -1 when a dim in it is unknown.
+DDim MatrixDims(const std::string& op, const DDim& x, int axis) {
+  PL_ENFORCE(axis >= 0 && axis <= x.size(),
+             errors::InvalidArgument("op `%s` attribute `axis`: expected a value in [0, %d] for "
+                                     "input `X` of shape %s, received %d",
+                                     op, x.size(), x.ToString(), axis));
+  return DDim({framework::Product(x, 0, axis), framework::Product(x, axis, x.size())});
+}
+
+bool IsMatrixFlatten(const std::string& op) {
+  return op.rfind("flatten2", 0) == 0 || op == "flatten" || op == "flatten_grad";
+}
+
 void FlattenInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
   const DDim x = ctx->GetInputDim("X");
   const DDim out =
-      FlattenDims(ctx->OpType(), x, ctx->Attr<int>("start_axis"), ctx->Attr<int>("stop_axis"));
+      IsMatrixFlatten(ctx->OpType())
+          ? MatrixDims(ctx->OpType(), x, ctx->Attr<int>("axis"))
+          : FlattenDims(ctx->OpType(), x, ctx->Attr<int>("start_axis"), ctx->Attr<int>("stop_axis"));
   ctx->SetOutputDim("Out", out);
   if (ctx->HasOutput("XShape")) {
     std::vector<int64_t> xs = x.ToVector();
@@ -137,7 +217,7 @@ struct FlattenKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
     DenseTensor* out = ctx.Output("Out");
-    if (DenseTensor* xshape = ctx.Output("XShape")) {
+    if (DenseTensor* xshape = ctx.HasOutput("XShape") ? ctx.Output("XShape") : nullptr) {
       xshape->set_lod({});
       xshape->mutable_data<T>(ctx.GetPlace());  // 0 elements: marks it as produced.
     }
@@ -161,10 +241,12 @@ DDim DimsFromXShape(const DDim& xshape) {
 }
 
 void FlattenGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("XShape");
+  const bool from_x = ctx->OpType() == "flatten_grad";
+  ctx->RequireInput(from_x ? "X" : "XShape");
   ctx->RequireInput("Out@GRAD");
   ctx->RequireOutput("X@GRAD");
-  const DDim x = DimsFromXShape(ctx->GetInputDim("XShape"));
+  const DDim x =
+      from_x ? ctx->GetInputDim("X") : DimsFromXShape(ctx->GetInputDim("XShape"));
   const DDim dout = ctx->GetInputDim("Out@GRAD");
   PL_ENFORCE(x.numel() < 0 || dout.numel() < 0 || x.numel() == dout.numel(),
              errors::InvalidArgument("op `%s` input `Out@GRAD`: expected %lld elements (X has "
@@ -184,11 +266,13 @@ struct FlattenGradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* dout = ctx.Input("Out@GRAD");
     DenseTensor* dx = ctx.Output("X@GRAD");
-    const DDim x_dims = DimsFromXShape(ctx.Input("XShape")->dims());
+    const DDim x_dims = ctx.Type() == "flatten_grad"
+                            ? ctx.Input("X")->dims()
+                            : DimsFromXShape(ctx.Input("XShape")->dims());
     PL_ENFORCE(x_dims.numel() == dout->numel(),
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected %lld elements (X has "
                                        "shape %s), received shape %s",
-                                       kGradOp, static_cast<long long>(x_dims.numel()),
+                                       ctx.Type(), static_cast<long long>(x_dims.numel()),
                                        x_dims.ToString(), dout->dims().ToString()));
     dx->Resize(x_dims);
     if (dx == dout) return;  // In place: only the dims change.
@@ -224,7 +308,61 @@ void FlattenGradGradMaker(framework::GradOpBuilder* g) {
            {{"Out", g->InputGrad("Out@GRAD")}, {"XShape", {g->NewTemp("xshape")}}}, AxisAttrs(*g));
 }
 
+framework::AttributeMap AxisAttr(const framework::GradOpBuilder& g) {
+  framework::AttributeMap attrs;
+  if (g.Forward().HasAttr("axis")) attrs["axis"] = g.Forward().GetAttr("axis");
+  return attrs;
+}
+
+// flatten2 -> flatten2_grad(XShape, Out@GRAD); flatten -> flatten_grad(X, Out@GRAD), X's
+// dims only. Their gradients flatten the gradient of X@GRAD again.
+void Flatten2GradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const bool v1 = g->ForwardType() == "flatten";
+  if (!v1) {
+    PL_ENFORCE(!g->Output("XShape").empty(),
+               errors::InvalidArgument("op `flatten2` output `XShape`: the gradient reads X's "
+                                       "dims from XShape, but the op producing `%s` has none",
+                                       g->Output("Out").empty() ? "" : g->Output("Out")[0]));
+  }
+  g->AddOp(g->ForwardType() + "_grad",
+           {{v1 ? "X" : "XShape", v1 ? g->Input("X") : g->Output("XShape")},
+            {"Out@GRAD", g->OutputGrad("Out")}},
+           {{"X@GRAD", g->InputGrad("X")}}, AxisAttr(*g));
+}
+
+void Flatten2GradGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("Out@GRAD")) return;
+  g->AddOp("flatten2", {{"X", g->OutputGrad("X@GRAD")}},
+           {{"Out", g->InputGrad("Out@GRAD")}, {"XShape", {g->NewTemp("xshape")}}}, AxisAttr(*g));
+}
+
 }  // namespace
+
+PL_REGISTER_OPS(RegisterFlatten2Ops) {
+  framework::RegisterOp<FlattenOp, Flatten2OpMaker>("flatten2")
+      .InferShape(FlattenInferShape)
+      .InferVarType(FlattenInferVarType)
+      .GradOpMaker(Flatten2GradMaker);
+  framework::RegisterOp<FlattenOp, FlattenV1OpMaker>("flatten")
+      .InferShape(FlattenInferShape)
+      .InferVarType(FlattenInferVarType)
+      .GradOpMaker(Flatten2GradMaker);
+  RegisterPlainCpuKernels<FlattenKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
+      "flatten2");
+  RegisterPlainCpuKernels<FlattenKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
+      "flatten");
+  framework::RegisterOp<FlattenOp, Flatten2GradOpMaker>("flatten2_grad")
+      .InferShape(FlattenGradInferShape)
+      .InferVarType(FlattenGradInferVarType)
+      .GradOpMaker(Flatten2GradGradMaker);
+  framework::RegisterOp<FlattenOp, FlattenV1GradOpMaker>("flatten_grad")
+      .InferShape(FlattenGradInferShape)
+      .InferVarType(FlattenGradInferVarType)
+      .GradOpMaker(Flatten2GradGradMaker);
+  RegisterPlainCpuKernels<FlattenGradKernel, float, double>("flatten2_grad");
+  RegisterPlainCpuKernels<FlattenGradKernel, float, double>("flatten_grad");
+}
 
 PL_REGISTER_OPS(RegisterFlattenContiguousRangeOp) {
   framework::RegisterOp<FlattenOp, FlattenOpMaker>(kOp)
