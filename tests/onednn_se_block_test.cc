@@ -27,11 +27,12 @@ using framework::Scope;
 class SeBlock {
  public:
   // `pool_out`: the adaptive pool's output size; `pool_kind`: avg or max. With `scale_dims`,
-  // c is multiplied by a parameter of those dims (broadcast by `axis`) instead of s.
+  // c is combined by `scale_op` with a parameter of those dims (broadcast by `axis`) instead
+  // of multiplied by s.
   // `channels` of `size` x `size` maps (x has 2 batches, the channels of c).
   SeBlock(std::vector<int> pool_out, const std::string& pool_kind,
           const std::vector<int64_t>& scale_dims = {}, int axis = -1, int64_t channels = 16,
-          int64_t size = 12) {
+          int64_t size = 12, const std::string& scale_op = "elementwise_mul") {
     const int64_t c = channels;
     Var("x", {2, c, size, size}, false);
     x_ = MakeTensor<float>({2, c, size, size}, RandomValues(2 * c * size * size, -1, 1, 5));
@@ -46,7 +47,7 @@ class SeBlock {
     Op("sigmoid", {{"X", {"q"}}}, {{"Out", {"s"}}}, {});
     if (!scale_dims.empty()) {
       Var("wy", scale_dims, true);
-      Op("elementwise_mul", {{"X", {"c"}}, {"Y", {"wy"}}}, {{"Out", {"m"}}}, {{"axis", axis}});
+      Op(scale_op, {{"X", {"c"}}, {"Y", {"wy"}}}, {{"Out", {"m"}}}, {{"axis", axis}});
     } else if (pool_out == std::vector<int>{1, 1}) {
       Op("elementwise_mul", {{"X", {"c"}}, {"Y", {"s"}}}, {{"Out", {"m"}}}, {{"axis", -1}});
     } else {  // Pooled to more than one cell: scale by the pooled map's first cell instead.
@@ -171,6 +172,23 @@ TEST_F(OneDNNSeBlockTest, ChannelScaleOfMixedFormats) {
     const SeBlock se({1, 1}, "avg", {}, -1, channels, 20);
     ExpectClose(se.Run(true, nullptr), se.Run(false, nullptr), what);
     ExpectClose(se.Run(true, nullptr, {"m"}), se.Run(false, nullptr, {"m"}), what + ", m");
+  }
+}
+
+// A per-channel Y (a bias) on X in 16-channel blocks that pad X's channels: oneDNN's binary
+// has only its reference code for that, so the kernel computes it over X's channel runs, in
+// X's layout (m stays blocked), for each of the four ops.
+TEST_F(OneDNNSeBlockTest, PerChannelOperandOnPaddedBlocksStaysBlocked) {
+  for (const char* op : {"elementwise_add", "elementwise_sub", "elementwise_mul",
+                         "elementwise_div"}) {
+    for (const int64_t channels : {20, 24, 40}) {
+      const std::string what = std::string(op) + ", " + std::to_string(channels) + " channels";
+      const SeBlock se({1, 1}, "avg", {channels}, 1, channels, 12, op);
+      ExecutionProfile profile;
+      ExpectClose(se.Run(true, &profile), se.Run(false, nullptr), what);
+      EXPECT_TRUE(BlockedOutputs(profile).count("m")) << what;
+      ExpectClose(se.Run(true, nullptr, {"m"}), se.Run(false, nullptr, {"m"}), what + ", m");
+    }
   }
 }
 

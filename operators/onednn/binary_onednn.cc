@@ -25,6 +25,7 @@
 #include "framework/op_kernel.h"
 #include "operators/common.h"
 #include "operators/math/broadcast.h"
+#include "operators/onednn/channel_runs.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_layout.h"
 #include "operators/onednn/onednn_memory.h"
@@ -55,6 +56,9 @@ class BinaryOneDNN final : public framework::OpKernel {
     computable_ = bd_.x == bd_.out && bd_.out.size() > 0 && bd_.out.numel() > 0;
     x_user_ = RowMajorDesc(bd_.out);
     y_user_ = RowMajorDesc(bd_.y);
+    // Y holding one value per channel of X (dim 1), as a bias or an SE block's scale does.
+    per_channel_ = computable_ && bd_.out.size() >= 2 && bd_.y[1] == bd_.out[1];
+    for (int i = 0; i < bd_.y.size() && per_channel_; ++i) per_channel_ = i == 1 || bd_.y[i] == 1;
     primitive_.reset();
     unsupported_ = false;
   }
@@ -84,15 +88,15 @@ class BinaryOneDNN final : public framework::OpKernel {
       ChoosePrimitive(dev);
       blocked_layout_ = OutputLayout(true, src0_desc_, x_user_);
     }
-    if (unsupported_) {
-      // A broadcast the primitive does not implement for these formats: the plain kernel
-      // computes it on row-major copies.
+    // A broadcast the primitive has only its reference code for: per channel over X's
+    // channel runs (a bias on a padded blocked format), else the plain kernel on row-major
+    // copies.
+    const bool by_channel =
+        unsupported_ && per_channel_ && y->is_plain() && ChannelRuns::Fits(src0_desc_);
+    if (unsupported_ && !by_channel) {
       RunPlainKernel(ctx);
       return;
     }
-    // Y in the format the primitive was made for: a reordered copy when Y's own format only
-    // had oneDNN's reference implementation.
-    const ScratchMemory src1 = ToFormat(y_mem, src1_desc_, dev);
     DenseTensor fresh;
     std::shared_ptr<const OneDNNLayout> layout =
         ctx.OutputMayBeOpaque("Out") ? blocked_layout_ : nullptr;
@@ -103,11 +107,19 @@ class BinaryOneDNN final : public framework::OpKernel {
                               ? OutputTarget(out, {y}, &fresh, bd_.out, std::move(layout))
                               : OutputTarget(out, {x, y}, &fresh, bd_.out, std::move(layout));
     try {
-      args_[DNNL_ARG_SRC_0] = src0;
-      args_[DNNL_ARG_SRC_1] = src1;
-      args_[DNNL_ARG_DST] =
+      const memory& dst =
           dst_.Bind(DescOf(*target, x_user_), OutputData(target), dst_md, dev.engine());
-      primitive_->execute(dev.stream(), args_);
+      if (by_channel) {
+        ComputeByChannel(src0, y->data<float>(), dst, dev);
+      } else {
+        // Y in the format the primitive was made for: a reordered copy when Y's own format
+        // only had oneDNN's reference implementation.
+        const ScratchMemory src1 = ToFormat(y_mem, src1_desc_, dev);
+        args_[DNNL_ARG_SRC_0] = src0;
+        args_[DNNL_ARG_SRC_1] = src1;
+        args_[DNNL_ARG_DST] = dst;
+        primitive_->execute(dev.stream(), args_);
+      }
       dst_.Store(dev);
       dev.stream().wait();
     } catch (const dnnl::error& e) {
@@ -120,8 +132,31 @@ class BinaryOneDNN final : public framework::OpKernel {
   }
 
  private:
+  // dst = src (op) y[c] over `src`'s channel runs; dst has src's format (it may be src).
+  static void ComputeByChannel(const memory& src, const float* y, const memory& dst,
+                               const platform::OneDNNContext& dev) {
+    const ChannelRuns runs(src.get_desc());
+    // Padding lanes stay 0: 0 + 0, 0 - 0, 0 * 0, 0 / 1.
+    const std::vector<float> lanes = runs.PaddedValues(y, kAlg == algorithm::binary_div ? 1.f : 0.f);
+    const float* in = static_cast<const float*>(src.get_data_handle());
+    float* out = static_cast<float*>(dst.get_data_handle());
+    const int64_t run = runs.run();
+    runs.ForEach(dev, [&](int64_t offset, int64_t r) {
+      const float* a = in + offset;
+      const float* b = lanes.data() + r * run;
+      float* o = out + offset;
+      for (int64_t i = 0; i < run; ++i) {
+        if constexpr (kAlg == algorithm::binary_add) o[i] = a[i] + b[i];
+        if constexpr (kAlg == algorithm::binary_sub) o[i] = a[i] - b[i];
+        if constexpr (kAlg == algorithm::binary_mul) o[i] = a[i] * b[i];
+        if constexpr (kAlg == algorithm::binary_div) o[i] = a[i] / b[i];
+      }
+    });
+  }
+
   math::BroadcastDims bd_;
   bool computable_ = false;
+  bool per_channel_ = false;  // Y is one value per channel of X.
   memory::desc x_user_, y_user_;
   // Makes the primitive for X in src0_desc_ and Y in y_desc_. Mixed formats (X channel-last,
   // Y blocked, as after a 1x1 convolution on few channels) may have only oneDNN's reference

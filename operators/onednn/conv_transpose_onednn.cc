@@ -18,6 +18,7 @@
 
 #include "framework/op_registry.h"
 #include "operators/nn/conv_pool_shape.h"
+#include "operators/onednn/channel_runs.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
@@ -85,7 +86,7 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
       // code (4.5x the time of PP-OCRv3's 24 -> 24 upsampling itself), and with a binary
       // post-op or a binary primitive on the padded blocked output it takes its reference
       // implementation (25-60x; tests/benchmarks/conv_transpose_benchmark).
-      own_bias_ = has_bias_ && ChannelBiasAddable(pd_.dst_desc());
+      own_bias_ = has_bias_ && ChannelRuns::Fits(pd_.dst_desc());
       if (has_bias_ && !own_bias_) {
         pd_ = dnnl::deconvolution_forward::primitive_desc(
             dnnl::deconvolution_forward::desc(kind, alg, src, weights, BiasDesc(), dst,
@@ -130,7 +131,7 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
       }
       primitive_->execute(dev.stream(), args_);
       dev.stream().wait();
-      if (own_bias_) AddChannelBias(args_[DNNL_ARG_DST], bias->data<float>());
+      if (own_bias_) AddChannelBias(args_[DNNL_ARG_DST], bias->data<float>(), dev);
       dst_.Store(dev);
       dev.stream().wait();
     } catch (const dnnl::error& e) {
@@ -144,45 +145,18 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
  private:
   memory::desc BiasDesc() const { return memory::desc({g_.in_c}, memory::data_type::f32, Tag::a); }
 
-  // Whether AddChannelBias handles format `md`: 4-D, with at most one inner block, on the
-  // channels (nchw, nhwc, nChw8c, nChw16c).
-  static bool ChannelBiasAddable(const memory::desc& md) {
-    const dnnl_blocking_desc_t& b = md.data.format_desc.blocking;
-    return md.data.ndims == 4 && md.data.format_kind == dnnl_blocked &&
-           (b.inner_nblks == 0 || (b.inner_nblks == 1 && b.inner_idxs[0] == 1));
-  }
-
-  // bias[c] added to every value of channel c of `dst`, a ChannelBiasAddable format, pixel
-  // by pixel over runs of contiguous channels (a block, or all of nhwc's); the padding
-  // channels of a blocked format stay zero.
-  void AddChannelBias(const memory& dst, const float* bias) const {
-    const dnnl_memory_desc_t& md = dst.get_desc().data;
-    const dnnl_blocking_desc_t& b = md.format_desc.blocking;
-    const int64_t channels = md.dims[1];
-    // Channels per contiguous run, and the stride between runs.
-    int64_t run = 1, run_stride = b.strides[1];
-    if (b.inner_nblks == 1) {
-      run = b.inner_blks[0];
-    } else if (b.strides[1] == 1) {
-      run = channels;
-      run_stride = 0;
-    }
-    const int64_t runs = (run == 1 ? channels : md.padded_dims[1]) / run;
-    std::vector<float> lanes(static_cast<size_t>(run * runs), 0.0f);
-    std::copy(bias, bias + channels, lanes.begin());
-    float* data = static_cast<float*>(dst.get_data_handle()) + md.offset0;
-    for (int64_t n = 0; n < md.dims[0]; ++n) {
-      for (int64_t r = 0; r < runs; ++r) {
-        const float* add = lanes.data() + r * run;
-        for (int64_t h = 0; h < md.dims[2]; ++h) {
-          float* row = data + n * b.strides[0] + r * run_stride + h * b.strides[2];
-          for (int64_t w = 0; w < md.dims[3]; ++w) {
-            float* px = row + w * b.strides[3];
-            for (int64_t i = 0; i < run; ++i) px[i] += add[i];
-          }
-        }
-      }
-    }
+  // bias[c] added to every value of channel c of `dst` (a ChannelRuns format).
+  static void AddChannelBias(const memory& dst, const float* bias,
+                             const platform::OneDNNContext& dev) {
+    const ChannelRuns runs(dst.get_desc());
+    const std::vector<float> lanes = runs.PaddedValues(bias, 0.0f);
+    float* data = static_cast<float*>(dst.get_data_handle());
+    const int64_t run = runs.run();
+    runs.ForEach(dev, [&](int64_t offset, int64_t r) {
+      float* px = data + offset;
+      const float* add = lanes.data() + r * run;
+      for (int64_t i = 0; i < run; ++i) px[i] += add[i];
+    });
   }
 
   // The bottom / right padding for which oneDNN's exact size check holds between the

@@ -1,0 +1,64 @@
+// Per-channel loops over float32 data in a oneDNN format whose channels (dim 1) lie in
+// contiguous runs: the 8- or 16-channel blocks of nChw8c / nChw16c (padded past the last
+// channel), or all the channels of a channel-last format. oneDNN 2.6 serves a per-channel
+// broadcast on a padded blocked format only with its scalar reference code (25-60x slower
+// than a loop over the runs), so kernels that meet one compute it here.
+#pragma once
+
+#include <cstdint>
+#include <oneapi/dnnl/dnnl.hpp>
+#include <vector>
+
+#include "platform/device_context.h"
+
+namespace paddle_like {
+namespace operators {
+
+class ChannelRuns {
+ public:
+  // Whether `md` is such a format: blocked, rank 2 to 5, no inner block but one on dim 1,
+  // and channels in runs of more than one (not nchw, whose channels are strided).
+  static bool Fits(const dnnl::memory::desc& md);
+
+  explicit ChannelRuns(const dnnl::memory::desc& md);
+
+  int64_t run() const { return run_; }    // Channels per contiguous run.
+  int64_t runs() const { return runs_; }  // Runs per position (padded channels / run).
+  int64_t channels() const { return channels_; }
+
+  // A per-run table of `values` (one per channel) with `pad` past the last channel, so a
+  // loop over whole runs leaves the padding as it finds it (0 + 0, 0 * 0, 0 / 1).
+  std::vector<float> PaddedValues(const float* values, float pad) const;
+
+  // Calls fn(offset, r) for every position (the dims other than the channels) and run r, in
+  // elements from the start of the data, with the positions of dim 0 split over `dev`'s
+  // threads.
+  template <typename Fn>
+  void ForEach(const platform::CPUDeviceContext& dev, Fn&& fn) const {
+    dev.ParallelFor(dims_[0], 1, [&](int64_t begin, int64_t end) {
+      for (int64_t n = begin; n < end; ++n) {
+        int64_t index[3] = {0, 0, 0};  // Over the spatial dims 2..rank-1.
+        int64_t base = offset0_ + n * strides_[0];
+        for (int64_t p = 0; p < positions_; ++p) {
+          for (int64_t r = 0; r < runs_; ++r) fn(base + r * run_stride_, r);
+          // Next position: odometer over the spatial dims, last fastest.
+          for (int d = spatial_ - 1; d >= 0; --d) {
+            base += strides_[2 + d];
+            if (++index[d] < dims_[2 + d]) break;
+            base -= strides_[2 + d] * dims_[2 + d];
+            index[d] = 0;
+          }
+        }
+      }
+    });
+  }
+
+ private:
+  int64_t run_ = 1, runs_ = 1, channels_ = 0, run_stride_ = 0;
+  int64_t offset0_ = 0, positions_ = 1;
+  int spatial_ = 0;
+  int64_t dims_[5] = {1, 1, 1, 1, 1}, strides_[5] = {0, 0, 0, 0, 0};
+};
+
+}  // namespace operators
+}  // namespace paddle_like
