@@ -140,17 +140,18 @@ class BinaryOneDNN final : public framework::OpKernel {
     const std::vector<float> lanes = runs.PaddedValues(y, kAlg == algorithm::binary_div ? 1.f : 0.f);
     const float* in = static_cast<const float*>(src.get_data_handle());
     float* out = static_cast<float*>(dst.get_data_handle());
-    const int64_t run = runs.run();
-    runs.ForEach(dev, [&](int64_t offset, int64_t r) {
-      const float* a = in + offset;
-      const float* b = lanes.data() + r * run;
-      float* o = out + offset;
-      for (int64_t i = 0; i < run; ++i) {
-        if constexpr (kAlg == algorithm::binary_add) o[i] = a[i] + b[i];
-        if constexpr (kAlg == algorithm::binary_sub) o[i] = a[i] - b[i];
-        if constexpr (kAlg == algorithm::binary_mul) o[i] = a[i] * b[i];
-        if constexpr (kAlg == algorithm::binary_div) o[i] = a[i] / b[i];
-      }
+    runs.WithRunLength([&](auto run) {
+      runs.ForEach(dev, [&](int64_t offset, int64_t r) {
+        const float* a = in + offset;
+        const float* b = lanes.data() + r * run;
+        float* o = out + offset;
+        for (int64_t i = 0; i < run; ++i) {
+          if constexpr (kAlg == algorithm::binary_add) o[i] = a[i] + b[i];
+          if constexpr (kAlg == algorithm::binary_sub) o[i] = a[i] - b[i];
+          if constexpr (kAlg == algorithm::binary_mul) o[i] = a[i] * b[i];
+          if constexpr (kAlg == algorithm::binary_div) o[i] = a[i] / b[i];
+        }
+      });
     });
   }
 

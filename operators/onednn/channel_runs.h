@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <type_traits>
 #include <vector>
 
 #include "platform/device_context.h"
@@ -29,6 +30,19 @@ class ChannelRuns {
   // A per-run table of `values` (one per channel) with `pad` past the last channel, so a
   // loop over whole runs leaves the padding as it finds it (0 + 0, 0 * 0, 0 / 1).
   std::vector<float> PaddedValues(const float* values, float pad) const;
+
+  // Calls body(n) with n = run() as a compile-time constant where it is 8 or 16 (the
+  // blocks), so that the per-run loops of the callers vectorise; else as an int64_t.
+  template <typename Body>
+  void WithRunLength(Body&& body) const {
+    if (run_ == 16) {
+      body(std::integral_constant<int64_t, 16>{});
+    } else if (run_ == 8) {
+      body(std::integral_constant<int64_t, 8>{});
+    } else {
+      body(run_);
+    }
+  }
 
   // Calls fn(offset, r) for every position (the dims other than the channels) and run r, in
   // elements from the start of the data, with the positions of dim 0 split over `dev`'s

@@ -151,11 +151,12 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
     const ChannelRuns runs(dst.get_desc());
     const std::vector<float> lanes = runs.PaddedValues(bias, 0.0f);
     float* data = static_cast<float*>(dst.get_data_handle());
-    const int64_t run = runs.run();
-    runs.ForEach(dev, [&](int64_t offset, int64_t r) {
-      float* px = data + offset;
-      const float* add = lanes.data() + r * run;
-      for (int64_t i = 0; i < run; ++i) px[i] += add[i];
+    runs.WithRunLength([&](auto run) {
+      runs.ForEach(dev, [&](int64_t offset, int64_t r) {
+        float* px = data + offset;
+        const float* add = lanes.data() + r * run;
+        for (int64_t i = 0; i < run; ++i) px[i] += add[i];
+      });
     });
   }
 
