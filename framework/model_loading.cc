@@ -101,10 +101,14 @@ void LoadParameters(const ProgramDesc& program, const std::string& program_path,
   } else if (!names.empty()) {
     LoadFromProgramDir(program_path, names, scope);
   }
-  for (const auto& name : names) {
+  CheckParametersAgainstProgram(program, *scope);
+}
+
+void CheckParametersAgainstProgram(const ProgramDesc& program, const Scope& scope) {
+  for (const auto& name : ParameterNames(program)) {
     const VarDesc* desc = program.Block(0).FindVar(name);
     if (!desc->HasTensorDesc() || desc->GetDataType() == DataType::UNDEFINED) continue;
-    const DenseTensor& t = scope->FindVar(name)->Get<DenseTensor>();
+    const DenseTensor& t = scope.FindVar(name)->Get<DenseTensor>();
     PL_ENFORCE(t.dtype() == desc->GetDataType(),
                errors::InvalidArgument("parameter `%s`: expected dtype %s, the parameter file "
                                        "holds %s",

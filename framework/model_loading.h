@@ -36,6 +36,10 @@ struct ParameterSource {
 void LoadParameters(const ProgramDesc& program, const std::string& program_path,
                     const ParameterSource& source, Scope* scope);
 
+// The check LoadParameters ends with: every parameter of `program` in `scope` has the dtype
+// and the known dims its VarDesc declares (InvalidArgumentError naming the variable).
+void CheckParametersAgainstProgram(const ProgramDesc& program, const Scope& scope);
+
 // True when `dims` has the rank of `declared` and equals it in every known (>= 0) dim.
 bool ShapeMatchesDeclared(const std::vector<int64_t>& declared, const DDim& dims);
 

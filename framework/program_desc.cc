@@ -173,8 +173,11 @@ bool LooksLikeText(const std::string& bytes) {
 }  // namespace
 
 ProgramDesc ProgramDesc::Load(const std::string& path) {
-  const std::string bytes = platform::ReadFile(path, {"program", platform::kMaxProgramBytes});
-  return LooksLikeText(bytes) ? FromText(bytes, path) : FromBinary(bytes, path);
+  return FromBytes(platform::ReadFile(path, {"program", platform::kMaxProgramBytes}), path);
+}
+
+ProgramDesc ProgramDesc::FromBytes(const std::string& bytes, const std::string& source) {
+  return LooksLikeText(bytes) ? FromText(bytes, source) : FromBinary(bytes, source);
 }
 
 std::string ProgramDesc::ToBinary() const {

@@ -129,7 +129,11 @@ DenseTensor ReadTensorRecord(const std::string& bytes, size_t* offset, const std
 
 void LoadCombinedParams(const std::string& path, const std::vector<std::string>& names,
                         Scope* scope) {
-  const std::string bytes = platform::ReadFile(path, {"parameter file"});
+  LoadCombinedParamsFromBytes(platform::ReadFile(path, {"parameter file"}), path, names, scope);
+}
+
+void LoadCombinedParamsFromBytes(const std::string& bytes, const std::string& path,
+                                 const std::vector<std::string>& names, Scope* scope) {
   size_t offset = 0;
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string& name = names[i];

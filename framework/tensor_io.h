@@ -25,6 +25,9 @@ DenseTensor ReadTensorRecord(const std::string& bytes, size_t* offset, const std
 // the file must end exactly after the last record.
 void LoadCombinedParams(const std::string& path, const std::vector<std::string>& names,
                         Scope* scope);
+// The same from the file's bytes; `path` names them in messages.
+void LoadCombinedParamsFromBytes(const std::string& bytes, const std::string& path,
+                                 const std::vector<std::string>& names, Scope* scope);
 // Loads each variable of `names` from `dir/<name>`.
 void LoadSeparateParams(const std::string& dir, const std::vector<std::string>& names,
                         Scope* scope);

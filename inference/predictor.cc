@@ -9,6 +9,7 @@
 #include "framework/ir/pass.h"
 #include "framework/model_loading.h"
 #include "framework/scope.h"
+#include "framework/tensor_io.h"
 #include "inference/api_data_type.h"
 #include "inference/passes/passes.h"
 #include "operators/registry.h"
@@ -115,15 +116,19 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
   PL_ENFORCE(!config.use_gpu(),
              errors::Unimplemented("Config::EnableUseGpu: GPU inference is not available in "
                                    "this version; run on the CPU"));
-  PL_ENFORCE(!config.prog_file().empty() || !config.model_dir().empty(),
-             errors::InvalidArgument("Config: no model set (SetModel(dir) or SetModel(program "
-                                     "file, params file))"));
+  PL_ENFORCE(config.model_from_memory() || !config.prog_file().empty() ||
+                 !config.model_dir().empty(),
+             errors::InvalidArgument("Config: no model set (SetModel(dir), SetModel(program "
+                                     "file, params file) or SetModelBuffer)"));
   ApplyThreads(config.cpu_math_library_num_threads());
   auto model = std::make_shared<Predictor::Model>();
-  const std::string path = config.prog_file().empty()
+  const std::string path = config.model_from_memory() ? "<program buffer>"
+                           : config.prog_file().empty()
                                ? framework::ResolveProgramPath(config.model_dir())
                                : config.prog_file();
-  model->program = framework::ProgramDesc::Load(path);
+  model->program = config.model_from_memory()
+                       ? framework::ProgramDesc::FromBytes(config.prog_buffer(), path)
+                       : framework::ProgramDesc::Load(path);
   framework::CheckOpVersions(model->program);
   model->inputs = model->program.FeedTargetNames();
   model->outputs = model->program.FetchTargetNames();
@@ -132,9 +137,16 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
                                      "inference model",
                                      path));
   model->params = std::make_unique<framework::Scope>();
-  framework::ParameterSource source;
-  source.combined_file = config.params_file();
-  framework::LoadParameters(model->program, path, source, model->params.get());
+  if (config.model_from_memory()) {
+    framework::LoadCombinedParamsFromBytes(config.params_buffer(), "<parameter buffer>",
+                                           framework::ParameterNames(model->program),
+                                           model->params.get());
+    framework::CheckParametersAgainstProgram(model->program, *model->params);
+  } else {
+    framework::ParameterSource source;
+    source.combined_file = config.params_file();
+    framework::LoadParameters(model->program, path, source, model->params.get());
+  }
 
   // The passes see the feed and fetch ops: they keep the names the caller feeds and reads.
   if (config.ir_optim()) {
@@ -253,12 +265,32 @@ void Config::SetModel(const std::string& model_dir) {
   model_dir_ = model_dir;
   prog_file_.clear();
   params_file_.clear();
+  from_memory_ = false;
 }
 
 void Config::SetModel(const std::string& prog_file, const std::string& params_file) {
   model_dir_.clear();
   prog_file_ = prog_file;
   params_file_ = params_file;
+  from_memory_ = false;
+}
+
+void Config::SetModelBuffer(const char* prog_buffer, size_t prog_buffer_size,
+                            const char* params_buffer, size_t params_buffer_size) {
+  PL_ENFORCE(prog_buffer != nullptr || prog_buffer_size == 0,
+             errors::InvalidArgument("Config::SetModelBuffer: program buffer is null with size "
+                                     "%zu",
+                                     prog_buffer_size));
+  PL_ENFORCE(params_buffer != nullptr || params_buffer_size == 0,
+             errors::InvalidArgument("Config::SetModelBuffer: parameter buffer is null with "
+                                     "size %zu",
+                                     params_buffer_size));
+  model_dir_.clear();
+  prog_file_.clear();
+  params_file_.clear();
+  prog_buffer_.assign(prog_buffer == nullptr ? "" : prog_buffer, prog_buffer_size);
+  params_buffer_.assign(params_buffer == nullptr ? "" : params_buffer, params_buffer_size);
+  from_memory_ = true;
 }
 
 }  // namespace infer

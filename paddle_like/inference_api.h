@@ -55,6 +55,13 @@ class Config {
   void SetModel(const std::string& model_dir);
   // `params_file` empty: next to the program, as for a directory.
   void SetModel(const std::string& prog_file, const std::string& params_file);
+  // The program and its combined parameter file as bytes in memory (a model embedded in an
+  // application), copied here; `params_size` 0 for a program without parameters.
+  void SetModelBuffer(const char* prog_buffer, size_t prog_buffer_size, const char* params_buffer,
+                      size_t params_buffer_size);
+  bool model_from_memory() const { return from_memory_; }
+  const std::string& prog_buffer() const { return prog_buffer_; }
+  const std::string& params_buffer() const { return params_buffer_; }
   const std::string& model_dir() const { return model_dir_; }
   const std::string& prog_file() const { return prog_file_; }
   const std::string& params_file() const { return params_file_; }
@@ -90,6 +97,8 @@ class Config {
 
  private:
   std::string model_dir_, prog_file_, params_file_;
+  bool from_memory_ = false;
+  std::string prog_buffer_, params_buffer_;
   int threads_ = 0;
   bool onednn_ = true;
   bool ir_optim_ = true;

@@ -1,5 +1,6 @@
 // The inference API (paddle_like/inference_api.h) on the shared models: PaddlePaddle's own
-// outputs through a Predictor (oneDNN on and off, passes on and off), clones in threads
+// outputs through a Predictor (oneDNN on and off, passes on and off, from files and from
+// memory), clones in threads
 // giving the single-threaded bits, inputs changing shape between runs, and the typed errors
 // of misuse. Tests skip with a message where the models folder is absent.
 #include <gtest/gtest.h>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "paddle_like/inference_api.h"
+#include "platform/file_util.h"
 #include "tests/model_goldens.h"
 #include "tests/op_test_util.h"
 
@@ -77,6 +79,37 @@ TEST(Predictor, ProgramAndParamsFilesGiveTheSameAsTheDirectory) {
   const std::vector<float> a = RunOnce(by_dir.get(), {2, 3, 48, 192}, input);
   EXPECT_EQ(a, RunOnce(by_files.get(), {2, 3, 48, 192}, input));
   ExpectNear(std::vector<double>(a.begin(), a.end()), golden.values, 1e-4, 2e-6, "ppocr_cls_v2");
+}
+
+// A model held in memory (Config::SetModelBuffer) gives the bits of the same files; a
+// truncated parameter buffer and a corrupt program are typed errors naming what is wrong.
+TEST(Predictor, ModelBufferGivesTheSameAsTheFiles) {
+  SKIP_WITHOUT("ppocr_cls_v2");
+  const std::string dir = kModels + "/ppocr_cls_v2";
+  const std::string program = platform::ReadFile(dir + "/inference.pdmodel");
+  const std::string params = platform::ReadFile(dir + "/inference.pdiparams");
+  const std::vector<float> input = Values(InputPattern({1, 3, 48, 192}));
+  Config config;
+  config.SetModelBuffer(program.data(), program.size(), params.data(), params.size());
+  auto from_memory = CreatePredictor(config);
+  auto from_files =
+      CreatePredictor(Config(dir + "/inference.pdmodel", dir + "/inference.pdiparams"));
+  EXPECT_EQ(RunOnce(from_memory.get(), {1, 3, 48, 192}, input),
+            RunOnce(from_files.get(), {1, 3, 48, 192}, input));
+
+  Config truncated;
+  truncated.SetModelBuffer(program.data(), program.size(), params.data(), params.size() - 7);
+  ExpectError<platform::InvalidArgumentError>([&] { CreatePredictor(truncated); },
+                                              {"<parameter buffer>", "record"});
+  Config corrupt;
+  const std::string garbage = "\x0a\xff\xff\xff\xff\x0f" + program.substr(0, 64);
+  corrupt.SetModelBuffer(garbage.data(), garbage.size(), params.data(), params.size());
+  ExpectError<platform::InvalidArgumentError>([&] { CreatePredictor(corrupt); },
+                                              {"<program buffer>"});
+  Config null_params;
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { null_params.SetModelBuffer(program.data(), program.size(), nullptr, 5); },
+      {"Config::SetModelBuffer", "null with size 5"});
 }
 
 // The legacy layout (__model__ and one file per parameter), a batch that changes between

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets of tests/fuzz (clang, AddressSanitizer + UBSan, coverage) in
+# build-fuzz/ and runs them.
+#   scripts/fuzz.sh                    # every target, 60 s each
+#   scripts/fuzz.sh npy 600            # fuzz_npy for 600 s
+#   scripts/fuzz.sh all 7200           # every target, 2 hours each
+#   FUZZ_JOBS=2 scripts/fuzz.sh ...    # libFuzzer workers per target
+# Each run seeds build-fuzz/corpus/<target>/ from the fixtures (tests/fixtures, examples/,
+# ../shared/models) and keeps what the corpus grew to. A crash, leak, timeout (10 s per
+# input), allocation over 2 GB or RSS over 4 GB stops the run, leaves the input under
+# build-fuzz/findings/<target>/ and fails the script. The last line per target gives the
+# executions and the corpus size (also in build-fuzz/fuzz_summary.txt).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+TARGET="${1:-all}"
+SECONDS_EACH="${2:-60}"
+JOBS="${FUZZ_JOBS:-1}"
+
+bash scripts/install_packages.sh clang libclang-rt-14-dev build-essential cmake ccache \
+  libeigen3-dev libdnnl-dev libgoogle-glog-dev libgflags-dev libprotobuf-dev \
+  protobuf-compiler zlib1g-dev libpng-dev libjpeg-dev
+
+export CCACHE_BASEDIR="$PWD"
+BUILD=build-fuzz
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
+  -DPL_SANITIZE=fuzzer -DWITH_GPU=OFF -DWITH_BENCHMARKS=OFF -DWITH_TESTING=OFF >/dev/null
+if [[ "$TARGET" == all ]]; then
+  TARGETS=()
+  for f in tests/fuzz/fuzz_*.cc; do TARGETS+=("$(basename "$f" .cc)"); done
+else
+  TARGETS=("fuzz_${TARGET#fuzz_}")
+fi
+cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}"
+
+# The runtime's leaks only: protobuf's and glog's process-lifetime singletons are not ours.
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=0:abort_on_error=0"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+status=0
+: > "$BUILD/fuzz_summary.txt"
+for t in "${TARGETS[@]}"; do
+  corpus="$BUILD/corpus/$t"
+  findings="$BUILD/findings/$t"
+  mkdir -p "$corpus" "$findings"
+  log="$BUILD/fuzz_$t.log"
+  echo "fuzz: $t for ${SECONDS_EACH}s"
+  parallel=()
+  # More than one worker: libFuzzer's fork mode, which survives a finding and goes on.
+  ((JOBS > 1)) && parallel=(-fork="$JOBS" -ignore_crashes=0)
+  if ! PL_FUZZ_SEED_DIR="$corpus" "$BUILD/tests/fuzz/$t" "$corpus" \
+      -max_total_time="$SECONDS_EACH" -timeout=10 -malloc_limit_mb=2048 -rss_limit_mb=4096 \
+      -max_len=65536 -print_final_stats=1 ${parallel[@]+"${parallel[@]}"} \
+      -artifact_prefix="$findings/" >"$log" 2>&1; then
+    echo "fuzz: $t FAILED; the input is under $findings/ (log: $log)"
+    grep -E "ERROR|SUMMARY|==[0-9]+==|Test unit written" "$log" | head -20 || true
+    status=1
+  fi
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | awk '{s+=$2} END {print s+0}')
+  files=$(find "$corpus" -type f | wc -l)
+  line="$t: $execs executions in ${SECONDS_EACH}s, corpus $files inputs"
+  echo "fuzz: $line"
+  echo "$line" >> "$BUILD/fuzz_summary.txt"
+done
+exit $status
