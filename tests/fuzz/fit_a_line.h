@@ -10,7 +10,7 @@
 
 #include "framework/model_loading.h"
 #include "framework/program_desc.h"
-#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/fuzzing.h"
 
 namespace paddle_like {
 namespace fuzz {

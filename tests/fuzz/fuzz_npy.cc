@@ -1,7 +1,7 @@
 // NumPy .npy bytes (framework::ParseNpy), as `paddle_like run` and `infer` read feeds.
 // Seeds: every .npy file of the fixtures.
 #include "framework/npy_io.h"
-#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/fuzzing.h"
 
 using namespace paddle_like;  // NOLINT: a fuzz target's two functions.
 

@@ -1,7 +1,7 @@
 // Binary ProgramDesc bytes: parsing (ProgramDesc::FromBinary) and the validation a loader
 // runs before anything executes. Seeds: every saved program of the fixtures and shared models.
 #include "operators/registry.h"
-#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/fuzzing.h"
 #include "tests/fuzz/program_validation.h"
 
 using namespace paddle_like;  // NOLINT: a fuzz target's two functions.

@@ -1,7 +1,7 @@
 // Text-format ProgramDesc: parsing (ProgramDesc::FromText) and the validation a loader runs.
 // Seeds: the text form of every saved program of the fixtures, and examples/*.pbtxt.
 #include "operators/registry.h"
-#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/fuzzing.h"
 #include "tests/fuzz/program_validation.h"
 
 using namespace paddle_like;  // NOLINT: a fuzz target's two functions.

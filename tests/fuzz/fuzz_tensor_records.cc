@@ -1,7 +1,7 @@
 // PaddlePaddle tensor records (FORMATS.md section 2), read back to back as a combined
 // parameter file holds them, until the bytes end. Seeds: the fixtures' parameter files.
 #include "framework/tensor_io.h"
-#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/fuzzing.h"
 
 using namespace paddle_like;  // NOLINT: a fuzz target's two functions.
 

@@ -1,4 +1,4 @@
-#include "tests/fuzz/fuzz_util.h"
+#include "tests/fuzz/fuzzing.h"
 
 #include <algorithm>
 #include <cstdlib>
