@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "platform/errors.h"
+#include "platform/flags.h"
 
 namespace paddle_like {
 namespace platform {
@@ -87,6 +88,15 @@ AllocationPtr CpuAlloc(size_t bytes) {
   }
   size_t rounded = (bytes + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment;
   if (rounded == 0) rounded = kCpuAlignment;
+  if (FLAGS_memory_limit_mb > 0) {
+    const size_t limit = static_cast<size_t>(FLAGS_memory_limit_mb) << 20;
+    const size_t in_use = g_cpu_bytes.load();
+    if (in_use + rounded > limit) {
+      throw errors::Unavailable("memory limit reached: %zu bytes requested with %zu in use, "
+                                "FLAGS_memory_limit_mb = %lld",
+                                bytes, in_use, static_cast<long long>(FLAGS_memory_limit_mb));
+    }
+  }
   void* p = BlockCache().Take(rounded);
   if (p == nullptr) p = std::aligned_alloc(kCpuAlignment, rounded);
   if (p == nullptr) {

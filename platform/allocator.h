@@ -36,8 +36,8 @@ class Allocation {
 using AllocationPtr = std::shared_ptr<Allocation>;
 
 // Allocates `bytes` on `place` (at least 1 byte, so every tensor has a real buffer).
-// Throws UnavailableError when memory runs out or
-// when the place's backend is not built in.
+// Throws UnavailableError when memory runs out, when a CPU allocation would take the bytes
+// in use past FLAGS_memory_limit_mb, or when the place's backend is not built in.
 AllocationPtr Alloc(const Place& place, size_t bytes);
 
 // A backend (CUDA) installs its allocation function for its device type at init.

@@ -20,6 +20,9 @@ DEFINE_bool(cudnn_deterministic, false,
             "Choose only deterministic cuDNN algorithms and CUDA kernels.");
 DEFINE_bool(check_nan_inf, false, "After every op, fail if a floating output holds NaN or Inf.");
 DEFINE_int32(paddle_num_threads, 1, "Threads of the CPU device context's thread pool.");
+DEFINE_int64(memory_limit_mb, 0,
+             "Cap on the CPU memory the process's live tensors and buffers may hold, in MiB "
+             "(0: none). An allocation past it fails with UnavailableError.");
 
 namespace paddle_like {
 namespace platform {

@@ -13,6 +13,7 @@ DECLARE_bool(cpu_flush_denormal);
 DECLARE_bool(cudnn_deterministic);
 DECLARE_bool(check_nan_inf);
 DECLARE_int32(paddle_num_threads);
+DECLARE_int64(memory_limit_mb);
 
 namespace paddle_like {
 namespace platform {

@@ -24,6 +24,7 @@
 #include "framework/tensor_io.h"
 #include "op_test_util.h"
 #include "platform/file_util.h"
+#include "platform/flags.h"
 
 namespace paddle_like {
 namespace {
@@ -187,6 +188,41 @@ TEST(UntrustedShapes, AllocationSizeOverflowIsTyped) {
   DenseTensor big(DDim({int64_t{1} << 50}), platform::DataType::FLOAT32);
   ExpectError<platform::UnavailableError>(
       [&] { big.mutable_data<float>(platform::CPUPlace()); }, {"out of CPU memory"});
+}
+
+// FLAGS_memory_limit_mb caps the bytes live CPU buffers hold: an op whose output would pass
+// it fails with UnavailableError naming the op's place, the request and the limit, and the
+// same run succeeds once the limit is lifted.
+TEST(UntrustedShapes, MemoryLimitFlagFailsTheAllocationPastIt) {
+  operators::RegisterAllOps();
+  ProgramDesc program;
+  auto& block = program.Block(0);
+  for (const char* name : {"x", "y"}) block.Var(name)->SetShape({-1});
+  auto* tile = block.AppendOp();
+  tile->SetType("tile");
+  tile->SetInput("X", {"x"});
+  tile->SetOutput("Out", {"y"});
+  tile->SetAttr("repeat_times", std::vector<int>{1 << 20});  // 4 x 2^20 floats: 16 MiB.
+  std::map<std::string, DenseTensor> feeds;
+  feeds["x"] = testing::MakeTensor<float>(DDim({4}), {1, 2, 3, 4});
+  const int64_t saved = FLAGS_memory_limit_mb;
+  FLAGS_memory_limit_mb = 8;
+  {
+    Scope scope;
+    framework::Executor exec{platform::CPUPlace()};
+    ExpectError<platform::UnavailableError>(
+        [&] { exec.Run(program, &scope, feeds, {"y"}); },
+        {"block 0 op #0", "`tile`", "memory limit reached: 16777216 bytes requested",
+         "FLAGS_memory_limit_mb = 8"});
+  }
+  FLAGS_memory_limit_mb = 64;
+  {
+    Scope scope;
+    framework::Executor exec{platform::CPUPlace()};
+    const auto out = exec.Run(program, &scope, feeds, {"y"});
+    EXPECT_EQ(out[0].numel(), int64_t{4} << 20);
+  }
+  FLAGS_memory_limit_mb = saved;
 }
 
 // ---- programs ----
