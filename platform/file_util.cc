@@ -1,11 +1,15 @@
 #include "platform/file_util.h"
 
+#include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <new>
 #include <cstdio>
 #include <cstring>
@@ -80,8 +84,51 @@ std::string ReadFile(const std::string& path, const ReadLimit& limit) {
   return bytes;
 }
 
+namespace {
+
+// `<path>.tmp.<pid>.<n>`: unique per process and per call, so threads (and processes)
+// writing the same file never share a temporary.
+std::string TempPathFor(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  return path + ".tmp." + std::to_string(::getpid()) + "." + std::to_string(counter++);
+}
+
+// Removes the temporaries of `path` left by writers that were killed (their process is
+// gone): each killed save would otherwise leave one behind for good.
+void RemoveStaleTemps(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
+  const std::string prefix =
+      (slash == std::string::npos ? path : path.substr(slash + 1)) + ".tmp.";
+  DIR* d = ::opendir(dir.c_str());
+  if (d == nullptr) return;
+  while (const dirent* e = ::readdir(d)) {
+    const std::string name = e->d_name;
+    if (name.compare(0, prefix.size(), prefix) != 0) continue;
+    const long pid = std::strtol(name.c_str() + prefix.size(), nullptr, 10);
+    if (pid <= 0 || pid == ::getpid()) continue;
+    if (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH) {
+      ::unlink((dir + (slash == std::string::npos ? "/" : "") + name).c_str());
+    }
+  }
+  ::closedir(d);
+}
+
+// Makes a rename in `path`'s directory durable (best effort: some file systems refuse).
+void SyncDirectoryOf(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash == 0 ? 1 : slash);
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
 void WriteFileAtomically(const std::string& path, const std::string& bytes) {
-  const std::string tmp = path + ".tmp." + std::to_string(::getpid());
+  RemoveStaleTemps(path);
+  const std::string tmp = TempPathFor(path);
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) {
     throw errors::Unavailable("cannot write file `%s`: %s", path, std::strerror(errno));
@@ -108,6 +155,7 @@ void WriteFileAtomically(const std::string& path, const std::string& bytes) {
     ::unlink(tmp.c_str());
     throw errors::Unavailable("cannot rename `%s` to `%s`: %s", tmp, path, reason);
   }
+  SyncDirectoryOf(path);
 }
 
 }  // namespace platform

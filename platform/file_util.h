@@ -26,7 +26,9 @@ constexpr size_t kMaxStreamBytes = size_t{1} << 30;
 std::string ReadFile(const std::string& path, const ReadLimit& limit = {});
 
 // Writes `bytes` to `path` so that a crash never leaves a partial file: the data goes to a
-// temporary file in the same directory, is flushed to disk, then renamed over `path`.
+// temporary file in the same directory (`<path>.tmp.<pid>.<n>`), is flushed to disk, then
+// renamed over `path`, and the directory is flushed so the rename survives a power cut.
+// Temporaries of `path` whose writer process is gone (killed mid-save) are removed first.
 // UnavailableError (naming the path) on failure; `path` is then untouched.
 void WriteFileAtomically(const std::string& path, const std::string& bytes);
 
