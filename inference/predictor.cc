@@ -8,6 +8,7 @@
 #include "framework/executor.h"
 #include "framework/ir/pass.h"
 #include "framework/model_loading.h"
+#include "framework/program_validation.h"
 #include "framework/scope.h"
 #include "framework/tensor_io.h"
 #include "inference/api_data_type.h"
@@ -129,7 +130,7 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
   model->program = config.model_from_memory()
                        ? framework::ProgramDesc::FromBytes(config.prog_buffer(), path)
                        : framework::ProgramDesc::Load(path);
-  framework::CheckOpVersions(model->program);
+  framework::ValidateProgram(model->program, path);
   model->inputs = model->program.FeedTargetNames();
   model->outputs = model->program.FetchTargetNames();
   PL_ENFORCE(!model->outputs.empty(),

@@ -13,6 +13,7 @@
 #include "framework/model_loading.h"
 #include "framework/npy_io.h"
 #include "framework/op_info.h"
+#include "framework/program_validation.h"
 #include "framework/scope.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
@@ -213,6 +214,7 @@ int RunCommand(const std::vector<std::string>& argv) {
   const std::string program_path = framework::ResolveProgramPath(args.Get("program"));
   const ProgramDesc program = ProgramDesc::Load(program_path);
   CheckOpsRegistered(program, program_path);
+  framework::ValidateProgram(program, program_path);
 
   Scope scope;
   LoadParameters(program, program_path, args, &scope);

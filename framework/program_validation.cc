@@ -1,0 +1,86 @@
+#include "framework/program_validation.h"
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "framework/executor.h"
+#include "framework/grad_op_maker.h"
+#include "framework/op_registry.h"
+#include "platform/enforce.h"
+
+namespace paddle_like {
+namespace framework {
+
+namespace {
+
+void CheckVersionField(const ProgramDesc& program, const std::string& source) {
+  const int64_t v = program.Version();
+  PL_ENFORCE(v >= -1, errors::InvalidArgument("program `%s`: version field %lld is negative",
+                                              source, static_cast<long long>(v)));
+  PL_ENFORCE(v <= kNewestProgramVersion,
+             errors::Unimplemented("program `%s`: saved by framework version %lld.%lld.%lld "
+                                   "(version field %lld); this runtime reads programs up to "
+                                   "3.x",
+                                   source, static_cast<long long>(v / 1000000),
+                                   static_cast<long long>(v / 1000 % 1000),
+                                   static_cast<long long>(v % 1000), static_cast<long long>(v)));
+}
+
+void CheckDeclared(const BlockDesc& block, int block_id, size_t op_index, const OpDesc& op,
+                   const VariableNameMap& slots, const char* direction,
+                   const std::string& source) {
+  for (const auto& [slot, names] : slots) {
+    for (const std::string& name : names) {
+      if (name == kEmptyVarName) continue;
+      PL_ENFORCE(block.FindVarRecursive(name) != nullptr,
+                 errors::NotFound("program `%s` block %d op #%zu `%s` %s `%s`: variable `%s` is "
+                                  "not declared in the block or its ancestors",
+                                  source, block_id, op_index, op.Type(), direction, slot, name));
+    }
+  }
+}
+
+// The `col` of each op of `type` in block 0 must be 0, 1, ..., n - 1 in some order.
+void CheckColumns(const BlockDesc& block, const std::string& type, const std::string& source) {
+  std::vector<int> cols;
+  for (size_t i = 0; i < block.OpSize(); ++i) {
+    const OpDesc* op = block.Op(i);
+    if (op->Type() != type || !op->HasAttr("col")) continue;
+    Attribute v;
+    PL_ENFORCE(CoerceAttribute(op->GetAttr("col"), AttrType::INT, &v),
+               errors::InvalidArgument("program `%s` block 0 op #%zu `%s` attribute `col`: "
+                                       "expected an int",
+                                       source, i, type));
+    cols.push_back(std::get<int>(v));
+  }
+  std::set<int> seen;
+  for (int c : cols) {
+    PL_ENFORCE(c >= 0 && c < static_cast<int>(cols.size()) && seen.insert(c).second,
+               errors::InvalidArgument("program `%s`: the %zu `%s` ops must have `col` 0 to %zu "
+                                       "once each, found col %d %s",
+                                       source, cols.size(), type, cols.size() - 1, c,
+                                       seen.count(c) ? "twice" : "out of range"));
+  }
+}
+
+}  // namespace
+
+void ValidateProgram(const ProgramDesc& program, const std::string& source) {
+  CheckVersionField(program, source);
+  CheckOpVersions(program);
+  for (size_t b = 0; b < program.Size(); ++b) {
+    const BlockDesc& block = program.Block(static_cast<int>(b));
+    for (size_t i = 0; i < block.OpSize(); ++i) {
+      const OpDesc& op = *block.Op(i);
+      OpRegistry::CreateOp(op);
+      CheckDeclared(block, static_cast<int>(b), i, op, op.Inputs(), "input", source);
+      CheckDeclared(block, static_cast<int>(b), i, op, op.Outputs(), "output", source);
+    }
+  }
+  CheckColumns(program.Block(0), "feed", source);
+  CheckColumns(program.Block(0), "fetch", source);
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,122 @@
+// framework::ValidateProgram, the checks a loader runs on a whole program before anything of
+// it runs: the version field, every variable an op names declared in its block or an
+// ancestor, feed/fetch columns, and each op against its registration. The Predictor refuses
+// such a program at CreatePredictor; a saved model of the fixtures passes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <string>
+
+#include "framework/program_validation.h"
+#include "operators/registry.h"
+#include "paddle_like/inference_api.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using framework::ProgramDesc;
+
+class ProgramValidation : public ::testing::Test {
+ protected:
+  void SetUp() override { operators::RegisterAllOps(); }
+};
+
+// feed x -> scale -> y -> fetch, all declared; `cols` gives the fetch ops' col attributes.
+ProgramDesc FeedScaleFetch(std::vector<int> fetch_cols = {0}) {
+  ProgramDesc p;
+  framework::BlockDesc& b = p.Block(0);
+  for (const char* name : {"x", "y"}) {
+    b.Var(name)->SetShape({-1, 4});
+    b.Var(name)->SetDataType(DataType::FLOAT32);
+  }
+  b.Var("feed")->SetKind(framework::VarKind::kFeedMinibatch);
+  b.Var("fetch")->SetKind(framework::VarKind::kFetchList);
+  framework::OpDesc* feed = b.AppendOp();
+  feed->SetType("feed");
+  feed->SetInput("X", {"feed"});
+  feed->SetOutput("Out", {"x"});
+  feed->SetAttr("col", 0);
+  framework::OpDesc* scale = b.AppendOp();
+  scale->SetType("scale");
+  scale->SetInput("X", {"x"});
+  scale->SetOutput("Out", {"y"});
+  for (int col : fetch_cols) {
+    framework::OpDesc* fetch = b.AppendOp();
+    fetch->SetType("fetch");
+    fetch->SetInput("X", {"y"});
+    fetch->SetOutput("Out", {"fetch"});
+    fetch->SetAttr("col", col);
+  }
+  p.SetVersion(2006002);
+  return p;
+}
+
+TEST_F(ProgramValidation, AWellFormedProgramPasses) {
+  framework::ValidateProgram(FeedScaleFetch({0, 1}), "ok.pdmodel");
+}
+
+TEST_F(ProgramValidation, UndeclaredVariableIsNamed) {
+  ProgramDesc p = FeedScaleFetch();
+  p.Block(0).Op(1)->SetOutput("Out", {"z"});
+  ExpectError<platform::NotFoundError>(
+      [&] { framework::ValidateProgram(p, "m.pdmodel"); },
+      {"program `m.pdmodel` block 0 op #1 `scale` output `Out`: variable `z` is not declared"});
+}
+
+TEST_F(ProgramValidation, VariablesOfAnAncestorBlockCount) {
+  ProgramDesc p = FeedScaleFetch();
+  framework::BlockDesc* sub = p.AppendBlock(p.Block(0));
+  framework::OpDesc* op = sub->AppendOp();
+  op->SetType("scale");
+  op->SetInput("X", {"x"});  // Declared in block 0, the parent.
+  op->SetOutput("Out", {"y"});
+  framework::ValidateProgram(p, "m.pdmodel");
+  op->SetInput("X", {"nowhere"});
+  ExpectError<platform::NotFoundError>([&] { framework::ValidateProgram(p, "m.pdmodel"); },
+                                       {"block 1 op #0 `scale` input `X`: variable `nowhere`"});
+}
+
+TEST_F(ProgramValidation, FetchColumnsMustBeZeroToNOnceEach) {
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { framework::ValidateProgram(FeedScaleFetch({0, 0}), "m.pdmodel"); },
+      {"the 2 `fetch` ops must have `col` 0 to 1 once each, found col 0 twice"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { framework::ValidateProgram(FeedScaleFetch({0, 2}), "m.pdmodel"); },
+      {"found col 2 out of range"});
+}
+
+TEST_F(ProgramValidation, VersionFieldOfANewerFrameworkIsRefused) {
+  ProgramDesc p = FeedScaleFetch();
+  p.SetVersion(4001000);
+  ExpectError<platform::UnimplementedError>(
+      [&] { framework::ValidateProgram(p, "new.pdmodel"); },
+      {"program `new.pdmodel`: saved by framework version 4.1.0", "up to 3.x"});
+  p.SetVersion(0);  // Programs of old frameworks carry 0.
+  framework::ValidateProgram(p, "old.pdmodel");
+}
+
+TEST_F(ProgramValidation, OpsAreCheckedAgainstTheirRegistration) {
+  ProgramDesc p = FeedScaleFetch();
+  p.Block(0).Op(1)->SetAttr("scale", std::string("two"));
+  ExpectError<platform::InvalidArgumentError>([&] { framework::ValidateProgram(p, "m.pdmodel"); },
+                                              {"scale", "attribute `scale`"});
+}
+
+TEST_F(ProgramValidation, PredictorRefusesAnInvalidProgramAtCreation) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("pl_validation_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  ProgramDesc p = FeedScaleFetch();
+  p.Block(0).Op(1)->SetOutput("Out", {"z"});
+  p.Save((dir / "model.pdmodel").string());
+  ExpectError<platform::NotFoundError>(
+      [&] { infer::CreatePredictor(infer::Config((dir / "model.pdmodel").string(), "")); },
+      {"model.pdmodel", "variable `z` is not declared"});
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
