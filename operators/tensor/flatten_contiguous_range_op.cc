@@ -337,31 +337,27 @@ void Flatten2GradGradMaker(framework::GradOpBuilder* g) {
            {{"Out", g->InputGrad("Out@GRAD")}, {"XShape", {g->NewTemp("xshape")}}}, AxisAttr(*g));
 }
 
+// flatten2 or flatten (`type`) with its makers, and their grad op.
+template <typename Maker, typename GradMaker>
+void RegisterMatrixFlatten(const std::string& type) {
+  framework::RegisterOp<FlattenOp, Maker>(type)
+      .InferShape(FlattenInferShape)
+      .InferVarType(FlattenInferVarType)
+      .GradOpMaker(Flatten2GradMaker);
+  RegisterPlainCpuKernels<FlattenKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
+      type);
+  framework::RegisterOp<FlattenOp, GradMaker>(type + "_grad")
+      .InferShape(FlattenGradInferShape)
+      .InferVarType(FlattenGradInferVarType)
+      .GradOpMaker(Flatten2GradGradMaker);
+  RegisterPlainCpuKernels<FlattenGradKernel, float, double>(type + "_grad");
+}
+
 }  // namespace
 
 PL_REGISTER_OPS(RegisterFlatten2Ops) {
-  framework::RegisterOp<FlattenOp, Flatten2OpMaker>("flatten2")
-      .InferShape(FlattenInferShape)
-      .InferVarType(FlattenInferVarType)
-      .GradOpMaker(Flatten2GradMaker);
-  framework::RegisterOp<FlattenOp, FlattenV1OpMaker>("flatten")
-      .InferShape(FlattenInferShape)
-      .InferVarType(FlattenInferVarType)
-      .GradOpMaker(Flatten2GradMaker);
-  RegisterPlainCpuKernels<FlattenKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
-      "flatten2");
-  RegisterPlainCpuKernels<FlattenKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
-      "flatten");
-  framework::RegisterOp<FlattenOp, Flatten2GradOpMaker>("flatten2_grad")
-      .InferShape(FlattenGradInferShape)
-      .InferVarType(FlattenGradInferVarType)
-      .GradOpMaker(Flatten2GradGradMaker);
-  framework::RegisterOp<FlattenOp, FlattenV1GradOpMaker>("flatten_grad")
-      .InferShape(FlattenGradInferShape)
-      .InferVarType(FlattenGradInferVarType)
-      .GradOpMaker(Flatten2GradGradMaker);
-  RegisterPlainCpuKernels<FlattenGradKernel, float, double>("flatten2_grad");
-  RegisterPlainCpuKernels<FlattenGradKernel, float, double>("flatten_grad");
+  RegisterMatrixFlatten<Flatten2OpMaker, Flatten2GradOpMaker>("flatten2");
+  RegisterMatrixFlatten<FlattenV1OpMaker, FlattenV1GradOpMaker>("flatten");
 }
 
 PL_REGISTER_OPS(RegisterFlattenContiguousRangeOp) {
