@@ -137,7 +137,8 @@ void CheckBias(const std::string& op, const framework::DDim& bias, int64_t out_c
 // Adds bias[c] to every value of output channel c.
 template <typename T>
 void AddChannelBias(const T* bias, bool channel_last, const framework::DDim& dims, T* out) {
-  const int64_t n = dims[0], c = channel_last ? dims[3] : dims[1], hw = dims[1] * dims[2] * dims[3] / c;
+  const int64_t n = dims[0], c = channel_last ? dims[3] : dims[1];
+  const int64_t hw = dims[1] * dims[2] * dims[3] / c;
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t i = 0; i < c * hw; ++i) {
       const int64_t channel = channel_last ? i % c : i / hw;

@@ -93,7 +93,9 @@ For output index o along a spatial axis, the sampling ratio r is (in - 1) / (out
 align_corners, otherwise 1 / scale when a scale gives the size (v2 ops) or in / out. An
 output as large as the input is a copy.
 
-nearest: $$Out[o_y, o_x] = X[\lfloor r_y o_y + a floor, \lfloor r_x o_x + a floor]$$
+nearest: $$Out[o_y, o_x] = X[\lfloor r_y o_y + a 
+floor, \lfloor r_x o_x + a 
+floor]$$
 with a = 0.5 under align_corners, else 0 (and likewise with a depth axis).
 
 linear, bilinear, trilinear: along each axis, with s = r (o + 0.5) - 0.5 clamped at 0
@@ -452,7 +454,8 @@ void ForEachSample(const InterpGeometry& g, Fn&& fn) {
               for (int j = 0; j < ty.count; ++j)
                 for (int k = 0; k < tx.count; ++k) {
                   const int64_t p = (td.index[i] * g.in[1] + ty.index[j]) * g.in[2] + tx.index[k];
-                  fn(g.Offset(b, ch, p, in_pixels), dst, td.weight[i] * ty.weight[j] * tx.weight[k]);
+                  const float w = td.weight[i] * ty.weight[j] * tx.weight[k];
+                  fn(g.Offset(b, ch, p, in_pixels), dst, w);
                 }
           }
 }

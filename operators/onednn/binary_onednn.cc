@@ -137,7 +137,8 @@ class BinaryOneDNN final : public framework::OpKernel {
                                const platform::OneDNNContext& dev) {
     const ChannelRuns runs(src.get_desc());
     // Padding lanes stay 0: 0 + 0, 0 - 0, 0 * 0, 0 / 1.
-    const std::vector<float> lanes = runs.PaddedValues(y, kAlg == algorithm::binary_div ? 1.f : 0.f);
+    const float pad = kAlg == algorithm::binary_div ? 1.f : 0.f;
+    const std::vector<float> lanes = runs.PaddedValues(y, pad);
     const float* in = static_cast<const float*>(src.get_data_handle());
     float* out = static_cast<float*>(dst.get_data_handle());
     runs.WithRunLength([&](auto run) {

@@ -60,7 +60,7 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
       // Blocked formats where both sides fill oneDNN's channel blocks (8 or more channels
       // per group, or depthwise with 8 or more channels); otherwise the user's layout, which
       // oneDNN computes through GEMM: PP-OCRv3's last layer, 24 -> 1 channel, takes 0.31 ms
-      // so against 3.2 ms with its one output channel padded to a 16-channel block
+      // that way against 3.2 ms with its one output channel padded to a 16-channel block
       // (tests/benchmarks/conv_transpose_benchmark).
       const int64_t in_per_group = g_.out_c / g_.groups, out_per_group = g_.in_c / g_.groups;
       const bool blocked = (in_per_group >= 8 && out_per_group >= 8) ||
@@ -81,7 +81,8 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
       const dnnl::deconvolution_forward::desc desc(kind, alg, src, weights, dst, c.strides,
                                                    c.dilates, c.pad_l, pad_r);
       pd_ = dnnl::deconvolution_forward::primitive_desc(desc, dev.engine());
-      if (std::string(pd_.impl_info_str()).rfind("ref", 0) == 0) return;  // Scalar code: plain is faster.
+      // oneDNN's scalar reference code: the plain kernel is faster.
+      if (std::string(pd_.impl_info_str()).rfind("ref", 0) == 0) return;
       // The bias is added by AddChannelBias: oneDNN's deconvolution adds its own in scalar
       // code (4.5x the time of PP-OCRv3's 24 -> 24 upsampling itself), and with a binary
       // post-op or a binary primitive on the padded blocked output it takes its reference

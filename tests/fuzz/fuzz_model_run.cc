@@ -19,7 +19,8 @@ constexpr size_t kFeatures = 13;
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
   const std::string& params = fuzz::FitALine::Get().combined_params;
   std::string feed(kFeatures * sizeof(float), '\0');
-  const float x[kFeatures] = {0.1f, -0.2f, 0.3f, 0.f, 1.f, 0.5f, -1.f, 2.f, 0.25f, 0.f, -0.5f, 1.5f, 0.f};
+  const float x[kFeatures] = {0.1f, -0.2f, 0.3f,  0.f, 1.f,   0.5f, -1.f,
+                              2.f,  0.25f, 0.f, -0.5f, 1.5f, 0.f};
   std::memcpy(&feed[0], x, sizeof(x));
   fuzz::WriteSeed("fit_a_line_1row", params + feed + std::string(1, '\0'));
   return 0;
