@@ -133,12 +133,12 @@ class BinaryOneDNN final : public framework::OpKernel {
 
  private:
   // dst = src (op) y[c] over `src`'s channel runs; dst has src's format (it may be src).
-  static void ComputeByChannel(const memory& src, const float* y, const memory& dst,
-                               const platform::OneDNNContext& dev) {
+  void ComputeByChannel(const memory& src, const float* y, const memory& dst,
+                        const platform::OneDNNContext& dev) {
     const ChannelRuns runs(src.get_desc());
     // Padding lanes stay 0: 0 + 0, 0 - 0, 0 * 0, 0 / 1.
-    const float pad = kAlg == algorithm::binary_div ? 1.f : 0.f;
-    const std::vector<float> lanes = runs.PaddedValues(y, pad);
+    runs.PaddedValues(y, kAlg == algorithm::binary_div ? 1.f : 0.f, &lanes_);
+    const std::vector<float>& lanes = lanes_;
     const float* in = static_cast<const float*>(src.get_data_handle());
     float* out = static_cast<float*>(dst.get_data_handle());
     runs.WithRunLength([&](auto run) {
@@ -159,6 +159,7 @@ class BinaryOneDNN final : public framework::OpKernel {
   math::BroadcastDims bd_;
   bool computable_ = false;
   bool per_channel_ = false;  // Y is one value per channel of X.
+  std::vector<float> lanes_;  // ComputeByChannel's padded Y.
   memory::desc x_user_, y_user_;
   // Makes the primitive for X in src0_desc_ and Y in y_desc_. Mixed formats (X channel-last,
   // Y blocked, as after a 1x1 convolution on few channels) may have only oneDNN's reference

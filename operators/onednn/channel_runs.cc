@@ -34,10 +34,10 @@ ChannelRuns::ChannelRuns(const dnnl::memory::desc& md) {
   for (int i = 2; i < d.ndims; ++i) positions_ *= d.dims[i];
 }
 
-std::vector<float> ChannelRuns::PaddedValues(const float* values, float pad) const {
-  std::vector<float> v(static_cast<size_t>(run_ * runs_), pad);
-  std::copy(values, values + channels_, v.begin());
-  return v;
+void ChannelRuns::PaddedValues(const float* values, float pad,
+                               std::vector<float>* table) const {
+  table->assign(static_cast<size_t>(run_ * runs_), pad);
+  std::copy(values, values + channels_, table->begin());
 }
 
 }  // namespace operators

@@ -27,9 +27,10 @@ class ChannelRuns {
   int64_t runs() const { return runs_; }  // Runs per position (padded channels / run).
   int64_t channels() const { return channels_; }
 
-  // A per-run table of `values` (one per channel) with `pad` past the last channel, so a
-  // loop over whole runs leaves the padding as it finds it (0 + 0, 0 * 0, 0 / 1).
-  std::vector<float> PaddedValues(const float* values, float pad) const;
+  // Fills `table` with `values` (one per channel) followed by `pad` up to the padded channel
+  // count, so a loop over whole runs leaves the padding as it finds it (0 + 0, 0 * 0, 0 / 1).
+  // The caller keeps the table between runs: no allocation once it has its size.
+  void PaddedValues(const float* values, float pad, std::vector<float>* table) const;
 
   // Calls body(n) with n = run() as a compile-time constant where it is 8 or 16 (the
   // blocks), so that the per-run loops of the callers vectorise; else as an int64_t.

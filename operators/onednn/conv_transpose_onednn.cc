@@ -147,10 +147,10 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
   memory::desc BiasDesc() const { return memory::desc({g_.in_c}, memory::data_type::f32, Tag::a); }
 
   // bias[c] added to every value of channel c of `dst` (a ChannelRuns format).
-  static void AddChannelBias(const memory& dst, const float* bias,
-                             const platform::OneDNNContext& dev) {
+  void AddChannelBias(const memory& dst, const float* bias, const platform::OneDNNContext& dev) {
     const ChannelRuns runs(dst.get_desc());
-    const std::vector<float> lanes = runs.PaddedValues(bias, 0.0f);
+    runs.PaddedValues(bias, 0.0f, &lanes_);
+    const std::vector<float>& lanes = lanes_;
     float* data = static_cast<float*>(dst.get_data_handle());
     runs.WithRunLength([&](auto run) {
       runs.ForEach(dev, [&](int64_t offset, int64_t r) {
@@ -182,6 +182,7 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
   KeptMemory src_mem_, bias_mem_;
   KeptOutput dst_;
   std::unordered_map<int, memory> args_;  // Kept: no map nodes allocated per run.
+  std::vector<float> lanes_;                // AddChannelBias's padded bias.
 };
 
 }  // namespace

@@ -178,18 +178,9 @@ DDim MatrixDims(const std::string& op, const DDim& x, int axis) {
   return DDim({framework::Product(x, 0, axis), framework::Product(x, axis, x.size())});
 }
 
-bool IsMatrixFlatten(const std::string& op) {
-  return op.rfind("flatten2", 0) == 0 || op == "flatten" || op == "flatten_grad";
-}
-
-void FlattenInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  ctx->RequireOutput("Out");
-  const DDim x = ctx->GetInputDim("X");
-  const DDim out =
-      IsMatrixFlatten(ctx->OpType())
-          ? MatrixDims(ctx->OpType(), x, ctx->Attr<int>("axis"))
-          : FlattenDims(ctx->OpType(), x, ctx->Attr<int>("start_axis"), ctx->Attr<int>("stop_axis"));
+// Out's dims `out`, and what both families set after them: XShape ([0] + X.dims) and, when
+// the first dim stays, X's LoD.
+void SetFlattenOutputs(InferShapeContext* ctx, const DDim& x, const DDim& out) {
   ctx->SetOutputDim("Out", out);
   if (ctx->HasOutput("XShape")) {
     std::vector<int64_t> xs = x.ToVector();
@@ -201,6 +192,22 @@ void FlattenInferShape(InferShapeContext* ctx) {
     ctx->SetOutputDim("XShape", DDim(xs));
   }
   if (x.size() > 0 && out[0] == x[0]) ctx->ShareLoD("X", "Out");
+}
+
+void FlattenInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  const DDim x = ctx->GetInputDim("X");
+  SetFlattenOutputs(ctx, x,
+                    FlattenDims(ctx->OpType(), x, ctx->Attr<int>("start_axis"),
+                                ctx->Attr<int>("stop_axis")));
+}
+
+void MatrixFlattenInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  const DDim x = ctx->GetInputDim("X");
+  SetFlattenOutputs(ctx, x, MatrixDims(ctx->OpType(), x, ctx->Attr<int>("axis")));
 }
 
 void FlattenInferVarType(framework::VarTypeInferenceContext* ctx) {
@@ -241,7 +248,7 @@ DDim DimsFromXShape(const DDim& xshape) {
 }
 
 void FlattenGradInferShape(InferShapeContext* ctx) {
-  const bool from_x = ctx->OpType() == "flatten_grad";
+  const bool from_x = !ctx->HasInput("XShape");  // flatten_grad reads X's dims from X.
   ctx->RequireInput(from_x ? "X" : "XShape");
   ctx->RequireInput("Out@GRAD");
   ctx->RequireOutput("X@GRAD");
@@ -266,9 +273,8 @@ struct FlattenGradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* dout = ctx.Input("Out@GRAD");
     DenseTensor* dx = ctx.Output("X@GRAD");
-    const DDim x_dims = ctx.Type() == "flatten_grad"
-                            ? ctx.Input("X")->dims()
-                            : DimsFromXShape(ctx.Input("XShape")->dims());
+    const DDim x_dims = ctx.HasInput("XShape") ? DimsFromXShape(ctx.Input("XShape")->dims())
+                                               : ctx.Input("X")->dims();
     PL_ENFORCE(x_dims.numel() == dout->numel(),
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected %lld elements (X has "
                                        "shape %s), received shape %s",
@@ -337,41 +343,37 @@ void Flatten2GradGradMaker(framework::GradOpBuilder* g) {
            {{"Out", g->InputGrad("Out@GRAD")}, {"XShape", {g->NewTemp("xshape")}}}, AxisAttr(*g));
 }
 
-// flatten2 or flatten (`type`) with its makers, and their grad op.
+// One op of the flatten family with its kernels, and its grad op with its kernels.
 template <typename Maker, typename GradMaker>
-void RegisterMatrixFlatten(const std::string& type) {
+void RegisterFlattenFamilyOp(const std::string& type, framework::InferShapeFn infer_shape,
+                             framework::GradOpMakerFn grad_maker,
+                             framework::GradOpMakerFn grad_grad_maker) {
   framework::RegisterOp<FlattenOp, Maker>(type)
-      .InferShape(FlattenInferShape)
+      .InferShape(std::move(infer_shape))
       .InferVarType(FlattenInferVarType)
-      .GradOpMaker(Flatten2GradMaker);
+      .GradOpMaker(std::move(grad_maker));
   RegisterPlainCpuKernels<FlattenKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
       type);
   framework::RegisterOp<FlattenOp, GradMaker>(type + "_grad")
       .InferShape(FlattenGradInferShape)
       .InferVarType(FlattenGradInferVarType)
-      .GradOpMaker(Flatten2GradGradMaker);
+      .GradOpMaker(std::move(grad_grad_maker));
   RegisterPlainCpuKernels<FlattenGradKernel, float, double>(type + "_grad");
 }
 
 }  // namespace
 
 PL_REGISTER_OPS(RegisterFlatten2Ops) {
-  RegisterMatrixFlatten<Flatten2OpMaker, Flatten2GradOpMaker>("flatten2");
-  RegisterMatrixFlatten<FlattenV1OpMaker, FlattenV1GradOpMaker>("flatten");
+  RegisterFlattenFamilyOp<Flatten2OpMaker, Flatten2GradOpMaker>(
+      "flatten2", MatrixFlattenInferShape, Flatten2GradMaker, Flatten2GradGradMaker);
+  RegisterFlattenFamilyOp<FlattenV1OpMaker, FlattenV1GradOpMaker>(
+      "flatten", MatrixFlattenInferShape, Flatten2GradMaker, Flatten2GradGradMaker);
 }
 
 PL_REGISTER_OPS(RegisterFlattenContiguousRangeOp) {
-  framework::RegisterOp<FlattenOp, FlattenOpMaker>(kOp)
-      .InferShape(FlattenInferShape)
-      .InferVarType(FlattenInferVarType)
-      .GradOpMaker(FlattenGradMaker);
-  RegisterPlainCpuKernels<FlattenKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
-      kOp);
-  framework::RegisterOp<FlattenOp, FlattenGradOpMaker>(kGradOp)
-      .InferShape(FlattenGradInferShape)
-      .InferVarType(FlattenGradInferVarType)
-      .GradOpMaker(FlattenGradGradMaker);
-  RegisterPlainCpuKernels<FlattenGradKernel, float, double>(kGradOp);
+  RegisterFlattenFamilyOp<FlattenOpMaker, FlattenGradOpMaker>(kOp, FlattenInferShape,
+                                                              FlattenGradMaker,
+                                                              FlattenGradGradMaker);
 }
 
 }  // namespace operators

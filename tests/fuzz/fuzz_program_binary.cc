@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::ExpectOnlyTypedErrors([&] {
-    fuzz::ValidateProgram(framework::ProgramDesc::FromBinary(fuzz::AsString(data, size), "fuzz"));
+    const std::string bytes = fuzz::AsString(data, size);
+    fuzz::ValidateAndInferShapes(framework::ProgramDesc::FromBinary(bytes, "fuzz"));
   });
   return 0;
 }

@@ -20,7 +20,8 @@ extern "C" int LLVMFuzzerInitialize(int*, char***) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   fuzz::ExpectOnlyTypedErrors([&] {
-    fuzz::ValidateProgram(framework::ProgramDesc::FromText(fuzz::AsString(data, size), "fuzz"));
+    const std::string text = fuzz::AsString(data, size);
+    fuzz::ValidateAndInferShapes(framework::ProgramDesc::FromText(text, "fuzz"));
   });
   return 0;
 }

@@ -10,7 +10,7 @@
 namespace paddle_like {
 namespace fuzz {
 
-inline void ValidateProgram(const framework::ProgramDesc& program) {
+inline void ValidateAndInferShapes(const framework::ProgramDesc& program) {
   framework::ValidateProgram(program, "fuzz");
   framework::ProgramDesc copy = program;
   for (size_t b = 0; b < copy.Size(); ++b) {
