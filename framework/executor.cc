@@ -8,6 +8,7 @@
 #include "framework/memory_planning.h"
 #include "framework/op_registry.h"
 #include "platform/denormal.h"
+#include "platform/device_context_pool.h"
 
 namespace paddle_like {
 namespace framework {
@@ -172,12 +173,17 @@ void Executor::Run(PreparedProgram* prepared, ExecutionProfile* profile) {
     profile->ops.clear();
     profile->ops.reserve(prepared->prepared_.size());
   }
+  // A device runs its kernels asynchronously: a run ends when its queued work has, and a
+  // profile waits for each op so that its time is the op's.
+  const platform::DeviceContext* device =
+      place_.is_cpu() ? nullptr : platform::DeviceContextPool::Instance().Get(place_);
   for (size_t i = 0; i < prepared->prepared_.size(); ++i) {
     PreparedOp& op = *prepared->prepared_[i];
     const OperatorBase& base = *prepared->ops_[i];
     const Clock::time_point op_start = profile != nullptr ? Clock::now() : Clock::time_point();
     AtOp(prepared->block_id_, i, base.Type(), &base, [&] { op.Run(); });
     if (profile != nullptr) {
+      if (device != nullptr) device->Wait();
       OpRecord r;
       r.seconds = std::chrono::duration<double>(Clock::now() - op_start).count();
       r.index = i;
@@ -197,6 +203,7 @@ void Executor::Run(PreparedProgram* prepared, ExecutionProfile* profile) {
       }
     }
   }
+  if (device != nullptr) device->Wait();
   if (profile != nullptr) {
     profile->seconds = std::chrono::duration<double>(Clock::now() - run_start).count();
   }

@@ -18,6 +18,7 @@
 #include "platform/device_context_pool.h"
 #include "platform/enforce.h"
 #include "platform/flags.h"
+#include "platform/init.h"
 
 namespace paddle_like {
 namespace infer {
@@ -112,11 +113,32 @@ void ApplyThreads(int threads) {
   applied = true;
 }
 
+// Copies every dense parameter to `place` once, so that runs do not transfer them.
+void UploadParameters(const platform::Place& place, framework::Scope* params) {
+  for (const std::string& name : params->LocalVarNames()) {
+    framework::Variable* var = params->FindLocalVar(name);
+    if (var == nullptr || !var->IsType<framework::DenseTensor>()) continue;
+    framework::DenseTensor* t = var->GetMutable<framework::DenseTensor>();
+    if (!t->initialized() || t->place() == place) continue;
+    framework::DenseTensor copy;
+    framework::CopyTensor(*t, place, &copy);
+    *t = std::move(copy);
+  }
+}
+
 std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
   operators::RegisterAllOps();
-  PL_ENFORCE(!config.use_gpu(),
-             errors::Unimplemented("Config::EnableUseGpu: GPU inference is not available in "
-                                   "this version; run on the CPU"));
+  if (config.use_gpu()) {
+    PL_ENFORCE(platform::BuiltWithCuda(),
+               errors::Unavailable("Config::EnableUseGpu(device %d): paddle_like was built "
+                                   "without CUDA",
+                                   config.gpu_device_id()));
+    const int devices = platform::CudaDeviceCount();
+    PL_ENFORCE(config.gpu_device_id() >= 0 && config.gpu_device_id() < devices,
+               errors::Unavailable("Config::EnableUseGpu(device %d): this machine has %d CUDA "
+                                   "device(s)",
+                                   config.gpu_device_id(), devices));
+  }
   PL_ENFORCE(config.model_from_memory() || !config.prog_file().empty() ||
                  !config.model_dir().empty(),
              errors::InvalidArgument("Config: no model set (SetModel(dir), SetModel(program "
@@ -152,7 +174,8 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
   // The passes see the feed and fetch ops: they keep the names the caller feeds and reads.
   if (config.ir_optim()) {
     inference::RegisterInferencePasses();
-    for (const auto& name : inference::InferencePassOrder()) {
+    for (const auto& name : config.use_gpu() ? inference::GpuInferencePassOrder()
+                                             : inference::InferencePassOrder()) {
       framework::ir::ApplyPass(*framework::ir::CreatePass(name), &model->program,
                                model->params.get());
     }
@@ -168,6 +191,10 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
     for (const framework::OpDesc* op : block.AllOps()) model->rules.no_onednn.insert(op->Type());
   }
   model->profile = config.profile_enabled();
+  if (config.use_gpu()) {
+    model->place = platform::CUDAPlace(config.gpu_device_id());
+    UploadParameters(model->place, model->params.get());
+  }
   return model;
 }
 

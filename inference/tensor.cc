@@ -6,6 +6,7 @@
 #include "framework/variable.h"
 #include "inference/api_data_type.h"
 #include "paddle_like/inference_api.h"
+#include "platform/allocator.h"
 #include "platform/enforce.h"
 
 namespace paddle_like {
@@ -107,7 +108,7 @@ void Tensor::CopyFromCpu(const T* data) {
 template <typename T>
 const T* Tensor::data(PlaceType* place, int* size) const {
   const framework::DenseTensor& t = Readable<T>(var_, name_);
-  if (place != nullptr) *place = PlaceType::kCPU;
+  if (place != nullptr) *place = t.place().is_gpu() ? PlaceType::kGPU : PlaceType::kCPU;
   if (size != nullptr) *size = static_cast<int>(t.numel());
   return t.data<T>();
 }
@@ -116,7 +117,9 @@ template <typename T>
 void Tensor::CopyToCpu(T* data) const {
   const framework::DenseTensor& t = Readable<T>(var_, name_);
   if (t.numel() > 0) {
-    std::memcpy(data, t.data<T>(), static_cast<size_t>(t.numel()) * sizeof(T));
+    // platform::Copy covers an output that a GPU predictor left in device memory.
+    platform::Copy(platform::CPUPlace(), data, t.place(), t.data<T>(),
+                   static_cast<size_t>(t.numel()) * sizeof(T));
   }
 }
 

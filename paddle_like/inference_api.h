@@ -124,7 +124,8 @@ class Tensor {
   void CopyFromCpu(const T* data);
   template <typename T>
   void CopyToCpu(T* data) const;
-  // Zero-copy access: an input's buffer to write (after Reshape), an output's to read.
+  // Zero-copy access: an input's buffer to write (after Reshape), an output's to read (in
+  // device memory, *place = kGPU, when a GPU predictor computed it there).
   template <typename T>
   T* mutable_data(PlaceType place = PlaceType::kCPU);
   template <typename T>

@@ -18,6 +18,9 @@ DEFINE_bool(cpu_flush_denormal, true,
             "avoiding x86's slow path for them.");
 DEFINE_bool(cudnn_deterministic, false,
             "Choose only deterministic cuDNN algorithms and CUDA kernels.");
+DEFINE_bool(cudnn_exhaustive_search, false,
+            "cuDNN convolutions time every algorithm (cudnnFind*AlgorithmEx) on the first run "
+            "of each shape instead of taking cuDNN's heuristic choice.");
 DEFINE_bool(check_nan_inf, false, "After every op, fail if a floating output holds NaN or Inf.");
 DEFINE_int32(paddle_num_threads, 1, "Threads of the CPU device context's thread pool.");
 DEFINE_int64(memory_limit_mb, 0,

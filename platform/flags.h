@@ -11,6 +11,7 @@ DECLARE_bool(onednn_small_input_fallback);
 DECLARE_bool(cpu_deterministic);
 DECLARE_bool(cpu_flush_denormal);
 DECLARE_bool(cudnn_deterministic);
+DECLARE_bool(cudnn_exhaustive_search);
 DECLARE_bool(check_nan_inf);
 DECLARE_int32(paddle_num_threads);
 DECLARE_int64(memory_limit_mb);

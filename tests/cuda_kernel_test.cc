@@ -1,5 +1,11 @@
-// CUDA kernels against the plain CPU kernels. Skips when the build has no CUDA or the
-// machine has no device.
+// The CUDA kernels against the CPU kernels on the same inputs, forward and grad ops, every
+// registered dtype that the test names; the CUDA allocator, transfers and the CPU fallback
+// inside a GPU program; a few training steps on the GPU against the CPU. Skips when the build
+// has no CUDA or the machine has no device.
+#include <functional>
+
+#include "framework/kernel_registry.h"
+#include "platform/cuda/cuda_memory.h"
 #include "platform/init.h"
 #include "tests/op_test_util.h"
 
@@ -7,29 +13,471 @@ namespace paddle_like {
 namespace testing {
 namespace {
 
-TEST(CudaKernels, QuadraticMatchesCpu) {
-  operators::RegisterAllOps();
-  if (!platform::BuiltWithCuda()) GTEST_SKIP() << "built without CUDA";
-  if (platform::CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+using framework::DDim;
+
+class CudaKernelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    operators::RegisterAllOps();
+    if (!platform::BuiltWithCuda()) GTEST_SKIP() << "built without CUDA";
+    if (platform::CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  }
+};
+
+// Inputs of one case, made for a dtype (float or double for the real-valued slots).
+using InputMaker = std::function<SlotTensors(DataType)>;
+
+DenseTensor Random(DataType dtype, const DDim& dims, double lo, double hi, unsigned seed) {
+  const auto v = RandomValues(dims.numel(), lo, hi, seed);
+  return dtype == DataType::FLOAT32 ? MakeTensor<float>(dims, v) : MakeTensor<double>(dims, v);
+}
+
+// Runs `type` on the CPU and on gpu:0 and expects the same outputs; the GPU run must have
+// chosen a CUDA kernel. Float tolerances are looser than the CPU tests' (other summation
+// orders, fused multiply-adds).
+void ExpectGpuMatchesCpu(const std::string& type, const InputMaker& inputs,
+                         const std::map<std::string, int>& outputs, const AttributeMap& attrs,
+                         const std::vector<DataType>& dtypes = {DataType::FLOAT32,
+                                                                DataType::FLOAT64}) {
+  for (DataType dtype : dtypes) {
+    SCOPED_TRACE(type + " " + platform::DataTypeName(dtype));
+    const SlotTensors in = inputs(dtype);
+    const OpRunResult cpu = RunOp(type, in, outputs, attrs);
+    const OpRunResult gpu = RunOp(type, in, outputs, attrs, platform::CUDAPlace(0));
+    ASSERT_NE(gpu.kernel, nullptr);
+    EXPECT_EQ(gpu.kernel->key.device, framework::DeviceType::kCUDA) << gpu.kernel->key.ToString();
+    const double rtol = dtype == DataType::FLOAT64 ? 1e-10 : 2e-5;
+    const double atol = dtype == DataType::FLOAT64 ? 1e-10 : 2e-6;
+    for (const auto& [slot, tensors] : cpu.outputs) {
+      for (size_t i = 0; i < tensors.size(); ++i) {
+        const DenseTensor& want = tensors[i];
+        const DenseTensor& got = gpu.outputs.at(slot)[i];
+        ASSERT_EQ(got.initialized(), want.initialized()) << slot;
+        if (!want.initialized()) continue;
+        EXPECT_EQ(got.dims(), want.dims()) << slot;
+        EXPECT_EQ(got.dtype(), want.dtype()) << slot;
+        ExpectNear(ToDoubles(got), ToDoubles(want), rtol, atol, type + " " + slot);
+      }
+    }
+  }
+}
+
+struct BinaryCase {
+  DDim x, y;
+  int axis;
+};
+const std::vector<BinaryCase>& BinaryCases() {
+  static const std::vector<BinaryCase> cases = {
+      {{3, 4, 5}, {3, 4, 5}, -1},  // same shape
+      {{3, 4, 5}, {4, 5}, -1},     // right-aligned
+      {{3, 4, 5}, {4}, 1},         // PaddlePaddle's axis
+      {{2, 1, 5}, {3, 1}, -1},     // both sides broadcast
+      {{4}, {3, 4}, -1},           // X the smaller one
+      {{3, 0, 2}, {2}, -1},        // empty
+  };
+  return cases;
+}
+
+TEST_F(CudaKernelTest, ElementwiseOpsMatchCpu) {
+  for (const char* type : {"elementwise_add", "elementwise_sub", "elementwise_mul",
+                           "elementwise_div", "elementwise_max", "elementwise_min",
+                           "elementwise_pow", "elementwise_mod", "elementwise_floordiv"}) {
+    for (const BinaryCase& c : BinaryCases()) {
+      SCOPED_TRACE(c.x.ToString() + " " + c.y.ToString());
+      ExpectGpuMatchesCpu(type,
+                          [&](DataType t) {
+                            return SlotTensors{{"X", {Random(t, c.x, 0.5, 2, 1)}},
+                                               {"Y", {Random(t, c.y, 0.5, 2, 2)}}};
+                          },
+                          {{"Out", 1}}, {{"axis", c.axis}});
+    }
+  }
+  // Integers, where the CUDA kernels take them.
+  ExpectGpuMatchesCpu("elementwise_add",
+                      [](DataType) {
+                        return SlotTensors{
+                            {"X", {MakeTensor<int64_t>({2, 3}, {1, -2, 3, 4, 5, 1LL << 40})}},
+                            {"Y", {MakeTensor<int64_t>({3}, {7, 8, -9})}}};
+                      },
+                      {{"Out", 1}}, {{"axis", -1}}, {DataType::INT64});
+}
+
+TEST_F(CudaKernelTest, ElementwiseGradOpsMatchCpu) {
+  for (const char* type : {"elementwise_add_grad", "elementwise_sub_grad", "elementwise_mul_grad",
+                           "elementwise_div_grad"}) {
+    for (const BinaryCase& c : BinaryCases()) {
+      SCOPED_TRACE(std::string(type) + " " + c.x.ToString() + " " + c.y.ToString());
+      // The output shape, from the forward op on the CPU.
+      const DDim out = RunOp("elementwise_add",
+                             {{"X", {Random(DataType::FLOAT64, c.x, 1, 2, 1)}},
+                              {"Y", {Random(DataType::FLOAT64, c.y, 1, 2, 2)}}},
+                             {{"Out", 1}}, {{"axis", c.axis}})
+                           .outputs.at("Out")[0]
+                           .dims();
+      ExpectGpuMatchesCpu(type,
+                          [&](DataType t) {
+                            SlotTensors in{{"X", {Random(t, c.x, 0.5, 2, 1)}},
+                                           {"Y", {Random(t, c.y, 0.5, 2, 2)}},
+                                           {"Out@GRAD", {Random(t, out, -1, 1, 3)}}};
+                            if (std::string(type) == "elementwise_div_grad")
+                              in["Out"] = {Random(t, out, -1, 1, 4)};
+                            return in;
+                          },
+                          {{"X@GRAD", 1}, {"Y@GRAD", 1}}, {{"axis", c.axis}});
+    }
+  }
+}
+
+TEST_F(CudaKernelTest, ActivationsAndTheirGradOpsMatchCpu) {
+  const DDim dims{4, 33};
+  for (const char* type :
+       {"relu", "sigmoid", "tanh", "exp", "log", "sin", "cos", "square", "sign"}) {
+    const bool positive = std::string(type) == "log";
+    ExpectGpuMatchesCpu(type,
+                        [&](DataType t) {
+                          return SlotTensors{{"X", {Random(t, dims, positive ? 0.1 : -3, 3, 5)}}};
+                        },
+                        {{"Out", 1}}, {});
+  }
+  for (const auto& [type, dep] :
+       std::vector<std::pair<std::string, std::string>>{{"relu_grad", "Out"},
+                                                        {"sigmoid_grad", "Out"},
+                                                        {"tanh_grad", "Out"},
+                                                        {"exp_grad", "Out"},
+                                                        {"square_grad", "X"}}) {
+    ExpectGpuMatchesCpu(type,
+                        [&, dep = dep](DataType t) {
+                          return SlotTensors{{dep, {Random(t, dims, -1, 1, 6)}},
+                                             {"Out@GRAD", {Random(t, dims, -1, 1, 7)}}};
+                        },
+                        {{"X@GRAD", 1}}, {});
+  }
+}
+
+TEST_F(CudaKernelTest, CastScaleAndExpandMatchCpu) {
+  const DDim dims{3, 7};
+  for (DataType to :
+       {DataType::FLOAT32, DataType::FLOAT64, DataType::INT32, DataType::INT64, DataType::BOOL}) {
+    ExpectGpuMatchesCpu(
+        "cast",
+        [&](DataType t) {
+          return SlotTensors{{"X", {Random(t, dims, -50, 50, 8)}}};
+        },
+        {{"Out", 1}},
+        {{"in_dtype", static_cast<int>(DataType::FLOAT32)}, {"out_dtype", static_cast<int>(to)}});
+  }
+  for (bool after : {true, false}) {
+    ExpectGpuMatchesCpu("scale",
+                        [&](DataType t) {
+                          return SlotTensors{{"X", {Random(t, dims, -2, 2, 9)}}};
+                        },
+                        {{"Out", 1}},
+                        {{"scale", 1.5f}, {"bias", -0.25f}, {"bias_after_scale", after}});
+  }
+  ExpectGpuMatchesCpu("scale",
+                      [&](DataType t) {
+                        return SlotTensors{{"X", {Random(t, dims, -2, 2, 9)}},
+                                           {"ScaleTensor", {MakeTensor<float>({1}, {-3})}}};
+                      },
+                      {{"Out", 1}}, {{"scale", 1.5f}, {"bias", 0.5f}, {"bias_after_scale", true}});
+  ExpectGpuMatchesCpu("expand_as_v2",
+                      [&](DataType t) {
+                        return SlotTensors{{"X", {Random(t, {3, 1}, -2, 2, 10)}}};
+                      },
+                      {{"Out", 1}}, {{"target_shape", std::vector<int>{2, 3, 4}}});
+}
+
+TEST_F(CudaKernelTest, ReductionsAndTheirGradOpsMatchCpu) {
+  const DDim dims{4, 5, 300};  // Long rows take the block-per-output path.
+  struct Case {
+    std::vector<int> dim;
+    bool keep_dim, reduce_all;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{1}, false, false}, {{0, 2}, true, false}, {{-1}, false, false}, {{}, false, true}}) {
+    const AttributeMap attrs{
+        {"dim", c.dim}, {"keep_dim", c.keep_dim}, {"reduce_all", c.reduce_all}};
+    for (const char* type : {"reduce_sum", "reduce_mean"}) {
+      ExpectGpuMatchesCpu(
+          type,
+          [&](DataType t) {
+            return SlotTensors{{"X", {Random(t, dims, -1, 1, 11)}}};
+          },
+          {{"Out", 1}}, attrs);
+      const DDim out =
+          RunOp(type, {{"X", {Random(DataType::FLOAT64, dims, -1, 1, 11)}}}, {{"Out", 1}}, attrs)
+              .outputs.at("Out")[0]
+              .dims();
+      ExpectGpuMatchesCpu(
+          std::string(type) + "_grad",
+          [&](DataType t) {
+            return SlotTensors{{"X", {Random(t, dims, -1, 1, 11)}},
+                               {"Out@GRAD", {Random(t, out, -1, 1, 12)}}};
+          },
+          {{"X@GRAD", 1}}, attrs);
+    }
+  }
+  ExpectGpuMatchesCpu("mean",
+                      [&](DataType t) {
+                        return SlotTensors{{"X", {Random(t, dims, -1, 1, 13)}}};
+                      },
+                      {{"Out", 1}}, {});
+  ExpectGpuMatchesCpu("mean_grad",
+                      [&](DataType t) {
+                        return SlotTensors{
+                            {"X", {Random(t, dims, -1, 1, 13)}},
+                            {"Out@GRAD", {Random(t, DDim(std::vector<int64_t>{}), -1, 1, 14)}}};
+                      },
+                      {{"X@GRAD", 1}}, {});
+  for (const DDim& target : {DDim{5, 300}, DDim{5, 1}, DDim{4, 5, 300}}) {
+    ExpectGpuMatchesCpu("reduce_as",
+                        [&](DataType t) {
+                          return SlotTensors{{"X", {Random(t, dims, -1, 1, 15)}},
+                                             {"Target", {Random(t, target, -1, 1, 16)}}};
+                        },
+                        {{"Out", 1}}, {{"axis", -1}});
+  }
+}
+
+TEST_F(CudaKernelTest, MatrixProductsAndTheirGradsMatchCpu) {
+  ExpectGpuMatchesCpu("mul",
+                      [](DataType t) {
+                        return SlotTensors{{"X", {Random(t, {2, 3, 4}, -1, 1, 17)}},
+                                           {"Y", {Random(t, {4, 5}, -1, 1, 18)}}};
+                      },
+                      {{"Out", 1}}, {{"x_num_col_dims", 2}, {"y_num_col_dims", 1}});
+  ExpectGpuMatchesCpu("mul_grad",
+                      [](DataType t) {
+                        return SlotTensors{{"X", {Random(t, {6, 4}, -1, 1, 17)}},
+                                           {"Y", {Random(t, {4, 5}, -1, 1, 18)}},
+                                           {"Out@GRAD", {Random(t, {6, 5}, -1, 1, 19)}}};
+                      },
+                      {{"X@GRAD", 1}, {"Y@GRAD", 1}},
+                      {{"x_num_col_dims", 1}, {"y_num_col_dims", 1}});
+  struct Case {
+    DDim x, y;
+  };
+  for (const Case& c : std::vector<Case>{{{3, 4}, {4, 5}},
+                                         {{2, 3, 4}, {4, 5}},
+                                         {{2, 1, 3, 4}, {3, 4, 5}},
+                                         {{4}, {2, 4, 5}},
+                                         {{2, 3, 4}, {4}}}) {
+    for (bool tx : {false, true}) {
+      for (bool ty : {false, true}) {
+        // The trans flags swap the last two dims of the operands given above.
+        auto swap = [](DDim d, bool t) {
+          if (!t || d.size() < 2) return d;
+          auto v = d.ToVector();
+          std::swap(v[v.size() - 1], v[v.size() - 2]);
+          return DDim(v);
+        };
+        const DDim x = swap(c.x, tx), y = swap(c.y, ty);
+        SCOPED_TRACE(x.ToString() + " " + y.ToString());
+        const AttributeMap attrs{{"trans_x", tx}, {"trans_y", ty}};
+        ExpectGpuMatchesCpu(
+            "matmul_v2",
+            [&](DataType t) {
+              return SlotTensors{{"X", {Random(t, x, -1, 1, 20)}},
+                                 {"Y", {Random(t, y, -1, 1, 21)}}};
+            },
+            {{"Out", 1}}, attrs);
+        const DDim out = RunOp("matmul_v2",
+                               {{"X", {Random(DataType::FLOAT64, x, -1, 1, 20)}},
+                                {"Y", {Random(DataType::FLOAT64, y, -1, 1, 21)}}},
+                               {{"Out", 1}}, attrs)
+                             .outputs.at("Out")[0]
+                             .dims();
+        ExpectGpuMatchesCpu(
+            "matmul_v2_grad",
+            [&](DataType t) {
+              return SlotTensors{{"X", {Random(t, x, -1, 1, 20)}},
+                                 {"Y", {Random(t, y, -1, 1, 21)}},
+                                 {"Out@GRAD", {Random(t, out, -1, 1, 22)}}};
+            },
+            {{"X@GRAD", 1}, {"Y@GRAD", 1}}, attrs);
+      }
+    }
+  }
+}
+
+TEST_F(CudaKernelTest, SoftmaxAndCrossEntropyMatchCpu) {
+  for (int axis : {-1, 1}) {
+    const DDim dims{3, 10, 4};
+    ExpectGpuMatchesCpu("softmax",
+                        [&](DataType t) {
+                          return SlotTensors{{"X", {Random(t, dims, -5, 5, 23)}}};
+                        },
+                        {{"Out", 1}}, {{"axis", axis}});
+    ExpectGpuMatchesCpu("softmax_grad",
+                        [&](DataType t) {
+                          return SlotTensors{{"Out", {Random(t, dims, 0, 1, 24)}},
+                                             {"Out@GRAD", {Random(t, dims, -1, 1, 25)}}};
+                        },
+                        {{"X@GRAD", 1}}, {{"axis", axis}});
+  }
+  // Hard labels (with an ignored one), class dim last and in the middle; soft labels.
+  const DDim logits{6, 10};
+  const DenseTensor hard = MakeTensor<int64_t>({6, 1}, {3, 0, 9, -100, 5, 5});
+  for (bool use_softmax : {true, false}) {
+    const AttributeMap attrs{
+        {"soft_label", false}, {"use_softmax", use_softmax}, {"ignore_index", -100}, {"axis", -1}};
+    ExpectGpuMatchesCpu(
+        "softmax_with_cross_entropy",
+        [&](DataType t) {
+          return SlotTensors{
+              {"Logits", {Random(t, logits, use_softmax ? -5 : 0.01, use_softmax ? 5 : 1, 26)}},
+              {"Label", {hard}}};
+        },
+        {{"Softmax", 1}, {"Loss", 1}}, attrs);
+    ExpectGpuMatchesCpu(
+        "softmax_with_cross_entropy_grad",
+        [&](DataType t) {
+          return SlotTensors{{"Softmax", {Random(t, logits, 0.01, 1, 27)}},
+                             {"Label", {hard}},
+                             {"Loss@GRAD", {Random(t, {6, 1}, -1, 1, 28)}}};
+        },
+        {{"Logits@GRAD", 1}}, attrs);
+  }
+  const AttributeMap soft{
+      {"soft_label", true}, {"use_softmax", true}, {"ignore_index", -100}, {"axis", 1}};
+  ExpectGpuMatchesCpu(
+      "softmax_with_cross_entropy",
+      [&](DataType t) {
+        return SlotTensors{{"Logits", {Random(t, {2, 5, 3}, -3, 3, 29)}},
+                           {"Label", {Random(t, {2, 5, 3}, 0, 1, 30)}}};
+      },
+      {{"Softmax", 1}, {"Loss", 1}}, soft);
+  ExpectGpuMatchesCpu(
+      "softmax_with_cross_entropy_grad",
+      [&](DataType t) {
+        return SlotTensors{{"Softmax", {Random(t, {2, 5, 3}, 0.01, 1, 31)}},
+                           {"Label", {Random(t, {2, 5, 3}, 0, 1, 30)}},
+                           {"Loss@GRAD", {Random(t, {2, 1, 3}, -1, 1, 32)}}};
+      },
+      {{"Logits@GRAD", 1}}, soft);
+}
+
+TEST_F(CudaKernelTest, AnOutOfRangeLabelIsATypedErrorOnTheGpu) {
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("softmax_with_cross_entropy",
+              {{"Logits", {MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}},
+               {"Label", {MakeTensor<int64_t>({2, 1}, {1, 7})}}},
+              {{"Softmax", 1}, {"Loss", 1}}, {}, platform::CUDAPlace(0));
+      },
+      {"softmax_with_cross_entropy", "Label"});
+}
+
+TEST_F(CudaKernelTest, OptimizersMatchCpu) {
+  const DDim dims{7, 9};
+  const auto state = [&](DataType t) {
+    return SlotTensors{{"Param", {Random(t, dims, -1, 1, 33)}},
+                       {"Grad", {Random(t, dims, -1, 1, 34)}},
+                       {"LearningRate", {MakeTensor<float>({1}, {0.1})}}};
+  };
+  ExpectGpuMatchesCpu("sgd", state, {{"ParamOut", 1}}, {});
+  for (bool nesterov : {false, true}) {
+    ExpectGpuMatchesCpu("momentum",
+                        [&](DataType t) {
+                          SlotTensors in = state(t);
+                          in["Velocity"] = {Random(t, dims, -1, 1, 35)};
+                          return in;
+                        },
+                        {{"ParamOut", 1}, {"VelocityOut", 1}},
+                        {{"mu", 0.9f},
+                         {"use_nesterov", nesterov},
+                         {"regularization_method", std::string("l2_decay")},
+                         {"regularization_coeff", 0.01f}});
+  }
+  ExpectGpuMatchesCpu("adam",
+                      [&](DataType t) {
+                        SlotTensors in = state(t);
+                        in["Moment1"] = {Random(t, dims, -1, 1, 36)};
+                        in["Moment2"] = {Random(t, dims, 0, 1, 37)};
+                        in["Beta1Pow"] = {MakeTensor<float>({1}, {0.9 * 0.9})};
+                        in["Beta2Pow"] = {MakeTensor<float>({1}, {0.999 * 0.999})};
+                        return in;
+                      },
+                      {{"ParamOut", 1},
+                       {"Moment1Out", 1},
+                       {"Moment2Out", 1},
+                       {"Beta1PowOut", 1},
+                       {"Beta2PowOut", 1}},
+                      {});
+}
+
+TEST_F(CudaKernelTest, AllocatorReusesFreedBlocksAndCountsPeak) {
+  const platform::Place gpu = platform::CUDAPlace(0);
+  platform::ReleaseCachedCudaMemory();
+  const auto before = platform::GetCudaMemoryStats(0);
+  {
+    auto a = platform::Alloc(gpu, 3 << 20);
+    auto b = platform::Alloc(gpu, 1000);
+    const auto during = platform::GetCudaMemoryStats(0);
+    EXPECT_GE(during.bytes_in_use, before.bytes_in_use + (3 << 20) + 1000);
+    EXPECT_GE(during.peak_bytes_in_use, during.bytes_in_use);
+  }
+  const auto freed = platform::GetCudaMemoryStats(0);
+  EXPECT_EQ(freed.bytes_in_use, before.bytes_in_use);
+  EXPECT_GE(freed.bytes_cached, size_t{3} << 20);
+  { auto again = platform::Alloc(gpu, 3 << 20); }  // Served from the cache.
+  EXPECT_EQ(platform::GetCudaMemoryStats(0).device_mallocs, freed.device_mallocs);
+  platform::ReleaseCachedCudaMemory();
+  EXPECT_EQ(platform::GetCudaMemoryStats(0).bytes_cached, 0u);
+}
+
+TEST_F(CudaKernelTest, TransfersAreCountedAndRoundTripExactly) {
+  const DenseTensor host = Random(DataType::FLOAT64, {1000}, -1, 1, 38);
+  const auto before = platform::GetCudaTransferStats();
+  DenseTensor device, back;
+  framework::CopyTensor(host, platform::CUDAPlace(0), &device);
+  framework::CopyTensor(device, platform::CPUPlace(), &back);
+  const auto after = platform::GetCudaTransferStats();
+  EXPECT_EQ(after.host_to_device, before.host_to_device + 1);
+  EXPECT_EQ(after.device_to_host, before.device_to_host + 1);
+  EXPECT_EQ(after.host_to_device_bytes, before.host_to_device_bytes + 8000);
+  EXPECT_EQ(ToDoubles(back), ToDoubles(host));
+}
+
+// A GPU program whose middle op (top_k) has no CUDA kernel: it runs on the CPU between
+// transfers, and the results match the CPU program.
+TEST_F(CudaKernelTest, AnOpWithoutACudaKernelRunsOnTheCpuInsideAGpuProgram) {
   framework::ProgramDesc p;
   framework::BlockDesc& b = p.Block(0);
   b.Var("x");
-  framework::OpDesc* op = b.AppendOp();
-  op->SetType("quadratic");
-  op->SetInput("X", {"x"});
-  op->SetOutput("Out", {"y"});
-  op->SetAttr("a", 1.0f);
-  op->SetAttr("b", 2.0f);
-  op->SetAttr("c", 3.0f);
-  const auto values = RandomValues(10000, -2, 2);
-  for (DataType dtype : {DataType::FLOAT32, DataType::FLOAT64}) {
-    DenseTensor x = dtype == DataType::FLOAT32 ? MakeTensor<float>({100, 100}, values)
-                                                : MakeTensor<double>({100, 100}, values);
-    framework::Scope gpu_scope, cpu_scope;
-    auto gpu = framework::Executor(platform::CUDAPlace(0)).Run(p, &gpu_scope, {{"x", x}}, {"y"});
-    auto cpu = framework::Executor(platform::CPUPlace()).Run(p, &cpu_scope, {{"x", x}}, {"y"});
-    ExpectNear(ToDoubles(gpu[0]), ToDoubles(cpu[0]), RelTol(dtype), AbsTol(dtype), "quadratic cuda");
+  auto add_op = [&](const std::string& type, framework::VariableNameMap in,
+                    framework::VariableNameMap out, AttributeMap attrs) {
+    framework::OpDesc* op = b.AppendOp();
+    op->SetType(type);
+    for (auto& [slot, names] : in) op->SetInput(slot, names);
+    for (auto& [slot, names] : out) {
+      op->SetOutput(slot, names);
+      for (auto& n : names) b.Var(n);
+    }
+    for (auto& [name, value] : attrs) op->SetAttr(name, value);
+  };
+  add_op("relu", {{"X", {"x"}}}, {{"Out", {"r"}}}, {});
+  add_op("top_k", {{"X", {"r"}}}, {{"Out", {"k"}}, {"Indices", {"i"}}}, {{"k", 3}});
+  add_op("scale", {{"X", {"k"}}}, {{"Out", {"y"}}}, {{"scale", 2.0f}});
+  const DenseTensor x = Random(DataType::FLOAT32, {5, 8}, -1, 1, 39);
+  framework::Scope gpu_scope, cpu_scope;
+  auto gpu = framework::Executor(platform::CUDAPlace(0)).Run(p, &gpu_scope, {{"x", x}}, {"y"});
+  auto cpu = framework::Executor(platform::CPUPlace()).Run(p, &cpu_scope, {{"x", x}}, {"y"});
+  DenseTensor gpu_y = gpu[0];
+  if (!gpu_y.place().is_cpu()) {
+    DenseTensor host;
+    framework::CopyTensor(gpu_y, platform::CPUPlace(), &host);
+    gpu_y = host;
   }
+  EXPECT_EQ(ToDoubles(gpu_y), ToDoubles(cpu[0]));
+}
+
+TEST_F(CudaKernelTest, QuadraticMatchesCpu) {
+  ExpectGpuMatchesCpu("quadratic",
+                      [](DataType t) {
+                        return SlotTensors{{"X", {Random(t, {100, 100}, -2, 2, 40)}}};
+                      },
+                      {{"Out", 1}}, {{"a", 1.0f}, {"b", 2.0f}, {"c", 3.0f}});
 }
 
 }  // namespace

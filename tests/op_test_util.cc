@@ -13,7 +13,8 @@ std::vector<double> ToDoubles(const DenseTensor& t) {
 }
 
 OpRunResult RunOp(const std::string& type, const SlotTensors& inputs,
-                  const std::map<std::string, int>& output_slots, const AttributeMap& attrs) {
+                  const std::map<std::string, int>& output_slots, const AttributeMap& attrs,
+                  const platform::Place& place) {
   operators::RegisterAllOps();
   framework::ProgramDesc program;
   framework::BlockDesc& block = program.Block(0);
@@ -45,7 +46,7 @@ OpRunResult RunOp(const std::string& type, const SlotTensors& inputs,
   for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
 
   framework::Scope scope;
-  framework::Executor exec{platform::CPUPlace()};
+  framework::Executor exec{place};
   auto prepared = exec.Prepare(program, 0, &scope, fetches);
   for (const auto& kv : feeds) {
     *prepared->local_scope()->FindVar(kv.first)->GetMutable<DenseTensor>() = kv.second;
@@ -60,6 +61,11 @@ OpRunResult RunOp(const std::string& type, const SlotTensors& inputs,
       DenseTensor t;
       if (var != nullptr && var->IsType<DenseTensor>() && var->Get<DenseTensor>().initialized()) {
         t = var->Get<DenseTensor>();
+      }
+      if (t.initialized() && !t.place().is_cpu()) {
+        DenseTensor host;
+        framework::CopyTensor(t, platform::CPUPlace(), &host);
+        t = host;
       }
       result.outputs[kv.first].push_back(t);
     }

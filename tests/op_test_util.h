@@ -52,10 +52,11 @@ struct OpRunResult {
   const framework::KernelInfo* kernel = nullptr;  // The kernel the op chose.
 };
 
-// Builds the op from a one-op program, runs it on the CPU and returns every output.
-// `output_slots`: slot -> number of variables.
+// Builds the op from a one-op program, runs it on `place` (the CPU by default) and returns
+// every output, copied to the CPU. `output_slots`: slot -> number of variables.
 OpRunResult RunOp(const std::string& type, const SlotTensors& inputs,
-                  const std::map<std::string, int>& output_slots, const AttributeMap& attrs = {});
+                  const std::map<std::string, int>& output_slots, const AttributeMap& attrs = {},
+                  const platform::Place& place = platform::CPUPlace());
 
 // One op run on named variables: `inputs` and `outputs` map slots to variable names (an
 // output may name an input, or the same variable twice), `feeds` holds the inputs' values.

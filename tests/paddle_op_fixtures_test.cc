@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <memory>
@@ -26,6 +27,7 @@
 #include "framework/op_info.h"
 #include "operators/registry.h"
 #include "paddle_like/inference_api.h"
+#include "platform/init.h"
 #include "tests/op_test_util.h"
 
 namespace paddle_like {
@@ -36,8 +38,13 @@ namespace fs = std::filesystem;
 
 // One-op programs (tests/fixtures/make_op_fixtures.py) and real deploy models
 // (tests/fixtures/make_model_fixtures.py), in the same case format. A case is named
-// "<root>/<dir>".
-const fs::path kFixtures = PL_SOURCE_DIR "/tests/fixtures";
+// "<root>/<dir>". PL_FIXTURES_DIR (environment) names another copy of the directory, for a
+// test program run away from its source tree.
+const fs::path kFixtures = std::getenv("PL_FIXTURES_DIR") != nullptr
+                               ? fs::path(std::getenv("PL_FIXTURES_DIR"))
+                               : fs::path(PL_SOURCE_DIR "/tests/fixtures");
+// PL_TEST_GPU=1 (environment) runs every case on the first CUDA device instead.
+const bool kOnGpu = std::getenv("PL_TEST_GPU") != nullptr;
 const char* const kRoots[] = {"ops", "models"};
 
 // Ops with fixtures but no implementation yet.
@@ -182,6 +189,7 @@ std::vector<double> MatchDetectionRows(const std::vector<double>& got,
 class PaddleOpFixture : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(PaddleOpFixture, MatchesPaddlePaddle) {
+  if (kOnGpu && platform::CudaDeviceCount() == 0) GTEST_SKIP() << "PL_TEST_GPU: no CUDA device";
   const Case c = ReadCase(GetParam());
   ASSERT_FALSE(c.ops.empty()) << c.name << ": case.txt names no op";
   for (const auto& op : c.ops) {
@@ -207,6 +215,7 @@ TEST_P(PaddleOpFixture, MatchesPaddlePaddle) {
     }
     config.SetCpuMathLibraryNumThreads(1);
     config.SwitchIrOptim(ir);
+    if (kOnGpu) config.EnableUseGpu(0, 0);
     auto predictor = infer::CreatePredictor(config);
     for (const auto& f : c.feeds) Feed(predictor.get(), f, dir);
     ASSERT_TRUE(predictor->Run());

@@ -48,5 +48,11 @@ const std::vector<std::string>& InferencePassOrder() {
   return order;
 }
 
+const std::vector<std::string>& GpuInferencePassOrder() {
+  static const std::vector<std::string> order = {"delete_dropout_pass", "constant_folding_pass",
+                                                 "conv_bn_fuse_pass", "dead_op_elimination_pass"};
+  return order;
+}
+
 }  // namespace inference
 }  // namespace paddle_like

@@ -16,5 +16,9 @@ void RegisterInferencePasses();
 // last removes what no one reads any more.
 const std::vector<std::string>& InferencePassOrder();
 
+// The passes of a predictor on a GPU: those whose results the CUDA kernels run (the fused
+// bias/activation/residual convolutions and `fc` have CPU kernels only).
+const std::vector<std::string>& GpuInferencePassOrder();
+
 }  // namespace inference
 }  // namespace paddle_like

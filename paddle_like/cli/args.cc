@@ -1,6 +1,7 @@
 #include "paddle_like/cli/args.h"
 
 #include "platform/enforce.h"
+#include "platform/errors.h"
 
 namespace paddle_like {
 namespace cli {
@@ -64,6 +65,18 @@ int64_t Args::GetPositiveInt(const std::string& verb, const std::string& name,
   } catch (const std::exception&) {
   }
   throw errors::InvalidArgument("%s: --%s expects a positive integer, received `%s`", verb, name,
+                                value);
+}
+
+platform::Place Args::GetPlace(const std::string& verb) const {
+  const std::string value = Get("place", "cpu");
+  if (value == "cpu") return platform::CPUPlace();
+  if (value == "gpu") return platform::CUDAPlace(0);
+  if (value.rfind("gpu:", 0) == 0 && value.size() > 4 && value.size() < 8 &&
+      value.find_first_not_of("0123456789", 4) == std::string::npos) {
+    return platform::CUDAPlace(std::stoi(value.substr(4)));
+  }
+  throw errors::InvalidArgument("%s: --place expects cpu, gpu or gpu:N, received `%s`", verb,
                                 value);
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "platform/place.h"
+
 namespace paddle_like {
 namespace cli {
 
@@ -28,6 +30,9 @@ class Args {
   // Every value given for `name`, in order.
   std::vector<std::string> GetAll(const std::string& name) const;
   const std::vector<std::string>& positional() const { return positional_; }
+  // --place: `cpu` (the default), `gpu` (device 0) or `gpu:N`; InvalidArgumentError
+  // "<verb>: --place ..." for anything else. A GPU the machine lacks is refused when used.
+  platform::Place GetPlace(const std::string& verb) const;
 
  private:
   std::map<std::string, std::vector<std::string>> values_;

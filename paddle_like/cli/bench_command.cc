@@ -40,6 +40,7 @@ constexpr char kBenchUsage[] =
     "  --repeat R        timed runs per clone (default 100)\n"
     "  --clones C        C clones of the predictor run in C threads at once (default 1)\n"
     "  --no-ir           skips the inference passes; --no-onednn runs the plain kernels\n"
+    "  --place P         cpu (default), gpu or gpu:N: the device the predictor runs on\n"
     "  --report FILE     writes the results as JSON (p50_ms, p90_ms, p99_ms, mean_ms, min_ms,\n"
     "                    throughput_per_s, threads, clones, batch, warmup, repeat, ...)\n"
     "  --profile FILE    after the timed runs, one more run with a profile: written as JSON\n"
@@ -156,8 +157,9 @@ std::string ShapeString(const std::vector<int>& shape) {
 int BenchCommand(const std::vector<std::string>& argv) {
   const Args args(argv,
                   {"model", "program", "params", "shape", "batch", "threads", "warmup", "repeat",
-                   "clones", "report", "profile"},
+                   "clones", "report", "profile", "place"},
                   {"help", "no-ir", "no-onednn"});
+  const platform::Place place = args.GetPlace("bench");
   if (args.Has("help")) {
     std::cout << kBenchUsage;
     return 0;
@@ -180,6 +182,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
   if (threads > 0) config.SetCpuMathLibraryNumThreads(threads);
   config.SwitchIrOptim(!args.Has("no-ir"));
   if (args.Has("no-onednn")) config.DisableMKLDNN();
+  if (place.is_gpu()) config.EnableUseGpu(0, place.device_id());
   const int batch = static_cast<int>(std::min<int64_t>(args.GetPositiveInt("bench", "batch", 1), 1 << 20));
   const int64_t warmup = std::min<int64_t>(
       args.Get("warmup") == "0" ? 0 : args.GetPositiveInt("bench", "warmup", 10), 1000000);

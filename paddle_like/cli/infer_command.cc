@@ -51,6 +51,7 @@ constexpr char kInferUsage[] =
     "  --out DIR         writes DIR/<name>.npy per output ('/' becomes '_')\n"
     "  --threads T       CPU threads (default: FLAGS_paddle_num_threads)\n"
     "  --no-ir           skips the inference passes; --no-onednn runs the plain kernels\n"
+    "  --place P         cpu (default), gpu or gpu:N: the device the predictor runs on\n"
     "  Prints each output's dtype, shape and values; for an [N, C] output, each row's top 5;\n"
     "  for a detector's [N, 6] output, the boxes scoring at least --threshold.\n";
 
@@ -197,8 +198,9 @@ void ReportBoxes(const DenseTensor& t, double threshold, double sx, double sy, I
 int InferCommand(const std::vector<std::string>& argv) {
   const Args args(argv,
                   {"model", "program", "params", "input", "out", "threads", "resize", "mean",
-                   "std", "draw", "threshold"},
+                   "std", "draw", "threshold", "place"},
                   {"help", "no-ir", "no-onednn"});
+  const platform::Place place = args.GetPlace("infer");
   if (args.Has("help")) {
     std::cout << kInferUsage;
     return 0;
@@ -223,6 +225,7 @@ int InferCommand(const std::vector<std::string>& argv) {
   }
   config.SwitchIrOptim(!args.Has("no-ir"));
   if (args.Has("no-onednn")) config.DisableMKLDNN();
+  if (place.is_gpu()) config.EnableUseGpu(0, place.device_id());
   auto predictor = infer::CreatePredictor(config);
 
   const std::vector<std::string> inputs = predictor->GetInputNames();

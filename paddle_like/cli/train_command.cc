@@ -25,6 +25,7 @@ constexpr char kTrainUsage[] =
     "                         [--epochs N] [--batch-size B] [--optimizer sgd|momentum|adam]\n"
     "                         [--lr X] [--seed S] [--save DIR] [--report FILE.json]\n"
     "                         [--data-dir DIR] [--no-progress] [--profile FILE.json]\n"
+    "                         [--place cpu|gpu|gpu:N]\n"
     "  Trains the model, printing a progress bar per epoch and the test accuracy after it,\n"
     "  then saves DIR/model.pdmodel + DIR/model.pdiparams, reloads them and evaluates the\n"
     "  reloaded model on the test set.\n"
@@ -34,6 +35,7 @@ constexpr char kTrainUsage[] =
     "  directory holding scikit-learn's digits.csv.gz (default build/datasets/sklearn).\n"
     "  --profile FILE: writes the last training step's profile as JSON (per op: kernel key,\n"
     "  data transforms and weight pre-packs, time; totals per op type), a table to stderr.\n"
+    "  --place: where the training program runs (ops without a kernel there run on the CPU).\n"
     "   or: paddle_like train --program MAIN --loss NAME --feed NAME=FILE.npy ...\n"
     "  Trains a program built elsewhere (see `paddle_like train --program X --help`).\n";
 
@@ -71,7 +73,7 @@ int TrainCommand(const std::vector<std::string>& argv) {
   if (WantsProgramMode(argv)) return TrainProgramCommand(argv);
   const Args args(argv,
                   {"model", "dataset", "epochs", "batch-size", "optimizer", "lr",
-                   "seed", "save", "report", "data-dir", "profile"},
+                   "seed", "save", "report", "data-dir", "profile", "place"},
                   {"help", "no-progress"});
   if (args.Has("help")) {
     std::cout << kTrainUsage;
@@ -86,6 +88,7 @@ int TrainCommand(const std::vector<std::string>& argv) {
   if (args.Has("seed")) options.seed = static_cast<uint64_t>(ParseInt("seed", args.Get("seed")));
   options.save_dir = args.Get("save", "paddle_like_model");
   options.progress = !args.Has("no-progress");
+  options.place = args.GetPlace("train");
   framework::ExecutionProfile profile;
   if (args.Has("profile")) options.profile = &profile;
   if (options.model != "mlp" && options.model != "lenet") {

@@ -30,7 +30,12 @@ double Scalar(const framework::Scope& scope, const std::string& name) {
   const framework::Variable* v = scope.FindVar(name);
   PL_ENFORCE(v != nullptr && v->IsType<framework::DenseTensor>(),
              errors::NotFound("training: variable `%s` holds no tensor", name));
-  const framework::DenseTensor& t = v->Get<framework::DenseTensor>();
+  framework::DenseTensor t = v->Get<framework::DenseTensor>();
+  if (!t.place().is_cpu()) {
+    framework::DenseTensor host;
+    framework::CopyTensor(t, platform::CPUPlace(), &host);
+    t = host;
+  }
   framework::DenseTensor d;
   framework::CastTensor(t, DataType::FLOAT64, &d);
   return d.data<double>()[0];
@@ -94,7 +99,7 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
   layers::Minimize(&builder, vars.loss, config);
 
   framework::Scope scope;
-  framework::Executor exec{platform::CPUPlace()};
+  framework::Executor exec{options.place};
   {
     auto startup = exec.Prepare(builder.startup_program(), 0, &scope);
     exec.Run(startup.get());

@@ -14,6 +14,7 @@
 #include "framework/execution_profile.h"
 #include "paddle_like/datasets/in_memory_dataset.h"
 #include "platform/data_type.h"
+#include "platform/place.h"
 
 namespace paddle_like {
 namespace train {
@@ -29,6 +30,9 @@ struct TrainOptions {
   uint64_t seed = 1;                 // Initializers, dropout and shuffling.
   std::string save_dir;              // Empty: do not save.
   bool progress = true;              // Progress bar on stderr.
+  // Where the training program runs (ops without a kernel there run on the CPU, with
+  // transfers); evaluation of the saved model runs on the CPU.
+  platform::Place place = platform::CPUPlace();
   // Optional, not owned: filled with the profile of the last training step (kernels,
   // transforms, time per op).
   framework::ExecutionProfile* profile = nullptr;

@@ -1,5 +1,7 @@
 #include "platform/cuda/cuda_device_context.h"
 
+#include <unordered_map>
+
 #include "platform/errors.h"
 
 namespace paddle_like {
@@ -38,7 +40,19 @@ CUDADeviceContext::~CUDADeviceContext() {
   if (stream_ != nullptr) cudaStreamDestroy(stream_);
 }
 
-void CUDADeviceContext::Wait() const { CheckCuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize"); }
+void CUDADeviceContext::Wait() const {
+  CheckCuda(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+}
+
+void* CUDADeviceContext::Workspace(size_t bytes) const {
+  thread_local std::unordered_map<int, AllocationPtr> workspaces;
+  AllocationPtr& buffer = workspaces[device_id_];
+  if (buffer == nullptr || buffer->size() < bytes) {
+    buffer.reset();  // Back to the cache first, so the larger one may reuse its memory.
+    buffer = Alloc(GetPlace(), bytes);
+  }
+  return buffer->ptr();
+}
 
 }  // namespace platform
 }  // namespace paddle_like

@@ -6,6 +6,7 @@
 #include <cuda_runtime.h>
 #include <cudnn.h>
 
+#include "platform/allocator.h"
 #include "platform/device_context.h"
 
 namespace paddle_like {
@@ -22,6 +23,14 @@ class CUDADeviceContext : public DeviceContext {
   cudaStream_t stream() const { return stream_; }
   cublasHandle_t cublas_handle() const { return cublas_; }
   cudnnHandle_t cudnn_handle() const { return cudnn_; }
+
+  // Scratch device memory of at least `bytes` for kernels queued on stream() (cuDNN
+  // workspaces, temporaries), valid until this thread's next call for this device. Each host
+  // thread has its own buffer: a kernel queued with it may still run after the call returns,
+  // and the buffer's memory is reused only by work queued behind it on the same stream.
+  void* Workspace(size_t bytes) const;
+  // A temporary device buffer that the caller keeps alive while it queues work on it.
+  AllocationPtr Temporary(size_t bytes) const { return Alloc(GetPlace(), bytes); }
 
  private:
   int device_id_;

@@ -13,6 +13,10 @@ dataset-fashion-mnist, normalise pixels to x/255*2-1, shuffle every epoch, and u
 use the same threads. The epoch time covers training only (evaluation excluded) on both
 sides. With --rounds N the two sides take turns N times, so that the machine's noise shows
 in the spread of the per-round ratios.
+
+With --place gpu both sides train on the first CUDA device: each batch goes from host memory
+to the device every step on both sides, and PyTorch's TF32 is turned off (paddle_like computes
+float32 products in float32). --data DIR reads the idx files from DIR instead.
 """
 import argparse
 import gzip
@@ -43,10 +47,10 @@ def read_idx(path):
     return np.frombuffer(data, np.uint8, offset=8).reshape(n)
 
 
-def load(split):
+def load(split, data=DATA):
     prefix = "train" if split == "train" else "t10k"
-    find = lambda stem: next(os.path.join(DATA, stem + ext) for ext in (".gz", "")
-                             if os.path.exists(os.path.join(DATA, stem + ext)))
+    find = lambda stem: next(os.path.join(data, stem + ext) for ext in (".gz", "")
+                             if os.path.exists(os.path.join(data, stem + ext)))
     x = read_idx(find(prefix + "-images-idx3-ubyte")).astype(np.float32) / 255 * 2 - 1
     y = read_idx(find(prefix + "-labels-idx1-ubyte")).astype(np.int64)
     return torch.from_numpy(x), torch.from_numpy(y)
@@ -65,8 +69,12 @@ def run_torch(args):
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(args.denormals == "flush")
     torch.manual_seed(args.seed)
-    (xtr, ytr), (xte, yte) = load("train"), load("test")
-    model = torch_model(args.model)
+    (xtr, ytr), (xte, yte) = load("train", args.data), load("test", args.data)
+    device = torch.device("cuda" if args.place == "gpu" else "cpu")
+    if args.place == "gpu":
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
+    model = torch_model(args.model).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     loss_fn = nn.CrossEntropyLoss()
     epochs = []
@@ -77,13 +85,16 @@ def run_torch(args):
         for i in range(0, len(xtr), args.batch_size):
             idx = perm[i:i + args.batch_size]
             opt.zero_grad()
-            loss = loss_fn(model(xtr[idx]), ytr[idx])
+            loss = loss_fn(model(xtr[idx].to(device)), ytr[idx].to(device))
             loss.backward()
             opt.step()
+        if args.place == "gpu":
+            torch.cuda.synchronize()
         seconds = time.perf_counter() - start
         model.eval()
         with torch.no_grad():
-            acc = sum((model(xte[i:i + 500]).argmax(1) == yte[i:i + 500]).sum().item()
+            acc = sum((model(xte[i:i + 500].to(device)).argmax(1).cpu() == yte[i:i + 500])
+                      .sum().item()
                       for i in range(0, len(xte), 500)) / len(xte)
         epochs.append({"epoch": epoch + 1, "seconds": seconds, "test_accuracy": acc})
         print(f"pytorch     epoch {epoch + 1}: {seconds:.1f}s test acc {acc:.4f}", flush=True)
@@ -97,7 +108,8 @@ def run_paddle_like(args):
     cmd = [args.binary, "train", "--model", args.model, "--dataset", "fashion-mnist",
            "--epochs", str(args.epochs), "--batch-size", str(args.batch_size), "--optimizer",
            "adam", "--lr", str(args.lr), "--seed", str(args.seed), "--save",
-           os.path.join(os.path.dirname(report), "model"), "--report", report, "--no-progress"]
+           os.path.join(os.path.dirname(report), "model"), "--report", report, "--no-progress",
+           "--place", args.place, "--data-dir", args.data]
     subprocess.run(cmd, env=env, check=True)
     with open(report) as f:
         return json.load(f)["epochs"]
@@ -114,6 +126,8 @@ def main():
     p.add_argument("--rounds", type=int, default=1,
                    help="times each side runs, taking turns (paddle_like first)")
     p.add_argument("--binary", default="build/bin/paddle_like")
+    p.add_argument("--place", default="cpu", choices=["cpu", "gpu"])
+    p.add_argument("--data", default=DATA, help="directory of the Fashion-MNIST idx files")
     p.add_argument("--denormals", default="flush", choices=["flush", "keep"],
                    help="both sides flush denormal floats to zero (paddle_like's default), or "
                         "both keep them (PyTorch's default)")
@@ -133,7 +147,7 @@ def main():
     median = statistics.median(ratios)
     ours_s = [mean(o) for o, _ in rounds]
     theirs_s = [mean(t) for _, t in rounds]
-    print(f"\n{args.model}, {args.epochs} epochs, batch {args.batch_size}, adam, "
+    print(f"\n{args.model} on {args.place}, {args.epochs} epochs, batch {args.batch_size}, adam, "
           f"{args.threads} threads, denormals {args.denormals}, torch {torch.__version__}, "
           f"{args.rounds} round(s)")
     ours_acc = ", ".join(f"{o[-1]['test_accuracy']:.4f}" for o, _ in rounds)

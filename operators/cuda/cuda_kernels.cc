@@ -1,0 +1,21 @@
+// Registers the CUDA kernels that the op families list (cuda_kernel_table.h).
+#include "framework/op_registry.h"
+#include "operators/cuda/cuda_kernel_table.h"
+#include "operators/op_family.h"
+
+namespace paddle_like {
+namespace operators {
+
+PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernelTables) {
+  for (const auto& table : {ElementwiseCudaKernels(), ActivationCudaKernels(),
+                            TensorCudaKernels(), ReduceCudaKernels(), LossCudaKernels(),
+                            OptimizerCudaKernels(), MatmulCudaKernels(), SoftmaxCudaKernels()}) {
+    for (const CudaKernelEntry& k : table) {
+      framework::RegisterKernel(k.op_type, framework::DeviceType::kCUDA, k.dtype, k.library,
+                                k.fn);
+    }
+  }
+}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,110 @@
+// CUDA kernels of softmax and softmax_grad, on cuDNN's accurate softmax (max subtracted
+// first). X is read as [outer, n, inner] around the softmax axis: cuDNN's NCHW tensor
+// [outer, n, inner, 1] in its per-channel mode. Registered as the plain CUDA kernels too:
+// PaddlePaddle's programs set use_cudnn = false on softmax, and no other CUDA softmax exists.
+#include <cudnn.h>
+
+#include "operators/cuda/cuda_kernel_table.h"
+#include "operators/cuda/cuda_util.h"
+#include "operators/softmax/softmax_op.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+using framework::DenseTensor;
+using framework::ExecutionContext;
+
+template <typename T>
+constexpr cudnnDataType_t kCudnnType = std::is_same_v<T, float> ? CUDNN_DATA_FLOAT
+                                                                 : CUDNN_DATA_DOUBLE;
+
+// An NCHW tensor descriptor for [outer, n, inner, 1], destroyed with the object.
+class RowsDescriptor {
+ public:
+  RowsDescriptor(const ExecutionContext& ctx, const SoftmaxDims& d, cudnnDataType_t type) {
+    const int64_t limit = 0x7fffffff;
+    PL_ENFORCE(d.outer <= limit && d.n <= limit && d.inner <= limit,
+               errors::InvalidArgument("op `%s`: dims [%lld, %lld, %lld] around the softmax "
+                                       "axis exceed cuDNN's 32-bit limits",
+                                       ctx.Type(), static_cast<long long>(d.outer),
+                                       static_cast<long long>(d.n),
+                                       static_cast<long long>(d.inner)));
+    platform::CheckCudnn(cudnnCreateTensorDescriptor(&desc_), "cudnnCreateTensorDescriptor");
+    platform::CheckCudnn(
+        cudnnSetTensor4dDescriptor(desc_, CUDNN_TENSOR_NCHW, type, static_cast<int>(d.outer),
+                                   static_cast<int>(d.n), static_cast<int>(d.inner), 1),
+        "cudnnSetTensor4dDescriptor");
+  }
+  ~RowsDescriptor() { cudnnDestroyTensorDescriptor(desc_); }
+  RowsDescriptor(const RowsDescriptor&) = delete;
+  RowsDescriptor& operator=(const RowsDescriptor&) = delete;
+  cudnnTensorDescriptor_t get() const { return desc_; }
+
+ private:
+  cudnnTensorDescriptor_t desc_ = nullptr;
+};
+
+template <typename T>
+struct SoftmaxCudnnKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor x = *ctx.Input("X");
+    DenseTensor* out = ctx.Output("Out");
+    out->Resize(x.dims());
+    out->set_lod(x.lod());
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    if (x.numel() == 0) return;
+    const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x.dims(), ctx.Attr<int>("axis"));
+    const RowsDescriptor desc(ctx, d, kCudnnType<T>);
+    const T alpha = 1, beta = 0;
+    platform::CheckCudnn(
+        cudnnSoftmaxForward(cuda::Device(ctx).cudnn_handle(), CUDNN_SOFTMAX_ACCURATE,
+                            CUDNN_SOFTMAX_MODE_CHANNEL, &alpha, desc.get(), x.data<T>(), &beta,
+                            desc.get(), o),
+        "cudnnSoftmaxForward");
+  }
+};
+
+template <typename T>
+struct SoftmaxGradCudnnKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor y = *ctx.Input("Out");
+    const DenseTensor dy = *ctx.Input("Out@GRAD");
+    PL_ENFORCE(y.dims() == dy.dims(),
+               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected Out's shape %s, "
+                                       "received %s",
+                                       ctx.Type(), y.dims().ToString(), dy.dims().ToString()));
+    DenseTensor* dx = ctx.Output("X@GRAD");
+    dx->Resize(y.dims());
+    dx->set_lod(y.lod());
+    T* o = dx->mutable_data<T>(ctx.GetPlace());
+    if (y.numel() == 0) return;
+    const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), y.dims(), ctx.Attr<int>("axis"));
+    const RowsDescriptor desc(ctx, d, kCudnnType<T>);
+    const T alpha = 1, beta = 0;
+    platform::CheckCudnn(
+        cudnnSoftmaxBackward(cuda::Device(ctx).cudnn_handle(), CUDNN_SOFTMAX_ACCURATE,
+                             CUDNN_SOFTMAX_MODE_CHANNEL, &alpha, desc.get(), y.data<T>(),
+                             desc.get(), dy.data<T>(), &beta, desc.get(), o),
+        "cudnnSoftmaxBackward");
+  }
+};
+
+}  // namespace
+
+CudaKernelTable SoftmaxCudaKernels() {
+  CudaKernelTable table;
+  AddCudaKernels<SoftmaxCudnnKernel, float, double>(&table, "softmax");
+  AddCudaKernels<SoftmaxGradCudnnKernel, float, double>(&table, "softmax_grad");
+  const size_t plain = table.size();
+  for (size_t i = 0; i < plain; ++i) {
+    CudaKernelEntry cudnn = table[i];
+    cudnn.library = framework::LibraryType::kCUDNN;
+    table.push_back(cudnn);
+  }
+  return table;
+}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,214 @@
+// CUDA kernels of the binary elementwise ops and of their fused grad ops, from the functors
+// of elementwise_op.h shared with the CPU kernels. Broadcasting follows math/broadcast.h.
+#include <type_traits>
+
+#include "operators/cuda/cuda_kernel_table.h"
+#include "operators/cuda/cuda_util.h"
+#include "operators/elementwise/elementwise_op.h"
+#include "operators/math/broadcast.h"
+#include "operators/math/broadcast_cuda.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+using framework::DDim;
+using framework::DenseTensor;
+using framework::ExecutionContext;
+
+// Offsets of X and Y for output element i of a broadcast plan.
+struct PlanOffsets {
+  int64_t x = 0, y = 0;
+};
+__device__ PlanOffsets OffsetsOf(int64_t i, const math::BroadcastPlan& plan) {
+  PlanOffsets o;
+  for (int d = plan.rank - 1; d >= 0; --d) {
+    const int64_t index = i % plan.dims[d];
+    i /= plan.dims[d];
+    o.x += index * plan.x_strides[d];
+    o.y += index * plan.y_strides[d];
+  }
+  return o;
+}
+
+template <typename T, typename F>
+__global__ void BinaryBroadcast(const T* x, const T* y, T* out, math::BroadcastPlan plan, F f) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < plan.numel;
+       i += step) {
+    const PlanOffsets o = OffsetsOf(i, plan);
+    out[i] = f(x[o.x], y[o.y]);
+  }
+}
+
+template <typename T, typename F>
+__global__ void BinarySameShape(const T* x, const T* y, T* out, int64_t n, F f) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
+       i += step) {
+    out[i] = f(x[i], y[i]);
+  }
+}
+
+// out = f(x, y) over the broadcast dims; x and y are read through `dims`.
+template <typename T, typename F>
+void LaunchBinary(const ExecutionContext& ctx, const T* x, const T* y,
+                  const math::BroadcastDims& dims, T* out, F f) {
+  const int64_t n = dims.out.numel();
+  if (n == 0) return;
+  const cudaStream_t stream = cuda::Stream(ctx);
+  if (dims.x == dims.out && dims.y == dims.out) {
+    BinarySameShape<T><<<cuda::Blocks(n), cuda::kThreads, 0, stream>>>(x, y, out, n, f);
+  } else {
+    const math::BroadcastPlan plan = math::MakeBroadcastPlan(dims);
+    BinaryBroadcast<T><<<cuda::Blocks(n), cuda::kThreads, 0, stream>>>(x, y, out, plan, f);
+  }
+  cuda::CheckLaunch(ctx);
+}
+
+template <typename Tag>
+struct ElementwiseCudaKernel {
+  template <typename T>
+  struct Kernel {
+    static void Compute(const ExecutionContext& ctx) {
+      const DenseTensor x = *ctx.Input("X");
+      const DenseTensor y = *ctx.Input("Y");
+      const math::BroadcastDims dims =
+          math::ComputeBroadcastDims(ctx.Type(), x.dims(), y.dims(), ctx.Attr<int>("axis"));
+      DenseTensor* out = ctx.Output("Out");
+      out->Resize(dims.out);
+      T* o = out->mutable_data<T>(ctx.GetPlace());
+      if (dims.out.numel() == 0) return;
+      LaunchBinary<T>(ctx, x.data<T>(), y.data<T>(), dims, o,
+                      typename Tag::template Functor<T>{});
+    }
+  };
+};
+
+// Functors of the gradient values before summing to the input's shape.
+template <typename T>
+struct FirstFunctor {  // dOut (the first operand) as it is
+  __device__ T operator()(T dout, T) const { return dout; }
+};
+template <typename T>
+struct NegFirstFunctor {
+  __device__ T operator()(T dout, T) const { return -dout; }
+};
+template <typename T>
+struct NegMulDivFunctor {  // -(dOut * Out) / Y, with (dOut * Out) computed first
+  __device__ T operator()(T dout_out, T y) const { return -dout_out / y; }
+};
+
+// Writes the gradient of one input (dims `dims`, aligned inside Out as `aligned`): the
+// Out-shaped value f(a, b) (a and b read through `value_dims`), summed over the broadcast
+// dims.
+template <typename T, typename F>
+void WriteGrad(const ExecutionContext& ctx, const T* a, const T* b,
+               const math::BroadcastDims& value_dims, const DDim& dims, const DDim& aligned,
+               DenseTensor* grad, F f) {
+  DenseTensor result(dims, platform::ToDataType<T>());
+  T* r = result.mutable_data<T>(ctx.GetPlace());
+  const DDim& out_dims = value_dims.out;
+  const cudaStream_t stream = cuda::Stream(ctx);
+  if (dims.numel() == out_dims.numel()) {
+    LaunchBinary<T>(ctx, a, b, value_dims, r, f);
+  } else {
+    auto full = cuda::Device(ctx).Temporary(sizeof(T) * out_dims.numel());
+    T* f_ptr = static_cast<T*>(full->ptr());
+    LaunchBinary<T>(ctx, a, b, value_dims, f_ptr, f);
+    math::SumToShapeCuda<T>(stream, f_ptr, out_dims, aligned, 1.0, r);
+  }
+  *grad = std::move(result);
+}
+
+template <typename Tag>
+struct ElementwiseGradCudaKernel {
+  template <typename T>
+  struct Kernel {
+    static void Compute(const ExecutionContext& ctx) {
+      const DenseTensor x = *ctx.Input("X");
+      const DenseTensor y = *ctx.Input("Y");
+      const DenseTensor dout = *ctx.Input("Out@GRAD");
+      const math::BroadcastDims dims =
+          math::ComputeBroadcastDims(ctx.Type(), x.dims(), y.dims(), ctx.Attr<int>("axis"));
+      PL_ENFORCE(dout.numel() == dims.out.numel(),
+                 errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the broadcast "
+                                         "shape %s, received %s",
+                                         ctx.Type(), dims.out.ToString(),
+                                         dout.dims().ToString()));
+      DenseTensor* dx = ctx.Output("X@GRAD");
+      DenseTensor* dy = ctx.Output("Y@GRAD");
+      const int64_t n = dims.out.numel();
+      const T* g = n > 0 ? dout.data<T>() : nullptr;
+      // The value of each gradient is a function of dOut (at Out's shape) and one input read
+      // through its aligned dims: the "other" operand.
+      const math::BroadcastDims with_y{dims.out, dims.y, dims.out};
+      const math::BroadcastDims with_x{dims.out, dims.x, dims.out};
+      const math::BroadcastDims alone{dims.out, dims.out, dims.out};
+      const DDim x_dims = x.dims(), y_dims = y.dims();
+      if constexpr (std::is_same_v<Tag, ElementwiseAddTag> ||
+                    std::is_same_v<Tag, ElementwiseSubTag>) {
+        if (dx) WriteGrad<T>(ctx, g, g, alone, x_dims, dims.x, dx, FirstFunctor<T>{});
+        if (dy) {
+          if constexpr (std::is_same_v<Tag, ElementwiseAddTag>) {
+            WriteGrad<T>(ctx, g, g, alone, y_dims, dims.y, dy, FirstFunctor<T>{});
+          } else {
+            WriteGrad<T>(ctx, g, g, alone, y_dims, dims.y, dy, NegFirstFunctor<T>{});
+          }
+        }
+      } else if constexpr (std::is_same_v<Tag, ElementwiseMulTag>) {
+        if (dx) WriteGrad<T>(ctx, g, y.data<T>(), with_y, x_dims, dims.x, dx, MulFunctor<T>{});
+        if (dy) WriteGrad<T>(ctx, g, x.data<T>(), with_x, y_dims, dims.y, dy, MulFunctor<T>{});
+      } else {
+        static_assert(std::is_same_v<Tag, ElementwiseDivTag>, "an elementwise op without grad");
+        if (dx) WriteGrad<T>(ctx, g, y.data<T>(), with_y, x_dims, dims.x, dx, DivFunctor<T>{});
+        if (dy) {
+          const DenseTensor out = *ctx.Input("Out");
+          PL_ENFORCE(out.numel() == n,
+                     errors::InvalidArgument("op `%s` input `Out`: expected the broadcast shape "
+                                             "%s, received %s",
+                                             ctx.Type(), dims.out.ToString(),
+                                             out.dims().ToString()));
+          // dY = -(dOut * Out) / Y, summed: first dOut * Out at Out's shape.
+          auto prod = cuda::Device(ctx).Temporary(sizeof(T) * (n > 0 ? n : 1));
+          T* p = static_cast<T*>(prod->ptr());
+          LaunchBinary<T>(ctx, g, out.data<T>(), alone, p, MulFunctor<T>{});
+          WriteGrad<T>(ctx, p, y.data<T>(), with_y, y_dims, dims.y, dy, NegMulDivFunctor<T>{});
+        }
+      }
+    }
+  };
+};
+
+}  // namespace
+
+CudaKernelTable ElementwiseCudaKernels() {
+  CudaKernelTable table;
+  ForEachElementwise([&](auto tag) {
+    using Tag = decltype(tag);
+    // Integer division, mod and floordiv by zero are undefined on the device (the CPU
+    // kernels raise an error): integers run there.
+    constexpr bool kIntegerSafe = std::is_same_v<Tag, ElementwiseAddTag> ||
+                                  std::is_same_v<Tag, ElementwiseSubTag> ||
+                                  std::is_same_v<Tag, ElementwiseMulTag> ||
+                                  std::is_same_v<Tag, ElementwiseMaxTag> ||
+                                  std::is_same_v<Tag, ElementwiseMinTag>;
+    if constexpr (kIntegerSafe) {
+      AddCudaKernels<ElementwiseCudaKernel<Tag>::template Kernel, float, double, int32_t,
+                     int64_t>(&table, Tag::kType);
+    } else {
+      AddCudaKernels<ElementwiseCudaKernel<Tag>::template Kernel, float, double>(&table,
+                                                                                 Tag::kType);
+    }
+  });
+  ForEachElementwiseWithFusedGrad([&](auto tag) {
+    using Tag = decltype(tag);
+    AddCudaKernels<ElementwiseGradCudaKernel<Tag>::template Kernel, float, double>(
+        &table, std::string(Tag::kType) + "_grad");
+  });
+  return table;
+}
+
+}  // namespace operators
+}  // namespace paddle_like

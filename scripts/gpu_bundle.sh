@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Packs what scripts/gpu_check.sh needs into build/gpu_bundle/bundle.tar.xz, so that the GPU
+# checks run on a machine that has an NVIDIA GPU and CUDA's runtime libraries but none of the
+# build's other dependencies: the paddle_like tool and the CUDA test programs, the project's
+# shared libraries, the third-party libraries they load (oneDNN, protobuf, glog, gflags, ...),
+# the digits dataset and the Fashion-MNIST test images. cudart, cuBLAS and cuDNN come from the
+# machine that runs the checks.
+#
+#   scripts/gpu_bundle.sh            # BUILD_DIR (default build) must be a WITH_GPU build
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUILD="$(realpath "${BUILD_DIR:-$ROOT/build}")"
+OUT="$BUILD/gpu_bundle"
+STAGE="$OUT/stage"
+PROGRAMS=(bin/paddle_like tests/cuda_kernel_test tests/cuda_cudnn_test tests/paddle_op_fixtures_test)
+
+grep -q '^WITH_GPU:BOOL=ON' "$BUILD/CMakeCache.txt" || {
+  echo "gpu_bundle: $BUILD is not a WITH_GPU build" >&2
+  exit 1
+}
+cmake --build "$BUILD" -j"$(nproc)" --target paddle_like cuda_kernel_test cuda_cudnn_test \
+  paddle_op_fixtures_test
+"$ROOT/scripts/fetch_datasets.sh" "$BUILD/datasets" >/dev/null
+
+rm -rf "$OUT"
+mkdir -p "$STAGE/bin" "$STAGE/lib" "$STAGE/datasets/fashion-mnist-10k"
+for p in "${PROGRAMS[@]}"; do cp "$BUILD/$p" "$STAGE/bin/"; done
+# Every library the programs load, except the C and C++ runtimes (the target's are newer)
+# and CUDA's own libraries.
+for p in "$STAGE"/bin/*; do ldd "$p"; done | awk '/=> \// {print $3}' | sort -u |
+  while read -r lib; do
+    case "$(basename "$lib")" in
+      libc.so* | libm.so* | libstdc++.so* | libgcc_s.so* | libpthread.so* | libdl.so* | \
+        librt.so* | ld-linux* | libcuda.so* | libcudart* | libcublas* | libcudnn*) ;;
+      *) cp -L "$lib" "$STAGE/lib/" ;;
+    esac
+  done
+strip --strip-unneeded "$STAGE"/bin/* "$STAGE"/lib/*
+cp -r "$BUILD/datasets/sklearn" "$STAGE/datasets/"
+# Fashion-MNIST's 10k test images serve as a training set too: enough steps for timing.
+FM=/usr/share/datasets/fashion-mnist
+if [[ -d $FM ]]; then
+  for kind in images-idx3 labels-idx1; do
+    cp "$FM/t10k-$kind-ubyte.gz" "$STAGE/datasets/fashion-mnist-10k/"
+    cp "$FM/t10k-$kind-ubyte.gz" "$STAGE/datasets/fashion-mnist-10k/train-$kind-ubyte.gz"
+  done
+fi
+tar -C "$STAGE" -cJf "$OUT/bundle.tar.xz" .
+rm -rf "$STAGE"
+ls -la "$OUT/bundle.tar.xz"

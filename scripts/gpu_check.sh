@@ -1,0 +1,111 @@
+#!/usr/bin/env bash
+# Runs the GPU checks from a bundle made by scripts/gpu_bundle.sh on a machine with an NVIDIA
+# GPU, writing every log to OUT_DIR and a summary to stdout:
+#   1. the CUDA kernel tests (every CUDA kernel against the CPU kernel on the same inputs),
+#      and PaddlePaddle's op and model fixtures run by a GPU predictor;
+#   2. LeNet trained on the GPU and on the CPU (digits), and two runs under
+#      FLAGS_cudnn_deterministic compared bit for bit;
+#   3. LeNet epochs against PyTorch on the same GPU (tests/benchmarks/train_vs_pytorch.py),
+#      when python3 has torch;
+#   4. the kernel tests again under compute-sanitizer (memcheck), when it is installed.
+#
+#   scripts/gpu_check.sh BUNDLE.tar.xz OUT_DIR
+set -uo pipefail
+ROOT="$(cd "$(dirname "$0")/.." && pwd)"
+BUNDLE="$(realpath "$1")"
+OUT="$(realpath -m "$2")"
+mkdir -p "$OUT"
+B="$(mktemp -d)"
+tar -C "$B" -xJf "$BUNDLE"
+summary=()
+note() { summary+=("$1"); echo "== $1"; }
+counts() {  # The gtest totals of a log, on one line.
+  grep -E '^\[  (PASSED|FAILED|SKIPPED) +\] [0-9]+ tests?' "$1" | tr '\n' ' '
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader |
+  tee "$OUT/gpu.txt"
+# CUDA's libraries: the toolkit's, and cuDNN/cuBLAS wherever python wheels put them.
+libdirs=()
+for lib in libcudnn.so.9 libcublas.so.13 libcublasLt.so.13 libcudart.so.13; do
+  found="$(find /usr/local /usr/lib /opt -name "$lib" 2>/dev/null | head -1)"
+  [[ -n $found ]] && libdirs+=("$(dirname "$found")")
+done
+LD_LIBRARY_PATH="$B/lib:$(printf '%s:' "${libdirs[@]}")${LD_LIBRARY_PATH:-}"
+export LD_LIBRARY_PATH
+echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" | tee "$OUT/env.txt"
+ldd "$B/bin/cuda_kernel_test" | grep -E "not found|cudnn|cublas|cudart" | tee -a "$OUT/env.txt"
+
+# One process per test case: a crash in one case does not hide the others.
+for t in cuda_kernel_test cuda_cudnn_test; do
+  start=$SECONDS
+  passed=0
+  failed=()
+  for c in $("$B/bin/$t" --gtest_list_tests | awk '/^[^ ]/ {s = $1} /^  / {print s $1}'); do
+    timeout 120 "$B/bin/$t" --gtest_filter="$c" >>"$OUT/$t.log" 2>&1
+    if [[ $? -eq 0 ]]; then passed=$((passed + 1)); else failed+=("$c"); fi
+  done
+  note "$t: $passed passed, ${#failed[@]} failed ${failed[*]} ($((SECONDS - start)) s)"
+done
+
+start=$SECONDS
+PL_TEST_GPU=1 PL_FIXTURES_DIR="$ROOT/tests/fixtures" timeout 200 "$B/bin/paddle_op_fixtures_test" \
+  --gtest_output="xml:$OUT/fixtures_gpu.xml" >"$OUT/fixtures_gpu.log" 2>&1
+note "paddle_op_fixtures_test on the GPU: exit $?, $(counts "$OUT/fixtures_gpu.log")\
+($((SECONDS - start)) s)"
+grep -E '^\[  FAILED  \] [A-Za-z]' "$OUT/fixtures_gpu.log" | sort -u | head -60
+
+train() {  # train NAME PLACE EXTRA...: LeNet on digits, 3 epochs
+  local name=$1 place=$2
+  shift 2
+  timeout 90 "$B/bin/paddle_like" train --model lenet --dataset digits --data-dir "$B/datasets/sklearn" \
+    --epochs 3 --no-progress --place "$place" --save "$B/model_$name" \
+    --report "$OUT/train_$name.json" "$@" >"$OUT/train_$name.log" 2>&1
+  local rc=$?
+  note "train $name: exit $rc, $(grep -E '^epoch 3' "$OUT/train_$name.log")"
+  if [[ $rc -ne 0 ]]; then tail -3 "$OUT/train_$name.log"; fi
+}
+export FLAGS_paddle_num_threads=4
+train gpu gpu --profile "$OUT/profile_gpu.json"
+train cpu cpu
+FLAGS_cudnn_deterministic=true train gpu_det1 gpu
+FLAGS_cudnn_deterministic=true train gpu_det2 gpu
+python3 - "$OUT" <<'PY' | tee -a "$OUT/compare.txt"
+import json, sys
+out = sys.argv[1]
+load = lambda n: json.load(open(f"{out}/train_{n}.json"))
+try:
+    g, c, d1, d2 = (load(n) for n in ("gpu", "cpu", "gpu_det1", "gpu_det2"))
+except Exception as e:
+    print("compare: missing report:", e); sys.exit(0)
+gl, cl = g.get("step_losses", []), c.get("step_losses", [])
+n = min(len(gl), len(cl))
+diff = max((abs(a - b) / max(abs(b), 1e-12) for a, b in zip(gl[:n], cl[:n])), default=float("nan"))
+print(f"gpu vs cpu: {n} steps, first losses {gl[:3]} vs {cl[:3]}, max relative difference {diff:.3g}")
+print("gpu vs cpu final test accuracy:", g["epochs"][-1]["test_accuracy"], c["epochs"][-1]["test_accuracy"])
+print("deterministic gpu runs bitwise equal:", d1.get("step_losses") == d2.get("step_losses"))
+PY
+summary+=("$(cat "$OUT/compare.txt")")
+
+if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
+  PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/tests/benchmarks/train_vs_pytorch.py" \
+    --binary "$B/bin/paddle_like" --place gpu --data "$B/datasets/fashion-mnist-10k" \
+    --model lenet --epochs 2 --rounds 3 --threads 4 >"$OUT/vs_pytorch.log" 2>&1
+  note "vs pytorch (exit $?): $(tail -4 "$OUT/vs_pytorch.log" | tr '\n' ' ')"
+fi
+
+if command -v compute-sanitizer >/dev/null; then
+  timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/bin/cuda_kernel_test" \
+    >"$OUT/memcheck.log" 2>&1
+  note "memcheck cuda_kernel_test: exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
+  timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/bin/cuda_cudnn_test" \
+    >"$OUT/memcheck_cudnn.log" 2>&1
+  note "memcheck cuda_cudnn_test: exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/memcheck_cudnn.log" | tail -1)"
+fi
+
+echo
+echo "==== the GPU LeNet step, per op"
+tail -n 48 "$OUT/train_gpu.log"
+echo
+echo "==== summary"
+printf '%s\n' "${summary[@]}"

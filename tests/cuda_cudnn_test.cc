@@ -1,0 +1,505 @@
+// cuDNN kernels of conv2d, depthwise_conv2d, pool2d and their grad ops against the plain CPU
+// kernels on the same random inputs (the plain kernels are checked against direct loops and
+// finite differences in conv2d_op_test.cc and pool2d_op_test.cc): strides, paddings (2 and 4
+// values, SAME, VALID), dilations, groups, depthwise, NHWC, the fused epilogue (Bias,
+// ResidualData, activations), max / avg pooling (exclusive or not, ceil_mode, global,
+// adaptive), one gradient alone, deterministic mode, exhaustive search and refusals. Each
+// GPU run runs twice (the second on the cached algorithms) and must have chosen the cuDNN
+// kernel. Skips when the build has no CUDA or the machine has no device.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "framework/execution_profile.h"
+#include "platform/init.h"
+#include "tests/conv_pool_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using framework::LibraryType;
+
+class CudnnKernelTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    operators::RegisterAllOps();
+    if (!platform::BuiltWithCuda()) GTEST_SKIP() << "built without CUDA";
+    if (platform::CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device on this machine";
+  }
+};
+
+struct PlaceRun {
+  std::map<std::string, DenseTensor> outputs;  // Output slot -> CPU tensor.
+  framework::KernelKey key;                     // The kernel the op ran.
+};
+
+// Runs one op of `type` on `place` (`repeat` times): `inputs` maps slots to tensors, and
+// every slot of `outputs` is fetched. The CPU runs the plain kernels (oneDNN off).
+PlaceRun RunOn(const platform::Place& place, const std::string& type,
+               const std::map<std::string, DenseTensor>& inputs,
+               const std::vector<std::string>& outputs, const AttributeMap& attrs,
+               int repeat = 1) {
+  ScopedFlag plain(&FLAGS_use_onednn, false);
+  framework::ProgramDesc program;
+  framework::BlockDesc& block = program.Block(0);
+  framework::OpDesc* op = block.AppendOp();
+  op->SetType(type);
+  auto var_name = [](const std::string& prefix, std::string slot) {
+    for (char& ch : slot) {
+      if (ch == '@') ch = '_';
+    }
+    return prefix + slot;
+  };
+  std::map<std::string, DenseTensor> feeds;
+  for (const auto& kv : inputs) {
+    const std::string name = var_name("in_", kv.first);
+    framework::VarDesc* v = block.Var(name);
+    v->SetDataType(kv.second.dtype());
+    v->SetShape(kv.second.dims().ToVector());
+    op->SetInput(kv.first, {name});
+    feeds[name] = kv.second;
+  }
+  std::vector<std::string> fetches;
+  for (const auto& slot : outputs) {
+    const std::string name = var_name("out_", slot);
+    block.Var(name);
+    op->SetOutput(slot, {name});
+    fetches.push_back(name);
+  }
+  for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
+  framework::Scope scope;
+  framework::ExecutionProfile profile;
+  framework::Executor::RunOptions options;
+  options.repeat = repeat;
+  options.profile = &profile;
+  const std::vector<DenseTensor> fetched =
+      framework::Executor(place).Run(program, &scope, feeds, fetches, options);
+  PlaceRun run;
+  for (size_t i = 0; i < outputs.size(); ++i) run.outputs[outputs[i]] = fetched[i];
+  for (const auto& rec : profile.ops) {
+    if (rec.has_kernel && rec.type == type) run.key = rec.key;
+  }
+  return run;
+}
+
+// Results differ from the plain kernels' by the order of their sums (and Winograd or FFT
+// algorithms): 1e-4 relative in float, plus an absolute error relative to the largest value
+// (an element that a long sum cancels to near 0 keeps the sum's rounding error).
+double Rel(DataType t) { return t == DataType::FLOAT64 ? 1e-10 : 1e-4; }
+double Abs(DataType t) { return t == DataType::FLOAT64 ? 1e-10 : 2e-5; }
+
+double MaxAbs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+template <typename T>
+DenseTensor Random(const DDim& dims, unsigned seed) {
+  return MakeTensor<T>(dims, RandomValues(dims.numel(), -1, 1, seed));
+}
+
+// Runs `type` on the GPU (twice) and on the CPU; expects the cuDNN kernel and every output
+// of `outputs` to agree.
+void ExpectGpuMatchesCpu(const std::string& type, const std::map<std::string, DenseTensor>& in,
+                         const std::vector<std::string>& outputs, const AttributeMap& attrs,
+                         DataType dtype, const std::string& what) {
+  SCOPED_TRACE(what);
+  const PlaceRun gpu = RunOn(platform::CUDAPlace(0), type, in, outputs, attrs, 2);
+  const PlaceRun cpu = RunOn(platform::CPUPlace(), type, in, outputs, attrs);
+  EXPECT_EQ(gpu.key.backend, LibraryType::kCUDNN) << type << " ran " << gpu.key.ToString();
+  for (const auto& slot : outputs) {
+    const DenseTensor& g = gpu.outputs.at(slot);
+    const DenseTensor& c = cpu.outputs.at(slot);
+    ASSERT_EQ(g.dims(), c.dims()) << slot;
+    EXPECT_EQ(g.dtype(), dtype) << slot;
+    const std::vector<double> expected = ToDoubles(c);
+    ExpectNear(ToDoubles(g), expected, Rel(dtype), Abs(dtype) * std::max(1.0, MaxAbs(expected)),
+               what + " " + slot);
+  }
+}
+
+AttributeMap CudnnPoolAttrs(const PoolCase& c) {
+  AttributeMap attrs = c.Attrs();
+  attrs["use_cudnn"] = true;  // pool2d's default is false.
+  return attrs;
+}
+
+// ------------------------------------------------------------------------------- conv2d
+
+std::vector<ConvCase> ConvCases() {
+  std::vector<ConvCase> cases;
+  ConvCase c;
+  c.input = {2, 3, 7, 8};
+  c.filter = {4, 3, 3, 3};
+  cases.push_back(c);  // Plain.
+  c.input = {2, 3, 9, 9};
+  c.filter = {5, 3, 3, 3};
+  c.strides = {2, 2};
+  c.paddings = {1, 1};
+  cases.push_back(c);  // Stride 2, padding 1.
+  c = ConvCase();
+  c.input = {1, 4, 10, 9};
+  c.filter = {3, 4, 3, 3};
+  c.dilations = {2, 2};
+  c.paddings = {2, 1};
+  cases.push_back(c);  // Dilation 2.
+  c = ConvCase();
+  c.input = {2, 4, 8, 8};
+  c.filter = {6, 2, 3, 3};
+  c.groups = 2;
+  c.paddings = {1, 1};
+  cases.push_back(c);  // Groups 2.
+  c = ConvCase();
+  c.op = "depthwise_conv2d";
+  c.input = {2, 4, 8, 8};
+  c.filter = {4, 1, 3, 3};
+  c.groups = 4;
+  c.paddings = {1, 1};
+  cases.push_back(c);  // Depthwise.
+  c.filter = {8, 1, 3, 3};
+  c.strides = {2, 1};
+  cases.push_back(c);  // Depthwise, channel multiplier 2.
+  c = ConvCase();
+  c.input = {2, 3, 8, 7};
+  c.filter = {4, 3, 3, 2};
+  c.paddings = {0, 2, 1, 0};
+  cases.push_back(c);  // Asymmetric paddings [top, bottom, left, right].
+  c = ConvCase();
+  c.input = {2, 3, 8, 8};
+  c.filter = {4, 3, 3, 3};
+  c.strides = {2, 2};
+  c.algorithm = "SAME";
+  cases.push_back(c);  // SAME with pad_sum 1: top 0, bottom 1.
+  c.algorithm = "VALID";
+  c.paddings = {3, 3};
+  cases.push_back(c);  // VALID ignores paddings.
+  c = ConvCase();
+  c.data_format = "NHWC";
+  c.input = {2, 7, 8, 3};
+  c.filter = {4, 3, 3, 3};
+  c.strides = {2, 2};
+  c.paddings = {1, 1};
+  cases.push_back(c);  // NHWC.
+  c.paddings = {1, 0, 0, 2};
+  cases.push_back(c);  // NHWC with asymmetric paddings.
+  c = ConvCase();
+  c.input = {3, 8, 5, 5};
+  c.filter = {6, 8, 1, 1};
+  c.strides = {2, 2};
+  cases.push_back(c);  // 1x1, stride 2.
+  return cases;
+}
+
+TEST_F(CudnnKernelTest, Conv2dMatchesCpu) {
+  unsigned seed = 1;
+  for (const ConvCase& c : ConvCases()) {
+    for (DataType dtype : {DataType::FLOAT32, DataType::FLOAT64}) {
+      const bool f = dtype == DataType::FLOAT32;
+      const std::map<std::string, DenseTensor> in = {
+          {"Input", f ? Random<float>(c.input, seed) : Random<double>(c.input, seed)},
+          {"Filter", f ? Random<float>(c.filter, seed + 1) : Random<double>(c.filter, seed + 1)}};
+      ExpectGpuMatchesCpu(c.op, in, {"Output"}, c.Attrs(), dtype, c.Name());
+    }
+    seed += 2;
+  }
+}
+
+TEST_F(CudnnKernelTest, Conv2dGradMatchesCpu) {
+  unsigned seed = 100;
+  for (const ConvCase& c : ConvCases()) {
+    for (DataType dtype : {DataType::FLOAT32, DataType::FLOAT64}) {
+      const bool f = dtype == DataType::FLOAT32;
+      std::map<std::string, DenseTensor> in = {
+          {"Input", f ? Random<float>(c.input, seed) : Random<double>(c.input, seed)},
+          {"Filter", f ? Random<float>(c.filter, seed + 1) : Random<double>(c.filter, seed + 1)}};
+      const DDim out =
+          RunOn(platform::CPUPlace(), c.op, in, {"Output"}, c.Attrs()).outputs["Output"].dims();
+      in["Output@GRAD"] = f ? Random<float>(out, seed + 2) : Random<double>(out, seed + 2);
+      const std::string type = c.op + "_grad";
+      ExpectGpuMatchesCpu(type, in, {"Input@GRAD", "Filter@GRAD"}, c.Attrs(), dtype, c.Name());
+      // Each gradient alone.
+      ExpectGpuMatchesCpu(type, in, {"Input@GRAD"}, c.Attrs(), dtype, c.Name() + " dInput");
+      ExpectGpuMatchesCpu(type, in, {"Filter@GRAD"}, c.Attrs(), dtype, c.Name() + " dFilter");
+    }
+    seed += 3;
+  }
+}
+
+// Network-sized layers, for which cuDNN's heuristics pick other algorithms (Winograd, FFT,
+// larger workspaces) than for the small cases.
+TEST_F(CudnnKernelTest, Conv2dNetworkLayersMatchCpu) {
+  std::vector<ConvCase> cases;
+  ConvCase c;
+  c.input = {4, 32, 28, 28};
+  c.filter = {32, 32, 3, 3};
+  c.paddings = {1, 1};
+  cases.push_back(c);  // A ResNet block's 3x3.
+  c.input = {2, 3, 32, 32};
+  c.filter = {16, 3, 7, 7};
+  c.strides = {2, 2};
+  c.paddings = {3, 3};
+  cases.push_back(c);  // A 7x7 stem.
+  c = ConvCase();
+  c.op = "depthwise_conv2d";
+  c.input = {4, 32, 28, 28};
+  c.filter = {32, 1, 3, 3};
+  c.groups = 32;
+  c.strides = {2, 2};
+  c.algorithm = "SAME";
+  cases.push_back(c);  // A MobileNet depthwise layer.
+  unsigned seed = 400;
+  for (const ConvCase& cc : cases) {
+    std::map<std::string, DenseTensor> in = {{"Input", Random<float>(cc.input, seed)},
+                                             {"Filter", Random<float>(cc.filter, seed + 1)}};
+    ExpectGpuMatchesCpu(cc.op, in, {"Output"}, cc.Attrs(), DataType::FLOAT32, cc.Name());
+    // Float math, not TF32 (CUDNN_FMA_MATH): within 2e-5 of the largest value of a double
+    // reference, where TF32's 10-bit mantissa would be ~1e-3 off.
+    const std::vector<double> f32 = ToDoubles(
+        RunOn(platform::CUDAPlace(0), cc.op, in, {"Output"}, cc.Attrs()).outputs["Output"]);
+    const std::vector<double> f64 = ToDoubles(
+        RunOn(platform::CPUPlace(), cc.op,
+              {{"Input", Random<double>(cc.input, seed)},
+               {"Filter", Random<double>(cc.filter, seed + 1)}},
+              {"Output"}, cc.Attrs())
+            .outputs["Output"]);
+    ExpectNear(f32, f64, 0.0, 2e-5 * MaxAbs(f64), cc.Name() + " float against double");
+    const DDim out =
+        RunOn(platform::CPUPlace(), cc.op, in, {"Output"}, cc.Attrs()).outputs["Output"].dims();
+    in["Output@GRAD"] = Random<float>(out, seed + 2);
+    ExpectGpuMatchesCpu(cc.op + "_grad", in, {"Input@GRAD", "Filter@GRAD"}, cc.Attrs(),
+                        DataType::FLOAT32, cc.Name());
+    seed += 3;
+  }
+}
+
+// An empty batch: empty outputs and input gradients, a zero filter gradient.
+TEST_F(CudnnKernelTest, EmptyBatch) {
+  ConvCase c;
+  c.input = {0, 3, 5, 5};
+  c.filter = {4, 3, 3, 3};
+  std::map<std::string, DenseTensor> in = {{"Input", Random<float>(c.input, 41)},
+                                           {"Filter", Random<float>(c.filter, 42)}};
+  ExpectGpuMatchesCpu("conv2d", in, {"Output"}, c.Attrs(), DataType::FLOAT32, c.Name());
+  in["Output@GRAD"] = Random<float>({0, 4, 3, 3}, 43);
+  ExpectGpuMatchesCpu("conv2d_grad", in, {"Input@GRAD", "Filter@GRAD"}, c.Attrs(),
+                      DataType::FLOAT32, c.Name());
+  PoolCase p;
+  p.x = {0, 3, 4, 4};
+  p.type = "max";
+  p.ksize = {2, 2};
+  ExpectGpuMatchesCpu("pool2d", {{"X", Random<float>(p.x, 44)}}, {"Out"}, CudnnPoolAttrs(p),
+                      DataType::FLOAT32, p.Name());
+}
+
+TEST_F(CudnnKernelTest, Conv2dFusedEpilogueMatchesCpu) {
+  for (const std::string format : {"NCHW", "NHWC"}) {
+    ConvCase c;
+    c.data_format = format;
+    c.input = format == "NHWC" ? DDim{2, 6, 7, 3} : DDim{2, 3, 6, 7};
+    c.filter = {5, 3, 3, 3};
+    c.paddings = {1, 1};
+    const DDim out = format == "NHWC" ? DDim{2, 6, 7, 5} : DDim{2, 5, 6, 7};
+    for (DataType dtype : {DataType::FLOAT32, DataType::FLOAT64}) {
+      const bool f = dtype == DataType::FLOAT32;
+      std::map<std::string, DenseTensor> in = {
+          {"Input", f ? Random<float>(c.input, 11) : Random<double>(c.input, 11)},
+          {"Filter", f ? Random<float>(c.filter, 12) : Random<double>(c.filter, 12)},
+          {"Bias", f ? Random<float>({5}, 13) : Random<double>({5}, 13)}};
+      ExpectGpuMatchesCpu("conv2d", in, {"Output"}, c.Attrs(), dtype, c.Name() + " Bias");
+      in["ResidualData"] = f ? Random<float>(out, 14) : Random<double>(out, 14);
+      // relu, relu6 and sigmoid run in cuDNN; leaky_relu and swish on the host.
+      for (const std::string act : {"relu", "relu6", "sigmoid", "leaky_relu", "swish"}) {
+        AttributeMap attrs = c.Attrs();
+        attrs["fuse_residual_connection"] = true;
+        attrs["fuse_activation"] = act;
+        attrs["fuse_alpha"] = 0.2f;
+        attrs["fuse_beta"] = act == "relu6" ? 0.5f : 0.0f;
+        ExpectGpuMatchesCpu("conv2d", in, {"Output"}, attrs, dtype,
+                            c.Name() + " Bias + ResidualData + " + act);
+      }
+    }
+  }
+}
+
+TEST_F(CudnnKernelTest, Conv2dGradDeterministicModeIsBitwiseReproducible) {
+  ScopedFlag deterministic(&FLAGS_cudnn_deterministic, true);
+  ConvCase c;
+  c.input = {4, 8, 16, 16};
+  c.filter = {8, 8, 3, 3};
+  c.paddings = {1, 1};
+  std::map<std::string, DenseTensor> in = {{"Input", Random<float>(c.input, 21)},
+                                           {"Filter", Random<float>(c.filter, 22)},
+                                           {"Output@GRAD", Random<float>({4, 8, 16, 16}, 23)}};
+  const std::vector<std::string> outs = {"Input@GRAD", "Filter@GRAD"};
+  const PlaceRun a = RunOn(platform::CUDAPlace(0), "conv2d_grad", in, outs, c.Attrs());
+  const PlaceRun b = RunOn(platform::CUDAPlace(0), "conv2d_grad", in, outs, c.Attrs());
+  EXPECT_EQ(a.key.backend, LibraryType::kCUDNN);
+  for (const auto& slot : outs) {
+    EXPECT_EQ(ToDoubles(a.outputs.at(slot)), ToDoubles(b.outputs.at(slot))) << slot;
+  }
+  ExpectGpuMatchesCpu("conv2d_grad", in, outs, c.Attrs(), DataType::FLOAT32, "deterministic");
+}
+
+TEST_F(CudnnKernelTest, Conv2dExhaustiveSearchMatchesCpu) {
+  ScopedFlag exhaustive(&FLAGS_cudnn_exhaustive_search, true);
+  ConvCase c;
+  c.input = {2, 8, 12, 12};
+  c.filter = {16, 8, 3, 3};
+  c.paddings = {1, 1};
+  std::map<std::string, DenseTensor> in = {{"Input", Random<float>(c.input, 31)},
+                                           {"Filter", Random<float>(c.filter, 32)}};
+  ExpectGpuMatchesCpu("conv2d", in, {"Output"}, c.Attrs(), DataType::FLOAT32, "exhaustive");
+  in["Output@GRAD"] = Random<float>({2, 16, 12, 12}, 33);
+  ExpectGpuMatchesCpu("conv2d_grad", in, {"Input@GRAD", "Filter@GRAD"}, c.Attrs(),
+                      DataType::FLOAT32, "exhaustive grad");
+}
+
+// ------------------------------------------------------------------------------- pool2d
+
+std::vector<PoolCase> PoolCases() {
+  std::vector<PoolCase> cases;
+  PoolCase c;
+  c.x = {2, 3, 8, 8};
+  c.type = "max";
+  c.ksize = {2, 2};
+  c.strides = {2, 2};
+  cases.push_back(c);
+  c.x = {2, 3, 9, 9};
+  c.ksize = {3, 3};
+  c.paddings = {1, 1};
+  cases.push_back(c);  // Max with padding.
+  c.type = "avg";
+  cases.push_back(c);  // Avg exclusive with padding.
+  c.exclusive = false;
+  cases.push_back(c);  // Avg inclusive with padding.
+  for (const std::string type : {"max", "avg"}) {
+    for (bool exclusive : {true, false}) {
+      if (type == "max" && !exclusive) continue;
+      c = PoolCase();
+      c.type = type;
+      c.exclusive = exclusive;
+      c.x = {2, 3, 8, 8};
+      c.ksize = {3, 3};
+      c.strides = {2, 2};
+      c.algorithm = "SAME";
+      cases.push_back(c);  // SAME, top 0 and bottom 1: an explicitly padded buffer.
+      c = PoolCase();
+      c.type = type;
+      c.exclusive = exclusive;
+      c.x = {1, 2, 5, 7};
+      c.ksize = {2, 2};
+      c.strides = {2, 2};
+      c.ceil_mode = true;
+      cases.push_back(c);  // ceil_mode adds a window.
+      c.x = {1, 2, 7, 6};
+      c.ksize = {3, 2};
+      c.paddings = {1, 0, 0, 1};
+      c.strides = {2, 1};
+      c.ceil_mode = false;
+      cases.push_back(c);  // Asymmetric paddings.
+      c = PoolCase();
+      c.type = type;
+      c.exclusive = exclusive;
+      c.x = {2, 3, 5, 6};
+      c.ksize = {1, 1};
+      c.global = true;
+      cases.push_back(c);  // Global.
+    }
+  }
+  c = PoolCase();
+  c.type = "avg";
+  c.x = {1, 2, 4, 6};
+  c.ksize = {2, 3};
+  c.adaptive = true;
+  cases.push_back(c);  // Adaptive with equal windows.
+  c.type = "max";
+  cases.push_back(c);
+  c = PoolCase();
+  c.data_format = "NHWC";
+  c.type = "max";
+  c.x = {2, 9, 9, 3};
+  c.ksize = {3, 3};
+  c.strides = {2, 2};
+  c.paddings = {1, 1};
+  cases.push_back(c);  // NHWC.
+  c.type = "avg";
+  c.algorithm = "SAME";
+  c.x = {2, 8, 8, 3};
+  cases.push_back(c);  // NHWC, avg exclusive in a padded buffer.
+  return cases;
+}
+
+TEST_F(CudnnKernelTest, Pool2dMatchesCpu) {
+  unsigned seed = 200;
+  for (const PoolCase& c : PoolCases()) {
+    for (DataType dtype : {DataType::FLOAT32, DataType::FLOAT64}) {
+      const bool f = dtype == DataType::FLOAT32;
+      const std::map<std::string, DenseTensor> in = {
+          {"X", f ? Random<float>(c.x, seed) : Random<double>(c.x, seed)}};
+      ExpectGpuMatchesCpu("pool2d", in, {"Out"}, CudnnPoolAttrs(c), dtype, c.Name());
+    }
+    ++seed;
+  }
+}
+
+TEST_F(CudnnKernelTest, Pool2dGradMatchesCpu) {
+  unsigned seed = 300;
+  for (const PoolCase& c : PoolCases()) {
+    for (DataType dtype : {DataType::FLOAT32, DataType::FLOAT64}) {
+      const bool f = dtype == DataType::FLOAT32;
+      std::map<std::string, DenseTensor> in = {
+          {"X", f ? Random<float>(c.x, seed) : Random<double>(c.x, seed)}};
+      const DenseTensor out =
+          RunOn(platform::CPUPlace(), "pool2d", in, {"Out"}, c.Attrs()).outputs["Out"];
+      in["Out"] = out;
+      in["Out@GRAD"] = f ? Random<float>(out.dims(), seed + 1000)
+                         : Random<double>(out.dims(), seed + 1000);
+      ExpectGpuMatchesCpu("pool2d_grad", in, {"X@GRAD"}, CudnnPoolAttrs(c), dtype, c.Name());
+    }
+    ++seed;
+  }
+}
+
+TEST_F(CudnnKernelTest, Pool2dUsesCudnnOnlyWhenAsked) {
+  PoolCase c;
+  c.x = {1, 2, 4, 4};
+  c.type = "max";
+  c.ksize = {2, 2};
+  c.strides = {2, 2};
+  const PlaceRun run =
+      RunOn(platform::CUDAPlace(0), "pool2d", {{"X", Random<float>(c.x, 5)}}, {"Out"}, c.Attrs());
+  EXPECT_NE(run.key.backend, LibraryType::kCUDNN);
+}
+
+TEST_F(CudnnKernelTest, RefusalsNameTheOp) {
+  PoolCase c;
+  c.x = {1, 2, 5, 7};
+  c.type = "avg";
+  c.ksize = {2, 3};
+  c.adaptive = true;  // 5 / 2 and 7 / 3: windows of unequal sizes.
+  ExpectError<platform::UnimplementedError>(
+      [&] {
+        RunOn(platform::CUDAPlace(0), "pool2d", {{"X", Random<float>(c.x, 6)}}, {"Out"},
+              CudnnPoolAttrs(c));
+      },
+      {"pool2d", "adaptive", "use_cudnn = false"});
+  c = PoolCase();
+  c.x = {1, 2, 4, 4};
+  c.type = "max";
+  c.ksize = {2, 2};
+  c.paddings = {2, 2};  // The first window lies in the padding.
+  ExpectError<platform::UnimplementedError>(
+      [&] {
+        RunOn(platform::CUDAPlace(0), "pool2d", {{"X", Random<float>(c.x, 7)}}, {"Out"},
+              CudnnPoolAttrs(c));
+      },
+      {"pool2d", "paddings", "use_cudnn = false"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
