@@ -4,8 +4,8 @@ if(NOT CMAKE_CUDA_COMPILER)
   set(CMAKE_CUDA_COMPILER ${PL_NVCC})
 endif()
 if(NOT CMAKE_CUDA_ARCHITECTURES)
-  # Hopper by default; override with -DCMAKE_CUDA_ARCHITECTURES=... for other GPUs.
-  set(CMAKE_CUDA_ARCHITECTURES 90)
+  # Ampere and Hopper by default; override with -DCMAKE_CUDA_ARCHITECTURES=... for others.
+  set(CMAKE_CUDA_ARCHITECTURES 80 90)
 endif()
 enable_language(CUDA)
 set(CMAKE_CUDA_STANDARD 17)

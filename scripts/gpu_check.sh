@@ -7,7 +7,9 @@
 #      FLAGS_cudnn_deterministic compared bit for bit;
 #   3. LeNet epochs against PyTorch on the same GPU (tests/benchmarks/train_vs_pytorch.py),
 #      when python3 has torch;
-#   4. the kernel tests again under compute-sanitizer (memcheck), when it is installed.
+#   4. saved models through a GPU predictor and a CPU one (`paddle_like bench`), and the CUDA
+#      kernels against the bare cuBLAS/cuDNN calls (cuda_vs_library_benchmark);
+#   5. the kernel tests again under compute-sanitizer (memcheck), when it is installed.
 #
 #   scripts/gpu_check.sh BUNDLE.tar.xz OUT_DIR
 set -uo pipefail
@@ -37,7 +39,7 @@ echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" | tee "$OUT/env.txt"
 ldd "$B/bin/cuda_kernel_test" | grep -E "not found|cudnn|cublas|cudart" | tee -a "$OUT/env.txt"
 
 # One process per test case: a crash in one case does not hide the others.
-for t in cuda_kernel_test cuda_cudnn_test; do
+for t in cuda_kernel_test cuda_cudnn_test cuda_norm_dropout_test; do
   start=$SECONDS
   passed=0
   failed=()
@@ -83,24 +85,51 @@ n = min(len(gl), len(cl))
 diff = max((abs(a - b) / max(abs(b), 1e-12) for a, b in zip(gl[:n], cl[:n])), default=float("nan"))
 print(f"gpu vs cpu: {n} steps, first losses {gl[:3]} vs {cl[:3]}, max relative difference {diff:.3g}")
 print("gpu vs cpu final test accuracy:", g["epochs"][-1]["test_accuracy"], c["epochs"][-1]["test_accuracy"])
-print("deterministic gpu runs bitwise equal:", d1.get("step_losses") == d2.get("step_losses"))
+s1, s2 = d1.get("step_losses", []), d2.get("step_losses", [])
+print(f"deterministic gpu runs: {len(s1)} step losses, bitwise equal: {bool(s1) and s1 == s2}")
 PY
 summary+=("$(cat "$OUT/compare.txt")")
 
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/tests/benchmarks/train_vs_pytorch.py" \
     --binary "$B/bin/paddle_like" --place gpu --data "$B/datasets/fashion-mnist-10k" \
-    --model lenet --epochs 2 --rounds 3 --threads 4 >"$OUT/vs_pytorch.log" 2>&1
+    --model lenet --epochs 3 --rounds 3 --threads 4 >"$OUT/vs_pytorch.log" 2>&1
   note "vs pytorch (exit $?): $(tail -4 "$OUT/vs_pytorch.log" | tr '\n' ' ')"
 fi
+
+# Saved models through a predictor on the GPU and on the CPU (oneDNN, 4 threads): p50 latency.
+bench() {  # bench MODEL [--shape ...]
+  local model=$1 line=""
+  shift
+  for place in gpu cpu; do
+    timeout 60 "$B/bin/paddle_like" bench --model "$ROOT/tests/fixtures/models/$model" \
+      --place "$place" --warmup 10 --repeat 50 "$@" >"$OUT/bench_${model}_$place.log" 2>&1
+    line+=" $place: $(grep -oE 'p50 [0-9.]+' "$OUT/bench_${model}_$place.log" || echo "exit $?") ms"
+  done
+  note "bench $model$line"
+}
+bench ppocr_mobile_v2_cls --shape x=1x3x48x192
+bench ppocrv3_det --shape x=1x3x640x640
+bench ppyolo_tiny
+bench face_det_blazeface --shape image=1x3x640x640
+
+start=$SECONDS
+timeout 150 "$B/bin/cuda_vs_library_benchmark" --benchmark_min_time=0.3 \
+  --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+  --benchmark_out="$OUT/cuda_vs_library.json" --benchmark_out_format=json \
+  >"$OUT/cuda_vs_library.log" 2>&1
+note "cuda_vs_library_benchmark: exit $? ($((SECONDS - start)) s)"
+grep -E "_median" "$OUT/cuda_vs_library.log"
 
 if command -v compute-sanitizer >/dev/null; then
   timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/bin/cuda_kernel_test" \
     >"$OUT/memcheck.log" 2>&1
   note "memcheck cuda_kernel_test: exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
-  timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/bin/cuda_cudnn_test" \
-    >"$OUT/memcheck_cudnn.log" 2>&1
-  note "memcheck cuda_cudnn_test: exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/memcheck_cudnn.log" | tail -1)"
+  for t in cuda_cudnn_test cuda_norm_dropout_test; do
+    timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/bin/$t" \
+      >"$OUT/memcheck_$t.log" 2>&1
+    note "memcheck $t: exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/memcheck_$t.log" | tail -1)"
+  done
 fi
 
 echo

@@ -187,6 +187,65 @@ TEST_F(CudaKernelTest, CastScaleAndExpandMatchCpu) {
                       {{"Out", 1}}, {{"target_shape", std::vector<int>{2, 3, 4}}});
 }
 
+TEST_F(CudaKernelTest, ConcatSplitAndTransposeMatchCpu) {
+  for (int axis : {0, 1, 2, -1}) {
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    const int a = axis < 0 ? axis + 3 : axis;
+    auto piece = [&](int64_t n) {
+      std::vector<int64_t> d{2, 3, 4};
+      d[a] = n;
+      return DDim(d);
+    };
+    ExpectGpuMatchesCpu(
+        "concat",
+        [&](DataType t) {
+          return SlotTensors{{"X",
+                              {Random(t, piece(1), -1, 1, 41), Random(t, piece(3), -1, 1, 42),
+                               Random(t, piece(0), -1, 1, 43), Random(t, piece(2), -1, 1, 44)}}};
+        },
+        {{"Out", 1}}, {{"axis", axis}});
+    ExpectGpuMatchesCpu(
+        "concat_grad",
+        [&](DataType t) {
+          return SlotTensors{
+              {"X", {Random(t, piece(1), -1, 1, 41), Random(t, piece(3), -1, 1, 42)}},
+              {"Out@GRAD", {Random(t, piece(4), -1, 1, 45)}}};
+        },
+        {{"X@GRAD", 2}}, {{"axis", axis}});
+    ExpectGpuMatchesCpu("split",
+                        [&](DataType t) {
+                          return SlotTensors{{"X", {Random(t, piece(6), -1, 1, 46)}}};
+                        },
+                        {{"Out", 3}},
+                        {{"axis", axis}, {"num", 0}, {"sections", std::vector<int>{1, -1, 2}}});
+  }
+  // The axis from a tensor; an int64 concat.
+  ExpectGpuMatchesCpu("concat",
+                      [&](DataType t) {
+                        return SlotTensors{
+                            {"X", {Random(t, {2, 3}, -1, 1, 47), Random(t, {2, 5}, -1, 1, 48)}},
+                            {"AxisTensor", {MakeTensor<int64_t>({1}, {1})}}};
+                      },
+                      {{"Out", 1}}, {{"axis", 0}});
+  ExpectGpuMatchesCpu("concat",
+                      [&](DataType) {
+                        return SlotTensors{{"X",
+                                            {MakeTensor<int64_t>({2, 1}, {1, 2}),
+                                             MakeTensor<int64_t>({2, 2}, {3, 4, 5, 1LL << 50})}}};
+                      },
+                      {{"Out", 1}}, {{"axis", 1}}, {DataType::INT64});
+  for (const std::vector<int>& perm :
+       std::vector<std::vector<int>>{{1, 0}, {0, 2, 1}, {2, 0, 1}, {3, 1, 0, 2}}) {
+    std::vector<int64_t> dims{3, 4, 5, 6};
+    dims.resize(perm.size());
+    ExpectGpuMatchesCpu("transpose2",
+                        [&](DataType t) {
+                          return SlotTensors{{"X", {Random(t, DDim(dims), -1, 1, 49)}}};
+                        },
+                        {{"Out", 1}}, {{"axis", perm}});
+  }
+}
+
 TEST_F(CudaKernelTest, ReductionsAndTheirGradOpsMatchCpu) {
   const DDim dims{4, 5, 300};  // Long rows take the block-per-output path.
   struct Case {

@@ -35,6 +35,9 @@ CudaKernelTable LossCudaKernels();          // operators/loss/softmax_with_cross
 CudaKernelTable OptimizerCudaKernels();     // operators/optimizers/optimizer_op.cu
 CudaKernelTable MatmulCudaKernels();        // operators/cuda/matmul_cublas.cc
 CudaKernelTable SoftmaxCudaKernels();       // operators/cuda/softmax_cudnn.cc
+CudaKernelTable BatchNormCudaKernels();     // operators/nn/batch_norm_op.cu
+CudaKernelTable DropoutCudaKernels();       // operators/nn/dropout_op.cu
+CudaKernelTable QuadraticCudaKernels();     // operators/quadratic/quadratic_op.cu
 
 }  // namespace operators
 }  // namespace paddle_like

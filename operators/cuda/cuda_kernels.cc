@@ -9,7 +9,9 @@ namespace operators {
 PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernelTables) {
   for (const auto& table : {ElementwiseCudaKernels(), ActivationCudaKernels(),
                             TensorCudaKernels(), ReduceCudaKernels(), LossCudaKernels(),
-                            OptimizerCudaKernels(), MatmulCudaKernels(), SoftmaxCudaKernels()}) {
+                            OptimizerCudaKernels(), MatmulCudaKernels(), SoftmaxCudaKernels(),
+                            BatchNormCudaKernels(), DropoutCudaKernels(),
+                            QuadraticCudaKernels()}) {
     for (const CudaKernelEntry& k : table) {
       framework::RegisterKernel(k.op_type, framework::DeviceType::kCUDA, k.dtype, k.library,
                                 k.fn);

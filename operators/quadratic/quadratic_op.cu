@@ -1,9 +1,7 @@
 // CUDA kernels of quadratic, instantiating the functor shared with the CPU kernel.
-#include <algorithm>
-
+#include "operators/cuda/cuda_kernel_table.h"
+#include "operators/cuda/cuda_util.h"
 #include "operators/quadratic/quadratic_op.h"
-#include "operators/quadratic/quadratic_op_cuda.h"
-#include "platform/cuda/cuda_device_context.h"
 
 namespace paddle_like {
 namespace operators {
@@ -19,29 +17,30 @@ __global__ void QuadraticElementwise(const T* in, T* out, int64_t n, QuadraticFu
   }
 }
 
+// Out = a * X^2 + b * X + c on the op's CUDA stream.
+template <typename T>
+struct QuadraticCudaKernel {
+  static void Compute(const framework::ExecutionContext& ctx) {
+    const framework::DenseTensor x = *ctx.Input("X");
+    const QuadraticFunctor<T> f{static_cast<T>(ctx.Attr<float>("a")),
+                                static_cast<T>(ctx.Attr<float>("b")),
+                                static_cast<T>(ctx.Attr<float>("c"))};
+    T* o = ctx.Output("Out")->mutable_data<T>(ctx.GetPlace());
+    const int64_t n = x.numel();
+    if (n == 0) return;  // A launch of zero blocks is an error.
+    QuadraticElementwise<T><<<cuda::Blocks(n), cuda::kThreads, 0, cuda::Stream(ctx)>>>(
+        x.data<T>(), o, n, f);
+    cuda::CheckLaunch(ctx);
+  }
+};
+
 }  // namespace
 
-template <typename T>
-void QuadraticCudaKernel(const framework::ExecutionContext& ctx) {
-  const framework::DenseTensor* x = ctx.Input("X");
-  framework::DenseTensor* out = ctx.Output("Out");
-  const QuadraticFunctor<T> f{static_cast<T>(ctx.Attr<float>("a")),
-                              static_cast<T>(ctx.Attr<float>("b")),
-                              static_cast<T>(ctx.Attr<float>("c"))};
-  const T* in = x->data<T>();
-  T* o = out->mutable_data<T>(ctx.GetPlace());
-  const int64_t n = x->numel();
-  if (n == 0) return;  // A launch of zero blocks is an error.
-  constexpr int kThreads = 256;
-  // Enough blocks to fill the device; the grid-stride loop covers the rest.
-  const int64_t blocks = std::min<int64_t>((n + kThreads - 1) / kThreads, 65535);
-  const auto& dev = ctx.device_context<platform::CUDADeviceContext>();
-  QuadraticElementwise<T><<<static_cast<int>(blocks), kThreads, 0, dev.stream()>>>(in, o, n, f);
-  platform::CheckCuda(cudaGetLastError(), "quadratic CUDA kernel launch");
+CudaKernelTable QuadraticCudaKernels() {
+  CudaKernelTable table;
+  AddCudaKernels<QuadraticCudaKernel, float, double>(&table, "quadratic");
+  return table;
 }
-
-template void QuadraticCudaKernel<float>(const framework::ExecutionContext&);
-template void QuadraticCudaKernel<double>(const framework::ExecutionContext&);
 
 }  // namespace operators
 }  // namespace paddle_like

@@ -228,7 +228,8 @@ std::string TrainReport::ToJson(const TrainOptions& options) const {
   os.precision(8);
   os << "{\n  \"model\": \"" << options.model << "\",\n  \"optimizer\": \"" << options.optimizer
      << "\",\n  \"learning_rate\": " << options.learning_rate << ",\n  \"batch_size\": "
-     << options.batch_size << ",\n  \"seed\": " << options.seed << ",\n  \"epochs\": [";
+     << options.batch_size << ",\n  \"seed\": " << options.seed << ",\n  \"place\": \""
+     << options.place.ToString() << "\",\n  \"epochs\": [";
   for (size_t i = 0; i < epochs.size(); ++i) {
     const EpochReport& e = epochs[i];
     os << (i ? "," : "") << "\n    {\"epoch\": " << e.epoch << ", \"train_loss\": " << e.train_loss
@@ -236,7 +237,12 @@ std::string TrainReport::ToJson(const TrainOptions& options) const {
        << ", \"test_accuracy\": " << e.test_accuracy << ", \"seconds\": " << e.seconds
        << ", \"samples_per_second\": " << e.samples_per_second << "}";
   }
-  os << "\n  ],\n  \"reloaded_test_accuracy\": " << reloaded_test_accuracy
+  // Every step's loss, with all the digits of the double: runs compare bit for bit.
+  os << "\n  ],\n  \"step_losses\": [";
+  os.precision(17);
+  for (size_t i = 0; i < step_losses.size(); ++i) os << (i ? ", " : "") << step_losses[i];
+  os.precision(8);
+  os << "],\n  \"reloaded_test_accuracy\": " << reloaded_test_accuracy
      << ",\n  \"model_path\": \"" << model_path << "\"\n}\n";
   return os.str();
 }

@@ -1,0 +1,253 @@
+// The CUDA kernels through a prepared program against the bare library call on the same
+// shapes, on gpu:0, float32:
+//  - BM_GemmKernel (the `mul` op) against BM_GemmCublas (cublasSgemm);
+//  - BM_ConvKernel (conv2d, the cuDNN kernel) against BM_ConvCudnn (cudnnConvolutionForward
+//    with the heuristics' first algorithm and the same FMA math);
+//  - BM_AddKernel (elementwise_add of two same-shape tensors) against BM_CopyBytes (a
+//    device-to-device copy of as many bytes as the add reads and writes: the bandwidth
+//    ceiling).
+// Every iteration ends with the stream synchronised (the executor waits at the end of a run),
+// so the times are one call's latency, launches included; the ratios kernel / library are
+// the framework's overhead (slot and attribute lookups, output allocation, the run's
+// bookkeeping). Without a CUDA device every benchmark reports an error and does nothing.
+//
+//   build/tests/benchmarks/cuda_vs_library_benchmark --benchmark_repetitions=5 \
+//       --benchmark_report_aggregates_only=true
+#include <benchmark/benchmark.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include "framework/executor.h"
+#include "operators/registry.h"
+#include "platform/allocator.h"
+#include "platform/cuda/cuda_device_context.h"
+#include "platform/device_context_pool.h"
+#include "platform/init.h"
+#include "tests/benchmarks/bench_util.h"
+
+namespace paddle_like {
+namespace {
+
+using framework::DDim;
+using framework::DenseTensor;
+
+bool HaveDevice(benchmark::State& state) {
+  operators::RegisterAllOps();
+  if (platform::CudaDeviceCount() > 0) return true;
+  state.SkipWithError("no CUDA device");
+  return false;
+}
+
+const platform::CUDADeviceContext& Gpu() {
+  return *platform::DeviceContextPool::Instance().GetAs<platform::CUDADeviceContext>(
+      platform::CUDAPlace(0));
+}
+
+DenseTensor OnGpu(const DenseTensor& host) {
+  DenseTensor t;
+  framework::CopyTensor(host, platform::CUDAPlace(0), &t);
+  return t;
+}
+
+// Runs a one-op program on gpu:0 per iteration; `params` are set once (on the GPU), `inputs`
+// fed again before each run (sharing their GPU buffers).
+void RunOnGpu(benchmark::State& state, const framework::ProgramDesc& program,
+              const std::map<std::string, DenseTensor>& params,
+              const std::map<std::string, DenseTensor>& inputs, const std::string& fetch) {
+  framework::Scope scope;
+  for (const auto& [name, t] : params) *scope.Var(name)->GetMutable<DenseTensor>() = OnGpu(t);
+  framework::Executor exec{platform::CUDAPlace(0)};
+  auto prepared = exec.Prepare(program, 0, &scope, {fetch});
+  std::map<std::string, DenseTensor> gpu_inputs;
+  for (const auto& [name, t] : inputs) gpu_inputs[name] = OnGpu(t);
+  for (auto _ : state) {
+    for (const auto& [name, t] : gpu_inputs) {
+      *prepared->local_scope()->FindVar(name)->GetMutable<DenseTensor>() = t;
+    }
+    exec.Run(prepared.get());
+  }
+}
+
+struct GemmShape {
+  int64_t m, k, n;
+};
+const GemmShape kGemms[] = {{64, 800, 500}, {1024, 1024, 1024}, {4096, 4096, 4096}};
+
+void SetGemmCounters(benchmark::State& state, const GemmShape& s) {
+  state.counters["TFLOPS"] = benchmark::Counter(2.0 * s.m * s.k * s.n * 1e-12,
+                                                benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_GemmKernel(benchmark::State& state) {
+  if (!HaveDevice(state)) return;
+  const GemmShape& s = kGemms[state.range(0)];
+  framework::ProgramDesc program;
+  framework::BlockDesc& b = program.Block(0);
+  b.Var("x")->SetShape({s.m, s.k});
+  b.Var("w")->SetShape({s.k, s.n});
+  b.Var("w")->SetPersistable(true);
+  AddOp(&b, "mul", {{"X", {"x"}}, {"Y", {"w"}}}, {{"Out", {"y"}}}, {});
+  RunOnGpu(state, program, {{"w", Filled(DDim({s.k, s.n}), -0.1f, 0.0001f)}},
+           {{"x", Filled(DDim({s.m, s.k}), -1.0f, 0.0003f)}}, "y");
+  SetGemmCounters(state, s);
+}
+
+void BM_GemmCublas(benchmark::State& state) {
+  if (!HaveDevice(state)) return;
+  const GemmShape& s = kGemms[state.range(0)];
+  const auto& dev = Gpu();
+  const DenseTensor x = OnGpu(Filled(DDim({s.m, s.k}), -1.0f, 0.0003f));
+  const DenseTensor w = OnGpu(Filled(DDim({s.k, s.n}), -0.1f, 0.0001f));
+  auto out = platform::Alloc(platform::CUDAPlace(0), sizeof(float) * s.m * s.n);
+  const float alpha = 1, beta = 0;
+  for (auto _ : state) {
+    // Row-major Out = X W as column-major Out^T = W^T X^T.
+    platform::CheckCublas(
+        cublasSgemm(dev.cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n),
+                    static_cast<int>(s.m), static_cast<int>(s.k), &alpha, w.data<float>(),
+                    static_cast<int>(s.n), x.data<float>(), static_cast<int>(s.k), &beta,
+                    static_cast<float*>(out->ptr()), static_cast<int>(s.n)),
+        "cublasSgemm");
+    dev.Wait();
+  }
+  SetGemmCounters(state, s);
+}
+
+struct ConvShape {
+  int64_t n, c, h, w, k, r, pad;
+};
+// LeNet's two convolutions (batch 64), a ResNet-50 3x3 stage-1 layer and a stage-3 one.
+const ConvShape kConvs[] = {{64, 1, 28, 28, 20, 5, 0},
+                            {64, 20, 12, 12, 50, 5, 0},
+                            {32, 64, 56, 56, 64, 3, 1},
+                            {32, 256, 14, 14, 256, 3, 1}};
+
+void SetConvCounters(benchmark::State& state, const ConvShape& s) {
+  const int64_t oh = s.h + 2 * s.pad - s.r + 1, ow = s.w + 2 * s.pad - s.r + 1;
+  state.counters["TFLOPS"] =
+      benchmark::Counter(2.0 * s.n * s.k * oh * ow * s.c * s.r * s.r * 1e-12,
+                         benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_ConvKernel(benchmark::State& state) {
+  if (!HaveDevice(state)) return;
+  const ConvShape& s = kConvs[state.range(0)];
+  framework::ProgramDesc program;
+  framework::BlockDesc& b = program.Block(0);
+  b.Var("x")->SetShape({s.n, s.c, s.h, s.w});
+  b.Var("f")->SetShape({s.k, s.c, s.r, s.r});
+  b.Var("f")->SetPersistable(true);
+  const int pad = static_cast<int>(s.pad);
+  AddOp(&b, "conv2d", {{"Input", {"x"}}, {"Filter", {"f"}}}, {{"Output", {"y"}}},
+        {{"strides", std::vector<int>{1, 1}},
+         {"paddings", std::vector<int>{pad, pad}},
+         {"dilations", std::vector<int>{1, 1}},
+         {"groups", 1}});
+  RunOnGpu(state, program, {{"f", Filled(DDim({s.k, s.c, s.r, s.r}), -0.1f, 0.001f)}},
+           {{"x", Filled(DDim({s.n, s.c, s.h, s.w}), -1.0f, 0.0003f)}}, "y");
+  SetConvCounters(state, s);
+}
+
+void BM_ConvCudnn(benchmark::State& state) {
+  if (!HaveDevice(state)) return;
+  const ConvShape& s = kConvs[state.range(0)];
+  const auto& dev = Gpu();
+  const int64_t oh = s.h + 2 * s.pad - s.r + 1, ow = s.w + 2 * s.pad - s.r + 1;
+  const DenseTensor x = OnGpu(Filled(DDim({s.n, s.c, s.h, s.w}), -1.0f, 0.0003f));
+  const DenseTensor f = OnGpu(Filled(DDim({s.k, s.c, s.r, s.r}), -0.1f, 0.001f));
+  auto y = platform::Alloc(platform::CUDAPlace(0), sizeof(float) * s.n * s.k * oh * ow);
+  cudnnTensorDescriptor_t xd, yd;
+  cudnnFilterDescriptor_t fd;
+  cudnnConvolutionDescriptor_t cd;
+  using platform::CheckCudnn;
+  CheckCudnn(cudnnCreateTensorDescriptor(&xd), "create");
+  CheckCudnn(cudnnCreateTensorDescriptor(&yd), "create");
+  CheckCudnn(cudnnCreateFilterDescriptor(&fd), "create");
+  CheckCudnn(cudnnCreateConvolutionDescriptor(&cd), "create");
+  const auto i = [](int64_t v) { return static_cast<int>(v); };
+  CheckCudnn(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, i(s.n), i(s.c),
+                                        i(s.h), i(s.w)),
+             "x");
+  CheckCudnn(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, i(s.n), i(s.k),
+                                        i(oh), i(ow)),
+             "y");
+  CheckCudnn(cudnnSetFilter4dDescriptor(fd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, i(s.k), i(s.c),
+                                        i(s.r), i(s.r)),
+             "f");
+  CheckCudnn(cudnnSetConvolution2dDescriptor(cd, i(s.pad), i(s.pad), 1, 1, 1, 1,
+                                             CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+             "conv");
+  CheckCudnn(cudnnSetConvolutionMathType(cd, CUDNN_FMA_MATH), "math");
+  cudnnConvolutionFwdAlgoPerf_t perf[8];
+  int found = 0;
+  CheckCudnn(cudnnGetConvolutionForwardAlgorithm_v7(dev.cudnn_handle(), xd, fd, cd, yd, 8,
+                                                    &found, perf),
+             "heuristics");
+  size_t ws_bytes = 0;
+  CheckCudnn(cudnnGetConvolutionForwardWorkspaceSize(dev.cudnn_handle(), xd, fd, cd, yd,
+                                                     perf[0].algo, &ws_bytes),
+             "workspace");
+  auto ws = platform::Alloc(platform::CUDAPlace(0), ws_bytes);
+  const float alpha = 1, beta = 0;
+  for (auto _ : state) {
+    CheckCudnn(cudnnConvolutionForward(dev.cudnn_handle(), &alpha, xd, x.data<float>(), fd,
+                                       f.data<float>(), cd, perf[0].algo, ws->ptr(), ws_bytes,
+                                       &beta, yd, y->ptr()),
+               "forward");
+    dev.Wait();
+  }
+  state.SetLabel("algo " + std::to_string(static_cast<int>(perf[0].algo)));
+  cudnnDestroyConvolutionDescriptor(cd);
+  cudnnDestroyFilterDescriptor(fd);
+  cudnnDestroyTensorDescriptor(yd);
+  cudnnDestroyTensorDescriptor(xd);
+  SetConvCounters(state, s);
+}
+
+void SetBandwidth(benchmark::State& state, int64_t n) {
+  state.counters["GB/s"] = benchmark::Counter(3.0 * sizeof(float) * n * 1e-9,
+                                              benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void BM_AddKernel(benchmark::State& state) {
+  if (!HaveDevice(state)) return;
+  const int64_t n = int64_t{1} << state.range(0);
+  framework::ProgramDesc program;
+  framework::BlockDesc& b = program.Block(0);
+  b.Var("x")->SetShape({n});
+  b.Var("z")->SetShape({n});
+  AddOp(&b, "elementwise_add", {{"X", {"x"}}, {"Y", {"z"}}}, {{"Out", {"y"}}}, {{"axis", -1}});
+  RunOnGpu(state, program, {},
+           {{"x", Filled(DDim({n}), -1.0f, 0.01f)}, {"z", Filled(DDim({n}), 1.0f, 0.02f)}}, "y");
+  SetBandwidth(state, n);
+}
+
+// Copies 1.5x the add's element count: the same bytes read plus written.
+void BM_CopyBytes(benchmark::State& state) {
+  if (!HaveDevice(state)) return;
+  const int64_t n = int64_t{1} << state.range(0);
+  const size_t bytes = sizeof(float) * n * 3 / 2;
+  auto a = platform::Alloc(platform::CUDAPlace(0), bytes);
+  auto c = platform::Alloc(platform::CUDAPlace(0), bytes);
+  const auto& dev = Gpu();
+  for (auto _ : state) {
+    platform::CheckCuda(
+        cudaMemcpyAsync(c->ptr(), a->ptr(), bytes, cudaMemcpyDeviceToDevice, dev.stream()),
+        "cudaMemcpyAsync");
+    dev.Wait();
+  }
+  SetBandwidth(state, n);
+}
+
+BENCHMARK(BM_GemmKernel)->DenseRange(0, 2)->ArgName("shape")->UseRealTime();
+BENCHMARK(BM_GemmCublas)->DenseRange(0, 2)->ArgName("shape")->UseRealTime();
+BENCHMARK(BM_ConvKernel)->DenseRange(0, 3)->ArgName("shape")->UseRealTime();
+BENCHMARK(BM_ConvCudnn)->DenseRange(0, 3)->ArgName("shape")->UseRealTime();
+BENCHMARK(BM_AddKernel)->Arg(20)->Arg(26)->ArgName("log2n")->UseRealTime();
+BENCHMARK(BM_CopyBytes)->Arg(20)->Arg(26)->ArgName("log2n")->UseRealTime();
+
+}  // namespace
+}  // namespace paddle_like
+
+BENCHMARK_MAIN();
