@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "framework/op_registry.h"
+#include "platform/init.h"
 
 namespace paddle_like {
 namespace operators {
@@ -53,6 +54,18 @@ void RegisterPlainCpuKernels(const std::string& op_type) {
 template <template <typename> class KernelT>
 void RegisterPlainCpuFloatKernels(const std::string& op_type) {
   RegisterPlainCpuKernels<KernelT, float, double>(op_type);
+}
+
+// Registers KernelT<T>::Compute for every T in Ts as the plain kernel of `op_type` on the CPU
+// and, in builds with CUDA, on CUDA devices too: for kernels that reach data only through
+// platform::Copy (reshape-like ops: their outputs are copies of their inputs).
+template <template <typename> class KernelT, typename... Ts>
+void RegisterPlainKernelsOnEveryDevice(const std::string& op_type) {
+  RegisterPlainCpuKernels<KernelT, Ts...>(op_type);
+  if (!platform::BuiltWithCuda()) return;
+  (framework::RegisterKernel(op_type, DeviceType::kCUDA, platform::ToDataType<Ts>(),
+                             LibraryType::kPlain, &KernelT<Ts>::Compute),
+   ...);
 }
 
 // Registers the plain CPU kernels of `op_type` for float, double, int32 and int64.

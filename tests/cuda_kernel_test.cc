@@ -154,6 +154,86 @@ TEST_F(CudaKernelTest, ActivationsAndTheirGradOpsMatchCpu) {
   }
 }
 
+TEST_F(CudaKernelTest, ParametricActivationsAndTheirGradOpsMatchCpu) {
+  const DDim dims{5, 41};
+  struct Case {
+    std::string type, grad_dep;
+    AttributeMap attrs;
+    double lo;  // Inputs in [lo, 4).
+  };
+  const std::vector<Case> cases = {
+      {"hard_sigmoid", "Out", {{"slope", 0.2f}, {"offset", 0.5f}}, -4},
+      {"hard_swish", "X", {{"threshold", 6.0f}, {"scale", 6.0f}, {"offset", 3.0f}}, -4},
+      {"hard_swish", "X", {{"threshold", 4.0f}, {"scale", 5.0f}, {"offset", 2.0f}}, -4},
+      {"relu6", "Out", {{"threshold", 3.0f}}, -4},
+      {"leaky_relu", "X", {{"alpha", 0.1f}}, -4},
+      {"swish", "X", {{"beta", 1.5f}}, -4},
+      {"sqrt", "Out", {}, 0.01},
+      {"rsqrt", "Out", {}, 0.01}};
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.type);
+    ExpectGpuMatchesCpu(
+        c.type,
+        [&](DataType t) {
+          return SlotTensors{{"X", {Random(t, dims, c.lo, 4, 50)}}};
+        },
+        {{"Out", 1}}, c.attrs);
+    ExpectGpuMatchesCpu(
+        c.type + "_grad",
+        [&](DataType t) {
+          return SlotTensors{{c.grad_dep, {Random(t, dims, c.lo, 4, 51)}},
+                             {"Out@GRAD", {Random(t, dims, -1, 1, 52)}}};
+        },
+        {{"X@GRAD", 1}}, c.attrs);
+  }
+}
+
+// The reshape family copies X on the device; a shape given as a tensor is read back.
+TEST_F(CudaKernelTest, ReshapeFamilyRunsOnTheGpu) {
+  ExpectGpuMatchesCpu("reshape2",
+                      [](DataType t) {
+                        return SlotTensors{{"X", {Random(t, {2, 3, 4}, -1, 1, 53)}}};
+                      },
+                      {{"Out", 1}, {"XShape", 1}}, {{"shape", std::vector<int>{4, -1, 2}}});
+  ExpectGpuMatchesCpu("reshape2",
+                      [](DataType t) {
+                        return SlotTensors{{"X", {Random(t, {2, 3, 4}, -1, 1, 53)}},
+                                           {"Shape", {MakeTensor<int32_t>({2}, {6, 4})}}};
+                      },
+                      {{"Out", 1}}, {{"shape", std::vector<int>{24}}});
+  ExpectGpuMatchesCpu("reshape2_grad",
+                      [](DataType t) {
+                        return SlotTensors{{"XShape", {Random(t, {0, 2, 3, 4}, -1, 1, 54)}},
+                                           {"Out@GRAD", {Random(t, {6, 4}, -1, 1, 55)}}};
+                      },
+                      {{"X@GRAD", 1}}, {});
+  ExpectGpuMatchesCpu("unsqueeze2",
+                      [](DataType t) {
+                        return SlotTensors{{"X", {Random(t, {3, 4}, -1, 1, 56)}}};
+                      },
+                      {{"Out", 1}}, {{"axes", std::vector<int>{0, 2}}});
+  ExpectGpuMatchesCpu("squeeze2",
+                      [](DataType t) {
+                        return SlotTensors{{"X", {Random(t, {3, 1, 4}, -1, 1, 57)}}};
+                      },
+                      {{"Out", 1}}, {{"axes", std::vector<int>{1}}});
+  ExpectGpuMatchesCpu("flatten_contiguous_range",
+                      [](DataType t) {
+                        return SlotTensors{{"X", {Random(t, {2, 3, 4, 5}, -1, 1, 58)}}};
+                      },
+                      {{"Out", 1}}, {{"start_axis", 1}, {"stop_axis", 2}});
+  for (const char* type : {"reshape2", "unsqueeze2", "squeeze2", "flatten_contiguous_range"}) {
+    const OpRunResult r =
+        RunOp(type, {{"X", {Random(DataType::FLOAT32, {3, 1, 4}, -1, 1, 59)}}}, {{"Out", 1}},
+              std::string(type) == "reshape2" ? AttributeMap{{"shape", std::vector<int>{12}}}
+              : std::string(type) == "flatten_contiguous_range"
+                  ? AttributeMap{{"start_axis", 0}, {"stop_axis", -1}}
+                  : AttributeMap{{"axes", std::vector<int>{1}}},
+              platform::CUDAPlace(0));
+    EXPECT_EQ(r.kernel->key.device, framework::DeviceType::kCUDA) << type;
+  }
+}
+
 TEST_F(CudaKernelTest, CastScaleAndExpandMatchCpu) {
   const DDim dims{3, 7};
   for (DataType to :

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <string>
 
+#include "operators/activation/parametric_activation.h"
 #include "operators/activation/unary_elementwise.h"
 #include "operators/op_family.h"
 
@@ -61,67 +62,21 @@ class HardActivationOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-template <typename T>
-struct HardSigmoidKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const T slope = static_cast<T>(ctx.Attr<float>("slope"));
-    const T offset = static_cast<T>(ctx.Attr<float>("offset"));
-    ComputeUnary<T>(ctx, [=](T x) {
-      return std::max(T(0), std::min(T(1), slope * x + offset));
-    });
-  }
-};
-
-template <typename T>
-struct HardSigmoidGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const T slope = static_cast<T>(ctx.Attr<float>("slope"));
-    ComputeUnaryGrad<T>(ctx, "Out", [=](T out, T dout) {
-      return dout * (out > T(0) && out < T(1) ? slope : T(0));
-    });
-  }
-};
-
-template <typename T>
-struct HardSwishKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const T threshold = static_cast<T>(ctx.Attr<float>("threshold"));
-    const T scale = static_cast<T>(ctx.Attr<float>("scale"));
-    const T offset = static_cast<T>(ctx.Attr<float>("offset"));
-    ComputeUnary<T>(ctx, [=](T x) {
-      return x * std::min(std::max(T(0), x + offset), threshold) / scale;
-    });
-  }
-};
-
-template <typename T>
-struct HardSwishGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const T threshold = static_cast<T>(ctx.Attr<float>("threshold"));
-    const T scale = static_cast<T>(ctx.Attr<float>("scale"));
-    const T offset = static_cast<T>(ctx.Attr<float>("offset"));
-    const auto slope = [=](T x) {
-      if (x + offset <= T(0)) return T(0);
-      // The clipped piece is X * threshold / scale. PaddlePaddle's kernel writes 1 here,
-      // which agrees for its defaults (threshold == scale) and no others.
-      if (x + offset >= threshold) return threshold / scale;
-      return (T(2) * x + offset) / scale;
-    };
-    ComputeUnaryGrad<T>(ctx, "X", [=](T x, T dout) { return dout * slope(x); });
-  }
-};
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterHardActivationOps) {
   const framework::FusedGradDecl sigmoid_grad{
       {"Out"}, {"Out"}, {"X"}, R"DOC($$dX = dOut \cdot slope \text{ where } 0 < Out < 1, \text{ else } 0$$)DOC"};
-  RegisterUnaryOpWithFusedGrad<HardActivationOp, HardSigmoidOpMaker, HardSigmoidKernel, HardSigmoidGradKernel>(kHardSigmoid, sigmoid_grad);
+  RegisterUnaryOpWithFusedGrad<HardActivationOp, HardSigmoidOpMaker,
+                               UnaryFunctorKernel<activation::HardSigmoid>::Kernel,
+                               UnaryGradFunctorKernel<activation::HardSigmoidGrad>::Kernel>(kHardSigmoid, sigmoid_grad);
 
   const framework::FusedGradDecl swish_grad{{"X"}, {"Out"}, {"X"}, R"DOC(
 $$dX = dOut \cdot \begin{cases} 0 & X + offset \le 0 \\ (2X + offset) / scale &
 0 < X + offset < threshold \\ threshold / scale & X + offset \ge threshold \end{cases}$$)DOC"};
-  RegisterUnaryOpWithFusedGrad<HardActivationOp, HardSwishOpMaker, HardSwishKernel, HardSwishGradKernel>(kHardSwish, swish_grad);
+  RegisterUnaryOpWithFusedGrad<HardActivationOp, HardSwishOpMaker,
+                               UnaryFunctorKernel<activation::HardSwish>::Kernel,
+                               UnaryGradFunctorKernel<activation::HardSwishGrad>::Kernel>(kHardSwish, swish_grad);
 }
 
 }  // namespace operators

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "framework/grad_op_maker.h"
+#include "operators/activation/parametric_activation.h"
 #include "operators/activation/unary_elementwise.h"
 #include "operators/op_family.h"
 
@@ -36,14 +37,6 @@ class LeakyReluOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-template <typename T>
-struct LeakyReluKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const T alpha = static_cast<T>(ctx.Attr<float>("alpha"));
-    ComputeUnary<T>(ctx, [=](T x) { return x >= T(0) ? x : alpha * x; });
-  }
-};
-
 using Names = std::vector<std::string>;
 
 void EmitScale(framework::GradOpBuilder* g, const Names& x, float scale, float bias,
@@ -68,16 +61,6 @@ void LeakyReluGradMaker(framework::GradOpBuilder* g) {
            {{"Out", g->InputGrad("X")}}, {{"axis", -1}});
 }
 
-// PaddlePaddle's fused leaky_relu_grad (a NaN in X gives 0, as in PaddlePaddle).
-template <typename T>
-struct LeakyReluGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const T alpha = static_cast<T>(ctx.Attr<float>("alpha"));
-    ComputeUnaryGrad<T>(ctx, "X", [=](T x, T dout) {
-      return dout * (x < T(0) ? alpha : (x >= T(0) ? T(1) : T(0)));
-    });
-  }
-};
 
 }  // namespace
 
@@ -89,9 +72,9 @@ PL_REGISTER_OPS(RegisterLeakyReluOp) {
                   framework::OpVersionDesc().BugfixWithBehaviorChanged(
                       "Out = X where X >= 0, alpha * X elsewhere (before: Out = max(X, alpha * "
                       "X), which differs for alpha > 1)"));
-  RegisterPlainCpuFloatKernels<LeakyReluKernel>(kOp);
+  RegisterPlainCpuFloatKernels<UnaryFunctorKernel<activation::LeakyRelu>::Kernel>(kOp);
   DeclarePlainInPlace(kOp, {{"X", "Out"}});
-  RegisterUnaryFusedGradOp<LeakyReluGradKernel>(
+  RegisterUnaryFusedGradOp<UnaryGradFunctorKernel<activation::LeakyReluGrad>::Kernel>(
       kOp, {{"X"}, {"Out"}, {"X"}, R"DOC($$dX = \begin{cases} dOut & X \ge 0 \\ \alpha \, dOut & X < 0 \end{cases}$$
 elementwise (a NaN in X gives 0, as in PaddlePaddle).)DOC"});
 }

@@ -1,5 +1,6 @@
 // relu6: relu clipped at `threshold` (6 by default), with PaddlePaddle's fused grad op
 // relu6_grad.
+#include "operators/activation/parametric_activation.h"
 #include "operators/activation/unary_elementwise.h"
 #include "operators/op_family.h"
 
@@ -25,29 +26,11 @@ $$dX = dOut \cdot [0 < Out < threshold]$$
   }
 };
 
-template <typename T>
-struct Relu6Kernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const T threshold = static_cast<T>(ctx.Attr<float>("threshold"));
-    // NaN propagates: both comparisons fail.
-    ComputeUnary<T>(ctx, [=](T x) { return x < T(0) ? T(0) : (x > threshold ? threshold : x); });
-  }
-};
-
-template <typename T>
-struct Relu6GradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const T threshold = static_cast<T>(ctx.Attr<float>("threshold"));
-    ComputeUnaryGrad<T>(ctx, "Out", [=](T out, T dout) {
-      return out > T(0) && out < threshold ? dout : T(0);
-    });
-  }
-};
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterRelu6Op) {
-  RegisterUnaryOpWithFusedGrad<UnaryOp, Relu6OpMaker, Relu6Kernel, Relu6GradKernel>(
+  RegisterUnaryOpWithFusedGrad<UnaryOp, Relu6OpMaker, UnaryFunctorKernel<activation::Relu6>::Kernel,
+                               UnaryGradFunctorKernel<activation::Relu6Grad>::Kernel>(
       kOp, {{"Out"}, {"Out"}, {"X"}, R"DOC($$dX = dOut \cdot [0 < Out < threshold]$$)DOC"});
 }
 

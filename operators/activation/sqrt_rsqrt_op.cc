@@ -2,6 +2,7 @@
 // which read Out.
 #include <cmath>
 
+#include "operators/activation/parametric_activation.h"
 #include "operators/activation/unary_elementwise.h"
 #include "operators/op_family.h"
 
@@ -38,41 +39,14 @@ $$dX = -\frac{1}{2} \, dOut \cdot Out^3$$
   }
 };
 
-template <typename T>
-struct SqrtKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    ComputeUnary<T>(ctx, [](T x) { return std::sqrt(x); });
-  }
-};
-
-template <typename T>
-struct SqrtGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    ComputeUnaryGrad<T>(ctx, "Out", [](T out, T dout) { return dout / (T(2) * out); });
-  }
-};
-
-template <typename T>
-struct RsqrtKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    ComputeUnary<T>(ctx, [](T x) { return T(1) / std::sqrt(x); });
-  }
-};
-
-template <typename T>
-struct RsqrtGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    ComputeUnaryGrad<T>(ctx, "Out",
-                        [](T out, T dout) { return T(-0.5) * dout * out * out * out; });
-  }
-};
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterSqrtRsqrtOps) {
-  RegisterUnaryOpWithFusedGrad<UnaryOp, SqrtOpMaker, SqrtKernel, SqrtGradKernel>(
+  RegisterUnaryOpWithFusedGrad<UnaryOp, SqrtOpMaker, UnaryFunctorKernel<activation::Sqrt>::Kernel,
+                               UnaryGradFunctorKernel<activation::SqrtGrad>::Kernel>(
       "sqrt", {{"Out"}, {"Out"}, {"X"}, R"DOC($$dX = \frac{dOut}{2 \, Out}$$)DOC"});
-  RegisterUnaryOpWithFusedGrad<UnaryOp, RsqrtOpMaker, RsqrtKernel, RsqrtGradKernel>(
+  RegisterUnaryOpWithFusedGrad<UnaryOp, RsqrtOpMaker, UnaryFunctorKernel<activation::Rsqrt>::Kernel,
+                               UnaryGradFunctorKernel<activation::RsqrtGrad>::Kernel>(
       "rsqrt", {{"Out"}, {"Out"}, {"X"}, R"DOC($$dX = -\frac{1}{2} \, dOut \cdot Out^3$$)DOC"});
 }
 

@@ -78,6 +78,26 @@ void ComputeUnaryGrad(const ExecutionContext& ctx, const std::string& like, cons
       });
 }
 
+// Plain CPU kernels from functor templates with a FromAttrs(ctx) factory
+// (parametric_activation.h): Out = F(X), and X@GRAD = G(V, dOut) with V the forward value
+// G::kGradDep.
+template <template <typename> class F>
+struct UnaryFunctorKernel {
+  template <typename T>
+  struct Kernel {
+    static void Compute(const ExecutionContext& ctx) { ComputeUnary<T>(ctx, F<T>::FromAttrs(ctx)); }
+  };
+};
+template <template <typename> class G>
+struct UnaryGradFunctorKernel {
+  template <typename T>
+  struct Kernel {
+    static void Compute(const ExecutionContext& ctx) {
+      ComputeUnaryGrad<T>(ctx, G<T>::kGradDep, G<T>::FromAttrs(ctx));
+    }
+  };
+};
+
 // Registers the fused grad op of the unary op `forward` (fused_grad_op.h) reading
 // `decl.reads[0]` and Out@GRAD, with KernelT<float> and KernelT<double> as its plain kernels,
 // which compute X@GRAD in place over Out@GRAD.

@@ -29,6 +29,7 @@ void AddCudaKernels(CudaKernelTable* table, const std::string& op_type) {
 // One function per family, defined in its `.cu` file.
 CudaKernelTable ElementwiseCudaKernels();   // operators/elementwise/elementwise_op.cu
 CudaKernelTable ActivationCudaKernels();    // operators/activation/activation_op.cu
+CudaKernelTable ParametricActivationCudaKernels();  // .../parametric_activation_op.cu
 CudaKernelTable TensorCudaKernels();        // operators/tensor/tensor_op.cu
 CudaKernelTable ReduceCudaKernels();        // operators/reduce/reduce_op.cu
 CudaKernelTable LossCudaKernels();          // operators/loss/softmax_with_cross_entropy_op.cu

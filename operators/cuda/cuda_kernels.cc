@@ -8,6 +8,7 @@ namespace operators {
 
 PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernelTables) {
   for (const auto& table : {ElementwiseCudaKernels(), ActivationCudaKernels(),
+                            ParametricActivationCudaKernels(),
                             TensorCudaKernels(), ReduceCudaKernels(), LossCudaKernels(),
                             OptimizerCudaKernels(), MatmulCudaKernels(), SoftmaxCudaKernels(),
                             BatchNormCudaKernels(), DropoutCudaKernels(),

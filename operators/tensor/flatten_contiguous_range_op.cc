@@ -3,7 +3,6 @@
 // Also the 1.x forms flatten2 and flatten, which make X a matrix at `axis`, with their grads
 // flatten2_grad (X's dims from XShape, like flatten_contiguous_range_grad) and flatten_grad
 // (X's dims from X, whose data it does not read).
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -233,7 +232,9 @@ struct FlattenKernel {
         out->dims().size() > 0 && x->dims().size() > 0 && out->dims()[0] == x->dims()[0];
     out->set_lod(keep_lod ? x->lod() : framework::LoD{});
     T* o = out->mutable_data<T>(ctx.GetPlace());
-    if (x->numel() > 0) std::memcpy(o, x->data<T>(), x->numel() * sizeof(T));
+    if (x->numel() > 0) {
+      platform::Copy(ctx.GetPlace(), o, x->place(), x->data<T>(), x->numel() * sizeof(T));
+    }
   }
 };
 
@@ -284,7 +285,9 @@ struct FlattenGradKernel {
     if (dx == dout) return;  // In place: only the dims change.
     dx->set_lod({});
     T* o = dx->mutable_data<T>(ctx.GetPlace());
-    if (dout->numel() > 0) std::memcpy(o, dout->data<T>(), dout->numel() * sizeof(T));
+    if (dout->numel() > 0) {
+      platform::Copy(ctx.GetPlace(), o, dout->place(), dout->data<T>(), dout->numel() * sizeof(T));
+    }
   }
 };
 
@@ -352,13 +355,13 @@ void RegisterFlattenFamilyOp(const std::string& type, framework::InferShapeFn in
       .InferShape(std::move(infer_shape))
       .InferVarType(FlattenInferVarType)
       .GradOpMaker(std::move(grad_maker));
-  RegisterPlainCpuKernels<FlattenKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
-      type);
+  RegisterPlainKernelsOnEveryDevice<FlattenKernel, float, double, int32_t, int64_t, bool,
+                                    uint8_t, int8_t>(type);
   framework::RegisterOp<FlattenOp, GradMaker>(type + "_grad")
       .InferShape(FlattenGradInferShape)
       .InferVarType(FlattenGradInferVarType)
       .GradOpMaker(std::move(grad_grad_maker));
-  RegisterPlainCpuKernels<FlattenGradKernel, float, double>(type + "_grad");
+  RegisterPlainKernelsOnEveryDevice<FlattenGradKernel, float, double>(type + "_grad");
 }
 
 }  // namespace

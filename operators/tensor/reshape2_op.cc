@@ -1,6 +1,5 @@
 // reshape2: Out = X with new dims (same elements in the same row-major order), and
 // reshape2_grad, its backward: X@GRAD = Out@GRAD with the dims of X (read from XShape).
-#include <cstring>
 
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
@@ -211,7 +210,9 @@ struct Reshape2Kernel {
     // Out gets its own copy, as PaddlePaddle's reshape kernel does: nothing written to
     // Out later can reach X.
     T* o = out->mutable_data<T>(ctx.GetPlace());
-    if (x->numel() > 0) std::memcpy(o, x->data<T>(), x->numel() * sizeof(T));
+    if (x->numel() > 0) {
+      platform::Copy(ctx.GetPlace(), o, x->place(), x->data<T>(), x->numel() * sizeof(T));
+    }
   }
 };
 
@@ -311,7 +312,9 @@ struct Reshape2GradKernel {
     dx->Resize(x_dims);
     dx->set_lod({});
     T* o = dx->mutable_data<T>(ctx.GetPlace());
-    if (dout->numel() > 0) std::memcpy(o, dout->data<T>(), dout->numel() * sizeof(T));
+    if (dout->numel() > 0) {
+      platform::Copy(ctx.GetPlace(), o, dout->place(), dout->data<T>(), dout->numel() * sizeof(T));
+    }
   }
 };
 
@@ -360,12 +363,12 @@ PL_REGISTER_OPS(RegisterReshape2Op) {
       .InferShape(Reshape2InferShape)
       .InferVarType(Reshape2InferVarType)
       .GradOpMaker(Reshape2GradMaker);
-  RegisterPlainCpuKernels<Reshape2Kernel, float, double, int32_t, int64_t>(kOp);
+  RegisterPlainKernelsOnEveryDevice<Reshape2Kernel, float, double, int32_t, int64_t>(kOp);
   framework::RegisterOp<Reshape2GradOp, Reshape2GradOpMaker>(kGradOp)
       .InferShape(Reshape2GradInferShape)
       .InferVarType(Reshape2GradInferVarType)
       .GradOpMaker(Reshape2GradGradMaker);
-  RegisterPlainCpuKernels<Reshape2GradKernel, float, double, int32_t, int64_t>(kGradOp);
+  RegisterPlainKernelsOnEveryDevice<Reshape2GradKernel, float, double, int32_t, int64_t>(kGradOp);
 }
 
 }  // namespace operators

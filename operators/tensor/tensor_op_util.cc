@@ -3,16 +3,16 @@
 namespace paddle_like {
 namespace operators {
 
-std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
+std::vector<int64_t> ReadIntValues(const DenseTensor& tensor, const std::string& op,
                                    const std::string& slot) {
-  PL_ENFORCE(t.dtype() == DataType::INT32 || t.dtype() == DataType::INT64,
+  PL_ENFORCE(tensor.dtype() == DataType::INT32 || tensor.dtype() == DataType::INT64,
              errors::InvalidArgument("op `%s` input `%s`: expected an int32 or int64 tensor, "
                                      "received %s",
-                                     op, slot, platform::DataTypeName(t.dtype())));
-  PL_ENFORCE(
-      t.place().is_cpu(),
-      errors::InvalidArgument("op `%s` input `%s`: expected a CPU tensor, received one on %s", op,
-                              slot, t.place().ToString()));
+                                     op, slot, platform::DataTypeName(tensor.dtype())));
+  // A shape tensor that a GPU op produced is read back to the host.
+  DenseTensor host = tensor;
+  if (!tensor.place().is_cpu()) framework::CopyTensor(tensor, platform::CPUPlace(), &host);
+  const DenseTensor& t = host;
   std::vector<int64_t> values(static_cast<size_t>(t.numel()));
   if (t.dtype() == DataType::INT32) {
     const int32_t* p = t.data<int32_t>();

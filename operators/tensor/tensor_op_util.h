@@ -30,8 +30,8 @@ To ConvertElement(From v) {
   }
 }
 
-// The values of an int32 or int64 CPU tensor (a shape given as a tensor). Errors name `op`
-// and `slot`.
+// The values of an int32 or int64 tensor (a shape given as a tensor), copied to the host
+// first when it lives on a device. Errors name `op` and `slot`.
 std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
                                    const std::string& slot);
 

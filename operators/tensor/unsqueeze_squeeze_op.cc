@@ -1,7 +1,6 @@
 // unsqueeze2 / squeeze2: insert or remove size-1 dims (same elements, same order). Each is
 // the other's gradient.
 #include <algorithm>
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -212,7 +211,9 @@ struct SqueezeFamilyKernel {
       out->Resize(dims);
       // Out gets its own copy: nothing written to Out later can reach X.
       T* o = out->mutable_data<T>(ctx.GetPlace());
-      if (x->numel() > 0) std::memcpy(o, x->data<T>(), x->numel() * sizeof(T));
+      if (x->numel() > 0) {
+        platform::Copy(ctx.GetPlace(), o, x->place(), x->data<T>(), x->numel() * sizeof(T));
+      }
     }
   };
 };
@@ -266,8 +267,8 @@ void RegisterOne(const std::string& type, framework::GradOpMakerFn grad_maker) {
       .InferShape(SqueezeFamilyInferShape<kUnsqueezeOp>)
       .InferVarType(SqueezeFamilyInferVarType)
       .GradOpMaker(std::move(grad_maker));
-  RegisterPlainCpuKernels<SqueezeFamilyKernel<kUnsqueezeOp>::template Kernel, float, double,
-                          int32_t, int64_t, bool>(type);
+  RegisterPlainKernelsOnEveryDevice<SqueezeFamilyKernel<kUnsqueezeOp>::template Kernel, float,
+                                    double, int32_t, int64_t, bool>(type);
 }
 
 }  // namespace

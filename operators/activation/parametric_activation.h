@@ -1,0 +1,182 @@
+// Functors of the activations of deploy models that the generic tags of activation_op.h do
+// not cover: hard_sigmoid, hard_swish, relu6, leaky_relu and swish (they take attributes),
+// and sqrt and rsqrt; each with the functor of its PaddlePaddle grad op (`<type>_grad`),
+// which reads the forward value named by kGradDep. Shared by the CPU kernels (the ops'
+// `*_op.cc` files) and the CUDA kernels (parametric_activation_op.cu); FromAttrs reads an
+// op's attributes.
+#pragma once
+
+#include <cmath>
+
+#include "framework/operator.h"
+#include "operators/math/hostdevice.h"
+
+namespace paddle_like {
+namespace operators {
+namespace activation {
+
+// std::min and std::max, NaN cases included, usable on the device.
+template <typename T>
+PL_HOSTDEVICE T Min(T a, T b) {
+  return (b < a) ? b : a;
+}
+template <typename T>
+PL_HOSTDEVICE T Max(T a, T b) {
+  return (a < b) ? b : a;
+}
+
+template <typename T>
+T AttrAs(const framework::ExecutionContext& ctx, const char* name) {
+  return static_cast<T>(ctx.Attr<float>(name));
+}
+
+// Out = max(0, min(1, slope * X + offset)).
+template <typename T>
+struct HardSigmoid {
+  T slope, offset;
+  static HardSigmoid FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "slope"), AttrAs<T>(ctx, "offset")};
+  }
+  PL_HOSTDEVICE T operator()(T x) const { return Max(T(0), Min(T(1), slope * x + offset)); }
+};
+template <typename T>
+struct HardSigmoidGrad {
+  static constexpr const char* kGradDep = "Out";
+  T slope;
+  static HardSigmoidGrad FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "slope")};
+  }
+  PL_HOSTDEVICE T operator()(T out, T dout) const {
+    return dout * (out > T(0) && out < T(1) ? slope : T(0));
+  }
+};
+
+// Out = X * min(max(0, X + offset), threshold) / scale.
+template <typename T>
+struct HardSwish {
+  T threshold, scale, offset;
+  static HardSwish FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "threshold"), AttrAs<T>(ctx, "scale"), AttrAs<T>(ctx, "offset")};
+  }
+  PL_HOSTDEVICE T operator()(T x) const {
+    return x * Min(Max(T(0), x + offset), threshold) / scale;
+  }
+};
+template <typename T>
+struct HardSwishGrad {
+  static constexpr const char* kGradDep = "X";
+  T threshold, scale, offset;
+  static HardSwishGrad FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "threshold"), AttrAs<T>(ctx, "scale"), AttrAs<T>(ctx, "offset")};
+  }
+  PL_HOSTDEVICE T operator()(T x, T dout) const {
+    if (x + offset <= T(0)) return dout * T(0);
+    // The clipped piece is X * threshold / scale. PaddlePaddle's kernel writes 1 here,
+    // which agrees for its defaults (threshold == scale) and no others.
+    if (x + offset >= threshold) return dout * (threshold / scale);
+    return dout * ((T(2) * x + offset) / scale);
+  }
+};
+
+// Out = min(max(X, 0), threshold); NaN propagates (both comparisons fail).
+template <typename T>
+struct Relu6 {
+  T threshold;
+  static Relu6 FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "threshold")};
+  }
+  PL_HOSTDEVICE T operator()(T x) const {
+    return x < T(0) ? T(0) : (x > threshold ? threshold : x);
+  }
+};
+template <typename T>
+struct Relu6Grad {
+  static constexpr const char* kGradDep = "Out";
+  T threshold;
+  static Relu6Grad FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "threshold")};
+  }
+  PL_HOSTDEVICE T operator()(T out, T dout) const {
+    return out > T(0) && out < threshold ? dout : T(0);
+  }
+};
+
+// Out = X where X >= 0, alpha * X elsewhere.
+template <typename T>
+struct LeakyRelu {
+  T alpha;
+  static LeakyRelu FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "alpha")};
+  }
+  PL_HOSTDEVICE T operator()(T x) const { return x >= T(0) ? x : alpha * x; }
+};
+// A NaN in X gives 0, as in PaddlePaddle.
+template <typename T>
+struct LeakyReluGrad {
+  static constexpr const char* kGradDep = "X";
+  T alpha;
+  static LeakyReluGrad FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "alpha")};
+  }
+  PL_HOSTDEVICE T operator()(T x, T dout) const {
+    return dout * (x < T(0) ? alpha : (x >= T(0) ? T(1) : T(0)));
+  }
+};
+
+// sigmoid(z) without overflow on either side.
+template <typename T>
+PL_HOSTDEVICE T StableSigmoid(T z) {
+  if (z >= T(0)) return T(1) / (T(1) + std::exp(-z));
+  const T e = std::exp(z);
+  return e / (T(1) + e);
+}
+
+// Out = X * sigmoid(beta * X).
+template <typename T>
+struct Swish {
+  T beta;
+  static Swish FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "beta")};
+  }
+  PL_HOSTDEVICE T operator()(T x) const { return x * StableSigmoid(beta * x); }
+};
+template <typename T>
+struct SwishGrad {
+  static constexpr const char* kGradDep = "X";
+  T beta;
+  static SwishGrad FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "beta")};
+  }
+  PL_HOSTDEVICE T operator()(T x, T dout) const {
+    const T s = StableSigmoid(beta * x);
+    return dout * (s + beta * x * s * (T(1) - s));
+  }
+};
+
+template <typename T>
+struct Sqrt {
+  static Sqrt FromAttrs(const framework::ExecutionContext&) { return {}; }
+  PL_HOSTDEVICE T operator()(T x) const { return std::sqrt(x); }
+};
+template <typename T>
+struct SqrtGrad {
+  static constexpr const char* kGradDep = "Out";
+  static SqrtGrad FromAttrs(const framework::ExecutionContext&) { return {}; }
+  PL_HOSTDEVICE T operator()(T out, T dout) const { return dout / (T(2) * out); }
+};
+
+template <typename T>
+struct Rsqrt {
+  static Rsqrt FromAttrs(const framework::ExecutionContext&) { return {}; }
+  PL_HOSTDEVICE T operator()(T x) const { return T(1) / std::sqrt(x); }
+};
+template <typename T>
+struct RsqrtGrad {
+  static constexpr const char* kGradDep = "Out";
+  static RsqrtGrad FromAttrs(const framework::ExecutionContext&) { return {}; }
+  PL_HOSTDEVICE T operator()(T out, T dout) const { return T(-0.5) * dout * out * out * out; }
+};
+
+}  // namespace activation
+}  // namespace operators
+}  // namespace paddle_like
