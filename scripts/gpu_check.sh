@@ -103,7 +103,8 @@ bench() {  # bench MODEL [--shape ...]
   shift
   for place in gpu cpu; do
     timeout 60 "$B/bin/paddle_like" bench --model "$ROOT/tests/fixtures/models/$model" \
-      --place "$place" --warmup 10 --repeat 50 "$@" >"$OUT/bench_${model}_$place.log" 2>&1
+      --place "$place" --warmup 10 --repeat 50 --profile "$OUT/bench_${model}_$place.json" \
+      "$@" >"$OUT/bench_${model}_$place.log" 2>&1
     line+=" $place: $(grep -oE 'p50 [0-9.]+' "$OUT/bench_${model}_$place.log" || echo "exit $?") ms"
   done
   note "bench $model$line"
@@ -132,6 +133,14 @@ if command -v compute-sanitizer >/dev/null; then
   done
 fi
 
+echo
+echo "==== one GPU predictor run of each model, the costliest op types"
+for f in "$OUT"/bench_*_gpu.log; do
+  echo "-- $(basename "$f" _gpu.log)"
+  grep -A12 -m1 "op type" "$f"
+  echo "   on the CPU: $(grep -oE '^ +[a-z0-9_]+ \{CPU' "$f" | awk '{print $1}' | tr '\n' ' ')"
+  grep -E "data transforms" "$f"
+done
 echo
 echo "==== the GPU LeNet step, per op"
 tail -n 48 "$OUT/train_gpu.log"

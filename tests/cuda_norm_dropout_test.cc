@@ -44,10 +44,12 @@ DenseTensor Scalar(DataType dtype, double value) {
 struct Tolerance {
   double float_rtol, float_atol, double_rtol, double_atol;
 };
-// The batch_norm kernels compute the CPU's double formulas, only their per-channel sums in
-// another order: rounded to float, outputs agree within about an ulp; in double, within the
-// rounding of sums of some 10^4 terms.
-constexpr Tolerance kNormTol{2e-5, 2e-6, 1e-10, 1e-10};
+// The batch_norm kernels compute the CPU's formulas in double, only their per-channel sums
+// in another order: in double, outputs agree within the rounding of sums of some 10^4
+// terms. In float the reference is the CPU's oneDNN kernel, which sums each channel in
+// float: on a GPU, its Scale@GRAD over 16k terms differed by 7e-5 relative, and outputs
+// near 0 that cancel terms of size 1 by 4e-6 absolute.
+constexpr Tolerance kNormTol{2e-4, 2e-5, 1e-10, 1e-10};
 constexpr Tolerance kExact{0, 0, 0, 0};
 
 // Runs `type` on the CPU and on gpu:0 and compares every output; the GPU run must have chosen
