@@ -7,7 +7,7 @@
 #include "framework/kernel_registry.h"
 #include "platform/cuda/cuda_memory.h"
 #include "platform/init.h"
-#include "tests/op_test_util.h"
+#include "tests/cuda_test_util.h"
 
 namespace paddle_like {
 namespace testing {
@@ -15,51 +15,11 @@ namespace {
 
 using framework::DDim;
 
-class CudaKernelTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    operators::RegisterAllOps();
-    if (!platform::BuiltWithCuda()) GTEST_SKIP() << "built without CUDA";
-    if (platform::CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device on this machine";
-  }
-};
+class CudaKernelTest : public CudaTest {};
 
-// Inputs of one case, made for a dtype (float or double for the real-valued slots).
-using InputMaker = std::function<SlotTensors(DataType)>;
-
+// Float32 or float64 random inputs.
 DenseTensor Random(DataType dtype, const DDim& dims, double lo, double hi, unsigned seed) {
-  const auto v = RandomValues(dims.numel(), lo, hi, seed);
-  return dtype == DataType::FLOAT32 ? MakeTensor<float>(dims, v) : MakeTensor<double>(dims, v);
-}
-
-// Runs `type` on the CPU and on gpu:0 and expects the same outputs; the GPU run must have
-// chosen a CUDA kernel. Float tolerances are looser than the CPU tests' (other summation
-// orders, fused multiply-adds).
-void ExpectGpuMatchesCpu(const std::string& type, const InputMaker& inputs,
-                         const std::map<std::string, int>& outputs, const AttributeMap& attrs,
-                         const std::vector<DataType>& dtypes = {DataType::FLOAT32,
-                                                                DataType::FLOAT64}) {
-  for (DataType dtype : dtypes) {
-    SCOPED_TRACE(type + " " + platform::DataTypeName(dtype));
-    const SlotTensors in = inputs(dtype);
-    const OpRunResult cpu = RunOp(type, in, outputs, attrs);
-    const OpRunResult gpu = RunOp(type, in, outputs, attrs, platform::CUDAPlace(0));
-    ASSERT_NE(gpu.kernel, nullptr);
-    EXPECT_EQ(gpu.kernel->key.device, framework::DeviceType::kCUDA) << gpu.kernel->key.ToString();
-    const double rtol = dtype == DataType::FLOAT64 ? 1e-10 : 2e-5;
-    const double atol = dtype == DataType::FLOAT64 ? 1e-10 : 2e-6;
-    for (const auto& [slot, tensors] : cpu.outputs) {
-      for (size_t i = 0; i < tensors.size(); ++i) {
-        const DenseTensor& want = tensors[i];
-        const DenseTensor& got = gpu.outputs.at(slot)[i];
-        ASSERT_EQ(got.initialized(), want.initialized()) << slot;
-        if (!want.initialized()) continue;
-        EXPECT_EQ(got.dims(), want.dims()) << slot;
-        EXPECT_EQ(got.dtype(), want.dtype()) << slot;
-        ExpectNear(ToDoubles(got), ToDoubles(want), rtol, atol, type + " " + slot);
-      }
-    }
-  }
+  return RandomOf(dtype, dims, lo, hi, seed);
 }
 
 struct BinaryCase {

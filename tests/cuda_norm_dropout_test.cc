@@ -11,7 +11,7 @@
 #include "framework/kernel_registry.h"
 #include "operators/nn/dropout_mask.h"
 #include "platform/init.h"
-#include "tests/op_test_util.h"
+#include "tests/cuda_test_util.h"
 
 namespace paddle_like {
 namespace testing {
@@ -19,20 +19,10 @@ namespace {
 
 using framework::DDim;
 
-class CudaNormDropoutTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    operators::RegisterAllOps();
-    if (!platform::BuiltWithCuda()) GTEST_SKIP() << "built without CUDA";
-    if (platform::CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device on this machine";
-  }
-};
-
-using InputMaker = std::function<SlotTensors(DataType)>;
+class CudaNormDropoutTest : public CudaTest {};
 
 DenseTensor Random(DataType dtype, const DDim& dims, double lo, double hi, unsigned seed) {
-  const auto v = RandomValues(dims.numel(), lo, hi, seed);
-  return dtype == DataType::FLOAT32 ? MakeTensor<float>(dims, v) : MakeTensor<double>(dims, v);
+  return RandomOf(dtype, dims, lo, hi, seed);
 }
 
 DenseTensor Scalar(DataType dtype, double value) {
@@ -40,58 +30,13 @@ DenseTensor Scalar(DataType dtype, double value) {
                                     : MakeTensor<double>(DDim{1}, {value});
 }
 
-// Allowed differences, per dtype, between the GPU's and the CPU's outputs.
-struct Tolerance {
-  double float_rtol, float_atol, double_rtol, double_atol;
-};
 // The batch_norm kernels compute the CPU's formulas in double, only their per-channel sums
 // in another order: in double, outputs agree within the rounding of sums of some 10^4
 // terms. In float the reference is the CPU's oneDNN kernel, which sums each channel in
 // float: on a GPU, its Scale@GRAD over 16k terms differed by 7e-5 relative, and outputs
 // near 0 that cancel terms of size 1 by 4e-6 absolute.
-constexpr Tolerance kNormTol{2e-4, 2e-5, 1e-10, 1e-10};
-constexpr Tolerance kExact{0, 0, 0, 0};
-
-// Runs `type` on the CPU and on gpu:0 and compares every output; the GPU run must have chosen
-// a CUDA kernel.
-void ExpectGpuMatchesCpu(const std::string& type, const InputMaker& inputs,
-                         const std::map<std::string, int>& outputs, const AttributeMap& attrs,
-                         const Tolerance& tol) {
-  for (DataType dtype : {DataType::FLOAT32, DataType::FLOAT64}) {
-    SCOPED_TRACE(type + " " + platform::DataTypeName(dtype));
-    const SlotTensors in = inputs(dtype);
-    const OpRunResult cpu = RunOp(type, in, outputs, attrs);
-    const OpRunResult gpu = RunOp(type, in, outputs, attrs, platform::CUDAPlace(0));
-    ASSERT_NE(gpu.kernel, nullptr);
-    EXPECT_EQ(gpu.kernel->key.device, framework::DeviceType::kCUDA) << gpu.kernel->key.ToString();
-    const bool is_double = dtype == DataType::FLOAT64;
-    const double rtol = is_double ? tol.double_rtol : tol.float_rtol;
-    const double atol = is_double ? tol.double_atol : tol.float_atol;
-    for (const auto& [slot, tensors] : cpu.outputs) {
-      for (size_t i = 0; i < tensors.size(); ++i) {
-        const DenseTensor& want = tensors[i];
-        const DenseTensor& got = gpu.outputs.at(slot)[i];
-        ASSERT_EQ(got.initialized(), want.initialized()) << slot;
-        if (!want.initialized()) continue;
-        EXPECT_EQ(got.dims(), want.dims()) << slot;
-        EXPECT_EQ(got.dtype(), want.dtype()) << slot;
-        if (rtol == 0 && atol == 0) {
-          EXPECT_EQ(ToDoubles(got), ToDoubles(want)) << type << " " << slot;
-        } else {
-          ExpectNear(ToDoubles(got), ToDoubles(want), rtol, atol, type + " " + slot);
-        }
-      }
-    }
-    // Fixed reduction orders: a second GPU run gives the same bits.
-    const OpRunResult again = RunOp(type, in, outputs, attrs, platform::CUDAPlace(0));
-    for (const auto& [slot, tensors] : gpu.outputs) {
-      for (size_t i = 0; i < tensors.size(); ++i) {
-        if (!tensors[i].initialized()) continue;
-        EXPECT_EQ(ToDoubles(again.outputs.at(slot)[i]), ToDoubles(tensors[i])) << slot;
-      }
-    }
-  }
-}
+constexpr GpuTolerance kNormTol{2e-4, 2e-5, 1e-10, 1e-10, true};
+constexpr GpuTolerance kExact{0, 0, 0, 0, true};
 
 // ---- batch_norm ----
 

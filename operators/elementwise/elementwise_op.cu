@@ -3,7 +3,7 @@
 #include <type_traits>
 
 #include "operators/cuda/cuda_kernel_table.h"
-#include "operators/cuda/cuda_util.h"
+#include "operators/cuda/map_kernels.cuh"
 #include "operators/elementwise/elementwise_op.h"
 #include "operators/math/broadcast.h"
 #include "operators/math/broadcast_cuda.h"
@@ -42,28 +42,19 @@ __global__ void BinaryBroadcast(const T* x, const T* y, T* out, math::BroadcastP
   }
 }
 
-template <typename T, typename F>
-__global__ void BinarySameShape(const T* x, const T* y, T* out, int64_t n, F f) {
-  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += step) {
-    out[i] = f(x[i], y[i]);
-  }
-}
-
 // out = f(x, y) over the broadcast dims; x and y are read through `dims`.
 template <typename T, typename F>
 void LaunchBinary(const ExecutionContext& ctx, const T* x, const T* y,
                   const math::BroadcastDims& dims, T* out, F f) {
   const int64_t n = dims.out.numel();
   if (n == 0) return;
-  const cudaStream_t stream = cuda::Stream(ctx);
   if (dims.x == dims.out && dims.y == dims.out) {
-    BinarySameShape<T><<<cuda::Blocks(n), cuda::kThreads, 0, stream>>>(x, y, out, n, f);
-  } else {
-    const math::BroadcastPlan plan = math::MakeBroadcastPlan(dims);
-    BinaryBroadcast<T><<<cuda::Blocks(n), cuda::kThreads, 0, stream>>>(x, y, out, plan, f);
+    cuda::MapPair(ctx, x, y, out, n, f);
+    return;
   }
+  const math::BroadcastPlan plan = math::MakeBroadcastPlan(dims);
+  BinaryBroadcast<T><<<cuda::Blocks(n), cuda::kThreads, 0, cuda::Stream(ctx)>>>(x, y, out, plan,
+                                                                                f);
   cuda::CheckLaunch(ctx);
 }
 

@@ -10,8 +10,8 @@
 
 #include "framework/var_type_inference.h"
 #include "operators/nn/nn_op_util.h"
+#include "operators/nn/dropout_util.h"
 #include "operators/op_family.h"
-#include "platform/random.h"
 
 namespace paddle_like {
 namespace operators {
@@ -20,7 +20,6 @@ namespace {
 
 constexpr char kOp[] = "dropout";
 constexpr char kGradOp[] = "dropout_grad";
-constexpr char kUpscale[] = "upscale_in_train";
 
 class DropoutOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -90,17 +89,6 @@ Its own gradient is dropout_grad again, with the same Mask.
   }
 };
 
-bool IsUpscale(const std::string& implementation) { return implementation == kUpscale; }
-
-// Factor applied to kept elements in training.
-double TrainScale(double p, bool upscale) {
-  if (!upscale) return 1.0;
-  return p >= 1.0 ? 0.0 : 1.0 / (1.0 - p);
-}
-
-// Factor applied to every element in inference.
-double InferScale(double p, bool upscale) { return upscale ? 1.0 : 1.0 - p; }
-
 void DropoutInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
@@ -122,36 +110,13 @@ void DropoutInferVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputDataType("Mask", DataType::UINT8);
 }
 
-// The seed the mask is drawn from.
-uint64_t MaskSeed(const ExecutionContext& ctx) {
-  if (const DenseTensor* s = ctx.Input("Seed")) {
-    PL_ENFORCE(s->numel() == 1,
-               errors::InvalidArgument("op `%s` input `Seed`: expected one element, received "
-                                       "shape %s",
-                                       kOp, s->dims().ToString()));
-    int64_t value = 0;
-    if (s->dtype() == DataType::INT32) {
-      value = s->data<int32_t>()[0];
-    } else if (s->dtype() == DataType::INT64) {
-      value = s->data<int64_t>()[0];
-    } else {
-      PL_THROW(
-          errors::InvalidArgument("op `%s` input `Seed`: expected an int32 or int64 tensor, "
-                                  "received %s",
-                                  kOp, platform::DataTypeName(s->dtype())));
-    }
-    return platform::ResolveSeed(value);
-  }
-  return platform::ResolveSeed(ctx.Attr<bool>("fix_seed") ? ctx.Attr<int>("seed") : 0);
-}
-
 template <typename T>
 struct DropoutKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor x = *ctx.Input("X");
     DenseTensor* out = ctx.Output("Out");
     const double p = ctx.Attr<float>("dropout_prob");
-    const bool upscale = IsUpscale(ctx.Attr<std::string>("dropout_implementation"));
+    const bool upscale = dropout::Upscales(ctx);
     const platform::Place place = ctx.GetPlace();
     const int64_t n = x.numel();
     const T* in = x.data<T>();
@@ -164,19 +129,19 @@ struct DropoutKernel {
     mask->Resize(x.dims());
     uint8_t* m = mask->mutable_data<uint8_t>(place);
     if (ctx.Attr<bool>("is_test")) {
-      const T s = static_cast<T>(InferScale(p, upscale));
+      const T s = static_cast<T>(dropout::InferScale(p, upscale));
       for (int64_t k = 0; k < n; ++k) {
         o[k] = in[k] * s;
         m[k] = 1;
       }
       return;
     }
-    std::mt19937_64 engine(MaskSeed(ctx));
+    std::mt19937_64 engine(dropout::MaskSeed(ctx));
     for (int64_t k = 0; k < n; ++k) {
       const double u = static_cast<double>(engine() >> 11) * 0x1.0p-53;
       m[k] = u >= p ? 1 : 0;
     }
-    const T s = static_cast<T>(TrainScale(p, upscale));
+    const T s = static_cast<T>(dropout::TrainScale(p, upscale));
     for (int64_t k = 0; k < n; ++k) o[k] = m[k] != 0 ? in[k] * s : T(0);
   }
 };
@@ -206,37 +171,22 @@ struct DropoutGradKernel {
     const DenseTensor dout = *ctx.Input("Out@GRAD");
     DenseTensor* dx = ctx.Output("X@GRAD");
     const double p = ctx.Attr<float>("dropout_prob");
-    const bool upscale = IsUpscale(ctx.Attr<std::string>("dropout_implementation"));
+    const bool upscale = dropout::Upscales(ctx);
     const bool is_test = ctx.Attr<bool>("is_test");
     const int64_t n = dout.numel();
     const T* g = dout.data<T>();
     // A local copy keeps the mask's buffer alive even if X@GRAD is the Mask variable.
-    DenseTensor mask;
-    if (!is_test) {
-      const DenseTensor* given = ctx.Input("Mask");
-      PL_ENFORCE(given != nullptr, errors::NotFound("op `%s` input `Mask`: required in "
-                                                    "training but not given",
-                                                    kGradOp));
-      mask = *given;
-      PL_ENFORCE(mask.dims() == dout.dims(),
-                 errors::InvalidArgument("op `%s` input `Mask`: expected the shape of `Out@GRAD` "
-                                         "%s, received %s",
-                                         kGradOp, dout.dims().ToString(), mask.dims().ToString()));
-      PL_ENFORCE(mask.dtype() == DataType::UINT8,
-                 errors::InvalidArgument("op `%s` input `Mask`: expected a uint8 tensor, "
-                                         "received %s",
-                                         kGradOp, platform::DataTypeName(mask.dtype())));
-    }
+    const DenseTensor mask = is_test ? DenseTensor() : dropout::GradMask(ctx, dout);
     dx->Resize(dout.dims());
     dx->set_lod(dout.lod());
     T* o = dx->mutable_data<T>(ctx.GetPlace());
     if (is_test) {
-      const T s = static_cast<T>(InferScale(p, upscale));
+      const T s = static_cast<T>(dropout::InferScale(p, upscale));
       for (int64_t k = 0; k < n; ++k) o[k] = g[k] * s;
       return;
     }
     const uint8_t* m = mask.data<uint8_t>();
-    const T s = static_cast<T>(TrainScale(p, upscale));
+    const T s = static_cast<T>(dropout::TrainScale(p, upscale));
     for (int64_t k = 0; k < n; ++k) o[k] = m[k] != 0 ? g[k] * s : T(0);
   }
 };

@@ -18,7 +18,7 @@
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/cuda/cuda_util.h"
 #include "operators/nn/dropout_mask.h"
-#include "platform/random.h"
+#include "operators/nn/dropout_util.h"
 
 namespace paddle_like {
 namespace operators {
@@ -31,42 +31,6 @@ using framework::ExecutionContext;
 
 constexpr char kOp[] = "dropout";
 constexpr char kGradOp[] = "dropout_grad";
-
-bool IsUpscale(const ExecutionContext& ctx) {
-  return ctx.Attr<std::string>("dropout_implementation") == "upscale_in_train";
-}
-
-// The factor of kept elements in training and of every element in inference, as
-// dropout_op.cc computes them.
-double TrainScale(double p, bool upscale) {
-  if (!upscale) return 1.0;
-  return p >= 1.0 ? 0.0 : 1.0 / (1.0 - p);
-}
-double InferScale(double p, bool upscale) { return upscale ? 1.0 : 1.0 - p; }
-
-// The seed of the mask, as the CPU kernel resolves it; the Seed input is read on the host.
-uint64_t MaskSeed(const ExecutionContext& ctx) {
-  if (const DenseTensor* given = ctx.Input("Seed")) {
-    PL_ENFORCE(given->numel() == 1,
-               errors::InvalidArgument("op `%s` input `Seed`: expected one element, received "
-                                       "shape %s",
-                                       kOp, given->dims().ToString()));
-    const DenseTensor s = cuda::ToHost(*given);
-    int64_t value = 0;
-    if (s.dtype() == DataType::INT32) {
-      value = s.data<int32_t>()[0];
-    } else if (s.dtype() == DataType::INT64) {
-      value = s.data<int64_t>()[0];
-    } else {
-      PL_THROW(
-          errors::InvalidArgument("op `%s` input `Seed`: expected an int32 or int64 tensor, "
-                                  "received %s",
-                                  kOp, platform::DataTypeName(s.dtype())));
-    }
-    return platform::ResolveSeed(value);
-  }
-  return platform::ResolveSeed(ctx.Attr<bool>("fix_seed") ? ctx.Attr<int>("seed") : 0);
-}
 
 // out = x * s everywhere; mask (when given) all ones.
 template <typename T>
@@ -104,7 +68,7 @@ struct DropoutCudaKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor x = *ctx.Input("X");
     const double p = ctx.Attr<float>("dropout_prob");
-    const bool upscale = IsUpscale(ctx);
+    const bool upscale = dropout::Upscales(ctx);
     const platform::Place place = ctx.GetPlace();
     const int64_t n = x.numel();
     DenseTensor* out = ctx.Output("Out");
@@ -119,15 +83,15 @@ struct DropoutCudaKernel {
     const cudaStream_t stream = cuda::Stream(ctx);
     if (ctx.Attr<bool>("is_test")) {
       if (n == 0) return;
-      const T s = static_cast<T>(InferScale(p, upscale));
+      const T s = static_cast<T>(dropout::InferScale(p, upscale));
       ScaleAll<T><<<cuda::Blocks(n), cuda::kThreads, 0, stream>>>(x.data<T>(), n, s, o, m);
       cuda::CheckLaunch(ctx);
       return;
     }
     // Resolved before the size test, as on the CPU: the default generator advances per run.
-    const uint64_t seed = MaskSeed(ctx);
+    const uint64_t seed = dropout::MaskSeed(ctx);
     if (n == 0) return;
-    const T s = static_cast<T>(TrainScale(p, upscale));
+    const T s = static_cast<T>(dropout::TrainScale(p, upscale));
     DropoutTrain<T>
         <<<cuda::Blocks(n), cuda::kThreads, 0, stream>>>(x.data<T>(), n, seed, p, s, o, m);
     cuda::CheckLaunch(ctx);
@@ -139,26 +103,11 @@ struct DropoutGradCudaKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor dout = *ctx.Input("Out@GRAD");
     const double p = ctx.Attr<float>("dropout_prob");
-    const bool upscale = IsUpscale(ctx);
+    const bool upscale = dropout::Upscales(ctx);
     const bool is_test = ctx.Attr<bool>("is_test");
     const int64_t n = dout.numel();
     // A local copy keeps the mask's buffer alive even if X@GRAD is the Mask variable.
-    DenseTensor mask;
-    if (!is_test) {
-      const DenseTensor* given = ctx.Input("Mask");
-      PL_ENFORCE(given != nullptr, errors::NotFound("op `%s` input `Mask`: required in "
-                                                    "training but not given",
-                                                    kGradOp));
-      mask = *given;
-      PL_ENFORCE(mask.dims() == dout.dims(),
-                 errors::InvalidArgument("op `%s` input `Mask`: expected the shape of `Out@GRAD` "
-                                         "%s, received %s",
-                                         kGradOp, dout.dims().ToString(), mask.dims().ToString()));
-      PL_ENFORCE(mask.dtype() == DataType::UINT8,
-                 errors::InvalidArgument("op `%s` input `Mask`: expected a uint8 tensor, "
-                                         "received %s",
-                                         kGradOp, platform::DataTypeName(mask.dtype())));
-    }
+    const DenseTensor mask = is_test ? DenseTensor() : dropout::GradMask(ctx, dout);
     DenseTensor* dx = ctx.Output("X@GRAD");
     dx->Resize(dout.dims());
     dx->set_lod(dout.lod());
@@ -166,10 +115,10 @@ struct DropoutGradCudaKernel {
     if (n == 0) return;
     const cudaStream_t stream = cuda::Stream(ctx);
     if (is_test) {
-      const T s = static_cast<T>(InferScale(p, upscale));
+      const T s = static_cast<T>(dropout::InferScale(p, upscale));
       ScaleAll<T><<<cuda::Blocks(n), cuda::kThreads, 0, stream>>>(dout.data<T>(), n, s, o, nullptr);
     } else {
-      const T s = static_cast<T>(TrainScale(p, upscale));
+      const T s = static_cast<T>(dropout::TrainScale(p, upscale));
       MaskedScale<T><<<cuda::Blocks(n), cuda::kThreads, 0, stream>>>(dout.data<T>(),
                                                                      mask.data<uint8_t>(), n, s, o);
     }

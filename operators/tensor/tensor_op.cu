@@ -2,7 +2,7 @@
 // The fill ops stay on the CPU: their outputs are small, and a consumer on the GPU gets them
 // by a planned transfer.
 #include "operators/cuda/cuda_kernel_table.h"
-#include "operators/cuda/cuda_util.h"
+#include "operators/cuda/map_kernels.cuh"
 #include "operators/math/broadcast.h"
 #include "operators/math/broadcast_cuda.h"
 #include "operators/tensor/concat_split_util.h"
@@ -18,18 +18,18 @@ using framework::DDim;
 using framework::DenseTensor;
 using framework::ExecutionContext;
 
-template <typename To, typename From>
-__global__ void CastElements(const From* in, To* out, int64_t n) {
-  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += step) {
+// Anything to bool is `v != 0`, the rest static_cast, as on the CPU.
+template <typename To>
+struct ConvertTo {
+  template <typename From>
+  __device__ To operator()(From v) const {
     if constexpr (std::is_same_v<To, bool>) {
-      out[i] = in[i] != From(0);
+      return v != From(0);
     } else {
-      out[i] = static_cast<To>(in[i]);
+      return static_cast<To>(v);
     }
   }
-}
+};
 
 template <typename From>
 struct CastCudaKernel {
@@ -41,10 +41,7 @@ struct CastCudaKernel {
     const auto launch = [&](auto tag) {
       using To = decltype(tag);
       To* o = out->mutable_data<To>(ctx.GetPlace());
-      if (n == 0) return;
-      CastElements<To, From><<<cuda::Blocks(n), cuda::kThreads, 0, cuda::Stream(ctx)>>>(
-          input.data<From>(), o, n);
-      cuda::CheckLaunch(ctx);
+      if (n > 0) cuda::Map(ctx, input.data<From>(), o, n, ConvertTo<To>{});
     };
     switch (to) {
       case DataType::FLOAT32: launch(float{}); break;
@@ -70,15 +67,6 @@ struct ScaleOp {
 };
 
 template <typename T>
-__global__ void ScaleElements(const T* in, T* out, int64_t n, ScaleOp<T> f) {
-  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n;
-       i += step) {
-    out[i] = f(in[i]);
-  }
-}
-
-template <typename T>
 struct ScaleCudaKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor x = *ctx.Input("X");
@@ -88,11 +76,7 @@ struct ScaleCudaKernel {
     const ScaleOp<T> f{static_cast<T>(scale), static_cast<T>(ctx.Attr<float>("bias")),
                        ctx.Attr<bool>("bias_after_scale")};
     T* o = out->mutable_data<T>(ctx.GetPlace());
-    const int64_t n = x.numel();
-    if (n == 0) return;
-    ScaleElements<T><<<cuda::Blocks(n), cuda::kThreads, 0, cuda::Stream(ctx)>>>(x.data<T>(), o,
-                                                                              n, f);
-    cuda::CheckLaunch(ctx);
+    if (x.numel() > 0) cuda::Map(ctx, x.data<T>(), o, x.numel(), f);
   }
 };
 
