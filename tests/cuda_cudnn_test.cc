@@ -464,7 +464,9 @@ TEST_F(CudnnKernelTest, Pool2dGradMatchesCpu) {
   }
 }
 
-TEST_F(CudnnKernelTest, Pool2dUsesCudnnOnlyWhenAsked) {
+// pool2d's default use_cudnn = false takes the same kernel through its plain registration:
+// no other CUDA pooling exists.
+TEST_F(CudnnKernelTest, Pool2dRunsOnTheGpuWithoutUseCudnn) {
   PoolCase c;
   c.x = {1, 2, 4, 4};
   c.type = "max";
@@ -472,7 +474,8 @@ TEST_F(CudnnKernelTest, Pool2dUsesCudnnOnlyWhenAsked) {
   c.strides = {2, 2};
   const PlaceRun run =
       RunOn(platform::CUDAPlace(0), "pool2d", {{"X", Random<float>(c.x, 5)}}, {"Out"}, c.Attrs());
-  EXPECT_NE(run.key.backend, LibraryType::kCUDNN);
+  EXPECT_EQ(run.key.device, framework::DeviceType::kCUDA);
+  EXPECT_EQ(run.key.backend, LibraryType::kPlain);
 }
 
 TEST_F(CudnnKernelTest, RefusalsNameTheOp) {
@@ -486,7 +489,7 @@ TEST_F(CudnnKernelTest, RefusalsNameTheOp) {
         RunOn(platform::CUDAPlace(0), "pool2d", {{"X", Random<float>(c.x, 6)}}, {"Out"},
               CudnnPoolAttrs(c));
       },
-      {"pool2d", "adaptive", "use_cudnn = false"});
+      {"pool2d", "adaptive", "on the CPU"});
   c = PoolCase();
   c.x = {1, 2, 4, 4};
   c.type = "max";
@@ -497,7 +500,7 @@ TEST_F(CudnnKernelTest, RefusalsNameTheOp) {
         RunOn(platform::CUDAPlace(0), "pool2d", {{"X", Random<float>(c.x, 7)}}, {"Out"},
               CudnnPoolAttrs(c));
       },
-      {"pool2d", "paddings", "use_cudnn = false"});
+      {"pool2d", "paddings", "on the CPU"});
 }
 
 }  // namespace

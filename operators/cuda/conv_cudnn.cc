@@ -194,7 +194,7 @@ AlgoChoice PickAlgo(const std::string& op, ConvDirection dir, const ConvPlan& p,
   if (nondeterministic_only) {
     throw errors::Unimplemented(
         "op `%s`: cuDNN has no deterministic %s algorithm for %s while FLAGS_cudnn_deterministic "
-        "is set (%s); set use_cudnn = false to run the plain kernel",
+        "is set (%s); run the op on the CPU (FLAGS_cpu_deterministic) instead",
         op, DirectionName(dir), shape, why);
   }
   throw errors::Unavailable("op `%s`: cuDNN offers no usable %s algorithm for %s (%s)", op,
@@ -543,17 +543,22 @@ class Conv2dGradCudnnKernel : public framework::OpKernel {
 }  // namespace
 
 PL_REGISTER_BACKEND_KERNELS(RegisterConvCudnnKernels) {
-  for (const std::string type : {"conv2d", "depthwise_conv2d"}) {
-    // Deterministic: the kernels take only deterministic algorithms under
-    // FLAGS_cudnn_deterministic (see the file comment).
-    framework::RegisterKernelClass<Conv2dCudnnKernel<float>>(
-        type, DeviceType::kCUDA, DataType::FLOAT32, LibraryType::kCUDNN, true);
-    framework::RegisterKernelClass<Conv2dCudnnKernel<double>>(
-        type, DeviceType::kCUDA, DataType::FLOAT64, LibraryType::kCUDNN, true);
-    framework::RegisterKernelClass<Conv2dGradCudnnKernel<float>>(
-        type + "_grad", DeviceType::kCUDA, DataType::FLOAT32, LibraryType::kCUDNN, true);
-    framework::RegisterKernelClass<Conv2dGradCudnnKernel<double>>(
-        type + "_grad", DeviceType::kCUDA, DataType::FLOAT64, LibraryType::kCUDNN, true);
+  // Also the plain CUDA kernels: PaddlePaddle's programs set use_cudnn = false on
+  // depthwise_conv2d (and some on conv2d), and no other CUDA convolution exists, so a GPU
+  // program convolves here either way.
+  for (const LibraryType library : {LibraryType::kCUDNN, LibraryType::kPlain}) {
+    for (const std::string type : {"conv2d", "depthwise_conv2d"}) {
+      // Deterministic: the kernels take only deterministic algorithms under
+      // FLAGS_cudnn_deterministic (see the file comment).
+      framework::RegisterKernelClass<Conv2dCudnnKernel<float>>(
+          type, DeviceType::kCUDA, DataType::FLOAT32, library, true);
+      framework::RegisterKernelClass<Conv2dCudnnKernel<double>>(
+          type, DeviceType::kCUDA, DataType::FLOAT64, library, true);
+      framework::RegisterKernelClass<Conv2dGradCudnnKernel<float>>(
+          type + "_grad", DeviceType::kCUDA, DataType::FLOAT32, library, true);
+      framework::RegisterKernelClass<Conv2dGradCudnnKernel<double>>(
+          type + "_grad", DeviceType::kCUDA, DataType::FLOAT64, library, true);
+    }
   }
 }
 

@@ -51,8 +51,8 @@ View4d PaddedInterior(int64_t n, int64_t c, int64_t h, int64_t w, int64_t top, i
 int ToInt(const std::string& op, const char* what, int64_t value) {
   if (value < 0 || value > std::numeric_limits<int>::max()) {
     throw errors::Unimplemented(
-        "op `%s`: the cuDNN kernel takes %s up to %d, received %lld (set use_cudnn = false to "
-        "run the plain kernel)",
+        "op `%s`: the cuDNN kernel takes %s up to %d, received %lld (run the op on the CPU "
+        "instead)",
         op, what, std::numeric_limits<int>::max(), static_cast<long long>(value));
   }
   return static_cast<int>(value);

@@ -1,6 +1,6 @@
 // cuDNN kernels of pool2d and pool2d_grad (max and avg; fixed, global and adaptive windows),
-// for float and double. pool2d declares use_cudnn = false by default (as PaddlePaddle), so
-// these run where a program sets use_cudnn = true.
+// for float and double; registered as the plain CUDA kernels too, since pool2d declares
+// use_cudnn = false by default (as PaddlePaddle) and no other CUDA pooling exists.
 //
 // The geometry is the plain kernels' (ResolvePool2d, conv_pool_shape.h). cuDNN pools with
 // equal paddings on both sides of an axis and floor-rounded output sizes. Where that gives
@@ -12,7 +12,7 @@
 // a divisor of kh * kw, exclusive avg then multiplying each result by kh * kw / (elements
 // of its window inside the image), a map computed on the host once per shape.
 //
-// Refused (UnimplementedError naming the op; set use_cudnn = false for the plain kernel):
+// Refused (UnimplementedError naming the op; such an op runs on the CPU):
 // adaptive windows of unequal sizes (output size not dividing the input size), and windows
 // lying wholly in the padding (the plain kernels' 0).
 //
@@ -96,7 +96,7 @@ PoolPlan MakePlan(const std::string& op, const Pool2dGeometry& resolved, bool gl
                errors::Unimplemented(
                    "op `%s` attribute `adaptive`: the cuDNN kernel pools adaptively only when the "
                    "output size divides the input size, received input [%lld, %lld] and output "
-                   "[%lld, %lld] (set use_cudnn = false to run the plain kernel)",
+                   "[%lld, %lld] (run the op on the CPU instead)",
                    op, static_cast<long long>(g.in_h), static_cast<long long>(g.in_w),
                    static_cast<long long>(g.out_h), static_cast<long long>(g.out_w)));
     g = g.AsFixedWindows();
@@ -105,7 +105,7 @@ PoolPlan MakePlan(const std::string& op, const Pool2dGeometry& resolved, bool gl
              errors::Unimplemented(
                  "op `%s` attribute `paddings`: some windows lie wholly in the padding (ksize "
                  "[%lld, %lld], paddings [%lld, %lld, %lld, %lld], input [%lld, %lld]), which "
-                 "the cuDNN kernel does not pool (set use_cudnn = false to run the plain kernel)",
+                 "the cuDNN kernel does not pool (run the op on the CPU instead)",
                  op, static_cast<long long>(g.kernel_h), static_cast<long long>(g.kernel_w),
                  static_cast<long long>(g.pad_top), static_cast<long long>(g.pad_bottom),
                  static_cast<long long>(g.pad_left), static_cast<long long>(g.pad_right),
