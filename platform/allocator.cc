@@ -23,10 +23,29 @@ struct BackendTable {
   std::mutex mu;
   AllocFunction gpu_alloc;
   CopyFunction gpu_copy;
+  Copy2DFunction gpu_copy2d;
+  SetZeroFunction gpu_set_zero;
 };
+
 BackendTable& Backends() {
   static BackendTable table;
   return table;
+}
+
+// The backend function of `member` for a non-CPU `place`; UnavailableError naming `what`
+// when the build has no backend for it.
+template <typename Fn>
+Fn DeviceFunction(Fn BackendTable::*member, const Place& place, const char* what) {
+  Fn fn;
+  {
+    std::lock_guard<std::mutex> lock(Backends().mu);
+    fn = Backends().*member;
+  }
+  if (!fn) {
+    throw errors::Unavailable("cannot %s on %s: paddle_like was built without CUDA", what,
+                              place.ToString());
+  }
+  return fn;
 }
 
 // Freed CPU blocks are kept by exact rounded size and handed out again: the executor frees
@@ -154,6 +173,43 @@ void RegisterCopyFunction(DeviceType type, CopyFunction fn) {
   if (type == DeviceType::kCUDA) {
     std::lock_guard<std::mutex> lock(Backends().mu);
     Backends().gpu_copy = std::move(fn);
+  }
+}
+
+void Copy2D(const Place& place, void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+            size_t row_bytes, size_t rows) {
+  if (row_bytes == 0 || rows == 0) return;
+  if (place.is_cpu()) {
+    for (size_t r = 0; r < rows; ++r) {
+      std::memcpy(static_cast<char*>(dst) + r * dst_pitch,
+                  static_cast<const char*>(src) + r * src_pitch, row_bytes);
+    }
+    return;
+  }
+  DeviceFunction(&BackendTable::gpu_copy2d, place, "copy")(place, dst, dst_pitch, src, src_pitch,
+                                                           row_bytes, rows);
+}
+
+void RegisterCopy2DFunction(DeviceType type, Copy2DFunction fn) {
+  if (type == DeviceType::kCUDA) {
+    std::lock_guard<std::mutex> lock(Backends().mu);
+    Backends().gpu_copy2d = std::move(fn);
+  }
+}
+
+void SetZero(const Place& place, void* ptr, size_t bytes) {
+  if (bytes == 0) return;
+  if (place.is_cpu()) {
+    std::memset(ptr, 0, bytes);
+    return;
+  }
+  DeviceFunction(&BackendTable::gpu_set_zero, place, "write")(place, ptr, bytes);
+}
+
+void RegisterSetZeroFunction(DeviceType type, SetZeroFunction fn) {
+  if (type == DeviceType::kCUDA) {
+    std::lock_guard<std::mutex> lock(Backends().mu);
+    Backends().gpu_set_zero = std::move(fn);
   }
 }
 

@@ -52,6 +52,21 @@ using CopyFunction =
                        size_t bytes)>;
 void RegisterCopyFunction(DeviceType type, CopyFunction fn);
 
+// Copies `rows` rows of `row_bytes` bytes between two buffers on `place` (a 2-D block of a
+// row-major tensor), the rows `dst_pitch` and `src_pitch` bytes apart. On a device the copy
+// is queued on the device context's stream.
+void Copy2D(const Place& place, void* dst, size_t dst_pitch, const void* src, size_t src_pitch,
+            size_t row_bytes, size_t rows);
+using Copy2DFunction = std::function<void(const Place& place, void* dst, size_t dst_pitch,
+                                          const void* src, size_t src_pitch, size_t row_bytes,
+                                          size_t rows)>;
+void RegisterCopy2DFunction(DeviceType type, Copy2DFunction fn);
+
+// Sets `bytes` bytes at `ptr` on `place` to zero (queued on a device's stream).
+void SetZero(const Place& place, void* ptr, size_t bytes);
+using SetZeroFunction = std::function<void(const Place& place, void* ptr, size_t bytes)>;
+void RegisterSetZeroFunction(DeviceType type, SetZeroFunction fn);
+
 // Bytes currently held by live CPU allocations (freed blocks kept for reuse not counted).
 size_t CpuBytesInUse();
 

@@ -274,6 +274,41 @@ TEST_F(CudaKernelTest, ConcatSplitAndTransposeMatchCpu) {
                                              MakeTensor<int64_t>({2, 2}, {3, 4, 5, 1LL << 50})}}};
                       },
                       {{"Out", 1}}, {{"axis", 1}}, {DataType::INT64});
+  // slice (with decreased axes and negative bounds) and its grad; stack and unstack.
+  const AttributeMap slice_attrs{{"axes", std::vector<int>{0, 2}},
+                                 {"starts", std::vector<int>{1, -3}},
+                                 {"ends", std::vector<int>{2, 100}},
+                                 {"decrease_axis", std::vector<int>{0}}};
+  ExpectGpuMatchesCpu(
+      "slice",
+      [](DataType t) {
+        return SlotTensors{{"Input", {Random(t, {3, 4, 5}, -1, 1, 60)}}};
+      },
+      {{"Out", 1}}, slice_attrs);
+  ExpectGpuMatchesCpu(
+      "slice_grad",
+      [](DataType t) {
+        return SlotTensors{{"Input", {Random(t, {3, 4, 5}, -1, 1, 60)}},
+                           {"Out@GRAD", {Random(t, {4, 3}, -1, 1, 61)}}};
+      },
+      {{"Input@GRAD", 1}}, slice_attrs);
+  for (int axis : {0, 1, -1}) {
+    ExpectGpuMatchesCpu(
+        "stack",
+        [](DataType t) {
+          return SlotTensors{{"X",
+                              {Random(t, {2, 3}, -1, 1, 62), Random(t, {2, 3}, -1, 1, 63),
+                               Random(t, {2, 3}, -1, 1, 64)}}};
+        },
+        {{"Y", 1}}, {{"axis", axis}});
+    const int64_t n = axis == 0 ? 2 : (axis == 1 ? 3 : 4);
+    ExpectGpuMatchesCpu("unstack",
+                        [](DataType t) {
+                          return SlotTensors{{"X", {Random(t, {2, 3, 4}, -1, 1, 65)}}};
+                        },
+                        {{"Y", static_cast<int>(n)}},
+                        {{"axis", axis}, {"num", static_cast<int>(n)}});
+  }
   for (const std::vector<int>& perm :
        std::vector<std::vector<int>>{{1, 0}, {0, 2, 1}, {2, 0, 1}, {3, 1, 0, 2}}) {
     std::vector<int64_t> dims{3, 4, 5, 6};

@@ -126,7 +126,7 @@ struct ConcatKernel {
     T* o = fresh.mutable_data<T>(ctx.GetPlace());
     int64_t offset = 0;
     for (size_t i = 0; i < xs.size(); ++i) {
-      CopyPiece(out_dims, dims[i], axis, offset, xs[i]->data<T>(), o, true);
+      CopyPiece(ctx.GetPlace(), out_dims, dims[i], axis, offset, xs[i]->data<T>(), o, true);
       offset += dims[i][axis];
     }
     if (axis != 0) fresh.set_lod(xs[0]->lod());
@@ -151,7 +151,7 @@ struct ConcatGradKernel {
     for (size_t i = 0; i < dims.size(); ++i) {
       if (DenseTensor* dx = ctx.Output("X@GRAD", i)) {
         DenseTensor fresh(dims[i], dout->dtype());
-        CopyPiece(out_dims, dims[i], axis, offset, dout->data<T>(),
+        CopyPiece(ctx.GetPlace(), out_dims, dims[i], axis, offset, dout->data<T>(),
                   fresh.mutable_data<T>(ctx.GetPlace()), false);
         *dx = std::move(fresh);
       }
@@ -215,13 +215,14 @@ PL_REGISTER_OPS(RegisterConcatOp) {
       .InferShape(ConcatInferShape)
       .InferVarType(ConcatInferVarType)
       .GradOpMaker(ConcatGradMaker);
-  RegisterPlainCpuKernels<ConcatKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(
+  RegisterPlainKernelsOnEveryDevice<ConcatKernel, float, double, int32_t, int64_t, bool, uint8_t,
+                                    int8_t>(
       kOp);
   framework::RegisterOp<ConcatOp, ConcatGradOpMaker>(kGradOp)
       .InferShape(InputListGradInferShape)
       .InferVarType(OutputDataTypeOf("Out@GRAD", "X@GRAD"))
       .GradOpMaker(ConcatGradGradMaker);
-  RegisterPlainCpuKernels<ConcatGradKernel, float, double>(kGradOp);
+  RegisterPlainKernelsOnEveryDevice<ConcatGradKernel, float, double>(kGradOp);
 }
 
 }  // namespace operators

@@ -33,16 +33,16 @@ std::vector<int64_t> SplitSizes(const std::string& op, int64_t dim, int num,
 DDim ConcatDims(const std::string& op, const std::vector<DDim>& xs, int axis);
 
 // Copies piece `piece` (dims `piece_dims`, starting at `offset` along `axis`) out of or into
-// the whole tensor of dims `whole_dims`.
+// the whole tensor of dims `whole_dims`, both on `place`.
 template <typename T>
-void CopyPiece(const DDim& whole_dims, const DDim& piece_dims, int axis, int64_t offset,
-               const T* src, T* dst, bool to_whole) {
+void CopyPiece(const platform::Place& place, const DDim& whole_dims, const DDim& piece_dims,
+               int axis, int64_t offset, const T* src, T* dst, bool to_whole) {
   BoxGeometry g;
   g.big = whole_dims.ToVector();
   g.box = piece_dims.ToVector();
   g.offset.assign(g.big.size(), 0);
   g.offset[axis] = offset;
-  CopyBox(g, src, dst, to_whole);
+  CopyBox(place, g, src, dst, to_whole);
 }
 
 // Checks that `piece` has the rank of `first` and the same dims except along `axis`

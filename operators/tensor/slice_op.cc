@@ -250,7 +250,8 @@ struct SliceKernel {
     const DenseTensor* in = ctx.Input("Input");
     const SliceBox s = KernelSlice(ctx, in->dims());
     DenseTensor fresh(s.out, in->dtype());
-    CopyBox(s.geometry, in->data<T>(), fresh.mutable_data<T>(ctx.GetPlace()), false);
+    CopyBox(ctx.GetPlace(), s.geometry, in->data<T>(), fresh.mutable_data<T>(ctx.GetPlace()),
+            false);
     if (s.out.size() > 0 && in->dims().size() > 0 && s.out[0] == in->dims()[0]) {
       fresh.set_lod(in->lod());
     }
@@ -292,8 +293,8 @@ struct SliceGradKernel {
                                        kGradOp, s.out.ToString(), dout->dims().ToString()));
     DenseTensor fresh(in->dims(), dout->dtype());
     T* dx = fresh.mutable_data<T>(ctx.GetPlace());
-    if (fresh.numel() > 0) std::memset(dx, 0, sizeof(T) * fresh.numel());
-    CopyBox(s.geometry, dout->data<T>(), dx, true);
+    platform::SetZero(ctx.GetPlace(), dx, sizeof(T) * fresh.numel());
+    CopyBox(ctx.GetPlace(), s.geometry, dout->data<T>(), dx, true);
     fresh.set_lod(in->lod());
     *ctx.Output("Input@GRAD") = std::move(fresh);
   }
@@ -335,12 +336,13 @@ PL_REGISTER_OPS(RegisterSliceOp) {
       .InferShape(SliceInferShape)
       .InferVarType(SliceInferVarType)
       .GradOpMaker(SliceGradMaker);
-  RegisterPlainCpuKernels<SliceKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(kOp);
+  RegisterPlainKernelsOnEveryDevice<SliceKernel, float, double, int32_t, int64_t, bool, uint8_t,
+                                    int8_t>(kOp);
   framework::RegisterOp<SliceOp, SliceGradOpMaker>(kGradOp)
       .InferShape(SliceGradInferShape)
       .InferVarType(SliceGradInferVarType)
       .GradOpMaker(SliceGradGradMaker);
-  RegisterPlainCpuKernels<SliceGradKernel, float, double>(kGradOp);
+  RegisterPlainKernelsOnEveryDevice<SliceGradKernel, float, double>(kGradOp);
 }
 
 }  // namespace operators

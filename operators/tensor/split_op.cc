@@ -136,8 +136,8 @@ struct SplitKernel {
       DDim piece = x_dims;
       piece[axis] = sizes[i];
       DenseTensor fresh(piece, x->dtype());
-      CopyPiece(x_dims, piece, axis, offset, x->data<T>(), fresh.mutable_data<T>(ctx.GetPlace()),
-                false);
+      CopyPiece(ctx.GetPlace(), x_dims, piece, axis, offset, x->data<T>(),
+                fresh.mutable_data<T>(ctx.GetPlace()), false);
       if (axis != 0) fresh.set_lod(x->lod());
       offset += sizes[i];
       if (DenseTensor* out = ctx.Output("Out", i)) *out = std::move(fresh);
@@ -162,7 +162,8 @@ PL_REGISTER_OPS(RegisterSplitOp) {
       .InferShape(SplitInferShape)
       .InferVarType(SplitInferVarType)
       .GradOpMaker(SplitGradMaker);
-  RegisterPlainCpuKernels<SplitKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t>(kOp);
+  RegisterPlainKernelsOnEveryDevice<SplitKernel, float, double, int32_t, int64_t, bool, uint8_t,
+                                    int8_t>(kOp);
 }
 
 }  // namespace operators

@@ -1,6 +1,5 @@
 // stack: N tensors of one shape joined along a new axis; unstack: the inverse. Each is the
 // other's gradient, so higher orders come from the backward builder.
-#include <cstring>
 #include <string>
 #include <vector>
 
@@ -105,10 +104,9 @@ struct StackKernel {
     const auto n = static_cast<int64_t>(xs.size());
     for (int64_t i = 0; i < n; ++i) {
       if (inner * outer == 0) break;
-      const T* in = xs[i]->data<T>();
-      for (int64_t o = 0; o < outer; ++o) {
-        std::memcpy(out + (o * n + i) * inner, in + o * inner, sizeof(T) * inner);
-      }
+      // Input i fills column block i of Y's [outer, n * inner] rows.
+      platform::Copy2D(ctx.GetPlace(), out + i * inner, sizeof(T) * n * inner, xs[i]->data<T>(),
+                       sizeof(T) * inner, sizeof(T) * inner, static_cast<size_t>(outer));
     }
   }
 };
@@ -147,8 +145,10 @@ struct UnstackKernel {
     for (int64_t i = 0; i < s.axis; ++i) {
       DenseTensor fresh(DDim(out_dims), x->dtype());
       T* out = fresh.mutable_data<T>(ctx.GetPlace());
-      for (int64_t o = 0; o < s.outer && s.inner > 0; ++o) {
-        std::memcpy(out + o * s.inner, in + (o * s.axis + i) * s.inner, sizeof(T) * s.inner);
+      if (s.inner > 0 && s.outer > 0) {
+        platform::Copy2D(ctx.GetPlace(), out, sizeof(T) * s.inner, in + i * s.inner,
+                         sizeof(T) * s.axis * s.inner, sizeof(T) * s.inner,
+                         static_cast<size_t>(s.outer));
       }
       if (ys[i] != nullptr) *ys[i] = std::move(fresh);
     }
@@ -174,11 +174,12 @@ PL_REGISTER_OPS(RegisterStackOps) {
   framework::RegisterOp<StackOp, StackOpMaker>("stack")
       .InferShape(StackInferShape)
       .GradOpMaker(StackGradMaker);
-  RegisterPlainCpuKernels<StackKernel, float, double, int32_t, int64_t, bool>("stack");
+  RegisterPlainKernelsOnEveryDevice<StackKernel, float, double, int32_t, int64_t, bool>("stack");
   framework::RegisterOp<StackOp, UnstackOpMaker>("unstack")
       .InferShape(UnstackInferShape)
       .GradOpMaker(UnstackGradMaker);
-  RegisterPlainCpuKernels<UnstackKernel, float, double, int32_t, int64_t, bool>("unstack");
+  RegisterPlainKernelsOnEveryDevice<UnstackKernel, float, double, int32_t, int64_t, bool>(
+      "unstack");
 }
 
 }  // namespace operators

@@ -134,6 +134,21 @@ void CudaCopy(const Place& dst_place, void* dst, const Place& src_place, const v
   }
 }
 
+void CudaCopy2D(const Place& place, void* dst, size_t dst_pitch, const void* src,
+                size_t src_pitch, size_t row_bytes, size_t rows) {
+  CheckCuda(cudaSetDevice(place.device_id()), "cudaSetDevice");
+  CheckCuda(cudaMemcpy2DAsync(dst, dst_pitch, src, src_pitch, row_bytes, rows,
+                              cudaMemcpyDeviceToDevice, StreamOf(place)),
+            "cudaMemcpy2DAsync");
+  ++Counters().d2d;
+  Counters().d2d_bytes += row_bytes * rows;
+}
+
+void CudaSetZero(const Place& place, void* ptr, size_t bytes) {
+  CheckCuda(cudaSetDevice(place.device_id()), "cudaSetDevice");
+  CheckCuda(cudaMemsetAsync(ptr, 0, bytes, StreamOf(place)), "cudaMemsetAsync");
+}
+
 }  // namespace
 
 int CudaDeviceCountImpl() {
@@ -148,6 +163,8 @@ int CudaDeviceCountImpl() {
 bool RegisterCudaBackend() {
   RegisterAllocFunction(DeviceType::kCUDA, CudaAlloc);
   RegisterCopyFunction(DeviceType::kCUDA, CudaCopy);
+  RegisterCopy2DFunction(DeviceType::kCUDA, CudaCopy2D);
+  RegisterSetZeroFunction(DeviceType::kCUDA, CudaSetZero);
   DeviceContextPool::Instance().SetFactory(DeviceType::kCUDA, [](const Place& place) {
     CheckDevice(place);
     return std::unique_ptr<DeviceContext>(new CUDADeviceContext(place.device_id()));
