@@ -44,5 +44,12 @@ void TransformTensor(const DenseTensor& in, DataType dtype, const platform::Plac
 
 int64_t DataTransformCount() { return g_transforms.load(); }
 
+DenseTensor OnCpu(const DenseTensor& t) {
+  if (t.place().is_cpu()) return t;
+  DenseTensor host;
+  CopyTensor(t, platform::CPUPlace(), &host);
+  return host;
+}
+
 }  // namespace framework
 }  // namespace paddle_like

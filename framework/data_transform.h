@@ -15,6 +15,10 @@ namespace framework {
 void TransformTensor(const DenseTensor& in, DataType dtype, const platform::Place& place,
                      DenseTensor* out);
 
+// `t` itself when it is in CPU memory, else a copy there: for reading the values of a tensor
+// that may live on a device on the host (shape tensors, scalars, labels to check).
+DenseTensor OnCpu(const DenseTensor& t);
+
 // Number of tensor transforms performed by this process so far.
 int64_t DataTransformCount();
 

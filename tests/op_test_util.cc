@@ -1,5 +1,6 @@
 #include "tests/op_test_util.h"
 
+#include "framework/data_transform.h"
 #include "platform/init.h"
 
 namespace paddle_like {
@@ -62,11 +63,7 @@ OpRunResult RunOp(const std::string& type, const SlotTensors& inputs,
       if (var != nullptr && var->IsType<DenseTensor>() && var->Get<DenseTensor>().initialized()) {
         t = var->Get<DenseTensor>();
       }
-      if (t.initialized() && !t.place().is_cpu()) {
-        DenseTensor host;
-        framework::CopyTensor(t, platform::CPUPlace(), &host);
-        t = host;
-      }
+      if (t.initialized()) t = framework::OnCpu(t);
       result.outputs[kv.first].push_back(t);
     }
   }

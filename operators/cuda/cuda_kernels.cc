@@ -1,4 +1,6 @@
-// Registers the CUDA kernels that the op families list (cuda_kernel_table.h).
+// Registration of every plain CUDA kernel: each op family's `.cu` file names its kernels in
+// a CudaKernelTable (cuda_kernel_table.h), and this file registers them all with the
+// KernelRegistry for DeviceType::kCUDA.
 #include "framework/op_registry.h"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/op_family.h"

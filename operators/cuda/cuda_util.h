@@ -33,12 +33,6 @@ inline cudaStream_t Stream(const framework::ExecutionContext& ctx) {
 // Throws FatalError naming the op when its last kernel launch failed.
 void CheckLaunch(const framework::ExecutionContext& ctx);
 
-// The value of a 1-element tensor on any place, as a double (copied to the host if needed).
-double ReadScalar(const framework::ExecutionContext& ctx, const char* slot);
-
-// The tensor's data on the host (a copy when it lives on a device).
-framework::DenseTensor ToHost(const framework::DenseTensor& t);
-
 }  // namespace cuda
 }  // namespace operators
 }  // namespace paddle_like

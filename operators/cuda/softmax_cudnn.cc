@@ -1,7 +1,8 @@
-// CUDA kernels of softmax and softmax_grad, on cuDNN's accurate softmax (max subtracted
-// first). X is read as [outer, n, inner] around the softmax axis: cuDNN's NCHW tensor
-// [outer, n, inner, 1] in its per-channel mode. Registered as the plain CUDA kernels too:
-// PaddlePaddle's programs set use_cudnn = false on softmax, and no other CUDA softmax exists.
+// softmax and softmax_grad on a GPU, through cuDNN's softmax with the row maximum
+// subtracted first (CUDNN_SOFTMAX_ACCURATE). X is viewed as [outer, n, inner] around the
+// softmax axis, which is cuDNN's NCHW tensor [outer, n, inner, 1] in its per-channel mode.
+// The kernels are registered under both LibraryType::kCUDNN and kPlain: saved PaddlePaddle
+// models set use_cudnn = false on softmax, and this is the only CUDA softmax.
 #include <cudnn.h>
 
 #include "operators/cuda/cuda_kernel_table.h"

@@ -2,6 +2,7 @@
 // position outside the class dim), with the CPU kernel's formulas and double accumulators.
 // Hard labels are checked on the host first: an out-of-range label is a typed error, never an
 // out-of-bounds read on the device.
+#include "framework/data_transform.h"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/cuda/cuda_util.h"
 #include "operators/loss/cross_entropy_util.h"
@@ -132,7 +133,7 @@ Rows PrepareRows(const ExecutionContext& ctx, const char* x_slot, DeviceLabels* 
     CheckSoftLabelType(ctx.Type(), *label, platform::ToDataType<T>());
     return r;
   }
-  const DenseTensor host = cuda::ToHost(*label);
+  const DenseTensor host = framework::OnCpu(*label);
   const IntLabels labels(host, ctx.Type(), "Label");
   for (int64_t pos = 0; pos < r.outer * r.inner; ++pos) {
     CheckHardLabel(ctx.Type(), labels[pos], r.n, r.ignore, pos);

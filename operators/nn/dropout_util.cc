@@ -2,6 +2,7 @@
 
 #include <string>
 
+#include "framework/data_transform.h"
 #include "platform/random.h"
 
 namespace paddle_like {
@@ -25,8 +26,7 @@ uint64_t MaskSeed(const ExecutionContext& ctx) {
                errors::InvalidArgument("op `%s` input `Seed`: expected one element, received "
                                        "shape %s",
                                        ctx.Type(), given->dims().ToString()));
-    DenseTensor s = *given;
-    if (!s.place().is_cpu()) framework::CopyTensor(*given, platform::CPUPlace(), &s);
+    const DenseTensor s = framework::OnCpu(*given);
     int64_t value = 0;
     if (s.dtype() == DataType::INT32) {
       value = s.data<int32_t>()[0];

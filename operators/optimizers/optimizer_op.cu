@@ -8,6 +8,7 @@
 
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/cuda/cuda_util.h"
+#include "operators/optimizers/optimizer_util.h"
 
 namespace paddle_like {
 namespace operators {
@@ -228,7 +229,7 @@ struct AdamCudaKernel {
                                      "kernel",
                                      ctx.Type()));
     const auto scalar_or_attr = [&](const char* slot, const char* attr) {
-      return ctx.HasInput(slot) ? cuda::ReadScalar(ctx, slot) : ctx.Attr<float>(attr);
+      return ctx.HasInput(slot) ? ReadScalarInput(ctx, slot) : ctx.Attr<float>(attr);
     };
     const double beta1 = scalar_or_attr("Beta1Tensor", "beta1");
     const double beta2 = scalar_or_attr("Beta2Tensor", "beta2");

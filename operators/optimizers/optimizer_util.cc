@@ -1,5 +1,6 @@
 #include "operators/optimizers/optimizer_util.h"
 
+#include "framework/data_transform.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -21,14 +22,11 @@ double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot) {
              errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a 1-element "
                                      "tensor, received shape %s",
                                      ctx.Type(), slot, ctx.InputName(slot), t->dims().ToString()));
-  PL_ENFORCE(t->place().is_cpu(),
-             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a CPU tensor, "
-                                     "received one on %s",
-                                     ctx.Type(), slot, ctx.InputName(slot), t->place().ToString()));
+  const DenseTensor host = framework::OnCpu(*t);  // A device tensor is read back.
   double v = 0;
-  platform::VisitDataType(t->dtype(), [&](auto tag) {
+  platform::VisitDataType(host.dtype(), [&](auto tag) {
     using S = decltype(tag);
-    v = ConvertElement<double>(t->data<S>()[0]);
+    v = ConvertElement<double>(host.data<S>()[0]);
   });
   return v;
 }

@@ -1,6 +1,7 @@
 // CUDA kernels of cast, scale, expand_as_v2 and transpose2. concat, split, slice and stack run
 // their CPU kernels on every device (box copies, copy_box.h); the fill ops stay on the CPU:
 // their outputs are small, and a consumer on the GPU gets them by a planned transfer.
+#include "framework/data_transform.h"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/cuda/map_kernels.cuh"
 #include "operators/math/broadcast.h"
@@ -70,8 +71,12 @@ struct ScaleCudaKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor x = *ctx.Input("X");
     DenseTensor* out = ctx.Output("Out");
-    const double scale = ctx.HasInput("ScaleTensor") ? cuda::ReadScalar(ctx, "ScaleTensor")
-                                                     : ctx.Attr<float>("scale");
+    double scale = ctx.Attr<float>("scale");
+    if (const DenseTensor* s = ctx.Input("ScaleTensor")) {  // As the CPU kernel reads it.
+      DenseTensor as_double;
+      framework::CastTensor(framework::OnCpu(*s), DataType::FLOAT64, &as_double);
+      scale = as_double.data<double>()[0];
+    }
     const ScaleOp<T> f{static_cast<T>(scale), static_cast<T>(ctx.Attr<float>("bias")),
                        ctx.Attr<bool>("bias_after_scale")};
     T* o = out->mutable_data<T>(ctx.GetPlace());

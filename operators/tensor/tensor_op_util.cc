@@ -1,5 +1,7 @@
 #include "operators/tensor/tensor_op_util.h"
 
+#include "framework/data_transform.h"
+
 namespace paddle_like {
 namespace operators {
 
@@ -10,9 +12,7 @@ std::vector<int64_t> ReadIntValues(const DenseTensor& tensor, const std::string&
                                      "received %s",
                                      op, slot, platform::DataTypeName(tensor.dtype())));
   // A shape tensor that a GPU op produced is read back to the host.
-  DenseTensor host = tensor;
-  if (!tensor.place().is_cpu()) framework::CopyTensor(tensor, platform::CPUPlace(), &host);
-  const DenseTensor& t = host;
+  const DenseTensor t = framework::OnCpu(tensor);
   std::vector<int64_t> values(static_cast<size_t>(t.numel()));
   if (t.dtype() == DataType::INT32) {
     const int32_t* p = t.data<int32_t>();

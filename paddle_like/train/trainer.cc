@@ -6,6 +6,7 @@
 #include <sstream>
 #include <sys/stat.h>
 
+#include "framework/data_transform.h"
 #include "framework/executor.h"
 #include "framework/passes/fuse_relu_grad_pass.h"
 #include "framework/model_loading.h"
@@ -30,14 +31,9 @@ double Scalar(const framework::Scope& scope, const std::string& name) {
   const framework::Variable* v = scope.FindVar(name);
   PL_ENFORCE(v != nullptr && v->IsType<framework::DenseTensor>(),
              errors::NotFound("training: variable `%s` holds no tensor", name));
-  framework::DenseTensor t = v->Get<framework::DenseTensor>();
-  if (!t.place().is_cpu()) {
-    framework::DenseTensor host;
-    framework::CopyTensor(t, platform::CPUPlace(), &host);
-    t = host;
-  }
   framework::DenseTensor d;
-  framework::CastTensor(t, DataType::FLOAT64, &d);
+  framework::CastTensor(framework::OnCpu(v->Get<framework::DenseTensor>()), DataType::FLOAT64,
+                        &d);
   return d.data<double>()[0];
 }
 
