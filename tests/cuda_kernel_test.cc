@@ -434,6 +434,61 @@ TEST_F(CudaKernelTest, MatrixProductsAndTheirGradsMatchCpu) {
   }
 }
 
+TEST_F(CudaKernelTest, MatmulV1AndItsGradMatchCpu) {
+  struct Case {
+    DDim x, y;
+    bool tx, ty;
+  };
+  // Operands as given (the flags apply to them as they are): 1-D X is [1, K] and may be
+  // transposed, batches on either side or both.
+  for (const Case& c : std::vector<Case>{{{3, 4}, {4, 5}, false, false},
+                                         {{4, 3}, {5, 4}, true, true},
+                                         {{2, 3, 4}, {4, 5}, false, false},
+                                         {{3, 4}, {2, 5, 4}, false, true},
+                                         {{2, 4, 3}, {2, 4, 5}, true, false},
+                                         {{2, 2, 3, 4}, {2, 2, 4, 5}, false, false},
+                                         {{4}, {4, 5}, false, false},
+                                         {{4}, {4}, false, false},
+                                         {{3, 4}, {4}, false, false},
+                                         {{1, 4}, {4}, true, true}}) {
+    for (float alpha : {1.0f, -0.5f}) {
+      SCOPED_TRACE(c.x.ToString() + " " + c.y.ToString() + " alpha " + std::to_string(alpha));
+      const AttributeMap attrs{{"transpose_X", c.tx}, {"transpose_Y", c.ty}, {"alpha", alpha}};
+      const auto operands = [&](DataType t) {
+        return SlotTensors{{"X", {Random(t, c.x, -1, 1, 23)}},
+                           {"Y", {Random(t, c.y, -1, 1, 24)}}};
+      };
+      ExpectGpuMatchesCpu("matmul", operands, {{"Out", 1}}, attrs);
+      const DDim out = RunOp("matmul", operands(DataType::FLOAT64), {{"Out", 1}}, attrs)
+                           .outputs.at("Out")[0]
+                           .dims();
+      ExpectGpuMatchesCpu(
+          "matmul_grad",
+          [&](DataType t) {
+            SlotTensors in = operands(t);
+            in["Out@GRAD"] = {Random(t, out, -1, 1, 25)};
+            return in;
+          },
+          {{"X@GRAD", 1}, {"Y@GRAD", 1}}, attrs);
+    }
+  }
+}
+
+TEST_F(CudaKernelTest, ShapeRunsOnTheGpuWithoutReadingItsInput) {
+  ExpectGpuMatchesCpu("shape",
+                      [](DataType t) {
+                        return SlotTensors{{"Input", {Random(t, {2, 3, 4}, -1, 1, 26)}}};
+                      },
+                      {{"Out", 1}}, {});
+  const uint64_t before = platform::GetCudaTransferStats().host_to_device_bytes;
+  const OpRunResult r =
+      RunOp("shape", {{"Input", {Random(DataType::FLOAT32, {64, 1024}, 0, 1, 27)}}}, {{"Out", 1}},
+            {}, platform::CUDAPlace(0));
+  EXPECT_EQ(r.kernel->key.device, framework::DeviceType::kCUDA);
+  // The dims go up (8 bytes), the 256 KiB input does not.
+  EXPECT_LT(platform::GetCudaTransferStats().host_to_device_bytes - before, 1024u);
+}
+
 TEST_F(CudaKernelTest, SoftmaxAndCrossEntropyMatchCpu) {
   for (int axis : {-1, 1}) {
     const DDim dims{3, 10, 4};

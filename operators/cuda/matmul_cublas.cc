@@ -1,6 +1,6 @@
-// CUDA kernels of mul, matmul_v2 and their grads on cuBLAS. Shapes come from the shape rules
-// the CPU kernels use (matmul/matmul_shape.h). cuBLAS runs in its default math mode: float
-// products are computed in float (no TF32), so they match the CPU kernels closely.
+// CUDA kernels of mul, matmul_v2, matmul (1.x) and their grads on cuBLAS. Shapes come from the
+// shape rules the CPU kernels use (matmul/matmul_shape.h). cuBLAS runs in its default math
+// mode: float products are computed in float (no TF32), so they match the CPU kernels closely.
 #include <cublas_v2.h>
 
 #include <vector>
@@ -26,6 +26,7 @@ struct GemmArgs {
   bool trans_a = false, trans_b = false;
   int64_t M = 0, N = 0, K = 0;
   int64_t batch = 1, stride_a = 0, stride_b = 0, stride_c = 0;
+  double alpha = 1;  // C = alpha * op(A) * op(B).
 };
 
 void CheckDims(const ExecutionContext& ctx, const GemmArgs& g) {
@@ -59,7 +60,7 @@ template <typename T>
 void Gemm(const ExecutionContext& ctx, const GemmArgs& g, const T* a, const T* b, T* c) {
   if (g.M == 0 || g.N == 0 || g.batch == 0) return;
   CheckDims(ctx, g);
-  const T alpha = 1, beta = 0;
+  const T alpha = static_cast<T>(g.alpha), beta = 0;
   if (g.K == 0) {  // An empty sum: C = 0.
     platform::CheckCuda(cudaMemsetAsync(c, 0, sizeof(T) * g.M * g.N * g.batch, cuda::Stream(ctx)),
                         "cudaMemsetAsync");
@@ -152,6 +153,22 @@ void BatchedGemm(const ExecutionContext& ctx, GemmArgs g, const T* a,
   }
 }
 
+// Out = alpha * op(X) * op(Y) under matmul_v2's rules (shape `s` from AnalyzeMatmulV2).
+template <typename T>
+DenseTensor MatmulForward(const ExecutionContext& ctx, const MatmulV2Shape& s,
+                          const DenseTensor& x, const DenseTensor& y, double alpha) {
+  DenseTensor result(s.out_dims, x.dtype());
+  T* o = result.mutable_data<T>(ctx.GetPlace());
+  std::vector<int64_t> xo, yo;
+  s.BatchOffsets(&xo, &yo);
+  GemmArgs g;
+  g.trans_a = s.trans_x, g.trans_b = s.trans_y;
+  g.M = s.M, g.N = s.N, g.K = s.K;
+  g.alpha = alpha;
+  BatchedGemm<T>(ctx, g, x.data<T>(), xo, y.data<T>(), yo, o);
+  return result;
+}
+
 template <typename T>
 struct MatmulV2CudaKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -160,15 +177,7 @@ struct MatmulV2CudaKernel {
     CheckOperandTypes(ctx.Type(), x, y, platform::ToDataType<T>());
     const MatmulV2Shape s = AnalyzeMatmulV2(ctx.Type(), x.dims(), y.dims(),
                                             ctx.Attr<bool>("trans_x"), ctx.Attr<bool>("trans_y"));
-    DenseTensor result(s.out_dims, x.dtype());
-    T* o = result.mutable_data<T>(ctx.GetPlace());
-    std::vector<int64_t> xo, yo;
-    s.BatchOffsets(&xo, &yo);
-    GemmArgs g;
-    g.trans_a = s.trans_x, g.trans_b = s.trans_y;
-    g.M = s.M, g.N = s.N, g.K = s.K;
-    BatchedGemm<T>(ctx, g, x.data<T>(), xo, y.data<T>(), yo, o);
-    *ctx.Output("Out") = std::move(result);
+    *ctx.Output("Out") = MatmulForward<T>(ctx, s, x, y, 1.0);
   }
 };
 
@@ -178,6 +187,62 @@ DDim BatchedDims(const std::vector<int64_t>& batch, int64_t rows, int64_t cols) 
   d.push_back(rows);
   d.push_back(cols);
   return DDim(d);
+}
+
+// The gradients of Out = alpha * op(X) * op(Y) (shape `s` from AnalyzeMatmulV2) for the
+// non-null ones of dx and dy, each with its operand's dims.
+template <typename T>
+void MatmulBackward(const ExecutionContext& ctx, const MatmulV2Shape& s, const DenseTensor& x,
+                    const DenseTensor& y, const DenseTensor& dout, double alpha,
+                    DenseTensor* dx, DenseTensor* dy) {
+  std::vector<int64_t> xo, yo;
+  s.BatchOffsets(&xo, &yo);
+  const int64_t batches = s.BatchCount();
+  std::vector<int64_t> out_offsets(static_cast<size_t>(batches));
+  for (int64_t i = 0; i < batches; ++i) out_offsets[i] = i * s.M * s.N;
+  const T* g = dout.data<T>();
+  // Each gradient is computed per Out batch, then summed over the batches its operand was
+  // broadcast along.
+  const auto write = [&](const DenseTensor& operand, const std::vector<int64_t>& own_batch,
+                         int64_t rows, int64_t cols, GemmArgs args, const T* a,
+                         const std::vector<int64_t>& a_off, const T* b,
+                         const std::vector<int64_t>& b_off, DenseTensor* grad) {
+    DenseTensor r(operand.dims(), operand.dtype());
+    T* rp = r.mutable_data<T>(ctx.GetPlace());
+    args.M = rows, args.N = cols;
+    if (own_batch == s.batch) {
+      BatchedGemm<T>(ctx, args, a, a_off, b, b_off, rp);
+    } else {
+      auto full = cuda::Device(ctx).Temporary(sizeof(T) * batches * rows * cols);
+      T* fp = static_cast<T*>(full->ptr());
+      BatchedGemm<T>(ctx, args, a, a_off, b, b_off, fp);
+      math::SumToShapeCuda<T>(cuda::Stream(ctx), fp, BatchedDims(s.batch, rows, cols),
+                              BatchedDims(own_batch, rows, cols), 1.0, rp);
+    }
+    *grad = std::move(r);
+  };
+  if (dx != nullptr) {
+    GemmArgs args;
+    args.K = s.N;
+    if (!s.trans_x) {  // dX[M, K] = dOut[M, N] * op(Y)^T
+      args.trans_a = false, args.trans_b = !s.trans_y;
+      write(x, s.x_batch, s.M, s.K, args, g, out_offsets, y.data<T>(), yo, dx);
+    } else {  // dX[K, M] = op(Y)[K, N] * dOut^T
+      args.trans_a = s.trans_y, args.trans_b = true;
+      write(x, s.x_batch, s.K, s.M, args, y.data<T>(), yo, g, out_offsets, dx);
+    }
+  }
+  if (dy != nullptr) {
+    GemmArgs args;
+    args.K = s.M;
+    if (!s.trans_y) {  // dY[K, N] = op(X)^T[K, M] * dOut[M, N]
+      args.trans_a = !s.trans_x, args.trans_b = false;
+      write(y, s.y_batch, s.K, s.N, args, x.data<T>(), xo, g, out_offsets, dy);
+    } else {  // dY[N, K] = dOut^T[N, M] * op(X)[M, K]
+      args.trans_a = true, args.trans_b = s.trans_x;
+      write(y, s.y_batch, s.N, s.K, args, g, out_offsets, x.data<T>(), xo, dy);
+    }
+  }
 }
 
 template <typename T>
@@ -192,54 +257,49 @@ struct MatmulV2GradCudaKernel {
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected Out's shape %s, "
                                        "received %s",
                                        ctx.Type(), s.out_dims.ToString(), dout.dims().ToString()));
-    std::vector<int64_t> xo, yo;
-    s.BatchOffsets(&xo, &yo);
-    const int64_t batches = s.BatchCount();
-    std::vector<int64_t> out_offsets(static_cast<size_t>(batches));
-    for (int64_t i = 0; i < batches; ++i) out_offsets[i] = i * s.M * s.N;
-    const T* g = dout.data<T>();
-    // Each gradient is computed per Out batch, then summed over the batches its operand was
-    // broadcast along.
-    const auto write = [&](const DenseTensor& operand, const std::vector<int64_t>& own_batch,
-                           int64_t rows, int64_t cols, GemmArgs args, const T* a,
-                           const std::vector<int64_t>& a_off, const T* b,
-                           const std::vector<int64_t>& b_off, DenseTensor* grad) {
-      DenseTensor r(operand.dims(), operand.dtype());
-      T* rp = r.mutable_data<T>(ctx.GetPlace());
-      args.M = rows, args.N = cols;
-      if (own_batch == s.batch) {
-        BatchedGemm<T>(ctx, args, a, a_off, b, b_off, rp);
-      } else {
-        auto full = cuda::Device(ctx).Temporary(sizeof(T) * batches * rows * cols);
-        T* fp = static_cast<T*>(full->ptr());
-        BatchedGemm<T>(ctx, args, a, a_off, b, b_off, fp);
-        math::SumToShapeCuda<T>(cuda::Stream(ctx), fp, BatchedDims(s.batch, rows, cols),
-                                BatchedDims(own_batch, rows, cols), 1.0, rp);
-      }
-      *grad = std::move(r);
-    };
-    if (DenseTensor* dx = ctx.Output("X@GRAD")) {
-      GemmArgs args;
-      args.K = s.N;
-      if (!s.trans_x) {  // dX[M, K] = dOut[M, N] * op(Y)^T
-        args.trans_a = false, args.trans_b = !s.trans_y;
-        write(x, s.x_batch, s.M, s.K, args, g, out_offsets, y.data<T>(), yo, dx);
-      } else {  // dX[K, M] = op(Y)[K, N] * dOut^T
-        args.trans_a = s.trans_y, args.trans_b = true;
-        write(x, s.x_batch, s.K, s.M, args, y.data<T>(), yo, g, out_offsets, dx);
-      }
-    }
-    if (DenseTensor* dy = ctx.Output("Y@GRAD")) {
-      GemmArgs args;
-      args.K = s.M;
-      if (!s.trans_y) {  // dY[K, N] = op(X)^T[K, M] * dOut[M, N]
-        args.trans_a = !s.trans_x, args.trans_b = false;
-        write(y, s.y_batch, s.K, s.N, args, x.data<T>(), xo, g, out_offsets, dy);
-      } else {  // dY[N, K] = dOut^T[N, M] * op(X)[M, K]
-        args.trans_a = true, args.trans_b = s.trans_x;
-        write(y, s.y_batch, s.N, s.K, args, g, out_offsets, x.data<T>(), xo, dy);
-      }
-    }
+    MatmulBackward<T>(ctx, s, x, y, dout, 1.0, ctx.Output("X@GRAD"), ctx.Output("Y@GRAD"));
+  }
+};
+
+// `t` with the dims `dims` (same element count), sharing its buffer.
+DenseTensor View(const DenseTensor& t, const DDim& dims) {
+  DenseTensor v = t;
+  v.Resize(dims);
+  return v;
+}
+
+// matmul (1.x): matmul_v2's computation on the operands as AnalyzeMatmulV1Op reads them.
+template <typename T>
+struct MatmulCudaKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor& x = *ctx.Input("X");
+    const DenseTensor& y = *ctx.Input("Y");
+    CheckOperandTypes(ctx.Type(), x, y, platform::ToDataType<T>());
+    const MatmulV1Shape s = AnalyzeMatmulV1Op(ctx.Type(), x.dims(), y.dims(), ctx.op().Attrs());
+    DenseTensor out = MatmulForward<T>(ctx, s.v2, View(x, s.x), View(y, s.y),
+                                       ctx.Attr<float>("alpha"));
+    *ctx.Output("Out") = View(out, s.out_dims);
+  }
+};
+
+template <typename T>
+struct MatmulGradCudaKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor& x = *ctx.Input("X");
+    const DenseTensor& y = *ctx.Input("Y");
+    const DenseTensor& dout = *ctx.Input("Out@GRAD");
+    CheckOperandTypes(ctx.Type(), x, y, platform::ToDataType<T>());
+    const MatmulV1Shape s = AnalyzeMatmulV1Op(ctx.Type(), x.dims(), y.dims(), ctx.op().Attrs());
+    PL_ENFORCE(dout.dims() == s.out_dims,
+               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
+                                       ctx.Type(), s.out_dims.ToString(), dout.dims().ToString()));
+    DenseTensor* dx = ctx.Output("X@GRAD");
+    DenseTensor* dy = ctx.Output("Y@GRAD");
+    DenseTensor gx, gy;
+    MatmulBackward<T>(ctx, s.v2, View(x, s.x), View(y, s.y), View(dout, s.v2.out_dims),
+                      ctx.Attr<float>("alpha"), dx ? &gx : nullptr, dy ? &gy : nullptr);
+    if (dx != nullptr) *dx = View(gx, x.dims());
+    if (dy != nullptr) *dy = View(gy, y.dims());
   }
 };
 
@@ -251,6 +311,8 @@ CudaKernelTable MatmulCudaKernels() {
   AddCudaKernels<MulGradCudaKernel, float, double>(&table, "mul_grad");
   AddCudaKernels<MatmulV2CudaKernel, float, double>(&table, "matmul_v2");
   AddCudaKernels<MatmulV2GradCudaKernel, float, double>(&table, "matmul_v2_grad");
+  AddCudaKernels<MatmulCudaKernel, float, double>(&table, "matmul");
+  AddCudaKernels<MatmulGradCudaKernel, float, double>(&table, "matmul_grad");
   return table;
 }
 

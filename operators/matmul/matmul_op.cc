@@ -31,7 +31,7 @@ class MatmulOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
         .SetDefault(false)
         .AsExtra();
-    // oneDNN fusions PaddlePaddle's passes may write; refused when set (see CheckNoFusion).
+    // oneDNN fusions PaddlePaddle's passes may write; refused when set (AnalyzeMatmulV1Op).
     for (const char* name : {"fused_reshape_X", "fused_reshape_Y", "fused_transpose_X",
                              "fused_transpose_Y", "fused_reshape_Out", "fused_transpose_Out"}) {
       AddAttr<std::vector<int>>(name, "oneDNN fusion; must be empty here.")
@@ -72,41 +72,13 @@ class MatmulOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-void CheckNoFusion(const std::string& op, const framework::AttributeMap& attrs) {
-  for (const char* name : {"fused_reshape_X", "fused_reshape_Y", "fused_transpose_X",
-                           "fused_transpose_Y", "fused_reshape_Out", "fused_transpose_Out"}) {
-    auto it = attrs.find(name);
-    if (it == attrs.end()) continue;
-    const auto* v = std::get_if<std::vector<int>>(&it->second);
-    PL_ENFORCE(v == nullptr || v->empty(),
-               errors::Unimplemented("op `%s` attribute `%s`: oneDNN-fused reshapes and "
-                                     "transposes are not implemented, received %s",
-                                     op, name, framework::AttrToString(it->second)));
-  }
-  auto it = attrs.find("head_number");
-  if (it != attrs.end()) {
-    const int* heads = std::get_if<int>(&it->second);
-    PL_ENFORCE(heads == nullptr || *heads == 1,
-               errors::Unimplemented("op `%s` attribute `head_number`: only 1 is implemented, "
-                                     "received %s",
-                                     op, framework::AttrToString(it->second)));
-  }
-}
-
-MatmulV1Shape Analyze(const std::string& op, const DDim& x, const DDim& y,
-                      const framework::AttributeMap& attrs) {
-  CheckNoFusion(op, attrs);
-  return AnalyzeMatmulV1(op, x, y, std::get<bool>(attrs.at("transpose_X")),
-                         std::get<bool>(attrs.at("transpose_Y")));
-}
-
 void MatmulInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireInput("Y");
   ctx->RequireOutput("Out");
-  ctx->SetOutputDim(
-      "Out", Analyze(ctx->OpType(), ctx->GetInputDim("X"), ctx->GetInputDim("Y"), ctx->Attrs())
-                 .out_dims);
+  ctx->SetOutputDim("Out", AnalyzeMatmulV1Op(ctx->OpType(), ctx->GetInputDim("X"),
+                                             ctx->GetInputDim("Y"), ctx->Attrs())
+                               .out_dims);
 }
 
 // `t` with the dims `dims` (same element count), sharing its buffer.
@@ -122,7 +94,7 @@ struct MatmulKernel {
     const DenseTensor* x = ctx.Input("X");
     const DenseTensor* y = ctx.Input("Y");
     CheckOperandTypes(kOp, *x, *y, platform::ToDataType<T>());
-    const MatmulV1Shape s = Analyze(kOp, x->dims(), y->dims(), ctx.op().Attrs());
+    const MatmulV1Shape s = AnalyzeMatmulV1Op(kOp, x->dims(), y->dims(), ctx.op().Attrs());
     DenseTensor fresh(s.out_dims, x->dtype());
     T* out = fresh.mutable_data<T>(ctx.GetPlace());
     if (fresh.numel() > 0) {
@@ -143,7 +115,7 @@ struct MatmulGradKernel {
     const DenseTensor* y = ctx.Input("Y");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
     CheckOperandTypes(op, *x, *y, platform::ToDataType<T>());
-    const MatmulV1Shape s = Analyze(op, x->dims(), y->dims(), ctx.op().Attrs());
+    const MatmulV1Shape s = AnalyzeMatmulV1Op(op, x->dims(), y->dims(), ctx.op().Attrs());
     PL_ENFORCE(dout->dims() == s.out_dims,
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
                                        op, s.out_dims.ToString(), dout->dims().ToString()));

@@ -192,6 +192,30 @@ MulShape AnalyzeMul(const std::string& op, const DDim& x, const DDim& y, int x_n
   return s;
 }
 
+MatmulV1Shape AnalyzeMatmulV1Op(const std::string& op, const DDim& x, const DDim& y,
+                                const framework::AttributeMap& attrs) {
+  for (const char* name : {"fused_reshape_X", "fused_reshape_Y", "fused_transpose_X",
+                           "fused_transpose_Y", "fused_reshape_Out", "fused_transpose_Out"}) {
+    auto it = attrs.find(name);
+    if (it == attrs.end()) continue;
+    const auto* v = std::get_if<std::vector<int>>(&it->second);
+    PL_ENFORCE(v == nullptr || v->empty(),
+               errors::Unimplemented("op `%s` attribute `%s`: oneDNN-fused reshapes and "
+                                     "transposes are not implemented, received %s",
+                                     op, name, framework::AttrToString(it->second)));
+  }
+  auto it = attrs.find("head_number");
+  if (it != attrs.end()) {
+    const int* heads = std::get_if<int>(&it->second);
+    PL_ENFORCE(heads == nullptr || *heads == 1,
+               errors::Unimplemented("op `%s` attribute `head_number`: only 1 is implemented, "
+                                     "received %s",
+                                     op, framework::AttrToString(it->second)));
+  }
+  return AnalyzeMatmulV1(op, x, y, std::get<bool>(attrs.at("transpose_X")),
+                         std::get<bool>(attrs.at("transpose_Y")));
+}
+
 void CheckOperandTypes(const std::string& op, const framework::DenseTensor& x,
                        const framework::DenseTensor& y, platform::DataType dtype) {
   for (const auto& [slot, t] : {std::pair{"X", &x}, std::pair{"Y", &y}}) {

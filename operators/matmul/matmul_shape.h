@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/attribute.h"
 #include "framework/ddim.h"
 #include "framework/dense_tensor.h"
 
@@ -44,6 +45,11 @@ struct MatmulV1Shape {
 
 MatmulV1Shape AnalyzeMatmulV1(const std::string& op, const framework::DDim& x,
                               const framework::DDim& y, bool trans_x, bool trans_y);
+// AnalyzeMatmulV1 with the flags of a matmul op's attributes (transpose_X, transpose_Y),
+// refusing the oneDNN fusions (fused_reshape_*, fused_transpose_*) and head_number != 1 that
+// PaddlePaddle's passes may have written with an UnimplementedError.
+MatmulV1Shape AnalyzeMatmulV1Op(const std::string& op, const framework::DDim& x,
+                                const framework::DDim& y, const framework::AttributeMap& attrs);
 
 // mul: X flattened to [M, K] at x_num_col_dims, Y to [K, N] at y_num_col_dims;
 // Out dims = X.dims[:x_num_col_dims] + Y.dims[y_num_col_dims:].

@@ -1,4 +1,6 @@
 // shape: the dims of a tensor, as a 1-D int32 tensor.
+#include <vector>
+
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
@@ -53,13 +55,19 @@ struct ShapeKernel {
     const DDim dims = ctx.Input("Input")->dims();
     DenseTensor* out = ctx.Output("Out");
     out->Resize(DDim({static_cast<int64_t>(dims.size())}));
-    int32_t* o = out->mutable_data<int32_t>(ctx.GetPlace());
+    std::vector<int32_t> values(static_cast<size_t>(dims.size()));
     for (int i = 0; i < dims.size(); ++i) {
       PL_ENFORCE(dims[i] <= INT32_MAX,
                  errors::OutOfRange("op `%s` input `Input`: dim %d is %lld, above int32's "
                                     "range",
                                     kOp, i, static_cast<long long>(dims[i])));
-      o[i] = static_cast<int32_t>(dims[i]);
+      values[i] = static_cast<int32_t>(dims[i]);
+    }
+    // Out lives where the kernel runs (Input's data is never read, so it is not moved).
+    int32_t* o = out->mutable_data<int32_t>(ctx.GetPlace());
+    if (!values.empty()) {
+      platform::Copy(ctx.GetPlace(), o, platform::CPUPlace(), values.data(),
+                     values.size() * sizeof(int32_t));
     }
   }
 };
@@ -70,7 +78,7 @@ PL_REGISTER_OPS(RegisterShapeOp) {
   framework::RegisterOp<ShapeOp, ShapeOpMaker>(kOp)
       .InferShape(ShapeInferShape)
       .InferVarType(ShapeInferVarType);
-  RegisterPlainCpuKernels<ShapeKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainKernelsOnEveryDevice<ShapeKernel, float, double, int32_t, int64_t, bool>(kOp);
 }
 
 }  // namespace operators
