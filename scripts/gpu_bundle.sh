@@ -2,10 +2,10 @@
 # Packs what scripts/gpu_check.sh needs into build/gpu_bundle/bundle.tar.xz, so that the GPU
 # checks run on a machine that has an NVIDIA GPU and CUDA's runtime libraries but none of the
 # build's other dependencies: the paddle_like tool, the CUDA test and benchmark programs, the
-# project's
-# shared libraries, the third-party libraries they load (oneDNN, protobuf, glog, gflags, ...),
-# the digits dataset and the Fashion-MNIST test images. cudart, cuBLAS and cuDNN come from the
-# machine that runs the checks.
+# project's shared libraries, the third-party libraries they load (oneDNN, protobuf, glog,
+# gflags, ...), the digits dataset, the Fashion-MNIST test images, and the real models of
+# ../shared/models with the goldens of the mobile ones (when that folder is present). cudart,
+# cuBLAS and cuDNN come from the machine that runs the checks.
 #
 #   scripts/gpu_bundle.sh            # BUILD_DIR (default build) must be a WITH_GPU build
 set -euo pipefail
@@ -13,15 +13,15 @@ ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUILD="$(realpath "${BUILD_DIR:-$ROOT/build}")"
 OUT="$BUILD/gpu_bundle"
 STAGE="$OUT/stage"
-PROGRAMS=(bin/paddle_like tests/cuda_kernel_test tests/cuda_cudnn_test tests/cuda_norm_dropout_test
-  tests/paddle_op_fixtures_test tests/benchmarks/cuda_vs_library_benchmark)
+TESTS=(cuda_kernel_test cuda_cudnn_test cuda_norm_dropout_test cuda_shared_models_test
+  paddle_op_fixtures_test)
+PROGRAMS=(bin/paddle_like "${TESTS[@]/#/tests/}" tests/benchmarks/cuda_vs_library_benchmark)
 
 grep -q '^WITH_GPU:BOOL=ON' "$BUILD/CMakeCache.txt" || {
   echo "gpu_bundle: $BUILD is not a WITH_GPU build" >&2
   exit 1
 }
-cmake --build "$BUILD" -j"$(nproc)" --target paddle_like cuda_kernel_test cuda_cudnn_test \
-  cuda_norm_dropout_test paddle_op_fixtures_test cuda_vs_library_benchmark
+cmake --build "$BUILD" -j"$(nproc)" --target paddle_like "${TESTS[@]}" cuda_vs_library_benchmark
 "$ROOT/scripts/fetch_datasets.sh" "$BUILD/datasets" >/dev/null
 
 rm -rf "$OUT"
@@ -46,6 +46,10 @@ if [[ -d $FM ]]; then
     cp "$FM/t10k-$kind-ubyte.gz" "$STAGE/datasets/fashion-mnist-10k/"
     cp "$FM/t10k-$kind-ubyte.gz" "$STAGE/datasets/fashion-mnist-10k/train-$kind-ubyte.gz"
   done
+fi
+if [[ -d $ROOT/../shared/models ]]; then
+  cp -r "$ROOT/../shared/models" "$STAGE/models"
+  cp -r "$ROOT/tests/fixtures/mobile_models" "$STAGE/goldens"
 fi
 tar -C "$STAGE" -cJf "$OUT/bundle.tar.xz" .
 rm -rf "$STAGE"

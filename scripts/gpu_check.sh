@@ -2,7 +2,8 @@
 # Runs the GPU checks from a bundle made by scripts/gpu_bundle.sh on a machine with an NVIDIA
 # GPU, writing every log to OUT_DIR and a summary to stdout:
 #   1. the CUDA kernel tests (every CUDA kernel against the CPU kernel on the same inputs),
-#      and PaddlePaddle's op and model fixtures run by a GPU predictor;
+#      the real models of ../shared/models through a GPU predictor against a CPU one, and
+#      PaddlePaddle's op and model fixtures run by a GPU predictor;
 #   2. LeNet trained on the GPU and on the CPU (digits), and two runs under
 #      FLAGS_cudnn_deterministic compared bit for bit;
 #   3. LeNet epochs against PyTorch on the same GPU (tests/benchmarks/train_vs_pytorch.py),
@@ -49,6 +50,13 @@ for t in cuda_kernel_test cuda_cudnn_test cuda_norm_dropout_test; do
   done
   note "$t: $passed passed, ${#failed[@]} failed ${failed[*]} ($((SECONDS - start)) s)"
 done
+
+start=$SECONDS
+PL_SHARED_MODELS_DIR="$B/models" PL_GOLDENS_DIR="$B/goldens" timeout 200 \
+  "$B/bin/cuda_shared_models_test" >"$OUT/shared_models_gpu.log" 2>&1
+note "cuda_shared_models_test (../shared/models, GPU against CPU): exit $?, \
+$(counts "$OUT/shared_models_gpu.log")($((SECONDS - start)) s)"
+grep -E '^\[  FAILED  \] [A-Za-z]' "$OUT/shared_models_gpu.log" | sort -u
 
 start=$SECONDS
 PL_TEST_GPU=1 PL_FIXTURES_DIR="$ROOT/tests/fixtures" timeout 200 "$B/bin/paddle_op_fixtures_test" \

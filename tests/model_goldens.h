@@ -32,8 +32,9 @@ struct Golden {
   std::vector<double> values;
 };
 
-inline Golden ReadGolden(const std::string& name) {
-  std::ifstream in(kGoldens + "/" + name + ".txt");
+// The golden of model `name` in `dir` (the fixtures folder unless another copy is named).
+inline Golden ReadGolden(const std::string& name, const std::string& dir = kGoldens) {
+  std::ifstream in(dir + "/" + name + ".txt");
   EXPECT_TRUE(in.good()) << "golden of " << name << " is missing";
   Golden g;
   std::string first;
