@@ -489,6 +489,77 @@ TEST_F(CudaKernelTest, ShapeRunsOnTheGpuWithoutReadingItsInput) {
   EXPECT_LT(platform::GetCudaTransferStats().host_to_device_bytes - before, 1024u);
 }
 
+TEST_F(CudaKernelTest, Float16KernelsMatchCpuInFloat) {
+  // cast both ways: float16 rounding to nearest even, as on the CPU (exactly equal).
+  const auto half_of = [](const DenseTensor& t) {
+    DenseTensor h;
+    framework::CastTensor(t, DataType::FLOAT16, &h);
+    return h;
+  };
+  ExpectGpuMatchesCpu(
+      "cast",
+      [](DataType) {
+        return SlotTensors{{"X", {Random(DataType::FLOAT32, {7, 9}, -70000, 70000, 81)}}};
+      },
+      {{"Out", 1}}, {{"in_dtype", 5}, {"out_dtype", 4}}, {DataType::FLOAT32}, GpuTolerance{0, 0});
+  for (int to : {5, 6, 2, 3, 0}) {  // float32, float64, int32, int64, bool
+    ExpectGpuMatchesCpu(
+        "cast",
+        [&](DataType) {
+          return SlotTensors{{"X", {half_of(Random(DataType::FLOAT32, {5, 6}, -300, 300, 82))}}};
+        },
+        {{"Out", 1}}, {{"in_dtype", 4}, {"out_dtype", to}}, {DataType::FLOAT16},
+        GpuTolerance{0, 0, 0, 0});
+  }
+  // Arithmetic in float, rounded once to float16.
+  ExpectGpuHalfNearCpuFloat("elementwise_add",
+                            [](DataType t) {
+                              return SlotTensors{{"X", {Random(t, {2, 3, 4}, -4, 4, 83)}},
+                                                 {"Y", {Random(t, {3, 1}, -4, 4, 84)}}};
+                            },
+                            {{"Out", 1}}, {{"axis", 1}});
+  for (const char* type : {"elementwise_sub", "elementwise_mul", "elementwise_div",
+                           "elementwise_max", "elementwise_min"}) {
+    ExpectGpuHalfNearCpuFloat(type,
+                              [](DataType t) {
+                                return SlotTensors{{"X", {Random(t, {4, 5}, -4, 4, 85)}},
+                                                   {"Y", {Random(t, {4, 5}, 0.5, 4, 86)}}};
+                              },
+                              {{"Out", 1}}, {{"axis", -1}});
+  }
+  for (const char* type : {"relu", "sigmoid", "tanh", "exp", "square"}) {
+    ExpectGpuHalfNearCpuFloat(
+        type, [](DataType t) { return SlotTensors{{"X", {Random(t, {6, 7}, -3, 3, 87)}}}; },
+        {{"Out", 1}}, {});
+  }
+  ExpectGpuHalfNearCpuFloat("relu_grad",
+                            [](DataType t) {
+                              return SlotTensors{{"Out", {Random(t, {6, 7}, -1, 1, 88)}},
+                                                 {"Out@GRAD", {Random(t, {6, 7}, -1, 1, 89)}}};
+                            },
+                            {{"X@GRAD", 1}}, {});
+  // Products accumulate in float: the error is the inputs' and the output's rounding.
+  ExpectGpuHalfNearCpuFloat("mul",
+                            [](DataType t) {
+                              return SlotTensors{{"X", {Random(t, {6, 32}, -1, 1, 90)}},
+                                                 {"Y", {Random(t, {32, 5}, -1, 1, 91)}}};
+                            },
+                            {{"Out", 1}}, {{"x_num_col_dims", 1}, {"y_num_col_dims", 1}});
+  ExpectGpuHalfNearCpuFloat("matmul_v2",
+                            [](DataType t) {
+                              return SlotTensors{{"X", {Random(t, {3, 6, 16}, -1, 1, 92)}},
+                                                 {"Y", {Random(t, {5, 16}, -1, 1, 93)}}};
+                            },
+                            {{"Out", 1}}, {{"trans_x", false}, {"trans_y", true}});
+  ExpectGpuHalfNearCpuFloat("matmul",
+                            [](DataType t) {
+                              return SlotTensors{{"X", {Random(t, {2, 4, 16}, -1, 1, 94)}},
+                                                 {"Y", {Random(t, {2, 16, 3}, -1, 1, 95)}}};
+                            },
+                            {{"Out", 1}},
+                            {{"transpose_X", false}, {"transpose_Y", false}, {"alpha", 0.5f}});
+}
+
 TEST_F(CudaKernelTest, SoftmaxAndCrossEntropyMatchCpu) {
   for (int axis : {-1, 1}) {
     const DDim dims{3, 10, 4};

@@ -58,5 +58,39 @@ void ExpectGpuMatchesCpu(const std::string& type, const InputMaker& inputs,
   }
 }
 
+void ExpectGpuHalfNearCpuFloat(const std::string& type, const InputMaker& inputs,
+                               const std::map<std::string, int>& outputs,
+                               const AttributeMap& attrs, double rtol, double atol) {
+  SCOPED_TRACE(type + " float16");
+  SlotTensors as_float = inputs(DataType::FLOAT32), as_half;
+  for (auto& [slot, tensors] : as_float) {
+    for (DenseTensor& t : tensors) {
+      DenseTensor half = t;
+      if (t.dtype() == DataType::FLOAT32) {
+        framework::CastTensor(t, DataType::FLOAT16, &half);
+        framework::CastTensor(half, DataType::FLOAT32, &t);  // The values float16 holds.
+      }
+      as_half[slot].push_back(half);
+    }
+  }
+  const OpRunResult cpu = RunOp(type, as_float, outputs, attrs);
+  const OpRunResult gpu = RunOp(type, as_half, outputs, attrs, platform::CUDAPlace(0));
+  ASSERT_NE(gpu.kernel, nullptr);
+  EXPECT_EQ(gpu.kernel->key.device, framework::DeviceType::kCUDA) << gpu.kernel->key.ToString();
+  EXPECT_EQ(gpu.kernel->key.dtype, DataType::FLOAT16) << gpu.kernel->key.ToString();
+  for (const auto& [slot, tensors] : cpu.outputs) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const DenseTensor& want = tensors[i];
+      const DenseTensor& got = gpu.outputs.at(slot)[i];
+      ASSERT_EQ(got.initialized(), want.initialized()) << slot;
+      if (!want.initialized()) continue;
+      EXPECT_EQ(got.dims(), want.dims()) << slot;
+      EXPECT_EQ(got.dtype(), want.dtype() == DataType::FLOAT32 ? DataType::FLOAT16 : want.dtype())
+          << slot;
+      ExpectNear(ToDoubles(got), ToDoubles(want), rtol, atol, type + " " + slot);
+    }
+  }
+}
+
 }  // namespace testing
 }  // namespace paddle_like

@@ -46,5 +46,14 @@ inline void ExpectGpuMatchesCpu(const std::string& type, const InputMaker& input
   ExpectGpuMatchesCpu(type, inputs, outputs, attrs, {DataType::FLOAT32, DataType::FLOAT64}, tol);
 }
 
+// Runs `type` in float16 on gpu:0 and in float32 on the CPU, on the float32 inputs of
+// `inputs(FLOAT32)` rounded to float16 (integer inputs as they are), and expects the GPU's
+// outputs within rtol/atol of the CPU's (half precision: about 1e-3 per rounding); the GPU
+// run must have chosen a float16 CUDA kernel.
+void ExpectGpuHalfNearCpuFloat(const std::string& type, const InputMaker& inputs,
+                               const std::map<std::string, int>& outputs,
+                               const AttributeMap& attrs, double rtol = 4e-3,
+                               double atol = 1e-3);
+
 }  // namespace testing
 }  // namespace paddle_like

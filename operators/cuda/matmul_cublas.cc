@@ -1,8 +1,10 @@
 // CUDA kernels of mul, matmul_v2, matmul (1.x) and their grads on cuBLAS. Shapes come from the
 // shape rules the CPU kernels use (matmul/matmul_shape.h). cuBLAS runs in its default math
-// mode: float products are computed in float (no TF32), so they match the CPU kernels closely.
+// mode: float products are computed in float (no TF32), so they match the CPU kernels closely;
+// float16 products accumulate in float.
 #include <cublas_v2.h>
 
+#include <type_traits>
 #include <vector>
 
 #include "operators/cuda/cuda_kernel_table.h"
@@ -56,11 +58,31 @@ cublasStatus_t GemmCall(cublasHandle_t h, cublasOperation_t tb, cublasOperation_
                                    beta, c, ldc, stride_c, batch);
 }
 
+// float16 operands with float accumulation (cuBLAS's CUBLAS_COMPUTE_32F; tensor cores may
+// run it, their products are exact in float).
+cublasStatus_t GemmCall(cublasHandle_t h, cublasOperation_t tb, cublasOperation_t ta, int n,
+                        int m, int k, const float* alpha, const platform::float16* b, int ldb,
+                        int64_t stride_b, const platform::float16* a, int lda, int64_t stride_a,
+                        const float* beta, platform::float16* c, int ldc, int64_t stride_c,
+                        int batch) {
+  if (batch == 1) {
+    return cublasGemmEx(h, tb, ta, n, m, k, alpha, b, CUDA_R_16F, ldb, a, CUDA_R_16F, lda, beta,
+                        c, CUDA_R_16F, ldc, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+  }
+  return cublasGemmStridedBatchedEx(h, tb, ta, n, m, k, alpha, b, CUDA_R_16F, ldb, stride_b, a,
+                                    CUDA_R_16F, lda, stride_a, beta, c, CUDA_R_16F, ldc, stride_c,
+                                    batch, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
+}
+
+// The type of alpha and beta: float for float16 operands.
+template <typename T>
+using GemmScalar = std::conditional_t<std::is_same_v<T, platform::float16>, float, T>;
+
 template <typename T>
 void Gemm(const ExecutionContext& ctx, const GemmArgs& g, const T* a, const T* b, T* c) {
   if (g.M == 0 || g.N == 0 || g.batch == 0) return;
   CheckDims(ctx, g);
-  const T alpha = static_cast<T>(g.alpha), beta = 0;
+  const GemmScalar<T> alpha = static_cast<GemmScalar<T>>(g.alpha), beta = 0;
   if (g.K == 0) {  // An empty sum: C = 0.
     platform::CheckCuda(cudaMemsetAsync(c, 0, sizeof(T) * g.M * g.N * g.batch, cuda::Stream(ctx)),
                         "cudaMemsetAsync");
@@ -313,6 +335,10 @@ CudaKernelTable MatmulCudaKernels() {
   AddCudaKernels<MatmulV2GradCudaKernel, float, double>(&table, "matmul_v2_grad");
   AddCudaKernels<MatmulCudaKernel, float, double>(&table, "matmul");
   AddCudaKernels<MatmulGradCudaKernel, float, double>(&table, "matmul_grad");
+  // float16 products of float16 inference programs.
+  AddCudaKernels<MulCudaKernel, platform::float16>(&table, "mul");
+  AddCudaKernels<MatmulV2CudaKernel, platform::float16>(&table, "matmul_v2");
+  AddCudaKernels<MatmulCudaKernel, platform::float16>(&table, "matmul");
   return table;
 }
 

@@ -1,8 +1,10 @@
 // CUDA kernels of the binary elementwise ops and of their fused grad ops, from the functors
-// of elementwise_op.h shared with the CPU kernels. Broadcasting follows math/broadcast.h.
+// of elementwise_op.h shared with the CPU kernels (float16 ones compute in float). Broadcasting
+// follows math/broadcast.h.
 #include <type_traits>
 
 #include "operators/cuda/cuda_kernel_table.h"
+#include "operators/cuda/half_cuda.cuh"
 #include "operators/cuda/map_kernels.cuh"
 #include "operators/elementwise/elementwise_op.h"
 #include "operators/math/broadcast.h"
@@ -72,7 +74,7 @@ struct ElementwiseCudaKernel {
       T* o = out->mutable_data<T>(ctx.GetPlace());
       if (dims.out.numel() == 0) return;
       LaunchBinary<T>(ctx, x.data<T>(), y.data<T>(), dims, o,
-                      typename Tag::template Functor<T>{});
+                      typename cuda::DeviceFunctor<T, Tag::template Functor>::type{});
     }
   };
 };
@@ -191,6 +193,17 @@ CudaKernelTable ElementwiseCudaKernels() {
     } else {
       AddCudaKernels<ElementwiseCudaKernel<Tag>::template Kernel, float, double>(&table,
                                                                                  Tag::kType);
+    }
+    // float16 for the arithmetic of float16 inference programs (computed in float).
+    constexpr bool kHalf = std::is_same_v<Tag, ElementwiseAddTag> ||
+                           std::is_same_v<Tag, ElementwiseSubTag> ||
+                           std::is_same_v<Tag, ElementwiseMulTag> ||
+                           std::is_same_v<Tag, ElementwiseDivTag> ||
+                           std::is_same_v<Tag, ElementwiseMaxTag> ||
+                           std::is_same_v<Tag, ElementwiseMinTag>;
+    if constexpr (kHalf) {
+      AddCudaKernels<ElementwiseCudaKernel<Tag>::template Kernel, platform::float16>(&table,
+                                                                                     Tag::kType);
     }
   });
   ForEachElementwiseWithFusedGrad([&](auto tag) {

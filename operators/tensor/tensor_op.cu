@@ -3,6 +3,7 @@
 // their outputs are small, and a consumer on the GPU gets them by a planned transfer.
 #include "framework/data_transform.h"
 #include "operators/cuda/cuda_kernel_table.h"
+#include "operators/cuda/half_cuda.cuh"
 #include "operators/cuda/map_kernels.cuh"
 #include "operators/math/broadcast.h"
 #include "operators/math/broadcast_cuda.h"
@@ -18,12 +19,17 @@ using framework::DDim;
 using framework::DenseTensor;
 using framework::ExecutionContext;
 
-// Anything to bool is `v != 0`, the rest static_cast, as on the CPU.
+// Anything to bool is `v != 0`, the rest static_cast, as on the CPU; float16 goes through
+// float both ways.
 template <typename To>
 struct ConvertTo {
   template <typename From>
   __device__ To operator()(From v) const {
-    if constexpr (std::is_same_v<To, bool>) {
+    if constexpr (std::is_same_v<From, platform::float16>) {
+      return (*this)(cuda::HalfToFloat(v));
+    } else if constexpr (std::is_same_v<To, platform::float16>) {
+      return cuda::FloatToHalf(static_cast<float>(v));
+    } else if constexpr (std::is_same_v<To, bool>) {
       return v != From(0);
     } else {
       return static_cast<To>(v);
@@ -49,9 +55,10 @@ struct CastCudaKernel {
       case DataType::INT32: launch(int32_t{}); break;
       case DataType::INT64: launch(int64_t{}); break;
       case DataType::BOOL: launch(bool{}); break;
+      case DataType::FLOAT16: launch(platform::float16{}); break;
       default:
         throw errors::Unimplemented("op `%s` attribute `out_dtype`: the CUDA kernel converts to "
-                                    "float32, float64, int32, int64 or bool, received %s",
+                                    "float32, float64, float16, int32, int64 or bool, received %s",
                                     ctx.Type(), platform::DataTypeName(to));
     }
   }
@@ -164,7 +171,8 @@ struct Transpose2CudaKernel {
 
 CudaKernelTable TensorCudaKernels() {
   CudaKernelTable table;
-  AddCudaKernels<CastCudaKernel, float, double, int32_t, int64_t, bool>(&table, "cast");
+  AddCudaKernels<CastCudaKernel, float, double, int32_t, int64_t, bool, platform::float16>(
+      &table, "cast");
   AddCudaKernels<ScaleCudaKernel, float, double, int32_t, int64_t>(&table, "scale");
   AddCudaKernels<ExpandAsV2CudaKernel, float, double, int32_t, int64_t>(&table, "expand_as_v2");
   AddCudaKernels<Transpose2CudaKernel, float, double, int32_t, int64_t>(&table, "transpose2");
