@@ -232,6 +232,7 @@ void MatmulBackward(const ExecutionContext& ctx, const MatmulV2Shape& s, const D
     DenseTensor r(operand.dims(), operand.dtype());
     T* rp = r.mutable_data<T>(ctx.GetPlace());
     args.M = rows, args.N = cols;
+    args.alpha = alpha;
     if (own_batch == s.batch) {
       BatchedGemm<T>(ctx, args, a, a_off, b, b_off, rp);
     } else {
