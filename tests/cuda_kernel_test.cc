@@ -128,6 +128,14 @@ TEST_F(CudaKernelTest, ParametricActivationsAndTheirGradOpsMatchCpu) {
       {"relu6", "Out", {{"threshold", 3.0f}}, -4},
       {"leaky_relu", "X", {{"alpha", 0.1f}}, -4},
       {"swish", "X", {{"beta", 1.5f}}, -4},
+      {"gelu", "X", {{"approximate", false}}, -4},
+      {"gelu", "X", {{"approximate", true}}, -4},
+      // softplus: inputs beyond the threshold (beta X > threshold) in all but the first.
+      {"softplus", "X", {{"beta", 1.0f}, {"threshold", 20.0f}}, -4},
+      {"softplus", "X", {{"beta", 2.0f}, {"threshold", 3.0f}}, -4},
+      {"softplus", "X", {{"beta", 0.5f}, {"threshold", 1.0f}}, -4},
+      {"softplus", "X", {{"beta", -1.0f}, {"threshold", 2.0f}}, -4},
+      {"clip", "X", {{"min", -1.5f}, {"max", 2.0f}}, -4},
       {"sqrt", "Out", {}, 0.01},
       {"rsqrt", "Out", {}, 0.01}};
   for (const Case& c : cases) {
@@ -146,6 +154,111 @@ TEST_F(CudaKernelTest, ParametricActivationsAndTheirGradOpsMatchCpu) {
         },
         {{"X@GRAD", 1}}, c.attrs);
   }
+}
+
+// clip's bounds as one-element tensors Min and Max (on the device in the GPU run, read back
+// on the host), alone or with the other bound from its attribute.
+TEST_F(CudaKernelTest, ClipWithBoundTensorsMatchesCpu) {
+  const DDim dims{6, 7};
+  const auto scalar = [](DataType t, double v) {
+    return t == DataType::FLOAT32 ? MakeTensor<float>({1}, {v}) : MakeTensor<double>({1}, {v});
+  };
+  const AttributeMap attrs{{"min", -3.0f}, {"max", 3.0f}};
+  for (const auto& [with_min, with_max] :
+       std::vector<std::pair<bool, bool>>{{true, true}, {true, false}, {false, true}}) {
+    SCOPED_TRACE(std::string("Min ") + (with_min ? "tensor" : "attribute") + ", Max " +
+                 (with_max ? "tensor" : "attribute"));
+    const auto bounds = [&, with_min = with_min, with_max = with_max](DataType t) {
+      SlotTensors in;
+      if (with_min) in["Min"] = {scalar(t, -0.75)};
+      if (with_max) in["Max"] = {scalar(t, 1.25)};
+      return in;
+    };
+    ExpectGpuMatchesCpu(
+        "clip",
+        [&](DataType t) {
+          SlotTensors in = bounds(t);
+          in["X"] = {Random(t, dims, -4, 4, 60)};
+          return in;
+        },
+        {{"Out", 1}}, attrs);
+    ExpectGpuMatchesCpu(
+        "clip_grad",
+        [&](DataType t) {
+          SlotTensors in = bounds(t);
+          in["X"] = {Random(t, dims, -4, 4, 61)};
+          in["Out@GRAD"] = {Random(t, dims, -1, 1, 62)};
+          return in;
+        },
+        {{"X@GRAD", 1}}, attrs);
+  }
+}
+
+// log_softmax and log_softmax_grad (cuDNN's CUDNN_SOFTMAX_LOG) over several axes, the softmax
+// dim of size 1 included.
+TEST_F(CudaKernelTest, LogSoftmaxAndItsGradMatchCpu) {
+  const std::vector<std::pair<DDim, int>> cases = {
+      {{3, 10, 4}, -1}, {{3, 10, 4}, 1}, {{3, 10, 4}, 0},  {{3, 10, 4}, -3},
+      {{5, 1}, 1},      {{7}, 0},        {{2, 3, 4, 5}, 2}};
+  for (const auto& [dims, axis] : cases) {
+    SCOPED_TRACE(dims.ToString() + " axis " + std::to_string(axis));
+    ExpectGpuMatchesCpu("log_softmax",
+                        [&, dims = dims](DataType t) {
+                          return SlotTensors{{"X", {Random(t, dims, -5, 5, 63)}}};
+                        },
+                        {{"Out", 1}}, {{"axis", axis}});
+    ExpectGpuMatchesCpu("log_softmax_grad",
+                        [&, dims = dims](DataType t) {
+                          return SlotTensors{{"Out", {Random(t, dims, -4, 0, 64)}},
+                                             {"Out@GRAD", {Random(t, dims, -1, 1, 65)}}};
+                        },
+                        {{"X@GRAD", 1}}, {{"axis", axis}});
+  }
+}
+
+// fill_constant for every dtype its CPU kernel takes (chosen by the attribute `dtype`), with
+// the value from `value`, `str_value` or ValueTensor and the shape from the attribute,
+// ShapeTensor or ShapeTensorList (read back on the host).
+TEST_F(CudaKernelTest, FillConstantMatchesCpu) {
+  const GpuTolerance exact{0, 0, 0, 0};
+  const auto no_inputs = [](DataType) { return SlotTensors{}; };
+  for (DataType dtype :
+       {DataType::FLOAT32, DataType::FLOAT64, DataType::INT32, DataType::INT64, DataType::BOOL}) {
+    const int d = static_cast<int>(dtype);
+    ExpectGpuMatchesCpu("fill_constant", no_inputs, {{"Out", 1}},
+                        {{"dtype", d}, {"shape", std::vector<int64_t>{3, 4}}, {"value", 2.0f}},
+                        {dtype}, exact);
+    ExpectGpuMatchesCpu(
+        "fill_constant",
+        [](DataType) {
+          return SlotTensors{{"ShapeTensor", {MakeTensor<int32_t>({3}, {2, 5, 3})}}};
+        },
+        {{"Out", 1}}, {{"dtype", d}, {"value", -1.0f}}, {dtype}, exact);
+    ExpectGpuMatchesCpu(
+        "fill_constant",
+        [](DataType) {
+          return SlotTensors{
+              {"ShapeTensorList", {MakeTensor<int64_t>({1}, {4}), MakeTensor<int64_t>({1}, {3})}},
+              {"ValueTensor", {MakeTensor<double>({1}, {7})}}};
+        },
+        {{"Out", 1}}, {{"dtype", d}}, {dtype}, exact);
+  }
+  const int int64 = static_cast<int>(DataType::INT64);
+  ExpectGpuMatchesCpu("fill_constant", no_inputs, {{"Out", 1}},
+                      {{"dtype", int64},
+                       {"shape", std::vector<int64_t>{1000}},
+                       {"str_value", std::string("123456789012345")}},
+                      {DataType::INT64}, exact);
+  ExpectGpuMatchesCpu("fill_constant", no_inputs, {{"Out", 1}},
+                      {{"dtype", static_cast<int>(DataType::FLOAT32)},
+                       {"shape", std::vector<int64_t>{0, 3}},
+                       {"value", 1.0f}},
+                      {DataType::FLOAT32}, exact);
+  ExpectGpuMatchesCpu("fill_constant", no_inputs, {{"Out", 1}},
+                      {{"dtype", static_cast<int>(DataType::FLOAT64)},
+                       {"shape", std::vector<int64_t>{2, 3}},
+                       {"str_value", std::string("-inf")}},
+                      {DataType::FLOAT64}, exact);
 }
 
 // The reshape family copies X on the device; a shape given as a tensor is read back.

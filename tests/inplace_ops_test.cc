@@ -150,6 +150,9 @@ TEST_F(InPlaceOpsTest, OutputNamedOverInputEqualsOutOfPlace) {
   CheckOutputNamedOverInput("softmax", "X", "Out", {{"axis", -1}}, seed += 10);
   CheckOutputNamedOverInput("softmax", "X", "Out", {{"axis", 0}}, seed += 10);
   CheckOutputNamedOverInput("softmax_grad", "Out@GRAD", "X@GRAD", {{"axis", -1}}, seed += 10);
+  CheckOutputNamedOverInput("log_softmax", "X", "Out", {{"axis", -1}}, seed += 10);
+  CheckOutputNamedOverInput("log_softmax", "X", "Out", {{"axis", 0}}, seed += 10);
+  CheckOutputNamedOverInput("log_softmax_grad", "Out@GRAD", "X@GRAD", {{"axis", 0}}, seed += 10);
   CheckOutputNamedOverInput("dropout", "X", "Out", {{"is_test", true}, {"dropout_prob", 0.3f}},
                             seed += 10);
   CheckOutputNamedOverInput("cast", "X", "Out", {{"in_dtype", 5}, {"out_dtype", 5}}, seed += 10);

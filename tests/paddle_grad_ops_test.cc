@@ -406,6 +406,7 @@ TEST(PaddleGradOps, SlotsMatchPaddlePaddle) {
           {"matmul_v2_grad", {{"X", "Y", "Out@GRAD"}, {"X@GRAD", "Y@GRAD"}}},
           {"mul_grad", {{"X", "Y", "Out@GRAD"}, {"X@GRAD", "Y@GRAD"}}},
           {"softmax_grad", {{"Out", "Out@GRAD"}, {"X@GRAD"}}},
+          {"log_softmax_grad", {{"Out", "Out@GRAD"}, {"X@GRAD"}}},
           {"mean_grad", {{"X", "Out@GRAD"}, {"X@GRAD"}}},
           {"reduce_sum_grad", {{"X", "Out@GRAD"}, {"X@GRAD"}}},
           {"reduce_mean_grad", {{"X", "Out@GRAD"}, {"X@GRAD"}}},

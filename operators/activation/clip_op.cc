@@ -1,7 +1,10 @@
 // clip: X limited to [min, max], the bounds as attributes or as one-element tensors Min and
-// Max, with PaddlePaddle's fused grad op clip_grad.
+// Max, with PaddlePaddle's fused grad op clip_grad; the math is activation::Clip and ClipGrad
+// (parametric_activation.h).
 #include <string>
 
+#include "framework/data_transform.h"
+#include "operators/activation/parametric_activation.h"
 #include "operators/activation/unary_elementwise.h"
 #include "operators/op_family.h"
 
@@ -38,54 +41,35 @@ $$dX = dOut \cdot [min < X < max]$$
   }
 };
 
-// The bound `slot` (a one-element tensor) when given, else the attribute `attr`.
-template <typename T>
-T Bound(const ExecutionContext& ctx, const char* slot, const char* attr) {
-  if (!ctx.HasInput(slot)) return static_cast<T>(ctx.Attr<float>(attr));
+// The bound `slot` (a one-element tensor of X's dtype, read on the host) when given, else
+// the attribute `attr`.
+double Bound(const ExecutionContext& ctx, const char* slot, const char* attr, DataType x_dtype) {
+  if (!ctx.HasInput(slot)) return ctx.Attr<float>(attr);
   const DenseTensor* t = ctx.Input(slot);
   PL_ENFORCE(t->numel() == 1,
              errors::InvalidArgument("op `%s` input `%s`: expected one element, received shape %s",
                                      ctx.Type(), slot, t->dims().ToString()));
-  PL_ENFORCE(t->dtype() == platform::ToDataType<T>(),
+  PL_ENFORCE(t->dtype() == x_dtype,
              errors::InvalidArgument("op `%s` input `%s`: expected dtype %s (X's), received %s",
-                                     ctx.Type(), slot,
-                                     platform::DataTypeName(platform::ToDataType<T>()),
+                                     ctx.Type(), slot, platform::DataTypeName(x_dtype),
                                      platform::DataTypeName(t->dtype())));
-  return t->data<T>()[0];
+  const DenseTensor host = framework::OnCpu(*t);
+  return x_dtype == DataType::FLOAT64 ? host.data<double>()[0] : host.data<float>()[0];
 }
 
-template <typename T>
-struct Bounds {
-  T min, max;
-};
+}  // namespace
 
-template <typename T>
-Bounds<T> ReadBounds(const ExecutionContext& ctx) {
-  const Bounds<T> b{Bound<T>(ctx, "Min", "min"), Bound<T>(ctx, "Max", "max")};
+namespace activation {
+
+ClipBounds ReadClipBounds(const ExecutionContext& ctx, DataType x_dtype) {
+  const ClipBounds b{Bound(ctx, "Min", "min", x_dtype), Bound(ctx, "Max", "max", x_dtype)};
   PL_ENFORCE(!(b.min > b.max),
              errors::InvalidArgument("op `%s`: expected min <= max, received min %s > max %s",
                                      ctx.Type(), std::to_string(b.min), std::to_string(b.max)));
   return b;
 }
 
-template <typename T>
-struct ClipKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const Bounds<T> b = ReadBounds<T>(ctx);
-    ComputeUnary<T>(ctx, [=](T x) { return x < b.min ? b.min : (x > b.max ? b.max : x); });
-  }
-};
-
-template <typename T>
-struct ClipGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const Bounds<T> b = ReadBounds<T>(ctx);
-    ComputeUnaryGrad<T>(ctx, "X",
-                        [=](T x, T dout) { return x > b.min && x < b.max ? dout : T(0); });
-  }
-};
-
-}  // namespace
+}  // namespace activation
 
 PL_REGISTER_OPS(RegisterClipOp) {
   const framework::FusedGradDecl grad{
@@ -97,11 +81,12 @@ PL_REGISTER_OPS(RegisterClipOp) {
                   framework::OpVersionDesc()
                       .NewInput("Min", "one-element tensor overriding the attribute min")
                       .NewInput("Max", "one-element tensor overriding the attribute max"));
-  RegisterPlainCpuFloatKernels<ClipKernel>(kOp);
+  RegisterPlainCpuFloatKernels<UnaryFunctorKernel<activation::Clip>::Kernel>(kOp);
   DeclarePlainInPlace(kOp, {{"X", "Out"}});
   framework::RegisterFusedGradOp(kOp, grad).InferShape(
       [](InferShapeContext* ctx) { UnaryGradInferShape(ctx, "X"); });
-  RegisterPlainCpuFloatKernels<ClipGradKernel>(std::string(kOp) + "_grad");
+  RegisterPlainCpuFloatKernels<UnaryGradFunctorKernel<activation::ClipGrad>::Kernel>(
+      std::string(kOp) + "_grad");
   DeclarePlainInPlace(std::string(kOp) + "_grad", {{"Out@GRAD", "X@GRAD"}});
 }
 

@@ -1,7 +1,6 @@
 // gelu: the Gaussian error linear unit, exact (erf) or tanh-approximated, and its fused
-// gradient op gelu_grad.
-#include <cmath>
-
+// gradient op gelu_grad; the math is activation::Gelu and GeluGrad (parametric_activation.h).
+#include "operators/activation/parametric_activation.h"
 #include "operators/activation/unary_elementwise.h"
 #include "operators/op_family.h"
 
@@ -11,46 +10,6 @@ namespace operators {
 namespace {
 
 constexpr char kOp[] = "gelu";
-
-// sqrt(2 / pi) and 1 / sqrt(2 pi).
-constexpr double kSqrt2OverPi = 0.79788456080286535588;
-constexpr double kInvSqrt2Pi = 0.39894228040143267794;
-constexpr double kInvSqrt2 = 0.70710678118654752440;
-constexpr double kCubic = 0.044715;
-
-template <typename T>
-struct GeluFunctor {
-  bool approximate;
-  T operator()(T x) const {
-    if (approximate) {
-      const T t =
-          std::tanh(static_cast<T>(kSqrt2OverPi) * (x + static_cast<T>(kCubic) * x * x * x));
-      return static_cast<T>(0.5) * x * (static_cast<T>(1) + t);
-    }
-    return static_cast<T>(0.5) * x * (static_cast<T>(1) + std::erf(x * static_cast<T>(kInvSqrt2)));
-  }
-};
-
-// d gelu(x) / dx.
-template <typename T>
-struct GeluDerivative {
-  bool approximate;
-  T operator()(T x) const {
-    if (approximate) {
-      const T x2 = x * x;
-      const T t = std::tanh(static_cast<T>(kSqrt2OverPi) * x *
-                            (static_cast<T>(1) + static_cast<T>(kCubic) * x2));
-      const T dt =
-          static_cast<T>(kSqrt2OverPi) * (static_cast<T>(1) + static_cast<T>(3 * kCubic) * x2);
-      return static_cast<T>(0.5) * (static_cast<T>(1) + t) +
-             static_cast<T>(0.5) * x * (static_cast<T>(1) - t * t) * dt;
-    }
-    const T cdf =
-        static_cast<T>(0.5) * (static_cast<T>(1) + std::erf(x * static_cast<T>(kInvSqrt2)));
-    const T pdf = static_cast<T>(kInvSqrt2Pi) * std::exp(static_cast<T>(-0.5) * x * x);
-    return cdf + x * pdf;
-  }
-};
 
 class GeluOpMaker : public UnaryOpMaker {
  protected:
@@ -78,28 +37,14 @@ class GeluOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-template <typename T>
-struct GeluKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    ComputeUnary<T>(ctx, GeluFunctor<T>{ctx.Attr<bool>("approximate")});
-  }
-};
-
-template <typename T>
-struct GeluGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const GeluDerivative<T> f{ctx.Attr<bool>("approximate")};
-    ComputeUnaryGrad<T>(ctx, "X", [&](T x, T dout) { return dout * f(x); });
-  }
-};
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterGeluOp) {
   const framework::FusedGradDecl grad{
       {"X"}, {"Out"}, {"X"}, R"DOC($$dX = dOut \cdot \frac{d\,\mathrm{gelu}(X)}{dX}$$
 with the derivative of the erf or the tanh form, as in `gelu`.)DOC"};
-  RegisterUnaryOpWithFusedGrad<GeluOp, GeluOpMaker, GeluKernel, GeluGradKernel>(kOp, grad);
+  RegisterUnaryOpWithFusedGrad<GeluOp, GeluOpMaker, UnaryFunctorKernel<activation::Gelu>::Kernel,
+                               UnaryGradFunctorKernel<activation::GeluGrad>::Kernel>(kOp, grad);
 }
 
 }  // namespace operators

@@ -1,15 +1,17 @@
-// Functors of the activations of deploy models that the generic tags of activation_op.h do
-// not cover: hard_sigmoid, hard_swish, relu6, leaky_relu and swish (they take attributes),
-// and sqrt and rsqrt; each with the functor of its PaddlePaddle grad op (`<type>_grad`),
-// which reads the forward value named by kGradDep. Shared by the CPU kernels (the ops'
-// `*_op.cc` files) and the CUDA kernels (parametric_activation_op.cu); FromAttrs reads an
-// op's attributes.
+// Functors of the activations that the generic tags of activation_op.h do not cover:
+// hard_sigmoid, hard_swish, relu6, leaky_relu, swish, gelu, softplus and clip (they take
+// attributes, clip also its bound tensors), and sqrt and rsqrt; each with the functor of its
+// PaddlePaddle grad op (`<type>_grad`), which reads the forward value named by kGradDep.
+// Shared by the CPU kernels (the ops' `*_op.cc` files) and the CUDA kernels
+// (parametric_activation_op.cu); FromAttrs reads an op's attributes on the host.
 #pragma once
 
 #include <cmath>
 
 #include "framework/operator.h"
 #include "operators/math/hostdevice.h"
+#include "platform/data_type.h"
+#include "platform/enforce.h"
 
 namespace paddle_like {
 namespace operators {
@@ -151,6 +153,114 @@ struct SwishGrad {
     const T s = StableSigmoid(beta * x);
     return dout * (s + beta * x * s * (T(1) - s));
   }
+};
+
+// Out = X / 2 * (1 + erf(X / sqrt(2))), or with the tanh approximation
+// X / 2 * (1 + tanh(sqrt(2 / pi) * (X + 0.044715 X^3))) when `approximate`.
+template <typename T>
+struct Gelu {
+  bool approximate;
+  static Gelu FromAttrs(const framework::ExecutionContext& ctx) {
+    return {ctx.Attr<bool>("approximate")};
+  }
+  PL_HOSTDEVICE T operator()(T x) const {
+    if (approximate) {
+      const T t = std::tanh(T(0.79788456080286535588) * (x + T(0.044715) * x * x * x));
+      return T(0.5) * x * (T(1) + t);
+    }
+    return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+  }
+};
+// dX = dOut * d gelu(X) / dX: Phi(X) + X phi(X) (the standard normal cdf and pdf), or the
+// derivative of the tanh form.
+template <typename T>
+struct GeluGrad {
+  static constexpr const char* kGradDep = "X";
+  bool approximate;
+  static GeluGrad FromAttrs(const framework::ExecutionContext& ctx) {
+    return {ctx.Attr<bool>("approximate")};
+  }
+  PL_HOSTDEVICE T operator()(T x, T dout) const {
+    if (approximate) {
+      const T k = T(0.79788456080286535588);  // sqrt(2 / pi).
+      const T x2 = x * x;
+      const T t = std::tanh(k * x * (T(1) + T(0.044715) * x2));
+      const T dt = k * (T(1) + T(3 * 0.044715) * x2);
+      return dout * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * dt);
+    }
+    const T cdf = T(0.5) * (T(1) + std::erf(x * T(0.70710678118654752440)));
+    const T pdf = T(0.39894228040143267794) * std::exp(T(-0.5) * x * x);  // 1 / sqrt(2 pi).
+    return dout * (cdf + x * pdf);
+  }
+};
+
+// InvalidArgumentError naming the op unless softplus's attribute `beta` is non-zero.
+inline void CheckSoftplusBeta(const framework::ExecutionContext& ctx) {
+  PL_ENFORCE(ctx.Attr<float>("beta") != 0.0f,
+             errors::InvalidArgument("op `%s` attribute `beta`: expected a non-zero value, "
+                                     "received 0",
+                                     ctx.Type()));
+}
+
+// Out = log(1 + exp(beta X)) / beta, X itself where beta X > threshold; computed as
+// (max(beta X, 0) + log1p(exp(-|beta X|))) / beta so that exp never overflows.
+template <typename T>
+struct Softplus {
+  T beta, threshold;
+  static Softplus FromAttrs(const framework::ExecutionContext& ctx) {
+    CheckSoftplusBeta(ctx);
+    return {AttrAs<T>(ctx, "beta"), AttrAs<T>(ctx, "threshold")};
+  }
+  PL_HOSTDEVICE T operator()(T x) const {
+    const T bx = beta * x;
+    if (bx > threshold) return x;
+    return (Max(bx, T(0)) + std::log1p(std::exp(-std::abs(bx)))) / beta;
+  }
+};
+// dX = dOut * sigmoid(beta X), dOut where beta X > threshold.
+template <typename T>
+struct SoftplusGrad {
+  static constexpr const char* kGradDep = "X";
+  T beta, threshold;
+  static SoftplusGrad FromAttrs(const framework::ExecutionContext& ctx) {
+    CheckSoftplusBeta(ctx);
+    return {AttrAs<T>(ctx, "beta"), AttrAs<T>(ctx, "threshold")};
+  }
+  PL_HOSTDEVICE T operator()(T x, T dout) const {
+    const T bx = beta * x;
+    return bx > threshold ? dout : dout * StableSigmoid(bx);
+  }
+};
+
+// clip's bounds: the one-element tensors Min and Max when given (read on the host wherever
+// they live; of dtype `x_dtype`), else the attributes min and max. InvalidArgumentError
+// naming the op and slot for a tensor of another size or dtype, and when min > max. Defined
+// in clip_op.cc.
+struct ClipBounds {
+  double min, max;  // Exact: each comes from a float attribute or an X-typed tensor.
+};
+ClipBounds ReadClipBounds(const framework::ExecutionContext& ctx, framework::DataType x_dtype);
+
+// Out = min(max(X, min), max); NaN propagates.
+template <typename T>
+struct Clip {
+  T min, max;
+  static Clip FromAttrs(const framework::ExecutionContext& ctx) {
+    const ClipBounds b = ReadClipBounds(ctx, platform::ToDataType<T>());
+    return {static_cast<T>(b.min), static_cast<T>(b.max)};
+  }
+  PL_HOSTDEVICE T operator()(T x) const { return x < min ? min : (x > max ? max : x); }
+};
+// dX = dOut where min < X < max, else 0.
+template <typename T>
+struct ClipGrad {
+  static constexpr const char* kGradDep = "X";
+  T min, max;
+  static ClipGrad FromAttrs(const framework::ExecutionContext& ctx) {
+    const ClipBounds b = ReadClipBounds(ctx, platform::ToDataType<T>());
+    return {static_cast<T>(b.min), static_cast<T>(b.max)};
+  }
+  PL_HOSTDEVICE T operator()(T x, T dout) const { return x > min && x < max ? dout : T(0); }
 };
 
 template <typename T>

@@ -1,6 +1,6 @@
-// CUDA kernels of hard_sigmoid, hard_swish, relu6, leaky_relu, swish, sqrt and rsqrt and of
-// their `<type>_grad` ops, from the functors of parametric_activation.h shared with the CPU
-// kernels.
+// CUDA kernels of hard_sigmoid, hard_swish, relu6, leaky_relu, swish, gelu, softplus, clip,
+// sqrt and rsqrt and of their `<type>_grad` ops, from the functors of parametric_activation.h
+// shared with the CPU kernels. clip's Min and Max tensors are read on the host (FromAttrs).
 #include "operators/activation/parametric_activation.h"
 #include "operators/activation/unary_elementwise_cuda.cuh"
 #include "operators/cuda/cuda_kernel_table.h"
@@ -46,6 +46,9 @@ CudaKernelTable ParametricActivationCudaKernels() {
   AddPair<Relu6, Relu6Grad>(&table, "relu6");
   AddPair<LeakyRelu, LeakyReluGrad>(&table, "leaky_relu");
   AddPair<Swish, SwishGrad>(&table, "swish");
+  AddPair<Gelu, GeluGrad>(&table, "gelu");
+  AddPair<Softplus, SoftplusGrad>(&table, "softplus");
+  AddPair<Clip, ClipGrad>(&table, "clip");
   AddPair<Sqrt, SqrtGrad>(&table, "sqrt");
   AddPair<Rsqrt, RsqrtGrad>(&table, "rsqrt");
   return table;

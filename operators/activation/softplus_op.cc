@@ -1,8 +1,7 @@
 // softplus: a smooth relu, Out = log(1 + exp(beta X)) / beta (X itself above the threshold),
-// with PaddlePaddle's fused gradient op softplus_grad.
-#include <algorithm>
-#include <cmath>
-
+// with PaddlePaddle's fused gradient op softplus_grad; the math is activation::Softplus and
+// SoftplusGrad (parametric_activation.h).
+#include "operators/activation/parametric_activation.h"
 #include "operators/activation/unary_elementwise.h"
 #include "operators/op_family.h"
 
@@ -36,50 +35,15 @@ class SoftplusOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-void CheckBeta(const ExecutionContext& ctx) {
-  PL_ENFORCE(ctx.Attr<float>("beta") != 0.0f,
-             errors::InvalidArgument("op `%s` attribute `beta`: expected a non-zero value, "
-                                     "received 0",
-                                     ctx.Type()));
-}
-
-template <typename T>
-struct SoftplusKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    CheckBeta(ctx);
-    const T beta = static_cast<T>(ctx.Attr<float>("beta"));
-    const T threshold = static_cast<T>(ctx.Attr<float>("threshold"));
-    ComputeUnary<T>(ctx, [=](T x) {
-      const T bx = beta * x;
-      if (bx > threshold) return x;
-      return (std::max(bx, T(0)) + std::log1p(std::exp(-std::abs(bx)))) / beta;
-    });
-  }
-};
-
-template <typename T>
-struct SoftplusGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    CheckBeta(ctx);
-    const T beta = static_cast<T>(ctx.Attr<float>("beta"));
-    const T threshold = static_cast<T>(ctx.Attr<float>("threshold"));
-    ComputeUnaryGrad<T>(ctx, "X", [=](T x, T dout) {
-      const T bx = beta * x;
-      if (bx > threshold) return dout;
-      // sigmoid(bx) without overflow on either side.
-      const T e = std::exp(-std::abs(bx));
-      return dout * (bx >= T(0) ? T(1) / (T(1) + e) : e / (T(1) + e));
-    });
-  }
-};
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterSoftplusOp) {
   const framework::FusedGradDecl grad{
       {"X"}, {"Out"}, {"X"},
       R"DOC($$dX = dOut \cdot \sigma(\beta X) \text{ where } \beta X \le threshold, \text{ else } dOut$$)DOC"};
-  RegisterUnaryOpWithFusedGrad<SoftplusOp, SoftplusOpMaker, SoftplusKernel, SoftplusGradKernel>(kOp, grad);
+  RegisterUnaryOpWithFusedGrad<SoftplusOp, SoftplusOpMaker,
+                               UnaryFunctorKernel<activation::Softplus>::Kernel,
+                               UnaryGradFunctorKernel<activation::SoftplusGrad>::Kernel>(kOp, grad);
 }
 
 }  // namespace operators

@@ -1,5 +1,5 @@
-// Grid-stride elementwise loops shared by the CUDA kernels (nvcc only): out[i] = f(a[i]) or
-// f(a[i], b[i]) over n elements, launched on the op's stream.
+// Grid-stride elementwise loops shared by the CUDA kernels (nvcc only): out[i] = f(a[i]),
+// f(a[i], b[i]) or a constant over n elements, launched on the op's stream.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +26,22 @@ __global__ void MapPairKernel(const A* a, const B* b, Out* out, int64_t n, F f) 
        i += step) {
     out[i] = f(a[i], b[i]);
   }
+}
+
+template <typename T>
+__global__ void FillKernel(T* out, int64_t n, T value) {
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+    out[i] = value;
+  }
+}
+
+// out[i] = value.
+template <typename T>
+void Fill(const framework::ExecutionContext& ctx, T* out, int64_t n, T value) {
+  if (n == 0) return;
+  FillKernel<T><<<Blocks(n), kThreads, 0, Stream(ctx)>>>(out, n, value);
+  CheckLaunch(ctx);
 }
 
 // out[i] = f(a[i]); nothing for n == 0 (a launch of zero blocks is an error).

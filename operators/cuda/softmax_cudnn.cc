@@ -1,8 +1,10 @@
-// softmax and softmax_grad on a GPU, through cuDNN's softmax with the row maximum
-// subtracted first (CUDNN_SOFTMAX_ACCURATE). X is viewed as [outer, n, inner] around the
-// softmax axis, which is cuDNN's NCHW tensor [outer, n, inner, 1] in its per-channel mode.
-// The kernels are registered under both LibraryType::kCUDNN and kPlain: saved PaddlePaddle
-// models set use_cudnn = false on softmax, and this is the only CUDA softmax.
+// softmax, log_softmax and their grad ops on a GPU, through cuDNN's softmax with the row
+// maximum subtracted first (CUDNN_SOFTMAX_ACCURATE, and CUDNN_SOFTMAX_LOG for log_softmax,
+// whose backward is dX = dOut - exp(Out) * sum(dOut)). X is viewed as [outer, n, inner]
+// around the softmax axis, which is cuDNN's NCHW tensor [outer, n, inner, 1] in its
+// per-channel mode. The kernels are registered under both LibraryType::kCUDNN and kPlain:
+// saved PaddlePaddle models set use_cudnn = false on softmax, and these are the only CUDA
+// kernels of these ops.
 #include <cudnn.h>
 
 #include "operators/cuda/cuda_kernel_table.h"
@@ -47,57 +49,78 @@ class RowsDescriptor {
   cudnnTensorDescriptor_t desc_ = nullptr;
 };
 
-template <typename T>
-struct SoftmaxCudnnKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor x = *ctx.Input("X");
-    DenseTensor* out = ctx.Output("Out");
-    out->Resize(x.dims());
-    out->set_lod(x.lod());
-    T* o = out->mutable_data<T>(ctx.GetPlace());
-    if (x.numel() == 0) return;
-    const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x.dims(), ctx.Attr<int>("axis"));
-    const RowsDescriptor desc(ctx, d, kCudnnType<T>);
-    const T alpha = 1, beta = 0;
-    platform::CheckCudnn(
-        cudnnSoftmaxForward(cuda::Device(ctx).cudnn_handle(), CUDNN_SOFTMAX_ACCURATE,
-                            CUDNN_SOFTMAX_MODE_CHANNEL, &alpha, desc.get(), x.data<T>(), &beta,
-                            desc.get(), o),
-        "cudnnSoftmaxForward");
-  }
+// Kernel<T> runs cuDNN's softmax forward with algorithm kAlgo.
+template <cudnnSoftmaxAlgorithm_t kAlgo>
+struct SoftmaxCudnn {
+  template <typename T>
+  struct Kernel {
+    static void Compute(const ExecutionContext& ctx);
+  };
 };
 
+template <cudnnSoftmaxAlgorithm_t kAlgo>
 template <typename T>
-struct SoftmaxGradCudnnKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor y = *ctx.Input("Out");
-    const DenseTensor dy = *ctx.Input("Out@GRAD");
-    PL_ENFORCE(y.dims() == dy.dims(),
-               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected Out's shape %s, "
-                                       "received %s",
-                                       ctx.Type(), y.dims().ToString(), dy.dims().ToString()));
-    DenseTensor* dx = ctx.Output("X@GRAD");
-    dx->Resize(y.dims());
-    dx->set_lod(y.lod());
-    T* o = dx->mutable_data<T>(ctx.GetPlace());
-    if (y.numel() == 0) return;
-    const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), y.dims(), ctx.Attr<int>("axis"));
-    const RowsDescriptor desc(ctx, d, kCudnnType<T>);
-    const T alpha = 1, beta = 0;
-    platform::CheckCudnn(
-        cudnnSoftmaxBackward(cuda::Device(ctx).cudnn_handle(), CUDNN_SOFTMAX_ACCURATE,
-                             CUDNN_SOFTMAX_MODE_CHANNEL, &alpha, desc.get(), y.data<T>(),
-                             desc.get(), dy.data<T>(), &beta, desc.get(), o),
-        "cudnnSoftmaxBackward");
-  }
+void SoftmaxCudnn<kAlgo>::Kernel<T>::Compute(const ExecutionContext& ctx) {
+  const DenseTensor x = *ctx.Input("X");
+  DenseTensor* out = ctx.Output("Out");
+  out->Resize(x.dims());
+  out->set_lod(x.lod());
+  T* o = out->mutable_data<T>(ctx.GetPlace());
+  if (x.numel() == 0) return;
+  const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x.dims(), ctx.Attr<int>("axis"));
+  const RowsDescriptor desc(ctx, d, kCudnnType<T>);
+  const T alpha = 1, beta = 0;
+  platform::CheckCudnn(
+      cudnnSoftmaxForward(cuda::Device(ctx).cudnn_handle(), kAlgo, CUDNN_SOFTMAX_MODE_CHANNEL,
+                          &alpha, desc.get(), x.data<T>(), &beta, desc.get(), o),
+      "cudnnSoftmaxForward");
+}
+
+// Kernel<T> runs cuDNN's softmax backward with algorithm kAlgo, from Out and Out@GRAD.
+template <cudnnSoftmaxAlgorithm_t kAlgo>
+struct SoftmaxGradCudnn {
+  template <typename T>
+  struct Kernel {
+    static void Compute(const ExecutionContext& ctx);
+  };
 };
+
+template <cudnnSoftmaxAlgorithm_t kAlgo>
+template <typename T>
+void SoftmaxGradCudnn<kAlgo>::Kernel<T>::Compute(const ExecutionContext& ctx) {
+  const DenseTensor y = *ctx.Input("Out");
+  const DenseTensor dy = *ctx.Input("Out@GRAD");
+  PL_ENFORCE(y.dims() == dy.dims(),
+             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected Out's shape %s, "
+                                     "received %s",
+                                     ctx.Type(), y.dims().ToString(), dy.dims().ToString()));
+  DenseTensor* dx = ctx.Output("X@GRAD");
+  dx->Resize(y.dims());
+  dx->set_lod(y.lod());
+  T* o = dx->mutable_data<T>(ctx.GetPlace());
+  if (y.numel() == 0) return;
+  const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), y.dims(), ctx.Attr<int>("axis"));
+  const RowsDescriptor desc(ctx, d, kCudnnType<T>);
+  const T alpha = 1, beta = 0;
+  platform::CheckCudnn(
+      cudnnSoftmaxBackward(cuda::Device(ctx).cudnn_handle(), kAlgo, CUDNN_SOFTMAX_MODE_CHANNEL,
+                           &alpha, desc.get(), y.data<T>(), desc.get(), dy.data<T>(), &beta,
+                           desc.get(), o),
+      "cudnnSoftmaxBackward");
+}
 
 }  // namespace
 
 CudaKernelTable SoftmaxCudaKernels() {
   CudaKernelTable table;
-  AddCudaKernels<SoftmaxCudnnKernel, float, double>(&table, "softmax");
-  AddCudaKernels<SoftmaxGradCudnnKernel, float, double>(&table, "softmax_grad");
+  using Accurate = SoftmaxCudnn<CUDNN_SOFTMAX_ACCURATE>;
+  using AccurateGrad = SoftmaxGradCudnn<CUDNN_SOFTMAX_ACCURATE>;
+  using Log = SoftmaxCudnn<CUDNN_SOFTMAX_LOG>;
+  using LogGrad = SoftmaxGradCudnn<CUDNN_SOFTMAX_LOG>;
+  AddCudaKernels<Accurate::Kernel, float, double>(&table, "softmax");
+  AddCudaKernels<AccurateGrad::Kernel, float, double>(&table, "softmax_grad");
+  AddCudaKernels<Log::Kernel, float, double>(&table, "log_softmax");
+  AddCudaKernels<LogGrad::Kernel, float, double>(&table, "log_softmax_grad");
   const size_t plain = table.size();
   for (size_t i = 0; i < plain; ++i) {
     CudaKernelEntry cudnn = table[i];

@@ -14,12 +14,18 @@ constexpr int64_t kMinTaskElements = 1 << 14;
 // Columns handled together when the softmax dim is not the innermost one.
 constexpr int64_t kColumnBlock = 256;
 
-// Softmax of one contiguous row of n > 0 values.
-template <typename T>
+// Softmax (or log-softmax when kLog) of one contiguous row of n > 0 values.
+template <bool kLog, typename T>
 void SoftmaxRow(const T* x, T* out, int64_t n) {
   T max = x[0];
   for (int64_t j = 1; j < n; ++j) max = std::max(max, x[j]);
   double sum = 0;
+  if constexpr (kLog) {
+    for (int64_t j = 0; j < n; ++j) sum += std::exp(static_cast<double>(x[j]) - max);
+    const double shift = max + std::log(sum);
+    for (int64_t j = 0; j < n; ++j) out[j] = static_cast<T>(x[j] - shift);
+    return;
+  }
   for (int64_t j = 0; j < n; ++j) {
     out[j] = std::exp(x[j] - max);
     sum += out[j];
@@ -28,8 +34,9 @@ void SoftmaxRow(const T* x, T* out, int64_t n) {
   for (int64_t j = 0; j < n; ++j) out[j] = static_cast<T>(out[j] * inv);
 }
 
-// Softmax of columns [0, width) of an n x stride block (n > 0, width <= kColumnBlock).
-template <typename T>
+// Softmax (or log-softmax when kLog) of columns [0, width) of an n x stride block (n > 0,
+// width <= kColumnBlock).
+template <bool kLog, typename T>
 void SoftmaxColumns(const T* x, T* out, int64_t n, int64_t stride, int64_t width) {
   T max[kColumnBlock];
   double sum[kColumnBlock];
@@ -39,6 +46,19 @@ void SoftmaxColumns(const T* x, T* out, int64_t n, int64_t stride, int64_t width
     for (int64_t k = 0; k < width; ++k) max[k] = std::max(max[k], row[k]);
   }
   std::fill(sum, sum + width, 0.0);
+  if constexpr (kLog) {
+    for (int64_t j = 0; j < n; ++j) {
+      const T* row = x + j * stride;
+      for (int64_t k = 0; k < width; ++k) sum[k] += std::exp(static_cast<double>(row[k]) - max[k]);
+    }
+    for (int64_t k = 0; k < width; ++k) sum[k] = max[k] + std::log(sum[k]);  // The shift.
+    for (int64_t j = 0; j < n; ++j) {
+      const T* row = x + j * stride;
+      T* o = out + j * stride;
+      for (int64_t k = 0; k < width; ++k) o[k] = static_cast<T>(row[k] - sum[k]);
+    }
+    return;
+  }
   for (int64_t j = 0; j < n; ++j) {
     const T* row = x + j * stride;
     T* o = out + j * stride;
@@ -54,16 +74,14 @@ void SoftmaxColumns(const T* x, T* out, int64_t n, int64_t stride, int64_t width
   }
 }
 
-}  // namespace
-
-template <typename T>
-void SoftmaxForward(const platform::CPUDeviceContext& ctx, const T* x, T* out, int64_t outer,
-                    int64_t n, int64_t inner) {
+template <bool kLog, typename T>
+void Forward(const platform::CPUDeviceContext& ctx, const T* x, T* out, int64_t outer, int64_t n,
+             int64_t inner) {
   if (outer == 0 || n == 0 || inner == 0) return;
   if (inner == 1) {
     const int64_t grain = std::max<int64_t>(1, kMinTaskElements / n);
     ctx.ParallelFor(outer, grain, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) SoftmaxRow(x + i * n, out + i * n, n);
+      for (int64_t i = begin; i < end; ++i) SoftmaxRow<kLog>(x + i * n, out + i * n, n);
     });
     return;
   }
@@ -74,9 +92,23 @@ void SoftmaxForward(const platform::CPUDeviceContext& ctx, const T* x, T* out, i
     for (int64_t item = begin; item < end; ++item) {
       const int64_t k0 = (item % blocks) * kColumnBlock;
       const int64_t offset = (item / blocks) * n * inner + k0;
-      SoftmaxColumns(x + offset, out + offset, n, inner, std::min(kColumnBlock, inner - k0));
+      SoftmaxColumns<kLog>(x + offset, out + offset, n, inner, std::min(kColumnBlock, inner - k0));
     }
   });
+}
+
+}  // namespace
+
+template <typename T>
+void SoftmaxForward(const platform::CPUDeviceContext& ctx, const T* x, T* out, int64_t outer,
+                    int64_t n, int64_t inner) {
+  Forward<false>(ctx, x, out, outer, n, inner);
+}
+
+template <typename T>
+void LogSoftmaxForward(const platform::CPUDeviceContext& ctx, const T* x, T* out, int64_t outer,
+                       int64_t n, int64_t inner) {
+  Forward<true>(ctx, x, out, outer, n, inner);
 }
 
 template <typename T>
@@ -101,6 +133,25 @@ void SoftmaxBackward(const platform::CPUDeviceContext& ctx, const T* out, const 
   });
 }
 
+template <typename T>
+void LogSoftmaxBackward(const platform::CPUDeviceContext& ctx, const T* out, const T* dout, T* dx,
+                        int64_t outer, int64_t n, int64_t inner) {
+  if (outer == 0 || n == 0 || inner == 0) return;
+  const int64_t grain = std::max<int64_t>(1, kMinTaskElements / n);
+  ctx.ParallelFor(outer * inner, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t item = begin; item < end; ++item) {
+      const int64_t base = (item / inner) * n * inner + item % inner;
+      double sum = 0;
+      for (int64_t j = 0; j < n; ++j) sum += static_cast<double>(dout[base + j * inner]);
+      for (int64_t j = 0; j < n; ++j) {
+        const int64_t k = base + j * inner;
+        dx[k] = static_cast<T>(static_cast<double>(dout[k]) -
+                               std::exp(static_cast<double>(out[k])) * sum);
+      }
+    }
+  });
+}
+
 template void SoftmaxForward<float>(const platform::CPUDeviceContext&, const float*, float*,
                                     int64_t, int64_t, int64_t);
 template void SoftmaxForward<double>(const platform::CPUDeviceContext&, const double*, double*,
@@ -109,6 +160,14 @@ template void SoftmaxBackward<float>(const platform::CPUDeviceContext&, const fl
                                      float*, int64_t, int64_t, int64_t);
 template void SoftmaxBackward<double>(const platform::CPUDeviceContext&, const double*,
                                       const double*, double*, int64_t, int64_t, int64_t);
+template void LogSoftmaxForward<float>(const platform::CPUDeviceContext&, const float*, float*,
+                                       int64_t, int64_t, int64_t);
+template void LogSoftmaxForward<double>(const platform::CPUDeviceContext&, const double*, double*,
+                                        int64_t, int64_t, int64_t);
+template void LogSoftmaxBackward<float>(const platform::CPUDeviceContext&, const float*,
+                                        const float*, float*, int64_t, int64_t, int64_t);
+template void LogSoftmaxBackward<double>(const platform::CPUDeviceContext&, const double*,
+                                         const double*, double*, int64_t, int64_t, int64_t);
 
 }  // namespace math
 }  // namespace operators

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <limits>
 
+#include "framework/data_transform.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
@@ -42,9 +43,11 @@ class FillConstantOpMaker : public OpProtoAndCheckerMaker {
                          "The fill value as text; when non-empty it overrides `value` and keeps "
                          "int64 values exact. Accepts \"inf\", \"-inf\" and \"nan\".")
         .SetDefault("");
-    AddAttr<bool>("force_cpu", "Keep Out in CPU memory (the CPU kernels always do).")
+    AddAttr<bool>("force_cpu",
+                  "Keep Out in CPU memory. The CPU kernels always do; the CUDA kernels fill "
+                  "device memory, and a consumer on the CPU gets Out by a planned transfer.")
         .SetDefault(false);
-    AddAttr<int>("place_type", "Place of Out: -1 = the op's place (the CPU kernels ignore it).")
+    AddAttr<int>("place_type", "Place of Out: -1 = the op's place (the kernels ignore it).")
         .SetDefault(-1);
     AddComment(R"DOC(
 FillConstant operator.
@@ -165,9 +168,10 @@ FillValue GetFillValue(const ExecutionContext& ctx) {
                                        "received shape %s",
                                        ctx.Type(), t->dims().ToString()));
     v.origin = "input `ValueTensor`";
-    platform::VisitDataType(t->dtype(), [&](auto tag) {
+    const DenseTensor host = framework::OnCpu(*t);  // A device tensor is read back.
+    platform::VisitDataType(host.dtype(), [&](auto tag) {
       using S = decltype(tag);
-      const S s = t->data<S>()[0];
+      const S s = host.data<S>()[0];
       if constexpr (std::is_integral_v<S>) {
         v.is_integer = true;
         v.i = static_cast<int64_t>(s);
@@ -212,14 +216,29 @@ T ConvertFillValue(const std::string& op, const FillValue& v) {
   }
 }
 
+}  // namespace
+
+template <typename T>
+T PrepareFillConstant(const ExecutionContext& ctx) {
+  if (ctx.HasInput("ShapeTensor") || ctx.HasInput("ShapeTensorList")) {
+    ctx.Output("Out")->Resize(ShapeFromTensors(ctx));
+  }
+  return ConvertFillValue<T>(ctx.Type(), GetFillValue(ctx));
+}
+
+template float PrepareFillConstant<float>(const ExecutionContext&);
+template double PrepareFillConstant<double>(const ExecutionContext&);
+template int32_t PrepareFillConstant<int32_t>(const ExecutionContext&);
+template int64_t PrepareFillConstant<int64_t>(const ExecutionContext&);
+template bool PrepareFillConstant<bool>(const ExecutionContext&);
+
+namespace {
+
 template <typename T>
 struct FillConstantKernel {
   static void Compute(const ExecutionContext& ctx) {
+    const T value = PrepareFillConstant<T>(ctx);
     DenseTensor* out = ctx.Output("Out");
-    if (ctx.HasInput("ShapeTensor") || ctx.HasInput("ShapeTensorList")) {
-      out->Resize(ShapeFromTensors(ctx));
-    }
-    const T value = ConvertFillValue<T>(ctx.Type(), GetFillValue(ctx));
     T* o = out->mutable_data<T>(ctx.GetPlace());
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
         out->numel(), 1 << 16,

@@ -1,6 +1,7 @@
-// CUDA kernels of cast, scale, expand_as_v2 and transpose2. concat, split, slice and stack run
-// their CPU kernels on every device (box copies, copy_box.h); the fill ops stay on the CPU:
-// their outputs are small, and a consumer on the GPU gets them by a planned transfer.
+// CUDA kernels of cast, scale, fill_constant, expand_as_v2 and transpose2. concat, split,
+// slice and stack run their CPU kernels on every device (box copies, copy_box.h); the other
+// fill ops stay on the CPU: their outputs are small, and a consumer on the GPU gets them by a
+// planned transfer.
 #include "framework/data_transform.h"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/cuda/half_cuda.cuh"
@@ -91,6 +92,18 @@ struct ScaleCudaKernel {
   }
 };
 
+// The value and shape are read on the host as the CPU kernel reads them; only the fill runs
+// on the device.
+template <typename T>
+struct FillConstantCudaKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const T value = PrepareFillConstant<T>(ctx);
+    DenseTensor* out = ctx.Output("Out");
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    cuda::Fill(ctx, o, out->numel(), value);
+  }
+};
+
 template <typename T>
 struct ExpandAsV2CudaKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -174,6 +187,9 @@ CudaKernelTable TensorCudaKernels() {
   AddCudaKernels<CastCudaKernel, float, double, int32_t, int64_t, bool, platform::float16>(
       &table, "cast");
   AddCudaKernels<ScaleCudaKernel, float, double, int32_t, int64_t>(&table, "scale");
+  // Every dtype of the CPU kernel: the kernel is chosen by the attribute `dtype`.
+  AddCudaKernels<FillConstantCudaKernel, float, double, int32_t, int64_t, bool>(&table,
+                                                                                "fill_constant");
   AddCudaKernels<ExpandAsV2CudaKernel, float, double, int32_t, int64_t>(&table, "expand_as_v2");
   AddCudaKernels<Transpose2CudaKernel, float, double, int32_t, int64_t>(&table, "transpose2");
   return table;

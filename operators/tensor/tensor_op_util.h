@@ -1,4 +1,5 @@
-// Helpers shared by the tensor ops (fill_constant, cast, reshape2, transpose2, assign).
+// Helpers shared by the tensor ops (fill_constant, cast, reshape2, transpose2, assign) and
+// by their kernels on other devices.
 #pragma once
 
 #include <algorithm>
@@ -34,6 +35,14 @@ To ConvertElement(From v) {
 // first when it lives on a device. Errors name `op` and `slot`.
 std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
                                    const std::string& slot);
+
+// fill_constant's host side, shared by its CPU and CUDA kernels: resizes Out to the shape
+// given by ShapeTensor or ShapeTensorList when one is (read on the host wherever it lives),
+// and returns the fill value (ValueTensor, else str_value, else value) converted to T.
+// InvalidArgumentError naming the op and the source for a bad shape or a value outside T's
+// range. Defined for float, double, int32_t, int64_t and bool.
+template <typename T>
+T PrepareFillConstant(const ExecutionContext& ctx);
 
 // `axis` with the rank added when negative; InvalidArgumentError naming `op` and `origin`
 // ("attribute `axis`", "input `AxisTensor`") unless rank >= 1 and -rank <= axis < rank.
