@@ -8,6 +8,7 @@
 
 #include "operators/op_family.h"
 #include "platform/flags.h"
+#include "tests/conv_pool_test_util.h"
 #include "tests/grad_check_util.h"
 #include "tests/op_test_util.h"
 
@@ -22,45 +23,9 @@ class Conv2dTranspose : public ::testing::Test {
 
 DenseTensor Out(const OpRunResult& r, const std::string& slot) { return r.outputs.at(slot)[0]; }
 
-struct TransposeCase {
-  DDim input;   // NCHW, or NHWC when data_format is "NHWC".
-  DDim filter;  // [C_in, C_out / groups, kh, kw].
-  std::vector<int> strides = {1, 1};
-  std::vector<int> paddings = {0, 0};
-  std::vector<int> dilations = {1, 1};
-  int groups = 1;
-  std::vector<int> output_padding = {};
-  std::vector<int> output_size = {};
-  std::string algorithm = "EXPLICIT";
-  std::string data_format = "NCHW";
-  std::string op = "conv2d_transpose";
-
-  AttributeMap Attrs() const {
-    return {{"strides", strides},
-            {"paddings", paddings},
-            {"dilations", dilations},
-            {"groups", groups},
-            {"output_padding", output_padding},
-            {"output_size", output_size},
-            {"padding_algorithm", algorithm},
-            {"data_format", data_format}};
-  }
-  std::string Name() const {
-    std::string s = op + " Input " + input.ToString() + " Filter " + filter.ToString() +
-                    " strides " + std::to_string(strides[0]) + "," + std::to_string(strides[1]) +
-                    " paddings";
-    for (int p : paddings) s += " " + std::to_string(p);
-    s += " dilations " + std::to_string(dilations[0]) + "," + std::to_string(dilations[1]) +
-         " groups " + std::to_string(groups) + " " + algorithm + " " + data_format;
-    for (int p : output_padding) s += " output_padding " + std::to_string(p);
-    for (int p : output_size) s += " output_size " + std::to_string(p);
-    return s;
-  }
-};
-
 // Direct loops, independent of the op's code: every input pixel adds filter * value into the
 // output pixels its taps reach.
-std::vector<double> ReferenceTranspose(const TransposeCase& c, const std::vector<double>& in,
+std::vector<double> ReferenceTranspose(const ConvTransposeCase& c, const std::vector<double>& in,
                                        const std::vector<double>& w, DDim* out_dims) {
   const bool nhwc = c.data_format == "NHWC";
   const int64_t n_ = c.input[0], ci = nhwc ? c.input[3] : c.input[1];
@@ -125,59 +90,65 @@ std::vector<double> ReferenceTranspose(const TransposeCase& c, const std::vector
   return out;
 }
 
-std::vector<TransposeCase> Cases() {
-  std::vector<TransposeCase> cases;
-  auto add = [&](TransposeCase c) { cases.push_back(c); };
+std::vector<ConvTransposeCase> Cases() {
+  std::vector<ConvTransposeCase> cases;
+  auto add = [&](ConvTransposeCase c) { cases.push_back(c); };
   add({{1, 2, 3, 4}, {2, 3, 3, 3}});
   {
-    TransposeCase c{{2, 2, 4, 3}, {2, 3, 3, 2}};
+    ConvTransposeCase c{{2, 2, 4, 3}, {2, 3, 3, 2}};
     c.strides = {2, 3};
     c.paddings = {1, 0};
     add(c);
   }
   {
-    TransposeCase c{{1, 4, 3, 3}, {4, 2, 2, 3}};
+    ConvTransposeCase c{{1, 4, 3, 3}, {4, 2, 2, 3}};
     c.groups = 2;
     c.strides = {2, 1};
     c.paddings = {0, 1, 1, 0};
     add(c);
   }
   {
-    TransposeCase c{{1, 2, 3, 3}, {2, 1, 3, 3}};
+    ConvTransposeCase c{{1, 2, 3, 3}, {2, 1, 3, 3}};
     c.dilations = {2, 2};
     c.paddings = {2, 1};
     add(c);
   }
   {
-    TransposeCase c{{1, 2, 3, 4}, {2, 2, 3, 3}};
+    ConvTransposeCase c{{1, 2, 3, 4}, {2, 2, 3, 3}};
     c.strides = {2, 2};
     c.paddings = {1, 1};
     c.output_padding = {1, 0};
     add(c);
   }
   {
-    TransposeCase c{{1, 2, 3, 4}, {2, 2, 3, 3}};
+    ConvTransposeCase c{{1, 2, 3, 4}, {2, 2, 3, 3}};
+    c.dilations = {2, 2};
+    c.output_padding = {1, 1};  // A stride or more: a last row and column no tap reaches.
+    add(c);
+  }
+  {
+    ConvTransposeCase c{{1, 2, 3, 4}, {2, 2, 3, 3}};
     c.strides = {3, 2};
     c.paddings = {1, 1};
     c.output_size = {8, 8};  // Natural sizes 5 and 7.
     add(c);
   }
   {
-    TransposeCase c{{1, 2, 3, 4}, {2, 2, 3, 2}};
+    ConvTransposeCase c{{1, 2, 3, 4}, {2, 2, 3, 2}};
     c.strides = {2, 2};
     c.algorithm = "SAME";
     c.dilations = {3, 3};  // Ignored with SAME.
     add(c);
   }
   {
-    TransposeCase c{{1, 2, 3, 2}, {2, 1, 2, 3}};
+    ConvTransposeCase c{{1, 2, 3, 2}, {2, 1, 2, 3}};
     c.strides = {2, 2};
     c.paddings = {1, 1};
     c.algorithm = "VALID";
     add(c);
   }
   {
-    TransposeCase c{{2, 3, 4, 4}, {4, 3, 3, 3}};  // NHWC: 4 input channels.
+    ConvTransposeCase c{{2, 3, 4, 4}, {4, 3, 3, 3}};  // NHWC: 4 input channels.
     c.data_format = "NHWC";
     c.groups = 2;
     c.strides = {2, 2};
@@ -185,7 +156,7 @@ std::vector<TransposeCase> Cases() {
     add(c);
   }
   {
-    TransposeCase c{{1, 3, 4, 3}, {3, 2, 3, 3}};
+    ConvTransposeCase c{{1, 3, 4, 3}, {3, 2, 3, 3}};
     c.op = "depthwise_conv2d_transpose";
     c.groups = 3;
     c.strides = {2, 2};
@@ -196,7 +167,7 @@ std::vector<TransposeCase> Cases() {
 }
 
 TEST_F(Conv2dTranspose, MatchesDirectLoopsInFloatAndDouble) {
-  for (const TransposeCase& c : Cases()) {
+  for (const ConvTransposeCase& c : Cases()) {
     SCOPED_TRACE(c.Name());
     const std::vector<double> in = RandomValues(c.input.numel(), -1, 1, 3);
     const std::vector<double> w = RandomValues(c.filter.numel(), -1, 1, 4);
@@ -219,7 +190,7 @@ TEST_F(Conv2dTranspose, MatchesDirectLoopsInFloatAndDouble) {
 }
 
 TEST_F(Conv2dTranspose, GradientsMatchFiniteDifferences) {
-  for (const TransposeCase& c : Cases()) {
+  for (const ConvTransposeCase& c : Cases()) {
     SCOPED_TRACE(c.Name());
     GradCheck check;
     check.op_type = c.op;
@@ -273,7 +244,7 @@ TEST_F(Conv2dTranspose, BadShapesAndAttributesNameWhatIsWrong) {
 }
 
 // Bias[o] added to every value of output channel o, after the transposed convolution.
-std::vector<double> AddBias(const TransposeCase& c, const DDim& out_dims, std::vector<double> out,
+std::vector<double> AddBias(const ConvTransposeCase& c, const DDim& out_dims, std::vector<double> out,
                             const std::vector<double>& bias) {
   const bool nhwc = c.data_format == "NHWC";
   const int64_t channels = nhwc ? out_dims[3] : out_dims[1];
@@ -286,7 +257,7 @@ std::vector<double> AddBias(const TransposeCase& c, const DDim& out_dims, std::v
 }
 
 TEST_F(Conv2dTranspose, BiasIsAddedPerOutputChannel) {
-  for (const TransposeCase& c : Cases()) {
+  for (const ConvTransposeCase& c : Cases()) {
     SCOPED_TRACE(c.Name());
     const std::vector<double> in = RandomValues(c.input.numel(), -1, 1, 13);
     const std::vector<double> w = RandomValues(c.filter.numel(), -1, 1, 14);
@@ -311,24 +282,24 @@ class Conv2dTransposeOneDNN : public OneDNNKernelTestBase {};
 
 // The plain cases, and larger ones where the primitive picks blocked formats (8 or more
 // input channels per group), with and without Bias.
-std::vector<TransposeCase> OneDNNCases() {
-  std::vector<TransposeCase> cases = Cases();
+std::vector<ConvTransposeCase> OneDNNCases() {
+  std::vector<ConvTransposeCase> cases = Cases();
   {
-    TransposeCase c{{2, 16, 7, 6}, {16, 8, 3, 3}};
+    ConvTransposeCase c{{2, 16, 7, 6}, {16, 8, 3, 3}};
     c.strides = {2, 2};
     c.paddings = {1, 1};
     c.output_padding = {1, 1};
     cases.push_back(c);
   }
   {
-    TransposeCase c{{1, 32, 5, 5}, {32, 8, 4, 4}};  // Two groups of 16 -> 8.
+    ConvTransposeCase c{{1, 32, 5, 5}, {32, 8, 4, 4}};  // Two groups of 16 -> 8.
     c.groups = 2;
     c.strides = {2, 2};
     c.paddings = {1, 2, 1, 0};
     cases.push_back(c);
   }
   {
-    TransposeCase c{{1, 16, 6, 6}, {16, 1, 3, 3}};
+    ConvTransposeCase c{{1, 16, 6, 6}, {16, 1, 3, 3}};
     c.op = "depthwise_conv2d_transpose";
     c.groups = 16;
     c.strides = {2, 2};
@@ -337,14 +308,14 @@ std::vector<TransposeCase> OneDNNCases() {
     cases.push_back(c);
   }
   {
-    TransposeCase c{{2, 5, 4, 16}, {16, 12, 2, 2}};
+    ConvTransposeCase c{{2, 5, 4, 16}, {16, 12, 2, 2}};
     c.data_format = "NHWC";
     c.strides = {2, 2};
     cases.push_back(c);
   }
   {
     // output_padding of a stride or more, which dilation > stride allows.
-    TransposeCase c{{1, 8, 4, 4}, {8, 8, 3, 3}};
+    ConvTransposeCase c{{1, 8, 4, 4}, {8, 8, 3, 3}};
     c.dilations = {3, 2};
     c.output_padding = {2, 1};
     cases.push_back(c);
@@ -355,7 +326,7 @@ std::vector<TransposeCase> OneDNNCases() {
 TEST_F(Conv2dTransposeOneDNN, MatchesDirectLoopsWithAndWithoutBias) {
   ScopedFlag flag(&FLAGS_use_onednn, true);
   unsigned seed = 40;
-  for (const TransposeCase& c : OneDNNCases()) {
+  for (const ConvTransposeCase& c : OneDNNCases()) {
     for (const bool with_bias : {false, true}) {
       SCOPED_TRACE(c.Name() + (with_bias ? " with Bias" : ""));
       const std::vector<double> in = RandomValues(c.input.numel(), -1, 1, ++seed);

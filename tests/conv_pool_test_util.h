@@ -1,5 +1,6 @@
-// Geometry cases of the conv2d and pool2d tests (plain, oneDNN, forward and gradients): the
-// attributes an op gets from a case, and a readable name for failure messages.
+// Geometry cases of the conv2d, conv2d_transpose and pool2d tests (plain, oneDNN, cuDNN,
+// forward and gradients): the attributes an op gets from a case, and a readable name for
+// failure messages.
 #pragma once
 
 #include <string>
@@ -33,6 +34,42 @@ struct ConvCase {
     for (int p : paddings) s += " " + std::to_string(p);
     s += " dilations " + std::to_string(dilations[0]) + "," + std::to_string(dilations[1]) +
          " groups " + std::to_string(groups) + " " + algorithm + " " + data_format;
+    return s;
+  }
+};
+
+struct ConvTransposeCase {
+  DDim input;   // NCHW, or NHWC when data_format is "NHWC".
+  DDim filter;  // [C_in, C_out / groups, kh, kw].
+  std::vector<int> strides = {1, 1};
+  std::vector<int> paddings = {0, 0};
+  std::vector<int> dilations = {1, 1};
+  int groups = 1;
+  std::vector<int> output_padding = {};
+  std::vector<int> output_size = {};
+  std::string algorithm = "EXPLICIT";
+  std::string data_format = "NCHW";
+  std::string op = "conv2d_transpose";
+
+  AttributeMap Attrs() const {
+    return {{"strides", strides},
+            {"paddings", paddings},
+            {"dilations", dilations},
+            {"groups", groups},
+            {"output_padding", output_padding},
+            {"output_size", output_size},
+            {"padding_algorithm", algorithm},
+            {"data_format", data_format}};
+  }
+  std::string Name() const {
+    std::string s = op + " Input " + input.ToString() + " Filter " + filter.ToString() +
+                    " strides " + std::to_string(strides[0]) + "," + std::to_string(strides[1]) +
+                    " paddings";
+    for (int p : paddings) s += " " + std::to_string(p);
+    s += " dilations " + std::to_string(dilations[0]) + "," + std::to_string(dilations[1]) +
+         " groups " + std::to_string(groups) + " " + algorithm + " " + data_format;
+    for (int p : output_padding) s += " output_padding " + std::to_string(p);
+    for (int p : output_size) s += " output_size " + std::to_string(p);
     return s;
   }
 };

@@ -6,15 +6,12 @@
 // adaptive), one gradient alone, deterministic mode, exhaustive search and refusals. Each
 // GPU run runs twice (the second on the cached algorithms) and must have chosen the cuDNN
 // kernel. Skips when the build has no CUDA or the machine has no device.
-#include <algorithm>
-#include <cmath>
 #include <map>
 #include <string>
 #include <vector>
 
-#include "framework/execution_profile.h"
-#include "platform/init.h"
 #include "tests/conv_pool_test_util.h"
+#include "tests/cuda_test_util.h"
 
 namespace paddle_like {
 namespace testing {
@@ -22,104 +19,11 @@ namespace {
 
 using framework::LibraryType;
 
-class CudnnKernelTest : public ::testing::Test {
- protected:
-  void SetUp() override {
-    operators::RegisterAllOps();
-    if (!platform::BuiltWithCuda()) GTEST_SKIP() << "built without CUDA";
-    if (platform::CudaDeviceCount() == 0) GTEST_SKIP() << "no CUDA device on this machine";
-  }
-};
-
-struct PlaceRun {
-  std::map<std::string, DenseTensor> outputs;  // Output slot -> CPU tensor.
-  framework::KernelKey key;                     // The kernel the op ran.
-};
-
-// Runs one op of `type` on `place` (`repeat` times): `inputs` maps slots to tensors, and
-// every slot of `outputs` is fetched. The CPU runs the plain kernels (oneDNN off).
-PlaceRun RunOn(const platform::Place& place, const std::string& type,
-               const std::map<std::string, DenseTensor>& inputs,
-               const std::vector<std::string>& outputs, const AttributeMap& attrs,
-               int repeat = 1) {
-  ScopedFlag plain(&FLAGS_use_onednn, false);
-  framework::ProgramDesc program;
-  framework::BlockDesc& block = program.Block(0);
-  framework::OpDesc* op = block.AppendOp();
-  op->SetType(type);
-  auto var_name = [](const std::string& prefix, std::string slot) {
-    for (char& ch : slot) {
-      if (ch == '@') ch = '_';
-    }
-    return prefix + slot;
-  };
-  std::map<std::string, DenseTensor> feeds;
-  for (const auto& kv : inputs) {
-    const std::string name = var_name("in_", kv.first);
-    framework::VarDesc* v = block.Var(name);
-    v->SetDataType(kv.second.dtype());
-    v->SetShape(kv.second.dims().ToVector());
-    op->SetInput(kv.first, {name});
-    feeds[name] = kv.second;
-  }
-  std::vector<std::string> fetches;
-  for (const auto& slot : outputs) {
-    const std::string name = var_name("out_", slot);
-    block.Var(name);
-    op->SetOutput(slot, {name});
-    fetches.push_back(name);
-  }
-  for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
-  framework::Scope scope;
-  framework::ExecutionProfile profile;
-  framework::Executor::RunOptions options;
-  options.repeat = repeat;
-  options.profile = &profile;
-  const std::vector<DenseTensor> fetched =
-      framework::Executor(place).Run(program, &scope, feeds, fetches, options);
-  PlaceRun run;
-  for (size_t i = 0; i < outputs.size(); ++i) run.outputs[outputs[i]] = fetched[i];
-  for (const auto& rec : profile.ops) {
-    if (rec.has_kernel && rec.type == type) run.key = rec.key;
-  }
-  return run;
-}
-
-// Results differ from the plain kernels' by the order of their sums (and Winograd or FFT
-// algorithms): 1e-4 relative in float, plus an absolute error relative to the largest value
-// (an element that a long sum cancels to near 0 keeps the sum's rounding error).
-double Rel(DataType t) { return t == DataType::FLOAT64 ? 1e-10 : 1e-4; }
-double Abs(DataType t) { return t == DataType::FLOAT64 ? 1e-10 : 2e-5; }
-
-double MaxAbs(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v) m = std::max(m, std::fabs(x));
-  return m;
-}
+class CudnnKernelTest : public CudaTest {};
 
 template <typename T>
 DenseTensor Random(const DDim& dims, unsigned seed) {
   return MakeTensor<T>(dims, RandomValues(dims.numel(), -1, 1, seed));
-}
-
-// Runs `type` on the GPU (twice) and on the CPU; expects the cuDNN kernel and every output
-// of `outputs` to agree.
-void ExpectGpuMatchesCpu(const std::string& type, const std::map<std::string, DenseTensor>& in,
-                         const std::vector<std::string>& outputs, const AttributeMap& attrs,
-                         DataType dtype, const std::string& what) {
-  SCOPED_TRACE(what);
-  const PlaceRun gpu = RunOn(platform::CUDAPlace(0), type, in, outputs, attrs, 2);
-  const PlaceRun cpu = RunOn(platform::CPUPlace(), type, in, outputs, attrs);
-  EXPECT_EQ(gpu.key.backend, LibraryType::kCUDNN) << type << " ran " << gpu.key.ToString();
-  for (const auto& slot : outputs) {
-    const DenseTensor& g = gpu.outputs.at(slot);
-    const DenseTensor& c = cpu.outputs.at(slot);
-    ASSERT_EQ(g.dims(), c.dims()) << slot;
-    EXPECT_EQ(g.dtype(), dtype) << slot;
-    const std::vector<double> expected = ToDoubles(c);
-    ExpectNear(ToDoubles(g), expected, Rel(dtype), Abs(dtype) * std::max(1.0, MaxAbs(expected)),
-               what + " " + slot);
-  }
 }
 
 AttributeMap CudnnPoolAttrs(const PoolCase& c) {
@@ -202,7 +106,7 @@ TEST_F(CudnnKernelTest, Conv2dMatchesCpu) {
       const std::map<std::string, DenseTensor> in = {
           {"Input", f ? Random<float>(c.input, seed) : Random<double>(c.input, seed)},
           {"Filter", f ? Random<float>(c.filter, seed + 1) : Random<double>(c.filter, seed + 1)}};
-      ExpectGpuMatchesCpu(c.op, in, {"Output"}, c.Attrs(), dtype, c.Name());
+      ExpectLibraryKernelMatchesCpu(c.op, in, {"Output"}, c.Attrs(), dtype, c.Name());
     }
     seed += 2;
   }
@@ -220,10 +124,13 @@ TEST_F(CudnnKernelTest, Conv2dGradMatchesCpu) {
           RunOn(platform::CPUPlace(), c.op, in, {"Output"}, c.Attrs()).outputs["Output"].dims();
       in["Output@GRAD"] = f ? Random<float>(out, seed + 2) : Random<double>(out, seed + 2);
       const std::string type = c.op + "_grad";
-      ExpectGpuMatchesCpu(type, in, {"Input@GRAD", "Filter@GRAD"}, c.Attrs(), dtype, c.Name());
+      ExpectLibraryKernelMatchesCpu(type, in, {"Input@GRAD", "Filter@GRAD"}, c.Attrs(), dtype,
+                                    c.Name());
       // Each gradient alone.
-      ExpectGpuMatchesCpu(type, in, {"Input@GRAD"}, c.Attrs(), dtype, c.Name() + " dInput");
-      ExpectGpuMatchesCpu(type, in, {"Filter@GRAD"}, c.Attrs(), dtype, c.Name() + " dFilter");
+      ExpectLibraryKernelMatchesCpu(type, in, {"Input@GRAD"}, c.Attrs(), dtype,
+                                    c.Name() + " dInput");
+      ExpectLibraryKernelMatchesCpu(type, in, {"Filter@GRAD"}, c.Attrs(), dtype,
+                                    c.Name() + " dFilter");
     }
     seed += 3;
   }
@@ -255,23 +162,23 @@ TEST_F(CudnnKernelTest, Conv2dNetworkLayersMatchCpu) {
   for (const ConvCase& cc : cases) {
     std::map<std::string, DenseTensor> in = {{"Input", Random<float>(cc.input, seed)},
                                              {"Filter", Random<float>(cc.filter, seed + 1)}};
-    ExpectGpuMatchesCpu(cc.op, in, {"Output"}, cc.Attrs(), DataType::FLOAT32, cc.Name());
+    ExpectLibraryKernelMatchesCpu(cc.op, in, {"Output"}, cc.Attrs(), DataType::FLOAT32, cc.Name());
     // Float math, not TF32 (CUDNN_FMA_MATH): within 2e-5 of the largest value of a double
     // reference, where TF32's 10-bit mantissa would be ~1e-3 off.
     const std::vector<double> f32 = ToDoubles(
         RunOn(platform::CUDAPlace(0), cc.op, in, {"Output"}, cc.Attrs()).outputs["Output"]);
-    const std::vector<double> f64 = ToDoubles(
-        RunOn(platform::CPUPlace(), cc.op,
-              {{"Input", Random<double>(cc.input, seed)},
-               {"Filter", Random<double>(cc.filter, seed + 1)}},
-              {"Output"}, cc.Attrs())
-            .outputs["Output"]);
+    const std::vector<double> f64 =
+        ToDoubles(RunOn(platform::CPUPlace(), cc.op,
+                        {{"Input", Random<double>(cc.input, seed)},
+                         {"Filter", Random<double>(cc.filter, seed + 1)}},
+                        {"Output"}, cc.Attrs())
+                      .outputs["Output"]);
     ExpectNear(f32, f64, 0.0, 2e-5 * MaxAbs(f64), cc.Name() + " float against double");
     const DDim out =
         RunOn(platform::CPUPlace(), cc.op, in, {"Output"}, cc.Attrs()).outputs["Output"].dims();
     in["Output@GRAD"] = Random<float>(out, seed + 2);
-    ExpectGpuMatchesCpu(cc.op + "_grad", in, {"Input@GRAD", "Filter@GRAD"}, cc.Attrs(),
-                        DataType::FLOAT32, cc.Name());
+    ExpectLibraryKernelMatchesCpu(cc.op + "_grad", in, {"Input@GRAD", "Filter@GRAD"}, cc.Attrs(),
+                                  DataType::FLOAT32, cc.Name());
     seed += 3;
   }
 }
@@ -283,16 +190,16 @@ TEST_F(CudnnKernelTest, EmptyBatch) {
   c.filter = {4, 3, 3, 3};
   std::map<std::string, DenseTensor> in = {{"Input", Random<float>(c.input, 41)},
                                            {"Filter", Random<float>(c.filter, 42)}};
-  ExpectGpuMatchesCpu("conv2d", in, {"Output"}, c.Attrs(), DataType::FLOAT32, c.Name());
+  ExpectLibraryKernelMatchesCpu("conv2d", in, {"Output"}, c.Attrs(), DataType::FLOAT32, c.Name());
   in["Output@GRAD"] = Random<float>({0, 4, 3, 3}, 43);
-  ExpectGpuMatchesCpu("conv2d_grad", in, {"Input@GRAD", "Filter@GRAD"}, c.Attrs(),
-                      DataType::FLOAT32, c.Name());
+  ExpectLibraryKernelMatchesCpu("conv2d_grad", in, {"Input@GRAD", "Filter@GRAD"}, c.Attrs(),
+                                DataType::FLOAT32, c.Name());
   PoolCase p;
   p.x = {0, 3, 4, 4};
   p.type = "max";
   p.ksize = {2, 2};
-  ExpectGpuMatchesCpu("pool2d", {{"X", Random<float>(p.x, 44)}}, {"Out"}, CudnnPoolAttrs(p),
-                      DataType::FLOAT32, p.Name());
+  ExpectLibraryKernelMatchesCpu("pool2d", {{"X", Random<float>(p.x, 44)}}, {"Out"},
+                                CudnnPoolAttrs(p), DataType::FLOAT32, p.Name());
 }
 
 TEST_F(CudnnKernelTest, Conv2dFusedEpilogueMatchesCpu) {
@@ -309,7 +216,7 @@ TEST_F(CudnnKernelTest, Conv2dFusedEpilogueMatchesCpu) {
           {"Input", f ? Random<float>(c.input, 11) : Random<double>(c.input, 11)},
           {"Filter", f ? Random<float>(c.filter, 12) : Random<double>(c.filter, 12)},
           {"Bias", f ? Random<float>({5}, 13) : Random<double>({5}, 13)}};
-      ExpectGpuMatchesCpu("conv2d", in, {"Output"}, c.Attrs(), dtype, c.Name() + " Bias");
+      ExpectLibraryKernelMatchesCpu("conv2d", in, {"Output"}, c.Attrs(), dtype, c.Name() + " Bias");
       in["ResidualData"] = f ? Random<float>(out, 14) : Random<double>(out, 14);
       // relu, relu6 and sigmoid run in cuDNN; leaky_relu and swish on the host.
       for (const std::string act : {"relu", "relu6", "sigmoid", "leaky_relu", "swish"}) {
@@ -318,8 +225,8 @@ TEST_F(CudnnKernelTest, Conv2dFusedEpilogueMatchesCpu) {
         attrs["fuse_activation"] = act;
         attrs["fuse_alpha"] = 0.2f;
         attrs["fuse_beta"] = act == "relu6" ? 0.5f : 0.0f;
-        ExpectGpuMatchesCpu("conv2d", in, {"Output"}, attrs, dtype,
-                            c.Name() + " Bias + ResidualData + " + act);
+        ExpectLibraryKernelMatchesCpu("conv2d", in, {"Output"}, attrs, dtype,
+                                      c.Name() + " Bias + ResidualData + " + act);
       }
     }
   }
@@ -341,7 +248,8 @@ TEST_F(CudnnKernelTest, Conv2dGradDeterministicModeIsBitwiseReproducible) {
   for (const auto& slot : outs) {
     EXPECT_EQ(ToDoubles(a.outputs.at(slot)), ToDoubles(b.outputs.at(slot))) << slot;
   }
-  ExpectGpuMatchesCpu("conv2d_grad", in, outs, c.Attrs(), DataType::FLOAT32, "deterministic");
+  ExpectLibraryKernelMatchesCpu("conv2d_grad", in, outs, c.Attrs(), DataType::FLOAT32,
+                                "deterministic");
 }
 
 TEST_F(CudnnKernelTest, Conv2dExhaustiveSearchMatchesCpu) {
@@ -352,10 +260,11 @@ TEST_F(CudnnKernelTest, Conv2dExhaustiveSearchMatchesCpu) {
   c.paddings = {1, 1};
   std::map<std::string, DenseTensor> in = {{"Input", Random<float>(c.input, 31)},
                                            {"Filter", Random<float>(c.filter, 32)}};
-  ExpectGpuMatchesCpu("conv2d", in, {"Output"}, c.Attrs(), DataType::FLOAT32, "exhaustive");
+  ExpectLibraryKernelMatchesCpu("conv2d", in, {"Output"}, c.Attrs(), DataType::FLOAT32,
+                                "exhaustive");
   in["Output@GRAD"] = Random<float>({2, 16, 12, 12}, 33);
-  ExpectGpuMatchesCpu("conv2d_grad", in, {"Input@GRAD", "Filter@GRAD"}, c.Attrs(),
-                      DataType::FLOAT32, "exhaustive grad");
+  ExpectLibraryKernelMatchesCpu("conv2d_grad", in, {"Input@GRAD", "Filter@GRAD"}, c.Attrs(),
+                                DataType::FLOAT32, "exhaustive grad");
 }
 
 // ------------------------------------------------------------------------------- pool2d
@@ -440,7 +349,7 @@ TEST_F(CudnnKernelTest, Pool2dMatchesCpu) {
       const bool f = dtype == DataType::FLOAT32;
       const std::map<std::string, DenseTensor> in = {
           {"X", f ? Random<float>(c.x, seed) : Random<double>(c.x, seed)}};
-      ExpectGpuMatchesCpu("pool2d", in, {"Out"}, CudnnPoolAttrs(c), dtype, c.Name());
+      ExpectLibraryKernelMatchesCpu("pool2d", in, {"Out"}, CudnnPoolAttrs(c), dtype, c.Name());
     }
     ++seed;
   }
@@ -456,9 +365,10 @@ TEST_F(CudnnKernelTest, Pool2dGradMatchesCpu) {
       const DenseTensor out =
           RunOn(platform::CPUPlace(), "pool2d", in, {"Out"}, c.Attrs()).outputs["Out"];
       in["Out"] = out;
-      in["Out@GRAD"] = f ? Random<float>(out.dims(), seed + 1000)
-                         : Random<double>(out.dims(), seed + 1000);
-      ExpectGpuMatchesCpu("pool2d_grad", in, {"X@GRAD"}, CudnnPoolAttrs(c), dtype, c.Name());
+      in["Out@GRAD"] =
+          f ? Random<float>(out.dims(), seed + 1000) : Random<double>(out.dims(), seed + 1000);
+      ExpectLibraryKernelMatchesCpu("pool2d_grad", in, {"X@GRAD"}, CudnnPoolAttrs(c), dtype,
+                                    c.Name());
     }
     ++seed;
   }

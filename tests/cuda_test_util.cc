@@ -1,5 +1,9 @@
 #include "tests/cuda_test_util.h"
 
+#include <algorithm>
+#include <cmath>
+
+#include "framework/execution_profile.h"
 #include "framework/kernel_registry.h"
 #include "platform/init.h"
 
@@ -55,6 +59,83 @@ void ExpectGpuMatchesCpu(const std::string& type, const InputMaker& inputs,
         EXPECT_EQ(ToDoubles(again.outputs.at(slot)[i]), ToDoubles(tensors[i])) << slot;
       }
     }
+  }
+}
+
+PlaceRun RunOn(const platform::Place& place, const std::string& type,
+               const std::map<std::string, DenseTensor>& inputs,
+               const std::vector<std::string>& outputs, const AttributeMap& attrs, int repeat) {
+  ScopedFlag plain(&FLAGS_use_onednn, false);
+  framework::ProgramDesc program;
+  framework::BlockDesc& block = program.Block(0);
+  framework::OpDesc* op = block.AppendOp();
+  op->SetType(type);
+  auto var_name = [](const std::string& prefix, std::string slot) {
+    for (char& ch : slot) {
+      if (ch == '@') ch = '_';
+    }
+    return prefix + slot;
+  };
+  std::map<std::string, DenseTensor> feeds;
+  for (const auto& kv : inputs) {
+    const std::string name = var_name("in_", kv.first);
+    framework::VarDesc* v = block.Var(name);
+    v->SetDataType(kv.second.dtype());
+    v->SetShape(kv.second.dims().ToVector());
+    op->SetInput(kv.first, {name});
+    feeds[name] = kv.second;
+  }
+  std::vector<std::string> fetches;
+  for (const auto& slot : outputs) {
+    const std::string name = var_name("out_", slot);
+    block.Var(name);
+    op->SetOutput(slot, {name});
+    fetches.push_back(name);
+  }
+  for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
+  framework::Scope scope;
+  framework::ExecutionProfile profile;
+  framework::Executor::RunOptions options;
+  options.repeat = repeat;
+  options.profile = &profile;
+  const std::vector<DenseTensor> fetched =
+      framework::Executor(place).Run(program, &scope, feeds, fetches, options);
+  PlaceRun run;
+  for (size_t i = 0; i < outputs.size(); ++i) run.outputs[outputs[i]] = fetched[i];
+  for (const auto& rec : profile.ops) {
+    if (rec.has_kernel && rec.type == type) run.key = rec.key;
+  }
+  return run;
+}
+
+double MaxAbs(const std::vector<double>& v) {
+  double m = 0;
+  for (double x : v) m = std::max(m, std::fabs(x));
+  return m;
+}
+
+void ExpectLibraryKernelMatchesCpu(const std::string& type,
+                                   const std::map<std::string, DenseTensor>& in,
+                                   const std::vector<std::string>& outputs,
+                                   const AttributeMap& attrs, DataType dtype,
+                                   const std::string& what, framework::LibraryType library) {
+  SCOPED_TRACE(what);
+  // Library results differ from the plain kernels' by the order of their sums (and Winograd
+  // or FFT algorithms).
+  const double rel = dtype == DataType::FLOAT64 ? 1e-10 : 1e-4;
+  const double abs = dtype == DataType::FLOAT64 ? 1e-10 : 2e-5;
+  const PlaceRun gpu = RunOn(platform::CUDAPlace(0), type, in, outputs, attrs, 2);
+  const PlaceRun cpu = RunOn(platform::CPUPlace(), type, in, outputs, attrs);
+  EXPECT_EQ(gpu.key.device, framework::DeviceType::kCUDA) << type << " ran " << gpu.key.ToString();
+  EXPECT_EQ(gpu.key.backend, library) << type << " ran " << gpu.key.ToString();
+  for (const auto& slot : outputs) {
+    const DenseTensor& g = gpu.outputs.at(slot);
+    const DenseTensor& c = cpu.outputs.at(slot);
+    ASSERT_EQ(g.dims(), c.dims()) << slot;
+    EXPECT_EQ(g.dtype(), dtype) << slot;
+    const std::vector<double> expected = ToDoubles(c);
+    ExpectNear(ToDoubles(g), expected, rel, abs * std::max(1.0, MaxAbs(expected)),
+               what + " " + slot);
   }
 }
 

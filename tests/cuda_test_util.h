@@ -1,5 +1,6 @@
 // Shared by the CUDA kernel tests: a fixture that skips without CUDA or a device, random
-// inputs per dtype, and the comparison of a one-op program's outputs on gpu:0 with the CPU's.
+// inputs per dtype, the comparison of a one-op program's outputs on gpu:0 with the CPU's, and
+// for the cuDNN tests a runner that reports the kernel an op ran.
 #pragma once
 
 #include <functional>
@@ -7,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/kernel_key.h"
 #include "tests/op_test_util.h"
 
 namespace paddle_like {
@@ -54,6 +56,32 @@ void ExpectGpuHalfNearCpuFloat(const std::string& type, const InputMaker& inputs
                                const std::map<std::string, int>& outputs,
                                const AttributeMap& attrs, double rtol = 4e-3,
                                double atol = 1e-3);
+
+struct PlaceRun {
+  std::map<std::string, DenseTensor> outputs;  // Output slot -> CPU tensor.
+  framework::KernelKey key;                    // The kernel the op ran.
+};
+
+// Runs one op of `type` on `place` (`repeat` times): `inputs` maps slots to tensors, and
+// every slot of `outputs` is fetched. The CPU runs the plain kernels (oneDNN off).
+PlaceRun RunOn(const platform::Place& place, const std::string& type,
+               const std::map<std::string, DenseTensor>& inputs,
+               const std::vector<std::string>& outputs, const AttributeMap& attrs, int repeat = 1);
+
+// Runs `type` on gpu:0 (twice: the second run takes the kernel's cached algorithms) and on
+// the CPU; expects the kernel of library `library` on the GPU and every output of `outputs`
+// within 1e-4 relative of the CPU's in float (1e-10 in double), plus an absolute error
+// relative to the largest value (an element that a long sum cancels to near 0 keeps the
+// sum's rounding error). `what` names the case in failures.
+void ExpectLibraryKernelMatchesCpu(const std::string& type,
+                                   const std::map<std::string, DenseTensor>& in,
+                                   const std::vector<std::string>& outputs,
+                                   const AttributeMap& attrs, DataType dtype,
+                                   const std::string& what,
+                                   framework::LibraryType library = framework::LibraryType::kCUDNN);
+
+// The largest magnitude of `v` (0 when empty).
+double MaxAbs(const std::vector<double>& v);
 
 }  // namespace testing
 }  // namespace paddle_like

@@ -1,7 +1,7 @@
-// Helpers of the cuDNN kernels (conv_cudnn.cc, pool_cudnn.cc): owning wrappers of cuDNN's
-// descriptors, the cuDNN element type of float and double, and 4-D strided views of device
-// buffers, with which the kernels move data between the user's layout (NCHW or NHWC) and the
-// packed, possibly padded, NCHW buffers cuDNN computes on.
+// Helpers of the cuDNN kernels (conv_cudnn.cc, conv_transpose_cudnn.cc, pool_cudnn.cc, ...):
+// owning wrappers of cuDNN's descriptors, the cuDNN element type of float and double, and 4-D
+// strided views of device buffers, with which the kernels move data between the user's layout
+// (NCHW or NHWC) and the packed, possibly padded, NCHW buffers cuDNN computes on.
 //
 // Every cuDNN and CUDA call is checked (platform::CheckCudnn / CheckCuda: FatalError naming
 // the call). Shapes that cuDNN's 32-bit descriptors cannot hold raise UnimplementedError

@@ -125,15 +125,6 @@ class Conv2dTransposeOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-// Bias (oneDNN-style fusion, as PaddlePaddle's passes write it) must be [C_out].
-void CheckBias(const std::string& op, const framework::DDim& bias, int64_t out_channels) {
-  PL_ENFORCE(bias.size() == 1 && (bias[0] < 0 || out_channels < 0 || bias[0] == out_channels),
-             errors::InvalidArgument(
-                 "op `%s` input `Bias`: expected shape [%lld] (one value per output channel), "
-                 "received %s",
-                 op, static_cast<long long>(out_channels), bias.ToString()));
-}
-
 // Adds bias[c] to every value of output channel c.
 template <typename T>
 void AddChannelBias(const T* bias, bool channel_last, const framework::DDim& dims, T* out) {
@@ -154,7 +145,9 @@ void Conv2dTransposeInferShape(InferShapeContext* ctx) {
   CheckNoConvFusion(ctx->OpType(), ctx->Attrs());
   const Conv2dGeometry g = ResolveConv2dTranspose(ctx->OpType(), ctx->GetInputDim("Input"),
                                                   ctx->GetInputDim("Filter"), ctx->Attrs());
-  if (ctx->HasInput("Bias")) CheckBias(ctx->OpType(), ctx->GetInputDim("Bias"), g.in_c);
+  if (ctx->HasInput("Bias")) {
+    CheckConvTransposeBias(ctx->OpType(), ctx->GetInputDim("Bias"), g.in_c);
+  }
   ctx->SetOutputDim("Output", g.InputDims());
 }
 
@@ -212,6 +205,16 @@ struct Conv2dTransposeGradKernel {
 
 }  // namespace
 
+// Bias: the oneDNN-style fusion, as PaddlePaddle's passes write it.
+void CheckConvTransposeBias(const std::string& op, const framework::DDim& bias,
+                            int64_t out_channels) {
+  PL_ENFORCE(bias.size() == 1 && (bias[0] < 0 || out_channels < 0 || bias[0] == out_channels),
+             errors::InvalidArgument(
+                 "op `%s` input `Bias`: expected shape [%lld] (one value per output channel), "
+                 "received %s",
+                 op, static_cast<long long>(out_channels), bias.ToString()));
+}
+
 template <typename T>
 void Conv2dTransposePlainCompute(const ExecutionContext& ctx) {
   const std::string& op = ctx.Type();
@@ -220,7 +223,7 @@ void Conv2dTransposePlainCompute(const ExecutionContext& ctx) {
   const DenseTensor* bias = ctx.HasInput("Bias") ? ctx.Input("Bias") : nullptr;
   const Conv2dGeometry g =
       ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
-  if (bias != nullptr) CheckBias(op, bias->dims(), g.in_c);
+  if (bias != nullptr) CheckConvTransposeBias(op, bias->dims(), g.in_c);
   // A fresh buffer: Output may be the variable of an operand.
   DenseTensor fresh(g.InputDims(), input->dtype());
   T* out = fresh.mutable_data<T>(ctx.GetPlace());

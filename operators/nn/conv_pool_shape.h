@@ -61,6 +61,11 @@ Conv2dGeometry ResolveConv2dTranspose(const std::string& op, const framework::DD
                                       const framework::DDim& filter,
                                       const framework::AttributeMap& attrs);
 
+// InvalidArgumentError naming `op` unless conv2d_transpose's optional Bias `bias` is
+// [out_channels] (unknown dims, -1, match anything).
+void CheckConvTransposeBias(const std::string& op, const framework::DDim& bias,
+                            int64_t out_channels);
+
 // The grad ops of conv2d and conv2d_transpose (and their depthwise forms): one fused op
 // `<forward>_grad` reading Input, Filter and Output@GRAD, writing Input@GRAD and Filter@GRAD.
 void ConvFusedGradMaker(framework::GradOpBuilder* g);

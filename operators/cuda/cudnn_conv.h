@@ -1,0 +1,141 @@
+// The convolution machinery shared by the cuDNN kernels of conv2d (conv_cudnn.cc) and of
+// conv2d_transpose (conv_transpose_cudnn.cc): how a Conv2dGeometry maps onto cuDNN's buffers
+// and descriptors, and the choice of cuDNN algorithms, cached per shape.
+//
+// A ConvPlan describes the convolution C of a geometry g (conv_pool_shape.h): x is C's input
+// (g.in_*), y its output (g.out_*), w its filter [g.out_c, g.in_c / groups, kh, kw]. conv2d
+// computes y from x; conv2d_transpose computes x from y (its Input is C's y, its Output C's x).
+// cuDNN pads both sides of an axis equally: asymmetric paddings are applied by reading and
+// writing x through a zero-padded buffer convolved without padding. NHWC tensors are copied to
+// packed NCHW buffers and back (cudnnTransformTensor).
+//
+// Float convolutions run with CUDNN_FMA_MATH: cuDNN's default math lets Ampere and newer GPUs
+// compute float data in TF32 (10-bit mantissa, ~1e-3 relative error); FMA keeps results within
+// float rounding of the CPU kernels.
+//
+// Algorithms come from cuDNN's heuristics (cudnnGet*Algorithm_v7), or from timing every
+// algorithm (cudnnFind*AlgorithmEx) when FLAGS_cudnn_exhaustive_search is set. With
+// FLAGS_cudnn_deterministic only algorithms cuDNN reports as deterministic are taken
+// (backward ALGO_0 accumulates with atomics): UnimplementedError when there is none.
+// T = float or double throughout. Nothing here is shared between threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "operators/cuda/cudnn_util.h"
+#include "operators/nn/conv_pool_shape.h"
+#include "platform/flags.h"
+
+namespace paddle_like {
+namespace operators {
+namespace cudnn {
+
+// The convolution as cuDNN computes it.
+struct ConvPlan {
+  Conv2dGeometry g;
+  bool transposed = false;       // The op is conv2d_transpose (for error messages only).
+  bool explicit_pad = false;     // x lives in a zero-padded buffer convolved without padding.
+  bool stage_x = false;          // x is read or written through a packed NCHW buffer.
+  int64_t xh = 0, xw = 0;        // x's spatial dims as cuDNN sees them.
+  int64_t pad_h = 0, pad_w = 0;  // The paddings cuDNN applies (each on both sides).
+  // The rows and columns of the user's x that lie in the buffer: all of them, except where a
+  // transposed convolution's output_padding reaches a stride or more past the last window
+  // (dilation > stride); no window reads or writes the rest.
+  int64_t seen_h = 0, seen_w = 0;
+
+  View4d XBuffer() const { return PackedNchw(g.batch, g.in_c, xh, xw); }
+  // Where the user's x (its seen part) lies in XBuffer().
+  View4d XInterior() const;
+  // The user's x in its own layout (NCHW or NHWC).
+  View4d XUser() const { return UserLayout(g.batch, g.in_c, g.in_h, g.in_w, g.channel_last); }
+  // x as a packed NCHW tensor of the user's dims.
+  View4d XNchw() const { return PackedNchw(g.batch, g.in_c, g.in_h, g.in_w); }
+  bool CropsX() const { return seen_h < g.in_h || seen_w < g.in_w; }
+  View4d YBuffer() const { return PackedNchw(g.batch, g.out_c, g.out_h, g.out_w); }
+  View4d YUser() const { return UserLayout(g.batch, g.out_c, g.out_h, g.out_w, g.channel_last); }
+  // The op's operands, for error messages.
+  std::string Describe() const;
+  std::vector<int64_t> Key() const;
+};
+
+// `transposed`: g comes from ResolveConv2dTranspose.
+ConvPlan MakeConvPlan(const Conv2dGeometry& g, bool transposed);
+
+// The descriptors of one convolution of element type T; FatalError when cuDNN's output size
+// differs from the plan's (the op's shape inference).
+template <typename T>
+struct ConvDescs {
+  TensorDesc x, y;
+  FilterDesc w;
+  ConvDesc conv;
+
+  ConvDescs(const std::string& op, const ConvPlan& p);
+};
+
+enum class ConvDirection { kForward = 0, kBackwardData = 1, kBackwardFilter = 2 };
+
+struct AlgoChoice {
+  int algo = 0;
+  size_t workspace = 0;
+};
+
+// Algorithms chosen per shape, direction and flags; one per kernel object.
+class AlgoCache {
+ public:
+  template <typename ChooseFn>
+  AlgoChoice Get(const ConvPlan& p, ConvDirection dir, ChooseFn&& choose) {
+    std::vector<int64_t> key = p.Key();
+    key.push_back(static_cast<int64_t>(dir));
+    key.push_back(FLAGS_cudnn_deterministic ? 1 : 0);
+    key.push_back(FLAGS_cudnn_exhaustive_search ? 1 : 0);
+    auto it = map_.find(key);
+    if (it != map_.end()) return it->second;
+    const AlgoChoice choice = choose();
+    if (map_.size() >= kMaxShapes) map_.clear();
+    map_.emplace(std::move(key), choice);
+    return choice;
+  }
+
+ private:
+  // Shapes remembered before the cache starts again.
+  static constexpr size_t kMaxShapes = 64;
+  std::map<std::vector<int64_t>, AlgoChoice> map_;
+};
+
+// The algorithm for y = conv(x, w), dx from (w, dy), dw from (x, dy). The buffers are those
+// of the call that follows; exhaustive search writes the output buffer (dx, dw or y).
+template <typename T>
+AlgoChoice ChooseForward(const platform::CUDADeviceContext& dev, const std::string& op,
+                         const ConvPlan& p, const ConvDescs<T>& d, const T* x, const T* w, T* y);
+template <typename T>
+AlgoChoice ChooseBackwardData(const platform::CUDADeviceContext& dev, const std::string& op,
+                              const ConvPlan& p, const ConvDescs<T>& d, const T* w, const T* dy,
+                              T* dx);
+template <typename T>
+AlgoChoice ChooseBackwardFilter(const platform::CUDADeviceContext& dev, const std::string& op,
+                                const ConvPlan& p, const ConvDescs<T>& d, const T* x, const T* dy,
+                                T* dw);
+
+// x (in the user's layout) as cuDNN reads it: `x` itself, or a packed NCHW copy (zero-padded
+// with explicit_pad) held by `hold`.
+template <typename T>
+const T* StageX(const platform::CUDADeviceContext& dev, const std::string& op, const ConvPlan& p,
+                const T* x, platform::AllocationPtr* hold);
+// Copies the user's part of an x buffer (XBuffer()) to `dst`, a tensor of x's dims laid out as
+// `dst_view` (XUser() or XNchw()); what the buffer does not hold (CropsX()) becomes 0.
+template <typename T>
+void UnstageX(const platform::CUDADeviceContext& dev, const std::string& op, const ConvPlan& p,
+              const T* buffer, const View4d& dst_view, T* dst);
+// y (in the user's layout) as a packed NCHW tensor: `y` itself, or a copy held by `hold`.
+template <typename T>
+const T* StageY(const platform::CUDADeviceContext& dev, const std::string& op, const ConvPlan& p,
+                const T* y, platform::AllocationPtr* hold);
+
+}  // namespace cudnn
+}  // namespace operators
+}  // namespace paddle_like
