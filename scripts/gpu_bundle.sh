@@ -14,14 +14,15 @@ BUILD="$(realpath "${BUILD_DIR:-$ROOT/build}")"
 OUT="$BUILD/gpu_bundle"
 STAGE="$OUT/stage"
 PROGRAMS=(bin/paddle_like tests/cuda_kernel_test tests/cuda_cudnn_test tests/cuda_norm_dropout_test
-  tests/paddle_op_fixtures_test tests/benchmarks/cuda_vs_library_benchmark)
+  tests/cuda_interp_lookup_test tests/paddle_op_fixtures_test
+  tests/benchmarks/cuda_vs_library_benchmark)
 
 grep -q '^WITH_GPU:BOOL=ON' "$BUILD/CMakeCache.txt" || {
   echo "gpu_bundle: $BUILD is not a WITH_GPU build" >&2
   exit 1
 }
 cmake --build "$BUILD" -j"$(nproc)" --target paddle_like cuda_kernel_test cuda_cudnn_test \
-  cuda_norm_dropout_test paddle_op_fixtures_test cuda_vs_library_benchmark
+  cuda_norm_dropout_test cuda_interp_lookup_test paddle_op_fixtures_test cuda_vs_library_benchmark
 "$ROOT/scripts/fetch_datasets.sh" "$BUILD/datasets" >/dev/null
 
 rm -rf "$OUT"
