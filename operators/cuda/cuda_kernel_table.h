@@ -39,6 +39,8 @@ CudaKernelTable SoftmaxCudaKernels();       // operators/cuda/softmax_cudnn.cc
 CudaKernelTable BatchNormCudaKernels();     // operators/nn/batch_norm_op.cu
 CudaKernelTable DropoutCudaKernels();       // operators/nn/dropout_op.cu
 CudaKernelTable QuadraticCudaKernels();     // operators/quadratic/quadratic_op.cu
+CudaKernelTable InterpolateCudaKernels();   // operators/nn/interpolate_op.cu
+CudaKernelTable LookupTableCudaKernels();   // operators/nn/lookup_table_op.cu
 
 }  // namespace operators
 }  // namespace paddle_like

@@ -13,12 +13,15 @@
 // Sampling ratio per axis (in float, as PaddlePaddle does): align_corners gives
 // (in - 1) / (out - 1); otherwise 1 / scale when a scale is in force (v2) else in / out.
 // Linear sampling is separable: the weight of a source pixel is the product of its axes'.
+// The geometry is shared with the CUDA kernels (interpolate_util.h, interpolate_op.cu).
 #include <algorithm>
 #include <string>
 #include <vector>
 
+#include "framework/data_transform.h"
 #include "framework/fused_grad_op.h"
 #include "operators/common.h"
+#include "operators/nn/interpolate_util.h"
 #include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
@@ -26,6 +29,11 @@ namespace paddle_like {
 namespace operators {
 
 namespace {
+
+using interp::AxisTaps;
+using interp::AxisTapsOf;
+using interp::InterpGeometry;
+using interp::ResolveInterp;
 
 // The 1.x ops take one float `scale` and never use it for the sampling ratio.
 // `type` is a forward op or its grad op.
@@ -153,35 +161,6 @@ class InterpOp : public OperatorWithKernel {
   }
 };
 
-// Everything a kernel needs, resolved from the inputs and attributes. Spatial axes are
-// kept as three, [D, H, W]; an image with fewer has leading axes of size 1.
-struct InterpGeometry {
-  bool channel_last = false;
-  bool nearest = true;
-  bool align_corners = true;
-  int align_mode = 1;
-  int rank = 4;  // X's.
-  int64_t n = 0, c = 0;
-  int64_t in[3] = {1, 1, 1}, out[3] = {1, 1, 1};
-  float ratio[3] = {0.f, 0.f, 0.f};
-
-  int spatial() const { return rank - 2; }
-  int64_t InPixels() const { return in[0] * in[1] * in[2]; }
-  int64_t OutPixels() const { return out[0] * out[1] * out[2]; }
-  bool SameSize() const { return in[0] == out[0] && in[1] == out[1] && in[2] == out[2]; }
-  DDim OutDims() const {
-    std::vector<int64_t> d = {n};
-    if (!channel_last) d.push_back(c);
-    for (int a = 3 - spatial(); a < 3; ++a) d.push_back(out[a]);
-    if (channel_last) d.push_back(c);
-    return DDim(d);
-  }
-  // Offset of pixel `p` (row-major over the spatial axes, of `pixels`) of image b, channel ch.
-  int64_t Offset(int64_t b, int64_t ch, int64_t p, int64_t pixels) const {
-    return channel_last ? (b * pixels + p) * c + ch : (b * c + ch) * pixels + p;
-  }
-};
-
 const char* const kAxisNames[] = {"d", "h", "w"};
 
 // The spatial axes' names of a rank-`rank` X for messages: "[out_h, out_w]" and the like.
@@ -238,8 +217,9 @@ std::vector<float> ScalesPerAxis(const std::string& op, const std::string& origi
   return s;
 }
 
-std::vector<double> ReadScaleTensor(const std::string& op, const DenseTensor& t) {
+std::vector<double> ReadScaleTensor(const std::string& op, const DenseTensor& tensor) {
   std::vector<double> v;
+  const DenseTensor t = framework::OnCpu(tensor);  // A GPU program's Scale lives there.
   if (t.dtype() == DataType::FLOAT32) {
     v.assign(t.data<float>(), t.data<float>() + t.numel());
   } else if (t.dtype() == DataType::FLOAT64) {
@@ -281,6 +261,18 @@ std::vector<float> ResolveScales(const ExecutionContext& ctx, bool v2, int spati
 int64_t AttrSize(const framework::AttributeMap& attrs, int axis) {
   static const char* const kNames[] = {"out_d", "out_h", "out_w"};
   return std::get<int>(attrs.at(kNames[axis]));
+}
+
+}  // namespace
+
+namespace interp {
+
+DDim InterpGeometry::OutDims() const {
+  std::vector<int64_t> d = {n};
+  if (!channel_last) d.push_back(c);
+  for (int a = 3 - spatial(); a < 3; ++a) d.push_back(out[a]);
+  if (channel_last) d.push_back(c);
+  return DDim(d);
 }
 
 InterpGeometry ResolveInterp(const ExecutionContext& ctx, const DDim& x) {
@@ -348,6 +340,33 @@ InterpGeometry ResolveInterp(const ExecutionContext& ctx, const DDim& x) {
   return g;
 }
 
+std::vector<AxisTaps> AxisTapsOf(const InterpGeometry& g, int axis) {
+  if (axis < 3 - g.spatial()) return std::vector<AxisTaps>(1);
+  const bool align_flag = g.align_mode == 0 && !g.align_corners;
+  std::vector<AxisTaps> taps(static_cast<size_t>(g.out[axis]));
+  for (int64_t o = 0; o < g.out[axis]; ++o) {
+    taps[o] = g.nearest ? NearestTap(g.in[axis], g.ratio[axis], g.align_corners, o)
+                        : LinearTap(g.in[axis], g.ratio[axis], align_flag, o);
+  }
+  return taps;
+}
+
+std::vector<int64_t> ReaderRanges(const std::vector<AxisTaps>& taps, int64_t in) {
+  std::vector<int64_t> ranges(static_cast<size_t>(2 * in), 0);
+  for (int64_t o = 0; o < static_cast<int64_t>(taps.size()); ++o) {
+    for (int t = 0; t < taps[o].count; ++t) {
+      const int64_t i = taps[o].index[t];
+      if (ranges[2 * i] == ranges[2 * i + 1]) ranges[2 * i] = o;  // The first reader.
+      ranges[2 * i + 1] = o + 1;
+    }
+  }
+  return ranges;
+}
+
+}  // namespace interp
+
+namespace {
+
 // Build-time shape: known only when the attributes give the size.
 void InterpInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
@@ -387,61 +406,12 @@ void InterpInferShape(InferShapeContext* ctx) {
   ctx->SetOutputDim("Out", g.OutDims());
 }
 
-// The source pixels one output index reads along one axis: one (nearest, or an axis the
-// image does not have) or two, with their weights.
-struct AxisTaps {
-  int count = 1;
-  int64_t index[2] = {0, 0};
-  float weight[2] = {1.f, 0.f};
-};
-
-std::vector<AxisTaps> LinearTaps(int64_t in, int64_t out, float ratio, bool align_flag) {
-  std::vector<AxisTaps> taps(static_cast<size_t>(out));
-  for (int64_t o = 0; o < out; ++o) {
-    int64_t lo = align_flag ? static_cast<int64_t>(ratio * (o + 0.5) - 0.5)
-                            : static_cast<int64_t>(ratio * static_cast<float>(o));
-    lo = lo > 0 ? lo : 0;
-    const int64_t hi = lo + 1 < in - 1 ? lo + 1 : in - 1;
-    float src = static_cast<float>(ratio * (o + 0.5) - 0.5);
-    src = src > 0 ? src : 0;
-    const float w = align_flag ? src - static_cast<float>(lo)
-                               : ratio * static_cast<float>(o) - static_cast<float>(lo);
-    AxisTaps& t = taps[o];
-    t.count = 2;
-    t.index[0] = lo;
-    t.index[1] = hi;
-    t.weight[0] = 1 - w;
-    t.weight[1] = w;
-  }
-  return taps;
-}
-
-std::vector<AxisTaps> NearestTaps(int64_t out, float ratio, bool align_corners) {
-  std::vector<AxisTaps> taps(static_cast<size_t>(out));
-  for (int64_t o = 0; o < out; ++o) {
-    taps[o].index[0] = align_corners ? static_cast<int64_t>(ratio * static_cast<float>(o) + 0.5)
-                                     : static_cast<int64_t>(ratio * static_cast<float>(o));
-  }
-  return taps;
-}
-
 // Calls fn(src_offset, dst_offset, weight) for every (output pixel, input pixel) pair of the
 // resize, per image and channel. The weight of a pair is the product of its axes' weights,
 // depth first (1 for the axes the image does not have).
 template <typename Fn>
 void ForEachSample(const InterpGeometry& g, Fn&& fn) {
-  const int first = 3 - g.spatial();
-  const bool align_flag = g.align_mode == 0 && !g.align_corners;
-  std::vector<AxisTaps> taps[3];
-  for (int a = 0; a < 3; ++a) {
-    if (a < first) {
-      taps[a].assign(1, AxisTaps{});
-    } else if (g.nearest) {
-      taps[a] = NearestTaps(g.out[a], g.ratio[a], g.align_corners);
-    } else {
-      taps[a] = LinearTaps(g.in[a], g.out[a], g.ratio[a], align_flag);
-    }
-  }
+  const std::vector<AxisTaps> taps[3] = {AxisTapsOf(g, 0), AxisTapsOf(g, 1), AxisTapsOf(g, 2)};
   const int64_t in_pixels = g.InPixels(), out_pixels = g.OutPixels();
   for (int64_t b = 0; b < g.n; ++b)
     for (int64_t ch = 0; ch < g.c; ++ch)

@@ -1,14 +1,17 @@
 // lookup_table_v2 (embedding): Out = the rows of W selected by Ids, and
 // lookup_table_v2_grad, which adds the output gradient rows back into a dense [V, D]
 // gradient or lists them as a SelectedRows (is_sparse). Also version 1, lookup_table and
-// lookup_table_grad, whose Ids end in a dim of 1 that Out replaces by D.
+// lookup_table_grad, whose Ids end in a dim of 1 that Out replaces by D. CUDA kernels:
+// lookup_table_op.cu.
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "framework/data_transform.h"
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
+#include "operators/nn/lookup_table_util.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -123,6 +126,12 @@ class LookupTableV2Op : public OperatorWithKernel {
   }
 };
 
+bool IsVersion1(const std::string& op) { return op.rfind(kOp, 0) != 0; }
+
+}  // namespace
+
+namespace lookup_table {
+
 void CheckTable(const std::string& op, const DDim& w) {
   PL_ENFORCE(w.size() == 2,
              errors::InvalidArgument("op `%s` input `W`: expected a 2-D table [V, D], received "
@@ -130,7 +139,6 @@ void CheckTable(const std::string& op, const DDim& w) {
                                      op, w.ToString()));
 }
 
-// The row padding_idx names, or kNoPadding; V < 0 (unknown) skips the checks.
 int64_t PaddingRow(const std::string& op, int64_t padding_idx, int64_t v) {
   if (padding_idx == kNoPadding || v < 0) return padding_idx;
   PL_ENFORCE(
@@ -142,8 +150,8 @@ int64_t PaddingRow(const std::string& op, int64_t padding_idx, int64_t v) {
   return padding_idx < 0 ? padding_idx + v : padding_idx;
 }
 
-// Ids as int64, each checked against [0, V).
-std::vector<int64_t> ReadIds(const std::string& op, const DenseTensor& ids, int64_t v) {
+std::vector<int64_t> ReadIds(const std::string& op, const DenseTensor& tensor, int64_t v) {
+  const DenseTensor ids = framework::OnCpu(tensor);  // One copy when the ids live on a device.
   std::vector<int64_t> out(static_cast<size_t>(ids.numel()));
   if (ids.dtype() == DataType::INT64) {
     const int64_t* p = ids.data<int64_t>();
@@ -165,10 +173,6 @@ std::vector<int64_t> ReadIds(const std::string& op, const DenseTensor& ids, int6
   return out;
 }
 
-bool IsVersion1(const std::string& op) { return op.rfind(kOp, 0) != 0; }
-
-// Ids.dims + [D] (version 2), or Ids.dims with its last dim, 1, replaced by D (version 1);
-// InvalidArgumentError naming `op` when Ids does not fit.
 DDim OutDims(const std::string& op, const DDim& ids, int64_t d) {
   if (IsVersion1(op)) {
     PL_ENFORCE(ids.size() >= 1 && (ids[ids.size() - 1] == 1 || ids[ids.size() - 1] < 0),
@@ -187,6 +191,36 @@ DDim OutDims(const std::string& op, const DDim& ids, int64_t d) {
   out.push_back(d);
   return DDim(out);
 }
+
+Lookup ResolveLookup(const ExecutionContext& ctx) {
+  const DDim w = ctx.Input("W")->dims();
+  const DenseTensor* ids = ctx.Input("Ids");
+  CheckTable(ctx.Type(), w);
+  Lookup l;
+  l.v = w[0];
+  l.d = w[1];
+  l.pad = PaddingRow(ctx.Type(), ctx.Attr<int64_t>("padding_idx"), l.v);
+  l.ids = ReadIds(ctx.Type(), *ids, l.v);
+  l.out_dims = OutDims(ctx.Type(), ids->dims(), l.d);
+  if (ctx.HasInput("Out@GRAD")) {
+    const DDim dout = ctx.Input("Out@GRAD")->dims();
+    PL_ENFORCE(dout == l.out_dims,
+               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s (Ids.dims + "
+                                       "[D]), received %s",
+                                       ctx.Type(), l.out_dims.ToString(), dout.ToString()));
+  }
+  return l;
+}
+
+}  // namespace lookup_table
+
+namespace {
+
+using lookup_table::CheckTable;
+using lookup_table::Lookup;
+using lookup_table::OutDims;
+using lookup_table::PaddingRow;
+using lookup_table::ResolveLookup;
 
 void LookupTableV2InferShape(InferShapeContext* ctx) {
   ctx->RequireInput("W");
@@ -209,12 +243,10 @@ struct LookupTableV2Kernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* w = ctx.Input("W");
     const DenseTensor* ids_t = ctx.Input("Ids");
-    CheckTable(ctx.Type(), w->dims());
-    const int64_t v = w->dims()[0];
-    const int64_t d = w->dims()[1];
-    const int64_t pad = PaddingRow(ctx.Type(), ctx.Attr<int64_t>("padding_idx"), v);
-    const std::vector<int64_t> ids = ReadIds(ctx.Type(), *ids_t, v);
-    DenseTensor fresh(OutDims(ctx.Type(), ids_t->dims(), d), w->dtype());
+    const Lookup l = ResolveLookup(ctx);
+    const std::vector<int64_t>& ids = l.ids;
+    const int64_t d = l.d, pad = l.pad;
+    DenseTensor fresh(l.out_dims, w->dtype());
     T* out = fresh.mutable_data<T>(ctx.GetPlace());
     const T* table = w->data<T>();
     for (size_t i = 0; i < ids.size(); ++i) {
@@ -262,18 +294,10 @@ template <typename T>
 struct LookupTableV2GradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DDim w_dims = ctx.Input("W")->dims();
-    const DenseTensor* ids_t = ctx.Input("Ids");
     const DenseTensor* dout_t = ctx.Input("Out@GRAD");
-    CheckTable(ctx.Type(), w_dims);
-    const int64_t v = w_dims[0];
-    const int64_t d = w_dims[1];
-    const int64_t pad = PaddingRow(ctx.Type(), ctx.Attr<int64_t>("padding_idx"), v);
-    const std::vector<int64_t> ids = ReadIds(ctx.Type(), *ids_t, v);
-    const DDim want = OutDims(ctx.Type(), ids_t->dims(), d);
-    PL_ENFORCE(dout_t->dims() == want,
-               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s (Ids.dims + "
-                                       "[D]), received %s",
-                                       ctx.Type(), want.ToString(), dout_t->dims().ToString()));
+    const Lookup l = ResolveLookup(ctx);
+    const std::vector<int64_t>& ids = l.ids;
+    const int64_t v = l.v, d = l.d, pad = l.pad;
     const T* dout = dout_t->data<T>();
     const auto n = static_cast<int64_t>(ids.size());
     if (ctx.Attr<bool>("is_sparse")) {
