@@ -135,7 +135,8 @@ if command -v compute-sanitizer >/dev/null; then
   timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/bin/cuda_kernel_test" \
     >"$OUT/memcheck.log" 2>&1
   note "memcheck cuda_kernel_test: exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
-  for t in cuda_cudnn_test cuda_conv_transpose_test cuda_norm_dropout_test cuda_interp_lookup_test; do
+  for t in cuda_cudnn_test cuda_conv_transpose_test cuda_norm_dropout_test \
+    cuda_interp_lookup_test; do
     timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/bin/$t" \
       >"$OUT/memcheck_$t.log" 2>&1
     note "memcheck $t: exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/memcheck_$t.log" | tail -1)"
