@@ -388,6 +388,48 @@ TEST_F(CudnnKernelTest, Pool2dRunsOnTheGpuWithoutUseCudnn) {
   EXPECT_EQ(run.key.backend, LibraryType::kPlain);
 }
 
+// ------------------------------------------------------------------------------ float16
+
+TEST_F(CudnnKernelTest, Float16ForwardKernelsMatchCpuInFloat) {
+  for (const ConvCase& c : ConvCases()) {
+    SCOPED_TRACE(c.Name());
+    ExpectGpuHalfNearCpuFloat(c.op,
+                              [&](DataType t) {
+                                return SlotTensors{{"Input", {RandomOf(t, c.input, -1, 1, 11)}},
+                                                   {"Filter", {RandomOf(t, c.filter, -1, 1, 12)}}};
+                              },
+                              {{"Output", 1}}, c.Attrs());
+  }
+  ConvCase fused;
+  fused.input = {2, 3, 6, 7};
+  fused.filter = {5, 3, 3, 3};
+  fused.paddings = {1, 1};
+  AttributeMap attrs = fused.Attrs();
+  attrs["fuse_activation"] = std::string("relu");
+  ExpectGpuHalfNearCpuFloat("conv2d",
+                            [&](DataType t) {
+                              return SlotTensors{
+                                  {"Input", {RandomOf(t, fused.input, -1, 1, 13)}},
+                                  {"Filter", {RandomOf(t, fused.filter, -1, 1, 14)}},
+                                  {"Bias", {RandomOf(t, {5}, -1, 1, 15)}},
+                                  {"ResidualData", {RandomOf(t, {2, 5, 6, 7}, -1, 1, 16)}}};
+                            },
+                            {{"Output", 1}}, attrs);
+  for (const PoolCase& c : PoolCases()) {
+    SCOPED_TRACE(c.Name());
+    ExpectGpuHalfNearCpuFloat(
+        "pool2d", [&](DataType t) { return SlotTensors{{"X", {RandomOf(t, c.x, -1, 1, 17)}}}; },
+        {{"Out", 1}}, CudnnPoolAttrs(c));
+  }
+  for (const char* type : {"softmax", "log_softmax"}) {
+    for (int axis : {-1, 1}) {
+      ExpectGpuHalfNearCpuFloat(
+          type, [](DataType t) { return SlotTensors{{"X", {RandomOf(t, {3, 5, 4}, -4, 4, 18)}}}; },
+          {{"Out", 1}}, {{"axis", axis}});
+    }
+  }
+}
+
 TEST_F(CudnnKernelTest, RefusalsNameTheOp) {
   PoolCase c;
   c.x = {1, 2, 5, 7};

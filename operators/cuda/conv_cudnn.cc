@@ -1,6 +1,6 @@
 // cuDNN kernels of conv2d and depthwise_conv2d (with the fused epilogue of inference
 // programs: Bias, ResidualData, fuse_activation) and of their grad ops conv2d_grad and
-// depthwise_conv2d_grad, for float and double.
+// depthwise_conv2d_grad, for float and double (forward also float16, accumulated in float).
 //
 // The geometry is the plain kernels' (ResolveConv2d, conv_pool_shape.h); buffers, descriptors
 // (FMA math for float, no TF32) and the algorithms cached per shape are cudnn_conv.h's.
@@ -59,11 +59,17 @@ bool CudnnActivation(const FusedActivation& a, cudnnActivationMode_t* mode, doub
 // kernels' code: for the activations cuDNN has no equal of (rare, inference only).
 template <typename T>
 void ActivationOnHost(const CUDADeviceContext& dev, const FusedActivation& a, T* y, int64_t n) {
-  std::vector<T> host(static_cast<size_t>(n));
-  const size_t bytes = static_cast<size_t>(n) * sizeof(T);
-  platform::Copy(platform::CPUPlace(), host.data(), dev.GetPlace(), y, bytes);
-  ApplyFusedActivation(a, host.data(), n);
-  platform::Copy(dev.GetPlace(), y, platform::CPUPlace(), host.data(), bytes);
+  if constexpr (std::is_same_v<T, platform::float16>) {
+    throw errors::Unimplemented("fused activation `%s` of a float16 convolution on the GPU: "
+                                "cuDNN has no equal of it; run it as its own op",
+                                a.name);
+  } else {
+    std::vector<T> host(static_cast<size_t>(n));
+    const size_t bytes = static_cast<size_t>(n) * sizeof(T);
+    platform::Copy(platform::CPUPlace(), host.data(), dev.GetPlace(), y, bytes);
+    ApplyFusedActivation(a, host.data(), n);
+    platform::Copy(dev.GetPlace(), y, platform::CPUPlace(), host.data(), bytes);
+  }
 }
 
 template <typename T>
@@ -106,7 +112,7 @@ class Conv2dCudnnKernel : public framework::OpKernel {
     const ConvPlan p = cudnn::MakeConvPlan(g, false);
     const cudnn::View4d y_view = p.YBuffer();
     const cudnnDataType_t type = cudnn::DataTypeOf<T>::value;
-    const T one = 1, zero = 0;
+    const cudnn::Scale<T> one = 1, zero = 0;
     // The result in NCHW: the output itself, or a buffer for NHWC.
     platform::AllocationPtr y_hold, x_hold;
     T* y = g.channel_last ? cudnn::TemporaryBuffer<T>(dev, y_view.numel(), &y_hold) : out;
@@ -114,7 +120,7 @@ class Conv2dCudnnKernel : public framework::OpKernel {
     y_desc.Set(op, type, y_view);
     if (input.numel() == 0 || filter.numel() == 0) {
       // No input channels or taps: every output is an empty sum (the plain kernel's 0).
-      cudnn::FillDevice<T>(dev, op, y, y_view.numel(), T(0));
+      cudnn::FillDevice<T>(dev, op, y, y_view.numel(), 0);
     } else {
       const T* x = cudnn::StageX(dev, op, p, input.data<T>(), &x_hold);
       const T* w = filter.data<T>();
@@ -136,7 +142,7 @@ class Conv2dCudnnKernel : public framework::OpKernel {
                  "cudnnAddTensor");
     }
     if (residual != nullptr) {
-      cudnn::TransformTensor<T>(dev, op, p.YUser(), residual->data<T>(), T(1), y_view, y);
+      cudnn::TransformTensor<T>(dev, op, p.YUser(), residual->data<T>(), 1, y_view, y);
     }
     cudnnActivationMode_t mode = CUDNN_ACTIVATION_IDENTITY;
     double coef = 0.0;
@@ -149,7 +155,7 @@ class Conv2dCudnnKernel : public framework::OpKernel {
                                         y),
                  "cudnnActivationForward");
     }
-    if (g.channel_last) cudnn::TransformTensor<T>(dev, op, y_view, y, T(0), p.YUser(), out);
+    if (g.channel_last) cudnn::TransformTensor<T>(dev, op, y_view, y, 0, p.YUser(), out);
     if (!fusion.act.empty() && !device_act) ActivationOnHost(dev, fusion.act, out, y_view.numel());
   }
 
@@ -185,8 +191,8 @@ class Conv2dGradCudnnKernel : public framework::OpKernel {
     }
     if (input->numel() == 0 || filter->numel() == 0 || dout->numel() == 0) {
       // Empty sums: the gradients that exist are 0.
-      if (dx != nullptr) cudnn::FillDevice<T>(dev, op, dx, input->numel(), T(0));
-      if (dw != nullptr) cudnn::FillDevice<T>(dev, op, dw, filter->numel(), T(0));
+      if (dx != nullptr) cudnn::FillDevice<T>(dev, op, dx, input->numel(), 0);
+      if (dw != nullptr) cudnn::FillDevice<T>(dev, op, dw, filter->numel(), 0);
     } else {
       Run(ctx, g, *input, *filter, *dout, dx, dw);
     }
@@ -201,7 +207,7 @@ class Conv2dGradCudnnKernel : public framework::OpKernel {
     const auto& dev = ctx.device_context<CUDADeviceContext>();
     const cudnnHandle_t h = dev.cudnn_handle();
     const ConvPlan p = cudnn::MakeConvPlan(g, false);
-    const T one = 1, zero = 0;
+    const cudnn::Scale<T> one = 1, zero = 0;
     ConvDescs<T> d(op, p);
     const T* w = filter.data<T>();
     platform::AllocationPtr dy_hold, x_hold, dx_hold;
@@ -261,6 +267,9 @@ PL_REGISTER_BACKEND_KERNELS(RegisterConvCudnnKernels) {
           type, DeviceType::kCUDA, DataType::FLOAT32, library, true);
       framework::RegisterKernelClass<Conv2dCudnnKernel<double>>(
           type, DeviceType::kCUDA, DataType::FLOAT64, library, true);
+      // float16 inference (accumulated in float).
+      framework::RegisterKernelClass<Conv2dCudnnKernel<platform::float16>>(
+          type, DeviceType::kCUDA, DataType::FLOAT16, library, true);
       framework::RegisterKernelClass<Conv2dGradCudnnKernel<float>>(
           type + "_grad", DeviceType::kCUDA, DataType::FLOAT32, library, true);
       framework::RegisterKernelClass<Conv2dGradCudnnKernel<double>>(

@@ -64,14 +64,14 @@ class Conv2dTransposeCudnnKernel : public framework::OpKernel {
     const cudnnHandle_t h = dev.cudnn_handle();
     const ConvPlan p = cudnn::MakeConvPlan(g, true);
     const cudnnDataType_t type = cudnn::DataTypeOf<T>::value;
-    const T one = 1, zero = 0;
+    const cudnn::Scale<T> one = 1, zero = 0;
     // The result as packed NCHW (the output itself, or a buffer for NHWC), computed in the
     // padded buffer cuDNN writes when it needs one.
     platform::AllocationPtr nchw_hold, x_hold, dy_hold;
     T* nchw = g.channel_last ? cudnn::TemporaryBuffer<T>(dev, p.XNchw().numel(), &nchw_hold) : out;
     if (input.numel() == 0 || filter.numel() == 0) {
       // No input channels: every output is an empty sum (the plain kernel's 0).
-      cudnn::FillDevice<T>(dev, op, nchw, p.XNchw().numel(), T(0));
+      cudnn::FillDevice<T>(dev, op, nchw, p.XNchw().numel(), 0);
     } else {
       T* x = p.explicit_pad ? cudnn::TemporaryBuffer<T>(dev, p.XBuffer().numel(), &x_hold) : nchw;
       const T* dy = cudnn::StageY(dev, op, p, input.data<T>(), &dy_hold);
@@ -95,7 +95,7 @@ class Conv2dTransposeCudnnKernel : public framework::OpKernel {
           cudnnAddTensor(h, &one, bias_desc.get(), bias->data<T>(), &one, out_desc.get(), nchw),
           "cudnnAddTensor");
     }
-    if (g.channel_last) cudnn::TransformTensor<T>(dev, op, p.XNchw(), nchw, T(0), p.XUser(), out);
+    if (g.channel_last) cudnn::TransformTensor<T>(dev, op, p.XNchw(), nchw, 0, p.XUser(), out);
   }
 
   AlgoCache cache_;
@@ -131,8 +131,8 @@ class Conv2dTransposeGradCudnnKernel : public framework::OpKernel {
     }
     if (input->numel() == 0 || filter->numel() == 0 || dout->numel() == 0) {
       // Empty sums: the gradients that exist are 0.
-      if (dx != nullptr) cudnn::FillDevice<T>(dev, op, dx, input->numel(), T(0));
-      if (dw != nullptr) cudnn::FillDevice<T>(dev, op, dw, filter->numel(), T(0));
+      if (dx != nullptr) cudnn::FillDevice<T>(dev, op, dx, input->numel(), 0);
+      if (dw != nullptr) cudnn::FillDevice<T>(dev, op, dw, filter->numel(), 0);
     } else {
       Run(ctx, g, *input, *filter, *dout, dx, dw);
     }
@@ -149,7 +149,7 @@ class Conv2dTransposeGradCudnnKernel : public framework::OpKernel {
     const auto& dev = ctx.device_context<CUDADeviceContext>();
     const cudnnHandle_t h = dev.cudnn_handle();
     const ConvPlan p = cudnn::MakeConvPlan(g, true);
-    const T one = 1, zero = 0;
+    const cudnn::Scale<T> one = 1, zero = 0;
     ConvDescs<T> d(op, p);
     const T* w = filter.data<T>();
     platform::AllocationPtr x_hold, dy_hold, y_hold;
@@ -182,7 +182,7 @@ class Conv2dTransposeGradCudnnKernel : public framework::OpKernel {
                                          workspace, forward_algo.workspace, &zero, d.y.get(), y),
                  "cudnnConvolutionForward");
       if (g.channel_last) {
-        cudnn::TransformTensor<T>(dev, op, p.YBuffer(), y, T(0), p.YUser(), dx);
+        cudnn::TransformTensor<T>(dev, op, p.YBuffer(), y, 0, p.YUser(), dx);
       }
     }
     if (dw != nullptr) {

@@ -168,6 +168,8 @@ ConvPlan MakeConvPlan(const Conv2dGeometry& g, bool transposed) {
 template <typename T>
 ConvDescs<T>::ConvDescs(const std::string& op, const ConvPlan& p) {
   const cudnnDataType_t type = DataTypeOf<T>::value;
+  // float16 data is accumulated in float (cuDNN's pseudo-half configuration).
+  const cudnnDataType_t compute = std::is_same_v<T, double> ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
   const Conv2dGeometry& g = p.g;
   x.Set(op, type, p.XBuffer());
   y.Set(op, type, p.YBuffer());
@@ -176,11 +178,12 @@ ConvDescs<T>::ConvDescs(const std::string& op, const ConvPlan& p) {
                  conv.get(), ToInt(op, "paddings", p.pad_h), ToInt(op, "paddings", p.pad_w),
                  ToInt(op, "strides", g.stride_h), ToInt(op, "strides", g.stride_w),
                  ToInt(op, "dilations", g.dilation_h), ToInt(op, "dilations", g.dilation_w),
-                 CUDNN_CROSS_CORRELATION, type),
+                 CUDNN_CROSS_CORRELATION, compute),
              "cudnnSetConvolution2dDescriptor");
   CheckCudnn(cudnnSetConvolutionGroupCount(conv.get(), ToInt(op, "groups", g.groups)),
              "cudnnSetConvolutionGroupCount");
-  // No TF32 for float (see the file comment); double has no tensor-op math anyway.
+  // No TF32 for float (see the file comment); double has no tensor-op math anyway, and
+  // float16 may take tensor cores (their products of halves are exact in float).
   CheckCudnn(cudnnSetConvolutionMathType(
                  conv.get(), std::is_same<T, float>::value ? CUDNN_FMA_MATH : CUDNN_DEFAULT_MATH),
              "cudnnSetConvolutionMathType");
@@ -288,8 +291,8 @@ const T* StageX(const CUDADeviceContext& dev, const std::string& op, const ConvP
   if (!p.stage_x) return x;
   const View4d buffer = p.XBuffer();
   T* staged = TemporaryBuffer<T>(dev, buffer.numel(), hold);
-  if (p.explicit_pad) FillDevice<T>(dev, op, staged, buffer.numel(), T(0));
-  TransformTensor<T>(dev, op, Corner(p.XUser(), p.seen_h, p.seen_w), x, T(0), p.XInterior(),
+  if (p.explicit_pad) FillDevice<T>(dev, op, staged, buffer.numel(), 0);
+  TransformTensor<T>(dev, op, Corner(p.XUser(), p.seen_h, p.seen_w), x, 0, p.XInterior(),
                      staged);
   return staged;
 }
@@ -297,8 +300,8 @@ const T* StageX(const CUDADeviceContext& dev, const std::string& op, const ConvP
 template <typename T>
 void UnstageX(const CUDADeviceContext& dev, const std::string& op, const ConvPlan& p,
               const T* buffer, const View4d& dst_view, T* dst) {
-  if (p.CropsX()) FillDevice<T>(dev, op, dst, dst_view.numel(), T(0));
-  TransformTensor<T>(dev, op, p.XInterior(), buffer, T(0), Corner(dst_view, p.seen_h, p.seen_w),
+  if (p.CropsX()) FillDevice<T>(dev, op, dst, dst_view.numel(), 0);
+  TransformTensor<T>(dev, op, p.XInterior(), buffer, 0, Corner(dst_view, p.seen_h, p.seen_w),
                      dst);
 }
 
@@ -307,42 +310,31 @@ const T* StageY(const CUDADeviceContext& dev, const std::string& op, const ConvP
                 platform::AllocationPtr* hold) {
   if (!p.g.channel_last) return y;
   T* staged = TemporaryBuffer<T>(dev, p.YBuffer().numel(), hold);
-  TransformTensor<T>(dev, op, p.YUser(), y, T(0), p.YBuffer(), staged);
+  TransformTensor<T>(dev, op, p.YUser(), y, 0, p.YBuffer(), staged);
   return staged;
 }
 
-template struct ConvDescs<float>;
-template AlgoChoice ChooseForward<float>(const CUDADeviceContext&, const std::string&,
-                                         const ConvPlan&, const ConvDescs<float>&, const float*,
-                                         const float*, float*);
-template AlgoChoice ChooseBackwardData<float>(const CUDADeviceContext&, const std::string&,
-                                              const ConvPlan&, const ConvDescs<float>&,
-                                              const float*, const float*, float*);
-template AlgoChoice ChooseBackwardFilter<float>(const CUDADeviceContext&, const std::string&,
-                                                const ConvPlan&, const ConvDescs<float>&,
-                                                const float*, const float*, float*);
-template const float* StageX<float>(const CUDADeviceContext&, const std::string&, const ConvPlan&,
-                                    const float*, platform::AllocationPtr*);
-template void UnstageX<float>(const CUDADeviceContext&, const std::string&, const ConvPlan&,
-                              const float*, const View4d&, float*);
-template const float* StageY<float>(const CUDADeviceContext&, const std::string&, const ConvPlan&,
-                                    const float*, platform::AllocationPtr*);
-template struct ConvDescs<double>;
-template AlgoChoice ChooseForward<double>(const CUDADeviceContext&, const std::string&,
-                                          const ConvPlan&, const ConvDescs<double>&, const double*,
-                                          const double*, double*);
-template AlgoChoice ChooseBackwardData<double>(const CUDADeviceContext&, const std::string&,
-                                               const ConvPlan&, const ConvDescs<double>&,
-                                               const double*, const double*, double*);
-template AlgoChoice ChooseBackwardFilter<double>(const CUDADeviceContext&, const std::string&,
-                                                 const ConvPlan&, const ConvDescs<double>&,
-                                                 const double*, const double*, double*);
-template const double* StageX<double>(const CUDADeviceContext&, const std::string&, const ConvPlan&,
-                                      const double*, platform::AllocationPtr*);
-template void UnstageX<double>(const CUDADeviceContext&, const std::string&, const ConvPlan&,
-                               const double*, const View4d&, double*);
-template const double* StageY<double>(const CUDADeviceContext&, const std::string&, const ConvPlan&,
-                                      const double*, platform::AllocationPtr*);
+#define PL_CUDNN_CONV_INSTANTIATE(T)                                                          \
+  template struct ConvDescs<T>;                                                                \
+  template AlgoChoice ChooseForward<T>(const CUDADeviceContext&, const std::string&,           \
+                                       const ConvPlan&, const ConvDescs<T>&, const T*, const T*, \
+                                       T*);                                                    \
+  template AlgoChoice ChooseBackwardData<T>(const CUDADeviceContext&, const std::string&,      \
+                                            const ConvPlan&, const ConvDescs<T>&, const T*,    \
+                                            const T*, T*);                                     \
+  template AlgoChoice ChooseBackwardFilter<T>(const CUDADeviceContext&, const std::string&,    \
+                                              const ConvPlan&, const ConvDescs<T>&, const T*,  \
+                                              const T*, T*);                                   \
+  template const T* StageX<T>(const CUDADeviceContext&, const std::string&, const ConvPlan&,   \
+                              const T*, platform::AllocationPtr*);                             \
+  template void UnstageX<T>(const CUDADeviceContext&, const std::string&, const ConvPlan&,     \
+                            const T*, const View4d&, T*);                                      \
+  template const T* StageY<T>(const CUDADeviceContext&, const std::string&, const ConvPlan&,   \
+                              const T*, platform::AllocationPtr*);
+PL_CUDNN_CONV_INSTANTIATE(float)
+PL_CUDNN_CONV_INSTANTIATE(double)
+PL_CUDNN_CONV_INSTANTIATE(platform::float16)
+#undef PL_CUDNN_CONV_INSTANTIATE
 
 }  // namespace cudnn
 }  // namespace operators

@@ -17,7 +17,8 @@
 // algorithm (cudnnFind*AlgorithmEx) when FLAGS_cudnn_exhaustive_search is set. With
 // FLAGS_cudnn_deterministic only algorithms cuDNN reports as deterministic are taken
 // (backward ALGO_0 accumulates with atomics): UnimplementedError when there is none.
-// T = float or double throughout. Nothing here is shared between threads.
+// T = float, double or float16 (accumulated in float) throughout. Nothing here is shared
+// between threads.
 #pragma once
 
 #include <cstddef>

@@ -114,13 +114,13 @@ OpTensorDesc::~OpTensorDesc() { cudnnDestroyOpTensorDescriptor(desc_); }
 
 template <typename T>
 void TransformTensor(const platform::CUDADeviceContext& dev, const std::string& op,
-                     const View4d& src_view, const T* src, T beta, const View4d& dst_view,
-                     T* dst) {
+                     const View4d& src_view, const T* src, Scale<T> beta,
+                     const View4d& dst_view, T* dst) {
   if (src_view.numel() == 0) return;
   TensorDesc src_desc, dst_desc;
   src_desc.Set(op, DataTypeOf<T>::value, src_view);
   dst_desc.Set(op, DataTypeOf<T>::value, dst_view);
-  const T one = 1;
+  const Scale<T> one = 1;
   CheckCudnn(cudnnTransformTensor(dev.cudnn_handle(), &one, src_desc.get(), src + src_view.offset,
                                   &beta, dst_desc.get(), dst + dst_view.offset),
              "cudnnTransformTensor");
@@ -128,27 +128,34 @@ void TransformTensor(const platform::CUDADeviceContext& dev, const std::string& 
 
 template <typename T>
 void FillDevice(const platform::CUDADeviceContext& dev, const std::string& op, T* dst,
-                int64_t count, T value) {
+                int64_t count, double value) {
   if (count <= 0) return;
-  if (value == T(0)) {
+  if (value == 0) {
     CheckCuda(cudaMemsetAsync(dst, 0, static_cast<size_t>(count) * sizeof(T), dev.stream()),
               "cudaMemsetAsync");
     return;
   }
   TensorDesc desc;
   desc.Set(op, DataTypeOf<T>::value, PackedNchw(1, 1, 1, count));
-  CheckCudnn(cudnnSetTensor(dev.cudnn_handle(), desc.get(), dst, &value), "cudnnSetTensor");
+  // cudnnSetTensor reads the value in the tensor's own type.
+  T typed;
+  if constexpr (std::is_same_v<T, platform::float16>) {
+    typed = platform::float16(static_cast<float>(value));
+  } else {
+    typed = static_cast<T>(value);
+  }
+  CheckCudnn(cudnnSetTensor(dev.cudnn_handle(), desc.get(), dst, &typed), "cudnnSetTensor");
 }
 
-template void TransformTensor<float>(const platform::CUDADeviceContext&, const std::string&,
-                                     const View4d&, const float*, float, const View4d&, float*);
-template void TransformTensor<double>(const platform::CUDADeviceContext&, const std::string&,
-                                      const View4d&, const double*, double, const View4d&,
-                                      double*);
-template void FillDevice<float>(const platform::CUDADeviceContext&, const std::string&, float*,
-                                int64_t, float);
-template void FillDevice<double>(const platform::CUDADeviceContext&, const std::string&, double*,
-                                 int64_t, double);
+#define PL_CUDNN_UTIL_INSTANTIATE(T)                                                        \
+  template void TransformTensor<T>(const platform::CUDADeviceContext&, const std::string&,   \
+                                   const View4d&, const T*, Scale<T>, const View4d&, T*);     \
+  template void FillDevice<T>(const platform::CUDADeviceContext&, const std::string&, T*,    \
+                              int64_t, double);
+PL_CUDNN_UTIL_INSTANTIATE(float)
+PL_CUDNN_UTIL_INSTANTIATE(double)
+PL_CUDNN_UTIL_INSTANTIATE(platform::float16)
+#undef PL_CUDNN_UTIL_INSTANTIATE
 
 }  // namespace cudnn
 }  // namespace operators

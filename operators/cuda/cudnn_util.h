@@ -13,8 +13,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "platform/cuda/cuda_device_context.h"
+#include "platform/float16.h"
 
 namespace paddle_like {
 namespace operators {
@@ -30,6 +32,15 @@ template <>
 struct DataTypeOf<double> {
   static constexpr cudnnDataType_t value = CUDNN_DATA_DOUBLE;
 };
+template <>
+struct DataTypeOf<platform::float16> {
+  static constexpr cudnnDataType_t value = CUDNN_DATA_HALF;
+};
+
+// The type of cuDNN's scaling factors (alpha, beta) for data of type T: double for double,
+// float for float and float16.
+template <typename T>
+using Scale = std::conditional_t<std::is_same_v<T, double>, double, float>;
 
 // A 4-D view of a device buffer: logical dims [n, c, h, w] with strides in elements,
 // starting `offset` elements into the buffer.
@@ -134,16 +145,16 @@ class OpTensorDesc {
 };
 
 // dst = src + beta * dst over views of equal dims (layout changes, copies into and out of
-// padded buffers, accumulation with beta = 1). T: float or double. The views must not overlap.
+// padded buffers, accumulation with beta = 1). T: float, double or float16. The views must not overlap.
 template <typename T>
 void TransformTensor(const platform::CUDADeviceContext& dev, const std::string& op,
-                     const View4d& src_view, const T* src, T beta, const View4d& dst_view,
-                     T* dst);
+                     const View4d& src_view, const T* src, Scale<T> beta,
+                     const View4d& dst_view, T* dst);
 
-// Sets the `count` elements at `dst` to `value` on the context's stream.
+// Sets the `count` elements at `dst` to `value` (converted to T) on the context's stream.
 template <typename T>
 void FillDevice(const platform::CUDADeviceContext& dev, const std::string& op, T* dst,
-                int64_t count, T value);
+                int64_t count, double value);
 
 // A device buffer of `count` elements of T on the context's device, kept alive by the
 // returned allocation (work queued on the stream may use it after the allocation is freed:

@@ -1,5 +1,5 @@
 // cuDNN kernels of pool2d and pool2d_grad (max and avg; fixed, global and adaptive windows),
-// for float and double; registered as the plain CUDA kernels too, since pool2d declares
+// for float and double (forward also float16); registered as the plain CUDA kernels too, since pool2d declares
 // use_cudnn = false by default (as PaddlePaddle) and no other CUDA pooling exists.
 //
 // The geometry is the plain kernels' (ResolvePool2d, conv_pool_shape.h). cuDNN pools with
@@ -178,10 +178,10 @@ const T* StageInput(const CUDADeviceContext& dev, const std::string& op, const P
   const cudnn::View4d buffer = p.XBuffer();
   T* staged = cudnn::TemporaryBuffer<T>(dev, buffer.numel(), hold);
   if (p.padded) {
-    const T fill = p.g.is_max ? -std::numeric_limits<T>::infinity() : T(0);
+    const double fill = p.g.is_max ? -std::numeric_limits<double>::infinity() : 0.0;
     cudnn::FillDevice<T>(dev, op, staged, buffer.numel(), fill);
   }
-  cudnn::TransformTensor<T>(dev, op, p.XUser(), x, T(0), p.XInterior(), staged);
+  cudnn::TransformTensor<T>(dev, op, p.XUser(), x, 0, p.XInterior(), staged);
   return staged;
 }
 
@@ -191,7 +191,7 @@ const T* StageOutputShaped(const CUDADeviceContext& dev, const std::string& op,
                            const PoolPlan& p, const T* y, platform::AllocationPtr* hold) {
   if (!p.g.channel_last) return y;
   T* staged = cudnn::TemporaryBuffer<T>(dev, p.YBuffer().numel(), hold);
-  cudnn::TransformTensor<T>(dev, op, p.YUser(), y, T(0), p.YBuffer(), staged);
+  cudnn::TransformTensor<T>(dev, op, p.YUser(), y, 0, p.YBuffer(), staged);
   return staged;
 }
 
@@ -205,13 +205,15 @@ class ScaleMap {
     if (key == key_ && map_.initialized()) return map_.data<T>();
     const Pool2dGeometry& g = p.g;
     std::vector<T> host(static_cast<size_t>(g.out_h * g.out_w));
-    const T window = static_cast<T>(g.kernel_h * g.kernel_w);
+    // Computed in cuDNN's scaling type (float for float16), then stored as T.
+    using S = cudnn::Scale<T>;
+    const S window = static_cast<S>(g.kernel_h * g.kernel_w);
     for (int64_t oy = 0; oy < g.out_h; ++oy) {
       const int64_t rows = ClippedExtent(oy, g.stride_h, g.pad_top, g.kernel_h, g.in_h);
       for (int64_t ox = 0; ox < g.out_w; ++ox) {
         const int64_t cols = ClippedExtent(ox, g.stride_w, g.pad_left, g.kernel_w, g.in_w);
         // rows * cols >= 1: MakePlan refused windows lying wholly in the padding.
-        host[static_cast<size_t>(oy * g.out_w + ox)] = window / static_cast<T>(rows * cols);
+        host[static_cast<size_t>(oy * g.out_w + ox)] = T(window / static_cast<S>(rows * cols));
       }
     }
     key_.clear();
@@ -236,9 +238,12 @@ void MultiplyByScale(const CUDADeviceContext& dev, const std::string& op, const 
   y_desc.Set(op, type, p.YBuffer());
   scale_desc.Set(op, type, cudnn::PackedNchw(1, 1, p.g.out_h, p.g.out_w));
   cudnn::OpTensorDesc mul;
-  CheckCudnn(cudnnSetOpTensorDescriptor(mul.get(), CUDNN_OP_TENSOR_MUL, type, CUDNN_PROPAGATE_NAN),
-             "cudnnSetOpTensorDescriptor");
-  const T one = 1, zero = 0;
+  // float16 is multiplied in float.
+  const cudnnDataType_t compute = std::is_same_v<T, double> ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+  CheckCudnn(
+      cudnnSetOpTensorDescriptor(mul.get(), CUDNN_OP_TENSOR_MUL, compute, CUDNN_PROPAGATE_NAN),
+      "cudnnSetOpTensorDescriptor");
+  const cudnn::Scale<T> one = 1, zero = 0;
   CheckCudnn(cudnnOpTensor(dev.cudnn_handle(), mul.get(), &one, y_desc.get(), src, &one,
                            scale_desc.get(), scale, &zero, y_desc.get(), dst),
              "cudnnOpTensor");
@@ -261,7 +266,7 @@ class Pool2dCudnnKernel : public framework::OpKernel {
     if (target->numel() > 0) {
       if (x->numel() == 0) {
         // An empty plane: every window is empty (the plain kernels' 0).
-        cudnn::FillDevice<T>(dev, op, y, target->numel(), T(0));
+        cudnn::FillDevice<T>(dev, op, y, target->numel(), 0);
       } else {
         Run(ctx, MakePlan(op, g, ctx.Attr<bool>("global_pooling")), x->data<T>(), y);
       }
@@ -281,12 +286,12 @@ class Pool2dCudnnKernel : public framework::OpKernel {
     T* y_nchw = p.g.channel_last ? cudnn::TemporaryBuffer<T>(dev, y_view.numel(), &y_hold) : y;
     T* pooled = p.scale ? cudnn::TemporaryBuffer<T>(dev, y_view.numel(), &pooled_hold) : y_nchw;
     PoolDescs<T> d(op, p);
-    const T one = 1, zero = 0;
+    const cudnn::Scale<T> one = 1, zero = 0;
     CheckCudnn(cudnnPoolingForward(dev.cudnn_handle(), d.pool.get(), &one, d.x.get(), xc, &zero,
                                    d.y.get(), pooled),
                "cudnnPoolingForward");
     if (p.scale) MultiplyByScale(dev, op, p, pooled, scale_.Get(ctx, p), y_nchw);
-    if (p.g.channel_last) cudnn::TransformTensor<T>(dev, op, y_view, y_nchw, T(0), p.YUser(), y);
+    if (p.g.channel_last) cudnn::TransformTensor<T>(dev, op, y_view, y_nchw, 0, p.YUser(), y);
   }
 
   ScaleMap<T> scale_;
@@ -310,7 +315,7 @@ class Pool2dGradCudnnKernel : public framework::OpKernel {
     T* dx = fresh.mutable_data<T>(ctx.GetPlace());
     if (x->numel() > 0) {
       if (dout->numel() == 0) {
-        cudnn::FillDevice<T>(dev, op, dx, x->numel(), T(0));
+        cudnn::FillDevice<T>(dev, op, dx, x->numel(), 0);
       } else {
         Run(ctx, MakePlan(op, g, ctx.Attr<bool>("global_pooling")), x->data<T>(),
             out->data<T>(), dout->data<T>(), dx);
@@ -337,12 +342,12 @@ class Pool2dGradCudnnKernel : public framework::OpKernel {
     // copied out (the gradient of the explicit padding is dropped).
     T* dx_buffer = p.stage_x ? cudnn::TemporaryBuffer<T>(dev, p.XBuffer().numel(), &dx_hold) : dx;
     PoolDescs<T> d(op, p);
-    const T one = 1, zero = 0;
+    const cudnn::Scale<T> one = 1, zero = 0;
     CheckCudnn(cudnnPoolingBackward(dev.cudnn_handle(), d.pool.get(), &one, d.y.get(), yc,
                                     d.y.get(), dyc, d.x.get(), xc, &zero, d.x.get(), dx_buffer),
                "cudnnPoolingBackward");
     if (p.stage_x) {
-      cudnn::TransformTensor<T>(dev, op, p.XInterior(), dx_buffer, T(0), p.XUser(), dx);
+      cudnn::TransformTensor<T>(dev, op, p.XInterior(), dx_buffer, 0, p.XUser(), dx);
     }
   }
 
@@ -359,6 +364,8 @@ PL_REGISTER_BACKEND_KERNELS(RegisterPoolCudnnKernels) {
         "pool2d", DeviceType::kCUDA, DataType::FLOAT32, library, true);
     framework::RegisterKernelClass<Pool2dCudnnKernel<double>>(
         "pool2d", DeviceType::kCUDA, DataType::FLOAT64, library, true);
+    framework::RegisterKernelClass<Pool2dCudnnKernel<platform::float16>>(
+        "pool2d", DeviceType::kCUDA, DataType::FLOAT16, library, true);
     framework::RegisterKernelClass<Pool2dGradCudnnKernel<float>>(
         "pool2d_grad", DeviceType::kCUDA, DataType::FLOAT32, library, true);
     framework::RegisterKernelClass<Pool2dGradCudnnKernel<double>>(

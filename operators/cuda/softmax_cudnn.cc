@@ -9,6 +9,7 @@
 
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/cuda/cuda_util.h"
+#include "operators/cuda/cudnn_util.h"
 #include "operators/softmax/softmax_op.h"
 
 namespace paddle_like {
@@ -19,9 +20,6 @@ namespace {
 using framework::DenseTensor;
 using framework::ExecutionContext;
 
-template <typename T>
-constexpr cudnnDataType_t kCudnnType = std::is_same_v<T, float> ? CUDNN_DATA_FLOAT
-                                                                 : CUDNN_DATA_DOUBLE;
 
 // An NCHW tensor descriptor for [outer, n, inner, 1], destroyed with the object.
 class RowsDescriptor {
@@ -68,8 +66,8 @@ void SoftmaxCudnn<kAlgo>::Kernel<T>::Compute(const ExecutionContext& ctx) {
   T* o = out->mutable_data<T>(ctx.GetPlace());
   if (x.numel() == 0) return;
   const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x.dims(), ctx.Attr<int>("axis"));
-  const RowsDescriptor desc(ctx, d, kCudnnType<T>);
-  const T alpha = 1, beta = 0;
+  const RowsDescriptor desc(ctx, d, cudnn::DataTypeOf<T>::value);
+  const cudnn::Scale<T> alpha = 1, beta = 0;
   platform::CheckCudnn(
       cudnnSoftmaxForward(cuda::Device(ctx).cudnn_handle(), kAlgo, CUDNN_SOFTMAX_MODE_CHANNEL,
                           &alpha, desc.get(), x.data<T>(), &beta, desc.get(), o),
@@ -100,8 +98,8 @@ void SoftmaxGradCudnn<kAlgo>::Kernel<T>::Compute(const ExecutionContext& ctx) {
   T* o = dx->mutable_data<T>(ctx.GetPlace());
   if (y.numel() == 0) return;
   const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), y.dims(), ctx.Attr<int>("axis"));
-  const RowsDescriptor desc(ctx, d, kCudnnType<T>);
-  const T alpha = 1, beta = 0;
+  const RowsDescriptor desc(ctx, d, cudnn::DataTypeOf<T>::value);
+  const cudnn::Scale<T> alpha = 1, beta = 0;
   platform::CheckCudnn(
       cudnnSoftmaxBackward(cuda::Device(ctx).cudnn_handle(), kAlgo, CUDNN_SOFTMAX_MODE_CHANNEL,
                            &alpha, desc.get(), y.data<T>(), desc.get(), dy.data<T>(), &beta,
@@ -121,6 +119,9 @@ CudaKernelTable SoftmaxCudaKernels() {
   AddCudaKernels<AccurateGrad::Kernel, float, double>(&table, "softmax_grad");
   AddCudaKernels<Log::Kernel, float, double>(&table, "log_softmax");
   AddCudaKernels<LogGrad::Kernel, float, double>(&table, "log_softmax_grad");
+  // float16 inference (cuDNN computes in float).
+  AddCudaKernels<Accurate::Kernel, platform::float16>(&table, "softmax");
+  AddCudaKernels<Log::Kernel, platform::float16>(&table, "log_softmax");
   const size_t plain = table.size();
   for (size_t i = 0; i < plain; ++i) {
     CudaKernelEntry cudnn = table[i];
