@@ -172,32 +172,9 @@ class Conv2dGradCudnnKernel : public framework::OpKernel {
     const DenseTensor* dout = ctx.Input("Output@GRAD");
     const Conv2dGeometry g = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
     CheckGradInputShape(op, "Output@GRAD", g.OutputDims(), dout->dims());
-    DenseTensor* dinput = ctx.Output("Input@GRAD");
-    DenseTensor* dfilter = ctx.Output("Filter@GRAD");
-    if (dinput == nullptr && dfilter == nullptr) return;
-    const auto& dev = ctx.device_context<CUDADeviceContext>();
-    // Both gradients go to fresh buffers, moved into place only at the end: an output
-    // variable may be one of the inputs, which the other gradient still reads.
-    DenseTensor input_grad, filter_grad;
-    T* dx = nullptr;
-    T* dw = nullptr;
-    if (dinput != nullptr) {
-      input_grad = DenseTensor(input->dims(), input->dtype());
-      dx = input_grad.mutable_data<T>(ctx.GetPlace());
-    }
-    if (dfilter != nullptr) {
-      filter_grad = DenseTensor(filter->dims(), filter->dtype());
-      dw = filter_grad.mutable_data<T>(ctx.GetPlace());
-    }
-    if (input->numel() == 0 || filter->numel() == 0 || dout->numel() == 0) {
-      // Empty sums: the gradients that exist are 0.
-      if (dx != nullptr) cudnn::FillDevice<T>(dev, op, dx, input->numel(), 0);
-      if (dw != nullptr) cudnn::FillDevice<T>(dev, op, dw, filter->numel(), 0);
-    } else {
+    cudnn::ComputeConvGrads<T>(ctx, *input, *filter, *dout, [&](T* dx, T* dw) {
       Run(ctx, g, *input, *filter, *dout, dx, dw);
-    }
-    if (dinput != nullptr) *dinput = std::move(input_grad);
-    if (dfilter != nullptr) *dfilter = std::move(filter_grad);
+    });
   }
 
  private:

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/operator.h"
 #include "operators/cuda/cudnn_util.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "platform/flags.h"
@@ -136,6 +137,39 @@ void UnstageX(const platform::CUDADeviceContext& dev, const std::string& op, con
 template <typename T>
 const T* StageY(const platform::CUDADeviceContext& dev, const std::string& op, const ConvPlan& p,
                 const T* y, platform::AllocationPtr* hold);
+
+// The Input@GRAD and Filter@GRAD outputs of a convolution grad op (those it has): both are
+// written into fresh buffers, moved into place only at the end (an output variable may be one
+// of the inputs, which the other gradient still reads). run(dx, dw) computes them (a null
+// pointer for one not wanted); with an empty operand they are 0 (empty sums) instead.
+template <typename T, typename RunFn>
+void ComputeConvGrads(const framework::ExecutionContext& ctx, const framework::DenseTensor& input,
+                      const framework::DenseTensor& filter, const framework::DenseTensor& dout,
+                      RunFn&& run) {
+  framework::DenseTensor* dinput = ctx.Output("Input@GRAD");
+  framework::DenseTensor* dfilter = ctx.Output("Filter@GRAD");
+  if (dinput == nullptr && dfilter == nullptr) return;
+  framework::DenseTensor input_grad, filter_grad;
+  T* dx = nullptr;
+  T* dw = nullptr;
+  if (dinput != nullptr) {
+    input_grad = framework::DenseTensor(input.dims(), input.dtype());
+    dx = input_grad.mutable_data<T>(ctx.GetPlace());
+  }
+  if (dfilter != nullptr) {
+    filter_grad = framework::DenseTensor(filter.dims(), filter.dtype());
+    dw = filter_grad.mutable_data<T>(ctx.GetPlace());
+  }
+  if (input.numel() == 0 || filter.numel() == 0 || dout.numel() == 0) {
+    const auto& dev = ctx.device_context<platform::CUDADeviceContext>();
+    if (dx != nullptr) FillDevice<T>(dev, ctx.Type(), dx, input.numel(), 0);
+    if (dw != nullptr) FillDevice<T>(dev, ctx.Type(), dw, filter.numel(), 0);
+  } else {
+    run(dx, dw);
+  }
+  if (dinput != nullptr) *dinput = std::move(input_grad);
+  if (dfilter != nullptr) *dfilter = std::move(filter_grad);
+}
 
 }  // namespace cudnn
 }  // namespace operators

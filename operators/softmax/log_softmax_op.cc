@@ -114,20 +114,6 @@ The sum accumulates in double.
   }
 };
 
-void LogSoftmaxGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("Out");
-  ctx->RequireInput("Out@GRAD");
-  ctx->RequireOutput("X@GRAD");
-  const DDim out = ctx->GetInputDim("Out");
-  const DDim dout = ctx->GetInputDim("Out@GRAD");
-  PL_ENFORCE(out.HasUnknown() || dout.HasUnknown() || out == dout,
-             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of Out %s, "
-                                     "received %s",
-                                     ctx->OpType(), out.ToString(), dout.ToString()));
-  SoftmaxAxis(ctx->OpType(), out, ctx->Attr<int>("axis"));
-  ctx->SetOutputDim("X@GRAD", out);
-  ctx->ShareLoD("Out", "X@GRAD");
-}
 
 template <typename T>
 struct LogSoftmaxGradCpuKernel {
@@ -156,7 +142,7 @@ PL_REGISTER_OPS(RegisterLogSoftmaxOp) {
       .GradOpMaker(LogSoftmaxGradMaker);
   RegisterPlainCpuFloatKernels<LogSoftmaxCpuKernel>(kOp);
   framework::RegisterOp<LogSoftmaxOp, LogSoftmaxGradOpMaker>(kGradOp).InferShape(
-      LogSoftmaxGradInferShape);
+      SoftmaxGradInferShape);
   RegisterPlainCpuFloatKernels<LogSoftmaxGradCpuKernel>(kGradOp);
 }
 

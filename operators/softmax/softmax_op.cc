@@ -150,20 +150,6 @@ The sum accumulates in double.
   }
 };
 
-void SoftmaxGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("Out");
-  ctx->RequireInput("Out@GRAD");
-  ctx->RequireOutput("X@GRAD");
-  const DDim out = ctx->GetInputDim("Out");
-  const DDim dout = ctx->GetInputDim("Out@GRAD");
-  PL_ENFORCE(out.HasUnknown() || dout.HasUnknown() || out == dout,
-             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of Out %s, "
-                                     "received %s",
-                                     ctx->OpType(), out.ToString(), dout.ToString()));
-  SoftmaxAxis(ctx->OpType(), out, ctx->Attr<int>("axis"));
-  ctx->SetOutputDim("X@GRAD", out);
-  ctx->ShareLoD("Out", "X@GRAD");
-}
 
 template <typename T>
 struct SoftmaxGradCpuKernel {
@@ -185,6 +171,21 @@ struct SoftmaxGradCpuKernel {
 };
 
 }  // namespace
+
+void SoftmaxGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Out");
+  ctx->RequireInput("Out@GRAD");
+  ctx->RequireOutput("X@GRAD");
+  const DDim out = ctx->GetInputDim("Out");
+  const DDim dout = ctx->GetInputDim("Out@GRAD");
+  PL_ENFORCE(out.HasUnknown() || dout.HasUnknown() || out == dout,
+             errors::InvalidArgument("op `%s` input `Out@GRAD`: expected the shape of Out %s, "
+                                     "received %s",
+                                     ctx->OpType(), out.ToString(), dout.ToString()));
+  SoftmaxAxis(ctx->OpType(), out, ctx->Attr<int>("axis"));
+  ctx->SetOutputDim("X@GRAD", out);
+  ctx->ShareLoD("Out", "X@GRAD");
+}
 
 PL_REGISTER_OPS(RegisterSoftmaxOp) {
   framework::RegisterOp<SoftmaxOp, SoftmaxOpMaker>("softmax")

@@ -1,11 +1,17 @@
-// softmax: shape helpers shared by its CPU kernel (softmax_op.cc) and kernels of other
-// libraries. The math is in operators/math/softmax.h.
+// softmax and log_softmax: shape helpers shared by their CPU kernels (softmax_op.cc,
+// log_softmax_op.cc) and kernels of other libraries. The math is in operators/math/softmax.h.
 #pragma once
 
 #include <cstdint>
 #include <string>
 
 #include "framework/ddim.h"
+
+namespace paddle_like {
+namespace framework {
+class InferShapeContext;
+}  // namespace framework
+}  // namespace paddle_like
 
 namespace paddle_like {
 namespace operators {
@@ -23,6 +29,10 @@ struct SoftmaxDims {
 int SoftmaxAxis(const std::string& op_type, const framework::DDim& dims, int axis);
 
 SoftmaxDims GetSoftmaxDims(const std::string& op_type, const framework::DDim& dims, int axis);
+
+// Shape inference of the grad ops softmax_grad and log_softmax_grad (Out, Out@GRAD ->
+// X@GRAD, same shape and LoD as Out).
+void SoftmaxGradInferShape(framework::InferShapeContext* ctx);
 
 }  // namespace operators
 }  // namespace paddle_like
