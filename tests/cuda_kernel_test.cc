@@ -640,11 +640,18 @@ TEST_F(CudaKernelTest, Float16KernelsMatchCpuInFloat) {
                               },
                               {{"Out", 1}}, {{"axis", -1}});
   }
-  for (const char* type : {"relu", "sigmoid", "tanh", "exp", "square"}) {
+  for (const char* type : {"relu", "sigmoid", "tanh", "exp", "square", "hard_swish",
+                           "hard_sigmoid", "relu6", "leaky_relu", "swish", "gelu", "softplus"}) {
     ExpectGpuHalfNearCpuFloat(
         type, [](DataType t) { return SlotTensors{{"X", {Random(t, {6, 7}, -3, 3, 87)}}}; },
         {{"Out", 1}}, {});
   }
+  ExpectGpuHalfNearCpuFloat("hard_swish_grad",
+                            [](DataType t) {
+                              return SlotTensors{{"X", {Random(t, {6, 7}, -5, 5, 96)}},
+                                                 {"Out@GRAD", {Random(t, {6, 7}, -1, 1, 97)}}};
+                            },
+                            {{"X@GRAD", 1}}, {});
   ExpectGpuHalfNearCpuFloat("relu_grad",
                             [](DataType t) {
                               return SlotTensors{{"Out", {Random(t, {6, 7}, -1, 1, 88)}},

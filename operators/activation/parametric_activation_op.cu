@@ -1,9 +1,11 @@
 // CUDA kernels of hard_sigmoid, hard_swish, relu6, leaky_relu, swish, gelu, softplus, clip,
 // sqrt and rsqrt and of their `<type>_grad` ops, from the functors of parametric_activation.h
-// shared with the CPU kernels. clip's Min and Max tensors are read on the host (FromAttrs).
+// shared with the CPU kernels (float16 ones compute in float). clip's Min and Max tensors are
+// read on the host (FromAttrs).
 #include "operators/activation/parametric_activation.h"
 #include "operators/activation/unary_elementwise_cuda.cuh"
 #include "operators/cuda/cuda_kernel_table.h"
+#include "operators/cuda/half_cuda.cuh"
 
 namespace paddle_like {
 namespace operators {
@@ -15,7 +17,11 @@ struct UnaryCudaKernel {
   template <typename T>
   struct Kernel {
     static void Compute(const framework::ExecutionContext& ctx) {
-      ComputeUnaryCuda<T>(ctx, F<T>::FromAttrs(ctx));
+      if constexpr (std::is_same_v<T, platform::float16>) {
+        ComputeUnaryCuda<T>(ctx, cuda::HalfViaFloat<F<float>>{F<float>::FromAttrs(ctx)});
+      } else {
+        ComputeUnaryCuda<T>(ctx, F<T>::FromAttrs(ctx));
+      }
     }
   };
 };
@@ -25,15 +31,23 @@ struct UnaryGradCudaKernel {
   template <typename T>
   struct Kernel {
     static void Compute(const framework::ExecutionContext& ctx) {
-      ComputeUnaryGradCuda<T>(ctx, G<T>::kGradDep, G<T>::FromAttrs(ctx));
+      if constexpr (std::is_same_v<T, platform::float16>) {
+        ComputeUnaryGradCuda<T>(ctx, G<float>::kGradDep,
+                                cuda::HalfViaFloat<G<float>>{G<float>::FromAttrs(ctx)});
+      } else {
+        ComputeUnaryGradCuda<T>(ctx, G<T>::kGradDep, G<T>::FromAttrs(ctx));
+      }
     }
   };
 };
 
+// float, double and (computed in float) float16.
 template <template <typename> class F, template <typename> class G>
 void AddPair(CudaKernelTable* table, const std::string& type) {
-  AddCudaKernels<UnaryCudaKernel<F>::template Kernel, float, double>(table, type);
-  AddCudaKernels<UnaryGradCudaKernel<G>::template Kernel, float, double>(table, type + "_grad");
+  AddCudaKernels<UnaryCudaKernel<F>::template Kernel, float, double, platform::float16>(table,
+                                                                                      type);
+  AddCudaKernels<UnaryGradCudaKernel<G>::template Kernel, float, double, platform::float16>(
+      table, type + "_grad");
 }
 
 }  // namespace
@@ -48,7 +62,10 @@ CudaKernelTable ParametricActivationCudaKernels() {
   AddPair<Swish, SwishGrad>(&table, "swish");
   AddPair<Gelu, GeluGrad>(&table, "gelu");
   AddPair<Softplus, SoftplusGrad>(&table, "softplus");
-  AddPair<Clip, ClipGrad>(&table, "clip");
+  // clip: float and double only (its Min and Max tensors have X's dtype).
+  AddCudaKernels<UnaryCudaKernel<Clip>::template Kernel, float, double>(&table, "clip");
+  AddCudaKernels<UnaryGradCudaKernel<ClipGrad>::template Kernel, float, double>(&table,
+                                                                                "clip_grad");
   AddPair<Sqrt, SqrtGrad>(&table, "sqrt");
   AddPair<Rsqrt, RsqrtGrad>(&table, "rsqrt");
   return table;
