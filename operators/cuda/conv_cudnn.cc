@@ -124,7 +124,7 @@ class Conv2dCudnnKernel : public framework::OpKernel {
     } else {
       const T* x = cudnn::StageX(dev, op, p, input.data<T>(), &x_hold);
       const T* w = filter.data<T>();
-      ConvDescs<T> d(op, p);
+      const ConvDescs<T>& d = descs_.Get(op, p);
       const AlgoChoice algo = cache_.Get(p, ConvDirection::kForward, [&] {
         return cudnn::ChooseForward<T>(dev, op, p, d, x, w, y);
       });
@@ -159,6 +159,7 @@ class Conv2dCudnnKernel : public framework::OpKernel {
     if (!fusion.act.empty() && !device_act) ActivationOnHost(dev, fusion.act, out, y_view.numel());
   }
 
+  cudnn::ConvDescCache<T> descs_;
   AlgoCache cache_;
 };
 
@@ -185,7 +186,7 @@ class Conv2dGradCudnnKernel : public framework::OpKernel {
     const cudnnHandle_t h = dev.cudnn_handle();
     const ConvPlan p = cudnn::MakeConvPlan(g, false);
     const cudnn::Scale<T> one = 1, zero = 0;
-    ConvDescs<T> d(op, p);
+    const ConvDescs<T>& d = descs_.Get(op, p);
     const T* w = filter.data<T>();
     platform::AllocationPtr dy_hold, x_hold, dx_hold;
     const T* dy = cudnn::StageY(dev, op, p, dout.data<T>(), &dy_hold);
@@ -227,6 +228,7 @@ class Conv2dGradCudnnKernel : public framework::OpKernel {
     }
   }
 
+  cudnn::ConvDescCache<T> descs_;
   AlgoCache data_cache_, filter_cache_;
 };
 

@@ -76,7 +76,7 @@ class Conv2dTransposeCudnnKernel : public framework::OpKernel {
       T* x = p.explicit_pad ? cudnn::TemporaryBuffer<T>(dev, p.XBuffer().numel(), &x_hold) : nchw;
       const T* dy = cudnn::StageY(dev, op, p, input.data<T>(), &dy_hold);
       const T* w = filter.data<T>();
-      ConvDescs<T> d(op, p);
+      const ConvDescs<T>& d = descs_.Get(op, p);
       const AlgoChoice algo = cache_.Get(p, ConvDirection::kBackwardData, [&] {
         return cudnn::ChooseBackwardData<T>(dev, op, p, d, w, dy, x);
       });
@@ -98,6 +98,7 @@ class Conv2dTransposeCudnnKernel : public framework::OpKernel {
     if (g.channel_last) cudnn::TransformTensor<T>(dev, op, p.XNchw(), nchw, 0, p.XUser(), out);
   }
 
+  cudnn::ConvDescCache<T> descs_;
   AlgoCache cache_;
 };
 
@@ -127,7 +128,7 @@ class Conv2dTransposeGradCudnnKernel : public framework::OpKernel {
     const cudnnHandle_t h = dev.cudnn_handle();
     const ConvPlan p = cudnn::MakeConvPlan(g, true);
     const cudnn::Scale<T> one = 1, zero = 0;
-    ConvDescs<T> d(op, p);
+    const ConvDescs<T>& d = descs_.Get(op, p);
     const T* w = filter.data<T>();
     platform::AllocationPtr x_hold, dy_hold, y_hold;
     // C's x: dOutput, padded and in NCHW as cuDNN reads it.
@@ -171,6 +172,7 @@ class Conv2dTransposeGradCudnnKernel : public framework::OpKernel {
     }
   }
 
+  cudnn::ConvDescCache<T> descs_;
   AlgoCache forward_cache_, filter_cache_;
 };
 

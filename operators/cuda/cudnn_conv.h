@@ -24,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -107,6 +108,26 @@ class AlgoCache {
   // Shapes remembered before the cache starts again.
   static constexpr size_t kMaxShapes = 64;
   std::map<std::vector<int64_t>, AlgoChoice> map_;
+};
+
+// The descriptors of the shapes a kernel object has run, made once per shape: a run then
+// only looks them up (cuDNN may keep state with a descriptor that a fresh one per call would
+// lose).
+template <typename T>
+class ConvDescCache {
+ public:
+  const ConvDescs<T>& Get(const std::string& op, const ConvPlan& p) {
+    std::vector<int64_t> key = p.Key();
+    auto it = map_.find(key);
+    if (it != map_.end()) return *it->second;
+    if (map_.size() >= kMaxShapes) map_.clear();
+    auto descs = std::make_unique<ConvDescs<T>>(op, p);
+    return *map_.emplace(std::move(key), std::move(descs)).first->second;
+  }
+
+ private:
+  static constexpr size_t kMaxShapes = 64;
+  std::map<std::vector<int64_t>, std::unique_ptr<ConvDescs<T>>> map_;
 };
 
 // The algorithm for y = conv(x, w), dx from (w, dy), dw from (x, dy). The buffers are those
