@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/data_transform.h"
 #include "operators/op_family.h"
 #include "tests/op_test_util.h"
 
@@ -97,6 +98,27 @@ TEST_F(DetectionOps, DensityPriorBoxRoundsTheStepsAsPaddlePaddleDoes) {
       ExpectNear(std::vector<double>(all.begin() + at, all.begin() + at + 4), want, 1e-12, 1e-12,
                  "cell (1, 2)");
     }
+  }
+}
+
+// Input and Image are read only for their shapes (no-need-buffer), so an Image of another
+// dtype is not cast, as on a GPU neither input is moved to the device.
+TEST_F(DetectionOps, PriorBoxOpsTransformNoInput) {
+  for (const std::string type : {"prior_box", "density_prior_box"}) {
+    const AttributeMap attrs =
+        type == "prior_box"
+            ? AttributeMap{{"min_sizes", std::vector<float>{8}}}
+            : AttributeMap{{"fixed_sizes", std::vector<float>{8}},
+                           {"fixed_ratios", std::vector<float>{1}},
+                           {"densities", std::vector<int>{1}},
+                           {"variances", std::vector<float>{0.1f, 0.1f, 0.2f, 0.2f}}};
+    const int64_t before = framework::DataTransformCount();
+    const auto r = RunOp(type,
+                         {{"Input", {MakeTensor<double>({1, 1, 2, 2}, std::vector<double>(4))}},
+                          {"Image", {MakeTensor<float>({1, 1, 16, 16}, std::vector<double>(256))}}},
+                         {{"Boxes", 1}, {"Variances", 1}}, attrs);
+    EXPECT_EQ(framework::DataTransformCount() - before, 0) << type;
+    EXPECT_EQ(r.outputs.at("Boxes")[0].dtype(), DataType::FLOAT64) << type;
   }
 }
 

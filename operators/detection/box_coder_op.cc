@@ -1,10 +1,10 @@
 // box_coder: encodes boxes as offsets from prior boxes, or decodes such offsets, in
 // PaddlePaddle's center-size code.
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include "operators/common.h"
+#include "operators/detection/box_coder_util.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -118,56 +118,18 @@ void BoxCoderInferShape(InferShapeContext* ctx) {
 template <typename T>
 struct BoxCoderKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const std::string& op = ctx.Type();
+    const box_coder::BoxCoderParams c = box_coder::ResolveBoxCoder(ctx);
     const DenseTensor* prior = ctx.Input("PriorBox");
     const DenseTensor* var = ctx.HasInput("PriorBoxVar") ? ctx.Input("PriorBoxVar") : nullptr;
     const DenseTensor* target = ctx.Input("TargetBox");
-    const DDim var_dims = var ? var->dims() : DDim();
-    const CoderShape s = Check(op, prior->dims(), var ? &var_dims : nullptr, target->dims(),
-                               ctx.op().Attrs());
-    const auto& variance = ctx.Attr<std::vector<float>>("variance");
-    const T norm = ctx.Attr<bool>("box_normalized") ? T(0) : T(1);
-    const int axis = ctx.Attr<int>("axis");
-    DenseTensor fresh(DDim{s.rows, s.cols, 4}, prior->dtype());
+    DenseTensor fresh(DDim{c.rows, c.cols, 4}, prior->dtype());
     T* out = fresh.mutable_data<T>(ctx.GetPlace());
     const T* p = prior->numel() > 0 ? prior->data<T>() : nullptr;
     const T* t = target->numel() > 0 ? target->data<T>() : nullptr;
     const T* v = var != nullptr && var->numel() > 0 ? var->data<T>() : nullptr;
-    for (int64_t i = 0; i < s.rows; ++i) {
-      for (int64_t j = 0; j < s.cols; ++j) {
-        const int64_t k = s.encode || axis == 0 ? j : i;  // The prior of this output.
-        const T* pb = p + k * 4;
-        const T pw = pb[2] - pb[0] + norm, ph = pb[3] - pb[1] + norm;
-        const T px = pb[0] + pw / 2, py = pb[1] + ph / 2;
-        T var4[4] = {1, 1, 1, 1};
-        for (int c = 0; c < 4; ++c) {
-          if (v != nullptr) {
-            var4[c] = v[k * 4 + c];
-          } else if (!variance.empty()) {
-            var4[c] = static_cast<T>(variance[c]);
-          }
-        }
-        T* o = out + (i * s.cols + j) * 4;
-        if (s.encode) {
-          const T* tb = t + i * 4;
-          const T tx = (tb[2] + tb[0]) / 2, ty = (tb[3] + tb[1]) / 2;
-          const T tw = tb[2] - tb[0] + norm, th = tb[3] - tb[1] + norm;
-          o[0] = (tx - px) / pw;
-          o[1] = (ty - py) / ph;
-          o[2] = std::log(std::fabs(tw / pw));
-          o[3] = std::log(std::fabs(th / ph));
-          if (v != nullptr || !variance.empty()) {
-            for (int c = 0; c < 4; ++c) o[c] /= var4[c];
-          }
-        } else {
-          const T* tb = t + (i * s.cols + j) * 4;
-          const T cx = var4[0] * tb[0] * pw + px, cy = var4[1] * tb[1] * ph + py;
-          const T w = std::exp(var4[2] * tb[2]) * pw, h = std::exp(var4[3] * tb[3]) * ph;
-          o[0] = cx - w / 2;
-          o[1] = cy - h / 2;
-          o[2] = cx + w / 2 - norm;
-          o[3] = cy + h / 2 - norm;
-        }
+    for (int64_t i = 0; i < c.rows; ++i) {
+      for (int64_t j = 0; j < c.cols; ++j) {
+        box_coder::CodeBox(c, p, v, t, i, j, out + (i * c.cols + j) * 4);
       }
     }
     *ctx.Output("OutputBox") = std::move(fresh);
@@ -175,6 +137,27 @@ struct BoxCoderKernel {
 };
 
 }  // namespace
+
+namespace box_coder {
+
+BoxCoderParams ResolveBoxCoder(const ExecutionContext& ctx) {
+  const DenseTensor* var = ctx.HasInput("PriorBoxVar") ? ctx.Input("PriorBoxVar") : nullptr;
+  const DDim var_dims = var ? var->dims() : DDim();
+  const CoderShape s = Check(ctx.Type(), ctx.Input("PriorBox")->dims(),
+                             var ? &var_dims : nullptr, ctx.Input("TargetBox")->dims(),
+                             ctx.op().Attrs());
+  BoxCoderParams c;
+  c.encode = s.encode;
+  c.rows = s.rows;
+  c.cols = s.cols;
+  c.normalized = ctx.Attr<bool>("box_normalized");
+  c.axis = ctx.Attr<int>("axis");
+  const auto& variance = ctx.Attr<std::vector<float>>("variance");
+  for (size_t q = 0; q < variance.size(); ++q) c.variance[q] = variance[q];  // 0 or 4 (Check).
+  return c;
+}
+
+}  // namespace box_coder
 
 PL_REGISTER_OPS(RegisterBoxCoderOp) {
   framework::RegisterOp<BoxCoderOp, BoxCoderOpMaker>("box_coder").InferShape(BoxCoderInferShape);

@@ -16,9 +16,11 @@ namespace {
 class PriorBoxOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("Input", "Feature map [N, C, H, W]; only H and W are used.");
-    AddInput("Image", "Input image [N, C, H_img, W_img]; only H_img and W_img are used.");
-    AddOutput("Boxes", "Priors [H, W, num_priors, 4] as [x_min, y_min, x_max, y_max] / image size.");
+    AddInput("Input", "Feature map [N, C, H, W]; only H and W are used.").AsNoNeedBuffer();
+    AddInput("Image", "Input image [N, C, H_img, W_img]; only H_img and W_img are used.")
+        .AsNoNeedBuffer();
+    AddOutput("Boxes",
+              "Priors [H, W, num_priors, 4] as [x_min, y_min, x_max, y_max] / image size.");
     AddOutput("Variances", "[H, W, num_priors, 4]: `variances` for every prior.");
     AddAttr<std::vector<float>>("min_sizes", "Prior sizes in pixels (each > 0).");
     AddAttr<std::vector<float>>("max_sizes", "Empty, or one per min size: adds a prior of side "
@@ -189,61 +191,94 @@ PriorGrid<T> ResolvePriorGrid(const ExecutionContext& ctx) {
   return g;
 }
 
+// Writes Boxes and Variances of `dims` on the kernel's place. `fill(boxes, variances)` computes
+// them on the host: into the outputs themselves on the CPU, and on a device into host buffers
+// uploaded with one copy each (the priors depend only on shapes and attributes, and the
+// inputs' data are never read, so they are not moved either).
+template <typename T, typename Fill>
+void WritePriors(const ExecutionContext& ctx, const DDim& dims, const Fill& fill) {
+  DenseTensor boxes(dims, platform::ToDataType<T>()), vars(dims, platform::ToDataType<T>());
+  T* b = boxes.mutable_data<T>(ctx.GetPlace());
+  T* v = vars.mutable_data<T>(ctx.GetPlace());
+  if (ctx.GetPlace().is_cpu()) {
+    fill(b, v);
+  } else {
+    const size_t n = static_cast<size_t>(boxes.numel());
+    std::vector<T> host_b(n), host_v(n);
+    fill(host_b.data(), host_v.data());
+    if (n > 0) {
+      platform::Copy(ctx.GetPlace(), b, platform::CPUPlace(), host_b.data(), n * sizeof(T));
+      platform::Copy(ctx.GetPlace(), v, platform::CPUPlace(), host_v.data(), n * sizeof(T));
+    }
+  }
+  *ctx.Output("Boxes") = std::move(boxes);
+  *ctx.Output("Variances") = std::move(vars);
+}
+
+// Clamps the n values at b to [0, 1] when `clip`, and sets the n / 4 variance quadruples at v.
+template <typename T>
+void ClipAndFillVariances(bool clip, const std::vector<float>& variances, int64_t n, T* b, T* v) {
+  if (clip) {
+    for (int64_t i = 0; i < n; ++i) b[i] = std::min<T>(std::max<T>(b[i], 0), 1);
+  }
+  for (int64_t i = 0; i < n; ++i) v[i] = static_cast<T>(variances[i % 4]);
+}
+
+// The priors of prior_box, [H, W, num_priors, 4] at b and the variances at v.
+template <typename T>
+void FillPriorBoxes(const PriorGrid<T>& grid, const PriorBoxAttrs& a, T offset,
+                    bool min_max_order, bool clip, T* b, T* v) {
+  T* const first = b;
+  const T img_h = grid.img_h, img_w = grid.img_w, sw = grid.step_w, sh = grid.step_h;
+  for (int64_t h = 0; h < grid.h; ++h) {
+    for (int64_t w = 0; w < grid.w; ++w) {
+      const T cx = (static_cast<T>(w) + offset) * sw;
+      const T cy = (static_cast<T>(h) + offset) * sh;
+      auto push = [&](T half_w, T half_h) {
+        *b++ = (cx - half_w) / img_w;
+        *b++ = (cy - half_h) / img_h;
+        *b++ = (cx + half_w) / img_w;
+        *b++ = (cy + half_h) / img_h;
+      };
+      for (size_t s = 0; s < a.min_sizes.size(); ++s) {
+        const T m = a.min_sizes[s];
+        auto ratio_boxes = [&](bool skip_one) {
+          for (float r : a.ratios) {
+            if (skip_one && std::fabs(r - 1.) < 1e-6) continue;
+            push(m * std::sqrt(static_cast<T>(r)) / 2, m / std::sqrt(static_cast<T>(r)) / 2);
+          }
+        };
+        auto max_box = [&] {
+          if (a.max_sizes.empty()) return;
+          const T side = std::sqrt(m * static_cast<T>(a.max_sizes[s])) / 2;
+          push(side, side);
+        };
+        if (min_max_order) {
+          push(m / 2, m / 2);
+          max_box();
+          ratio_boxes(true);
+        } else {
+          ratio_boxes(false);
+          max_box();
+        }
+      }
+    }
+  }
+  ClipAndFillVariances(clip, a.variances, grid.h * grid.w * a.num_priors * 4, first, v);
+}
+
+// The plain kernel of every device: computes on the host (see WritePriors).
 template <typename T>
 struct PriorBoxKernel {
   static void Compute(const ExecutionContext& ctx) {
     const PriorGrid<T> grid = ResolvePriorGrid<T>(ctx);
     const PriorBoxAttrs a = CheckAttrs(ctx.Type(), ctx.op().Attrs());
-    const int64_t fh = grid.h, fw = grid.w;
-    const T img_h = grid.img_h, img_w = grid.img_w, sw = grid.step_w, sh = grid.step_h;
     const T offset = ctx.Attr<float>("offset");
     const bool min_max_order = ctx.Attr<bool>("min_max_aspect_ratios_order");
     const bool clip = ctx.Attr<bool>("clip");
-    const DDim dims{fh, fw, a.num_priors, 4};
-    DenseTensor boxes(dims, platform::ToDataType<T>()), vars(dims, platform::ToDataType<T>());
-    T* b = boxes.mutable_data<T>(ctx.GetPlace());
-    T* v = vars.mutable_data<T>(ctx.GetPlace());
-    for (int64_t h = 0; h < fh; ++h) {
-      for (int64_t w = 0; w < fw; ++w) {
-        const T cx = (static_cast<T>(w) + offset) * sw;
-        const T cy = (static_cast<T>(h) + offset) * sh;
-        auto push = [&](T half_w, T half_h) {
-          *b++ = (cx - half_w) / img_w;
-          *b++ = (cy - half_h) / img_h;
-          *b++ = (cx + half_w) / img_w;
-          *b++ = (cy + half_h) / img_h;
-        };
-        for (size_t s = 0; s < a.min_sizes.size(); ++s) {
-          const T m = a.min_sizes[s];
-          auto ratio_boxes = [&](bool skip_one) {
-            for (float r : a.ratios) {
-              if (skip_one && std::fabs(r - 1.) < 1e-6) continue;
-              push(m * std::sqrt(static_cast<T>(r)) / 2, m / std::sqrt(static_cast<T>(r)) / 2);
-            }
-          };
-          auto max_box = [&] {
-            if (a.max_sizes.empty()) return;
-            const T side = std::sqrt(m * static_cast<T>(a.max_sizes[s])) / 2;
-            push(side, side);
-          };
-          if (min_max_order) {
-            push(m / 2, m / 2);
-            max_box();
-            ratio_boxes(true);
-          } else {
-            ratio_boxes(false);
-            max_box();
-          }
-        }
-      }
-    }
-    T* all = boxes.mutable_data<T>(ctx.GetPlace());
-    if (clip) {
-      for (int64_t i = 0; i < boxes.numel(); ++i) all[i] = std::min<T>(std::max<T>(all[i], 0), 1);
-    }
-    for (int64_t i = 0; i < vars.numel(); ++i) v[i] = static_cast<T>(a.variances[i % 4]);
-    *ctx.Output("Boxes") = std::move(boxes);
-    *ctx.Output("Variances") = std::move(vars);
+    WritePriors<T>(ctx, DDim{grid.h, grid.w, a.num_priors, 4}, [&](T* b, T* v) {
+      FillPriorBoxes(grid, a, offset, min_max_order, clip, b, v);
+    });
   }
 };
 
@@ -252,8 +287,9 @@ struct PriorBoxKernel {
 class DensityPriorBoxOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("Input", "Feature map [N, C, H, W]; only H and W are used.");
-    AddInput("Image", "Input image [N, C, H_img, W_img]; only H_img and W_img are used.");
+    AddInput("Input", "Feature map [N, C, H, W]; only H and W are used.").AsNoNeedBuffer();
+    AddInput("Image", "Input image [N, C, H_img, W_img]; only H_img and W_img are used.")
+        .AsNoNeedBuffer();
     AddOutput("Boxes", "Priors [H, W, num_priors, 4] (or [H W num_priors, 4] with "
                        "flatten_to_2d) as [x_min, y_min, x_max, y_max] / image size.");
     AddOutput("Variances", "Same shape as Boxes: `variances` for every prior.");
@@ -341,53 +377,53 @@ void DensityPriorBoxInferShape(InferShapeContext* ctx) {
   ctx->SetOutputDim("Variances", out);
 }
 
+// The priors of density_prior_box, H W num_priors boxes at b and the variances at v.
 template <typename T>
-struct DensityPriorBoxKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const PriorGrid<T> grid = ResolvePriorGrid<T>(ctx);
-    const DensityAttrs a = CheckDensityAttrs(ctx.Type(), ctx.op().Attrs());
-    const int64_t fh = grid.h, fw = grid.w;
-    const double img_h = grid.img_h, img_w = grid.img_w;
-    const T sw = grid.step_w, sh = grid.step_h;
-    const T offset = ctx.Attr<float>("offset");
-    // PaddlePaddle rounds the average step, and the shift within it, to integers.
-    const int step_average = static_cast<int>((sw + sh) * 0.5);
-    const DDim dims = DensityPriorDims(ctx.op().Attrs(), fh, fw, a.num_priors);
-    DenseTensor boxes(dims, platform::ToDataType<T>()), vars(dims, platform::ToDataType<T>());
-    T* b = boxes.mutable_data<T>(ctx.GetPlace());
-    T* v = vars.mutable_data<T>(ctx.GetPlace());
-    for (int64_t h = 0; h < fh; ++h) {
-      for (int64_t w = 0; w < fw; ++w) {
-        const T cx = (static_cast<T>(w) + offset) * sw;
-        const T cy = (static_cast<T>(h) + offset) * sh;
-        for (size_t s = 0; s < a.sizes.size(); ++s) {
-          const int density = a.densities[s];
-          const int shift = step_average / density;
-          for (float r : a.ratios) {
-            const T box_w = a.sizes[s] * std::sqrt(static_cast<T>(r));
-            const T box_h = a.sizes[s] / std::sqrt(static_cast<T>(r));
-            const T first_x = cx - step_average / 2. + shift / 2.;
-            const T first_y = cy - step_average / 2. + shift / 2.;
-            for (int i = 0; i < density; ++i) {
-              for (int j = 0; j < density; ++j) {
-                const T x = first_x + j * shift, y = first_y + i * shift;
-                *b++ = static_cast<T>(std::max((x - box_w / 2.) / img_w, 0.));
-                *b++ = static_cast<T>(std::max((y - box_h / 2.) / img_h, 0.));
-                *b++ = static_cast<T>(std::min((x + box_w / 2.) / img_w, 1.));
-                *b++ = static_cast<T>(std::min((y + box_h / 2.) / img_h, 1.));
-              }
+void FillDensityPriorBoxes(const PriorGrid<T>& grid, const DensityAttrs& a, T offset, bool clip,
+                           T* b, T* v) {
+  T* const first = b;
+  const double img_h = grid.img_h, img_w = grid.img_w;
+  const T sw = grid.step_w, sh = grid.step_h;
+  // PaddlePaddle rounds the average step, and the shift within it, to integers.
+  const int step_average = static_cast<int>((sw + sh) * 0.5);
+  for (int64_t h = 0; h < grid.h; ++h) {
+    for (int64_t w = 0; w < grid.w; ++w) {
+      const T cx = (static_cast<T>(w) + offset) * sw;
+      const T cy = (static_cast<T>(h) + offset) * sh;
+      for (size_t s = 0; s < a.sizes.size(); ++s) {
+        const int density = a.densities[s];
+        const int shift = step_average / density;
+        for (float r : a.ratios) {
+          const T box_w = a.sizes[s] * std::sqrt(static_cast<T>(r));
+          const T box_h = a.sizes[s] / std::sqrt(static_cast<T>(r));
+          const T first_x = cx - step_average / 2. + shift / 2.;
+          const T first_y = cy - step_average / 2. + shift / 2.;
+          for (int i = 0; i < density; ++i) {
+            for (int j = 0; j < density; ++j) {
+              const T x = first_x + j * shift, y = first_y + i * shift;
+              *b++ = static_cast<T>(std::max((x - box_w / 2.) / img_w, 0.));
+              *b++ = static_cast<T>(std::max((y - box_h / 2.) / img_h, 0.));
+              *b++ = static_cast<T>(std::min((x + box_w / 2.) / img_w, 1.));
+              *b++ = static_cast<T>(std::min((y + box_h / 2.) / img_h, 1.));
             }
           }
         }
       }
     }
-    if (ctx.Attr<bool>("clip")) {
-      T* all = boxes.mutable_data<T>(ctx.GetPlace());
-      for (int64_t i = 0; i < boxes.numel(); ++i) all[i] = std::min<T>(std::max<T>(all[i], 0), 1);
-    }
-    for (int64_t i = 0; i < vars.numel(); ++i) v[i] = static_cast<T>(a.variances[i % 4]);
-    *ctx.Output("Boxes") = std::move(boxes);
-    *ctx.Output("Variances") = std::move(vars);
+  }
+  ClipAndFillVariances(clip, a.variances, grid.h * grid.w * a.num_priors * 4, first, v);
+}
+
+// The plain kernel of every device: computes on the host (see WritePriors).
+template <typename T>
+struct DensityPriorBoxKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const PriorGrid<T> grid = ResolvePriorGrid<T>(ctx);
+    const DensityAttrs a = CheckDensityAttrs(ctx.Type(), ctx.op().Attrs());
+    const T offset = ctx.Attr<float>("offset");
+    const bool clip = ctx.Attr<bool>("clip");
+    WritePriors<T>(ctx, DensityPriorDims(ctx.op().Attrs(), grid.h, grid.w, a.num_priors),
+                   [&](T* b, T* v) { FillDensityPriorBoxes(grid, a, offset, clip, b, v); });
   }
 };
 
@@ -396,10 +432,10 @@ struct DensityPriorBoxKernel {
 PL_REGISTER_OPS(RegisterPriorBoxOp) {
   framework::RegisterOp<PriorBoxOp, PriorBoxOpMaker>("prior_box")
       .InferShape(PriorBoxInferShape);
-  RegisterPlainCpuFloatKernels<PriorBoxKernel>("prior_box");
+  RegisterPlainKernelsOnEveryDevice<PriorBoxKernel, float, double>("prior_box");
   framework::RegisterOp<PriorBoxOp, DensityPriorBoxOpMaker>("density_prior_box")
       .InferShape(DensityPriorBoxInferShape);
-  RegisterPlainCpuFloatKernels<DensityPriorBoxKernel>("density_prior_box");
+  RegisterPlainKernelsOnEveryDevice<DensityPriorBoxKernel, float, double>("density_prior_box");
 }
 
 }  // namespace operators

@@ -1,10 +1,10 @@
 // yolo_box: decodes one YOLOv3 head into boxes in image pixels and per-class scores, as
 // PaddlePaddle computes them (scale_x_y, iou_aware, clip_bbox).
-#include <cmath>
 #include <string>
 #include <vector>
 
 #include "operators/common.h"
+#include "operators/detection/yolo_box_util.h"
 #include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
@@ -114,79 +114,24 @@ void YoloBoxInferShape(InferShapeContext* ctx) {
 }
 
 template <typename T>
-T Sigmoid(T x) {
-  return T(1) / (T(1) + std::exp(-x));
-}
-
-template <typename T>
 struct YoloBoxKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const std::string& op = ctx.Type();
+    const yolo::YoloBoxParams p = yolo::ResolveYoloBox(ctx);
     const DenseTensor* x = ctx.Input("X");
-    const DenseTensor* img_size = ctx.Input("ImgSize");
-    const YoloGeometry g = Check(op, x->dims(), ctx.op().Attrs());
-    PL_ENFORCE(img_size->dims() == DDim({g.n, 2}),
-               errors::InvalidArgument("op `%s` input `ImgSize`: expected shape [%lld, 2], "
-                                       "received %s",
-                                       op, static_cast<long long>(g.n),
-                                       img_size->dims().ToString()));
-    const std::vector<int64_t> sizes = ReadIntValues(*img_size, op, "ImgSize");
+    const std::vector<int64_t> sizes = ReadIntValues(*ctx.Input("ImgSize"), ctx.Type(), "ImgSize");
     const auto& anchors = ctx.Attr<std::vector<int>>("anchors");
-    const T conf_thresh = ctx.Attr<float>("conf_thresh");
-    const int64_t ratio = ctx.Attr<int>("downsample_ratio");
-    const bool clip = ctx.Attr<bool>("clip_bbox");
-    const T scale = ctx.Attr<float>("scale_x_y");
-    const T bias = static_cast<T>(-0.5 * (ctx.Attr<float>("scale_x_y") - 1.));
-    const T iou_factor = ctx.Attr<float>("iou_aware_factor");
-    const int64_t stride = g.h * g.w, entries = (5 + g.classes) * stride;
-    const int64_t box_count = g.BoxCount();
-    DenseTensor boxes(DDim{g.n, box_count, 4}, x->dtype());
-    DenseTensor scores(DDim{g.n, box_count, g.classes}, x->dtype());
+    const int64_t box_count = p.BoxCount();
+    DenseTensor boxes(DDim{p.n, box_count, 4}, x->dtype());
+    DenseTensor scores(DDim{p.n, box_count, p.classes}, x->dtype());
     T* bx = boxes.mutable_data<T>(ctx.GetPlace());
     T* sc = scores.mutable_data<T>(ctx.GetPlace());
-    std::fill(bx, bx + boxes.numel(), T(0));
-    std::fill(sc, sc + scores.numel(), T(0));
     const T* in = x->numel() > 0 ? x->data<T>() : nullptr;
-    for (int64_t b = 0; b < g.n; ++b) {
-      const int64_t img_h = sizes[2 * b], img_w = sizes[2 * b + 1];
-      // Per image: [A IoU planes (iou_aware)] then per anchor 5 + class_num planes.
-      const T* image = in + b * g.anchors * (entries + (g.iou_aware ? stride : 0));
-      const T* heads = image + (g.iou_aware ? g.anchors * stride : 0);
-      for (int64_t a = 0; a < g.anchors; ++a) {
-        const T* p = heads + a * entries;
-        for (int64_t row = 0; row < g.h; ++row) {
-          for (int64_t col = 0; col < g.w; ++col) {
-            const int64_t cell = row * g.w + col;
-            T conf = Sigmoid(p[4 * stride + cell]);
-            if (g.iou_aware) {
-              const T iou = Sigmoid(image[a * stride + cell]);
-              conf = std::pow(conf, T(1) - iou_factor) * std::pow(iou, iou_factor);
-            }
-            if (conf < conf_thresh) continue;
-            const T cx = (static_cast<T>(col) + Sigmoid(p[cell]) * scale + bias) *
-                         static_cast<T>(img_w) / static_cast<T>(g.w);
-            const T cy = (static_cast<T>(row) + Sigmoid(p[stride + cell]) * scale + bias) *
-                         static_cast<T>(img_h) / static_cast<T>(g.h);
-            const T bw = std::exp(p[2 * stride + cell]) * static_cast<T>(anchors[2 * a]) *
-                         static_cast<T>(img_w) / static_cast<T>(ratio * g.w);
-            const T bh = std::exp(p[3 * stride + cell]) * static_cast<T>(anchors[2 * a + 1]) *
-                         static_cast<T>(img_h) / static_cast<T>(ratio * g.h);
-            const int64_t k = b * box_count + a * stride + cell;
-            T* box = bx + k * 4;
-            box[0] = cx - bw / 2;
-            box[1] = cy - bh / 2;
-            box[2] = cx + bw / 2;
-            box[3] = cy + bh / 2;
-            if (clip) {
-              box[0] = box[0] > 0 ? box[0] : T(0);
-              box[1] = box[1] > 0 ? box[1] : T(0);
-              box[2] = box[2] < img_w - 1 ? box[2] : static_cast<T>(img_w - 1);
-              box[3] = box[3] < img_h - 1 ? box[3] : static_cast<T>(img_h - 1);
-            }
-            for (int64_t c = 0; c < g.classes; ++c) {
-              sc[k * g.classes + c] = conf * Sigmoid(p[(5 + c) * stride + cell]);
-            }
-          }
+    for (int64_t b = 0; b < p.n; ++b) {
+      for (int64_t a = 0; a < p.anchors; ++a) {
+        for (int64_t cell = 0; cell < p.Stride(); ++cell) {
+          const int64_t k = b * box_count + a * p.Stride() + cell;
+          yolo::DecodeYoloRow(p, in + b * p.ImageSize(), a, cell, sizes[2 * b], sizes[2 * b + 1],
+                              anchors[2 * a], anchors[2 * a + 1], bx + k * 4, sc + k * p.classes);
         }
       }
     }
@@ -196,6 +141,40 @@ struct YoloBoxKernel {
 };
 
 }  // namespace
+
+namespace yolo {
+
+YoloBoxParams ResolveYoloBox(const ExecutionContext& ctx) {
+  const std::string& op = ctx.Type();
+  const framework::AttributeMap& attrs = ctx.op().Attrs();
+  const YoloGeometry g = Check(op, ctx.Input("X")->dims(), attrs);
+  const DenseTensor* img_size = ctx.Input("ImgSize");
+  PL_ENFORCE(img_size->dims() == DDim({g.n, 2}),
+             errors::InvalidArgument("op `%s` input `ImgSize`: expected shape [%lld, 2], "
+                                     "received %s",
+                                     op, static_cast<long long>(g.n),
+                                     img_size->dims().ToString()));
+  PL_ENFORCE(img_size->dtype() == DataType::INT32 || img_size->dtype() == DataType::INT64,
+             errors::InvalidArgument("op `%s` input `ImgSize`: expected an int32 or int64 "
+                                     "tensor, received %s",
+                                     op, platform::DataTypeName(img_size->dtype())));
+  YoloBoxParams p;
+  p.n = g.n;
+  p.h = g.h;
+  p.w = g.w;
+  p.anchors = g.anchors;
+  p.classes = g.classes;
+  p.iou_aware = g.iou_aware;
+  p.downsample = ctx.Attr<int>("downsample_ratio");
+  p.clip = ctx.Attr<bool>("clip_bbox");
+  p.conf_thresh = ctx.Attr<float>("conf_thresh");
+  p.scale = ctx.Attr<float>("scale_x_y");
+  p.bias = -0.5 * (static_cast<double>(p.scale) - 1.);
+  p.iou_factor = ctx.Attr<float>("iou_aware_factor");
+  return p;
+}
+
+}  // namespace yolo
 
 PL_REGISTER_OPS(RegisterYoloBoxOp) {
   framework::RegisterOp<YoloBoxOp, YoloBoxOpMaker>("yolo_box")
