@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "operators/cuda/fill_cuda.h"
 #include "platform/errors.h"
 
 namespace paddle_like {
@@ -127,7 +128,7 @@ void TransformTensor(const platform::CUDADeviceContext& dev, const std::string& 
 }
 
 template <typename T>
-void FillDevice(const platform::CUDADeviceContext& dev, const std::string& op, T* dst,
+void FillDevice(const platform::CUDADeviceContext& dev, const std::string& /*op*/, T* dst,
                 int64_t count, double value) {
   if (count <= 0) return;
   if (value == 0) {
@@ -135,16 +136,13 @@ void FillDevice(const platform::CUDADeviceContext& dev, const std::string& op, T
               "cudaMemsetAsync");
     return;
   }
-  TensorDesc desc;
-  desc.Set(op, DataTypeOf<T>::value, PackedNchw(1, 1, 1, count));
-  // cudnnSetTensor reads the value in the tensor's own type.
   T typed;
   if constexpr (std::is_same_v<T, platform::float16>) {
     typed = platform::float16(static_cast<float>(value));
   } else {
     typed = static_cast<T>(value);
   }
-  CheckCudnn(cudnnSetTensor(dev.cudnn_handle(), desc.get(), dst, &typed), "cudnnSetTensor");
+  cuda::FillOnStream<T>(dev.stream(), dst, count, typed);
 }
 
 #define PL_CUDNN_UTIL_INSTANTIATE(T)                                                        \
