@@ -41,6 +41,7 @@ CudaKernelTable DropoutCudaKernels();       // operators/nn/dropout_op.cu
 CudaKernelTable QuadraticCudaKernels();     // operators/quadratic/quadratic_op.cu
 CudaKernelTable InterpolateCudaKernels();   // operators/nn/interpolate_op.cu
 CudaKernelTable LookupTableCudaKernels();   // operators/nn/lookup_table_op.cu
+CudaKernelTable CompareLogicalCudaKernels();  // operators/elementwise/compare_logical_op.cu
 
 }  // namespace operators
 }  // namespace paddle_like

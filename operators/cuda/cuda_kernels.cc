@@ -9,13 +9,12 @@ namespace paddle_like {
 namespace operators {
 
 PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernelTables) {
-  for (const auto& table : {ElementwiseCudaKernels(), ActivationCudaKernels(),
-                            ParametricActivationCudaKernels(),
-                            TensorCudaKernels(), ReduceCudaKernels(), LossCudaKernels(),
-                            OptimizerCudaKernels(), MatmulCudaKernels(), SoftmaxCudaKernels(),
-                            BatchNormCudaKernels(), DropoutCudaKernels(),
-                            QuadraticCudaKernels(), InterpolateCudaKernels(),
-                            LookupTableCudaKernels()}) {
+  for (const auto& table :
+       {ElementwiseCudaKernels(), ActivationCudaKernels(), ParametricActivationCudaKernels(),
+        TensorCudaKernels(), ReduceCudaKernels(), LossCudaKernels(), OptimizerCudaKernels(),
+        MatmulCudaKernels(), SoftmaxCudaKernels(), BatchNormCudaKernels(), DropoutCudaKernels(),
+        QuadraticCudaKernels(), InterpolateCudaKernels(), LookupTableCudaKernels(),
+        CompareLogicalCudaKernels()}) {
     for (const CudaKernelEntry& k : table) {
       framework::RegisterKernel(k.op_type, framework::DeviceType::kCUDA, k.dtype, k.library,
                                 k.fn);
