@@ -1,7 +1,10 @@
-// The CUDA kernels of the common ops against their CPU kernels on the same inputs, exactly
-// (copies, fills, comparisons and sums in the CPU's order): assign, size, fill_any_like, sum,
-// the comparison and logical ops with broadcasting, where, expand_v2 and tile (+ grad), for
-// every dtype each registers. Skips when the build has no CUDA or the machine no device.
+// The CUDA kernels of the common ops against their CPU kernels on the same inputs: assign,
+// size, fill_any_like, sum, the comparison and logical ops with broadcasting, where,
+// expand_v2, tile, gather, index_select, layer_norm (the last four with their grads) and
+// arg_max, for every dtype each registers. Copies, fills, comparisons, searches and the sums
+// done in the CPU's order match exactly; layer_norm's row sums (a tree in double) within
+// rounding. An index out of range gives the CPU kernel's error. Skips when the build has no
+// CUDA or the machine no device.
 #include <cmath>
 #include <map>
 #include <string>
@@ -297,6 +300,194 @@ TEST_F(CudaCommonOpsTest, TileAndItsGradMatchCpu) {
                            {"RepeatTimes", {MakeTensor<int64_t>(DDim({2}), {3, 2})}}};
       },
       {{"Out", 1}}, {}, kNumericAndBool, kExact);
+}
+
+// An index tensor of `dtype` (int32 or int64) with `dims` and `values`.
+DenseTensor IndexOf(DataType dtype, const DDim& dims, const std::vector<double>& values) {
+  return dtype == DataType::INT32 ? MakeTensor<int32_t>(dims, values)
+                                  : MakeTensor<int64_t>(dims, values);
+}
+
+// Runs gather-like `type` and its grad op on both devices for X of `x` and the given index;
+// the grad's Out@GRAD has the forward output's dims. Repeated indices exercise the sums.
+void CheckSelection(const std::string& type, const DDim& x, const DenseTensor& index,
+                    const AttributeMap& attrs, const SlotTensors& extra = {}) {
+  SlotTensors cpu_in = extra;
+  cpu_in["X"] = {Values(DataType::FLOAT64, x, 21)};
+  cpu_in["Index"] = {index};
+  const DDim out = RunOp(type, cpu_in, {{"Out", 1}}, attrs).outputs.at("Out")[0].dims();
+  ExpectGpuMatchesCpu(
+      type,
+      [&](DataType t) {
+        SlotTensors in = extra;
+        in["X"] = {Values(t, x, 21)};
+        in["Index"] = {index};
+        return in;
+      },
+      {{"Out", 1}}, attrs, kNumericAndBool, kExact);
+  GpuTolerance grad_tol = kExact;  // Each slice's uses are added in the CPU's order.
+  grad_tol.check_repeat = true;
+  ExpectGpuMatchesCpu(
+      type + "_grad",
+      [&](DataType t) {
+        SlotTensors in = extra;
+        in["X"] = {Values(t, x, 21)};
+        in["Index"] = {index};
+        in["Out@GRAD"] = {Values(t, out, 22)};
+        return in;
+      },
+      {{"X@GRAD", 1}}, attrs, grad_tol);
+}
+
+TEST_F(CudaCommonOpsTest, GatherAndItsGradMatchCpuForEveryAxisAndIndexDtype) {
+  const DDim x({4, 3, 5});
+  for (const DataType index_dtype : {DataType::INT32, DataType::INT64}) {
+    for (int axis = -3; axis < 3; ++axis) {
+      const int64_t bound = x[(axis + 3) % 3];
+      SCOPED_TRACE("axis " + std::to_string(axis) + " index " +
+                   platform::DataTypeName(index_dtype));
+      // Repeats and a skipped slice; [N, 1] and 0-D indices too.
+      const std::vector<double> idx = {static_cast<double>(bound - 1), 0, 0, 1,
+                                       static_cast<double>(bound - 1)};
+      CheckSelection("gather", x, IndexOf(index_dtype, DDim({5}), idx), {{"axis", axis}});
+      CheckSelection("gather", x, IndexOf(index_dtype, DDim({5, 1}), idx), {{"axis", axis}});
+      CheckSelection("gather", x, IndexOf(index_dtype, DDim(), {1}), {{"axis", axis}});
+      CheckSelection("gather", x, IndexOf(index_dtype, DDim({0}), {}), {{"axis", axis}});
+    }
+    // The axis from an input tensor (overrides the attribute).
+    CheckSelection("gather", x, IndexOf(index_dtype, DDim({3}), {2, 2, 0}), {{"axis", 0}},
+                   {{"Axis", {IndexOf(index_dtype, DDim({1}), {2})}}});
+  }
+}
+
+TEST_F(CudaCommonOpsTest, IndexSelectAndItsGradMatchCpuForEveryDimAndIndexDtype) {
+  const DDim x({4, 3, 5});
+  for (const DataType index_dtype : {DataType::INT32, DataType::INT64}) {
+    for (int dim = -3; dim < 3; ++dim) {
+      const int64_t bound = x[(dim + 3) % 3];
+      SCOPED_TRACE("dim " + std::to_string(dim) + " index " + platform::DataTypeName(index_dtype));
+      // Negative indices count from the end; repeats add up in the gradient.
+      const std::vector<double> idx = {static_cast<double>(-bound),    0, 0, -1,
+                                       static_cast<double>(bound - 1), 1};
+      CheckSelection("index_select", x, IndexOf(index_dtype, DDim({6}), idx), {{"dim", dim}});
+    }
+  }
+}
+
+TEST_F(CudaCommonOpsTest, AnIndexOutOfRangeIsTheCpuError) {
+  const DenseTensor x = Values(DataType::FLOAT32, DDim({3, 2}), 1);
+  for (const platform::Place& place :
+       {platform::Place(platform::CPUPlace()), platform::Place(platform::CUDAPlace(0))}) {
+    ExpectError<platform::InvalidArgumentError>(
+        [&] {
+          RunOp("gather", {{"X", {x}}, {"Index", {MakeTensor<int64_t>({2}, {1, 3})}}}, {{"Out", 1}},
+                {}, place);
+        },
+        {"op `gather` input `Index`: index 3 at element 1 is outside [0, 3)"});
+    ExpectError<platform::InvalidArgumentError>(
+        [&] {
+          RunOp("index_select", {{"X", {x}}, {"Index", {MakeTensor<int32_t>({2}, {-4, 0})}}},
+                {{"Out", 1}}, {}, place);
+        },
+        {"op `index_select` input `Index`: index -4 at element 0 is outside [-3, 3)"});
+  }
+}
+
+TEST_F(CudaCommonOpsTest, LayerNormAndItsGradMatchCpu) {
+  struct Case {
+    DDim x;
+    int begin_norm_axis;
+  };
+  // Rows shorter and longer than a block of threads, one-element rows and no rows.
+  const std::vector<Case> cases = {{DDim({2, 3, 4}), 1},
+                                   {DDim({2, 3, 4}), 2},
+                                   {DDim({3, 700}), 1},
+                                   {DDim({5, 1}), 1},
+                                   {DDim({0, 4}), 1}};
+  GpuTolerance tol;
+  tol.check_repeat = true;  // Fixed orders of summation.
+  for (const Case& c : cases) {
+    int64_t right = 1;
+    for (int d = c.begin_norm_axis; d < c.x.size(); ++d) right *= c.x[d];
+    for (const bool with_scale : {false, true}) {
+      for (const bool with_bias : {false, true}) {
+        SCOPED_TRACE(c.x.ToString() + " begin_norm_axis " + std::to_string(c.begin_norm_axis) +
+                     (with_scale ? " Scale" : "") + (with_bias ? " Bias" : ""));
+        const AttributeMap attrs = {{"begin_norm_axis", c.begin_norm_axis}, {"epsilon", 1e-5f}};
+        const auto forward_inputs = [&](DataType t) {
+          SlotTensors in = {{"X", {RandomOf(t, c.x, -2, 2, 31)}}};
+          if (with_scale) in["Scale"] = {RandomOf(t, DDim({right}), 0.5, 1.5, 32)};
+          if (with_bias) in["Bias"] = {RandomOf(t, DDim({right}), -1, 1, 33)};
+          return in;
+        };
+        ExpectGpuMatchesCpu("layer_norm", forward_inputs, {{"Y", 1}, {"Mean", 1}, {"Variance", 1}},
+                            attrs, tol);
+        // The grad reads the forward's statistics (from the CPU run).
+        const auto grad_inputs = [&](DataType t) {
+          SlotTensors in = forward_inputs(t);
+          const OpRunResult f =
+              RunOp("layer_norm", in, {{"Y", 1}, {"Mean", 1}, {"Variance", 1}}, attrs);
+          in.erase("Bias");
+          in["Mean"] = f.outputs.at("Mean");
+          in["Variance"] = f.outputs.at("Variance");
+          in["Y@GRAD"] = {RandomOf(t, c.x, -1, 1, 34)};
+          return in;
+        };
+        ExpectGpuMatchesCpu("layer_norm_grad", grad_inputs,
+                            {{"X@GRAD", 1}, {"Scale@GRAD", 1}, {"Bias@GRAD", 1}}, attrs, tol);
+        ExpectGpuMatchesCpu("layer_norm_grad", grad_inputs, {{"X@GRAD", 1}}, attrs, tol);
+      }
+    }
+  }
+}
+
+TEST_F(CudaCommonOpsTest, ArgMaxMatchesCpuWithTiesAndNan) {
+  const DDim x({3, 4, 5});
+  for (int64_t axis = -3; axis < 3; ++axis) {
+    for (const bool keepdims : {false, true}) {
+      for (const int dtype : {-1, 2, 3}) {
+        SCOPED_TRACE("axis " + std::to_string(axis) + (keepdims ? " keepdims" : "") + " dtype " +
+                     std::to_string(dtype));
+        ExpectGpuMatchesCpu(
+            "arg_max",
+            [&](DataType t) {
+              return SlotTensors{{"X", {SmallInts(t, x, 41)}}};
+            },
+            {{"Out", 1}}, {{"axis", axis}, {"keepdims", keepdims}, {"dtype", dtype}}, kNumeric,
+            kExact);
+      }
+    }
+  }
+  for (const bool keepdims : {false, true}) {
+    SCOPED_TRACE(keepdims ? "flatten keepdims" : "flatten");
+    ExpectGpuMatchesCpu(
+        "arg_max",
+        [&](DataType t) {
+          return SlotTensors{{"X", {SmallInts(t, x, 42)}}};
+        },
+        {{"Out", 1}}, {{"axis", int64_t{0}}, {"keepdims", keepdims}, {"flatten", true}}, kNumeric,
+        kExact);
+  }
+  // NaN first, NaN later, none; and a 0-D X and an empty one.
+  const double nan = std::nan("");
+  ExpectGpuMatchesCpu(
+      "arg_max",
+      [&](DataType t) {
+        return SlotTensors{{"X", {Of(t, DDim({3, 3}), {nan, 5, 1, 1, nan, 7, 2, 9, 9})}}};
+      },
+      {{"Out", 1}}, {{"axis", int64_t{1}}}, kExact);
+  ExpectGpuMatchesCpu(
+      "arg_max",
+      [&](DataType t) {
+        return SlotTensors{{"X", {Of(t, DDim(), {4})}}};
+      },
+      {{"Out", 1}}, {}, kNumeric, kExact);
+  ExpectGpuMatchesCpu(
+      "arg_max",
+      [&](DataType t) {
+        return SlotTensors{{"X", {Of(t, DDim({0, 3}), {})}}};
+      },
+      {{"Out", 1}}, {{"axis", int64_t{1}}}, kNumeric, kExact);
 }
 
 }  // namespace

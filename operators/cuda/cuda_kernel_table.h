@@ -41,6 +41,9 @@ CudaKernelTable DropoutCudaKernels();       // operators/nn/dropout_op.cu
 CudaKernelTable QuadraticCudaKernels();     // operators/quadratic/quadratic_op.cu
 CudaKernelTable InterpolateCudaKernels();   // operators/nn/interpolate_op.cu
 CudaKernelTable LookupTableCudaKernels();   // operators/nn/lookup_table_op.cu
+CudaKernelTable LayerNormCudaKernels();     // operators/nn/layer_norm_op.cu
+CudaKernelTable SearchCudaKernels();        // operators/search/search_op.cu
+CudaKernelTable IndexingCudaKernels();      // operators/indexing/indexing_op.cu
 CudaKernelTable CompareLogicalCudaKernels();  // operators/elementwise/compare_logical_op.cu
 
 }  // namespace operators

@@ -14,7 +14,8 @@ PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernelTables) {
         TensorCudaKernels(), ReduceCudaKernels(), LossCudaKernels(), OptimizerCudaKernels(),
         MatmulCudaKernels(), SoftmaxCudaKernels(), BatchNormCudaKernels(), DropoutCudaKernels(),
         QuadraticCudaKernels(), InterpolateCudaKernels(), LookupTableCudaKernels(),
-        CompareLogicalCudaKernels()}) {
+        CompareLogicalCudaKernels(), IndexingCudaKernels(), LayerNormCudaKernels(),
+        SearchCudaKernels()}) {
     for (const CudaKernelEntry& k : table) {
       framework::RegisterKernel(k.op_type, framework::DeviceType::kCUDA, k.dtype, k.library,
                                 k.fn);
