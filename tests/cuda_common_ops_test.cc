@@ -1,10 +1,10 @@
 // The CUDA kernels of the common ops against their CPU kernels on the same inputs: assign,
 // size, fill_any_like, sum, the comparison and logical ops with broadcasting, where,
-// expand_v2, tile, gather, index_select, layer_norm (the last four with their grads) and
-// arg_max, for every dtype each registers. Copies, fills, comparisons, searches and the sums
-// done in the CPU's order match exactly; layer_norm's row sums (a tree in double) within
-// rounding. An index out of range gives the CPU kernel's error. Skips when the build has no
-// CUDA or the machine no device.
+// expand_v2, tile, gather, index_select, layer_norm, top_k (the last five with their grads)
+// and arg_max, for every dtype each registers. Copies, fills, comparisons, searches and the
+// sums done in the CPU's order match exactly; layer_norm's row sums (a tree in double)
+// within rounding. An index out of range gives the CPU kernel's error. Skips when the build
+// has no CUDA or the machine no device.
 #include <cmath>
 #include <map>
 #include <string>
@@ -488,6 +488,68 @@ TEST_F(CudaCommonOpsTest, ArgMaxMatchesCpuWithTiesAndNan) {
         return SlotTensors{{"X", {Of(t, DDim({0, 3}), {})}}};
       },
       {{"Out", 1}}, {{"axis", int64_t{1}}}, kNumeric, kExact);
+}
+
+TEST_F(CudaCommonOpsTest, TopKAndItsGradMatchCpuWithTiesAndNan) {
+  struct Case {
+    DDim x;
+    int k;
+  };
+  const std::vector<Case> cases = {{DDim({3, 7}), 1},    {DDim({3, 7}), 3}, {DDim({3, 7}), 7},
+                                   {DDim({2, 3, 5}), 2}, {DDim({9}), 4},    {DDim({0, 4}), 2}};
+  GpuTolerance grad_tol = kExact;  // Added in the CPU's order.
+  grad_tol.check_repeat = true;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.x.ToString() + " k " + std::to_string(c.k));
+    const AttributeMap attrs = {{"k", c.k}};
+    // Small whole numbers: many ties, broken by index.
+    ExpectGpuMatchesCpu(
+        "top_k",
+        [&](DataType t) {
+          return SlotTensors{{"X", {SmallInts(t, c.x, 51)}}};
+        },
+        {{"Out", 1}, {"Indices", 1}}, attrs, kNumeric, kExact);
+    ExpectGpuMatchesCpu(
+        "top_k_grad",
+        [&](DataType t) {
+          SlotTensors in = {{"X", {SmallInts(t, c.x, 51)}}};
+          const OpRunResult f = RunOp("top_k", in, {{"Out", 1}, {"Indices", 1}}, attrs);
+          in["Indices"] = f.outputs.at("Indices");
+          in["Out@GRAD"] = {Values(t, f.outputs.at("Out")[0].dims(), 52)};
+          return in;
+        },
+        {{"X@GRAD", 1}}, attrs, grad_tol);
+  }
+  // k from a tensor; NaNs above every number.
+  const double nan = std::nan("");
+  ExpectGpuMatchesCpu(
+      "top_k",
+      [&](DataType t) {
+        return SlotTensors{{"X", {Of(t, DDim({2, 4}), {1, nan, 3, nan, 2, 2, nan, 0})}},
+                           {"K", {MakeTensor<int32_t>(DDim({1}), {3})}}};
+      },
+      {{"Out", 1}, {"Indices", 1}}, {{"k", 1}}, kExact);
+  // Indices that repeat (a grad op may receive any): their gradients add up.
+  ExpectGpuMatchesCpu(
+      "top_k_grad",
+      [&](DataType t) {
+        return SlotTensors{{"X", {Values(t, DDim({2, 4}), 53)}},
+                           {"Indices", {MakeTensor<int64_t>(DDim({2, 3}), {1, 1, 3, 0, 2, 0})}},
+                           {"Out@GRAD", {Values(t, DDim({2, 3}), 54)}}};
+      },
+      {{"X@GRAD", 1}}, {{"k", 3}}, grad_tol);
+  for (const platform::Place& place :
+       {platform::Place(platform::CPUPlace()), platform::Place(platform::CUDAPlace(0))}) {
+    ExpectError<platform::InvalidArgumentError>(
+        [&] {
+          RunOp("top_k_grad",
+                {{"X", {Values(DataType::FLOAT32, DDim({2, 4}), 53)}},
+                 {"Indices", {MakeTensor<int64_t>(DDim({2, 1}), {1, 4})}},
+                 {"Out@GRAD", {Values(DataType::FLOAT32, DDim({2, 1}), 54)}}},
+                {{"X@GRAD", 1}}, {{"k", 1}}, place);
+        },
+        {"op `top_k_grad` input `Indices`: expected values in [0, 4), received 4"});
+  }
 }
 
 }  // namespace
