@@ -1,10 +1,10 @@
 // The CUDA kernels of the common ops against their CPU kernels on the same inputs: assign,
 // size, fill_any_like, sum, the comparison and logical ops with broadcasting, where,
-// expand_v2, tile, gather, index_select, layer_norm, top_k (the last five with their grads)
-// and arg_max, for every dtype each registers. Copies, fills, comparisons, searches and the
-// sums done in the CPU's order match exactly; layer_norm's row sums (a tree in double)
-// within rounding. An index out of range gives the CPU kernel's error. Skips when the build
-// has no CUDA or the machine no device.
+// expand_v2, tile, gather, index_select, layer_norm, top_k (the last five with their grads),
+// arg_max, accuracy and cumsum, for every dtype each registers. Copies, fills, comparisons,
+// searches, counts and the sums done in the CPU's order match exactly; layer_norm's row sums
+// (a tree in double) within rounding. An index out of range gives the CPU kernel's error.
+// Skips when the build has no CUDA or the machine no device.
 #include <cmath>
 #include <map>
 #include <string>
@@ -549,6 +549,59 @@ TEST_F(CudaCommonOpsTest, TopKAndItsGradMatchCpuWithTiesAndNan) {
                 {{"X@GRAD", 1}}, {{"k", 1}}, place);
         },
         {"op `top_k_grad` input `Indices`: expected values in [0, 4), received 4"});
+  }
+}
+
+TEST_F(CudaCommonOpsTest, AccuracyMatchesCpuForEveryIndexDtype) {
+  for (const DataType index_dtype : {DataType::INT32, DataType::INT64}) {
+    for (const DataType label_dtype : {DataType::INT32, DataType::INT64}) {
+      for (const DDim& dims : {DDim({300, 3}), DDim({5, 1}), DDim({0, 2})}) {
+        SCOPED_TRACE(dims.ToString() + " " + platform::DataTypeName(index_dtype) + " " +
+                     platform::DataTypeName(label_dtype));
+        ExpectGpuMatchesCpu(
+            "accuracy",
+            [&](DataType t) {
+              std::vector<double> idx = RandomValues(dims.numel(), 0, 4, 61);
+              std::vector<double> lab = RandomValues(dims[0], 0, 4, 62);
+              for (double& v : idx) v = std::floor(v);
+              for (double& v : lab) v = std::floor(v);
+              return SlotTensors{{"Out", {RandomOf(t, dims, 0, 1, 63)}},
+                                 {"Indices", {IndexOf(index_dtype, dims, idx)}},
+                                 {"Label", {IndexOf(label_dtype, DDim({dims[0], 1}), lab)}}};
+            },
+            {{"Accuracy", 1}, {"Correct", 1}, {"Total", 1}}, {}, kExact);
+      }
+    }
+  }
+}
+
+TEST_F(CudaCommonOpsTest, CumsumMatchesCpuForEveryAxisAndFlag) {
+  const DDim x({3, 4, 5});
+  for (const bool exclusive : {false, true}) {
+    for (const bool reverse : {false, true}) {
+      for (int axis = -3; axis < 3; ++axis) {
+        SCOPED_TRACE("axis " + std::to_string(axis) + (exclusive ? " exclusive" : "") +
+                     (reverse ? " reverse" : ""));
+        ExpectGpuMatchesCpu(
+            "cumsum",
+            [&](DataType t) {
+              return SlotTensors{{"X", {Values(t, x, 71)}}};
+            },
+            {{"Out", 1}}, {{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}},
+            kNumeric, kExact);
+      }
+      SCOPED_TRACE(std::string("flatten") + (exclusive ? " exclusive" : "") +
+                   (reverse ? " reverse" : ""));
+      for (const DDim& dims : {x, DDim(), DDim({0, 3})}) {
+        ExpectGpuMatchesCpu(
+            "cumsum",
+            [&](DataType t) {
+              return SlotTensors{{"X", {Values(t, dims, 72)}}};
+            },
+            {{"Out", 1}}, {{"flatten", true}, {"exclusive", exclusive}, {"reverse", reverse}},
+            kNumeric, kExact);
+      }
+    }
   }
 }
 

@@ -15,7 +15,7 @@ PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernelTables) {
         MatmulCudaKernels(), SoftmaxCudaKernels(), BatchNormCudaKernels(), DropoutCudaKernels(),
         QuadraticCudaKernels(), InterpolateCudaKernels(), LookupTableCudaKernels(),
         CompareLogicalCudaKernels(), IndexingCudaKernels(), LayerNormCudaKernels(),
-        SearchCudaKernels()}) {
+        SearchCudaKernels(), MetricsCudaKernels()}) {
     for (const CudaKernelEntry& k : table) {
       framework::RegisterKernel(k.op_type, framework::DeviceType::kCUDA, k.dtype, k.library,
                                 k.fn);
