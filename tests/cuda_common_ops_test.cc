@@ -1,10 +1,10 @@
 // The CUDA kernels of the common ops against their CPU kernels on the same inputs: assign,
 // size, fill_any_like, sum, the comparison and logical ops with broadcasting, where,
-// expand_v2, tile, gather, index_select, layer_norm, top_k (the last five with their grads),
-// arg_max, accuracy and cumsum, for every dtype each registers. Copies, fills, comparisons,
-// searches, counts and the sums done in the CPU's order match exactly; layer_norm's row sums
-// (a tree in double) within rounding. An index out of range gives the CPU kernel's error.
-// Skips when the build has no CUDA or the machine no device.
+// expand_v2, tile, gather, index_select, layer_norm, top_k, prelu (the last six with their
+// grads), arg_max, accuracy, cumsum and range, for every dtype each registers. Copies, fills,
+// comparisons, searches, counts and the sums done in the CPU's order match exactly;
+// layer_norm's row sums (a tree in double) within rounding. An index out of range gives the
+// CPU kernel's error. Skips when the build has no CUDA or the machine no device.
 #include <cmath>
 #include <map>
 #include <string>
@@ -603,6 +603,69 @@ TEST_F(CudaCommonOpsTest, CumsumMatchesCpuForEveryAxisAndFlag) {
       }
     }
   }
+}
+
+TEST_F(CudaCommonOpsTest, PreluAndItsGradMatchCpuForEveryMode) {
+  struct Case {
+    std::string mode, format;
+    DDim x, alpha;
+  };
+  const std::vector<Case> cases = {
+      {"all", "NCHW", DDim({2, 3, 4, 5}), DDim({1})},
+      {"channel", "NCHW", DDim({2, 3, 4, 5}), DDim({3})},
+      {"channel", "NHWC", DDim({2, 3, 4, 5}), DDim({5})},
+      {"channel", "NCHW", DDim({6, 3}), DDim({3})},
+      {"element", "NCHW", DDim({2, 3, 4}), DDim({3, 4})},
+      {"all", "NCHW", DDim({0, 3}), DDim({1})},
+  };
+  GpuTolerance grad_tol = kExact;  // Whole numbers: every product and sum is exact.
+  grad_tol.check_repeat = true;
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.mode + " " + c.format + " " + c.x.ToString());
+    const AttributeMap attrs = {{"mode", c.mode}, {"data_format", c.format}};
+    ExpectGpuMatchesCpu(
+        "prelu",
+        [&](DataType t) {
+          return SlotTensors{{"X", {Values(t, c.x, 81)}},
+                             {"Alpha", {RandomOf(t, c.alpha, 0, 0.5, 82)}}};
+        },
+        {{"Out", 1}}, attrs, kExact);
+    ExpectGpuMatchesCpu(
+        "prelu_grad",
+        [&](DataType t) {
+          return SlotTensors{{"X", {SmallInts(t, c.x, 83)}},
+                             {"Alpha", {SmallInts(t, c.alpha, 84)}},
+                             {"Out@GRAD", {SmallInts(t, c.x, 85)}}};
+        },
+        {{"X@GRAD", 1}, {"Alpha@GRAD", 1}}, attrs, grad_tol);
+  }
+}
+
+TEST_F(CudaCommonOpsTest, RangeMatchesCpu) {
+  struct Case {
+    double start, end, step;
+  };
+  for (const Case& c : {Case{0, 10, 1}, Case{10, 0, -3}, Case{5, 5, 1}, Case{-4, 7, 2}}) {
+    SCOPED_TRACE(std::to_string(c.start) + " " + std::to_string(c.end) + " " +
+                 std::to_string(c.step));
+    ExpectGpuMatchesCpu(
+        "range",
+        [&](DataType t) {
+          return SlotTensors{{"Start", {Of(t, DDim({1}), {c.start})}},
+                             {"End", {Of(t, DDim({1}), {c.end})}},
+                             {"Step", {Of(t, DDim({1}), {c.step})}}};
+        },
+        {{"Out", 1}}, {}, kNumeric, kExact);
+  }
+  // Fractional steps (float types): the CPU's sequence of additions.
+  ExpectGpuMatchesCpu(
+      "range",
+      [&](DataType t) {
+        return SlotTensors{{"Start", {Of(t, DDim({1}), {0.1})}},
+                           {"End", {Of(t, DDim({1}), {2.0})}},
+                           {"Step", {Of(t, DDim({1}), {0.3})}}};
+      },
+      {{"Out", 1}}, {}, kExact);
 }
 
 }  // namespace
