@@ -14,7 +14,8 @@ BUILD="$(realpath "${BUILD_DIR:-$ROOT/build}")"
 OUT="$BUILD/gpu_bundle"
 STAGE="$OUT/stage"
 TESTS=(cuda_kernel_test cuda_cudnn_test cuda_conv_transpose_test cuda_norm_dropout_test
-  cuda_interp_lookup_test cuda_detection_test cuda_shared_models_test paddle_op_fixtures_test)
+  cuda_interp_lookup_test cuda_detection_test cuda_common_ops_test cuda_shared_models_test
+  paddle_op_fixtures_test)
 PROGRAMS=(bin/paddle_like "${TESTS[@]/#/tests/}" tests/benchmarks/cuda_vs_library_benchmark)
 
 grep -q '^WITH_GPU:BOOL=ON' "$BUILD/CMakeCache.txt" || {

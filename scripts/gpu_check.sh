@@ -41,7 +41,7 @@ ldd "$B/bin/cuda_kernel_test" | grep -E "not found|cudnn|cublas|cudart" | tee -a
 
 # One process per test case: a crash in one case does not hide the others.
 for t in cuda_kernel_test cuda_cudnn_test cuda_conv_transpose_test cuda_norm_dropout_test \
-  cuda_interp_lookup_test cuda_detection_test; do
+  cuda_interp_lookup_test cuda_detection_test cuda_common_ops_test; do
   start=$SECONDS
   passed=0
   failed=()
@@ -136,7 +136,7 @@ if command -v compute-sanitizer >/dev/null; then
     >"$OUT/memcheck.log" 2>&1
   note "memcheck cuda_kernel_test: exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"
   for t in cuda_cudnn_test cuda_conv_transpose_test cuda_norm_dropout_test \
-    cuda_interp_lookup_test cuda_detection_test; do
+    cuda_interp_lookup_test cuda_detection_test cuda_common_ops_test; do
     timeout 120 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/bin/$t" \
       >"$OUT/memcheck_$t.log" 2>&1
     note "memcheck $t: exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/memcheck_$t.log" | tail -1)"

@@ -1,5 +1,7 @@
 // prelu: a leaky relu whose slope Alpha is learned, shared by all elements, per channel or
 // per element; prelu_grad (PaddlePaddle's fused op, also our backward) gives dX and dAlpha.
+#include "operators/activation/prelu_op.h"
+
 #include <string>
 #include <vector>
 
@@ -53,23 +55,14 @@ bool ChannelLast(const std::string& format) {
   return format == "NHWC" || format == "NDHWC" || format == "NLC";
 }
 
-// For element i of X: the index into Alpha.
-struct AlphaIndex {
-  std::string mode;
-  int64_t channels = 1, inner = 1, per_sample = 1;
-  bool channel_last = false;
-  int64_t operator()(int64_t i) const {
-    if (mode == "all") return 0;
-    if (mode == "element") return i % per_sample;
-    return channel_last ? i % channels : (i / inner) % channels;
-  }
-};
+}  // namespace
 
-// Checks Alpha against X for `mode` and says how elements map to it.
 AlphaIndex MakeAlphaIndex(const std::string& op, const std::string& mode,
                           const std::string& format, const DDim& x, const DDim& alpha) {
   AlphaIndex a;
-  a.mode = mode;
+  a.mode = mode == "all"       ? AlphaIndex::kAll
+           : mode == "channel" ? AlphaIndex::kChannel
+                               : AlphaIndex::kElement;
   a.channel_last = ChannelLast(format);
   const int64_t n = alpha.numel();
   if (mode == "all") {
@@ -102,6 +95,8 @@ AlphaIndex MakeAlphaIndex(const std::string& op, const std::string& mode,
   return a;
 }
 
+namespace {
+
 void PreluInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireInput("Alpha");
@@ -128,7 +123,7 @@ struct PreluKernel {
     T* out = ctx.Output("Out")->mutable_data<T>(ctx.GetPlace());
     if (x.numel() == 0) return;
     const T* in = x.data<T>();
-    for (int64_t i = 0; i < x.numel(); ++i) out[i] = in[i] > T(0) ? in[i] : alpha[at(i)] * in[i];
+    for (int64_t i = 0; i < x.numel(); ++i) out[i] = PreluValue(in[i], alpha[at(i)]);
   }
 };
 
@@ -152,7 +147,7 @@ struct PreluGradKernel {
     if (DenseTensor* dx_t = ctx.Output("X@GRAD")) {
       DenseTensor fresh(x->dims(), x->dtype());
       T* dx = fresh.mutable_data<T>(ctx.GetPlace());
-      for (int64_t i = 0; i < n; ++i) dx[i] = in[i] > T(0) ? dout[i] : alpha[at(i)] * dout[i];
+      for (int64_t i = 0; i < n; ++i) dx[i] = PreluInputGrad(in[i], alpha[at(i)], dout[i]);
       *dx_t = std::move(fresh);
     }
     if (DenseTensor* da_t = ctx.Output("Alpha@GRAD")) {
@@ -160,7 +155,8 @@ struct PreluGradKernel {
       T* da = fresh.mutable_data<T>(ctx.GetPlace());
       std::fill(da, da + fresh.numel(), T(0));
       for (int64_t i = 0; i < n; ++i) {
-        if (!(in[i] > T(0))) da[at(i)] += dout[i] * in[i];
+        T term;
+        if (PreluAlphaGradTerm(in[i], dout[i], &term)) da[at(i)] += term;
       }
       *da_t = std::move(fresh);
     }

@@ -42,6 +42,12 @@ CudaKernelTable QuadraticCudaKernels();     // operators/quadratic/quadratic_op.
 CudaKernelTable InterpolateCudaKernels();   // operators/nn/interpolate_op.cu
 CudaKernelTable LookupTableCudaKernels();   // operators/nn/lookup_table_op.cu
 CudaKernelTable DetectionCudaKernels();     // operators/detection/detection_op.cu
+CudaKernelTable LayerNormCudaKernels();     // operators/nn/layer_norm_op.cu
+CudaKernelTable PreluCudaKernels();         // operators/activation/prelu_op.cu
+CudaKernelTable MetricsCudaKernels();       // operators/metrics/accuracy_op.cu
+CudaKernelTable SearchCudaKernels();        // operators/search/search_op.cu
+CudaKernelTable IndexingCudaKernels();      // operators/indexing/indexing_op.cu
+CudaKernelTable CompareLogicalCudaKernels();  // operators/elementwise/compare_logical_op.cu
 
 }  // namespace operators
 }  // namespace paddle_like

@@ -9,13 +9,14 @@ namespace paddle_like {
 namespace operators {
 
 PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernelTables) {
-  for (const auto& table : {ElementwiseCudaKernels(), ActivationCudaKernels(),
-                            ParametricActivationCudaKernels(),
-                            TensorCudaKernels(), ReduceCudaKernels(), LossCudaKernels(),
-                            OptimizerCudaKernels(), MatmulCudaKernels(), SoftmaxCudaKernels(),
-                            BatchNormCudaKernels(), DropoutCudaKernels(),
-                            QuadraticCudaKernels(), InterpolateCudaKernels(),
-                            LookupTableCudaKernels(), DetectionCudaKernels()}) {
+  for (const auto& table :
+       {ElementwiseCudaKernels(), ActivationCudaKernels(),  ParametricActivationCudaKernels(),
+        TensorCudaKernels(),      ReduceCudaKernels(),      LossCudaKernels(),
+        OptimizerCudaKernels(),   MatmulCudaKernels(),      SoftmaxCudaKernels(),
+        BatchNormCudaKernels(),   DropoutCudaKernels(),     QuadraticCudaKernels(),
+        InterpolateCudaKernels(), LookupTableCudaKernels(), CompareLogicalCudaKernels(),
+        IndexingCudaKernels(),    LayerNormCudaKernels(),   SearchCudaKernels(),
+        MetricsCudaKernels(),     PreluCudaKernels(),       DetectionCudaKernels()}) {
     for (const CudaKernelEntry& k : table) {
       framework::RegisterKernel(k.op_type, framework::DeviceType::kCUDA, k.dtype, k.library,
                                 k.fn);

@@ -1,6 +1,8 @@
 // Comparison ops (less_than, less_equal, greater_than, greater_equal, equal, not_equal) and
 // logical ops (logical_and, logical_or, logical_xor, logical_not): bool outputs, with the
 // broadcasting of the elementwise ops. Neither kind has a gradient.
+#include "operators/elementwise/compare_logical_op.h"
+
 #include <iterator>
 #include <string>
 #include <utility>
@@ -39,7 +41,10 @@ class CompareOpMaker : public OpProtoAndCheckerMaker {
                  "Dim of the higher-rank input where the lower-rank input starts; -1 aligns "
                  "the trailing dims.")
         .SetDefault(-1);
-    AddAttr<bool>("force_cpu", "Keep Out on the CPU (the only place here).").SetDefault(false);
+    AddAttr<bool>("force_cpu",
+                  "Accepted from PaddlePaddle programs and ignored: Out is written where the "
+                  "kernel runs.")
+        .SetDefault(false);
     AddComment(std::string("Comparison operator `") + decl_.type + "`, elementwise with the "
                "broadcasting of the elementwise ops (see elementwise_add):\n\n$$" +
                decl_.formula +
@@ -119,40 +124,18 @@ void BoolOutVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputDataType("Out", DataType::BOOL);
 }
 
-// A NaN fails every comparison but `not_equal`.
 template <typename T>
 struct CompareKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const std::string& type = ctx.Type();
     const int axis = ctx.Attr<int>("axis");
-    if (type == "less_than") {
-      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x < y; });
-    } else if (type == "less_equal") {
-      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x <= y; });
-    } else if (type == "greater_than") {
-      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x > y; });
-    } else if (type == "greater_equal") {
-      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x >= y; });
-    } else if (type == "equal") {
-      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x == y; });
-    } else {
-      ComputeBroadcastBinary<T, bool>(ctx, axis, [](T x, T y) { return x != y; });
-    }
+    VisitCompare<T>(ctx.Type(), [&](auto f) { ComputeBroadcastBinary<T, bool>(ctx, axis, f); });
   }
 };
 
 template <typename T>
 struct LogicalBinaryKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const std::string& type = ctx.Type();
-    if (type == "logical_and") {
-      ComputeBroadcastBinary<T, bool>(ctx, -1, [](T x, T y) { return x != T(0) && y != T(0); });
-    } else if (type == "logical_or") {
-      ComputeBroadcastBinary<T, bool>(ctx, -1, [](T x, T y) { return x != T(0) || y != T(0); });
-    } else {
-      ComputeBroadcastBinary<T, bool>(ctx, -1,
-                                      [](T x, T y) { return (x != T(0)) != (y != T(0)); });
-    }
+    VisitLogicalBinary<T>(ctx.Type(), [&](auto f) { ComputeBroadcastBinary<T, bool>(ctx, -1, f); });
   }
 };
 
@@ -164,7 +147,8 @@ struct LogicalNotKernel {
     bool* o = out->mutable_data<bool>(ctx.GetPlace());
     if (x.numel() == 0) return;
     const T* in = x.data<T>();
-    for (int64_t i = 0; i < x.numel(); ++i) o[i] = in[i] == T(0);
+    const LogicalNotFunctor<T> f;
+    for (int64_t i = 0; i < x.numel(); ++i) o[i] = f(in[i]);
   }
 };
 

@@ -1,11 +1,13 @@
-// CUDA kernels of the binary elementwise ops and of their fused grad ops, from the functors
-// of elementwise_op.h shared with the CPU kernels (float16 ones compute in float). Broadcasting
-// follows math/broadcast.h.
+// CUDA kernels of the binary elementwise ops, of their fused grad ops and of sum, from the
+// functors of elementwise_op.h shared with the CPU kernels (float16 ones compute in float).
+// Broadcasting follows math/broadcast.h.
 #include <type_traits>
+#include <vector>
 
+#include "framework/selected_rows.h"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/cuda/half_cuda.cuh"
-#include "operators/cuda/map_kernels.cuh"
+#include "operators/elementwise/broadcast_binary.cuh"
 #include "operators/elementwise/elementwise_op.h"
 #include "operators/math/broadcast.h"
 #include "operators/math/broadcast_cuda.h"
@@ -19,46 +21,7 @@ using framework::DDim;
 using framework::DenseTensor;
 using framework::ExecutionContext;
 
-// Offsets of X and Y for output element i of a broadcast plan.
-struct PlanOffsets {
-  int64_t x = 0, y = 0;
-};
-__device__ PlanOffsets OffsetsOf(int64_t i, const math::BroadcastPlan& plan) {
-  PlanOffsets o;
-  for (int d = plan.rank - 1; d >= 0; --d) {
-    const int64_t index = i % plan.dims[d];
-    i /= plan.dims[d];
-    o.x += index * plan.x_strides[d];
-    o.y += index * plan.y_strides[d];
-  }
-  return o;
-}
-
-template <typename T, typename F>
-__global__ void BinaryBroadcast(const T* x, const T* y, T* out, math::BroadcastPlan plan, F f) {
-  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < plan.numel;
-       i += step) {
-    const PlanOffsets o = OffsetsOf(i, plan);
-    out[i] = f(x[o.x], y[o.y]);
-  }
-}
-
-// out = f(x, y) over the broadcast dims; x and y are read through `dims`.
-template <typename T, typename F>
-void LaunchBinary(const ExecutionContext& ctx, const T* x, const T* y,
-                  const math::BroadcastDims& dims, T* out, F f) {
-  const int64_t n = dims.out.numel();
-  if (n == 0) return;
-  if (dims.x == dims.out && dims.y == dims.out) {
-    cuda::MapPair(ctx, x, y, out, n, f);
-    return;
-  }
-  const math::BroadcastPlan plan = math::MakeBroadcastPlan(dims);
-  BinaryBroadcast<T><<<cuda::Blocks(n), cuda::kThreads, 0, cuda::Stream(ctx)>>>(x, y, out, plan,
-                                                                                f);
-  cuda::CheckLaunch(ctx);
-}
+using cuda::LaunchBinary;
 
 template <typename Tag>
 struct ElementwiseCudaKernel {
@@ -174,6 +137,57 @@ struct ElementwiseGradCudaKernel {
   };
 };
 
+// sum of dense tensors, added in the order of the X list as on the CPU (the same roundings).
+// SelectedRows inputs and outputs stay on the CPU kernel.
+template <typename T>
+struct SumCudaKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    PL_ENFORCE(!ctx.OutputVar("Out")->IsType<framework::SelectedRows>(),
+               errors::Unimplemented("op `sum` output `Out` (variable `%s`): the CUDA kernel "
+                                     "adds dense tensors only; a SelectedRows sum runs on the "
+                                     "CPU",
+                                     ctx.OutputName("Out")));
+    const DenseTensor* out = ctx.Output("Out");
+    const DDim dims = out->dims();  // From shape inference: the inputs' shape.
+    const framework::DataType dtype = platform::ToDataType<T>();
+    std::vector<const T*> srcs;
+    for (size_t i = 0; i < ctx.InputSize("X"); ++i) {
+      PL_ENFORCE(!ctx.InputVar("X", i)->IsType<framework::SelectedRows>(),
+                 errors::Unimplemented("op `sum` input `X` (variable `%s`): the CUDA kernel adds "
+                                       "dense tensors only; a SelectedRows input runs on the CPU",
+                                       ctx.InputName("X", i)));
+      const DenseTensor* t = ctx.Input("X", i);
+      PL_ENFORCE(t->dtype() == dtype,
+                 errors::InvalidArgument("op `sum` input `X` (variable `%s`): expected dtype %s, "
+                                         "received %s",
+                                         ctx.InputName("X", i), platform::DataTypeName(dtype),
+                                         platform::DataTypeName(t->dtype())));
+      PL_ENFORCE(
+          t->numel() == dims.numel(),
+          errors::InvalidArgument("op `sum` input `X` (variable `%s`): expected shape %s, "
+                                  "received %s",
+                                  ctx.InputName("X", i), dims.ToString(), t->dims().ToString()));
+      if (dims.numel() > 0) srcs.push_back(t->data<T>());
+    }
+    // A buffer of its own: Out may be one of the inputs, read after the first additions.
+    DenseTensor result(dims, dtype);
+    T* r = result.mutable_data<T>(ctx.GetPlace());
+    const int64_t n = dims.numel();
+    if (srcs.empty()) {
+      cuda::Fill(ctx, r, n, T(0));
+    } else if (srcs.size() == 1) {
+      cuda::MapPair(ctx, srcs[0], srcs[0], r, n, FirstFunctor<T>{});
+    } else {
+      cuda::MapPair(ctx, srcs[0], srcs[1], r, n, AddFunctor<T>{});
+      for (size_t k = 2; k < srcs.size(); ++k) {
+        cuda::MapPair(ctx, static_cast<const T*>(r), srcs[k], r, n, AddFunctor<T>{});
+      }
+    }
+    result.set_lod(out->lod());
+    *ctx.Output("Out") = std::move(result);
+  }
+};
+
 }  // namespace
 
 CudaKernelTable ElementwiseCudaKernels() {
@@ -206,6 +220,7 @@ CudaKernelTable ElementwiseCudaKernels() {
                                                                                      Tag::kType);
     }
   });
+  AddCudaKernels<SumCudaKernel, float, double, int32_t, int64_t>(&table, "sum");
   ForEachElementwiseWithFusedGrad([&](auto tag) {
     using Tag = decltype(tag);
     AddCudaKernels<ElementwiseGradCudaKernel<Tag>::template Kernel, float, double>(

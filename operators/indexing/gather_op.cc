@@ -55,7 +55,8 @@ class GatherOp : public OperatorWithKernel {
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
 
-// Out's dims: X's with dim `axis` replaced by the index count (removed for a 0-D index).
+}  // namespace
+
 DDim GatherDims(const std::string& op, const DDim& x, const DDim& index, int axis) {
   PL_ENFORCE(index.size() <= 1 || (index.size() == 2 && (index[1] == 1 || index[1] < 0)),
              errors::InvalidArgument("op `%s` input `Index`: expected a 0-D, 1-D or [N, 1] "
@@ -80,6 +81,8 @@ int GatherAxis(const ExecutionContext& ctx, int rank) {
   }
   return NormalizeAxis(ctx.Type(), "attribute `axis`", ctx.Attr<int>("axis"), rank);
 }
+
+namespace {
 
 void GatherInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");

@@ -48,6 +48,8 @@ class IndexSelectOp : public OperatorWithKernel {
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
 
+}  // namespace
+
 DDim IndexSelectDims(const std::string& op, const DDim& x, const DDim& index, int dim) {
   PL_ENFORCE(index.size() == 1 || (index.size() == 2 && (index[1] == 1 || index[1] < 0)),
              errors::InvalidArgument("op `%s` input `Index`: expected a 1-D tensor, received "
@@ -57,6 +59,8 @@ DDim IndexSelectDims(const std::string& op, const DDim& x, const DDim& index, in
   out[dim] = index[0];
   return DDim(out);
 }
+
+namespace {
 
 void IndexSelectInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");

@@ -34,5 +34,20 @@ AxisSplit SplitAtAxis(const DDim& dims, int axis) {
   return s;
 }
 
+IndexBuckets BucketPositions(const std::vector<int64_t>& ids, int64_t buckets, int64_t skip) {
+  IndexBuckets b;
+  b.offsets.assign(static_cast<size_t>(buckets + 1), 0);
+  for (int64_t id : ids) {
+    if (id != skip) ++b.offsets[id + 1];
+  }
+  for (int64_t r = 0; r < buckets; ++r) b.offsets[r + 1] += b.offsets[r];
+  b.positions.resize(static_cast<size_t>(b.offsets[buckets]));
+  std::vector<int64_t> next(b.offsets.begin(), b.offsets.end() - 1);
+  for (size_t i = 0; i < ids.size(); ++i) {
+    if (ids[i] != skip) b.positions[next[ids[i]]++] = static_cast<int64_t>(i);
+  }
+  return b;
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -26,6 +26,26 @@ struct AxisSplit {
 };
 AxisSplit SplitAtAxis(const DDim& dims, int axis);
 
+// gather's Out dims: X's with dim `axis` replaced by the index count (removed for a 0-D
+// index); InvalidArgumentError naming `op` for an index that is not 0-D, 1-D or [N, 1].
+DDim GatherDims(const std::string& op, const DDim& x, const DDim& index, int axis);
+
+// gather's axis from input Axis (read on the host) or attribute `axis`, normalised.
+int GatherAxis(const ExecutionContext& ctx, int rank);
+
+// index_select's Out dims: X's with dim `dim` replaced by the index count.
+DDim IndexSelectDims(const std::string& op, const DDim& x, const DDim& index, int dim);
+
+// The positions of `ids` grouped by value (a stable counting sort): the positions i with
+// ids[i] == r are positions[offsets[r]], ..., positions[offsets[r + 1] - 1], increasing.
+// Every id must lie in [0, buckets) or equal `skip` (left out; -1 for none). The gradient
+// kernels of gather-like ops on devices sum each bucket in this order, the CPU's order.
+struct IndexBuckets {
+  std::vector<int64_t> offsets;    // buckets + 1 values.
+  std::vector<int64_t> positions;  // The positions of every id but the skipped ones.
+};
+IndexBuckets BucketPositions(const std::vector<int64_t>& ids, int64_t buckets, int64_t skip);
+
 // out[o, i, :] = in[o, index[i], :] for `in` split as `s` and `out` of [s.outer, |index|,
 // s.inner].
 template <typename T>

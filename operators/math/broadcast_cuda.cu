@@ -169,6 +169,9 @@ PL_INSTANTIATE(double)
 PL_INSTANTIATE(int32_t)
 PL_INSTANTIATE(int64_t)
 #undef PL_INSTANTIATE
+// expand_v2 broadcasts bool tensors too (nothing sums them).
+template void BroadcastToCuda<bool>(cudaStream_t, const bool*, const framework::DDim&,
+                                    const framework::DDim&, double, bool*);
 
 }  // namespace math
 }  // namespace operators

@@ -15,6 +15,8 @@
 #include "framework/selected_rows.h"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/cuda/cuda_util.h"
+#include "operators/cuda/index_kernels.cuh"
+#include "operators/indexing/index_util.h"
 #include "operators/nn/lookup_table_util.h"
 
 namespace paddle_like {
@@ -27,17 +29,6 @@ using framework::DDim;
 using framework::DenseTensor;
 using framework::ExecutionContext;
 using lookup_table::Lookup;
-
-// `values` copied into a new int64 tensor on ctx's device.
-DenseTensor Upload(const ExecutionContext& ctx, const std::vector<int64_t>& values) {
-  DenseTensor t(DDim({static_cast<int64_t>(values.size())}), DataType::INT64);
-  int64_t* p = t.mutable_data<int64_t>(ctx.GetPlace());
-  if (!values.empty()) {
-    platform::Copy(ctx.GetPlace(), p, platform::CPUPlace(), values.data(),
-                   values.size() * sizeof(int64_t));
-  }
-  return t;
-}
 
 // Row i of the n x d result: zeros where ids[i] is the padding row, else row ids[i] of src
 // when `gather` (the forward, from W) or row i of src (the sparse gradient, from Out@GRAD).
@@ -54,21 +45,6 @@ __global__ void GatherRows(const T* src, const int64_t* ids, int64_t pad, bool g
   }
 }
 
-// dw[r, col] = sum over p in positions[offsets[r], offsets[r + 1]) of dout[p, col], in order.
-template <typename T>
-__global__ void SumRows(const T* dout, const int64_t* offsets, const int64_t* positions, int64_t v,
-                        int64_t d, T* dw) {
-  const int64_t total = v * d;
-  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < total;
-       k += step) {
-    const int64_t r = k / d, col = k % d;
-    T sum = T(0);
-    for (int64_t j = offsets[r]; j < offsets[r + 1]; ++j) sum += dout[positions[j] * d + col];
-    dw[k] = sum;
-  }
-}
-
 template <typename T>
 struct LookupTableCudaKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -81,7 +57,7 @@ struct LookupTableCudaKernel {
     out->set_lod(lod);
     const int64_t n = static_cast<int64_t>(l.ids.size());
     if (n * l.d == 0) return;
-    const DenseTensor ids = Upload(ctx, l.ids);
+    const DenseTensor ids = cuda::UploadInt64(ctx, l.ids);
     GatherRows<T><<<cuda::Blocks(n * l.d), cuda::kThreads, 0, cuda::Stream(ctx)>>>(
         w.data<T>(), ids.data<int64_t>(), l.pad, true, n, l.d, o);
     cuda::CheckLaunch(ctx);
@@ -100,7 +76,7 @@ struct LookupTableGradCudaKernel {
       DenseTensor value(DDim({n, l.d}), dout.dtype());
       T* val = value.mutable_data<T>(ctx.GetPlace());
       if (n * l.d > 0) {
-        const DenseTensor ids = Upload(ctx, l.ids);
+        const DenseTensor ids = cuda::UploadInt64(ctx, l.ids);
         GatherRows<T><<<cuda::Blocks(n * l.d), cuda::kThreads, 0, stream>>>(
             dout.data<T>(), ids.data<int64_t>(), l.pad, false, n, l.d, val);
         cuda::CheckLaunch(ctx);
@@ -110,27 +86,17 @@ struct LookupTableGradCudaKernel {
       *dw->mutable_value() = std::move(value);
       return;
     }
-    // offsets[r]..offsets[r + 1]: where row r's positions lie in `positions`.
-    std::vector<int64_t> offsets(static_cast<size_t>(l.v + 1), 0);
-    for (int64_t id : l.ids) {
-      if (id != l.pad) ++offsets[id + 1];
-    }
-    for (int64_t r = 0; r < l.v; ++r) offsets[r + 1] += offsets[r];
-    std::vector<int64_t> positions(static_cast<size_t>(offsets[l.v]));
-    std::vector<int64_t> next(offsets.begin(), offsets.end() - 1);
-    for (int64_t i = 0; i < n; ++i) {
-      if (l.ids[i] != l.pad) positions[next[l.ids[i]]++] = i;
-    }
+    // Each row's positions in increasing order; the padding row gets none.
+    const IndexBuckets b = BucketPositions(l.ids, l.v, l.pad);
     DenseTensor* dw = ctx.Output("W@GRAD");
     dw->Resize(DDim({l.v, l.d}));
     T* o = dw->mutable_data<T>(ctx.GetPlace());
     if (l.v * l.d == 0) return;
-    const DenseTensor dev_offsets = Upload(ctx, offsets);
-    const DenseTensor dev_positions = Upload(ctx, positions);
-    SumRows<T><<<cuda::Blocks(l.v * l.d), cuda::kThreads, 0, stream>>>(
-        positions.empty() ? nullptr : dout.data<T>(), dev_offsets.data<int64_t>(),
-        dev_positions.data<int64_t>(), l.v, l.d, o);
-    cuda::CheckLaunch(ctx);
+    const DenseTensor offsets = cuda::UploadInt64(ctx, b.offsets);
+    const DenseTensor positions = cuda::UploadInt64(ctx, b.positions);
+    cuda::SumBuckets<T>(ctx, b.positions.empty() ? nullptr : dout.data<T>(), 1, n, l.d,
+                        offsets.data<int64_t>(),
+                        b.positions.empty() ? nullptr : positions.data<int64_t>(), l.v, o);
   }
 };
 

@@ -1,5 +1,7 @@
 // cumsum: running sums along one axis (or over the flattened tensor), optionally exclusive
 // and from the end. Its gradient is a cumsum of the output gradient in the other direction.
+#include "operators/reduce/cumsum_op.h"
+
 #include <string>
 
 #include "framework/grad_op_maker.h"
@@ -10,6 +12,23 @@
 
 namespace paddle_like {
 namespace operators {
+
+CumsumPlan PlanCumsum(const ExecutionContext& ctx) {
+  const DenseTensor* x = ctx.Input("X");
+  const bool flatten = ctx.Attr<bool>("flatten");
+  const DDim dims = flatten || x->dims().size() == 0 ? DDim({x->numel()}) : x->dims();
+  const int axis =
+      flatten || x->dims().size() == 0
+          ? 0
+          : NormalizeAxis(ctx.Type(), "attribute `axis`", ctx.Attr<int>("axis"), dims.size());
+  CumsumPlan p;
+  p.split = SplitAtAxis(dims, axis);
+  p.out_dims = flatten ? dims : x->dims();
+  p.out_lod = flatten ? framework::LoD{} : x->lod();
+  p.exclusive = ctx.Attr<bool>("exclusive");
+  p.reverse = ctx.Attr<bool>("reverse");
+  return p;
+}
 
 namespace {
 
@@ -60,34 +79,15 @@ template <typename T>
 struct CumsumKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
-    const bool flatten = ctx.Attr<bool>("flatten");
-    const bool exclusive = ctx.Attr<bool>("exclusive");
-    const bool reverse = ctx.Attr<bool>("reverse");
-    const DDim dims = flatten || x->dims().size() == 0 ? DDim({x->numel()}) : x->dims();
-    const int axis =
-        flatten || x->dims().size() == 0
-            ? 0
-            : NormalizeAxis(ctx.Type(), "attribute `axis`", ctx.Attr<int>("axis"), dims.size());
-    const AxisSplit s = SplitAtAxis(dims, axis);
+    const CumsumPlan p = PlanCumsum(ctx);
+    const AxisSplit& s = p.split;
     const T* in = x->numel() > 0 ? x->data<T>() : nullptr;
-    DenseTensor fresh(flatten ? dims : x->dims(), x->dtype());
-    fresh.set_lod(flatten ? framework::LoD{} : x->lod());
+    DenseTensor fresh(p.out_dims, x->dtype());
+    fresh.set_lod(p.out_lod);
     T* out = fresh.mutable_data<T>(ctx.GetPlace());
     for (int64_t o = 0; o < s.outer; ++o) {
       for (int64_t i = 0; i < s.inner; ++i) {
-        const int64_t base = o * s.axis * s.inner + i;
-        T sum = T(0);
-        for (int64_t step = 0; step < s.axis; ++step) {
-          const int64_t k = reverse ? s.axis - 1 - step : step;
-          const int64_t at = base + k * s.inner;
-          if (exclusive) {
-            out[at] = sum;
-            sum += in[at];
-          } else {
-            sum += in[at];
-            out[at] = sum;
-          }
-        }
+        CumsumLine(in, out, o * s.axis * s.inner + i, s.axis, s.inner, p.exclusive, p.reverse);
       }
     }
     *ctx.Output("Out") = std::move(fresh);

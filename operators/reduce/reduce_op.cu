@@ -1,5 +1,6 @@
 // CUDA kernels of reduce_sum, reduce_mean, mean, reduce_as and their fused grad ops, on the
-// sums of math/broadcast_cuda.h (double accumulators, fixed order).
+// sums of math/broadcast_cuda.h (double accumulators, fixed order), and of cumsum (the CPU's
+// scan of cumsum_op.h, one thread per line).
 #include <limits>
 
 #include "operators/cuda/cuda_kernel_table.h"
@@ -7,6 +8,7 @@
 #include "operators/math/broadcast.h"
 #include "operators/math/broadcast_cuda.h"
 #include "operators/math/reduce.h"
+#include "operators/reduce/cumsum_op.h"
 
 namespace paddle_like {
 namespace operators {
@@ -146,6 +148,36 @@ struct ReduceAsCudaKernel {
   }
 };
 
+// cumsum: one thread per scanned line, the CPU's scan (CumsumLine) in the same order.
+template <typename T>
+__global__ void CumsumLines(const T* in, T* out, AxisSplit s, bool exclusive, bool reverse) {
+  const int64_t lines = s.outer * s.inner;
+  const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t l = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; l < lines;
+       l += step) {
+    const int64_t o = l / s.inner, i = l % s.inner;
+    CumsumLine(in, out, o * s.axis * s.inner + i, s.axis, s.inner, exclusive, reverse);
+  }
+}
+
+template <typename T>
+struct CumsumCudaKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor x = *ctx.Input("X");
+    const CumsumPlan p = PlanCumsum(ctx);
+    DenseTensor fresh(p.out_dims, x.dtype());
+    fresh.set_lod(p.out_lod);
+    T* out = fresh.mutable_data<T>(ctx.GetPlace());
+    const int64_t lines = p.split.outer * p.split.inner;
+    if (x.numel() > 0 && lines > 0) {
+      CumsumLines<T><<<cuda::Blocks(lines), cuda::kThreads, 0, cuda::Stream(ctx)>>>(
+          x.data<T>(), out, p.split, p.exclusive, p.reverse);
+      cuda::CheckLaunch(ctx);
+    }
+    *ctx.Output("Out") = std::move(fresh);
+  }
+};
+
 }  // namespace
 
 CudaKernelTable ReduceCudaKernels() {
@@ -157,6 +189,7 @@ CudaKernelTable ReduceCudaKernels() {
   AddCudaKernels<MeanCudaKernel, float, double>(&table, "mean");
   AddCudaKernels<MeanGradCudaKernel, float, double>(&table, "mean_grad");
   AddCudaKernels<ReduceAsCudaKernel, float, double>(&table, "reduce_as");
+  AddCudaKernels<CumsumCudaKernel, float, double, int32_t, int64_t>(&table, "cumsum");
   return table;
 }
 

@@ -1,4 +1,6 @@
 // arg_max: the index of the largest value along one dim (or of the whole flattened tensor).
+#include "operators/search/arg_max_op.h"
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -14,9 +16,64 @@
 namespace paddle_like {
 namespace operators {
 
+ArgMaxShape AnalyzeArgMax(const std::string& op, const DDim& x, int64_t axis, bool keepdims,
+                          bool flatten) {
+  ArgMaxShape s;
+  const int rank = x.size();
+  if (flatten) {
+    s.n = x.numel();
+    s.out = keepdims ? DDim(std::vector<int64_t>(rank, 1)) : DDim();
+    return s;
+  }
+  const int lo = rank == 0 ? -1 : -rank;
+  const int hi = rank == 0 ? 1 : rank;
+  PL_ENFORCE(axis >= lo && axis < hi,
+             errors::InvalidArgument("op `%s` attribute `axis`: expected a value in [%d, %d) for "
+                                     "input `X` of shape %s, received %lld",
+                                     op, lo, hi, x.ToString(), static_cast<long long>(axis)));
+  if (rank == 0) return s;  // Out is 0-D too.
+  const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
+  s.outer = framework::Product(x, 0, a);
+  s.n = x[a];
+  s.inner = framework::Product(x, a + 1, rank);
+  std::vector<int64_t> out;
+  for (int i = 0; i < rank; ++i) {
+    if (i != a) {
+      out.push_back(x[i]);
+    } else if (keepdims) {
+      out.push_back(1);
+    }
+  }
+  s.out = DDim(out);
+  return s;
+}
+
+DataType ArgMaxOutDataType(int dtype) {
+  return dtype == static_cast<int>(DataType::INT32) ? DataType::INT32 : DataType::INT64;
+}
+
+ArgMaxShape PrepareArgMax(const ExecutionContext& ctx, DataType* out_type) {
+  const DenseTensor* x = ctx.Input("X");
+  const ArgMaxShape s = AnalyzeArgMax(kArgMaxOp, x->dims(), ctx.Attr<int64_t>("axis"),
+                                      ctx.Attr<bool>("keepdims"), ctx.Attr<bool>("flatten"));
+  PL_ENFORCE(s.n > 0 || s.outer * s.inner == 0,
+             errors::InvalidArgument("op `%s` input `X`: cannot search an empty dim (shape "
+                                     "%s)",
+                                     kArgMaxOp, x->dims().ToString()));
+  *out_type = ArgMaxOutDataType(ctx.Attr<int>("dtype"));
+  PL_ENFORCE(*out_type == DataType::INT64 || s.n <= std::numeric_limits<int32_t>::max(),
+             errors::InvalidArgument("op `%s` attribute `dtype`: int32 cannot hold indices up "
+                                     "to %lld",
+                                     kArgMaxOp, static_cast<long long>(s.n)));
+  DenseTensor* out = ctx.Output("Out");
+  out->Resize(s.out);
+  out->set_lod({});
+  return s;
+}
+
 namespace {
 
-constexpr char kOp[] = "arg_max";
+constexpr const char* kOp = kArgMaxOp;
 // `dtype` values (VarType numbers); -1 is the legacy spelling of int64.
 constexpr int kDtypeLegacyInt64 = -1;
 constexpr int kDtypeInt32 = static_cast<int>(DataType::INT32);
@@ -53,46 +110,6 @@ class ArgMaxOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-// X viewed as [outer, n, inner] with n the searched extent, and Out's dims.
-struct ArgMaxShape {
-  int64_t outer = 1;
-  int64_t n = 1;
-  int64_t inner = 1;
-  DDim out;
-};
-
-ArgMaxShape AnalyzeArgMax(const std::string& op, const DDim& x, int64_t axis, bool keepdims,
-                          bool flatten) {
-  ArgMaxShape s;
-  const int rank = x.size();
-  if (flatten) {
-    s.n = x.numel();
-    s.out = keepdims ? DDim(std::vector<int64_t>(rank, 1)) : DDim();
-    return s;
-  }
-  const int lo = rank == 0 ? -1 : -rank;
-  const int hi = rank == 0 ? 1 : rank;
-  PL_ENFORCE(axis >= lo && axis < hi,
-             errors::InvalidArgument("op `%s` attribute `axis`: expected a value in [%d, %d) for "
-                                     "input `X` of shape %s, received %lld",
-                                     op, lo, hi, x.ToString(), static_cast<long long>(axis)));
-  if (rank == 0) return s;  // Out is 0-D too.
-  const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
-  s.outer = framework::Product(x, 0, a);
-  s.n = x[a];
-  s.inner = framework::Product(x, a + 1, rank);
-  std::vector<int64_t> out;
-  for (int i = 0; i < rank; ++i) {
-    if (i != a) {
-      out.push_back(x[i]);
-    } else if (keepdims) {
-      out.push_back(1);
-    }
-  }
-  s.out = DDim(out);
-  return s;
-}
-
 void ArgMaxInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
@@ -102,39 +119,17 @@ void ArgMaxInferShape(InferShapeContext* ctx) {
   ctx->SetOutputDim("Out", s.out);
 }
 
-DataType OutDataType(int dtype) { return dtype == kDtypeInt32 ? DataType::INT32 : DataType::INT64; }
-
 void ArgMaxInferVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
-  ctx->SetOutputDataType("Out", OutDataType(ctx->Attr<int>("dtype")));
-}
-
-template <typename T>
-bool IsNaN(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(v);
-  } else {
-    return false;
-  }
+  ctx->SetOutputDataType("Out", ArgMaxOutDataType(ctx->Attr<int>("dtype")));
 }
 
 template <typename T, typename IndexT>
 void ArgMaxLoop(const T* x, IndexT* out, const ArgMaxShape& s) {
   for (int64_t o = 0; o < s.outer; ++o) {
     for (int64_t i = 0; i < s.inner; ++i) {
-      const T* p = x + o * s.n * s.inner + i;
-      int64_t best = 0;
-      if (!IsNaN(p[0])) {
-        for (int64_t j = 1; j < s.n; ++j) {
-          const T v = p[j * s.inner];
-          if (IsNaN(v)) {
-            best = j;
-            break;
-          }
-          if (v > p[best * s.inner]) best = j;
-        }
-      }
-      out[o * s.inner + i] = static_cast<IndexT>(best);
+      out[o * s.inner + i] =
+          static_cast<IndexT>(ArgMaxAlong(x + o * s.n * s.inner + i, s.n, s.inner));
     }
   }
 }
@@ -143,20 +138,9 @@ template <typename T>
 struct ArgMaxKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
-    const ArgMaxShape s = AnalyzeArgMax(kOp, x->dims(), ctx.Attr<int64_t>("axis"),
-                                        ctx.Attr<bool>("keepdims"), ctx.Attr<bool>("flatten"));
-    PL_ENFORCE(s.n > 0 || s.outer * s.inner == 0,
-               errors::InvalidArgument("op `%s` input `X`: cannot search an empty dim (shape "
-                                       "%s)",
-                                       kOp, x->dims().ToString()));
-    const DataType out_type = OutDataType(ctx.Attr<int>("dtype"));
-    PL_ENFORCE(out_type == DataType::INT64 || s.n <= std::numeric_limits<int32_t>::max(),
-               errors::InvalidArgument("op `%s` attribute `dtype`: int32 cannot hold indices up "
-                                       "to %lld",
-                                       kOp, static_cast<long long>(s.n)));
+    DataType out_type;
+    const ArgMaxShape s = PrepareArgMax(ctx, &out_type);
     DenseTensor* out = ctx.Output("Out");
-    out->Resize(s.out);
-    out->set_lod({});
     if (out_type == DataType::INT32) {
       ArgMaxLoop(x->data<T>(), out->mutable_data<int32_t>(ctx.GetPlace()), s);
     } else {

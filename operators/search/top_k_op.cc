@@ -1,5 +1,7 @@
 // top_k (version 1): the k largest values along the last dim and their indices, and
 // top_k_grad, which scatters the gradient of the values back.
+#include "operators/search/top_k_op.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -124,40 +126,68 @@ void TopKInferVarType(framework::VarTypeInferenceContext* ctx) {
 }
 
 // Whether a ranks before b: larger first, NaN above numbers.
-template <typename T>
-bool Above(T a, T b) {
-  if (std::isnan(a)) return !std::isnan(b);
-  if (std::isnan(b)) return false;
-  return a > b;
+}  // namespace
+
+TopKShape PrepareTopK(const ExecutionContext& ctx) {
+  const DenseTensor* x_t = ctx.Input("X");
+  const DDim x_dims = x_t->dims();
+  CheckRank(kOp, x_dims);
+  int64_t k = ctx.Attr<int>("k");
+  if (const DenseTensor* k_t = ctx.Input("K")) {
+    PL_ENFORCE(k_t->numel() == 1,
+               errors::InvalidArgument("op `%s` input `K`: expected 1 element, received shape "
+                                       "%s",
+                                       kOp, k_t->dims().ToString()));
+    k = ReadIntValues(*k_t, kOp, "K")[0];
+    CheckK(kOp, k, x_dims, "input `K`");
+  } else {
+    CheckK(kOp, k, x_dims, "attribute `k`");
+  }
+  DDim out_dims = x_dims;
+  out_dims[out_dims.size() - 1] = k;
+  DenseTensor* out_t = ctx.Output("Out");
+  DenseTensor* idx_t = ctx.Output("Indices");
+  out_t->Resize(out_dims);
+  idx_t->Resize(out_dims);
+  out_t->set_lod(x_t->lod());
+  idx_t->set_lod(x_t->lod());
+  return {x_dims[x_dims.size() - 1], k, framework::Product(x_dims, 0, x_dims.size() - 1)};
 }
+
+TopKShape CheckTopKGradInputs(const ExecutionContext& ctx) {
+  const DDim x_dims = ctx.Input("X")->dims();
+  const DenseTensor* idx_t = ctx.Input("Indices");
+  const DenseTensor* dout_t = ctx.Input("Out@GRAD");
+  CheckRank(kGradOp, x_dims);
+  PL_ENFORCE(
+      idx_t->dtype() == DataType::INT64 && idx_t->dims() == dout_t->dims() &&
+          idx_t->dims().size() == x_dims.size(),
+      errors::InvalidArgument("op `%s` input `Indices`: expected int64 of the shape of "
+                              "`Out@GRAD` %s, received %s %s",
+                              kGradOp, dout_t->dims().ToString(),
+                              platform::DataTypeName(idx_t->dtype()), idx_t->dims().ToString()));
+  CheckIndicesRows(kGradOp, x_dims, idx_t->dims());
+  return {x_dims[x_dims.size() - 1], idx_t->dims()[idx_t->dims().size() - 1],
+          framework::Product(x_dims, 0, x_dims.size() - 1)};
+}
+
+void CheckTopKIndex(int64_t c, int64_t n) {
+  PL_ENFORCE(c >= 0 && c < n, errors::InvalidArgument(
+                                  "op `%s` input `Indices`: expected values in [0, %lld), "
+                                  "received %lld",
+                                  kGradOp, static_cast<long long>(n), static_cast<long long>(c)));
+}
+
+namespace {
 
 template <typename T>
 struct TopKKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x_t = ctx.Input("X");
-    const DDim x_dims = x_t->dims();
-    CheckRank(kOp, x_dims);
-    int64_t k = ctx.Attr<int>("k");
-    if (const DenseTensor* k_t = ctx.Input("K")) {
-      PL_ENFORCE(k_t->numel() == 1,
-                 errors::InvalidArgument("op `%s` input `K`: expected 1 element, received shape "
-                                         "%s",
-                                         kOp, k_t->dims().ToString()));
-      k = ReadIntValues(*k_t, kOp, "K")[0];
-      CheckK(kOp, k, x_dims, "input `K`");
-    } else {
-      CheckK(kOp, k, x_dims, "attribute `k`");
-    }
-    DDim out_dims = x_dims;
-    out_dims[out_dims.size() - 1] = k;
+    const TopKShape shape = PrepareTopK(ctx);
+    const int64_t n = shape.n, k = shape.k, rows = shape.rows;
     DenseTensor* out_t = ctx.Output("Out");
     DenseTensor* idx_t = ctx.Output("Indices");
-    out_t->Resize(out_dims);
-    idx_t->Resize(out_dims);
-    out_t->set_lod(x_t->lod());
-    idx_t->set_lod(x_t->lod());
-    const int64_t n = x_dims[x_dims.size() - 1];
-    const int64_t rows = framework::Product(x_dims, 0, x_dims.size() - 1);
     const T* x = x_t->data<T>();
     T* out = out_t->mutable_data<T>(ctx.GetPlace());
     int64_t* idx = idx_t->mutable_data<int64_t>(ctx.GetPlace());
@@ -165,11 +195,8 @@ struct TopKKernel {
     for (int64_t r = 0; r < rows; ++r) {
       const T* row = x + r * n;
       std::iota(order.begin(), order.end(), int64_t{0});
-      std::partial_sort(order.begin(), order.begin() + k, order.end(), [row](int64_t a, int64_t b) {
-        if (Above(row[a], row[b])) return true;
-        if (Above(row[b], row[a])) return false;
-        return a < b;
-      });
+      std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                        [row](int64_t a, int64_t b) { return TopKBefore(row, a, b); });
       for (int64_t j = 0; j < k; ++j) {
         idx[r * k + j] = order[j];
         out[r * k + j] = row[order[j]];
@@ -207,20 +234,8 @@ struct TopKGradKernel {
     const DDim x_dims = ctx.Input("X")->dims();
     const DenseTensor* idx_t = ctx.Input("Indices");
     const DenseTensor* dout_t = ctx.Input("Out@GRAD");
-    CheckRank(kGradOp, x_dims);
-    PL_ENFORCE(
-        idx_t->dtype() == DataType::INT64 && idx_t->dims() == dout_t->dims() &&
-            idx_t->dims().size() == x_dims.size(),
-        errors::InvalidArgument("op `%s` input `Indices`: expected int64 of the shape of "
-                                "`Out@GRAD` %s, received %s %s",
-                                kGradOp, dout_t->dims().ToString(),
-                                platform::DataTypeName(idx_t->dtype()), idx_t->dims().ToString()));
-    // Row r of Indices is read for row r of X: without this, an Indices with fewer rows than
-    // X is read past its end.
-    CheckIndicesRows(kGradOp, x_dims, idx_t->dims());
-    const int64_t n = x_dims[x_dims.size() - 1];
-    const int64_t k = idx_t->dims()[idx_t->dims().size() - 1];
-    const int64_t rows = framework::Product(x_dims, 0, x_dims.size() - 1);
+    const TopKShape shape = CheckTopKGradInputs(ctx);
+    const int64_t n = shape.n, k = shape.k, rows = shape.rows;
     const int64_t* idx = idx_t->data<int64_t>();
     const T* dout = dout_t->data<T>();
     DenseTensor dx_t(x_dims, dout_t->dtype());
@@ -229,11 +244,7 @@ struct TopKGradKernel {
     for (int64_t r = 0; r < rows; ++r) {
       for (int64_t j = 0; j < k; ++j) {
         const int64_t c = idx[r * k + j];
-        PL_ENFORCE(
-            c >= 0 && c < n,
-            errors::InvalidArgument("op `%s` input `Indices`: expected values in [0, %lld), "
-                                    "received %lld",
-                                    kGradOp, static_cast<long long>(n), static_cast<long long>(c)));
+        CheckTopKIndex(c, n);
         dx[r * n + c] += dout[r * k + j];
       }
     }

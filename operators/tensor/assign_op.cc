@@ -57,8 +57,10 @@ PL_REGISTER_OPS(RegisterAssignOp) {
   framework::RegisterOp<AssignOp, AssignOpMaker>("assign")
       .InferShape(SameShapeInferShape)
       .GradOpMaker(AssignGradMaker);
-  RegisterPlainCpuKernels<AssignKernel, float, double, int32_t, int64_t, bool, int16_t, uint8_t,
-                          int8_t, platform::float16, platform::bfloat16>("assign");
+  // CopyTensor copies within the device the kernel runs on: one kernel for every device.
+  RegisterPlainKernelsOnEveryDevice<AssignKernel, float, double, int32_t, int64_t, bool, int16_t,
+                                    uint8_t, int8_t, platform::float16, platform::bfloat16>(
+      "assign");
 }
 
 }  // namespace operators

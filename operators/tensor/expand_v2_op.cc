@@ -6,10 +6,51 @@
 #include "operators/common.h"
 #include "operators/math/broadcast.h"
 #include "operators/op_family.h"
+#include "operators/tensor/expand_tile_shapes.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
+
+DDim ExpandV2TargetDims(const std::string& op, const std::string& origin, const DDim& x,
+                        const std::vector<int64_t>& shape, DDim* x_aligned) {
+  PL_ENFORCE(shape.size() >= static_cast<size_t>(x.size()) &&
+                 shape.size() <= static_cast<size_t>(DDim::kMaxRank),
+             errors::InvalidArgument("op `%s` %s: expected between %d (the rank of X) and %d "
+                                     "dims, received %s",
+                                     op, origin, x.size(), DDim::kMaxRank, ListToString(shape)));
+  const size_t lead = shape.size() - x.size();
+  std::vector<int64_t> out(shape.size()), xa(shape.size(), 1);
+  for (size_t d = 0; d < shape.size(); ++d) {
+    const int64_t want = shape[d];
+    if (d < lead) {
+      PL_ENFORCE(want >= 0, errors::InvalidArgument("op `%s` %s: expected a size >= 0 for the "
+                                                    "new leading dim %zu, received %s",
+                                                    op, origin, d, ListToString(shape)));
+      out[d] = want;
+      continue;
+    }
+    const int64_t have = x[static_cast<int>(d - lead)];
+    xa[d] = have;
+    PL_ENFORCE(want == -1 || want >= 0,
+               errors::InvalidArgument("op `%s` %s: expected sizes >= 0 or -1, received %s", op,
+                                       origin, ListToString(shape)));
+    if (want == -1 || have < 0) {
+      out[d] = want == -1 ? have : want;
+      continue;
+    }
+    PL_ENFORCE(
+        have == want || have == 1,
+        errors::InvalidArgument("op `%s` %s: dim %zu of X is %lld, expected it to be 1 "
+                                "or the target size %lld (X shape %s, target %s)",
+                                op, origin, d - lead, static_cast<long long>(have),
+                                static_cast<long long>(want), x.ToString(), ListToString(shape)));
+    out[d] = want;
+  }
+  CheckShapeValues(op, origin, out, /*allow_unknown=*/true);
+  if (x_aligned != nullptr) *x_aligned = DDim(xa);
+  return DDim(out);
+}
 
 namespace {
 
@@ -50,47 +91,6 @@ class ExpandV2Op : public OperatorWithKernel {
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
 
-// The target dims with -1 resolved; X's dims left-padded with 1s to its rank go to x_aligned.
-DDim TargetDims(const std::string& op, const std::string& origin, const DDim& x,
-                const std::vector<int64_t>& shape, DDim* x_aligned) {
-  PL_ENFORCE(shape.size() >= static_cast<size_t>(x.size()) &&
-                 shape.size() <= static_cast<size_t>(DDim::kMaxRank),
-             errors::InvalidArgument("op `%s` %s: expected between %d (the rank of X) and %d "
-                                     "dims, received %s",
-                                     op, origin, x.size(), DDim::kMaxRank, ListToString(shape)));
-  const size_t lead = shape.size() - x.size();
-  std::vector<int64_t> out(shape.size()), xa(shape.size(), 1);
-  for (size_t d = 0; d < shape.size(); ++d) {
-    const int64_t want = shape[d];
-    if (d < lead) {
-      PL_ENFORCE(want >= 0, errors::InvalidArgument("op `%s` %s: expected a size >= 0 for the "
-                                                    "new leading dim %zu, received %s",
-                                                    op, origin, d, ListToString(shape)));
-      out[d] = want;
-      continue;
-    }
-    const int64_t have = x[static_cast<int>(d - lead)];
-    xa[d] = have;
-    PL_ENFORCE(want == -1 || want >= 0,
-               errors::InvalidArgument("op `%s` %s: expected sizes >= 0 or -1, received %s", op,
-                                       origin, ListToString(shape)));
-    if (want == -1 || have < 0) {
-      out[d] = want == -1 ? have : want;
-      continue;
-    }
-    PL_ENFORCE(have == want || have == 1,
-               errors::InvalidArgument("op `%s` %s: dim %zu of X is %lld, expected it to be 1 "
-                                       "or the target size %lld (X shape %s, target %s)",
-                                       op, origin, d - lead, static_cast<long long>(have),
-                                       static_cast<long long>(want), x.ToString(),
-                                       ListToString(shape)));
-    out[d] = want;
-  }
-  CheckShapeValues(op, origin, out, /*allow_unknown=*/true);
-  if (x_aligned != nullptr) *x_aligned = DDim(xa);
-  return DDim(out);
-}
-
 void ExpandV2InferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
@@ -109,8 +109,9 @@ void ExpandV2InferShape(InferShapeContext* ctx) {
     return;
   }
   const std::vector<int>& shape = ctx->Attr<std::vector<int>>("shape");
-  ctx->SetOutputDim("Out", TargetDims(ctx->OpType(), "attribute `shape`", x,
-                                      std::vector<int64_t>(shape.begin(), shape.end()), nullptr));
+  ctx->SetOutputDim("Out",
+                    ExpandV2TargetDims(ctx->OpType(), "attribute `shape`", x,
+                                       std::vector<int64_t>(shape.begin(), shape.end()), nullptr));
 }
 
 template <typename T>
@@ -121,7 +122,7 @@ struct ExpandV2Kernel {
     const std::vector<int64_t> shape =
         ReadIntList(ctx, "Shape", "expand_shapes_tensor", "shape", &origin);
     DDim x_aligned;
-    const DDim target = TargetDims(ctx.Type(), origin, x->dims(), shape, &x_aligned);
+    const DDim target = ExpandV2TargetDims(ctx.Type(), origin, x->dims(), shape, &x_aligned);
     DenseTensor fresh(target, x->dtype());
     T* out = fresh.mutable_data<T>(ctx.GetPlace());
     if (fresh.numel() > 0) {

@@ -1,10 +1,7 @@
 // fill_any_like: a tensor of X's shape filled with one value. The backward builder seeds
 // gradients with it (value 1) and fills missing gradients with zeros.
 #include <algorithm>
-#include <cmath>
-#include <limits>
 #include <string>
-#include <type_traits>
 
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
@@ -74,30 +71,12 @@ void FillAnyLikeInferVarType(framework::VarTypeInferenceContext* ctx) {
 }
 
 template <typename T>
-T ConvertFillValue(float value) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return value != 0.0f;
-  } else if constexpr (std::is_integral_v<T>) {
-    // -min() (2^31, 2^63) is exact as a double; every double below it fits T.
-    const double v = value;
-    const double lo = static_cast<double>(std::numeric_limits<T>::min());
-    PL_ENFORCE(std::isfinite(v) && v >= lo && v < -lo,
-               errors::InvalidArgument("op `%s` attribute `value`: expected a finite value in "
-                                       "the range of %s, received %g",
-                                       kOp, platform::DataTypeName(platform::ToDataType<T>()), v));
-    return static_cast<T>(v);
-  } else {
-    return static_cast<T>(value);
-  }
-}
-
-template <typename T>
 struct FillAnyLikeKernel {
   static void Compute(const ExecutionContext& ctx) {
     // X must hold a tensor (Input throws otherwise); shape inference gave its dims to Out.
     static_cast<void>(ctx.Input("X"));
     DenseTensor* out = ctx.Output("Out");
-    const T value = ConvertFillValue<T>(ctx.Attr<float>("value"));
+    const T value = FillAnyLikeValue<T>(ctx);
     T* o = out->mutable_data<T>(ctx.GetPlace());
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
         out->numel(), 1 << 16,
@@ -115,6 +94,7 @@ PL_REGISTER_OPS(RegisterFillAnyLikeOp) {
       .InferShape(SameShapeInferShape)
       .InferVarType(FillAnyLikeInferVarType)
       .GradOpMaker(FillAnyLikeGradMaker);
+  // The CUDA kernels (operators/tensor/tensor_op.cu) take the same dtypes.
   RegisterPlainCpuKernels<FillAnyLikeKernel, float, double, int32_t, int64_t, bool>(kOp);
 }
 

@@ -2,7 +2,9 @@
 #include <cmath>
 #include <string>
 #include <type_traits>
+#include <vector>
 
+#include "framework/data_transform.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
 
@@ -64,7 +66,8 @@ T ScalarOf(const ExecutionContext& ctx, const char* slot) {
                                      ctx.Type(), slot,
                                      platform::DataTypeName(platform::ToDataType<T>()),
                                      platform::DataTypeName(t->dtype()), t->dims().ToString()));
-  return t->data<T>()[0];
+  // Read on the host wherever it lives (the kernel runs on every device).
+  return framework::OnCpu(*t).data<T>()[0];
 }
 
 template <typename T>
@@ -97,11 +100,16 @@ struct RangeKernel {
     const auto n = static_cast<int64_t>(count);
     DenseTensor* out = ctx.Output("Out");
     out->Resize(DDim({n}));
-    T* o = out->mutable_data<T>(ctx.GetPlace());
+    // Computed on the host (a sequence of additions in T) and copied to where Out lives.
+    std::vector<T> values(static_cast<size_t>(n));
     T value = start;
     for (int64_t i = 0; i < n; ++i) {
-      o[i] = value;
+      values[i] = value;
       value += step;
+    }
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    if (n > 0) {
+      platform::Copy(ctx.GetPlace(), o, platform::CPUPlace(), values.data(), n * sizeof(T));
     }
   }
 };
@@ -112,7 +120,7 @@ PL_REGISTER_OPS(RegisterRangeOp) {
   framework::RegisterOp<RangeOp, RangeOpMaker>(kOp)
       .InferShape(RangeInferShape)
       .InferVarType(OutputDataTypeOf("Start", "Out"));
-  RegisterPlainCpuNumericKernels<RangeKernel>(kOp);
+  RegisterPlainKernelsOnEveryDevice<RangeKernel, float, double, int32_t, int64_t>(kOp);
 }
 
 }  // namespace operators

@@ -55,7 +55,9 @@ struct SizeKernel {
     const int64_t n = ctx.Input("Input")->numel();
     DenseTensor* out = ctx.Output("Out");
     out->Resize(DDim());
-    out->mutable_data<int64_t>(ctx.GetPlace())[0] = n;
+    // Out lives where the kernel runs (Input's data is never read, so it is not moved).
+    int64_t* o = out->mutable_data<int64_t>(ctx.GetPlace());
+    platform::Copy(ctx.GetPlace(), o, platform::CPUPlace(), &n, sizeof(n));
   }
 };
 
@@ -65,7 +67,7 @@ PL_REGISTER_OPS(RegisterSizeOp) {
   framework::RegisterOp<SizeOp, SizeOpMaker>(kOp)
       .InferShape(SizeInferShape)
       .InferVarType(SizeInferVarType);
-  RegisterPlainCpuKernels<SizeKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainKernelsOnEveryDevice<SizeKernel, float, double, int32_t, int64_t, bool>(kOp);
 }
 
 }  // namespace operators

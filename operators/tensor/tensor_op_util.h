@@ -3,6 +3,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -43,6 +45,29 @@ std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
 // range. Defined for float, double, int32_t, int64_t and bool.
 template <typename T>
 T PrepareFillConstant(const ExecutionContext& ctx);
+
+// fill_any_like's value: attribute `value` converted to T, shared by its CPU and CUDA kernels.
+// bool stores value != 0; integer types take a finite value in their range (fractions
+// truncated toward zero), else InvalidArgumentError naming the op.
+template <typename T>
+T FillAnyLikeValue(const ExecutionContext& ctx) {
+  const float value = ctx.Attr<float>("value");
+  if constexpr (std::is_same_v<T, bool>) {
+    return value != 0.0f;
+  } else if constexpr (std::is_integral_v<T>) {
+    // -min() (2^31, 2^63) is exact as a double; every double below it fits T.
+    const double v = value;
+    const double lo = static_cast<double>(std::numeric_limits<T>::min());
+    PL_ENFORCE(
+        std::isfinite(v) && v >= lo && v < -lo,
+        errors::InvalidArgument("op `%s` attribute `value`: expected a finite value in "
+                                "the range of %s, received %g",
+                                ctx.Type(), platform::DataTypeName(platform::ToDataType<T>()), v));
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(value);
+  }
+}
 
 // `axis` with the rank added when negative; InvalidArgumentError naming `op` and `origin`
 // ("attribute `axis`", "input `AxisTensor`") unless rank >= 1 and -rank <= axis < rank.

@@ -7,10 +7,37 @@
 #include "framework/fused_grad_op.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/tensor/expand_tile_shapes.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
+
+TileShapes ComputeTileShapes(const std::string& op, const std::string& origin, const DDim& x,
+                             std::vector<int64_t> repeats) {
+  const size_t rank = std::max(static_cast<size_t>(x.size()), repeats.size());
+  PL_ENFORCE(rank <= static_cast<size_t>(DDim::kMaxRank),
+             errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %s", op,
+                                     origin, DDim::kMaxRank, ListToString(repeats)));
+  for (int64_t r : repeats) {
+    PL_ENFORCE(r >= 0, errors::InvalidArgument("op `%s` %s: expected repeats >= 0, received %s", op,
+                                               origin, ListToString(repeats)));
+  }
+  repeats.insert(repeats.begin(), rank - repeats.size(), 1);
+  std::vector<int64_t> xd = x.ToVector();
+  xd.insert(xd.begin(), rank - xd.size(), 1);
+  std::vector<int64_t> out(rank);
+  for (size_t d = 0; d < rank; ++d) out[d] = xd[d] < 0 ? -1 : xd[d] * repeats[d];
+  CheckShapeValues(op, origin, out, /*allow_unknown=*/true);
+  return {DDim(xd), DDim(out)};
+}
+
+TileShapes KernelTileShapes(const ExecutionContext& ctx, const DDim& x) {
+  std::string origin;
+  const std::vector<int64_t> repeats =
+      ReadIntList(ctx, "RepeatTimes", "repeat_times_tensor", "repeat_times", &origin);
+  return ComputeTileShapes(ctx.Type(), origin, x, repeats);
+}
 
 namespace {
 
@@ -52,31 +79,6 @@ class TileOp : public OperatorWithKernel {
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
 
-// X's dims padded to the rank of the repeats (and the repeats to X's rank), and Out's dims.
-struct TileShapes {
-  DDim x;
-  DDim out;
-};
-
-TileShapes ComputeTileShapes(const std::string& op, const std::string& origin, const DDim& x,
-                             std::vector<int64_t> repeats) {
-  const size_t rank = std::max(static_cast<size_t>(x.size()), repeats.size());
-  PL_ENFORCE(rank <= static_cast<size_t>(DDim::kMaxRank),
-             errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %s", op,
-                                     origin, DDim::kMaxRank, ListToString(repeats)));
-  for (int64_t r : repeats) {
-    PL_ENFORCE(r >= 0, errors::InvalidArgument("op `%s` %s: expected repeats >= 0, received %s",
-                                               op, origin, ListToString(repeats)));
-  }
-  repeats.insert(repeats.begin(), rank - repeats.size(), 1);
-  std::vector<int64_t> xd = x.ToVector();
-  xd.insert(xd.begin(), rank - xd.size(), 1);
-  std::vector<int64_t> out(rank);
-  for (size_t d = 0; d < rank; ++d) out[d] = xd[d] < 0 ? -1 : xd[d] * repeats[d];
-  CheckShapeValues(op, origin, out, /*allow_unknown=*/true);
-  return {DDim(xd), DDim(out)};
-}
-
 bool HasTensorRepeats(const InferShapeContext& ctx) {
   return ctx.HasInput("RepeatTimes") || ctx.HasInput("repeat_times_tensor");
 }
@@ -101,13 +103,6 @@ void TileInferShape(InferShapeContext* ctx) {
   ctx->SetOutputDim("Out", ComputeTileShapes(ctx->OpType(), "attribute `repeat_times`", x,
                                              std::vector<int64_t>(r.begin(), r.end()))
                                .out);
-}
-
-TileShapes KernelTileShapes(const ExecutionContext& ctx, const DDim& x) {
-  std::string origin;
-  const std::vector<int64_t> repeats =
-      ReadIntList(ctx, "RepeatTimes", "repeat_times_tensor", "repeat_times", &origin);
-  return ComputeTileShapes(ctx.Type(), origin, x, repeats);
 }
 
 // Calls fn(out_index, x_index) for every element of Out, in order.
