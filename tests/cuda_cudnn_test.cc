@@ -393,12 +393,13 @@ TEST_F(CudnnKernelTest, Pool2dRunsOnTheGpuWithoutUseCudnn) {
 TEST_F(CudnnKernelTest, Float16ForwardKernelsMatchCpuInFloat) {
   for (const ConvCase& c : ConvCases()) {
     SCOPED_TRACE(c.Name());
-    ExpectGpuHalfNearCpuFloat(c.op,
-                              [&](DataType t) {
-                                return SlotTensors{{"Input", {RandomOf(t, c.input, -1, 1, 11)}},
-                                                   {"Filter", {RandomOf(t, c.filter, -1, 1, 12)}}};
-                              },
-                              {{"Output", 1}}, c.Attrs());
+    ExpectGpuHalfNearCpuFloat(
+        c.op,
+        [&](DataType t) {
+          return SlotTensors{{"Input", {RandomOf(t, c.input, -1, 1, 11)}},
+                             {"Filter", {RandomOf(t, c.filter, -1, 1, 12)}}};
+        },
+        {{"Output", 1}}, c.Attrs());
   }
   ConvCase fused;
   fused.input = {2, 3, 6, 7};
@@ -406,27 +407,112 @@ TEST_F(CudnnKernelTest, Float16ForwardKernelsMatchCpuInFloat) {
   fused.paddings = {1, 1};
   AttributeMap attrs = fused.Attrs();
   attrs["fuse_activation"] = std::string("relu");
-  ExpectGpuHalfNearCpuFloat("conv2d",
-                            [&](DataType t) {
-                              return SlotTensors{
-                                  {"Input", {RandomOf(t, fused.input, -1, 1, 13)}},
-                                  {"Filter", {RandomOf(t, fused.filter, -1, 1, 14)}},
-                                  {"Bias", {RandomOf(t, {5}, -1, 1, 15)}},
-                                  {"ResidualData", {RandomOf(t, {2, 5, 6, 7}, -1, 1, 16)}}};
-                            },
-                            {{"Output", 1}}, attrs);
+  ExpectGpuHalfNearCpuFloat(
+      "conv2d",
+      [&](DataType t) {
+        return SlotTensors{{"Input", {RandomOf(t, fused.input, -1, 1, 13)}},
+                           {"Filter", {RandomOf(t, fused.filter, -1, 1, 14)}},
+                           {"Bias", {RandomOf(t, {5}, -1, 1, 15)}},
+                           {"ResidualData", {RandomOf(t, {2, 5, 6, 7}, -1, 1, 16)}}};
+      },
+      {{"Output", 1}}, attrs);
   for (const PoolCase& c : PoolCases()) {
     SCOPED_TRACE(c.Name());
     ExpectGpuHalfNearCpuFloat(
-        "pool2d", [&](DataType t) { return SlotTensors{{"X", {RandomOf(t, c.x, -1, 1, 17)}}}; },
+        "pool2d",
+        [&](DataType t) {
+          return SlotTensors{{"X", {RandomOf(t, c.x, -1, 1, 17)}}};
+        },
         {{"Out", 1}}, CudnnPoolAttrs(c));
   }
   for (const char* type : {"softmax", "log_softmax"}) {
     for (int axis : {-1, 1}) {
-      ExpectGpuHalfNearCpuFloat(
-          type, [](DataType t) { return SlotTensors{{"X", {RandomOf(t, {3, 5, 4}, -4, 4, 18)}}}; },
-          {{"Out", 1}}, {{"axis", axis}});
+      ExpectGpuHalfNearCpuFloat(type,
+                                [](DataType t) {
+                                  return SlotTensors{{"X", {RandomOf(t, {3, 5, 4}, -4, 4, 18)}}};
+                                },
+                                {{"Out", 1}}, {{"axis", axis}});
     }
+  }
+}
+
+// The value float16 holds nearest to each element of t (a float32 tensor).
+DenseTensor RoundedToHalf(const DenseTensor& t) {
+  DenseTensor half, back;
+  framework::CastTensor(t, DataType::FLOAT16, &half);
+  framework::CastTensor(half, DataType::FLOAT32, &back);
+  return back;
+}
+
+TEST_F(CudnnKernelTest, Float16GradKernelsMatchCpuInFloat) {
+  for (const ConvCase& c : ConvCases()) {
+    SCOPED_TRACE(c.Name());
+    const DDim out = RunOp(c.op,
+                           {{"Input", {RandomOf(DataType::FLOAT32, c.input, -1, 1, 21)}},
+                            {"Filter", {RandomOf(DataType::FLOAT32, c.filter, -1, 1, 22)}}},
+                           {{"Output", 1}}, c.Attrs())
+                         .outputs.at("Output")[0]
+                         .dims();
+    ExpectGpuHalfNearCpuFloat(
+        c.op + "_grad",
+        [&](DataType t) {
+          return SlotTensors{{"Input", {RandomOf(t, c.input, -1, 1, 21)}},
+                             {"Filter", {RandomOf(t, c.filter, -1, 1, 22)}},
+                             {"Output@GRAD", {RandomOf(t, out, -1, 1, 23)}}};
+        },
+        {{"Input@GRAD", 1}, {"Filter@GRAD", 1}}, c.Attrs());
+  }
+  // conv2d_transpose, forward and grad.
+  ConvTransposeCase tc;
+  tc.input = {2, 4, 5, 6};
+  tc.filter = {4, 3, 3, 3};
+  tc.strides = {2, 2};
+  tc.paddings = {1, 1};
+  const AttributeMap t_attrs = tc.Attrs();
+  const auto t_inputs = [&](DataType t) {
+    return SlotTensors{{"Input", {RandomOf(t, tc.input, -1, 1, 24)}},
+                       {"Filter", {RandomOf(t, tc.filter, -1, 1, 25)}}};
+  };
+  ExpectGpuHalfNearCpuFloat("conv2d_transpose", t_inputs, {{"Output", 1}}, t_attrs);
+  const DDim t_out =
+      RunOp("conv2d_transpose", t_inputs(DataType::FLOAT32), {{"Output", 1}}, t_attrs)
+          .outputs.at("Output")[0]
+          .dims();
+  ExpectGpuHalfNearCpuFloat(
+      "conv2d_transpose_grad",
+      [&](DataType t) {
+        SlotTensors in = t_inputs(t);
+        in["Output@GRAD"] = {RandomOf(t, t_out, -1, 1, 26)};
+        return in;
+      },
+      {{"Input@GRAD", 1}, {"Filter@GRAD", 1}}, t_attrs);
+  // pool2d_grad: Out is the CPU's pooling of the float16-rounded X (max pooling's backward
+  // finds the maxima by comparing X with Out).
+  for (const PoolCase& c : PoolCases()) {
+    SCOPED_TRACE(c.Name());
+    const DenseTensor x = RoundedToHalf(RandomOf(DataType::FLOAT32, c.x, -1, 1, 27));
+    const DenseTensor out =
+        RunOp("pool2d", {{"X", {x}}}, {{"Out", 1}}, CudnnPoolAttrs(c)).outputs.at("Out")[0];
+    ExpectGpuHalfNearCpuFloat(
+        "pool2d_grad",
+        [&](DataType) {
+          return SlotTensors{{"X", {x}},
+                             {"Out", {out}},
+                             {"Out@GRAD", {RandomOf(DataType::FLOAT32, out.dims(), -1, 1, 28)}}};
+        },
+        {{"X@GRAD", 1}}, CudnnPoolAttrs(c));
+  }
+  for (const char* type : {"softmax", "log_softmax"}) {
+    const DenseTensor out =
+        RunOp(type, {{"X", {RandomOf(DataType::FLOAT32, {3, 5, 4}, -4, 4, 29)}}}, {{"Out", 1}},
+              {{"axis", -1}})
+            .outputs.at("Out")[0];
+    ExpectGpuHalfNearCpuFloat(
+        std::string(type) + "_grad",
+        [&](DataType t) {
+          return SlotTensors{{"Out", {out}}, {"Out@GRAD", {RandomOf(t, {3, 5, 4}, -1, 1, 30)}}};
+        },
+        {{"X@GRAD", 1}}, {{"axis", -1}});
   }
 }
 

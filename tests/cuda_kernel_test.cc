@@ -640,11 +640,13 @@ TEST_F(CudaKernelTest, Float16KernelsMatchCpuInFloat) {
                               },
                               {{"Out", 1}}, {{"axis", -1}});
   }
-  for (const char* type : {"relu", "sigmoid", "tanh", "exp", "square", "hard_swish",
-                           "hard_sigmoid", "relu6", "leaky_relu", "swish", "gelu", "softplus"}) {
-    ExpectGpuHalfNearCpuFloat(
-        type, [](DataType t) { return SlotTensors{{"X", {Random(t, {6, 7}, -3, 3, 87)}}}; },
-        {{"Out", 1}}, {});
+  for (const char* type : {"relu", "sigmoid", "tanh", "exp", "square", "hard_swish", "hard_sigmoid",
+                           "relu6", "leaky_relu", "swish", "gelu", "softplus"}) {
+    ExpectGpuHalfNearCpuFloat(type,
+                              [](DataType t) {
+                                return SlotTensors{{"X", {Random(t, {6, 7}, -3, 3, 87)}}};
+                              },
+                              {{"Out", 1}}, {});
   }
   ExpectGpuHalfNearCpuFloat("hard_swish_grad",
                             [](DataType t) {
@@ -677,6 +679,44 @@ TEST_F(CudaKernelTest, Float16KernelsMatchCpuInFloat) {
                                                  {"Y", {Random(t, {2, 16, 3}, -1, 1, 95)}}};
                             },
                             {{"Out", 1}},
+                            {{"transpose_X", false}, {"transpose_Y", false}, {"alpha", 0.5f}});
+  // Grad ops: products and broadcast sums accumulate in float or double, rounded once.
+  for (const char* type : {"elementwise_add_grad", "elementwise_sub_grad", "elementwise_mul_grad",
+                           "elementwise_div_grad"}) {
+    ExpectGpuHalfNearCpuFloat(type,
+                              [](DataType t) {
+                                return SlotTensors{
+                                    {"X", {Random(t, {3, 4, 5}, -2, 2, 98)}},
+                                    {"Y", {Random(t, {4, 1}, 0.5, 2, 99)}},
+                                    {"Out", {Random(t, {3, 4, 5}, -2, 2, 100)}},
+                                    {"Out@GRAD", {Random(t, {3, 4, 5}, -1, 1, 101)}}};
+                              },
+                              {{"X@GRAD", 1}, {"Y@GRAD", 1}}, {{"axis", 1}});
+  }
+  ExpectGpuHalfNearCpuFloat("mul_grad",
+                            [](DataType t) {
+                              return SlotTensors{{"X", {Random(t, {6, 32}, -1, 1, 102)}},
+                                                 {"Y", {Random(t, {32, 5}, -1, 1, 103)}},
+                                                 {"Out@GRAD", {Random(t, {6, 5}, -1, 1, 104)}}};
+                            },
+                            {{"X@GRAD", 1}, {"Y@GRAD", 1}},
+                            {{"x_num_col_dims", 1}, {"y_num_col_dims", 1}});
+  // Y broadcast over X's batches: its gradient sums the batches.
+  ExpectGpuHalfNearCpuFloat("matmul_v2_grad",
+                            [](DataType t) {
+                              return SlotTensors{{"X", {Random(t, {3, 6, 16}, -1, 1, 105)}},
+                                                 {"Y", {Random(t, {5, 16}, -1, 1, 106)}},
+                                                 {"Out@GRAD", {Random(t, {3, 6, 5}, -1, 1, 107)}}};
+                            },
+                            {{"X@GRAD", 1}, {"Y@GRAD", 1}},
+                            {{"trans_x", false}, {"trans_y", true}});
+  ExpectGpuHalfNearCpuFloat("matmul_grad",
+                            [](DataType t) {
+                              return SlotTensors{{"X", {Random(t, {2, 4, 16}, -1, 1, 108)}},
+                                                 {"Y", {Random(t, {2, 16, 3}, -1, 1, 109)}},
+                                                 {"Out@GRAD", {Random(t, {2, 4, 3}, -1, 1, 110)}}};
+                            },
+                            {{"X@GRAD", 1}, {"Y@GRAD", 1}},
                             {{"transpose_X", false}, {"transpose_Y", false}, {"alpha", 0.5f}});
 }
 

@@ -1,6 +1,6 @@
 // cuDNN kernels of conv2d and depthwise_conv2d (with the fused epilogue of inference
 // programs: Bias, ResidualData, fuse_activation) and of their grad ops conv2d_grad and
-// depthwise_conv2d_grad, for float and double (forward also float16, accumulated in float).
+// depthwise_conv2d_grad, for float, double and float16 (accumulated in float).
 //
 // The geometry is the plain kernels' (ResolveConv2d, conv_pool_shape.h); buffers, descriptors
 // (FMA math for float, no TF32) and the algorithms cached per shape are cudnn_conv.h's.
@@ -246,13 +246,15 @@ PL_REGISTER_BACKEND_KERNELS(RegisterConvCudnnKernels) {
           type, DeviceType::kCUDA, DataType::FLOAT32, library, true);
       framework::RegisterKernelClass<Conv2dCudnnKernel<double>>(
           type, DeviceType::kCUDA, DataType::FLOAT64, library, true);
-      // float16 inference (accumulated in float).
+      // float16, accumulated in float.
       framework::RegisterKernelClass<Conv2dCudnnKernel<platform::float16>>(
           type, DeviceType::kCUDA, DataType::FLOAT16, library, true);
       framework::RegisterKernelClass<Conv2dGradCudnnKernel<float>>(
           type + "_grad", DeviceType::kCUDA, DataType::FLOAT32, library, true);
       framework::RegisterKernelClass<Conv2dGradCudnnKernel<double>>(
           type + "_grad", DeviceType::kCUDA, DataType::FLOAT64, library, true);
+      framework::RegisterKernelClass<Conv2dGradCudnnKernel<platform::float16>>(
+          type + "_grad", DeviceType::kCUDA, DataType::FLOAT16, library, true);
     }
   }
 }

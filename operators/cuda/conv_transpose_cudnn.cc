@@ -193,6 +193,11 @@ PL_REGISTER_BACKEND_KERNELS(RegisterConvTransposeCudnnKernels) {
           type + "_grad", DeviceType::kCUDA, DataType::FLOAT32, library, true);
       framework::RegisterKernelClass<Conv2dTransposeGradCudnnKernel<double>>(
           type + "_grad", DeviceType::kCUDA, DataType::FLOAT64, library, true);
+      // float16, accumulated in float.
+      framework::RegisterKernelClass<Conv2dTransposeCudnnKernel<platform::float16>>(
+          type, DeviceType::kCUDA, DataType::FLOAT16, library, true);
+      framework::RegisterKernelClass<Conv2dTransposeGradCudnnKernel<platform::float16>>(
+          type + "_grad", DeviceType::kCUDA, DataType::FLOAT16, library, true);
     }
   }
 }

@@ -145,7 +145,8 @@ class OpTensorDesc {
 };
 
 // dst = src + beta * dst over views of equal dims (layout changes, copies into and out of
-// padded buffers, accumulation with beta = 1). T: float, double or float16. The views must not overlap.
+// padded buffers, accumulation with beta = 1). T: float, double or float16. The views must
+// not overlap.
 template <typename T>
 void TransformTensor(const platform::CUDADeviceContext& dev, const std::string& op,
                      const View4d& src_view, const T* src, Scale<T> beta,

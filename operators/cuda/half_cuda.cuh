@@ -22,6 +22,25 @@ __device__ __forceinline__ platform::float16 FloatToHalf(float f) {
   return h;
 }
 
+// A value as double, and a double as T: through float for float16 (sums accumulated in
+// double read and write their elements with these).
+template <typename T>
+__device__ __forceinline__ double ToDouble(T v) {
+  return static_cast<double>(v);
+}
+template <>
+__device__ __forceinline__ double ToDouble(platform::float16 v) {
+  return HalfToFloat(v);
+}
+template <typename T>
+__device__ __forceinline__ T FromDouble(double v) {
+  return static_cast<T>(v);
+}
+template <>
+__device__ __forceinline__ platform::float16 FromDouble(double v) {
+  return FloatToHalf(static_cast<float>(v));
+}
+
 // F, a functor of float values, on float16 values.
 template <typename F>
 struct HalfViaFloat {

@@ -336,10 +336,13 @@ CudaKernelTable MatmulCudaKernels() {
   AddCudaKernels<MatmulV2GradCudaKernel, float, double>(&table, "matmul_v2_grad");
   AddCudaKernels<MatmulCudaKernel, float, double>(&table, "matmul");
   AddCudaKernels<MatmulGradCudaKernel, float, double>(&table, "matmul_grad");
-  // float16 products of float16 inference programs.
+  // float16 operands, accumulated in float.
   AddCudaKernels<MulCudaKernel, platform::float16>(&table, "mul");
+  AddCudaKernels<MulGradCudaKernel, platform::float16>(&table, "mul_grad");
   AddCudaKernels<MatmulV2CudaKernel, platform::float16>(&table, "matmul_v2");
+  AddCudaKernels<MatmulV2GradCudaKernel, platform::float16>(&table, "matmul_v2_grad");
   AddCudaKernels<MatmulCudaKernel, platform::float16>(&table, "matmul");
+  AddCudaKernels<MatmulGradCudaKernel, platform::float16>(&table, "matmul_grad");
   return table;
 }
 

@@ -1,5 +1,5 @@
 // cuDNN kernels of pool2d and pool2d_grad (max and avg; fixed, global and adaptive windows),
-// for float and double (forward also float16); registered as the plain CUDA kernels too, since pool2d declares
+// for float, double and float16; registered as the plain CUDA kernels too, since pool2d declares
 // use_cudnn = false by default (as PaddlePaddle) and no other CUDA pooling exists.
 //
 // The geometry is the plain kernels' (ResolvePool2d, conv_pool_shape.h). cuDNN pools with
@@ -370,6 +370,8 @@ PL_REGISTER_BACKEND_KERNELS(RegisterPoolCudnnKernels) {
         "pool2d_grad", DeviceType::kCUDA, DataType::FLOAT32, library, true);
     framework::RegisterKernelClass<Pool2dGradCudnnKernel<double>>(
         "pool2d_grad", DeviceType::kCUDA, DataType::FLOAT64, library, true);
+    framework::RegisterKernelClass<Pool2dGradCudnnKernel<platform::float16>>(
+        "pool2d_grad", DeviceType::kCUDA, DataType::FLOAT16, library, true);
   }
 }
 

@@ -119,9 +119,11 @@ CudaKernelTable SoftmaxCudaKernels() {
   AddCudaKernels<AccurateGrad::Kernel, float, double>(&table, "softmax_grad");
   AddCudaKernels<Log::Kernel, float, double>(&table, "log_softmax");
   AddCudaKernels<LogGrad::Kernel, float, double>(&table, "log_softmax_grad");
-  // float16 inference (cuDNN computes in float).
+  // float16 (cuDNN computes in float).
   AddCudaKernels<Accurate::Kernel, platform::float16>(&table, "softmax");
+  AddCudaKernels<AccurateGrad::Kernel, platform::float16>(&table, "softmax_grad");
   AddCudaKernels<Log::Kernel, platform::float16>(&table, "log_softmax");
+  AddCudaKernels<LogGrad::Kernel, platform::float16>(&table, "log_softmax_grad");
   const size_t plain = table.size();
   for (size_t i = 0; i < plain; ++i) {
     CudaKernelEntry cudnn = table[i];

@@ -42,6 +42,10 @@ struct ElementwiseCudaKernel {
   };
 };
 
+// The device functor of F for element type T (F<float> through HalfViaFloat for float16).
+template <typename T, template <typename> class F>
+using Fn = typename cuda::DeviceFunctor<T, F>::type;
+
 // Functors of the gradient values before summing to the input's shape.
 template <typename T>
 struct FirstFunctor {  // dOut (the first operand) as it is
@@ -105,20 +109,20 @@ struct ElementwiseGradCudaKernel {
       const DDim x_dims = x.dims(), y_dims = y.dims();
       if constexpr (std::is_same_v<Tag, ElementwiseAddTag> ||
                     std::is_same_v<Tag, ElementwiseSubTag>) {
-        if (dx) WriteGrad<T>(ctx, g, g, alone, x_dims, dims.x, dx, FirstFunctor<T>{});
+        if (dx) WriteGrad<T>(ctx, g, g, alone, x_dims, dims.x, dx, Fn<T, FirstFunctor>{});
         if (dy) {
           if constexpr (std::is_same_v<Tag, ElementwiseAddTag>) {
-            WriteGrad<T>(ctx, g, g, alone, y_dims, dims.y, dy, FirstFunctor<T>{});
+            WriteGrad<T>(ctx, g, g, alone, y_dims, dims.y, dy, Fn<T, FirstFunctor>{});
           } else {
-            WriteGrad<T>(ctx, g, g, alone, y_dims, dims.y, dy, NegFirstFunctor<T>{});
+            WriteGrad<T>(ctx, g, g, alone, y_dims, dims.y, dy, Fn<T, NegFirstFunctor>{});
           }
         }
       } else if constexpr (std::is_same_v<Tag, ElementwiseMulTag>) {
-        if (dx) WriteGrad<T>(ctx, g, y.data<T>(), with_y, x_dims, dims.x, dx, MulFunctor<T>{});
-        if (dy) WriteGrad<T>(ctx, g, x.data<T>(), with_x, y_dims, dims.y, dy, MulFunctor<T>{});
+        if (dx) WriteGrad<T>(ctx, g, y.data<T>(), with_y, x_dims, dims.x, dx, Fn<T, MulFunctor>{});
+        if (dy) WriteGrad<T>(ctx, g, x.data<T>(), with_x, y_dims, dims.y, dy, Fn<T, MulFunctor>{});
       } else {
         static_assert(std::is_same_v<Tag, ElementwiseDivTag>, "an elementwise op without grad");
-        if (dx) WriteGrad<T>(ctx, g, y.data<T>(), with_y, x_dims, dims.x, dx, DivFunctor<T>{});
+        if (dx) WriteGrad<T>(ctx, g, y.data<T>(), with_y, x_dims, dims.x, dx, Fn<T, DivFunctor>{});
         if (dy) {
           const DenseTensor out = *ctx.Input("Out");
           PL_ENFORCE(out.numel() == n,
@@ -129,8 +133,8 @@ struct ElementwiseGradCudaKernel {
           // dY = -(dOut * Out) / Y, summed: first dOut * Out at Out's shape.
           auto prod = cuda::Device(ctx).Temporary(sizeof(T) * (n > 0 ? n : 1));
           T* p = static_cast<T*>(prod->ptr());
-          LaunchBinary<T>(ctx, g, out.data<T>(), alone, p, MulFunctor<T>{});
-          WriteGrad<T>(ctx, p, y.data<T>(), with_y, y_dims, dims.y, dy, NegMulDivFunctor<T>{});
+          LaunchBinary<T>(ctx, g, out.data<T>(), alone, p, Fn<T, MulFunctor>{});
+          WriteGrad<T>(ctx, p, y.data<T>(), with_y, y_dims, dims.y, dy, Fn<T, NegMulDivFunctor>{});
         }
       }
     }
@@ -176,7 +180,7 @@ struct SumCudaKernel {
     if (srcs.empty()) {
       cuda::Fill(ctx, r, n, T(0));
     } else if (srcs.size() == 1) {
-      cuda::MapPair(ctx, srcs[0], srcs[0], r, n, FirstFunctor<T>{});
+      cuda::MapPair(ctx, srcs[0], srcs[0], r, n, Fn<T, FirstFunctor>{});
     } else {
       cuda::MapPair(ctx, srcs[0], srcs[1], r, n, AddFunctor<T>{});
       for (size_t k = 2; k < srcs.size(); ++k) {
@@ -223,8 +227,8 @@ CudaKernelTable ElementwiseCudaKernels() {
   AddCudaKernels<SumCudaKernel, float, double, int32_t, int64_t>(&table, "sum");
   ForEachElementwiseWithFusedGrad([&](auto tag) {
     using Tag = decltype(tag);
-    AddCudaKernels<ElementwiseGradCudaKernel<Tag>::template Kernel, float, double>(
-        &table, std::string(Tag::kType) + "_grad");
+    AddCudaKernels<ElementwiseGradCudaKernel<Tag>::template Kernel, float, double,
+                   platform::float16>(&table, std::string(Tag::kType) + "_grad");
   });
   return table;
 }

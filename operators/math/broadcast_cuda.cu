@@ -2,6 +2,7 @@
 #include <stdexcept>
 
 #include "operators/math/broadcast_cuda.h"
+#include "operators/cuda/half_cuda.cuh"
 #include "platform/cuda/cuda_device_context.h"
 
 namespace paddle_like {
@@ -77,9 +78,9 @@ __global__ void SumPerThread(const T* x, SplitDims s, double scale, T* out) {
     const int64_t base = Offset(o, s.kept_rank, s.kept, s.kept_stride);
     double sum = 0;
     for (int64_t r = 0; r < s.summed_numel; ++r) {
-      sum += static_cast<double>(x[base + Offset(r, s.summed_rank, s.summed, s.summed_stride)]);
+      sum += cuda::ToDouble(x[base + Offset(r, s.summed_rank, s.summed, s.summed_stride)]);
     }
-    out[o] = static_cast<T>(sum * scale);
+    out[o] = cuda::FromDouble<T>(sum * scale);
   }
 }
 
@@ -92,7 +93,7 @@ __global__ void SumPerBlock(const T* x, SplitDims s, double scale, T* out) {
     const int64_t base = Offset(o, s.kept_rank, s.kept, s.kept_stride);
     double sum = 0;
     for (int64_t r = threadIdx.x; r < s.summed_numel; r += blockDim.x) {
-      sum += static_cast<double>(x[base + Offset(r, s.summed_rank, s.summed, s.summed_stride)]);
+      sum += cuda::ToDouble(x[base + Offset(r, s.summed_rank, s.summed, s.summed_stride)]);
     }
     partial[threadIdx.x] = sum;
     __syncthreads();
@@ -100,7 +101,7 @@ __global__ void SumPerBlock(const T* x, SplitDims s, double scale, T* out) {
       if (threadIdx.x < width) partial[threadIdx.x] += partial[threadIdx.x + width];
       __syncthreads();
     }
-    if (threadIdx.x == 0) out[o] = static_cast<T>(partial[0] * scale);
+    if (threadIdx.x == 0) out[o] = cuda::FromDouble<T>(partial[0] * scale);
     __syncthreads();  // partial[0] is read before the next output overwrites it.
   }
 }
@@ -117,7 +118,7 @@ __global__ void Broadcast(const T* x, SplitDims s, int64_t big_numel, double sca
     }
     // Integers are copied exactly when not scaled (a double holds only 53 bits).
     out[i] = scale == 1.0 ? x[small_index]
-                          : static_cast<T>(static_cast<double>(x[small_index]) * scale);
+                          : cuda::FromDouble<T>(cuda::ToDouble(x[small_index]) * scale);
   }
 }
 
@@ -168,6 +169,7 @@ PL_INSTANTIATE(float)
 PL_INSTANTIATE(double)
 PL_INSTANTIATE(int32_t)
 PL_INSTANTIATE(int64_t)
+PL_INSTANTIATE(platform::float16)  // Summed in double like the rest.
 #undef PL_INSTANTIATE
 // expand_v2 broadcasts bool tensors too (nothing sums them).
 template void BroadcastToCuda<bool>(cudaStream_t, const bool*, const framework::DDim&,
