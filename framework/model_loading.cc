@@ -69,10 +69,18 @@ std::vector<std::string> ParameterNames(const ProgramDesc& program) {
   std::vector<std::string> names;
   for (const VarDesc* v : program.Block(0).AllVars()) {
     const VarKind k = v->GetKind();
+    // PaddlePaddle's loaders skip these persistables too: nothing of them is in a file.
     if (!v->Persistable() || k == VarKind::kFeedMinibatch || k == VarKind::kFetchList ||
-        k == VarKind::kRaw) {
+        k == VarKind::kRaw || k == VarKind::kReader) {
       continue;
     }
+    // A parameter file holds tensor records only: a persistable array or step scopes has
+    // none, and loading one would read the next variable's record as its own.
+    PL_ENFORCE(k == VarKind::kDenseTensor || k == VarKind::kSelectedRows,
+               errors::InvalidArgument("persistable variable `%s` of block 0: declared as %s; a "
+                                       "parameter file holds only DENSE_TENSOR and "
+                                       "SELECTED_ROWS variables",
+                                       v->Name(), VarKindName(static_cast<int>(k))));
     names.push_back(v->Name());
   }
   std::sort(names.begin(), names.end());

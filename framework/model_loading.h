@@ -19,8 +19,10 @@ class Scope;
 // NotFoundError naming the directory when it holds no (or several candidate) programs.
 std::string ResolveProgramPath(const std::string& path);
 
-// The persistable variables of block 0 that a parameter file holds (feed, fetch and raw
-// variables excluded), sorted ascending: the order of records in a combined file.
+// The persistable variables of block 0 that a parameter file holds (feed, fetch, raw and
+// reader variables excluded, as PaddlePaddle's loaders do), sorted ascending: the order of
+// records in a combined file. InvalidArgumentError naming the variable for a persistable of a
+// kind no file holds (a tensor array, step scopes).
 std::vector<std::string> ParameterNames(const ProgramDesc& program);
 
 // Where parameters come from. Both empty: next to the program, trying

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "framework/model_loading.h"
 #include "framework/program_validation.h"
 #include "operators/registry.h"
 #include "paddle_like/inference_api.h"
@@ -102,6 +103,28 @@ TEST_F(ProgramValidation, OpsAreCheckedAgainstTheirRegistration) {
   p.Block(0).Op(1)->SetAttr("scale", std::string("two"));
   ExpectError<platform::InvalidArgumentError>([&] { framework::ValidateProgram(p, "m.pdmodel"); },
                                               {"scale", "attribute `scale`"});
+}
+
+// Persistables that no parameter file holds: a reader is skipped (as PaddlePaddle's loaders
+// do), a tensor array or step scopes is refused by name rather than read from the next
+// variable's record.
+TEST_F(ProgramValidation, PersistablesThatAreNotTensorsAreSkippedOrRefused) {
+  ProgramDesc p = FeedScaleFetch();
+  framework::BlockDesc& b = p.Block(0);
+  b.Var("w")->SetPersistable(true);
+  b.Var("reader")->SetKind(framework::VarKind::kReader);
+  b.Var("reader")->SetPersistable(true);
+  EXPECT_EQ(framework::ParameterNames(p), (std::vector<std::string>{"w"}));
+  for (const auto kind : {framework::VarKind::kStepScopes, framework::VarKind::kDenseTensorArray}) {
+    ProgramDesc q = p;
+    q.Block(0).Var("steps")->SetKind(kind);
+    q.Block(0).Var("steps")->SetPersistable(true);
+    ExpectError<platform::InvalidArgumentError>(
+        [&] { framework::ParameterNames(q); },
+        {"persistable variable `steps` of block 0: declared as " +
+             framework::VarKindName(static_cast<int>(kind)),
+         "holds only DENSE_TENSOR and SELECTED_ROWS variables"});
+  }
 }
 
 TEST_F(ProgramValidation, PredictorRefusesAnInvalidProgramAtCreation) {
