@@ -1,6 +1,5 @@
-// Registration of every plain CUDA kernel: each op family's `.cu` file names its kernels in
-// a CudaKernelTable (cuda_kernel_table.h), and this file registers them all with the
-// KernelRegistry for DeviceType::kCUDA.
+// Registers the CUDA kernels of every op family with the KernelRegistry: each family's `.cu`
+// file lists its kernels (cuda_kernel_table.h), so no `.cu` file includes the registry.
 #include "framework/op_registry.h"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/op_family.h"
@@ -9,7 +8,7 @@ namespace paddle_like {
 namespace operators {
 
 PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernelTables) {
-  for (const auto& table :
+  for (const auto& family :
        {ElementwiseCudaKernels(), ActivationCudaKernels(),  ParametricActivationCudaKernels(),
         TensorCudaKernels(),      ReduceCudaKernels(),      LossCudaKernels(),
         OptimizerCudaKernels(),   MatmulCudaKernels(),      SoftmaxCudaKernels(),
@@ -17,9 +16,9 @@ PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernelTables) {
         InterpolateCudaKernels(), LookupTableCudaKernels(), CompareLogicalCudaKernels(),
         IndexingCudaKernels(),    LayerNormCudaKernels(),   SearchCudaKernels(),
         MetricsCudaKernels(),     PreluCudaKernels(),       DetectionCudaKernels()}) {
-    for (const CudaKernelEntry& k : table) {
-      framework::RegisterKernel(k.op_type, framework::DeviceType::kCUDA, k.dtype, k.library,
-                                k.fn);
+    for (const CudaKernelEntry& kernel : family) {
+      framework::RegisterKernel(kernel.op_type, framework::DeviceType::kCUDA, kernel.dtype,
+                                kernel.library, kernel.fn);
     }
   }
 }

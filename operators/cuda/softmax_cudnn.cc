@@ -2,9 +2,8 @@
 // maximum subtracted first (CUDNN_SOFTMAX_ACCURATE, and CUDNN_SOFTMAX_LOG for log_softmax,
 // whose backward is dX = dOut - exp(Out) * sum(dOut)). X is viewed as [outer, n, inner]
 // around the softmax axis, which is cuDNN's NCHW tensor [outer, n, inner, 1] in its
-// per-channel mode. The kernels are registered under both LibraryType::kCUDNN and kPlain:
-// saved PaddlePaddle models set use_cudnn = false on softmax, and these are the only CUDA
-// kernels of these ops.
+// per-channel mode. Each kernel is listed for LibraryType::kCUDNN and for kPlain: saved
+// PaddlePaddle models set use_cudnn = false on softmax, and no other CUDA softmax exists.
 #include <cudnn.h>
 
 #include "operators/cuda/cuda_kernel_table.h"
@@ -110,27 +109,28 @@ void SoftmaxGradCudnn<kAlgo>::Kernel<T>::Compute(const ExecutionContext& ctx) {
 }  // namespace
 
 CudaKernelTable SoftmaxCudaKernels() {
-  CudaKernelTable table;
+  CudaKernelTable kernels;
   using Accurate = SoftmaxCudnn<CUDNN_SOFTMAX_ACCURATE>;
   using AccurateGrad = SoftmaxGradCudnn<CUDNN_SOFTMAX_ACCURATE>;
   using Log = SoftmaxCudnn<CUDNN_SOFTMAX_LOG>;
   using LogGrad = SoftmaxGradCudnn<CUDNN_SOFTMAX_LOG>;
-  AddCudaKernels<Accurate::Kernel, float, double>(&table, "softmax");
-  AddCudaKernels<AccurateGrad::Kernel, float, double>(&table, "softmax_grad");
-  AddCudaKernels<Log::Kernel, float, double>(&table, "log_softmax");
-  AddCudaKernels<LogGrad::Kernel, float, double>(&table, "log_softmax_grad");
+  AddCudaKernels<Accurate::Kernel, float, double>(&kernels, "softmax");
+  AddCudaKernels<AccurateGrad::Kernel, float, double>(&kernels, "softmax_grad");
+  AddCudaKernels<Log::Kernel, float, double>(&kernels, "log_softmax");
+  AddCudaKernels<LogGrad::Kernel, float, double>(&kernels, "log_softmax_grad");
   // float16 (cuDNN computes in float).
-  AddCudaKernels<Accurate::Kernel, platform::float16>(&table, "softmax");
-  AddCudaKernels<AccurateGrad::Kernel, platform::float16>(&table, "softmax_grad");
-  AddCudaKernels<Log::Kernel, platform::float16>(&table, "log_softmax");
-  AddCudaKernels<LogGrad::Kernel, platform::float16>(&table, "log_softmax_grad");
-  const size_t plain = table.size();
-  for (size_t i = 0; i < plain; ++i) {
-    CudaKernelEntry cudnn = table[i];
-    cudnn.library = framework::LibraryType::kCUDNN;
-    table.push_back(cudnn);
+  AddCudaKernels<Accurate::Kernel, platform::float16>(&kernels, "softmax");
+  AddCudaKernels<AccurateGrad::Kernel, platform::float16>(&kernels, "softmax_grad");
+  AddCudaKernels<Log::Kernel, platform::float16>(&kernels, "log_softmax");
+  AddCudaKernels<LogGrad::Kernel, platform::float16>(&kernels, "log_softmax_grad");
+  // The same kernels again under cuDNN's library type.
+  const size_t listed = kernels.size();
+  for (size_t i = 0; i < listed; ++i) {
+    CudaKernelEntry as_cudnn = kernels[i];
+    as_cudnn.library = framework::LibraryType::kCUDNN;
+    kernels.push_back(as_cudnn);
   }
-  return table;
+  return kernels;
 }
 
 }  // namespace operators
