@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "framework/execution_profile.h"
 #include "framework/kernel_registry.h"
@@ -35,6 +36,29 @@ void ExpectSameValues(const DenseTensor& got, const DenseTensor& want, const std
   }
 }
 
+// Every output of the CPU run against the GPU run's: same initialisation, dims and dtype
+// (`gpu_dtype` maps the CPU's dtype to the one the GPU must give), values equal (NaN matching
+// NaN) when rtol and atol are 0, else within them.
+void ExpectOutputsMatch(const std::string& type, const OpRunResult& cpu, const OpRunResult& gpu,
+                        double rtol, double atol,
+                        const std::function<DataType(DataType)>& gpu_dtype) {
+  for (const auto& [slot, tensors] : cpu.outputs) {
+    for (size_t i = 0; i < tensors.size(); ++i) {
+      const DenseTensor& want = tensors[i];
+      const DenseTensor& got = gpu.outputs.at(slot)[i];
+      ASSERT_EQ(got.initialized(), want.initialized()) << slot;
+      if (!want.initialized()) continue;
+      EXPECT_EQ(got.dims(), want.dims()) << slot;
+      EXPECT_EQ(got.dtype(), gpu_dtype(want.dtype())) << slot;
+      if (rtol == 0 && atol == 0) {
+        ExpectSameValues(got, want, type + " " + slot);
+      } else {
+        ExpectNear(ToDoubles(got), ToDoubles(want), rtol, atol, type + " " + slot);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void ExpectGpuMatchesCpu(const std::string& type, const InputMaker& inputs,
@@ -50,21 +74,7 @@ void ExpectGpuMatchesCpu(const std::string& type, const InputMaker& inputs,
     const bool is_double = dtype == DataType::FLOAT64;
     const double rtol = is_double ? tol.double_rtol : tol.float_rtol;
     const double atol = is_double ? tol.double_atol : tol.float_atol;
-    for (const auto& [slot, tensors] : cpu.outputs) {
-      for (size_t i = 0; i < tensors.size(); ++i) {
-        const DenseTensor& want = tensors[i];
-        const DenseTensor& got = gpu.outputs.at(slot)[i];
-        ASSERT_EQ(got.initialized(), want.initialized()) << slot;
-        if (!want.initialized()) continue;
-        EXPECT_EQ(got.dims(), want.dims()) << slot;
-        EXPECT_EQ(got.dtype(), want.dtype()) << slot;
-        if (rtol == 0 && atol == 0) {
-          ExpectSameValues(got, want, type + " " + slot);
-        } else {
-          ExpectNear(ToDoubles(got), ToDoubles(want), rtol, atol, type + " " + slot);
-        }
-      }
-    }
+    ExpectOutputsMatch(type, cpu, gpu, rtol, atol, [](DataType t) { return t; });
     if (!tol.check_repeat) continue;
     // Fixed reduction orders: a second GPU run gives the same bits.
     const OpRunResult again = RunOp(type, in, outputs, attrs, platform::CUDAPlace(0));
@@ -174,18 +184,9 @@ void ExpectGpuHalfNearCpuFloat(const std::string& type, const InputMaker& inputs
   ASSERT_NE(gpu.kernel, nullptr);
   EXPECT_EQ(gpu.kernel->key.device, framework::DeviceType::kCUDA) << gpu.kernel->key.ToString();
   EXPECT_EQ(gpu.kernel->key.dtype, DataType::FLOAT16) << gpu.kernel->key.ToString();
-  for (const auto& [slot, tensors] : cpu.outputs) {
-    for (size_t i = 0; i < tensors.size(); ++i) {
-      const DenseTensor& want = tensors[i];
-      const DenseTensor& got = gpu.outputs.at(slot)[i];
-      ASSERT_EQ(got.initialized(), want.initialized()) << slot;
-      if (!want.initialized()) continue;
-      EXPECT_EQ(got.dims(), want.dims()) << slot;
-      EXPECT_EQ(got.dtype(), want.dtype() == DataType::FLOAT32 ? DataType::FLOAT16 : want.dtype())
-          << slot;
-      ExpectNear(ToDoubles(got), ToDoubles(want), rtol, atol, type + " " + slot);
-    }
-  }
+  ExpectOutputsMatch(type, cpu, gpu, rtol, atol, [](DataType t) {
+    return t == DataType::FLOAT32 ? DataType::FLOAT16 : t;
+  });
 }
 
 }  // namespace testing
