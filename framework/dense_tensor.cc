@@ -68,6 +68,21 @@ void* DenseTensor::mutable_data(const Place& place, DataType dtype) {
   return raw_data();
 }
 
+void DenseTensor::ShareDataWithOffset(const DenseTensor& buffer, size_t byte_offset) {
+  PL_ENFORCE(buffer.initialized() && buffer.is_plain(),
+             errors::PreconditionNotMet("cannot view a tensor that holds no row-major data"));
+  const size_t bytes = data_bytes();
+  PL_ENFORCE(byte_offset <= buffer.memory_size() && bytes <= buffer.memory_size() - byte_offset,
+             errors::OutOfRange("a view of %zu bytes at byte %zu passes the end of a buffer of "
+                                "%zu bytes",
+                                bytes, byte_offset, buffer.memory_size()));
+  holder_ = buffer.holder_;
+  offset_ = buffer.offset_ + byte_offset;
+  place_ = buffer.place_;
+  layout_.reset();
+  inplace_bytes_.value = 0;
+}
+
 void DenseTensor::ShareBufferInPlace(const DenseTensor& donor) {
   holder_ = donor.holder_;
   offset_ = donor.offset_;

@@ -117,6 +117,12 @@ class DenseTensor {
 
   // Makes this tensor view `other`'s buffer (dims, dtype, place, LoD too).
   void ShareDataWith(const DenseTensor& other) { *this = other; }
+  // Makes this tensor (keeping its dims and dtype) view `buffer`'s data from byte
+  // `byte_offset` on (coalesce_tensor's outputs). OutOfRangeError when the view would pass
+  // the end of buffer's data. As with ShareDataWith, mutable_data() then allocates anew;
+  // only a kernel declared to write into its input's buffer (an in-place collective) writes
+  // through raw_data(), and the view sees that.
+  void ShareDataWithOffset(const DenseTensor& buffer, size_t byte_offset);
   // In-place execution (the executor's memory plan): takes `donor`'s buffer, dtype and
   // place, and lets the next mutable_data() of exactly the donor's type and byte size write
   // into it although `donor` still holds it, which is otherwise never done. Granted only for

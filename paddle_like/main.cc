@@ -28,6 +28,7 @@ std::string Usage() {
          "                               train, save, reload and evaluate a model\n"
          "  train --program MAIN --loss VAR --feed NAME=FILE.npy ...\n"
          "                               train a program built elsewhere (e.g. by PaddlePaddle)\n"
+         "  launch --nproc N VERB ...    start the ranks of a distributed job (train --distributed)\n"
          "Run `paddle_like <verb> --help` for the options of a verb.\n";
 }
 
@@ -42,6 +43,7 @@ int main(int argc, char** argv) {
       {"inspect", paddle_like::cli::InspectCommand},
       {"backward", paddle_like::cli::BackwardCommand},
       {"train", paddle_like::cli::TrainCommand},
+      {"launch", paddle_like::cli::LaunchCommand},
   };
   const std::string verb = argc > 1 ? argv[1] : "";
   if (verb == "--help" || verb == "-h" || verb == "help") {

@@ -19,7 +19,7 @@ JOBS="${FUZZ_JOBS:-1}"
 
 bash scripts/install_packages.sh clang libclang-rt-14-dev build-essential cmake ccache \
   libeigen3-dev libdnnl-dev libgoogle-glog-dev libgflags-dev libprotobuf-dev \
-  protobuf-compiler zlib1g-dev libpng-dev libjpeg-dev
+  protobuf-compiler zlib1g-dev libpng-dev libjpeg-dev libgloo-dev
 
 export CCACHE_BASEDIR="$PWD"
 BUILD=build-fuzz

@@ -30,6 +30,9 @@ int TrainCommand(const std::vector<std::string>& args);
 // `paddle_like train --program MAIN --loss NAME --feed NAME=FILE ...`: trains a program that
 // holds its own backward and optimizer ops (one built by PaddlePaddle, for example).
 int TrainProgramCommand(const std::vector<std::string>& args);
+// `paddle_like launch --nproc N VERB ...`: starts the ranks of a distributed job and stops
+// them all when one fails.
+int LaunchCommand(const std::vector<std::string>& args);
 
 }  // namespace cli
 }  // namespace paddle_like

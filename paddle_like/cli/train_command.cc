@@ -2,6 +2,7 @@
 // model, reloads it and evaluates it again, and optionally writes a JSON report. With
 // `--program MAIN` it trains that program instead (train_program_command.cc).
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <string>
 #include <vector>
@@ -13,6 +14,8 @@
 #include "paddle_like/datasets/fashion_mnist.h"
 #include "paddle_like/datasets/sklearn_datasets.h"
 #include "paddle_like/train/trainer.h"
+#include "platform/collective/comm_registry.h"
+#include "platform/enforce.h"
 #include "platform/file_util.h"
 
 namespace paddle_like {
@@ -25,7 +28,8 @@ constexpr char kTrainUsage[] =
     "                         [--epochs N] [--batch-size B] [--optimizer sgd|momentum|adam]\n"
     "                         [--lr X] [--seed S] [--save DIR] [--report FILE.json]\n"
     "                         [--data-dir DIR] [--no-progress] [--profile FILE.json]\n"
-    "                         [--place cpu|gpu|gpu:N]\n"
+    "                         [--place cpu|gpu|gpu:N] [--dtype float32|float64]\n"
+    "                         [--steps N] [--distributed [--master HOST:PORT]]\n"
     "  Trains the model, printing a progress bar per epoch and the test accuracy after it,\n"
     "  then saves DIR/model.pdmodel + DIR/model.pdiparams, reloads them and evaluates the\n"
     "  reloaded model on the test set.\n"
@@ -36,6 +40,13 @@ constexpr char kTrainUsage[] =
     "  --profile FILE: writes the last training step's profile as JSON (per op: kernel key,\n"
     "  data transforms and weight pre-packs, time; totals per op type), a table to stderr.\n"
     "  --place: where the training program runs (ops without a kernel there run on the CPU).\n"
+    "  --dtype: of the parameters and activations (default float32).\n"
+    "  --steps N: stop after N training steps (default: every batch of every epoch).\n"
+    "  --distributed: data-parallel over the ranks of the job (`paddle_like launch`, or\n"
+    "  mpirun): --batch-size is the global batch, each rank trains on its share, gradients\n"
+    "  are all-reduced; rank 0 alone prints, evaluates, saves and writes the report.\n"
+    "  --master HOST:PORT: where the ranks meet (default: PADDLE_MASTER, else the first\n"
+    "  trainer endpoint, else MASTER_ADDR:MASTER_PORT, else 127.0.0.1:6170).\n"
     "   or: paddle_like train --program MAIN --loss NAME --feed NAME=FILE.npy ...\n"
     "  Trains a program built elsewhere (see `paddle_like train --program X --help`).\n";
 
@@ -67,14 +78,20 @@ float ParseFloat(const std::string& flag, const std::string& value) {
   throw errors::InvalidArgument("train: --%s expects a positive number, received `%s`", flag, value);
 }
 
+// This process's rank in the job (connecting its communicator).
+int DistributedRank() {
+  return platform::collective::CommRegistry::Instance().Get(0, platform::CPUPlace())->rank();
+}
+
 }  // namespace
 
 int TrainCommand(const std::vector<std::string>& argv) {
   if (WantsProgramMode(argv)) return TrainProgramCommand(argv);
   const Args args(argv,
                   {"model", "dataset", "epochs", "batch-size", "optimizer", "lr",
-                   "seed", "save", "report", "data-dir", "profile", "place"},
-                  {"help", "no-progress"});
+                   "seed", "save", "report", "data-dir", "profile", "place", "dtype", "steps",
+                   "master"},
+                  {"help", "no-progress", "distributed"});
   if (args.Has("help")) {
     std::cout << kTrainUsage;
     return 0;
@@ -89,6 +106,20 @@ int TrainCommand(const std::vector<std::string>& argv) {
   options.save_dir = args.Get("save", "paddle_like_model");
   options.progress = !args.Has("no-progress");
   options.place = args.GetPlace("train");
+  if (args.Has("steps")) options.max_steps = ParseInt("steps", args.Get("steps"));
+  const std::string dtype = args.Get("dtype", "float32");
+  if (dtype == "float64") {
+    options.dtype = platform::DataType::FLOAT64;
+  } else if (dtype != "float32") {
+    throw errors::InvalidArgument("train: unknown --dtype `%s`: expected float32 or float64",
+                                  dtype);
+  }
+  options.distributed = args.Has("distributed");
+  if (args.Has("master")) {
+    PL_ENFORCE(options.distributed,
+               errors::InvalidArgument("train: --master needs --distributed"));
+    ::setenv("PADDLE_MASTER", args.Get("master").c_str(), 1);
+  }
   framework::ExecutionProfile profile;
   if (args.Has("profile")) options.profile = &profile;
   if (options.model != "mlp" && options.model != "lenet") {
@@ -113,13 +144,17 @@ int TrainCommand(const std::vector<std::string>& argv) {
     throw errors::InvalidArgument("train: unknown --dataset `%s`: expected fashion-mnist or digits",
                                   dataset);
   }
+  const int rank = options.distributed ? DistributedRank() : 0;
+  if (rank == 0) {
   std::printf("training %s on %s (%lld train, %lld test samples), %d epochs, batch %lld, %s lr %g\n",
               options.model.c_str(), dataset.c_str(), static_cast<long long>(train_data.size()),
               static_cast<long long>(test_data.size()), options.epochs,
               static_cast<long long>(options.batch_size), options.optimizer.c_str(),
               options.learning_rate);
   std::fflush(stdout);
+  }
   const train::TrainReport report = train::Train(options, train_data, test_data, 10);
+  if (report.rank != 0) return 0;  // Rank 0 prints and writes for the job.
   if (!report.model_path.empty()) {
     std::printf("saved %s.pdmodel and %s.pdiparams\n", report.model_path.c_str(),
                 report.model_path.c_str());

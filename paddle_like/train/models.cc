@@ -10,11 +10,12 @@ namespace train {
 using layers::Var;
 
 ModelVars BuildModel(layers::ProgramBuilder* b, const std::string& model,
-                     const std::vector<int64_t>& sample_shape, int64_t classes) {
+                     const std::vector<int64_t>& sample_shape, int64_t classes,
+                     DataType dtype) {
   ModelVars v;
   std::vector<int64_t> image_shape = {-1};
   image_shape.insert(image_shape.end(), sample_shape.begin(), sample_shape.end());
-  v.image = layers::Data(b, "image", image_shape, DataType::FLOAT32);
+  v.image = layers::Data(b, "image", image_shape, dtype);
   v.label = layers::Data(b, "label", {-1, 1}, DataType::INT64);
   // Weights and biases uniform in +-1/sqrt(fan_in) (the usual default of other frameworks'
   // layers), which trains these networks faster than the Kaiming/Xavier defaults of ours.

@@ -2,7 +2,8 @@
 //   mlp:   flatten -> fc 256 relu -> fc 128 relu -> fc classes
 //   lenet: conv 20 5x5 relu -> max pool 2 -> conv 50 5x5 relu -> max pool 2 -> fc 500 relu
 //          -> fc classes
-// Each program takes `image` [-1, C, H, W] float32 and `label` [-1, 1] int64 and defines the
+// Each program takes `image` [-1, C, H, W] of `dtype` (float32 unless asked; the parameters
+// take the same dtype) and `label` [-1, 1] int64 and defines the
 // mean cross-entropy loss, top-1 accuracy and the class probabilities.
 #pragma once
 
@@ -22,7 +23,8 @@ struct ModelVars {
 
 // `sample_shape` is one image's [C, H, W]. InvalidArgumentError for an unknown model name.
 ModelVars BuildModel(layers::ProgramBuilder* builder, const std::string& model,
-                     const std::vector<int64_t>& sample_shape, int64_t classes);
+                     const std::vector<int64_t>& sample_shape, int64_t classes,
+                     DataType dtype = DataType::FLOAT32);
 
 // A copy of `program` for evaluation: ops after the forward part (backward, optimizer) are
 // dropped and every is_test attribute is set (PaddlePaddle's clone(for_test=True)).

@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <sstream>
 #include <sys/stat.h>
@@ -13,7 +14,9 @@
 #include "framework/npy_io.h"
 #include "paddle_like/datasets/data_loader.h"
 #include "paddle_like/io/save_inference_model.h"
+#include "paddle_like/layers/data_parallel.h"
 #include "paddle_like/layers/optimizer.h"
+#include "platform/collective/comm_registry.h"
 #include "paddle_like/train/models.h"
 
 namespace paddle_like {
@@ -37,9 +40,41 @@ double Scalar(const framework::Scope& scope, const std::string& name) {
   return d.data<double>()[0];
 }
 
-void Feed(framework::Scope* scope, const datasets::Batch& batch) {
-  *scope->FindVar("image")->GetMutable<framework::DenseTensor>() = batch.features;
+// Rows [begin, end) of `t` (a copy).
+framework::DenseTensor Rows(const framework::DenseTensor& t, int64_t begin, int64_t end) {
+  framework::DDim dims = t.dims();
+  const int64_t row_bytes =
+      dims[0] > 0 ? static_cast<int64_t>(t.memory_size()) / dims[0] : 0;
+  dims[0] = end - begin;
+  framework::DenseTensor out(dims, t.dtype());
+  char* dst = static_cast<char*>(out.mutable_data(platform::CPUPlace(), t.dtype()));
+  if (end > begin) {
+    std::memcpy(dst, static_cast<const char*>(t.raw_data()) + begin * row_bytes,
+                static_cast<size_t>((end - begin) * row_bytes));
+  }
+  return out;
+}
+
+void Feed(framework::Scope* scope, const datasets::Batch& batch, DataType dtype) {
+  framework::DenseTensor* image = scope->FindVar("image")->GetMutable<framework::DenseTensor>();
+  if (batch.features.dtype() == dtype) {
+    *image = batch.features;
+  } else {
+    framework::CastTensor(batch.features, dtype, image);
+  }
   *scope->FindVar("label")->GetMutable<framework::DenseTensor>() = batch.labels;
+}
+
+// This rank's share of a global batch: rows [rank * b / n, (rank + 1) * b / n).
+datasets::Batch RankShare(const datasets::Batch& batch, int rank, int nranks) {
+  if (nranks == 1) return batch;
+  const int64_t b = batch.labels.dims()[0];
+  const int64_t begin = b * rank / nranks, end = b * (rank + 1) / nranks;
+  datasets::Batch share;
+  share.features = Rows(batch.features, begin, end);
+  share.labels = Rows(batch.labels, begin, end);
+  share.indices.assign(batch.indices.begin() + begin, batch.indices.begin() + end);
+  return share;
 }
 
 // One progress line, redrawn in place: epoch, bar, step, loss, samples/s, ETA.
@@ -61,13 +96,13 @@ struct Evaluation {
 };
 
 Evaluation Evaluate(framework::Executor* exec, framework::PreparedProgram* test,
-                    datasets::DataLoader* loader, const ModelVars& vars) {
+                    datasets::DataLoader* loader, const ModelVars& vars, DataType dtype) {
   loader->StartEpoch(0);
   datasets::Batch batch;
   double loss = 0, correct = 0;
   int64_t seen = 0;
   while (loader->Next(&batch)) {
-    Feed(test->local_scope(), batch);
+    Feed(test->local_scope(), batch, dtype);
     exec->Run(test);
     const int64_t n = batch.labels.dims()[0];
     loss += Scalar(*test->local_scope(), vars.loss.name()) * static_cast<double>(n);
@@ -86,22 +121,45 @@ Evaluation Evaluate(framework::Executor* exec, framework::PreparedProgram* test,
 
 TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& train_data,
                   const datasets::InMemoryDataset& test_data, int64_t classes) {
+  platform::collective::Communicator* comm = nullptr;
+  int rank = 0, nranks = 1;
+  if (options.distributed) {
+    auto& registry = platform::collective::CommRegistry::Instance();
+    comm = registry.Get(0, platform::CPUPlace());
+    rank = comm->rank();
+    nranks = comm->nranks();
+    PL_ENFORCE(options.batch_size >= nranks,
+               errors::InvalidArgument("train: --batch-size %lld is the global batch and must be "
+                                       "at least the number of ranks (%d)",
+                                       static_cast<long long>(options.batch_size), nranks));
+  }
+  const bool leader = rank == 0;
+  const bool progress = options.progress && leader;
+
   layers::ProgramBuilder builder(options.seed);
-  const ModelVars vars = BuildModel(&builder, options.model, train_data.sample_shape, classes);
+  const ModelVars vars =
+      BuildModel(&builder, options.model, train_data.sample_shape, classes, options.dtype);
   const framework::ProgramDesc test_program = CloneForTest(builder.main_program());
   layers::OptimizerConfig config;
   config.kind = layers::OptimizerConfig::ParseKind(options.optimizer);
   config.learning_rate = options.learning_rate;
-  layers::Minimize(&builder, vars.loss, config);
+  const layers::MinimizeResult minimized = layers::Minimize(&builder, vars.loss, config);
 
+  // What runs: the built program, data-parallel when asked, with execution passes (fused
+  // relu gradients). The saved model comes from the built program.
+  framework::ProgramDesc train_program = builder.main_program();
+  framework::ProgramDesc startup_program = builder.startup_program();
+  if (nranks > 1) {
+    layers::DataParallelOptions dp;
+    dp.nranks = nranks;
+    layers::ApplyDataParallel(minimized.param_grads, dp, &train_program, &startup_program);
+  }
   framework::Scope scope;
   framework::Executor exec{options.place};
   {
-    auto startup = exec.Prepare(builder.startup_program(), 0, &scope);
+    auto startup = exec.Prepare(startup_program, 0, &scope);
     exec.Run(startup.get());
   }
-  // What runs: the built program with execution passes (fused relu gradients).
-  framework::ProgramDesc train_program = builder.main_program();
   framework::ApplyExecutionPasses(&train_program);
   auto train = exec.Prepare(train_program, 0, &scope, {vars.loss.name(), vars.accuracy.name()});
   auto test = exec.Prepare(test_program, 0, &scope, {vars.loss.name(), vars.accuracy.name()});
@@ -118,48 +176,75 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
   datasets::DataLoader test_loader(test_set, test_options);
 
   TrainReport report;
-  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+  report.ranks = nranks;
+  report.rank = rank;
+  int64_t total_steps = 0;
+  bool out_of_steps = false;
+  for (int epoch = 1; epoch <= options.epochs && !out_of_steps; ++epoch) {
     train_loader.StartEpoch(epoch - 1);
     const auto start = Clock::now();
-    const int64_t steps = train_loader.num_batches();
-    datasets::Batch batch;
+    int64_t steps = train_loader.num_batches();
+    if (options.max_steps > 0) steps = std::min(steps, options.max_steps - total_steps);
+    datasets::Batch global_batch;
     double loss_sum = 0, acc_sum = 0;
     int64_t step = 0, samples = 0;
-    while (train_loader.Next(&batch)) {
-      Feed(train->local_scope(), batch);
+    while (step < steps && train_loader.Next(&global_batch)) {
+      // A last batch smaller than the ranks is skipped by all of them alike.
+      if (global_batch.labels.dims()[0] < nranks) break;
+      const datasets::Batch batch = RankShare(global_batch, rank, nranks);
+      Feed(train->local_scope(), batch, options.dtype);
       const bool last = epoch == options.epochs && step + 1 == steps;
       exec.Run(train.get(), last ? options.profile : nullptr);
-      const double loss = Scalar(*train->local_scope(), vars.loss.name());
-      report.step_losses.push_back(loss);
-      loss_sum += loss;
-      acc_sum += Scalar(*train->local_scope(), vars.accuracy.name());
+      // The step's loss and accuracy over the global batch: the ranks' means weighted by
+      // their shares.
+      const double share = static_cast<double>(batch.labels.dims()[0]) /
+                           static_cast<double>(global_batch.labels.dims()[0]);
+      double metrics[2] = {Scalar(*train->local_scope(), vars.loss.name()) * share,
+                           Scalar(*train->local_scope(), vars.accuracy.name()) * share};
+      if (comm != nullptr) {
+        comm->AllReduce(metrics, metrics, 2, DataType::FLOAT64,
+                        platform::collective::ReduceOp::kSum);
+      }
+      report.step_losses.push_back(metrics[0]);
+      loss_sum += metrics[0];
+      acc_sum += metrics[1];
       ++step;
-      samples += batch.labels.dims()[0];
+      samples += global_batch.labels.dims()[0];
       const double elapsed = Seconds(start);
-      if (options.progress && (step % 10 == 0 || step == steps)) {
+      if (progress && (step % 10 == 0 || step == steps)) {
         const double rate = samples / std::max(elapsed, 1e-9);
         const double eta = elapsed / static_cast<double>(step) * static_cast<double>(steps - step);
         DrawProgress(epoch, options.epochs, step, steps, loss_sum / static_cast<double>(step), rate, eta);
       }
     }
+    total_steps += step;
+    out_of_steps = options.max_steps > 0 && total_steps >= options.max_steps;
     EpochReport e;
     e.epoch = epoch;
     e.seconds = Seconds(start);
     e.samples_per_second = samples / std::max(e.seconds, 1e-9);
     e.train_loss = step > 0 ? loss_sum / static_cast<double>(step) : 0;
     e.train_accuracy = step > 0 ? acc_sum / static_cast<double>(step) : 0;
-    const Evaluation eval = Evaluate(&exec, test.get(), &test_loader, vars);
-    e.test_loss = eval.loss;
-    e.test_accuracy = eval.accuracy;
+    if (leader) {
+      const Evaluation eval = Evaluate(&exec, test.get(), &test_loader, vars, options.dtype);
+      e.test_loss = eval.loss;
+      e.test_accuracy = eval.accuracy;
+    }
     report.epochs.push_back(e);
-    if (options.progress) std::fprintf(stderr, "\n");
-    std::printf("epoch %d: train loss %.4f acc %.4f | test loss %.4f acc %.4f | %.1fs, %.0f samples/s\n",
-                epoch, e.train_loss, e.train_accuracy, e.test_loss, e.test_accuracy, e.seconds,
-                e.samples_per_second);
-    std::fflush(stdout);
+    if (progress) std::fprintf(stderr, "\n");
+    if (leader) {
+      std::printf("epoch %d: train loss %.4f acc %.4f | test loss %.4f acc %.4f | %.1fs, %.0f "
+                  "samples/s%s\n",
+                  epoch, e.train_loss, e.train_accuracy, e.test_loss, e.test_accuracy, e.seconds,
+                  e.samples_per_second,
+                  nranks > 1 ? (" over " + std::to_string(nranks) + " ranks").c_str() : "");
+      std::fflush(stdout);
+    }
   }
+  // No rank leaves while another may still be in a collective with it.
+  if (comm != nullptr) comm->Barrier();
 
-  if (!options.save_dir.empty()) {
+  if (!options.save_dir.empty() && leader) {
     ::mkdir(options.save_dir.c_str(), 0755);
     report.model_path = options.save_dir + "/model";
     io::SaveInferenceModel(report.model_path, {vars.image.name()}, {vars.probabilities.name()},
@@ -193,6 +278,9 @@ double EvaluateSavedModel(const std::string& prefix, const datasets::InMemoryDat
   PL_ENFORCE(feeds.size() == 1 && !fetches.empty(),
              errors::InvalidArgument("model `%s`: expected one feed target and a fetch target",
                                      prefix));
+  const framework::VarDesc* feed_var = program.Block(0).FindVar(feeds[0]);
+  const DataType feed_dtype =
+      feed_var != nullptr ? feed_var->GetDataType() : DataType::FLOAT32;
   framework::Executor exec{platform::CPUPlace()};
   auto loader_data = std::make_shared<datasets::InMemoryDataset>(data);
   datasets::DataLoaderOptions opts;
@@ -202,8 +290,11 @@ double EvaluateSavedModel(const std::string& prefix, const datasets::InMemoryDat
   datasets::Batch batch;
   int64_t correct = 0, seen = 0;
   while (loader.Next(&batch)) {
-    const auto out = exec.Run(program, &scope, {{feeds[0], batch.features}}, {fetches[0]});
-    const framework::DenseTensor& prob = out[0];
+    framework::DenseTensor features = batch.features;
+    if (feed_dtype != features.dtype()) framework::CastTensor(batch.features, feed_dtype, &features);
+    const auto out = exec.Run(program, &scope, {{feeds[0], features}}, {fetches[0]});
+    framework::DenseTensor prob = out[0];
+    if (prob.dtype() != DataType::FLOAT32) framework::CastTensor(out[0], DataType::FLOAT32, &prob);
     const int64_t n = prob.dims()[0], c = prob.dims()[1];
     const float* p = prob.data<float>();
     const int64_t* labels = batch.labels.data<int64_t>();
@@ -225,7 +316,8 @@ std::string TrainReport::ToJson(const TrainOptions& options) const {
   os << "{\n  \"model\": \"" << options.model << "\",\n  \"optimizer\": \"" << options.optimizer
      << "\",\n  \"learning_rate\": " << options.learning_rate << ",\n  \"batch_size\": "
      << options.batch_size << ",\n  \"seed\": " << options.seed << ",\n  \"place\": \""
-     << options.place.ToString() << "\",\n  \"epochs\": [";
+     << options.place.ToString() << "\",\n  \"dtype\": \"" << platform::DataTypeName(options.dtype)
+     << "\",\n  \"ranks\": " << ranks << ",\n  \"epochs\": [";
   for (size_t i = 0; i < epochs.size(); ++i) {
     const EpochReport& e = epochs[i];
     os << (i ? "," : "") << "\n    {\"epoch\": " << e.epoch << ", \"train_loss\": " << e.train_loss

@@ -24,11 +24,19 @@ using platform::DataType;
 struct TrainOptions {
   std::string model = "lenet";       // mlp | lenet
   std::string optimizer = "adam";    // sgd | momentum | adam
+  DataType dtype = DataType::FLOAT32;  // Of the model's parameters and activations.
   float learning_rate = 0.001f;
   int epochs = 3;
   int64_t batch_size = 64;
   uint64_t seed = 1;                 // Initializers, dropout and shuffling.
   std::string save_dir;              // Empty: do not save.
+  int64_t max_steps = 0;             // > 0: stop after this many training steps.
+  // Data-parallel training over the ranks of the job this process belongs to
+  // (platform/collective/collective_env.h): batch_size is the global batch, of which each
+  // rank trains on its share (every epoch's shuffle is the same on all ranks); gradients are
+  // all-reduced (layers/data_parallel.h); rank 0 alone prints, evaluates and saves. Losses
+  // and accuracies reported are means over the ranks.
+  bool distributed = false;
   bool progress = true;              // Progress bar on stderr.
   // Where the training program runs (ops without a kernel there run on the CPU, with
   // transfers); evaluation of the saved model runs on the CPU.
@@ -45,7 +53,7 @@ struct EpochReport {
   double test_loss = 0;
   double test_accuracy = 0;
   double seconds = 0;        // Training time of the epoch (evaluation excluded).
-  double samples_per_second = 0;
+  double samples_per_second = 0;  // Over all ranks.
 };
 
 struct TrainReport {
@@ -53,6 +61,8 @@ struct TrainReport {
   std::vector<double> step_losses;      // Every training step's loss, in order.
   double reloaded_test_accuracy = -1;   // Through the saved and reloaded model (-1: not saved).
   std::string model_path;               // <save_dir>/model (without suffix).
+  int ranks = 1;                        // Ranks that trained together.
+  int rank = 0;                         // This process's rank.
 
   std::string ToJson(const TrainOptions& options) const;
 };

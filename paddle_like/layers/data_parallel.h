@@ -1,0 +1,54 @@
+// Data-parallel training: rewrites a training program (forward, backward from
+// framework::AppendBackward, optimizer ops) so that every rank of a job trains on its share
+// of each batch and all ranks apply the same update, as PaddlePaddle's collective
+// GradAllReduce transpiler does:
+//
+//   main program     after the op that seeds the loss gradient: scale(loss@GRAD, 1/nranks);
+//                    after the last op writing a parameter gradient, per bucket of
+//                    gradients (same dtype, at most bucket_bytes, last layers first):
+//                      coalesce_tensor(grads -> grads as views of fused, copy_data)
+//                      c_allreduce_sum(fused, in place)
+//                    so the optimizer ops (and any clipping or weight decay before them) read
+//                    the sum over ranks of the scaled gradients: the gradient of the mean
+//                    loss over the global batch.
+//   startup program  c_broadcast(param, root 0) for every parameter, so all ranks start
+//                    from rank 0's values.
+//
+// The ring's communicator comes from the job's environment (platform/collective). With the
+// same rank count, FLAGS_cpu_deterministic runs are bitwise reproducible: the all-reduce
+// adds in an order fixed by the ring.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/program_desc.h"
+
+namespace paddle_like {
+namespace layers {
+
+struct DataParallelOptions {
+  int nranks = 1;
+  int ring_id = 0;
+  int64_t bucket_bytes = 32 << 20;  // PaddlePaddle's fuse_grad_size_in_MB default.
+};
+
+// (parameter, gradient) pairs, the gradient being the one backward writes (`<param>@GRAD`).
+using ParamGrads = std::vector<std::pair<std::string, std::string>>;
+
+// The (parameter, raw gradient) pairs that the optimizer ops of block 0 update, from their
+// op_role_var attributes, in program order; a clipped or decayed gradient is traced back to
+// `<param>@GRAD` when the block declares it.
+ParamGrads OptimizerParamGrads(const framework::BlockDesc& block);
+
+// Rewrites `main` and `startup` (block 0 of each) as described above. InvalidArgumentError
+// when a gradient is not declared, is not a dense tensor (sparse gradients are not handled
+// yet), when no op seeds the loss gradient, or for nranks < 1. nranks == 1 leaves both
+// programs unchanged.
+void ApplyDataParallel(const ParamGrads& param_grads, const DataParallelOptions& options,
+                       framework::ProgramDesc* main, framework::ProgramDesc* startup);
+
+}  // namespace layers
+}  // namespace paddle_like

@@ -1,0 +1,265 @@
+#include "platform/collective/gloo_communicator.h"
+
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+#include <gloo/common/error.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/rendezvous/prefix_store.h>
+#include <gloo/rendezvous/store.h>
+#include <gloo/transport/tcp/device.h>
+
+#include <cstring>
+#include <vector>
+
+#include "platform/enforce.h"
+#include "platform/float16.h"
+
+namespace paddle_like {
+namespace platform {
+namespace collective {
+
+namespace {
+
+// Gloo's view of our rendezvous store.
+class GlooStore : public gloo::rendezvous::Store {
+ public:
+  explicit GlooStore(TcpStoreClient* client) : client_(client) {}
+  void set(const std::string& key, const std::vector<char>& data) override {
+    client_->Set(key, std::string(data.begin(), data.end()));
+  }
+  std::vector<char> get(const std::string& key) override {
+    const std::string v = client_->Get(key);
+    return std::vector<char>(v.begin(), v.end());
+  }
+  // Our Get waits (up to the job's timeout) by itself.
+  void wait(const std::vector<std::string>& keys) override {
+    for (const std::string& k : keys) client_->Get(k);
+  }
+  void wait(const std::vector<std::string>& keys, const std::chrono::milliseconds&) override {
+    wait(keys);
+  }
+
+ private:
+  TcpStoreClient* client_;
+};
+
+// Arithmetic of element type T (half types computed in float and rounded once).
+template <typename T>
+struct Acc {
+  using type = T;
+};
+template <>
+struct Acc<float16> {
+  using type = float;
+};
+template <>
+struct Acc<bfloat16> {
+  using type = float;
+};
+
+template <typename T, ReduceOp kOp>
+void ReduceInto(void* c, const void* a, const void* b, size_t n) {
+  using A = typename Acc<T>::type;
+  const T* x = static_cast<const T*>(a);
+  const T* y = static_cast<const T*>(b);
+  T* z = static_cast<T*>(c);
+  for (size_t i = 0; i < n; ++i) {
+    const A u = static_cast<A>(x[i]);
+    const A v = static_cast<A>(y[i]);
+    A r;
+    switch (kOp) {
+      case ReduceOp::kSum: r = static_cast<A>(u + v); break;
+      case ReduceOp::kProd: r = static_cast<A>(u * v); break;
+      case ReduceOp::kMax: r = u < v ? v : u; break;
+      default: r = v < u ? v : u; break;
+    }
+    z[i] = static_cast<T>(r);
+  }
+}
+
+template <typename T>
+gloo::AllreduceOptions::Func ReduceFunction(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::kSum: return &ReduceInto<T, ReduceOp::kSum>;
+    case ReduceOp::kProd: return &ReduceInto<T, ReduceOp::kProd>;
+    case ReduceOp::kMax: return &ReduceInto<T, ReduceOp::kMax>;
+    default: return &ReduceInto<T, ReduceOp::kMin>;
+  }
+}
+
+// Calls fn(T{}) with T the C++ type of `dtype`.
+template <typename Fn>
+void VisitReducible(DataType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DataType::FLOAT32: return fn(float{});
+    case DataType::FLOAT64: return fn(double{});
+    case DataType::FLOAT16: return fn(float16{});
+    case DataType::BFLOAT16: return fn(bfloat16{});
+    case DataType::INT32: return fn(int32_t{});
+    case DataType::INT64: return fn(int64_t{});
+    case DataType::INT8: return fn(int8_t{});
+    case DataType::UINT8: return fn(uint8_t{});
+    default:
+      throw errors::Unimplemented("collectives do not handle %s data (they handle float16, "
+                                  "bfloat16, float32, float64, int8, uint8, int32, int64)",
+                                  DataTypeName(dtype));
+  }
+}
+
+class GlooCommunicator : public Communicator {
+ public:
+  GlooCommunicator(int ring_id, std::shared_ptr<gloo::Context> context)
+      : ring_id_(ring_id), context_(std::move(context)) {}
+
+  int rank() const override { return context_->rank; }
+  int nranks() const override { return context_->size; }
+  int ring_id() const override { return ring_id_; }
+
+  void AllReduce(const void* in, void* out, int64_t count, DataType dtype,
+                 ReduceOp op) override {
+    if (in != out && count > 0) std::memmove(out, in, count * SizeOf(dtype));
+    VisitReducible(dtype, [&](auto t) {
+      using T = decltype(t);
+      Guarded("all-reduce", [&] {
+        if (count == 0) return;
+        gloo::AllreduceOptions opts(context_);
+        opts.setOutput(static_cast<T*>(out), static_cast<size_t>(count));
+        opts.setReduceFunction(ReduceFunction<T>(op));
+        opts.setTag(NextTag());
+        gloo::allreduce(opts);
+      });
+    });
+  }
+
+  void Broadcast(void* buffer, int64_t count, DataType dtype, int root) override {
+    CheckRoot(root);
+    Guarded("broadcast", [&] {
+      if (count == 0) return;
+      gloo::BroadcastOptions opts(context_);
+      opts.setOutput(static_cast<char*>(buffer), static_cast<size_t>(count * SizeOf(dtype)));
+      opts.setRoot(root);
+      opts.setTag(NextTag());
+      gloo::broadcast(opts);
+    });
+  }
+
+  void AllGather(const void* in, void* out, int64_t count, DataType dtype) override {
+    const size_t bytes = static_cast<size_t>(count * SizeOf(dtype));
+    Guarded("all-gather", [&] {
+      if (bytes == 0) return;
+      gloo::AllgatherOptions opts(context_);
+      opts.setInput(const_cast<char*>(static_cast<const char*>(in)), bytes);
+      opts.setOutput(static_cast<char*>(out), bytes * nranks());
+      opts.setTag(NextTag());
+      gloo::allgather(opts);
+    });
+  }
+
+  void ReduceScatter(const void* in, void* out, int64_t count, DataType dtype,
+                     ReduceOp op) override {
+    // An all-reduce of the whole input, of which this rank keeps its block: simple, and the
+    // result is the same bits on every rank.
+    const size_t block = static_cast<size_t>(count * SizeOf(dtype));
+    std::vector<char> all(block * nranks());
+    AllReduce(in, all.data(), count * nranks(), dtype, op);
+    if (block > 0) std::memcpy(out, all.data() + block * rank(), block);
+  }
+
+  void Barrier() override {
+    Guarded("barrier", [&] {
+      gloo::BarrierOptions opts(context_);
+      opts.setTag(NextTag());
+      gloo::barrier(opts);
+    });
+  }
+
+ private:
+  uint32_t NextTag() { return tag_++; }
+
+  void CheckRoot(int root) const {
+    PL_ENFORCE(root >= 0 && root < nranks(),
+               errors::InvalidArgument("broadcast on %s: root %d is not a rank of the ring",
+                                       Describe(), root));
+  }
+
+  template <typename Fn>
+  void Guarded(const char* what, Fn&& fn) {
+    PL_ENFORCE(!broken_, errors::Unavailable("%s on %s: an earlier collective failed on this "
+                                             "ring",
+                                             what, Describe()));
+    try {
+      fn();
+    } catch (const gloo::Exception& e) {
+      broken_ = true;
+      throw errors::Unavailable("%s on %s failed: %s (another rank died, hung or ran a "
+                                "different collective; FLAGS_collective_timeout_s bounds the "
+                                "wait)",
+                                what, Describe(), e.what());
+    }
+  }
+
+  int ring_id_;
+  std::shared_ptr<gloo::Context> context_;
+  uint32_t tag_ = 0;
+  bool broken_ = false;
+};
+
+class SingleRankCommunicator : public Communicator {
+ public:
+  explicit SingleRankCommunicator(int ring_id) : ring_id_(ring_id) {}
+  int rank() const override { return 0; }
+  int nranks() const override { return 1; }
+  int ring_id() const override { return ring_id_; }
+  void AllReduce(const void* in, void* out, int64_t count, DataType dtype, ReduceOp) override {
+    VisitReducible(dtype, [](auto) {});
+    if (in != out && count > 0) std::memmove(out, in, count * SizeOf(dtype));
+  }
+  void Broadcast(void*, int64_t, DataType, int root) override {
+    PL_ENFORCE(root == 0, errors::InvalidArgument("broadcast on %s: root %d is not a rank of "
+                                                  "the ring",
+                                                  Describe(), root));
+  }
+  void AllGather(const void* in, void* out, int64_t count, DataType dtype) override {
+    if (in != out && count > 0) std::memmove(out, in, count * SizeOf(dtype));
+  }
+  void ReduceScatter(const void* in, void* out, int64_t count, DataType dtype,
+                     ReduceOp op) override {
+    AllReduce(in, out, count, dtype, op);
+  }
+  void Barrier() override {}
+
+ private:
+  int ring_id_;
+};
+
+}  // namespace
+
+std::unique_ptr<Communicator> ConnectGlooCommunicator(int ring_id, int rank, int nranks,
+                                                      TcpStoreClient* store,
+                                                      const std::string& local_host,
+                                                      std::chrono::milliseconds timeout) {
+  try {
+    gloo::transport::tcp::attr attr;
+    attr.hostname = local_host;
+    std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attr);
+    auto context = std::make_shared<gloo::rendezvous::Context>(rank, nranks);
+    context->setTimeout(timeout);
+    GlooStore gloo_store(store);
+    gloo::rendezvous::PrefixStore prefixed("ring" + std::to_string(ring_id), gloo_store);
+    context->connectFullMesh(prefixed, device);
+    return std::make_unique<GlooCommunicator>(ring_id, std::move(context));
+  } catch (const gloo::Exception& e) {
+    throw errors::Unavailable("connecting ring %d (rank %d of %d, from %s) failed: %s", ring_id,
+                              rank, nranks, local_host, e.what());
+  }
+}
+
+std::unique_ptr<Communicator> MakeSingleRankCommunicator(int ring_id) {
+  return std::make_unique<SingleRankCommunicator>(ring_id);
+}
+
+}  // namespace collective
+}  // namespace platform
+}  // namespace paddle_like
