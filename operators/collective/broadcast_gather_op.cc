@@ -78,14 +78,24 @@ void GatherScatterInferShape(InferShapeContext* ctx) {
   const auto& attrs = ctx->Attrs();
   auto it = attrs.find("nranks");
   const int* given = it == attrs.end() ? nullptr : std::get_if<int>(&it->second);
-  const int nranks = given == nullptr ? 0 : *given;
+  int nranks = given == nullptr ? 0 : *given;
+  if (nranks <= 0 && ctx->IsRuntime()) {
+    // Not given: the ring's size (the communicator exists by the time the op runs).
+    auto ring = attrs.find("ring_id");
+    const int* ring_id = ring == attrs.end() ? nullptr : std::get_if<int>(&ring->second);
+    nranks = platform::WithErrorContext(platform::Sprintf("op `%s`", ctx->OpType()), [&] {
+      return platform::collective::CommRegistry::Instance()
+          .Get(ring_id == nullptr ? 0 : *ring_id, platform::CPUPlace())
+          ->nranks();
+    });
+  }
   if (dims[0] >= 0 && nranks > 0) {
     if (kGather) {
       dims[0] *= nranks;
     } else {
       PL_ENFORCE(dims[0] % nranks == 0,
-                 errors::InvalidArgument("op `%s` input `%s`: dim 0 (%lld) is not divisible by "
-                                         "nranks %d",
+                 errors::InvalidArgument("op `%s` input `%s`: dim 0 (%lld) must divide into "
+                                         "the %d ranks",
                                          ctx->OpType(), in, static_cast<long long>(dims[0]),
                                          nranks));
       dims[0] /= nranks;

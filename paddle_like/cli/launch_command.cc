@@ -40,8 +40,9 @@ constexpr char kUsage[] =
     "  PADDLE_CURRENT_ENDPOINT and PADDLE_MASTER set, and FLAGS_paddle_num_threads to the\n"
     "  machine's cores divided among them unless already set. Example:\n"
     "    paddle_like launch --nproc 2 train --distributed --model lenet --batch-size 64\n"
-    "  When a rank fails (exits non-zero or is killed), the others are stopped (SIGTERM,\n"
-    "  then SIGKILL after 5 s) and the launcher exits 1 naming that rank.\n"
+    "  When a rank fails (exits non-zero or is killed), the launcher names it, gives the\n"
+    "  others 2 s to end on their own (naming those that do not: hung or stopped), stops\n"
+    "  the rest (SIGTERM, then SIGKILL after 5 s) and exits 1.\n"
     "  --nnodes M --node-rank R --master HOST:PORT: a job over M machines, this one being\n"
     "    machine R; run the same command on each. Ranks are R * N .. R * N + N - 1. The\n"
     "    launchers meet at HOST:PORT (machine 0 listens there); the ranks' rendezvous store\n"
@@ -249,27 +250,45 @@ int LaunchCommand(const std::vector<std::string>& argv) {
   // Watch: the first failure stops the rest.
   int running = nproc;
   int exit_code = 0;
-  auto stop_others = [&](const std::string& why) {
-    std::fprintf(stderr, "launch: %s; stopping the other %d running rank(s)\n", why.c_str(),
-                 running);
-    for (const Rank& r : ranks) {
-      if (r.running) ::kill(r.pid, SIGTERM);
-    }
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  // Reaps ranks that have exited, until none is running or `deadline` passes.
+  auto reap_until = [&](std::chrono::steady_clock::time_point deadline) {
     while (running > 0 && std::chrono::steady_clock::now() < deadline) {
       int status = 0;
       const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-      if (pid > 0) {
-        for (Rank& r : ranks) {
-          if (r.pid == pid && r.running) {
-            r.running = false;
-            --running;
-          }
-        }
-      } else {
+      if (pid <= 0) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        continue;
+      }
+      for (Rank& r : ranks) {
+        if (r.pid == pid && r.running) {
+          r.running = false;
+          --running;
+        }
       }
     }
+  };
+  auto stop_others = [&](const std::string& why, bool give_them_time) {
+    std::fprintf(stderr, "launch: %s\n", why.c_str());
+    if (give_them_time) {
+      // The others usually fail on their own soon after (their collectives lose a peer);
+      // one that does not is likely hung or stopped: name it.
+      reap_until(std::chrono::steady_clock::now() + std::chrono::seconds(2));
+      std::string stuck;
+      for (const Rank& r : ranks) {
+        if (r.running) stuck += (stuck.empty() ? "" : ", ") + std::to_string(r.rank);
+      }
+      if (!stuck.empty()) {
+        std::fprintf(stderr, "launch: still running 2 s later (hung or stopped?): rank %s\n",
+                     stuck.c_str());
+      }
+    }
+    if (running > 0) {
+      std::fprintf(stderr, "launch: stopping the other %d running rank(s)\n", running);
+    }
+    for (const Rank& r : ranks) {
+      if (r.running) ::kill(r.pid, SIGTERM);
+    }
+    reap_until(std::chrono::steady_clock::now() + std::chrono::seconds(5));
     for (Rank& r : ranks) {
       if (r.running) {
         ::kill(r.pid, SIGKILL);
@@ -281,7 +300,7 @@ int LaunchCommand(const std::vector<std::string>& argv) {
   };
   while (running > 0) {
     if (g_signal != 0) {
-      stop_others("received signal " + std::to_string(g_signal));
+      stop_others("received signal " + std::to_string(g_signal), false);
       return 128 + g_signal;
     }
     int status = 0;
@@ -298,7 +317,8 @@ int LaunchCommand(const std::vector<std::string>& argv) {
       if (failed) {
         exit_code = 1;
         stop_others("rank " + std::to_string(r.rank) + " (pid " + std::to_string(pid) + ") " +
-                    Describe(status));
+                        Describe(status),
+                    true);
       }
     }
   }

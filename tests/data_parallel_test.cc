@@ -1,0 +1,343 @@
+// Data-parallel training: the program rewrite (what it inserts, where, in which buckets), and
+// real jobs of 2 and 4 processes started by `paddle_like launch`: they train to the same
+// parameters as one process on the same global batches (float64, 1e-6 relative), bitwise
+// the same twice under FLAGS_cpu_deterministic, and a rank that is killed or hangs ends the
+// job with an error naming it.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli_test_util.h"
+#include "framework/model_loading.h"
+#include "framework/op_proto_maker.h"
+#include "op_test_util.h"
+#include "paddle_like/layers/data_parallel.h"
+#include "paddle_like/layers/optimizer.h"
+#include "paddle_like/train/models.h"
+#include "platform/file_util.h"
+
+namespace paddle_like {
+namespace {
+
+namespace fs = std::filesystem;
+using framework::DenseTensor;
+
+const std::string kDigitsDir = PL_DATASETS_DIR "/sklearn";
+
+struct Built {
+  layers::ProgramBuilder builder{1};
+  layers::MinimizeResult minimized;
+};
+
+std::unique_ptr<Built> BuildMlp() {
+  operators::RegisterAllOps();
+  auto b = std::make_unique<Built>();
+  const train::ModelVars vars = train::BuildModel(&b->builder, "mlp", {1, 8, 8}, 10);
+  layers::OptimizerConfig config;
+  config.kind = layers::OptimizerConfig::Kind::kAdam;
+  b->minimized = layers::Minimize(&b->builder, vars.loss, config);
+  return b;
+}
+
+std::vector<std::string> OpTypes(const framework::BlockDesc& block) {
+  std::vector<std::string> types;
+  for (size_t i = 0; i < block.OpSize(); ++i) types.push_back(block.Op(i)->Type());
+  return types;
+}
+
+size_t FirstIndex(const std::vector<std::string>& types, const std::string& type) {
+  return static_cast<size_t>(std::find(types.begin(), types.end(), type) - types.begin());
+}
+
+TEST(DataParallelRewrite, ScalesTheLossGradientAllReducesEveryGradientOnceAndBroadcastsParams) {
+  auto b = BuildMlp();
+  framework::ProgramDesc main = b->builder.main_program();
+  framework::ProgramDesc startup = b->builder.startup_program();
+  EXPECT_EQ(layers::OptimizerParamGrads(main.Block(0)), b->minimized.param_grads);
+  layers::DataParallelOptions options;
+  options.nranks = 4;
+  layers::ApplyDataParallel(b->minimized.param_grads, options, &main, &startup);
+
+  const framework::BlockDesc& block = main.Block(0);
+  const std::vector<std::string> types = OpTypes(block);
+  // One bucket (6 small float32 gradients): coalesce_tensor then an in-place all-reduce,
+  // after the last gradient op and before the first optimizer op.
+  ASSERT_EQ(std::count(types.begin(), types.end(), "coalesce_tensor"), 1);
+  ASSERT_EQ(std::count(types.begin(), types.end(), "c_allreduce_sum"), 1);
+  const size_t coalesce = FirstIndex(types, "coalesce_tensor");
+  EXPECT_EQ(types[coalesce + 1], "c_allreduce_sum");
+  EXPECT_EQ(coalesce + 2, FirstIndex(types, "adam"));
+  const framework::OpDesc& fuse = *block.Op(coalesce);
+  std::vector<std::string> grads = fuse.Input("Input");
+  EXPECT_EQ(grads, fuse.Output("Output"));
+  std::vector<std::string> expected;
+  for (const auto& [param, grad] : b->minimized.param_grads) expected.push_back(grad);
+  std::sort(grads.begin(), grads.end());
+  std::sort(expected.begin(), expected.end());
+  EXPECT_EQ(grads, expected);
+  const std::string fused = fuse.Output("FusedOutput").at(0);
+  EXPECT_EQ(block.Op(coalesce + 1)->Input("X"), std::vector<std::string>{fused});
+  EXPECT_EQ(block.Op(coalesce + 1)->Output("Out"), std::vector<std::string>{fused});
+  // The loss gradient is scaled by 1/4 right after the op that seeds it.
+  bool scaled = false;
+  for (size_t i = 0; i + 1 < block.OpSize(); ++i) {
+    const auto* role = std::get_if<int>(&block.Op(i)->GetAttr("op_role"));
+    if (role != nullptr && *role == (static_cast<int>(framework::OpRole::kBackward) |
+                                     static_cast<int>(framework::OpRole::kLoss))) {
+      const framework::OpDesc& next = *block.Op(i + 1);
+      EXPECT_EQ(next.Type(), "scale");
+      EXPECT_EQ(next.Attr<float>("scale"), 0.25f);
+      EXPECT_EQ(next.Input("X"), block.Op(i)->OutputArgumentNames());
+      scaled = true;
+      break;
+    }
+  }
+  EXPECT_TRUE(scaled);
+  // Startup: one broadcast from rank 0 per parameter, at the end.
+  const std::vector<std::string> init = OpTypes(startup.Block(0));
+  EXPECT_EQ(static_cast<size_t>(std::count(init.begin(), init.end(), "c_broadcast")),
+            b->minimized.param_grads.size());
+  EXPECT_EQ(init.back(), "c_broadcast");
+}
+
+TEST(DataParallelRewrite, SmallBucketsSplitTheGradientsAndOneRankChangesNothing) {
+  auto b = BuildMlp();
+  framework::ProgramDesc main = b->builder.main_program();
+  framework::ProgramDesc startup = b->builder.startup_program();
+  layers::DataParallelOptions options;
+  options.nranks = 2;
+  options.bucket_bytes = 64 * 1024;  // fc 64x256 weights (64 KiB) fill a bucket alone.
+  layers::ApplyDataParallel(b->minimized.param_grads, options, &main, &startup);
+  const std::vector<std::string> types = OpTypes(main.Block(0));
+  EXPECT_GE(std::count(types.begin(), types.end(), "coalesce_tensor"), 3);
+
+  framework::ProgramDesc untouched = b->builder.main_program();
+  options.nranks = 1;
+  layers::ApplyDataParallel(b->minimized.param_grads, options, &untouched, nullptr);
+  EXPECT_EQ(OpTypes(untouched.Block(0)), OpTypes(b->builder.main_program().Block(0)));
+}
+
+TEST(DataParallelRewrite, RefusesWhatItCannotRewrite) {
+  auto b = BuildMlp();
+  layers::DataParallelOptions options;
+  options.nranks = 2;
+  {
+    framework::ProgramDesc main = b->builder.main_program();
+    EXPECT_THROW(layers::ApplyDataParallel({{"fc_0.w_0", "nowhere@GRAD"}}, options, &main,
+                                           nullptr),
+                 platform::InvalidArgumentError);
+  }
+  {
+    framework::ProgramDesc main = b->builder.main_program();
+    const std::string grad = b->minimized.param_grads[0].second;
+    main.Block(0).FindVar(grad)->SetKind(framework::VarKind::kSelectedRows);
+    try {
+      layers::ApplyDataParallel(b->minimized.param_grads, options, &main, nullptr);
+      ADD_FAILURE() << "a sparse gradient was accepted";
+    } catch (const platform::InvalidArgumentError& e) {
+      EXPECT_NE(std::string(e.what()).find("not a dense tensor"), std::string::npos) << e.what();
+    }
+  }
+  {
+    framework::ProgramDesc main = b->builder.main_program();
+    options.nranks = 0;
+    EXPECT_THROW(layers::ApplyDataParallel(b->minimized.param_grads, options, &main, nullptr),
+                 platform::InvalidArgumentError);
+  }
+}
+
+// ---- Jobs of several processes ----
+
+bool HaveDigits() { return fs::exists(kDigitsDir + "/digits.csv.gz"); }
+
+std::vector<std::string> TrainArgs(const std::string& model, const std::string& save,
+                                   int steps) {
+  return {"train", "--model", model, "--dataset", "digits", "--data-dir", kDigitsDir,
+          "--dtype", "float64", "--epochs", "1", "--batch-size", "32", "--steps",
+          std::to_string(steps), "--no-progress", "--save", save};
+}
+
+// Every parameter of a saved model, by name.
+std::map<std::string, std::vector<double>> SavedParams(const std::string& prefix) {
+  const framework::ProgramDesc program = framework::ProgramDesc::Load(prefix + ".pdmodel");
+  framework::Scope scope;
+  framework::ParameterSource source;
+  source.combined_file = prefix + ".pdiparams";
+  framework::LoadParameters(program, prefix + ".pdmodel", source, &scope);
+  std::map<std::string, std::vector<double>> params;
+  for (const std::string& name : framework::ParameterNames(program)) {
+    params[name] = testing::ToDoubles(scope.FindVar(name)->Get<DenseTensor>());
+  }
+  return params;
+}
+
+void ExpectSameParams(const std::string& a, const std::string& b, double rtol) {
+  const auto pa = SavedParams(a), pb = SavedParams(b);
+  ASSERT_EQ(pa.size(), pb.size());
+  ASSERT_FALSE(pa.empty());
+  for (const auto& [name, va] : pa) {
+    const auto& vb = pb.at(name);
+    ASSERT_EQ(va.size(), vb.size()) << name;
+    double worst = 0;
+    for (size_t i = 0; i < va.size(); ++i) {
+      worst = std::max(worst, std::abs(va[i] - vb[i]) / std::max(1e-3, std::abs(va[i])));
+    }
+    EXPECT_LE(worst, rtol) << name;
+  }
+}
+
+class DataParallelJob : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!HaveDigits()) GTEST_SKIP() << kDigitsDir << " is absent (scripts/fetch_datasets.sh)";
+    ::setenv("FLAGS_collective_timeout_s", "60", 1);
+  }
+  void TearDown() override { ::unsetenv("FLAGS_collective_timeout_s"); }
+  std::string Dir(const std::string& name) { return testing::CliTempDir() + "/" + name; }
+};
+
+TEST_F(DataParallelJob, TwoAndFourRanksTrainTheMlpToTheParametersOfOneProcess) {
+  const testing::CliResult one = testing::RunCli(TrainArgs("mlp", Dir("mlp1"), 12));
+  ASSERT_EQ(one.code, 0) << one.err;
+  for (int nranks : {2, 4}) {
+    const std::string dir = Dir("mlp" + std::to_string(nranks) + "ranks");
+    std::vector<std::string> args = {"launch", "--nproc", std::to_string(nranks)};
+    for (const std::string& a : TrainArgs("mlp", dir, 12)) args.push_back(a);
+    args.push_back("--distributed");
+    const testing::CliResult r = testing::RunCli(args);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    EXPECT_TRUE(testing::Contains(r.out, "over " + std::to_string(nranks) + " ranks")) << r.out;
+    ExpectSameParams(Dir("mlp1") + "/model", dir + "/model", 1e-6);
+  }
+}
+
+TEST_F(DataParallelJob, TwoRanksTrainLenetToTheParametersOfOneProcess) {
+  const testing::CliResult one = testing::RunCli(TrainArgs("lenet", Dir("lenet1"), 4));
+  ASSERT_EQ(one.code, 0) << one.err;
+  std::vector<std::string> args = {"launch", "--nproc", "2"};
+  for (const std::string& a : TrainArgs("lenet", Dir("lenet2"), 4)) args.push_back(a);
+  args.push_back("--distributed");
+  const testing::CliResult r = testing::RunCli(args);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  ExpectSameParams(Dir("lenet1") + "/model", Dir("lenet2") + "/model", 1e-6);
+}
+
+TEST_F(DataParallelJob, DeterministicRunsOfTheSameRankCountAreBitwiseEqual) {
+  ::setenv("FLAGS_cpu_deterministic", "1", 1);
+  std::vector<std::string> saved;
+  for (int run = 0; run < 2; ++run) {
+    const std::string dir = Dir("det" + std::to_string(run));
+    std::vector<std::string> args = {"launch", "--nproc", "2"};
+    for (const std::string& a : TrainArgs("mlp", dir, 8)) args.push_back(a);
+    args.push_back("--distributed");
+    const testing::CliResult r = testing::RunCli(args);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    saved.push_back(platform::ReadFile(dir + "/model.pdiparams"));
+  }
+  ::unsetenv("FLAGS_cpu_deterministic");
+  EXPECT_FALSE(saved[0].empty());
+  EXPECT_TRUE(saved[0] == saved[1]) << "two deterministic runs differ";
+}
+
+std::string ReadIfExists(const std::string& path) {
+  return fs::exists(path) ? platform::ReadFile(path) : "";
+}
+
+// A launcher running in the background, its stderr in a file.
+struct BackgroundLaunch {
+  pid_t pid = -1;
+  std::string err_path;
+
+  // The pid the launcher reports for `rank` (waits up to 20 s for the line).
+  pid_t RankPid(int rank) const {
+    const std::regex line("launch: rank " + std::to_string(rank) + " pid ([0-9]+)");
+    for (int i = 0; i < 400; ++i) {
+      std::smatch m;
+      const std::string err = ReadIfExists(err_path);
+      if (std::regex_search(err, m, line)) return static_cast<pid_t>(std::stol(m[1]));
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    return -1;
+  }
+  // The launcher's exit code, or -1 when it has not ended within `seconds`.
+  int Wait(int seconds) const {
+    for (int i = 0; i < seconds * 20; ++i) {
+      int status = 0;
+      if (::waitpid(pid, &status, WNOHANG) == pid) {
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    return -1;
+  }
+};
+
+BackgroundLaunch StartLongJob(const std::string& dir) {
+  BackgroundLaunch job;
+  job.err_path = dir + ".stderr";
+  const std::vector<std::string> args = {
+      testing::CliBinary(), "launch", "--nproc", "2", "train", "--distributed", "--model",
+      "mlp", "--dataset", "digits", "--data-dir", kDigitsDir, "--epochs", "10000",
+      "--no-progress", "--save", dir};
+  job.pid = ::fork();
+  if (job.pid == 0) {
+    const int fd = ::open(job.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, 2);
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    std::vector<char*> argv;
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  return job;
+}
+
+TEST_F(DataParallelJob, AKilledRankEndsTheJobWithAnErrorNamingIt) {
+  const BackgroundLaunch job = StartLongJob(Dir("killed"));
+  const pid_t victim = job.RankPid(1);
+  ASSERT_GT(victim, 0) << ReadIfExists(job.err_path);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // Training is under way.
+  ::kill(victim, SIGKILL);
+  EXPECT_EQ(job.Wait(60), 1) << ReadIfExists(job.err_path);
+  const std::string err = ReadIfExists(job.err_path);
+  EXPECT_TRUE(testing::Contains(err, "rank 1 (pid " + std::to_string(victim) +
+                                         ") was killed by signal 9"))
+      << err;
+  EXPECT_TRUE(testing::Contains(err, "launch: the job failed")) << err;
+  EXPECT_EQ(::kill(job.RankPid(0), 0), -1) << "rank 0 outlived the launcher";
+}
+
+TEST_F(DataParallelJob, AHungRankMakesTheOthersFailAfterTheTimeout) {
+  ::setenv("FLAGS_collective_timeout_s", "3", 1);
+  const BackgroundLaunch job = StartLongJob(Dir("hung"));
+  const pid_t victim = job.RankPid(1);
+  ASSERT_GT(victim, 0) << ReadIfExists(job.err_path);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  ::kill(victim, SIGSTOP);
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_EQ(job.Wait(60), 1) << ReadIfExists(job.err_path);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(30));
+  const std::string err = ReadIfExists(job.err_path);
+  EXPECT_TRUE(testing::Contains(err, "(rank 0 of 2) failed")) << err;
+  EXPECT_TRUE(testing::Contains(err, "rank 0 (pid")) << err;
+  EXPECT_TRUE(testing::Contains(err, "still running 2 s later (hung or stopped?): rank 1")) << err;
+  EXPECT_EQ(::kill(victim, 0), -1) << "the hung rank outlived the launcher";
+}
+
+}  // namespace
+}  // namespace paddle_like
