@@ -209,7 +209,11 @@ struct CoalesceTensorKernel {
 
 PL_REGISTER_OPS(RegisterCoalesceTensorOp) {
   framework::RegisterOp<CoalesceTensorOp, CoalesceTensorOpMaker>("coalesce_tensor")
-      .InferShape(CoalesceTensorInferShape);
+      .InferShape(CoalesceTensorInferShape)
+      .Checkpoint("Upgrade coalesce_tensor: add a new attribute [use_align]",
+                  framework::OpVersionDesc().NewAttr("use_align", "align every tensor", true))
+      .Checkpoint("Upgrade coalesce_tensor: add a new attribute [align_size]",
+                  framework::OpVersionDesc().NewAttr("align_size", "alignment in bytes", -1));
   RegisterPlainCpuKernels<CoalesceTensorKernel, float, double, platform::float16,
                           platform::bfloat16, int32_t, int64_t>("coalesce_tensor");
 }

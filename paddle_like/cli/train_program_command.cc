@@ -2,6 +2,7 @@
 // PaddlePaddle training program with its `<op>_grad` and optimizer ops) on .npy feeds,
 // printing each step's loss, and optionally writes a JSON report.
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <string>
@@ -14,6 +15,7 @@
 #include "paddle_like/cli/commands.h"
 #include "paddle_like/cli/profile_report.h"
 #include "paddle_like/train/program_trainer.h"
+#include "platform/collective/comm_registry.h"
 #include "platform/file_util.h"
 
 namespace paddle_like {
@@ -25,6 +27,7 @@ constexpr char kUsage[] =
     "usage: paddle_like train --program MAIN --loss NAME --feed NAME=FILE.npy[,NAME=FILE.npy]\n"
     "                         [--startup STARTUP] [--init-dir DIR] [--batch-size B]\n"
     "                         [--steps N] [--report FILE.json] [--profile FILE.json]\n"
+    "                         [--distributed [--master HOST:PORT]]\n"
     "  Trains a program that holds its own backward and optimizer ops (for example one built\n"
     "  and saved by PaddlePaddle) and prints every step's loss.\n"
     "  --startup STARTUP  program run once first (initializes the persistables)\n"
@@ -37,7 +40,12 @@ constexpr char kUsage[] =
     "  --steps N          default: one step per batch; more steps start over\n"
     "  --report FILE      writes {\"loss\", \"steps\", \"batch_size\", \"losses\"} as JSON\n"
     "  --profile FILE     writes the last step's profile as JSON (per op: kernel key, data\n"
-    "                     transforms and weight pre-packs, time), a table to stderr\n";
+    "                     transforms and weight pre-packs, time), a table to stderr\n"
+    "  --distributed      data-parallel over the ranks of the job (`paddle_like launch`,\n"
+    "                     mpirun): each batch is the global batch, rank r feeds its share;\n"
+    "                     a program without all-reduce ops gets them; losses are means over\n"
+    "                     the ranks; rank 0 alone prints and writes the report\n"
+    "  --master HOST:PORT where the ranks meet (see `paddle_like train --help`)\n";
 
 int64_t ParsePositive(const std::string& flag, const std::string& value) {
   try {
@@ -77,8 +85,8 @@ std::map<std::string, framework::DenseTensor> ReadFeeds(const Args& args) {
 int TrainProgramCommand(const std::vector<std::string>& argv) {
   const Args args(argv,
                   {"program", "startup", "feed", "loss", "init-dir", "batch-size", "steps",
-                   "report", "profile"},
-                  {"help"});
+                   "report", "profile", "master"},
+                  {"help", "distributed"});
   if (args.Has("help")) {
     std::cout << kUsage;
     return 0;
@@ -97,7 +105,17 @@ int TrainProgramCommand(const std::vector<std::string>& argv) {
     options.batch_size = ParsePositive("batch-size", args.Get("batch-size"));
   }
   if (args.Has("steps")) options.steps = ParsePositive("steps", args.Get("steps"));
-  options.on_step = [](int64_t step, double loss) {
+  options.distributed = args.Has("distributed");
+  if (args.Has("master")) {
+    PL_ENFORCE(options.distributed,
+               errors::InvalidArgument("train: --master needs --distributed"));
+    ::setenv("PADDLE_MASTER", args.Get("master").c_str(), 1);
+  }
+  const bool leader =
+      !options.distributed ||
+      platform::collective::CommRegistry::Instance().Get(0, platform::CPUPlace())->rank() == 0;
+  options.on_step = [leader](int64_t step, double loss) {
+    if (!leader) return;
     std::printf("step %lld loss %.9g\n", static_cast<long long>(step + 1), loss);
     std::fflush(stdout);
   };
@@ -106,6 +124,7 @@ int TrainProgramCommand(const std::vector<std::string>& argv) {
   const std::map<std::string, framework::DenseTensor> feeds = ReadFeeds(args);
   framework::Scope scope;
   const train::ProgramTrainingResult result = train::TrainProgram(main, feeds, options, &scope);
+  if (result.rank != 0) return 0;  // Rank 0 prints and writes for the job.
   std::printf("trained %zu steps", result.losses.size());
   if (!result.loaded.empty()) {
     std::printf(" (initial values of %zu persistables from %s)", result.loaded.size(),

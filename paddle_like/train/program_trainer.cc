@@ -11,6 +11,8 @@
 #include "framework/model_loading.h"
 #include "framework/npy_io.h"
 #include "operators/registry.h"
+#include "paddle_like/layers/data_parallel.h"
+#include "platform/collective/comm_registry.h"
 
 namespace paddle_like {
 namespace train {
@@ -99,6 +101,16 @@ double ScalarValue(const Scope& scope, const std::string& name) {
   return d.data<double>()[0];
 }
 
+// Whether the program all-reduces something itself (transpiled for collective training).
+bool HasAllReduce(const ProgramDesc& program) {
+  const BlockDesc& block = program.Block(0);
+  for (size_t i = 0; i < block.OpSize(); ++i) {
+    const std::string& t = block.Op(i)->Type();
+    if (t == "all_reduce" || t.rfind("c_allreduce_", 0) == 0) return true;
+  }
+  return false;
+}
+
 // `program` without feed and fetch ops (feeds go straight into variables).
 ProgramDesc WithoutFeedFetch(const ProgramDesc& program) {
   ProgramDesc copy = program;
@@ -148,11 +160,33 @@ DenseTensor FeedBatch(const std::string& name, const DenseTensor& data, int64_t 
   return batch;
 }
 
+DenseTensor RankRows(const DenseTensor& batch, int rank, int nranks) {
+  if (nranks == 1) return batch;
+  PL_ENFORCE(batch.dims().size() >= 1 && batch.dims()[0] >= nranks,
+             errors::InvalidArgument("a batch of shape %s cannot be shared by %d ranks",
+                                     batch.dims().ToString(), nranks));
+  const int64_t rows = batch.dims()[0];
+  const int64_t begin = rows * rank / nranks, end = rows * (rank + 1) / nranks;
+  std::vector<int64_t> dims = batch.dims().ToVector();
+  dims[0] = end - begin;
+  DenseTensor share{DDim(dims), batch.dtype()};
+  const size_t row_bytes = static_cast<size_t>(batch.numel() / rows) *
+                           platform::SizeOf(batch.dtype());
+  void* dst = share.mutable_data(platform::CPUPlace(), batch.dtype());
+  if (end > begin && row_bytes > 0) {
+    std::memcpy(dst, static_cast<const char*>(batch.raw_data()) + begin * row_bytes,
+                static_cast<size_t>(end - begin) * row_bytes);
+  }
+  share.set_lod(batch.lod());
+  return share;
+}
+
 std::string ProgramTrainingResult::ToJson(const ProgramTrainingOptions& options) const {
   std::ostringstream os;
   os.precision(9);
   os << "{\n  \"loss\": \"" << options.loss << "\",\n  \"steps\": " << losses.size()
-     << ",\n  \"batch_size\": " << options.batch_size << ",\n  \"losses\": [";
+     << ",\n  \"batch_size\": " << options.batch_size << ",\n  \"ranks\": " << ranks
+     << ",\n  \"losses\": [";
   for (size_t i = 0; i < losses.size(); ++i) os << (i ? ", " : "") << losses[i];
   os << "]\n}\n";
   return os.str();
@@ -187,28 +221,56 @@ ProgramTrainingResult TrainProgram(const ProgramDesc& main,
   PL_ENFORCE(steps > 0, errors::InvalidArgument("training: no steps to run (no feeds given and "
                                                 "no step count)"));
 
+  ProgramDesc program = WithoutFeedFetch(main);
+  std::unique_ptr<ProgramDesc> startup_program;
+  if (options.startup != nullptr) startup_program = std::make_unique<ProgramDesc>(*options.startup);
+  platform::collective::Communicator* comm = nullptr;
+  if (options.distributed) {
+    comm = platform::collective::CommRegistry::Instance().Get(0, platform::CPUPlace());
+    result.rank = comm->rank();
+    result.ranks = comm->nranks();
+    if (result.ranks > 1 && !HasAllReduce(program)) {
+      const layers::ParamGrads param_grads = layers::OptimizerParamGrads(program.Block(0));
+      PL_ENFORCE(!param_grads.empty(),
+                 errors::InvalidArgument("training: --distributed needs optimizer ops (with "
+                                         "op_role_var) to find the gradients to all-reduce"));
+      layers::DataParallelOptions dp;
+      dp.nranks = result.ranks;
+      layers::ApplyDataParallel(param_grads, dp, &program, startup_program.get());
+    }
+  }
+
   framework::Executor exec{platform::CPUPlace()};
-  if (options.startup != nullptr) {
-    auto startup = exec.Prepare(*options.startup, 0, scope);
+  if (startup_program != nullptr) {
+    auto startup = exec.Prepare(*startup_program, 0, scope);
     exec.Run(startup.get());
   }
   if (!options.init_dir.empty()) result.loaded = LoadInitDir(main, options.init_dir, scope);
   CheckPersistablesSet(main, *scope);
 
-  ProgramDesc program = WithoutFeedFetch(main);
   framework::ApplyExecutionPasses(&program);  // Fused relu gradients.
   auto prepared = exec.Prepare(program, 0, scope, {options.loss});
   Scope* local = prepared->local_scope();
   for (int64_t step = 0; step < steps; ++step) {
+    double share = 1;
     for (const auto& kv : feeds) {
-      *local->FindVar(kv.first)->GetMutable<DenseTensor>() =
-          FeedBatch(kv.first, kv.second, options.batch_size, step);
+      const DenseTensor batch = FeedBatch(kv.first, kv.second, options.batch_size, step);
+      DenseTensor mine = RankRows(batch, result.rank, result.ranks);
+      share = static_cast<double>(mine.dims()[0]) / static_cast<double>(batch.dims()[0]);
+      *local->FindVar(kv.first)->GetMutable<DenseTensor>() = std::move(mine);
     }
     exec.Run(prepared.get(), step + 1 == steps ? options.profile : nullptr);
-    const double loss = ScalarValue(*local, options.loss);
+    double loss = ScalarValue(*local, options.loss);
+    if (comm != nullptr) {
+      // The global batch's loss: the ranks' means weighted by their shares.
+      loss *= share;
+      comm->AllReduce(&loss, &loss, 1, platform::DataType::FLOAT64,
+                      platform::collective::ReduceOp::kSum);
+    }
     result.losses.push_back(loss);
     if (options.on_step) options.on_step(step, loss);
   }
+  if (comm != nullptr) comm->Barrier();  // No rank leaves while another may need it.
   return result;
 }
 

@@ -40,12 +40,19 @@ struct ProgramTrainingOptions {
   // Optional, not owned: filled with the profile of the last step (kernels, transforms,
   // time per op).
   framework::ExecutionProfile* profile = nullptr;
+  // Data-parallel over the ranks of the job this process belongs to
+  // (platform/collective/collective_env.h): each step's batch is the global batch, of which
+  // rank r feeds rows [r * B / n, (r + 1) * B / n). A program that holds no all-reduce of
+  // its own (not transpiled for collective training) gets layers::ApplyDataParallel, with
+  // the parameters its optimizer ops update. Losses are the means over the ranks.
+  bool distributed = false;
 };
 
 struct ProgramTrainingResult {
   std::vector<double> losses;              // One per step, in order.
   std::vector<std::string> loaded;         // Persistables read from init_dir, sorted.
   int64_t batches = 0;                     // Batches the feeds hold.
+  int rank = 0, ranks = 1;                 // This process's rank and the job's size.
 
   // {"loss": NAME, "steps": N, "batch_size": B, "losses": [...]}
   std::string ToJson(const ProgramTrainingOptions& options) const;
@@ -62,6 +69,10 @@ ProgramTrainingResult TrainProgram(const framework::ProgramDesc& main,
 // Step `step`'s slice of a feed array (see the header comment); `name` is for messages.
 framework::DenseTensor FeedBatch(const std::string& name, const framework::DenseTensor& data,
                                  int64_t batch_size, int64_t step);
+
+// Rank `rank` of `nranks`'s share of a batch: rows [rank * B / n, (rank + 1) * B / n) of
+// dim 0 (a copy; `batch` itself when nranks is 1).
+framework::DenseTensor RankRows(const framework::DenseTensor& batch, int rank, int nranks);
 
 // How many batches `data` holds for `batch_size` (see the header comment).
 int64_t BatchCount(const std::string& name, const framework::DenseTensor& data,

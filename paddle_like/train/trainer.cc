@@ -18,6 +18,7 @@
 #include "paddle_like/layers/optimizer.h"
 #include "platform/collective/comm_registry.h"
 #include "paddle_like/train/models.h"
+#include "paddle_like/train/program_trainer.h"
 
 namespace paddle_like {
 namespace train {
@@ -40,21 +41,6 @@ double Scalar(const framework::Scope& scope, const std::string& name) {
   return d.data<double>()[0];
 }
 
-// Rows [begin, end) of `t` (a copy).
-framework::DenseTensor Rows(const framework::DenseTensor& t, int64_t begin, int64_t end) {
-  framework::DDim dims = t.dims();
-  const int64_t row_bytes =
-      dims[0] > 0 ? static_cast<int64_t>(t.memory_size()) / dims[0] : 0;
-  dims[0] = end - begin;
-  framework::DenseTensor out(dims, t.dtype());
-  char* dst = static_cast<char*>(out.mutable_data(platform::CPUPlace(), t.dtype()));
-  if (end > begin) {
-    std::memcpy(dst, static_cast<const char*>(t.raw_data()) + begin * row_bytes,
-                static_cast<size_t>((end - begin) * row_bytes));
-  }
-  return out;
-}
-
 void Feed(framework::Scope* scope, const datasets::Batch& batch, DataType dtype) {
   framework::DenseTensor* image = scope->FindVar("image")->GetMutable<framework::DenseTensor>();
   if (batch.features.dtype() == dtype) {
@@ -65,15 +51,15 @@ void Feed(framework::Scope* scope, const datasets::Batch& batch, DataType dtype)
   *scope->FindVar("label")->GetMutable<framework::DenseTensor>() = batch.labels;
 }
 
-// This rank's share of a global batch: rows [rank * b / n, (rank + 1) * b / n).
+// This rank's share of a global batch (RankRows).
 datasets::Batch RankShare(const datasets::Batch& batch, int rank, int nranks) {
   if (nranks == 1) return batch;
   const int64_t b = batch.labels.dims()[0];
-  const int64_t begin = b * rank / nranks, end = b * (rank + 1) / nranks;
   datasets::Batch share;
-  share.features = Rows(batch.features, begin, end);
-  share.labels = Rows(batch.labels, begin, end);
-  share.indices.assign(batch.indices.begin() + begin, batch.indices.begin() + end);
+  share.features = RankRows(batch.features, rank, nranks);
+  share.labels = RankRows(batch.labels, rank, nranks);
+  share.indices.assign(batch.indices.begin() + b * rank / nranks,
+                       batch.indices.begin() + b * (rank + 1) / nranks);
   return share;
 }
 
