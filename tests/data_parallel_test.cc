@@ -25,6 +25,7 @@
 #include "paddle_like/layers/data_parallel.h"
 #include "paddle_like/layers/optimizer.h"
 #include "paddle_like/train/models.h"
+#include "platform/collective/tcp_store.h"
 #include "platform/file_util.h"
 
 namespace paddle_like {
@@ -197,6 +198,10 @@ void ExpectSameParams(const std::string& a, const std::string& b, double rtol) {
   }
 }
 
+std::string ReadIfExists(const std::string& path) {
+  return fs::exists(path) ? platform::ReadFile(path) : "";
+}
+
 class DataParallelJob : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -250,8 +255,29 @@ TEST_F(DataParallelJob, DeterministicRunsOfTheSameRankCountAreBitwiseEqual) {
   EXPECT_TRUE(saved[0] == saved[1]) << "two deterministic runs differ";
 }
 
-std::string ReadIfExists(const std::string& path) {
-  return fs::exists(path) ? platform::ReadFile(path) : "";
+TEST_F(DataParallelJob, MpirunStartsTheSameJobAsTheLauncher) {
+  if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "mpirun is absent (Debian's openmpi-bin, installed by scripts/setup.sh)";
+  }
+  std::vector<std::string> launched = {"launch", "--nproc", "2"};
+  for (const std::string& a : TrainArgs("mlp", Dir("by_launch"), 6)) launched.push_back(a);
+  launched.push_back("--distributed");
+  const testing::CliResult r = testing::RunCli(launched);
+  ASSERT_EQ(r.code, 0) << r.out << r.err;
+  // A free port for the rendezvous (the launcher picks its own; mpirun's job is told).
+  int port = 0;
+  {
+    platform::collective::TcpStoreServer probe(0);
+    port = probe.port();
+  }
+  std::string cmd = "mpirun --allow-run-as-root --oversubscribe -np 2 " + testing::CliBinary();
+  for (const std::string& a : TrainArgs("mlp", Dir("by_mpirun"), 6)) cmd += " '" + a + "'";
+  cmd += " --distributed --master 127.0.0.1:" + std::to_string(port) + " > " + Dir("mpirun.log") +
+         " 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << ReadIfExists(Dir("mpirun.log"));
+  EXPECT_TRUE(platform::ReadFile(Dir("by_launch") + "/model.pdiparams") ==
+              platform::ReadFile(Dir("by_mpirun") + "/model.pdiparams"))
+      << "mpirun's job trained other parameters than the launcher's";
 }
 
 // A launcher running in the background, its stderr in a file.
