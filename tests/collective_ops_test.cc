@@ -15,6 +15,7 @@
 #include "cli_test_util.h"
 #include "framework/executor.h"
 #include "op_test_util.h"
+#include "framework/selected_rows.h"
 #include "platform/collective/comm_registry.h"
 
 namespace paddle_like {
@@ -199,6 +200,53 @@ void CheckCoalescedAllReduce(int rank, int n) {
   }
 }
 
+// A SelectedRows (sparse gradient) with rank r holding r + 1 rows of width 3.
+void CheckSparseAllGather(int rank, int n) {
+  operators::RegisterAllOps();
+  framework::ProgramDesc program;
+  framework::BlockDesc& block = program.Block(0);
+  for (const char* name : {"g", "gathered"}) {
+    block.Var(name)->SetKind(framework::VarKind::kSelectedRows);
+    block.Var(name)->SetDataType(DataType::FLOAT32);
+    block.Var(name)->SetPersistable(true);
+  }
+  framework::OpDesc* op = block.AppendOp();
+  op->SetType("c_allgather");
+  op->SetInput("X", {"g"});
+  op->SetOutput("Out", {"gathered"});
+  op->SetAttr("nranks", n);
+  framework::Scope scope;
+  auto rows_of = [](int r) {
+    std::vector<int64_t> rows;
+    for (int k = 0; k <= r; ++k) rows.push_back((r * 3 + k) % 10);
+    return rows;
+  };
+  framework::SelectedRows mine(rows_of(rank), 10);
+  std::vector<double> values;
+  for (int k = 0; k <= rank; ++k) {
+    for (int c = 0; c < 3; ++c) values.push_back(rank * 100 + k * 10 + c);
+  }
+  *mine.mutable_value() = testing::MakeTensor<float>(framework::DDim({rank + 1, 3}), values);
+  *scope.Var("g")->GetMutable<framework::SelectedRows>() = mine;
+  scope.Var("gathered");
+  framework::Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(program, 0, &scope, {});
+  exec.Run(prepared.get());
+  const auto& out = scope.FindVar("gathered")->Get<framework::SelectedRows>();
+  std::vector<int64_t> rows;
+  std::vector<double> expected;
+  for (int r = 0; r < n; ++r) {
+    for (int64_t row : rows_of(r)) rows.push_back(row);
+    for (int k = 0; k <= r; ++k) {
+      for (int c = 0; c < 3; ++c) expected.push_back(r * 100 + k * 10 + c);
+    }
+  }
+  EXPECT_EQ(out.rows(), rows);
+  EXPECT_EQ(out.height(), 10);
+  EXPECT_EQ(out.value().dims().ToVector(), (std::vector<int64_t>{static_cast<int64_t>(rows.size()), 3}));
+  EXPECT_EQ(ToDoubles(out.value()), expected);
+}
+
 void CheckOrderingOpsAndErrors(int n) {
   const DenseTensor t = testing::MakeTensor<float>(framework::DDim({2}), {1.5, -2});
   for (const std::string type : {"barrier", "c_sync_calc_stream", "c_sync_comm_stream",
@@ -233,6 +281,7 @@ TEST(CollectiveOpsWorker, EveryOpMatchesTheReference) {
   CheckAllReduces(rank, n);
   CheckBroadcastGatherScatter(rank, n);
   CheckCoalescedAllReduce(rank, n);
+  CheckSparseAllGather(rank, n);
   CheckOrderingOpsAndErrors(n);
 }
 

@@ -36,14 +36,20 @@ template <bool kLowercase>
 class AllGatherOpMaker : public CollectiveOpMaker {
  public:
   void Make() override {
-    AddSlotsAndRing(kLowercase, "This rank's block; every rank gives the same shape.",
-                    "The blocks of all ranks stacked along dim 0 in rank order: [n * d0, ...].");
+    AddSlotsAndRing(kLowercase, "This rank's block; every rank gives the same shape. Or a "
+                    "SelectedRows (a sparse gradient) with any number of rows.",
+                    "The blocks of all ranks stacked along dim 0 in rank order: [n * d0, ...]; "
+                    "for a SelectedRows X, a SelectedRows of every rank's rows and values.");
     AddNranksAttr();
     AddComment(R"DOC(
 All-gather operator (c_allgather, all_gather): concatenates every rank's X along dim 0, in
 rank order, on every rank.
 
 $$Out = \mathrm{concat}_0(X_0, X_1, \ldots, X_{n-1})$$
+
+A SelectedRows X (rows r_k, values v_k, height h) gives a SelectedRows of height h whose rows
+and values are the concatenations of every rank's: ranks may hold different numbers of rows,
+and a row may appear several times (the optimizers add duplicate rows).
 )DOC");
   }
 };
@@ -71,6 +77,11 @@ void GatherScatterInferShape(InferShapeContext* ctx) {
   const char* in = InSlot(ctx->OpType());
   const char* out = OutSlot(ctx->OpType());
   DDim dims = ctx->GetInputDim(in);
+  if (kGather && ctx->GetInputVarKind(in) == framework::VarKind::kSelectedRows) {
+    // A gathered SelectedRows stands for a tensor of the same dense shape (more rows of it).
+    ctx->SetOutputDim(out, dims);
+    return;
+  }
   PL_ENFORCE(dims.size() >= 1,
              errors::InvalidArgument("op `%s` input `%s`: expected a tensor of rank >= 1, found "
                                      "shape %s",
@@ -126,10 +137,50 @@ struct BroadcastKernel {
   }
 };
 
+// A SelectedRows X (a sparse gradient): every rank's rows and values, in rank order, with
+// as many rows as each rank holds.
+template <typename T>
+void AllGatherSelectedRows(const ExecutionContext& ctx, Communicator* comm) {
+  const std::string& type = ctx.Type();
+  const framework::SelectedRows in = ctx.InputVar(InSlot(type))->Get<framework::SelectedRows>();
+  const DenseTensor& value = in.value();
+  const int64_t rows = static_cast<int64_t>(in.rows().size());
+  PL_ENFORCE(value.dims().size() >= 1 && value.dims()[0] == rows,
+             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): a SelectedRows of %lld "
+                                     "rows holds a value of shape %s",
+                                     type, InSlot(type), ctx.InputName(InSlot(type)),
+                                     static_cast<long long>(rows), value.dims().ToString()));
+  const int64_t width = rows > 0 ? value.numel() / rows : 1;
+  std::vector<int64_t> counts(static_cast<size_t>(comm->nranks()));
+  comm->AllGather(&rows, counts.data(), 1, DataType::INT64);
+  int64_t total = 0;
+  std::vector<int64_t> value_counts;
+  for (int64_t c : counts) {
+    total += c;
+    value_counts.push_back(c * width);
+  }
+  framework::SelectedRows out(std::vector<int64_t>(static_cast<size_t>(total)), in.height());
+  comm->AllGatherV(in.rows().data(), rows, out.mutable_rows()->data(), counts, DataType::INT64);
+  DDim dims = value.dims();
+  dims[0] = total;
+  DenseTensor* out_value = out.mutable_value();
+  out_value->Resize(dims);
+  T* dst = out_value->mutable_data<T>(ctx.GetPlace());
+  comm->AllGatherV(rows > 0 ? value.data<T>() : nullptr, rows * width, dst, value_counts,
+                   value.dtype());
+  *ctx.OutputVar(OutSlot(type))->GetMutable<framework::SelectedRows>() = std::move(out);
+}
+
 template <typename T>
 struct AllGatherKernel {
   static void Compute(const ExecutionContext& ctx) {
     const std::string& type = ctx.Type();
+    if (ctx.InputVar(InSlot(type))->IsType<framework::SelectedRows>()) {
+      Communicator* comm = RingOf(ctx);
+      CheckNranksAttr(ctx, *comm);
+      AllGatherSelectedRows<T>(ctx, comm);
+      return;
+    }
     const DenseTensor* x = ctx.Input(InSlot(type));
     DenseTensor* out = ctx.Output(OutSlot(type));
     Communicator* comm = RingOf(ctx);
@@ -178,15 +229,25 @@ void RegisterCollectiveKernels(const std::string& type) {
 
 }  // namespace
 
+// Out is of X's kind: a dense tensor, or a SelectedRows (a sparse gradient) for all-gather.
+void OutputKindOfInput(framework::VarTypeInferenceContext* ctx) {
+  const char* in = InSlot(ctx->OpType());
+  const char* out = OutSlot(ctx->OpType());
+  ctx->SetOutputKind(out, ctx->GetInputKind(in));
+  ctx->SetOutputDataType(out, ctx->GetInputDataType(in));
+}
+
 PL_REGISTER_OPS(RegisterBroadcastGatherOps) {
   framework::RegisterOp<CollectiveOp, BroadcastOpMaker<false>>("c_broadcast")
       .InferShape(SameShapeCollectiveInferShape);
   framework::RegisterOp<CollectiveOp, BroadcastOpMaker<true>>("broadcast")
       .InferShape(SameShapeCollectiveInferShape);
   framework::RegisterOp<CollectiveOp, AllGatherOpMaker<false>>("c_allgather")
-      .InferShape(GatherScatterInferShape<true>);
+      .InferShape(GatherScatterInferShape<true>)
+      .InferVarType(OutputKindOfInput);
   framework::RegisterOp<CollectiveOp, AllGatherOpMaker<true>>("all_gather")
-      .InferShape(GatherScatterInferShape<true>);
+      .InferShape(GatherScatterInferShape<true>)
+      .InferVarType(OutputKindOfInput);
   framework::RegisterOp<CollectiveOp, ReduceScatterOpMaker<false>>("c_reducescatter")
       .InferShape(GatherScatterInferShape<false>);
   framework::RegisterOp<CollectiveOp, ReduceScatterOpMaker<true>>("reduce_scatter")

@@ -107,18 +107,21 @@ void ApplyDataParallel(const ParamGrads& param_grads, const DataParallelOptions&
   if (options.nranks == 1 || param_grads.empty()) return;
   BlockDesc* block = &main->Block(0);
 
-  // Every gradient must be a dense tensor the block declares; find the last op writing one.
+  // Every gradient must be a dense tensor or a SelectedRows the block declares; find the
+  // last op writing one.
   std::set<std::string> grad_set;
+  std::vector<std::string> sparse;
   for (const auto& [param, grad] : param_grads) {
     const VarDesc* var = block->FindVarRecursive(grad);
     PL_ENFORCE(var != nullptr, errors::InvalidArgument("data parallel: gradient `%s` of "
                                                        "parameter `%s` is not declared",
                                                        grad, param));
-    PL_ENFORCE(var->GetKind() == framework::VarKind::kDenseTensor,
-               errors::InvalidArgument("data parallel: gradient `%s` of parameter `%s` is not a "
-                                       "dense tensor (sparse gradients are not all-reduced yet; "
-                                       "build the embedding with is_sparse = false)",
+    PL_ENFORCE(var->GetKind() == framework::VarKind::kDenseTensor ||
+                   var->GetKind() == framework::VarKind::kSelectedRows,
+               errors::InvalidArgument("data parallel: gradient `%s` of parameter `%s` is "
+                                       "neither a dense tensor nor a SelectedRows",
                                        grad, param));
+    if (var->GetKind() == framework::VarKind::kSelectedRows) sparse.push_back(grad);
     grad_set.insert(grad);
   }
   size_t last_writer = 0;
@@ -147,10 +150,21 @@ void ApplyDataParallel(const ParamGrads& param_grads, const DataParallelOptions&
 
   // Gradients of the last layers come first in backward: bucket them in that order.
   std::vector<std::string> grads;
-  for (auto it = param_grads.rbegin(); it != param_grads.rend(); ++it) grads.push_back(it->second);
+  for (auto it = param_grads.rbegin(); it != param_grads.rend(); ++it) {
+    if (std::find(sparse.begin(), sparse.end(), it->second) == sparse.end()) {
+      grads.push_back(it->second);
+    }
+  }
   size_t at = last_writer + 1;
+  // Sparse gradients: every rank's rows, gathered (the optimizer adds duplicate rows).
+  for (const std::string& g : sparse) {
+    InsertOp(block, at++, "c_allgather", {{"X", {g}}}, {{"Out", {g}}},
+             {{"ring_id", options.ring_id}, {"nranks", options.nranks},
+              {"use_calc_stream", true}, {"op_role", kBackward}});
+  }
   int bucket_index = 0;
   for (const Bucket& bucket : MakeBuckets(*block, grads, options.bucket_bytes)) {
+    if (bucket.grads.empty()) continue;
     std::string fused;
     do {
       fused = "data_parallel_fused_grad_" + std::to_string(bucket_index++);

@@ -10,7 +10,9 @@
 //                      c_allreduce_sum(fused, in place)
 //                    so the optimizer ops (and any clipping or weight decay before them) read
 //                    the sum over ranks of the scaled gradients: the gradient of the mean
-//                    loss over the global batch.
+//                    loss over the global batch. A sparse gradient (SelectedRows, from
+//                    lookup_table with is_sparse) is all-gathered instead (c_allgather):
+//                    every rank's rows, which the optimizer adds up.
 //   startup program  c_broadcast(param, root 0) for every parameter, so all ranks start
 //                    from rank 0's values.
 //
@@ -44,8 +46,8 @@ using ParamGrads = std::vector<std::pair<std::string, std::string>>;
 ParamGrads OptimizerParamGrads(const framework::BlockDesc& block);
 
 // Rewrites `main` and `startup` (block 0 of each) as described above. InvalidArgumentError
-// when a gradient is not declared, is not a dense tensor (sparse gradients are not handled
-// yet), when no op seeds the loss gradient, or for nranks < 1. nranks == 1 leaves both
+// when a gradient is not declared or is neither a dense tensor nor a SelectedRows, when no
+// op seeds the loss gradient, or for nranks < 1. nranks == 1 leaves both
 // programs unchanged.
 void ApplyDataParallel(const ParamGrads& param_grads, const DataParallelOptions& options,
                        framework::ProgramDesc* main, framework::ProgramDesc* startup);

@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "platform/data_type.h"
 
@@ -41,6 +42,11 @@ class Communicator {
   // out = concatenation over ranks, in rank order, of each rank's `in` (count elements each;
   // `out` holds nranks * count).
   virtual void AllGather(const void* in, void* out, int64_t count, DataType dtype) = 0;
+  // out = concatenation over ranks, in rank order, of each rank's `in`, rank r giving
+  // counts[r] elements (`count` == counts[rank]; `out` holds their sum): sparse gradients,
+  // whose ranks hold different numbers of rows.
+  virtual void AllGatherV(const void* in, int64_t count, void* out,
+                          const std::vector<int64_t>& counts, DataType dtype) = 0;
   // out = this rank's block of count elements of reduce over ranks of `in` (nranks * count
   // elements).
   virtual void ReduceScatter(const void* in, void* out, int64_t count, DataType dtype,

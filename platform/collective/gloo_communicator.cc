@@ -1,6 +1,7 @@
 #include "platform/collective/gloo_communicator.h"
 
 #include <gloo/allgather.h>
+#include <gloo/allgatherv.h>
 #include <gloo/allreduce.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
@@ -157,6 +158,26 @@ class GlooCommunicator : public Communicator {
     });
   }
 
+  void AllGatherV(const void* in, int64_t count, void* out, const std::vector<int64_t>& counts,
+                  DataType dtype) override {
+    CheckCounts(count, counts);
+    const size_t element = SizeOf(dtype);
+    std::vector<size_t> bytes;
+    size_t total = 0;
+    for (int64_t c : counts) {
+      bytes.push_back(static_cast<size_t>(c) * element);
+      total += bytes.back();
+    }
+    Guarded("all-gather", [&] {
+      if (total == 0) return;
+      gloo::AllgathervOptions opts(context_);
+      opts.setInput(const_cast<char*>(static_cast<const char*>(in)), bytes[rank()]);
+      opts.setOutput(static_cast<char*>(out), bytes);
+      opts.setTag(NextTag());
+      gloo::allgatherv(opts);
+    });
+  }
+
   void ReduceScatter(const void* in, void* out, int64_t count, DataType dtype,
                      ReduceOp op) override {
     // An all-reduce of the whole input, of which this rank keeps its block: simple, and the
@@ -177,6 +198,14 @@ class GlooCommunicator : public Communicator {
 
  private:
   uint32_t NextTag() { return tag_++; }
+
+  void CheckCounts(int64_t count, const std::vector<int64_t>& counts) const {
+    PL_ENFORCE(static_cast<int>(counts.size()) == nranks() && counts[rank()] == count,
+               errors::InvalidArgument("all-gather on %s: %zu counts given for %d ranks, or "
+                                       "this rank's count differs from its input's %lld",
+                                       Describe(), counts.size(), nranks(),
+                                       static_cast<long long>(count)));
+  }
 
   void CheckRoot(int root) const {
     PL_ENFORCE(root >= 0 && root < nranks(),
@@ -222,6 +251,13 @@ class SingleRankCommunicator : public Communicator {
                                                   Describe(), root));
   }
   void AllGather(const void* in, void* out, int64_t count, DataType dtype) override {
+    if (in != out && count > 0) std::memmove(out, in, count * SizeOf(dtype));
+  }
+  void AllGatherV(const void* in, int64_t count, void* out, const std::vector<int64_t>& counts,
+                  DataType dtype) override {
+    PL_ENFORCE(counts.size() == 1 && counts[0] == count,
+               errors::InvalidArgument("all-gather on %s: expected one count, %lld",
+                                       Describe(), static_cast<long long>(count)));
     if (in != out && count > 0) std::memmove(out, in, count * SizeOf(dtype));
   }
   void ReduceScatter(const void* in, void* out, int64_t count, DataType dtype,
