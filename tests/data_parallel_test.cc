@@ -377,10 +377,21 @@ TEST_F(DataParallelJob, ASparseEmbeddingTrainsOnTwoRanksAsOnOne) {
   EXPECT_LT(a.back(), a.front());  // It trains.
 }
 
-// A launcher running in the background, its stderr in a file.
+// A launcher running in the background, its stderr in a file; stopped (with its ranks)
+// when the object goes, whatever the test did.
 struct BackgroundLaunch {
   pid_t pid = -1;
   std::string err_path;
+
+  BackgroundLaunch() = default;
+  BackgroundLaunch(const BackgroundLaunch&) = delete;
+  BackgroundLaunch(BackgroundLaunch&& o) noexcept : pid(o.pid), err_path(o.err_path) { o.pid = -1; }
+  ~BackgroundLaunch() {
+    if (pid > 0 && ::waitpid(pid, nullptr, WNOHANG) == 0) {
+      ::kill(pid, SIGKILL);  // Its ranks die with it (PR_SET_PDEATHSIG).
+      ::waitpid(pid, nullptr, 0);
+    }
+  }
 
   // The pid the launcher reports for `rank` (waits up to 20 s for the line).
   pid_t RankPid(int rank) const {
@@ -394,17 +405,16 @@ struct BackgroundLaunch {
     return -1;
   }
   // The launcher's exit code, or -1 when it has not ended within `seconds`.
-  int Wait(int seconds) const {
+  int Wait(int seconds) {
     for (int i = 0; i < seconds * 20; ++i) {
       int status = 0;
       if (::waitpid(pid, &status, WNOHANG) == pid) {
+        pid = -1;
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
     }
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    return -1;
+    return -1;  // The destructor stops it.
   }
 };
 
@@ -431,7 +441,7 @@ BackgroundLaunch StartLongJob(const std::string& dir) {
 }
 
 TEST_F(DataParallelJob, AKilledRankEndsTheJobWithAnErrorNamingIt) {
-  const BackgroundLaunch job = StartLongJob(Dir("killed"));
+  BackgroundLaunch job = StartLongJob(Dir("killed"));
   const pid_t victim = job.RankPid(1);
   ASSERT_GT(victim, 0) << ReadIfExists(job.err_path);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // Training is under way.
@@ -442,12 +452,30 @@ TEST_F(DataParallelJob, AKilledRankEndsTheJobWithAnErrorNamingIt) {
                                          ") was killed by signal 9"))
       << err;
   EXPECT_TRUE(testing::Contains(err, "launch: the job failed")) << err;
-  EXPECT_EQ(::kill(job.RankPid(0), 0), -1) << "rank 0 outlived the launcher";
+  const pid_t rank0 = job.RankPid(0);
+  EXPECT_EQ(::kill(rank0, 0), -1) << "rank 0 outlived the launcher";
+}
+
+TEST_F(DataParallelJob, KillingTheLauncherTakesItsRanksAlong) {
+  BackgroundLaunch job = StartLongJob(Dir("orphans"));
+  const pid_t rank0 = job.RankPid(0), rank1 = job.RankPid(1);
+  ASSERT_GT(rank0, 0);
+  ASSERT_GT(rank1, 0);
+  ::kill(job.pid, SIGKILL);
+  ::waitpid(job.pid, nullptr, 0);
+  job.pid = -1;
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Zombies count as gone: the test process reaps none of them (they are not its children).
+    gone = ::kill(rank0, 0) == -1 && ::kill(rank1, 0) == -1;
+  }
+  EXPECT_TRUE(gone) << "ranks outlived their launcher";
 }
 
 TEST_F(DataParallelJob, AHungRankMakesTheOthersFailAfterTheTimeout) {
   ::setenv("FLAGS_collective_timeout_s", "3", 1);
-  const BackgroundLaunch job = StartLongJob(Dir("hung"));
+  BackgroundLaunch job = StartLongJob(Dir("hung"));
   const pid_t victim = job.RankPid(1);
   ASSERT_GT(victim, 0) << ReadIfExists(job.err_path);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));

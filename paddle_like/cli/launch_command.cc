@@ -2,6 +2,7 @@
 // PaddlePaddle's environment variables, and watches them: the first rank that fails (exits
 // non-zero or is killed) stops the others and makes the launcher fail, naming that rank.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -207,6 +208,7 @@ int LaunchCommand(const std::vector<std::string>& argv) {
   sigaction(SIGTERM, &action, nullptr);
 
   std::vector<Rank> ranks;
+  const pid_t launcher = ::getpid();
   for (int local = 0; local < nproc; ++local) {
     const int rank = node_rank * nproc + local;
     std::string log;
@@ -217,6 +219,9 @@ int LaunchCommand(const std::vector<std::string>& argv) {
     const pid_t pid = ::fork();
     PL_ENFORCE(pid >= 0, errors::Unavailable("launch: fork failed: %s", std::strerror(errno)));
     if (pid == 0) {
+      // A rank never outlives its launcher (killed, even by SIGKILL, it takes the job along).
+      ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (::getppid() != launcher) ::_exit(1);
       ::setenv("PADDLE_TRAINER_ID", std::to_string(rank).c_str(), 1);
       ::setenv("PADDLE_TRAINERS_NUM", std::to_string(world).c_str(), 1);
       ::setenv("PADDLE_TRAINER_ENDPOINTS", Join(endpoints).c_str(), 1);
