@@ -272,6 +272,29 @@ TEST(GlooCommunicator, ARankThatLeavesMakesThePeerFailNotHang) {
   EXPECT_NE(error.find("rank 0 of 2"), std::string::npos) << error;
 }
 
+TEST(GlooCommunicator, SubmittedCollectivesRunInOrderAndWaitAllRethrowsTheirErrors) {
+  RunRanks(2, [&](int rank, Communicator* comm) {
+    std::vector<std::vector<double>> buffers(5, std::vector<double>(100));
+    for (int k = 0; k < 5; ++k) {
+      for (size_t i = 0; i < 100; ++i) buffers[k][i] = rank + k + static_cast<double>(i);
+      comm->Submit([&buffers, k](Communicator* c) {
+        c->AllReduce(buffers[k].data(), buffers[k].data(), 100, DataType::FLOAT64, ReduceOp::kSum);
+      });
+    }
+    comm->WaitAll();
+    for (int k = 0; k < 5; ++k) {
+      for (size_t i = 0; i < 100; ++i) ASSERT_EQ(buffers[k][i], 1 + 2 * (k + i)) << k;
+    }
+    // A failing piece of work: WaitAll rethrows its error, and so does the next Submit.
+    comm->Submit([](Communicator* c) {
+      float v = 0;
+      c->Broadcast(&v, 1, DataType::FLOAT32, 7);
+    });
+    EXPECT_THROW(comm->WaitAll(), platform::InvalidArgumentError);
+    EXPECT_THROW(comm->Submit([](Communicator*) {}), platform::InvalidArgumentError);
+  });
+}
+
 TEST(GlooCommunicator, SingleRankCommunicatorCopies) {
   auto comm = platform::collective::MakeSingleRankCommunicator(3);
   EXPECT_EQ(comm->Describe(), "ring 3 (rank 0 of 1)");

@@ -151,7 +151,7 @@ void CheckBroadcastGatherScatter(int rank, int n) {
 // Gradients that an op produces as temporaries, laid out by coalesce_tensor, all-reduced in
 // place through the fused buffer and read back through the views by later ops, as the
 // data-parallel rewrite does.
-void CheckCoalescedAllReduce(int rank, int n) {
+void CheckCoalescedAllReduce(int rank, int n, bool on_communication_stream) {
   operators::RegisterAllOps();
   framework::ProgramDesc program;
   framework::BlockDesc& block = program.Block(0);
@@ -171,7 +171,11 @@ void CheckCoalescedAllReduce(int rank, int n) {
   add_op("scale", {{"X", {"b_in"}}}, {{"Out", {"b"}}}, {{"scale", 1.0f}});
   add_op("coalesce_tensor", {{"Input", {"a", "b"}}}, {{"Output", {"a", "b"}}, {"FusedOutput", {"fused"}}},
          {{"dtype", static_cast<int>(DataType::FLOAT64)}, {"copy_data", true}});
-  add_op("c_allreduce_sum", {{"X", {"fused"}}}, {{"Out", {"fused"}}}, {{"ring_id", 0}});
+  add_op("c_allreduce_sum", {{"X", {"fused"}}}, {{"Out", {"fused"}}},
+         {{"ring_id", 0}, {"use_calc_stream", !on_communication_stream}});
+  if (on_communication_stream) {
+    add_op("c_sync_comm_stream", {{"X", {"a", "b"}}}, {{"Out", {"a", "b"}}}, {{"ring_id", 0}});
+  }
   add_op("scale", {{"X", {"a"}}}, {{"Out", {"a_out"}}}, {{"scale", 1.0f}});
   add_op("scale", {{"X", {"b"}}}, {{"Out", {"b_out"}}}, {{"scale", 1.0f}});
   framework::Scope scope;
@@ -280,7 +284,13 @@ TEST(CollectiveOpsWorker, EveryOpMatchesTheReference) {
   const int n = EnvInt("PADDLE_TRAINERS_NUM");
   CheckAllReduces(rank, n);
   CheckBroadcastGatherScatter(rank, n);
-  CheckCoalescedAllReduce(rank, n);
+  CheckCoalescedAllReduce(rank, n, /*on_communication_stream=*/false);
+  // The same on the ring's communication thread, ordered by c_sync_comm_stream.
+  platform::collective::Communicator* ring =
+      platform::collective::CommRegistry::Instance().Get(0, platform::CPUPlace());
+  ring->set_communication_stream(true);
+  CheckCoalescedAllReduce(rank, n, /*on_communication_stream=*/true);
+  ring->set_communication_stream(false);
   CheckSparseAllGather(rank, n);
   CheckOrderingOpsAndErrors(n);
 }

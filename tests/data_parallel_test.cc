@@ -76,13 +76,16 @@ TEST(DataParallelRewrite, ScalesTheLossGradientAllReducesEveryGradientOnceAndBro
 
   const framework::BlockDesc& block = main.Block(0);
   const std::vector<std::string> types = OpTypes(block);
-  // One bucket (6 small float32 gradients): coalesce_tensor then an in-place all-reduce,
-  // after the last gradient op and before the first optimizer op.
+  // One bucket (6 small float32 gradients): coalesce_tensor then an in-place all-reduce on
+  // the communication stream, after the last gradient op, then the wait for it, then the
+  // first optimizer op.
   ASSERT_EQ(std::count(types.begin(), types.end(), "coalesce_tensor"), 1);
   ASSERT_EQ(std::count(types.begin(), types.end(), "c_allreduce_sum"), 1);
   const size_t coalesce = FirstIndex(types, "coalesce_tensor");
   EXPECT_EQ(types[coalesce + 1], "c_allreduce_sum");
-  EXPECT_EQ(coalesce + 2, FirstIndex(types, "adam"));
+  EXPECT_FALSE(block.Op(coalesce + 1)->Attr<bool>("use_calc_stream"));
+  EXPECT_EQ(types[coalesce + 2], "c_sync_comm_stream");
+  EXPECT_EQ(coalesce + 3, FirstIndex(types, "adam"));
   const framework::OpDesc& fuse = *block.Op(coalesce);
   std::vector<std::string> grads = fuse.Input("Input");
   EXPECT_EQ(grads, fuse.Output("Output"));
@@ -126,6 +129,24 @@ TEST(DataParallelRewrite, SmallBucketsSplitTheGradientsAndOneRankChangesNothing)
   layers::ApplyDataParallel(b->minimized.param_grads, options, &main, &startup);
   const std::vector<std::string> types = OpTypes(main.Block(0));
   EXPECT_GE(std::count(types.begin(), types.end(), "coalesce_tensor"), 3);
+  // Each bucket is all-reduced right after the op that completes it, while backward goes
+  // on: the first all-reduce comes before the last gradient op; one wait ends them all.
+  const framework::BlockDesc& block = main.Block(0);
+  size_t last_grad_op = 0;
+  for (size_t i = 0; i < block.OpSize(); ++i) {
+    for (const std::string& out : block.Op(i)->OutputArgumentNames()) {
+      for (const auto& [param, grad] : b->minimized.param_grads) {
+        if (out == grad && block.Op(i)->Type() != "coalesce_tensor" &&
+            block.Op(i)->Type().rfind("c_", 0) != 0 && block.Op(i)->Type() != "adam") {
+          last_grad_op = i;
+        }
+      }
+    }
+  }
+  EXPECT_LT(FirstIndex(types, "c_allreduce_sum"), last_grad_op);
+  EXPECT_EQ(std::count(types.begin(), types.end(), "c_sync_comm_stream"), 1);
+  EXPECT_GT(FirstIndex(types, "c_sync_comm_stream"), last_grad_op);
+  EXPECT_LT(FirstIndex(types, "c_sync_comm_stream"), FirstIndex(types, "adam"));
 
   framework::ProgramDesc untouched = b->builder.main_program();
   options.nranks = 1;

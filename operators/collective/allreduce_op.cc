@@ -31,7 +31,10 @@ class CAllReduceOpMaker : public CollectiveOpMaker {
     AddSlotsAndRing(false, "This rank's tensor; every rank gives the same shape and dtype.",
                     "The elementwise " + name + " of X over the ranks of the ring, the same on "
                     "every rank. Out may be X itself: the result is then written into X's "
-                    "buffer, which views of it (coalesce_tensor's outputs) see.");
+                    "buffer, which views of it (coalesce_tensor's outputs) see; with "
+                    "use_calc_stream false, on a ring whose communication stream is on (the "
+                    "data-parallel trainers'), that happens on the ring's communication "
+                    "thread, and c_sync_comm_stream waits for it.");
     AddAttr<bool>("use_model_parallel", "Kept for PaddlePaddle's programs; no effect here.")
         .SetDefault(false);
     AddComment("c_allreduce_" + name + " operator: an all-reduce over the ranks of ring "
@@ -79,9 +82,22 @@ struct AllReduceKernel {
     const std::string& type = ctx.Type();
     const DenseTensor* x = ctx.Input(InSlot(type));
     DenseTensor* out = ctx.Output(OutSlot(type));
-    Communicator* comm = RingOf(ctx);
     bool average = false;
     const ReduceOp op = ReduceOpOf(ctx, &average);
+    Communicator* ring = RingOf(ctx, /*wait=*/false);
+    if (out == x && ring->communication_stream() && ctx.HasAttr("use_calc_stream") &&
+        !ctx.Attr<bool>("use_calc_stream")) {
+      // On the communication stream: the ring's thread reduces X in place while the ops
+      // after this one run; c_sync_comm_stream (or any collective of the ring) waits for it.
+      Communicator* comm = ring;
+      const DenseTensor keep = *x;  // Holds the buffer until the work has run.
+      comm->Submit([keep, op](Communicator* c) {
+        void* data = const_cast<void*>(keep.raw_data());
+        c->AllReduce(data, data, keep.numel(), keep.dtype(), op);
+      });
+      return;
+    }
+    Communicator* comm = RingOf(ctx);
     constexpr bool kFloating = std::is_floating_point<T>::value ||
                                std::is_same<T, platform::float16>::value ||
                                std::is_same<T, platform::bfloat16>::value;

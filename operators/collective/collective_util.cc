@@ -5,17 +5,22 @@
 namespace paddle_like {
 namespace operators {
 
-Communicator* RingOf(const framework::OperatorBase& op, const platform::Place& place) {
+Communicator* RingOf(const framework::OperatorBase& op, const platform::Place& place,
+                     bool wait) {
   const int ring_id = op.HasAttr("ring_id") ? op.Attr<int>("ring_id") : 0;
   PL_ENFORCE(ring_id >= 0, errors::InvalidArgument("op `%s`: attribute `ring_id` must be >= 0, "
                                                    "found %d",
                                                    op.Type(), ring_id));
   return platform::WithErrorContext(platform::Sprintf("op `%s`", op.Type()), [&] {
-    return platform::collective::CommRegistry::Instance().Get(ring_id, place);
+    Communicator* comm = platform::collective::CommRegistry::Instance().Get(ring_id, place);
+    if (wait) comm->WaitAll();
+    return comm;
   });
 }
 
-Communicator* RingOf(const ExecutionContext& ctx) { return RingOf(ctx.op(), ctx.GetPlace()); }
+Communicator* RingOf(const ExecutionContext& ctx, bool wait) {
+  return RingOf(ctx.op(), ctx.GetPlace(), wait);
+}
 
 void CheckNranksAttr(const ExecutionContext& ctx, const Communicator& comm) {
   if (!ctx.HasAttr("nranks")) return;

@@ -16,9 +16,11 @@ using platform::collective::Communicator;
 using platform::collective::ReduceOp;
 
 // The communicator of the op's `ring_id` attribute (0 when absent) on the kernel's place;
-// errors name the op.
-Communicator* RingOf(const ExecutionContext& ctx);
-Communicator* RingOf(const framework::OperatorBase& op, const platform::Place& place);
+// errors name the op. With `wait`, after the collectives submitted to its communication
+// thread have run (a kernel that runs a collective itself keeps the ring's order).
+Communicator* RingOf(const ExecutionContext& ctx, bool wait = true);
+Communicator* RingOf(const framework::OperatorBase& op, const platform::Place& place,
+                     bool wait = true);
 
 // Checks an `nranks` attribute (0 or absent: not given) against the ring's size.
 void CheckNranksAttr(const ExecutionContext& ctx, const Communicator& comm);

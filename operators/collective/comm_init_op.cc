@@ -3,8 +3,8 @@
 // stream-ordering ops c_sync_calc_stream, c_sync_comm_stream, c_wait_comm, c_wait_compute.
 //
 // Host (Gloo) communicators meet through the job's rendezvous store, so c_gen_nccl_id has
-// nothing to exchange on the CPU and c_comm_init only makes the ring's communicator; host
-// collectives finish before their op returns, so the ordering ops pass their tensors on.
+// nothing to exchange on the CPU and c_comm_init only makes the ring's communicator. The
+// ring's communication thread plays the part of the GPU's communication stream.
 #include <string>
 #include <vector>
 
@@ -190,8 +190,10 @@ class StreamOrderOpMaker : public OpProtoAndCheckerMaker {
     }
     AddComment(R"DOC(
 Stream ordering operator (c_sync_calc_stream, c_sync_comm_stream, c_wait_comm,
-c_wait_compute): on a GPU it orders the computation and communication streams; host
-collectives have finished when their op returns, so on the CPU it passes X on.
+c_wait_compute): orders the computation and communication streams. On the CPU,
+c_sync_comm_stream and c_wait_comm wait until the collectives running on the ring's
+communication thread (all-reduces with use_calc_stream false) have finished; computation is
+always finished when its op returns.
 
 $$Out = X$$
 )DOC");
@@ -203,7 +205,10 @@ class StreamOrderOp : public OperatorBase {
   using OperatorBase::OperatorBase;
 
  protected:
-  void RunImpl(const Scope& scope, const platform::Place&) const override {
+  void RunImpl(const Scope& scope, const platform::Place& place) const override {
+    // The host's computation is done when its op returns; communication may still run on
+    // the ring's thread (all-reduces with use_calc_stream false).
+    if (Type() == "c_sync_comm_stream" || Type() == "c_wait_comm") RingOf(*this, place)->WaitAll();
     PassThrough(*this, scope);
   }
 };

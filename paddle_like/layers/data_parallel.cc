@@ -155,12 +155,37 @@ void ApplyDataParallel(const ParamGrads& param_grads, const DataParallelOptions&
       grads.push_back(it->second);
     }
   }
-  size_t at = last_writer + 1;
-  // Sparse gradients: every rank's rows, gathered (the optimizer adds duplicate rows).
+  // Where each gradient is complete: after the last op (not an optimizer) that writes it.
+  std::map<std::string, size_t> written_at;
+  for (size_t i = 0; i < block->OpSize(); ++i) {
+    const OpDesc& op = *block->Op(i);
+    if (RoleOf(op) & kOptimize) continue;
+    for (const std::string& out : op.OutputArgumentNames()) {
+      if (grad_set.count(out) > 0) written_at[out] = i;
+    }
+  }
+  // The ops, each to go right after op `after`: every dense bucket is all-reduced on the
+  // ring's communication thread as soon as its last gradient is written, while backward
+  // goes on; one c_sync_comm_stream after the last gradient waits for all of them before
+  // anything reads a gradient. Sparse gradients are all-gathered there.
+  struct Pending {
+    size_t after;
+    std::vector<OpDesc> ops;
+  };
+  std::vector<Pending> pending;
+  const std::vector<std::string> all_grads(grad_set.begin(), grad_set.end());
+  Pending tail{last_writer, {}};
+  tail.ops.emplace_back("c_sync_comm_stream", framework::VariableNameMap{{"X", all_grads}},
+                        framework::VariableNameMap{{"Out", all_grads}},
+                        framework::AttributeMap{{"ring_id", options.ring_id},
+                                                {"op_role", kBackward}});
   for (const std::string& g : sparse) {
-    InsertOp(block, at++, "c_allgather", {{"X", {g}}}, {{"Out", {g}}},
-             {{"ring_id", options.ring_id}, {"nranks", options.nranks},
-              {"use_calc_stream", true}, {"op_role", kBackward}});
+    tail.ops.emplace_back("c_allgather", framework::VariableNameMap{{"X", {g}}},
+                          framework::VariableNameMap{{"Out", {g}}},
+                          framework::AttributeMap{{"ring_id", options.ring_id},
+                                                  {"nranks", options.nranks},
+                                                  {"use_calc_stream", true},
+                                                  {"op_role", kBackward}});
   }
   int bucket_index = 0;
   for (const Bucket& bucket : MakeBuckets(*block, grads, options.bucket_bytes)) {
@@ -174,13 +199,33 @@ void ApplyDataParallel(const ParamGrads& param_grads, const DataParallelOptions&
     var->SetDataType(bucket.dtype);
     var->SetShape({bucket.elements});
     var->SetPersistable(false);
-    const framework::AttributeMap role = {{"op_role", kBackward}};
-    InsertOp(block, at++, "coalesce_tensor", {{"Input", bucket.grads}},
-             {{"Output", bucket.grads}, {"FusedOutput", {fused}}},
-             {{"dtype", static_cast<int>(bucket.dtype)}, {"copy_data", true},
-              {"use_align", true}, {"op_role", kBackward}});
-    InsertOp(block, at++, "c_allreduce_sum", {{"X", {fused}}}, {{"Out", {fused}}},
-             {{"ring_id", options.ring_id}, {"use_calc_stream", true}, {"op_role", kBackward}});
+    size_t after = 0;
+    for (const std::string& g : bucket.grads) after = std::max(after, written_at[g]);
+    Pending p{after, {}};
+    p.ops.emplace_back("coalesce_tensor", framework::VariableNameMap{{"Input", bucket.grads}},
+                       framework::VariableNameMap{{"Output", bucket.grads},
+                                                  {"FusedOutput", {fused}}},
+                       framework::AttributeMap{{"dtype", static_cast<int>(bucket.dtype)},
+                                               {"copy_data", true},
+                                               {"use_align", true},
+                                               {"op_role", kBackward}});
+    p.ops.emplace_back("c_allreduce_sum", framework::VariableNameMap{{"X", {fused}}},
+                       framework::VariableNameMap{{"Out", {fused}}},
+                       framework::AttributeMap{{"ring_id", options.ring_id},
+                                               {"use_calc_stream", false},
+                                               {"op_role", kBackward}});
+    pending.push_back(std::move(p));
+  }
+  // Insert from the back, so that the positions still hold. At one position the entry
+  // inserted first ends up last: the tail (the sync) goes after the buckets.
+  pending.push_back(std::move(tail));
+  std::stable_sort(pending.begin(), pending.end(),
+                   [](const Pending& a, const Pending& b) { return a.after < b.after; });
+  for (auto it = pending.rbegin(); it != pending.rend(); ++it) {
+    size_t at = it->after + 1;
+    for (const OpDesc& op : it->ops) {
+      InsertOp(block, at++, op.Type(), op.Inputs(), op.Outputs(), op.Attrs());
+    }
   }
 
   // Scale the loss gradient so that the sum over ranks is the global batch's mean.

@@ -4,10 +4,12 @@
 // GradAllReduce transpiler does:
 //
 //   main program     after the op that seeds the loss gradient: scale(loss@GRAD, 1/nranks);
-//                    after the last op writing a parameter gradient, per bucket of
-//                    gradients (same dtype, at most bucket_bytes, last layers first):
+//                    per bucket of gradients (same dtype, at most bucket_bytes, last layers
+//                    first), right after the op that completes the bucket's last gradient:
 //                      coalesce_tensor(grads -> grads as views of fused, copy_data)
-//                      c_allreduce_sum(fused, in place)
+//                      c_allreduce_sum(fused, in place, use_calc_stream false)
+//                    which runs on the ring's communication thread while backward goes on;
+//                    after the last gradient, c_sync_comm_stream waits for them all,
 //                    so the optimizer ops (and any clipping or weight decay before them) read
 //                    the sum over ranks of the scaled gradients: the gradient of the mean
 //                    loss over the global batch. A sparse gradient (SelectedRows, from
@@ -34,7 +36,7 @@ namespace layers {
 struct DataParallelOptions {
   int nranks = 1;
   int ring_id = 0;
-  int64_t bucket_bytes = 32 << 20;  // PaddlePaddle's fuse_grad_size_in_MB default.
+  int64_t bucket_bytes = 1 << 20;
 };
 
 // (parameter, gradient) pairs, the gradient being the one backward writes (`<param>@GRAD`).

@@ -237,6 +237,7 @@ ProgramTrainingResult TrainProgram(const ProgramDesc& main,
       layers::DataParallelOptions dp;
       dp.nranks = result.ranks;
       layers::ApplyDataParallel(param_grads, dp, &program, startup_program.get());
+      comm->set_communication_stream(true);  // The rewrite orders it (c_sync_comm_stream).
     }
   }
 

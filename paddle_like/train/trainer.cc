@@ -139,6 +139,7 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
     layers::DataParallelOptions dp;
     dp.nranks = nranks;
     layers::ApplyDataParallel(minimized.param_grads, dp, &train_program, &startup_program);
+    comm->set_communication_stream(true);  // The rewrite orders it (c_sync_comm_stream).
   }
   framework::Scope scope;
   framework::Executor exec{options.place};
@@ -172,7 +173,10 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
     int64_t steps = train_loader.num_batches();
     if (options.max_steps > 0) steps = std::min(steps, options.max_steps - total_steps);
     datasets::Batch global_batch;
-    double loss_sum = 0, acc_sum = 0;
+    // Each step's loss and accuracy over the global batch are the ranks' means weighted by
+    // their shares; the ranks add theirs up once per epoch (one collective, not one a step).
+    std::vector<double> metrics;  // loss, accuracy of each step, weighted.
+    double local_loss_sum = 0;
     int64_t step = 0, samples = 0;
     while (step < steps && train_loader.Next(&global_batch)) {
       // A last batch smaller than the ranks is skipped by all of them alike.
@@ -181,27 +185,32 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
       Feed(train->local_scope(), batch, options.dtype);
       const bool last = epoch == options.epochs && step + 1 == steps;
       exec.Run(train.get(), last ? options.profile : nullptr);
-      // The step's loss and accuracy over the global batch: the ranks' means weighted by
-      // their shares.
       const double share = static_cast<double>(batch.labels.dims()[0]) /
                            static_cast<double>(global_batch.labels.dims()[0]);
-      double metrics[2] = {Scalar(*train->local_scope(), vars.loss.name()) * share,
-                           Scalar(*train->local_scope(), vars.accuracy.name()) * share};
-      if (comm != nullptr) {
-        comm->AllReduce(metrics, metrics, 2, DataType::FLOAT64,
-                        platform::collective::ReduceOp::kSum);
-      }
-      report.step_losses.push_back(metrics[0]);
-      loss_sum += metrics[0];
-      acc_sum += metrics[1];
+      const double loss = Scalar(*train->local_scope(), vars.loss.name());
+      metrics.push_back(loss * share);
+      metrics.push_back(Scalar(*train->local_scope(), vars.accuracy.name()) * share);
+      local_loss_sum += loss;
       ++step;
       samples += global_batch.labels.dims()[0];
       const double elapsed = Seconds(start);
       if (progress && (step % 10 == 0 || step == steps)) {
+        // Rank 0's own running loss (the job's comes after the epoch).
         const double rate = samples / std::max(elapsed, 1e-9);
         const double eta = elapsed / static_cast<double>(step) * static_cast<double>(steps - step);
-        DrawProgress(epoch, options.epochs, step, steps, loss_sum / static_cast<double>(step), rate, eta);
+        DrawProgress(epoch, options.epochs, step, steps, local_loss_sum / static_cast<double>(step),
+                     rate, eta);
       }
+    }
+    if (comm != nullptr && !metrics.empty()) {
+      comm->AllReduce(metrics.data(), metrics.data(), static_cast<int64_t>(metrics.size()),
+                      DataType::FLOAT64, platform::collective::ReduceOp::kSum);
+    }
+    double loss_sum = 0, acc_sum = 0;
+    for (size_t k = 0; k + 1 < metrics.size(); k += 2) {
+      report.step_losses.push_back(metrics[k]);
+      loss_sum += metrics[k];
+      acc_sum += metrics[k + 1];
     }
     total_steps += step;
     out_of_steps = options.max_steps > 0 && total_steps >= options.max_steps;

@@ -18,6 +18,56 @@ std::string Communicator::Describe() const {
          std::to_string(nranks()) + ")";
 }
 
+Communicator::~Communicator() { StopWorker(); }
+
+void Communicator::StopWorker() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  changed_.notify_all();
+  if (worker_.joinable()) worker_.join();
+}
+
+void Communicator::Submit(std::function<void(Communicator*)> work) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (error_ != nullptr) std::rethrow_exception(error_);
+  if (!worker_.joinable()) worker_ = std::thread([this] { WorkerLoop(); });
+  queue_.push_back(std::move(work));
+  changed_.notify_all();
+}
+
+void Communicator::WaitAll() {
+  std::unique_lock<std::mutex> lock(mu_);
+  changed_.wait(lock, [this] { return (queue_.empty() && !busy_) || stopping_; });
+  if (error_ != nullptr) std::rethrow_exception(error_);
+}
+
+void Communicator::WorkerLoop() {
+  std::unique_lock<std::mutex> lock(mu_);
+  for (;;) {
+    changed_.wait(lock, [this] { return !queue_.empty() || stopping_; });
+    if (queue_.empty()) return;  // Stopping with nothing left.
+    std::function<void(Communicator*)> work = std::move(queue_.front());
+    queue_.pop_front();
+    busy_ = true;
+    const bool skip = error_ != nullptr;  // After a failure the ring is unusable.
+    lock.unlock();
+    std::exception_ptr failed;
+    if (!skip) {
+      try {
+        work(this);
+      } catch (...) {
+        failed = std::current_exception();
+      }
+    }
+    lock.lock();
+    busy_ = false;
+    if (failed != nullptr && error_ == nullptr) error_ = failed;
+    changed_.notify_all();
+  }
+}
+
 bool IsReducibleType(DataType dtype) {
   switch (dtype) {
     case DataType::FLOAT32: case DataType::FLOAT64: case DataType::FLOAT16:

@@ -8,11 +8,20 @@
 // (FLAGS_collective_timeout_s) raises UnavailableError naming the collective, the ring, this
 // rank and what the transport reported; the communicator is unusable afterwards.
 //
-// Threading: one collective at a time per communicator (the executor runs ops in order).
+// Threading: one collective at a time per communicator. Collectives may also run on the
+// ring's communication thread (Submit: PaddlePaddle's communication stream, on the host),
+// in the order submitted; a caller that runs a collective itself waits for them first
+// (WaitAll), so every rank runs the ring's collectives in the same order.
 #pragma once
 
+#include <condition_variable>
 #include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "platform/data_type.h"
@@ -28,7 +37,8 @@ const char* ReduceOpName(ReduceOp op);
 
 class Communicator {
  public:
-  virtual ~Communicator() = default;
+  // Subclasses call StopWorker() first in their destructors (the thread uses them).
+  virtual ~Communicator();
 
   virtual int rank() const = 0;
   virtual int nranks() const = 0;
@@ -56,6 +66,35 @@ class Communicator {
 
   // "ring 0 (rank 1 of 4)", for messages.
   std::string Describe() const;
+
+  // Runs `work` (collectives of this communicator, on buffers the work keeps alive) on the
+  // ring's communication thread after everything submitted before, and returns at once. An
+  // error of earlier work is rethrown here.
+  void Submit(std::function<void(Communicator*)> work);
+  // Returns when everything submitted has run; rethrows the first error it raised.
+  void WaitAll();
+
+  // Whether all-reduces with use_calc_stream false may run on the communication thread.
+  // Off by default: PaddlePaddle's host collectives are synchronous and its CPU programs
+  // need not order them (they cannot hold c_sync_comm_stream). The data-parallel trainers
+  // turn it on for the programs they rewrite, which wait with c_sync_comm_stream.
+  bool communication_stream() const { return communication_stream_; }
+  void set_communication_stream(bool on) { communication_stream_ = on; }
+
+ protected:
+  void StopWorker();
+
+ private:
+  void WorkerLoop();
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::deque<std::function<void(Communicator*)>> queue_;
+  bool busy_ = false;
+  bool stopping_ = false;
+  std::exception_ptr error_;
+  std::thread worker_;  // Started by the first Submit.
+  bool communication_stream_ = false;
 };
 
 // Whether collectives reduce `dtype` (float16, bfloat16, float32, float64, int8, uint8,

@@ -113,6 +113,7 @@ class GlooCommunicator : public Communicator {
  public:
   GlooCommunicator(int ring_id, std::shared_ptr<gloo::Context> context)
       : ring_id_(ring_id), context_(std::move(context)) {}
+  ~GlooCommunicator() override { StopWorker(); }
 
   int rank() const override { return context_->rank; }
   int nranks() const override { return context_->size; }
@@ -238,6 +239,7 @@ class GlooCommunicator : public Communicator {
 class SingleRankCommunicator : public Communicator {
  public:
   explicit SingleRankCommunicator(int ring_id) : ring_id_(ring_id) {}
+  ~SingleRankCommunicator() override { StopWorker(); }
   int rank() const override { return 0; }
   int nranks() const override { return 1; }
   int ring_id() const override { return ring_id_; }
