@@ -21,3 +21,15 @@ add_library(pl_cudnn INTERFACE)
 target_include_directories(pl_cudnn INTERFACE ${CUDNN_INCLUDE_DIR})
 target_link_libraries(pl_cudnn INTERFACE ${CUDNN_LIBRARY})
 message(STATUS "CUDA ${CUDAToolkit_VERSION}, cuDNN ${CUDNN_LIBRARY}, archs ${CMAKE_CUDA_ARCHITECTURES}")
+
+# NCCL (shipped with the CUDA toolkit here) for the collectives on GPUs; without it they
+# raise UnimplementedError.
+find_path(NCCL_INCLUDE_DIR nccl.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include)
+find_library(NCCL_LIBRARY nccl HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64)
+if(NCCL_INCLUDE_DIR AND NCCL_LIBRARY)
+  set(WITH_NCCL ON)
+  message(STATUS "NCCL ${NCCL_LIBRARY}")
+else()
+  set(WITH_NCCL OFF)
+  message(STATUS "NCCL not found: no GPU collectives")
+endif()

@@ -15,6 +15,7 @@ OUT="$BUILD/gpu_bundle"
 STAGE="$OUT/stage"
 TESTS=(cuda_kernel_test cuda_cudnn_test cuda_conv_transpose_test cuda_norm_dropout_test
   cuda_interp_lookup_test cuda_detection_test cuda_common_ops_test cuda_shared_models_test
+  cuda_collective_test
   paddle_op_fixtures_test)
 PROGRAMS=(bin/paddle_like "${TESTS[@]/#/tests/}" tests/benchmarks/cuda_vs_library_benchmark)
 
@@ -29,12 +30,12 @@ rm -rf "$OUT"
 mkdir -p "$STAGE/bin" "$STAGE/lib" "$STAGE/datasets/fashion-mnist-10k"
 for p in "${PROGRAMS[@]}"; do cp "$BUILD/$p" "$STAGE/bin/"; done
 # Every library the programs load, except the C and C++ runtimes (the target's are newer)
-# and CUDA's own libraries.
+# and CUDA's own libraries (NCCL among them).
 for p in "$STAGE"/bin/*; do ldd "$p"; done | awk '/=> \// {print $3}' | sort -u |
   while read -r lib; do
     case "$(basename "$lib")" in
       libc.so* | libm.so* | libstdc++.so* | libgcc_s.so* | libpthread.so* | libdl.so* | \
-        librt.so* | ld-linux* | libcuda.so* | libcudart* | libcublas* | libcudnn*) ;;
+        librt.so* | ld-linux* | libcuda.so* | libcudart* | libcublas* | libcudnn* | libnccl*) ;;
       *) cp -L "$lib" "$STAGE/lib/" ;;
     esac
   done

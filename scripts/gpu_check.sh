@@ -30,7 +30,7 @@ nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader |
   tee "$OUT/gpu.txt"
 # CUDA's libraries: the toolkit's, and cuDNN/cuBLAS wherever python wheels put them.
 libdirs=()
-for lib in libcudnn.so.9 libcublas.so.13 libcublasLt.so.13 libcudart.so.13; do
+for lib in libcudnn.so.9 libcublas.so.13 libcublasLt.so.13 libcudart.so.13 libnccl.so.2; do
   found="$(find /usr/local /usr/lib /opt -name "$lib" 2>/dev/null | head -1)"
   [[ -n $found ]] && libdirs+=("$(dirname "$found")")
 done
@@ -41,7 +41,7 @@ ldd "$B/bin/cuda_kernel_test" | grep -E "not found|cudnn|cublas|cudart" | tee -a
 
 # One process per test case: a crash in one case does not hide the others.
 for t in cuda_kernel_test cuda_cudnn_test cuda_conv_transpose_test cuda_norm_dropout_test \
-  cuda_interp_lookup_test cuda_detection_test cuda_common_ops_test; do
+  cuda_interp_lookup_test cuda_detection_test cuda_common_ops_test cuda_collective_test; do
   start=$SECONDS
   passed=0
   failed=()

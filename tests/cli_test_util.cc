@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <regex>
 
 #include "platform/file_util.h"
 
@@ -57,6 +58,16 @@ CliResult RunCli(const std::vector<std::string>& args) {
   r.out = platform::ReadFile(dir + "/stdout");
   r.err = platform::ReadFile(dir + "/stderr");
   return r;
+}
+
+std::vector<double> PrintedLosses(const std::string& out) {
+  std::vector<double> losses;
+  const std::regex line("step ([0-9]+) loss ([-0-9.eE+]+)");
+  for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator();
+       ++it) {
+    losses.push_back(std::stod((*it)[2]));
+  }
+  return losses;
 }
 
 std::string WriteTemp(const std::string& name, const std::string& bytes) {

@@ -24,6 +24,8 @@ CliResult RunCli(const std::vector<std::string>& args);
 std::string CliTempDir();
 // Writes `bytes` to CliTempDir()/name and returns the path.
 std::string WriteTemp(const std::string& name, const std::string& bytes);
+// The losses `paddle_like train` prints ("step N loss X"), in order.
+std::vector<double> PrintedLosses(const std::string& out);
 inline bool Contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }

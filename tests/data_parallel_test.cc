@@ -353,17 +353,6 @@ TEST_F(DataParallelJob, MpirunStartsTheSameJobAsTheLauncher) {
       << "mpirun's job trained other parameters than the launcher's";
 }
 
-// The losses rank 0 prints ("step N loss X").
-std::vector<double> PrintedLosses(const std::string& out) {
-  std::vector<double> losses;
-  const std::regex line("step ([0-9]+) loss ([-0-9.eE+]+)");
-  for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator();
-       ++it) {
-    losses.push_back(std::stod((*it)[2]));
-  }
-  return losses;
-}
-
 TEST_F(DataParallelJob, ASparseEmbeddingTrainsOnTwoRanksAsOnOne) {
   // A program with a sparse gradient, trained by `train --program` on 8 batches of 16: one
   // process, then two ranks of 8 rows each (the rewrite all-gathers the embedding's rows).
@@ -391,7 +380,8 @@ TEST_F(DataParallelJob, ASparseEmbeddingTrainsOnTwoRanksAsOnOne) {
   launched.push_back("--distributed");
   const testing::CliResult two = testing::RunCli(launched);
   ASSERT_EQ(two.code, 0) << two.out << two.err;
-  const std::vector<double> a = PrintedLosses(one.out), c = PrintedLosses(two.out);
+  const std::vector<double> a = testing::PrintedLosses(one.out);
+  const std::vector<double> c = testing::PrintedLosses(two.out);
   ASSERT_EQ(a.size(), 8u);
   ASSERT_EQ(c.size(), 8u);
   for (size_t i = 0; i < a.size(); ++i) EXPECT_NEAR(c[i], a[i], 1e-6 * std::abs(a[i])) << i;

@@ -22,17 +22,6 @@ const std::string kCollective = PL_SOURCE_DIR "/tests/fixtures/paddle_collective
 const std::string kPlain = PL_SOURCE_DIR "/tests/fixtures/paddle_mlp_training";
 constexpr double kRelTol = 1e-4;  // float32 training, as the one-process fixture test.
 
-// The losses rank 0 prints ("step N loss X").
-std::vector<double> PrintedLosses(const std::string& out) {
-  std::vector<double> losses;
-  const std::regex line("step ([0-9]+) loss ([-0-9.eE+]+)");
-  for (auto it = std::sregex_iterator(out.begin(), out.end(), line); it != std::sregex_iterator();
-       ++it) {
-    losses.push_back(std::stod((*it)[2]));
-  }
-  return losses;
-}
-
 std::vector<std::string> TrainArgs(const std::string& dir, bool with_startup) {
   std::vector<std::string> args = {"launch", "--nproc", "2", "train", "--program",
                                    dir + "/main.pdmodel", "--init-dir", dir + "/init", "--loss",
@@ -74,14 +63,14 @@ TEST(PaddleCollectiveFixture, TwoRanksFollowPaddlePaddlesLosses) {
   ASSERT_EQ(r.code, 0) << r.out << r.err;
   const std::vector<double> expected =
       testing::ToDoubles(framework::ReadNpy(kCollective + "/losses.npy"));
-  ExpectLosses(PrintedLosses(r.out), expected);
+  ExpectLosses(testing::PrintedLosses(r.out), expected);
   // PaddlePaddle's own 2-rank run of the same program: the mean of its ranks' losses.
   const std::vector<double> ranks =
       testing::ToDoubles(framework::ReadNpy(kCollective + "/rank_losses.npy"));
   ASSERT_EQ(ranks.size(), 2 * expected.size());
   std::vector<double> mean;
   for (size_t i = 0; i < expected.size(); ++i) mean.push_back((ranks[2 * i] + ranks[2 * i + 1]) / 2);
-  ExpectLosses(PrintedLosses(r.out), mean);
+  ExpectLosses(testing::PrintedLosses(r.out), mean);
 }
 
 TEST(PaddleCollectiveFixture, AnUntranspiledPaddleProgramIsRewrittenByDistributed) {
@@ -89,7 +78,7 @@ TEST(PaddleCollectiveFixture, AnUntranspiledPaddleProgramIsRewrittenByDistribute
   const testing::CliResult r = testing::RunCli(TrainArgs(kPlain, /*with_startup=*/false));
   ::unsetenv("FLAGS_collective_timeout_s");
   ASSERT_EQ(r.code, 0) << r.out << r.err;
-  ExpectLosses(PrintedLosses(r.out),
+  ExpectLosses(testing::PrintedLosses(r.out),
                testing::ToDoubles(framework::ReadNpy(kPlain + "/losses.npy")));
 }
 

@@ -115,6 +115,9 @@ struct AllReduceKernel {
       out->set_lod(x->lod());
       result = out->mutable_data<T>(ctx.GetPlace());
     }
+    PL_ENFORCE(!average || ctx.GetPlace().is_cpu(),
+               errors::Unimplemented("op `%s`: reduce_type avg on %s (sum, then scale)", type,
+                                     ctx.GetPlace().ToString()));
     comm->AllReduce(x->data<T>(), result, x->numel(), x->dtype(), op);
     if (average) {
       const float inv = 1.0f / static_cast<float>(comm->nranks());
@@ -130,8 +133,9 @@ void RegisterCAllReduce() {
   const std::string type = std::string("c_allreduce_") + platform::collective::ReduceOpName(kOp);
   framework::RegisterOp<CollectiveOp, CAllReduceOpMaker<kOp>>(type).InferShape(
       SameShapeCollectiveInferShape);
-  RegisterPlainCpuKernels<AllReduceKernel, float, double, platform::float16, platform::bfloat16,
-                          int32_t, int64_t, int8_t, uint8_t>(type);
+  // The kernel reaches data through the communicator: NCCL's on CUDA devices.
+  RegisterPlainKernelsOnEveryDevice<AllReduceKernel, float, double, platform::float16,
+                                    platform::bfloat16, int32_t, int64_t, int8_t, uint8_t>(type);
 }
 
 }  // namespace
@@ -143,8 +147,9 @@ PL_REGISTER_OPS(RegisterAllReduceOps) {
   RegisterCAllReduce<ReduceOp::kProd>();
   framework::RegisterOp<CollectiveOp, AllReduceOpMaker>("all_reduce")
       .InferShape(SameShapeCollectiveInferShape);
-  RegisterPlainCpuKernels<AllReduceKernel, float, double, platform::float16, platform::bfloat16,
-                          int32_t, int64_t, int8_t, uint8_t>("all_reduce");
+  RegisterPlainKernelsOnEveryDevice<AllReduceKernel, float, double, platform::float16,
+                                    platform::bfloat16, int32_t, int64_t, int8_t, uint8_t>(
+      "all_reduce");
 }
 
 }  // namespace operators

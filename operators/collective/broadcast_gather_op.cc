@@ -130,8 +130,8 @@ struct BroadcastKernel {
     } else {
       out->Resize(x->dims());
       out->set_lod(x->lod());
-      buffer = out->mutable_data<T>(ctx.GetPlace());
-      if (x->numel() > 0) std::memcpy(buffer, x->data<T>(), x->numel() * sizeof(T));
+      framework::CopyTensor(*x, ctx.GetPlace(), out);
+      buffer = out->data<T>();
     }
     comm->Broadcast(buffer, x->numel(), x->dtype(), ctx.Attr<int>("root"));
   }
@@ -176,6 +176,9 @@ struct AllGatherKernel {
   static void Compute(const ExecutionContext& ctx) {
     const std::string& type = ctx.Type();
     if (ctx.InputVar(InSlot(type))->IsType<framework::SelectedRows>()) {
+      PL_ENFORCE(ctx.GetPlace().is_cpu(),
+                 errors::Unimplemented("op `%s`: gathering a SelectedRows on %s", type,
+                                       ctx.GetPlace().ToString()));
       Communicator* comm = RingOf(ctx);
       CheckNranksAttr(ctx, *comm);
       AllGatherSelectedRows<T>(ctx, comm);
@@ -223,8 +226,9 @@ struct ReduceScatterKernel {
 
 template <template <typename> class KernelT>
 void RegisterCollectiveKernels(const std::string& type) {
-  RegisterPlainCpuKernels<KernelT, float, double, platform::float16, platform::bfloat16, int32_t,
-                          int64_t, int8_t, uint8_t>(type);
+  // The kernels reach data through the communicator: NCCL's on CUDA devices.
+  RegisterPlainKernelsOnEveryDevice<KernelT, float, double, platform::float16,
+                                    platform::bfloat16, int32_t, int64_t, int8_t, uint8_t>(type);
 }
 
 }  // namespace

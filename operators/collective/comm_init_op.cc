@@ -10,6 +10,7 @@
 
 #include "operators/collective/collective_util.h"
 #include "operators/op_family.h"
+#include "platform/collective/device_communicator.h"
 #include "platform/enforce.h"
 
 namespace paddle_like {
@@ -63,8 +64,8 @@ c_gen_nccl_id operator: produces the id that ranks share to build a GPU communic
 
 $$Out = id(ring)$$
 
-Host communicators (Gloo) meet through the job's rendezvous store instead, so on the CPU the
-op only declares Out; GPU communicators (NCCL) are not built in this configuration.
+Communicators meet through the job's rendezvous store instead (rank 0 of a GPU ring puts the
+NCCL id there when c_comm_init makes it), so the op only declares Out.
 )DOC");
   }
 };
@@ -75,10 +76,12 @@ class CGenNcclIdOp : public OperatorBase {
 
  protected:
   void RunImpl(const Scope& scope, const platform::Place& place) const override {
-    PL_ENFORCE(place.is_cpu(),
-               errors::Unimplemented("op `c_gen_nccl_id` on %s: GPU communicators (NCCL) are "
-                                     "not built in this configuration",
+    PL_ENFORCE(place.is_cpu() || platform::collective::BuiltWithDeviceCollectives(),
+               errors::Unimplemented("op `c_gen_nccl_id` on %s: this build has no GPU "
+                                     "collectives (NCCL)",
                                      place.ToString()));
+    // The ranks exchange the id through the job's rendezvous store when c_comm_init makes
+    // the communicator; Out only has to exist.
     FindVarOrThrow(*this, scope, "Out", Output("Out"));
   }
 };

@@ -255,22 +255,24 @@ int LaunchCommand(const std::vector<std::string>& argv) {
   // Watch: the first failure stops the rest.
   int running = nproc;
   int exit_code = 0;
-  // Reaps ranks that have exited, until none is running or `deadline` passes.
-  auto reap_until = [&](std::chrono::steady_clock::time_point deadline) {
-    while (running > 0 && std::chrono::steady_clock::now() < deadline) {
-      int status = 0;
-      const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-      if (pid <= 0) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        continue;
-      }
-      for (Rank& r : ranks) {
-        if (r.pid == pid && r.running) {
-          r.running = false;
-          --running;
-        }
+  // The rank that has just exited (its wait status in *status), or null after a short pause
+  // when none has.
+  auto reap_one = [&](int* status) -> Rank* {
+    const pid_t pid = ::waitpid(-1, status, WNOHANG);
+    for (Rank& r : ranks) {
+      if (pid > 0 && r.pid == pid && r.running) {
+        r.running = false;
+        --running;
+        return &r;
       }
     }
+    if (pid <= 0) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    return nullptr;
+  };
+  // Reaps ranks that exit, until none is running or `deadline` passes.
+  auto reap_until = [&](std::chrono::steady_clock::time_point deadline) {
+    int status = 0;
+    while (running > 0 && std::chrono::steady_clock::now() < deadline) reap_one(&status);
   };
   auto stop_others = [&](const std::string& why, bool give_them_time) {
     std::fprintf(stderr, "launch: %s\n", why.c_str());
@@ -309,22 +311,12 @@ int LaunchCommand(const std::vector<std::string>& argv) {
       return 128 + g_signal;
     }
     int status = 0;
-    const pid_t pid = ::waitpid(-1, &status, WNOHANG);
-    if (pid <= 0) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      continue;
-    }
-    for (Rank& r : ranks) {
-      if (r.pid != pid || !r.running) continue;
-      r.running = false;
-      --running;
-      const bool failed = !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-      if (failed) {
-        exit_code = 1;
-        stop_others("rank " + std::to_string(r.rank) + " (pid " + std::to_string(pid) + ") " +
-                        Describe(status),
-                    true);
-      }
+    const Rank* done = reap_one(&status);
+    if (done != nullptr && (!WIFEXITED(status) || WEXITSTATUS(status) != 0)) {
+      exit_code = 1;
+      stop_others("rank " + std::to_string(done->rank) + " (pid " + std::to_string(done->pid) +
+                      ") " + Describe(status),
+                  true);
     }
   }
   if (exit_code != 0) {

@@ -2,6 +2,7 @@
 
 #include <chrono>
 
+#include "platform/collective/device_communicator.h"
 #include "platform/collective/gloo_communicator.h"
 #include "platform/enforce.h"
 #include "platform/flags.h"
@@ -15,6 +16,11 @@ namespace {
 std::chrono::milliseconds Timeout() {
   return std::chrono::milliseconds(static_cast<int64_t>(std::max(1, FLAGS_collective_timeout_s)) *
                                    1000);
+}
+
+// One communicator per ring and device (a process may drive several GPUs).
+int PlaceKey(const Place& place) {
+  return static_cast<int>(place.type()) * 4096 + place.device_id();
 }
 
 }  // namespace
@@ -45,23 +51,25 @@ TcpStoreClient* CommRegistry::Store() {
 }
 
 Communicator* CommRegistry::Make(int ring_id, int rank, int nranks, const Place& place) {
-  PL_ENFORCE(place.is_cpu(),
-             errors::Unimplemented("collectives on %s: only host-memory (CPU) communicators "
-                                   "are built in this configuration",
-                                   place.ToString()));
-  std::unique_ptr<Communicator> comm =
-      nranks == 1 ? MakeSingleRankCommunicator(ring_id)
-                  : ConnectGlooCommunicator(ring_id, rank, nranks, Store(), env_.LocalHost(),
-                                            Timeout());
+  std::unique_ptr<Communicator> comm;
+  if (place.is_cpu()) {
+    comm = nranks == 1 ? MakeSingleRankCommunicator(ring_id)
+                       : ConnectGlooCommunicator(ring_id, rank, nranks, Store(),
+                                                 env_.LocalHost(), Timeout());
+  } else {
+    // Device memory: NCCL, even for one rank (its collectives work on the device's stream).
+    comm = ConnectDeviceCommunicator(place, ring_id, rank, nranks,
+                                     nranks == 1 ? nullptr : Store(), Timeout());
+  }
   Communicator* raw = comm.get();
-  comms_[{static_cast<int>(place.type()), ring_id}] = std::move(comm);
+  comms_[{PlaceKey(place), ring_id}] = std::move(comm);
   return raw;
 }
 
 Communicator* CommRegistry::Get(int ring_id, const Place& place) {
   env();
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = comms_.find({static_cast<int>(place.type()), ring_id});
+  auto it = comms_.find({PlaceKey(place), ring_id});
   if (it != comms_.end()) return it->second.get();
   return Make(ring_id, env_.rank, env_.nranks, place);
 }
@@ -77,7 +85,7 @@ Communicator* CommRegistry::Init(int ring_id, int rank, int nranks, const Place&
              errors::InvalidArgument("communicator of ring 0: rank %d of %d contradicts the "
                                      "job's environment (%s variables: rank %d of %d)",
                                      rank, nranks, env_.source, env_.rank, env_.nranks));
-  auto it = comms_.find({static_cast<int>(place.type()), ring_id});
+  auto it = comms_.find({PlaceKey(place), ring_id});
   if (it != comms_.end()) {
     PL_ENFORCE(it->second->rank() == rank && it->second->nranks() == nranks,
                errors::InvalidArgument("communicator of ring %d exists as %s; asked for rank "

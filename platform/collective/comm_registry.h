@@ -30,8 +30,9 @@ class CommRegistry {
  public:
   static CommRegistry& Instance();
 
-  // The communicator of `ring_id` for devices of `place`'s type, made on first use. Host
-  // memory (CPU) uses Gloo; UnimplementedError for a device type without collectives.
+  // The communicator of `ring_id` for `place`, made on first use. Host memory (CPU) uses
+  // Gloo, CUDA devices NCCL (device_communicator.h); UnimplementedError for a build
+  // without the device's collectives.
   Communicator* Get(int ring_id, const Place& place);
 
   // Makes ring `ring_id`'s communicator with `rank` of `nranks` (c_comm_init). An existing
@@ -56,7 +57,7 @@ class CommRegistry {
   CollectiveEnv env_;
   std::unique_ptr<TcpStoreServer> server_;  // Rank 0 only.
   std::unique_ptr<TcpStoreClient> store_;
-  std::map<std::pair<int, int>, std::unique_ptr<Communicator>> comms_;  // (device, ring).
+  std::map<std::pair<int, int>, std::unique_ptr<Communicator>> comms_;  // (place, ring).
 };
 
 }  // namespace collective

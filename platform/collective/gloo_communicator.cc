@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "platform/enforce.h"
+#include "platform/data_type_visit.h"
 #include "platform/float16.h"
 
 namespace paddle_like {
@@ -90,23 +91,14 @@ gloo::AllreduceOptions::Func ReduceFunction(ReduceOp op) {
   }
 }
 
-// Calls fn(T{}) with T the C++ type of `dtype`.
+// Calls fn(T{}) with T the C++ type of `dtype`, a type collectives reduce.
 template <typename Fn>
 void VisitReducible(DataType dtype, Fn&& fn) {
-  switch (dtype) {
-    case DataType::FLOAT32: return fn(float{});
-    case DataType::FLOAT64: return fn(double{});
-    case DataType::FLOAT16: return fn(float16{});
-    case DataType::BFLOAT16: return fn(bfloat16{});
-    case DataType::INT32: return fn(int32_t{});
-    case DataType::INT64: return fn(int64_t{});
-    case DataType::INT8: return fn(int8_t{});
-    case DataType::UINT8: return fn(uint8_t{});
-    default:
-      throw errors::Unimplemented("collectives do not handle %s data (they handle float16, "
-                                  "bfloat16, float32, float64, int8, uint8, int32, int64)",
-                                  DataTypeName(dtype));
-  }
+  PL_ENFORCE(IsReducibleType(dtype),
+             errors::Unimplemented("collectives do not handle %s data (they handle float16, "
+                                   "bfloat16, float32, float64, int8, uint8, int32, int64)",
+                                   DataTypeName(dtype)));
+  VisitDataType(dtype, fn);
 }
 
 class GlooCommunicator : public Communicator {
