@@ -165,6 +165,10 @@ DenseTensor RankRows(const DenseTensor& batch, int rank, int nranks) {
   PL_ENFORCE(batch.dims().size() >= 1 && batch.dims()[0] >= nranks,
              errors::InvalidArgument("a batch of shape %s cannot be shared by %d ranks",
                                      batch.dims().ToString(), nranks));
+  PL_ENFORCE(batch.lod().empty(),
+             errors::Unimplemented("a batch of variable-length sequences (LoD %s) cannot be "
+                                   "shared by rows among %d ranks",
+                                   framework::LoDToString(batch.lod()), nranks));
   const int64_t rows = batch.dims()[0];
   const int64_t begin = rows * rank / nranks, end = rows * (rank + 1) / nranks;
   std::vector<int64_t> dims = batch.dims().ToVector();
@@ -177,7 +181,6 @@ DenseTensor RankRows(const DenseTensor& batch, int rank, int nranks) {
     std::memcpy(dst, static_cast<const char*>(batch.raw_data()) + begin * row_bytes,
                 static_cast<size_t>(end - begin) * row_bytes);
   }
-  share.set_lod(batch.lod());
   return share;
 }
 

@@ -71,7 +71,8 @@ framework::DenseTensor FeedBatch(const std::string& name, const framework::Dense
                                  int64_t batch_size, int64_t step);
 
 // Rank `rank` of `nranks`'s share of a batch: rows [rank * B / n, (rank + 1) * B / n) of
-// dim 0 (a copy; `batch` itself when nranks is 1).
+// dim 0 (a copy; `batch` itself when nranks is 1). UnimplementedError for a batch with a
+// LoD (its rows are not its samples).
 framework::DenseTensor RankRows(const framework::DenseTensor& batch, int rank, int nranks);
 
 // How many batches `data` holds for `batch_size` (see the header comment).
