@@ -429,13 +429,13 @@ struct BackgroundLaunch {
   }
 };
 
-BackgroundLaunch StartLongJob(const std::string& dir) {
+// Runs `paddle_like ARGS` in the background, its stderr in `err_path`.
+BackgroundLaunch StartBackground(const std::vector<std::string>& cli_args,
+                                 const std::string& err_path) {
   BackgroundLaunch job;
-  job.err_path = dir + ".stderr";
-  const std::vector<std::string> args = {
-      testing::CliBinary(), "launch", "--nproc", "2", "train", "--distributed", "--model",
-      "mlp", "--dataset", "digits", "--data-dir", kDigitsDir, "--epochs", "10000",
-      "--no-progress", "--save", dir};
+  job.err_path = err_path;
+  std::vector<std::string> args = {testing::CliBinary()};
+  args.insert(args.end(), cli_args.begin(), cli_args.end());
   job.pid = ::fork();
   if (job.pid == 0) {
     const int fd = ::open(job.err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -449,6 +449,40 @@ BackgroundLaunch StartLongJob(const std::string& dir) {
     ::_exit(127);
   }
   return job;
+}
+
+BackgroundLaunch StartLongJob(const std::string& dir) {
+  return StartBackground({"launch", "--nproc", "2", "train", "--distributed", "--model", "mlp",
+                          "--dataset", "digits", "--data-dir", kDigitsDir, "--epochs", "10000",
+                          "--no-progress", "--save", dir},
+                         dir + ".stderr");
+}
+
+TEST_F(DataParallelJob, TwoLaunchersAsTwoMachinesTrainOneJob) {
+  // Two "machines" of one rank each, both on this one (loopback addresses): the launchers
+  // meet at --master, the ranks at its port + 1.
+  int port = 0;
+  {
+    platform::collective::TcpStoreServer probe(0);
+    port = probe.port();
+  }
+  const std::string master = "127.0.0.1:" + std::to_string(port);
+  auto node = [&](int rank, const std::string& save) {
+    std::vector<std::string> args = {"launch",  "--nproc", "1", "--nnodes", "2",
+                                     "--node-rank", std::to_string(rank), "--master", master,
+                                     "--host", "127.0.0.1"};
+    for (const std::string& a : TrainArgs("mlp", save, 6)) args.push_back(a);
+    args.push_back("--distributed");
+    return args;
+  };
+  BackgroundLaunch second = StartBackground(node(1, Dir("nodes_unused")), Dir("node1.stderr"));
+  const testing::CliResult first = testing::RunCli(node(0, Dir("nodes")));
+  ASSERT_EQ(first.code, 0) << first.out << first.err << ReadIfExists(second.err_path);
+  EXPECT_EQ(second.Wait(60), 0) << ReadIfExists(second.err_path);
+  EXPECT_TRUE(testing::Contains(first.out, "over 2 ranks")) << first.out;
+  const testing::CliResult one = testing::RunCli(TrainArgs("mlp", Dir("nodes_one"), 6));
+  ASSERT_EQ(one.code, 0) << one.err;
+  ExpectSameParams(Dir("nodes_one") + "/model", Dir("nodes") + "/model", 1e-6);
 }
 
 TEST_F(DataParallelJob, AKilledRankEndsTheJobWithAnErrorNamingIt) {
