@@ -185,6 +185,36 @@ TEST(DataParallelRewrite, RefusesWhatItCannotRewrite) {
   }
 }
 
+TEST(Launch, RefusesBadOptionsWithAnErrorNamingThem) {
+  const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+      {{"launch", "train"}, "--nproc N is required"},
+      {{"launch", "--nproc", "0", "train"}, "--nproc expects an integer >= 1"},
+      {{"launch", "--nproc", "two", "train"}, "received `two`"},
+      {{"launch", "--nproc", "2"}, "no verb to run"},
+      {{"launch", "--nproc", "2", "--"}, "must be followed by a command"},
+      {{"launch", "--nproc", "2", "--bogus", "1", "train"}, "unknown option `--bogus`"},
+      {{"launch", "--nproc", "2", "--nnodes", "2", "--node-rank", "2", "train"},
+       "--node-rank 2 is outside [0, 2)"},
+      {{"launch", "--nproc", "2", "--nnodes", "2", "train"}, "needs --master HOST:PORT"},
+      {{"launch", "--nproc", "1", "launch"}, "cannot launch `launch`"},
+      {{"train", "--master", "h:1"}, "--master needs --distributed"},
+      {{"train", "--dtype", "int8"}, "unknown --dtype `int8`"},
+  };
+  for (const auto& [args, expected] : cases) {
+    const testing::CliResult r = testing::RunCli(args);
+    EXPECT_EQ(r.code, 1) << r.err;
+    EXPECT_TRUE(testing::Contains(r.err, expected)) << "expected `" << expected << "` in: " << r.err;
+  }
+}
+
+TEST(Launch, ARankThatCannotStartFailsTheJob) {
+  const testing::CliResult r =
+      testing::RunCli({"launch", "--nproc", "2", "--", "/nonexistent/program"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(testing::Contains(r.err, "cannot run `/nonexistent/program`")) << r.err;
+  EXPECT_TRUE(testing::Contains(r.err, "exited with code 127")) << r.err;
+}
+
 // An embedding (lookup_table_v2, sparse gradient) -> fc -> softmax cross-entropy, Adam, in
 // float64; feeds `ids` [-1, 1] and `label` [-1, 1].
 std::unique_ptr<Built> BuildSparseModel() {
