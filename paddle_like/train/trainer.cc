@@ -77,8 +77,9 @@ void DrawProgress(int epoch, int epochs, int64_t step, int64_t steps, double los
   std::fflush(stderr);
 }
 
+// Sums over the samples evaluated (divide by `seen` for the means).
 struct Evaluation {
-  double loss = 0, accuracy = 0;
+  double loss = 0, correct = 0, seen = 0;
 };
 
 Evaluation Evaluate(framework::Executor* exec, framework::PreparedProgram* test,
@@ -95,12 +96,7 @@ Evaluation Evaluate(framework::Executor* exec, framework::PreparedProgram* test,
     correct += Scalar(*test->local_scope(), vars.accuracy.name()) * static_cast<double>(n);
     seen += n;
   }
-  Evaluation e;
-  if (seen > 0) {
-    e.loss = loss / static_cast<double>(seen);
-    e.accuracy = correct / static_cast<double>(seen);
-  }
-  return e;
+  return Evaluation{loss, correct, static_cast<double>(seen)};
 }
 
 }  // namespace
@@ -152,7 +148,11 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
   auto test = exec.Prepare(test_program, 0, &scope, {vars.loss.name(), vars.accuracy.name()});
 
   auto train_set = std::make_shared<datasets::InMemoryDataset>(train_data);
-  auto test_set = std::make_shared<datasets::InMemoryDataset>(test_data);
+  // Each rank evaluates its share of the test set; the ranks add their sums up.
+  auto test_set = std::make_shared<datasets::InMemoryDataset>(
+      nranks == 1 ? test_data
+                  : datasets::Slice(test_data, test_data.size() * rank / nranks,
+                                    test_data.size() * (rank + 1) / nranks));
   datasets::DataLoaderOptions train_options;
   train_options.batch_size = options.batch_size;
   train_options.shuffle = true;
@@ -220,10 +220,15 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
     e.samples_per_second = samples / std::max(e.seconds, 1e-9);
     e.train_loss = step > 0 ? loss_sum / static_cast<double>(step) : 0;
     e.train_accuracy = step > 0 ? acc_sum / static_cast<double>(step) : 0;
-    if (leader) {
-      const Evaluation eval = Evaluate(&exec, test.get(), &test_loader, vars, options.dtype);
-      e.test_loss = eval.loss;
-      e.test_accuracy = eval.accuracy;
+    Evaluation eval = Evaluate(&exec, test.get(), &test_loader, vars, options.dtype);
+    if (comm != nullptr) {
+      double sums[3] = {eval.loss, eval.correct, eval.seen};
+      comm->AllReduce(sums, sums, 3, DataType::FLOAT64, platform::collective::ReduceOp::kSum);
+      eval = Evaluation{sums[0], sums[1], sums[2]};
+    }
+    if (eval.seen > 0) {
+      e.test_loss = eval.loss / eval.seen;
+      e.test_accuracy = eval.correct / eval.seen;
     }
     report.epochs.push_back(e);
     if (progress) std::fprintf(stderr, "\n");

@@ -34,8 +34,9 @@ struct TrainOptions {
   // Data-parallel training over the ranks of the job this process belongs to
   // (platform/collective/collective_env.h): batch_size is the global batch, of which each
   // rank trains on its share (every epoch's shuffle is the same on all ranks); gradients are
-  // all-reduced (layers/data_parallel.h); rank 0 alone prints, evaluates and saves. Losses
-  // and accuracies reported are means over the ranks.
+  // all-reduced (layers/data_parallel.h); each rank evaluates its share of the test set;
+  // rank 0 alone prints, saves and reloads. Losses and accuracies reported are over the
+  // global batch and the whole test set.
   bool distributed = false;
   bool progress = true;              // Progress bar on stderr.
   // Where the training program runs (ops without a kernel there run on the CPU, with
