@@ -84,12 +84,11 @@ struct AllReduceKernel {
     DenseTensor* out = ctx.Output(OutSlot(type));
     bool average = false;
     const ReduceOp op = ReduceOpOf(ctx, &average);
-    Communicator* ring = RingOf(ctx, /*wait=*/false);
-    if (out == x && ring->communication_stream() && ctx.HasAttr("use_calc_stream") &&
+    Communicator* comm = RingOf(ctx, /*wait=*/false);
+    if (out == x && comm->communication_stream() && ctx.HasAttr("use_calc_stream") &&
         !ctx.Attr<bool>("use_calc_stream")) {
       // On the communication stream: the ring's thread reduces X in place while the ops
       // after this one run; c_sync_comm_stream (or any collective of the ring) waits for it.
-      Communicator* comm = ring;
       const DenseTensor keep = *x;  // Holds the buffer until the work has run.
       comm->Submit([keep, op](Communicator* c) {
         void* data = const_cast<void*>(keep.raw_data());
@@ -97,7 +96,7 @@ struct AllReduceKernel {
       });
       return;
     }
-    Communicator* comm = RingOf(ctx);
+    comm->WaitAll();  // Runs after what the ring's thread still has, in the ring's order.
     constexpr bool kFloating = std::is_floating_point<T>::value ||
                                std::is_same<T, platform::float16>::value ||
                                std::is_same<T, platform::bfloat16>::value;

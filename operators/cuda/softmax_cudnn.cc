@@ -126,7 +126,7 @@ CudaKernelTable SoftmaxCudaKernels() {
   // The same kernels again under cuDNN's library type.
   const size_t listed = kernels.size();
   for (size_t i = 0; i < listed; ++i) {
-    CudaKernelEntry as_cudnn = kernels[i];
+    CudaKernelSpec as_cudnn = kernels[i];
     as_cudnn.library = framework::LibraryType::kCUDNN;
     kernels.push_back(as_cudnn);
   }

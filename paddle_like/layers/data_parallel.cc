@@ -124,16 +124,19 @@ void ApplyDataParallel(const ParamGrads& param_grads, const DataParallelOptions&
     if (var->GetKind() == framework::VarKind::kSelectedRows) sparse.push_back(grad);
     grad_set.insert(grad);
   }
+  // Where each gradient is complete: after the last op (not an optimizer) that writes it.
+  std::map<std::string, size_t> written_at;
   size_t last_writer = 0;
-  bool found_writer = false;
   size_t loss_seed = 0;
   bool found_seed = false;
   for (size_t i = 0; i < block->OpSize(); ++i) {
     const OpDesc& op = *block->Op(i);
-    for (const std::string& out : op.OutputArgumentNames()) {
-      if (grad_set.count(out) > 0 && !(RoleOf(op) & kOptimize)) {
-        last_writer = i;
-        found_writer = true;
+    if (!(RoleOf(op) & kOptimize)) {
+      for (const std::string& out : op.OutputArgumentNames()) {
+        if (grad_set.count(out) > 0) {
+          written_at[out] = i;
+          last_writer = i;
+        }
       }
     }
     if (!found_seed && RoleOf(op) == (kBackward | kLoss)) {
@@ -141,7 +144,7 @@ void ApplyDataParallel(const ParamGrads& param_grads, const DataParallelOptions&
       found_seed = true;
     }
   }
-  PL_ENFORCE(found_writer, errors::InvalidArgument("data parallel: no op writes any of the %zu "
+  PL_ENFORCE(!written_at.empty(), errors::InvalidArgument("data parallel: no op writes any of the %zu "
                                                    "gradients (was the backward pass appended?)",
                                                    grad_set.size()));
   PL_ENFORCE(found_seed && loss_seed < last_writer,
@@ -153,15 +156,6 @@ void ApplyDataParallel(const ParamGrads& param_grads, const DataParallelOptions&
   for (auto it = param_grads.rbegin(); it != param_grads.rend(); ++it) {
     if (std::find(sparse.begin(), sparse.end(), it->second) == sparse.end()) {
       grads.push_back(it->second);
-    }
-  }
-  // Where each gradient is complete: after the last op (not an optimizer) that writes it.
-  std::map<std::string, size_t> written_at;
-  for (size_t i = 0; i < block->OpSize(); ++i) {
-    const OpDesc& op = *block->Op(i);
-    if (RoleOf(op) & kOptimize) continue;
-    for (const std::string& out : op.OutputArgumentNames()) {
-      if (grad_set.count(out) > 0) written_at[out] = i;
     }
   }
   // The ops, each to go right after op `after`: every dense bucket is all-reduced on the
