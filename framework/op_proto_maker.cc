@@ -51,17 +51,27 @@ bool IsFrameworkAttr(const std::string& name) {
 }
 
 void OpProtoAndCheckerMaker::AddFrameworkAttrs() {
+  // The attribute's index in the spec, or attrs.size() when the op declared it itself.
   const auto add = [this](const std::string& name, const std::string& comment, AttrType type,
                           const Attribute& def) {
-    if (spec_->FindAttr(name) != nullptr) return;
-    OpAttrSpec& a = spec_->attrs[NewAttr(name, comment, type)];
+    if (spec_->FindAttr(name) != nullptr) return spec_->attrs.size();
+    const size_t index = NewAttr(name, comment, type);
+    OpAttrSpec& a = spec_->attrs[index];
     a.has_default = true;
     a.default_value = def;
     a.extra = true;
     checker_->SetDefault(name, def);
+    return index;
   };
-  add("op_role", "role of the op in training (forward, backward, optimize, loss ...)",
-      AttrType::INT, static_cast<int>(OpRole::kNotSpecified));
+  const size_t role = add("op_role", "role of the op in training (forward, backward, optimize, loss ...)",
+                          AttrType::INT, static_cast<int>(OpRole::kNotSpecified));
+  // PaddlePaddle's OpRole values and the combinations it writes: forward, backward, optimize,
+  // RPC, distributed, LR schedule, loss (alone, with forward or backward), optimize with LR
+  // schedule, and "not specified". Its loader refuses any other value, and so does this one.
+  if (role < spec_->attrs.size()) {
+    AttrBuilder<int>(&spec_->attrs, role, checker_)
+        .InEnum({0x0000, 0x0001, 0x0002, 0x0004, 0x0008, 0x0010, 0x0100, 0x0101, 0x0012, 0x1000});
+  }
   add("op_role_var", "[param, grad] pairs of optimizer-related ops", AttrType::STRINGS,
       std::vector<std::string>{});
   add("op_namescope", "name scope the op was built in", AttrType::STRING, std::string("/"));

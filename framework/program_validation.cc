@@ -64,9 +64,38 @@ void CheckColumns(const BlockDesc& block, const std::string& type, const std::st
   }
 }
 
+// In block 0, every tensor an op reads is a parameter (persistable), fed, or written by an
+// earlier op: a program whose ops are out of order would otherwise read an empty variable,
+// or run at all only because a pass moved a consumer past its producer.
+void CheckReadsFollowWrites(const ProgramDesc& program, const std::string& source,
+                            const std::set<std::string>& fed) {
+  const BlockDesc& block = program.Block(0);
+  std::set<std::string> written = fed;
+  for (size_t i = 0; i < block.OpSize(); ++i) {
+    const OpDesc& op = *block.Op(i);
+    for (const auto& [slot, names] : op.Inputs()) {
+      for (const std::string& name : names) {
+        const VarDesc* var = block.FindVar(name);
+        if (var == nullptr || var->Persistable() || written.count(name)) continue;
+        const VarKind kind = var->GetKind();
+        if (kind != VarKind::kDenseTensor && kind != VarKind::kSelectedRows &&
+            kind != VarKind::kDenseTensorArray) {
+          continue;  // Holders the runtime makes (feed, fetch, step scopes, readers).
+        }
+        throw errors::InvalidArgument(
+            "program `%s` block 0 op #%zu `%s` input `%s`: variable `%s` is read before any op "
+            "writes it (it is neither a parameter nor fed; are the ops out of order?)",
+            source, i, op.Type(), slot, name);
+      }
+    }
+    for (const auto& [slot, names] : op.Outputs()) written.insert(names.begin(), names.end());
+  }
+}
+
 }  // namespace
 
-void ValidateProgram(const ProgramDesc& program, const std::string& source) {
+void ValidateProgram(const ProgramDesc& program, const std::string& source,
+                     const std::set<std::string>& fed) {
   CheckVersionField(program, source);
   CheckOpVersions(program);
   for (size_t b = 0; b < program.Size(); ++b) {
@@ -80,6 +109,7 @@ void ValidateProgram(const ProgramDesc& program, const std::string& source) {
   }
   CheckColumns(program.Block(0), "feed", source);
   CheckColumns(program.Block(0), "fetch", source);
+  CheckReadsFollowWrites(program, source, fed);
 }
 
 }  // namespace framework

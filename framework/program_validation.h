@@ -3,6 +3,9 @@
 // parser itself makes (block order and parents, sub-block attributes, declared shapes).
 #pragma once
 
+#include <set>
+#include <string>
+
 #include "framework/program_desc.h"
 
 namespace paddle_like {
@@ -19,8 +22,12 @@ constexpr int64_t kNewestProgramVersion = 3999999;
 //  - every op: registered, its slots and attributes as its registration declares
 //    (OpRegistry::CreateOp);
 //  - every variable an op reads or writes is declared in its block or an ancestor;
-//  - feed and fetch ops of block 0: `col` attributes 0, 1, ... without gaps or repeats.
-void ValidateProgram(const ProgramDesc& program, const std::string& source);
+//  - feed and fetch ops of block 0: `col` attributes 0, 1, ... without gaps or repeats;
+//  - block 0 reads no tensor before writing it: each one an op reads is persistable, in
+//    `fed` (variables the caller sets before the run, beside the feed ops' outputs), or an
+//    output of an earlier op.
+void ValidateProgram(const ProgramDesc& program, const std::string& source,
+                     const std::set<std::string>& fed = {});
 
 }  // namespace framework
 }  // namespace paddle_like

@@ -4,6 +4,7 @@
 // kernels, NCHW and NHWC, saved and reloaded), and the cases each must leave alone.
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -133,6 +134,33 @@ TEST_F(ConvFusePassesTest, ResidualBlockBecomesTwoFusedConvsWithTheSameNumbers) 
     ExpectNear(RunProgram(p, &params, x), before, 1e-5, 1e-5, onednn ? "oneDNN" : "plain");
     const ProgramDesc reloaded = ProgramDesc::FromBinary(p.ToBinary());
     ExpectNear(RunProgram(reloaded, &params, x), before, 1e-5, 1e-5, "reloaded");
+  }
+}
+
+// Statistics that would fold into a non-finite filter or bias (a negative variance, an
+// infinite scale, a NaN mean) are refused by name, as PaddlePaddle's conv_bn_fuse_pass
+// refuses them, and nothing is rewritten.
+TEST_F(ConvFusePassesTest, DamagedBatchNormStatisticsAreRefused) {
+  struct Damage {
+    const char* param;
+    float value;
+    const char* what;
+  };
+  for (const Damage& d : {Damage{"bn1.var", -2.0f, "non-finite scale"},
+                          Damage{"bn1.scale", std::numeric_limits<float>::infinity(), "non-finite scale"},
+                          Damage{"bn1.mean", std::numeric_limits<float>::quiet_NaN(), "non-finite bias"}}) {
+    const Model m = ResidualBlock();
+    ProgramDesc p = m.program;
+    Scope params;
+    m.Fill(&params);
+    params.FindVar(d.param)->GetMutable<DenseTensor>()->data<float>()[3] = d.value;
+    const std::vector<double> filter = ToDoubles(params.FindVar("w1")->Get<DenseTensor>());
+    ExpectError<platform::InvalidArgumentError>(
+        [&] { framework::ir::ApplyPass(*framework::ir::CreatePass("conv_bn_fuse_pass"), &p, &params); },
+        {"op `batch_norm` (Y: n1): folding it into `conv2d` gives a ", d.what, "for channel 3",
+         "Variance `bn1.var`", "the parameters are damaged"});
+    EXPECT_EQ(OpTypes(p), OpTypes(m.program)) << d.param;
+    EXPECT_EQ(ToDoubles(params.FindVar("w1")->Get<DenseTensor>()), filter) << d.param;
   }
 }
 

@@ -88,6 +88,60 @@ TEST_F(ProgramValidation, FetchColumnsMustBeZeroToNOnceEach) {
       {"found col 2 out of range"});
 }
 
+// PaddlePaddle's loader requires `col` (no default) on feed and fetch ops, and so does ours.
+TEST_F(ProgramValidation, FeedAndFetchOpsWithoutColAreRefused) {
+  for (size_t op : {size_t{0}, size_t{2}}) {
+    ProgramDesc p = FeedScaleFetch();
+    p.Block(0).Op(op)->RemoveAttr("col");
+    const std::string type = op == 0 ? "feed" : "fetch";
+    ExpectError<platform::InvalidArgumentError>(
+        [&] { framework::ValidateProgram(p, "m.pdmodel"); },
+        {"op `" + type + "` attribute `col`: required INT attribute is missing"});
+  }
+}
+
+// op_role takes PaddlePaddle's OpRole values and the combinations it writes; its loader
+// refuses others (for any type the value converts from), and so does ours.
+TEST_F(ProgramValidation, OpRoleOutsidePaddlePaddlesRolesIsRefused) {
+  for (int role : {0, 1, 2, 4, 8, 16, 256, 257, 18, 4096}) {
+    ProgramDesc p = FeedScaleFetch();
+    p.Block(0).Op(1)->SetAttr("op_role", role);
+    framework::ValidateProgram(p, "m.pdmodel");
+  }
+  for (const framework::Attribute& role :
+       {framework::Attribute(1000), framework::Attribute(int64_t{1} << 30),
+        framework::Attribute(3), framework::Attribute(-1)}) {
+    ProgramDesc p = FeedScaleFetch();
+    p.Block(0).Op(1)->SetAttr("op_role", role);
+    ExpectError<platform::InvalidArgumentError>(
+        [&] { framework::ValidateProgram(p, "m.pdmodel"); },
+        {"op `scale` attribute `op_role`: expected one of {0, 1, 2, 4, 8, 16, 256, 257, 18, "
+         "4096}"});
+  }
+}
+
+// An op that reads a tensor no earlier op wrote (and that is neither a parameter nor fed) is
+// refused by name: ops out of order. Variables a caller feeds directly count as written.
+TEST_F(ProgramValidation, ATensorReadBeforeAnyOpWritesItIsRefused) {
+  ProgramDesc p = FeedScaleFetch();
+  framework::BlockDesc& b = p.Block(0);
+  b.Var("z")->SetShape({-1, 4});
+  framework::OpDesc* relu = b.InsertOp(1);  // Reads z, which the scale op after it writes.
+  relu->SetType("relu");
+  relu->SetInput("X", {"z"});
+  relu->SetOutput("Out", {"x2"});
+  b.Var("x2")->SetShape({-1, 4});
+  b.Op(2)->SetOutput("Out", {"z"});
+  b.Op(3)->SetInput("X", {"x2"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { framework::ValidateProgram(p, "m.pdmodel"); },
+      {"program `m.pdmodel` block 0 op #1 `relu` input `X`: variable `z` is read before any op "
+       "writes it"});
+  framework::ValidateProgram(p, "m.pdmodel", {"z"});  // Fed by the caller.
+  b.Var("z")->SetPersistable(true);                   // Or a parameter.
+  framework::ValidateProgram(p, "m.pdmodel");
+}
+
 TEST_F(ProgramValidation, VersionFieldOfANewerFrameworkIsRefused) {
   ProgramDesc p = FeedScaleFetch();
   p.SetVersion(4001000);

@@ -146,6 +146,15 @@ bool FoldBatchNorm(ProgramDesc* program, BlockDesc* block, Scope* params, const 
     const double before = old_bias != nullptr ? old_bias->data<float>()[c] : 0.0;
     b[c] = static_cast<float>((before - mean[c]) * s + shift[c]);
     channel_scale[c] = s;
+    // Damaged statistics would be baked into the filter: refused, as PaddlePaddle's fold does.
+    PL_ENFORCE(std::isfinite(static_cast<float>(s)) && std::isfinite(b[c]),
+               errors::InvalidArgument(
+                   "op `batch_norm` (Y: %s): folding it into `%s` gives a non-finite %s for "
+                   "channel %lld (Scale `%s` %g, Bias `%s` %g, Mean `%s` %g, Variance `%s` %g, "
+                   "epsilon %g): the parameters are damaged",
+                   y, conv.Type(), std::isfinite(static_cast<float>(s)) ? "bias" : "scale",
+                   static_cast<long long>(c), bn_params[0], scale[c], bn_params[1], shift[c],
+                   bn_params[2], mean[c], bn_params[3], variance[c], epsilon));
   }
   float* w = filter->data<float>();
   const std::vector<int64_t> filter_dims = filter->dims().ToVector();

@@ -17,7 +17,8 @@ class FeedOpMaker : public OpProtoAndCheckerMaker {
   void Make() override {
     AddInput("X", "The feed holder variable (a list of tensors).");
     AddOutput("Out", "The variable that receives column `col` of the holder.");
-    AddAttr<int>("col", "Index into the feed holder.").SetDefault(0).InRange(0, 1 << 20);
+    // Required, as in PaddlePaddle: it orders the program's inputs.
+    AddAttr<int>("col", "Index into the feed holder.").InRange(0, 1 << 20);
     AddComment(R"DOC(
 Feed operator: $$Out = X[col]$$ (X is the feed holder list). Shares the fed buffer.
 )DOC");
@@ -58,7 +59,8 @@ class FetchOpMaker : public OpProtoAndCheckerMaker {
   void Make() override {
     AddInput("X", "The variable to fetch.");
     AddOutput("Out", "The fetch holder variable (a list of tensors).");
-    AddAttr<int>("col", "Index into the fetch holder.").SetDefault(0).InRange(0, 1 << 20);
+    // Required, as in PaddlePaddle: it orders the program's outputs.
+    AddAttr<int>("col", "Index into the fetch holder.").InRange(0, 1 << 20);
     AddComment(R"DOC(
 Fetch operator: $$Out[col] = X$$, copied to the CPU.
 

@@ -131,7 +131,8 @@ struct FeedArg {
   framework::LoD lod;
 };
 
-std::map<std::string, DenseTensor> ReadFeeds(const ProgramDesc& program, const Args& args) {
+// The --feed arguments, each with the variable it feeds (named, or the next feed target).
+std::vector<FeedArg> FeedArgs(const ProgramDesc& program, const Args& args) {
   const std::vector<std::string> targets = program.FeedTargetNames();
   std::vector<FeedArg> given;
   std::set<std::string> fed;
@@ -159,6 +160,12 @@ std::map<std::string, DenseTensor> ReadFeeds(const ProgramDesc& program, const A
     g.variable = targets[next];
     fed.insert(targets[next]);
   }
+  return given;
+}
+
+std::map<std::string, DenseTensor> ReadFeeds(const ProgramDesc& program,
+                                             const std::vector<FeedArg>& given) {
+  const std::vector<std::string> targets = program.FeedTargetNames();
   std::map<std::string, DenseTensor> feeds;
   for (const FeedArg& g : given) {
     PL_ENFORCE(!feeds.count(g.variable),
@@ -214,11 +221,14 @@ int RunCommand(const std::vector<std::string>& argv) {
   const std::string program_path = framework::ResolveProgramPath(args.Get("program"));
   const ProgramDesc program = ProgramDesc::Load(program_path);
   CheckOpsRegistered(program, program_path);
-  framework::ValidateProgram(program, program_path);
+  const std::vector<FeedArg> feed_args = FeedArgs(program, args);
+  std::set<std::string> fed;
+  for (const FeedArg& g : feed_args) fed.insert(g.variable);
+  framework::ValidateProgram(program, program_path, fed);
 
   Scope scope;
   LoadParameters(program, program_path, args, &scope);
-  const std::map<std::string, DenseTensor> feeds = ReadFeeds(program, args);
+  const std::map<std::string, DenseTensor> feeds = ReadFeeds(program, feed_args);
   const std::vector<std::string> fetches = FetchNames(program, args);
 
   framework::Executor executor{platform::CPUPlace()};

@@ -20,7 +20,12 @@
 //
 //   mutation_sweep --paddle-like build/bin/paddle_like --models ../shared/models
 //                  [--cases 4000] [--seed 1] [--jobs 2] [--timeout 20] [--mem-limit-mb 6144]
-//                  [--work DIR] [--model NAME ...]
+//                  [--work DIR] [--model NAME ...] [--keep-all] [--verb run|infer]
+// --verb infer runs each case through `paddle_like infer` (the inference library with its
+// passes, which read the parameters) instead of `paddle_like run` (the executor alone).
+// --keep-all keeps every case's directory under <work> with a case.json (the files, the
+// command's outcome), for tests/compat/compare_refusals.py, which loads the same cases in
+// PaddlePaddle.
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -32,6 +37,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -639,6 +645,7 @@ struct Case {
   std::string kind;  // "program", "params", "feed", "fixed".
   std::string what;
   std::string dir;
+  std::string program_file;  // The model's program, by base name.
   std::vector<std::string> argv;
 };
 
@@ -679,6 +686,46 @@ pid_t Spawn(const Case& c, size_t mem_limit_mb) {
   _exit(127);
 }
 
+std::string JsonString(const std::string& s) {
+  std::string out = "\"";
+  for (const char ch : s) {
+    const unsigned char u = static_cast<unsigned char>(ch);
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (u < 0x20 || u >= 0x7f) {  // Control bytes, and bytes of damaged names.
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\u%04x", u);
+      out += buf;
+    } else {
+      out += ch;
+    }
+  }
+  return out + "\"";
+}
+
+// A kept case for tests/compat/compare_refusals.py: what was damaged, the files the command
+// read (program, combined parameters if given, feeds by name) and how it ended.
+std::string CaseJson(const Case& c, const Outcome& o) {
+  std::string program, params, feeds;
+  for (size_t i = 0; i + 1 < c.argv.size(); ++i) {
+    if (c.argv[i] == "--program") program = c.argv[i + 1];
+    if (c.argv[i] == "--model") program = c.argv[i + 1] + "/" + c.program_file;
+    if (c.argv[i] == "--params") params = c.argv[i + 1];
+    if (c.argv[i] == "--feed" || c.argv[i] == "--input") {
+      const std::string& f = c.argv[i + 1];
+      const size_t eq = f.find('=');
+      feeds += std::string(feeds.empty() ? "" : ", ") + "[" + JsonString(f.substr(0, eq)) + ", " +
+               JsonString(f.substr(eq + 1)) + "]";
+    }
+  }
+  return "{\"id\": " + std::to_string(c.id) + ", \"model\": " + JsonString(c.model) +
+         ", \"kind\": " + JsonString(c.kind) + ", \"what\": " + JsonString(c.what) +
+         ", \"dir\": " + JsonString(c.dir) + ", \"program\": " + JsonString(program) +
+         ", \"params\": " + JsonString(params) + ", \"feeds\": [" + feeds + "]" +
+         ", \"outcome\": " + JsonString(o.category) + ", \"detail\": " + JsonString(o.detail) + "}\n";
+}
+
 std::string FirstLine(const std::string& s) {
   const size_t nl = s.find('\n');
   return s.substr(0, std::min<size_t>(nl == std::string::npos ? s.size() : nl, 300));
@@ -701,11 +748,12 @@ Outcome Classify(int status, bool timed_out, const std::string& err) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string paddle_like, models_dir, work = "/tmp/mutation_sweep";
+  std::string paddle_like, models_dir, work = "/tmp/mutation_sweep", verb = "run";
   size_t cases = 4000, jobs = 2, mem_limit_mb = 6144;
   uint64_t seed = 1;
   int timeout_s = 20;
   std::set<std::string> only;
+  bool keep_all = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto next = [&]() -> std::string {
@@ -724,14 +772,16 @@ int main(int argc, char** argv) {
     else if (a == "--timeout") timeout_s = std::stoi(next());
     else if (a == "--mem-limit-mb") mem_limit_mb = std::stoul(next());
     else if (a == "--model") only.insert(next());
+    else if (a == "--keep-all") keep_all = true;
+    else if (a == "--verb") verb = next();
     else {
       std::cerr << "mutation_sweep: unknown argument " << a << "\n";
       return 2;
     }
   }
-  if (paddle_like.empty() || models_dir.empty()) {
+  if (paddle_like.empty() || models_dir.empty() || (verb != "run" && verb != "infer")) {
     std::cerr << "usage: mutation_sweep --paddle-like BIN --models DIR [--cases N] [--seed S] "
-                 "[--jobs J] [--timeout SECONDS] [--mem-limit-mb MB] [--work DIR] [--model NAME]\n";
+                 "[--jobs J] [--timeout SECONDS] [--mem-limit-mb MB] [--work DIR] [--model NAME] [--keep-all] [--verb run|infer]\n";
     return 2;
   }
   paddle_like = fs::absolute(paddle_like).string();
@@ -757,15 +807,20 @@ int main(int argc, char** argv) {
   fs::create_directories(work + "/failures");
 
   // Builds a case directory: the model's files linked in, the damaged ones written.
+  // Builds a case directory: the model's files linked in, the damaged ones written, and the
+  // command: `run` (the executor alone) or `infer` (the inference library, passes included).
+  // `program` and `params` replace the model's own files (the fixed /dev/zero cases).
   auto make_case = [&](int id, const Model& model, const std::string& kind, const std::string& what,
                        const std::map<std::string, std::string>& replaced,
-                       const std::vector<std::string>& feeds) {
+                       const std::vector<std::string>& feeds, const std::string& program = "",
+                       const std::string& params = "") {
     Case c;
     c.id = id;
     c.model = model.name;
     c.kind = kind;
     c.what = what;
     c.dir = work + "/case_" + std::to_string(id);
+    c.program_file = model.program_file;
     fs::create_directories(c.dir);
     std::vector<std::string> files = model.param_files;
     files.push_back(model.program_file);
@@ -775,11 +830,21 @@ int main(int argc, char** argv) {
       if (it != replaced.end()) WriteAll(path, it->second);
       else fs::create_symlink(fs::absolute(model.dir + "/" + f), path);
     }
-    c.argv = {paddle_like, "run", "--program", c.dir + "/" + model.program_file};
+    c.argv = {paddle_like, verb};
+    if (verb == "infer" && program.empty() && params.empty()) {
+      c.argv.insert(c.argv.end(), {"--model", c.dir});
+    } else {
+      c.argv.insert(c.argv.end(), {"--program", program.empty() ? c.dir + "/" + model.program_file : program});
+      if (!params.empty()) c.argv.insert(c.argv.end(), {"--params", params});
+    }
     for (size_t i = 0; i < model.feeds.size(); ++i) {
-      const std::string path = c.dir + "/feed_" + std::to_string(i) + ".npy";
-      WriteAll(path, feeds[i]);
-      c.argv.push_back("--feed");
+      // An empty feed stands for /dev/zero.
+      std::string path = "/dev/zero";
+      if (!feeds[i].empty()) {
+        path = c.dir + "/feed_" + std::to_string(i) + ".npy";
+        WriteAll(path, feeds[i]);
+      }
+      c.argv.push_back(verb == "infer" ? "--input" : "--feed");
       c.argv.push_back(model.feeds[i].name + "=" + path);
     }
     return c;
@@ -791,15 +856,12 @@ int main(int argc, char** argv) {
     std::vector<std::string> feeds;
     for (const auto& f : model.feeds) feeds.push_back(f.npy);
     all.push_back(make_case(id++, model, "baseline", "unchanged", {}, feeds));
-    Case zero_program = make_case(id++, model, "fixed", "program /dev/zero", {}, feeds);
-    zero_program.argv[3] = "/dev/zero";
-    all.push_back(zero_program);
-    Case zero_params = make_case(id++, model, "fixed", "params /dev/zero", {}, feeds);
-    zero_params.argv.insert(zero_params.argv.begin() + 4, {"--params", "/dev/zero"});
-    all.push_back(zero_params);
-    Case zero_feed = make_case(id++, model, "fixed", "feed /dev/zero", {}, feeds);
-    zero_feed.argv.back() = model.feeds.back().name + "=/dev/zero";
-    all.push_back(zero_feed);
+    all.push_back(make_case(id++, model, "fixed", "program /dev/zero", {}, feeds, "/dev/zero"));
+    all.push_back(make_case(id++, model, "fixed", "params /dev/zero", {}, feeds,
+                            model.dir + "/" + model.program_file, "/dev/zero"));
+    std::vector<std::string> zero_feed = feeds;
+    zero_feed.back().clear();  // Empty: the last feed is /dev/zero.
+    all.push_back(make_case(id++, model, "fixed", "feed /dev/zero", {}, zero_feed));
   }
   for (size_t n = 0; n < cases; ++n) {
     const Model& model = models[n % models.size()];
@@ -868,6 +930,7 @@ int main(int argc, char** argv) {
         const size_t colon = err.find("Error:");
         ++error_kinds[colon == std::string::npos ? "?" : err.substr(7, colon - 7)];
       }
+      if (keep_all) WriteAll(c.dir + "/case.json", CaseJson(c, o));
       const bool bad = o.category != "ok" && o.category != "error";
       const bool baseline_failed = c.kind == "baseline" && o.category != "ok";
       if (bad || baseline_failed) {
@@ -881,7 +944,7 @@ int main(int argc, char** argv) {
         WriteAll(keep + "/command", cmd + "\n");
         failures.push_back(o.category + " case " + std::to_string(c.id) + " [" + c.model + ", " + c.kind + ": " +
                            c.what + "] " + o.detail + "\n    " + cmd);
-      } else {
+      } else if (!keep_all) {
         fs::remove_all(c.dir);
       }
       running.erase(running.begin() + static_cast<std::ptrdiff_t>(i));
