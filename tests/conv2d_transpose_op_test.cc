@@ -350,6 +350,44 @@ TEST_F(Conv2dTransposeOneDNN, MatchesDirectLoopsWithAndWithoutBias) {
   }
 }
 
+// The oneDNN gradient kernel (a forward convolution for Input@GRAD, the convolution's
+// weights gradient for Filter@GRAD) against the plain kernel in double, whose gradients
+// GradientsMatchFiniteDifferences checks; both outputs, and each alone.
+TEST_F(Conv2dTransposeOneDNN, GradientsMatchThePlainKernel) {
+  unsigned seed = 80;
+  for (const ConvTransposeCase& c : OneDNNCases()) {
+    SCOPED_TRACE(c.Name());
+    const std::string grad = c.op + "_grad";
+    const std::vector<double> in = RandomValues(c.input.numel(), -1, 1, ++seed);
+    const std::vector<double> w = RandomValues(c.filter.numel(), -1, 1, ++seed);
+    DDim out_dims;
+    ReferenceTranspose(c, in, w, &out_dims);
+    const std::vector<double> dy = RandomValues(out_dims.numel(), -1, 1, ++seed);
+    const auto inputs = [&](auto zero) {
+      using T = decltype(zero);
+      return SlotTensors{{"Input", {MakeTensor<T>(c.input, in)}},
+                         {"Filter", {MakeTensor<T>(c.filter, w)}},
+                         {"Output@GRAD", {MakeTensor<T>(out_dims, dy)}}};
+    };
+    OpRunResult want;
+    {
+      ScopedFlag plain(&FLAGS_use_onednn, false);
+      want = RunOp(grad, inputs(0.0), {{"Input@GRAD", 1}, {"Filter@GRAD", 1}}, c.Attrs());
+    }
+    ScopedFlag onednn(&FLAGS_use_onednn, true);
+    for (const auto& slots : std::vector<std::map<std::string, int>>{
+             {{"Input@GRAD", 1}, {"Filter@GRAD", 1}}, {{"Input@GRAD", 1}}, {{"Filter@GRAD", 1}}}) {
+      const OpRunResult got = RunOp(grad, inputs(0.0f), slots, c.Attrs());
+      EXPECT_EQ(got.kernel->key.backend, framework::LibraryType::kOneDNN);
+      for (const auto& [slot, n] : slots) {
+        const DenseTensor& g = Out(got, slot);
+        ASSERT_EQ(g.dims(), Out(want, slot).dims()) << slot;
+        ExpectNear(ToDoubles(g), ToDoubles(Out(want, slot)), 1e-4, 1e-4, slot);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace paddle_like

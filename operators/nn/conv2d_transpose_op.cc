@@ -167,40 +167,7 @@ struct Conv2dTransposeKernel {
 
 template <typename T>
 struct Conv2dTransposeGradKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const std::string& op = ctx.Type();
-    const DenseTensor* input = ctx.Input("Input");
-    const DenseTensor* filter = ctx.Input("Filter");
-    const DenseTensor* dout = ctx.Input("Output@GRAD");
-    const Conv2dGeometry g =
-        ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
-    CheckGradInputShape(op, "Output@GRAD", g.InputDims(), dout->dims());
-    const auto& dev = ctx.device_context<CPUDeviceContext>();
-    std::vector<T> dout_storage, in_storage;
-    const T* dy = NchwData(*dout, g.channel_last, &dout_storage);
-    DenseTensor* dinput = ctx.Output("Input@GRAD");
-    DenseTensor* dfilter = ctx.Output("Filter@GRAD");
-    // Fresh buffers, moved into place at the end: an output may be an input's variable.
-    DenseTensor input_grad, filter_grad;
-    if (dinput != nullptr) {
-      input_grad = DenseTensor(input->dims(), input->dtype());
-      T* dst = input_grad.mutable_data<T>(ctx.GetPlace());
-      if (g.channel_last) {
-        std::vector<T> nchw(static_cast<size_t>(input->numel()));
-        ConvForwardNchw(dev, g, dy, filter->data<T>(), nchw.data());
-        StoreFromNchw(nchw, true, input->dims(), dst);
-      } else {
-        ConvForwardNchw(dev, g, dy, filter->data<T>(), dst);
-      }
-    }
-    if (dfilter != nullptr) {
-      filter_grad = DenseTensor(filter->dims(), filter->dtype());
-      ConvFilterGradNchw(dev, g, dy, NchwData(*input, g.channel_last, &in_storage),
-                         filter_grad.mutable_data<T>(ctx.GetPlace()));
-    }
-    if (dinput != nullptr) *dinput = std::move(input_grad);
-    if (dfilter != nullptr) *dfilter = std::move(filter_grad);
-  }
+  static void Compute(const ExecutionContext& ctx) { Conv2dTransposeGradPlainCompute<T>(ctx); }
 };
 
 }  // namespace
@@ -245,6 +212,45 @@ void Conv2dTransposePlainCompute(const ExecutionContext& ctx) {
 
 template void Conv2dTransposePlainCompute<float>(const ExecutionContext& ctx);
 template void Conv2dTransposePlainCompute<double>(const ExecutionContext& ctx);
+
+template <typename T>
+void Conv2dTransposeGradPlainCompute(const ExecutionContext& ctx) {
+  const std::string& op = ctx.Type();
+  const DenseTensor* input = ctx.Input("Input");
+  const DenseTensor* filter = ctx.Input("Filter");
+  const DenseTensor* dout = ctx.Input("Output@GRAD");
+  const Conv2dGeometry g =
+      ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
+  CheckGradInputShape(op, "Output@GRAD", g.InputDims(), dout->dims());
+  const auto& dev = ctx.device_context<CPUDeviceContext>();
+  std::vector<T> dout_storage, in_storage;
+  const T* dy = NchwData(*dout, g.channel_last, &dout_storage);
+  DenseTensor* dinput = ctx.Output("Input@GRAD");
+  DenseTensor* dfilter = ctx.Output("Filter@GRAD");
+  // Fresh buffers, moved into place at the end: an output may be an input's variable.
+  DenseTensor input_grad, filter_grad;
+  if (dinput != nullptr) {
+    input_grad = DenseTensor(input->dims(), input->dtype());
+    T* dst = input_grad.mutable_data<T>(ctx.GetPlace());
+    if (g.channel_last) {
+      std::vector<T> nchw(static_cast<size_t>(input->numel()));
+      ConvForwardNchw(dev, g, dy, filter->data<T>(), nchw.data());
+      StoreFromNchw(nchw, true, input->dims(), dst);
+    } else {
+      ConvForwardNchw(dev, g, dy, filter->data<T>(), dst);
+    }
+  }
+  if (dfilter != nullptr) {
+    filter_grad = DenseTensor(filter->dims(), filter->dtype());
+    ConvFilterGradNchw(dev, g, dy, NchwData(*input, g.channel_last, &in_storage),
+                       filter_grad.mutable_data<T>(ctx.GetPlace()));
+  }
+  if (dinput != nullptr) *dinput = std::move(input_grad);
+  if (dfilter != nullptr) *dfilter = std::move(filter_grad);
+}
+
+template void Conv2dTransposeGradPlainCompute<float>(const ExecutionContext& ctx);
+template void Conv2dTransposeGradPlainCompute<double>(const ExecutionContext& ctx);
 
 PL_REGISTER_OPS(RegisterConv2dTransposeOp) {
   for (const std::string type : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {

@@ -117,6 +117,8 @@ void Conv2dPlainCompute(const framework::ExecutionContext& ctx);
 template <typename T>
 void Conv2dTransposePlainCompute(const framework::ExecutionContext& ctx);  // conv2d_transpose_op.cc
 template <typename T>
+void Conv2dTransposeGradPlainCompute(const framework::ExecutionContext& ctx);  // the same
+template <typename T>
 void Pool2dPlainCompute(const framework::ExecutionContext& ctx);
 template <typename T>
 void Pool2dGradPlainCompute(const framework::ExecutionContext& ctx);

@@ -1,5 +1,7 @@
 // conv2d_grad / depthwise_conv2d_grad on dnnl::convolution_backward_data and
-// convolution_backward_weights, pool2d_grad on dnnl::pooling_backward; float32.
+// convolution_backward_weights, conv2d_transpose_grad / depthwise_conv2d_transpose_grad on
+// convolution_forward and convolution_backward_weights, pool2d_grad on
+// dnnl::pooling_backward; float32.
 //
 // The descriptors are those of the forward kernels (conv_pool_onednn_util.h), so both
 // directions see one geometry. The convolution backward primitives pick every format
@@ -212,6 +214,79 @@ void Conv2dGradOneDNNKernel(const ExecutionContext& ctx) {
   if (dw == &fresh_filter) *dfilter = std::move(fresh_filter);
 }
 
+// conv2d_transpose_grad / depthwise_conv2d_transpose_grad. With C the convolution that
+// ResolveConv2dTranspose describes (its input is the op's Output, its output the op's Input),
+// Input@GRAD = C(Output@GRAD), a forward convolution, and Filter@GRAD is C's filter gradient
+// with C's input Output@GRAD and C's output gradient Input; the filter, [C_in, C_out / groups,
+// kh, kw], is C's OIHW as it is. Formats follow conv2d's forward rule (conv_pool_onednn.cc).
+// Where oneDNN has only its scalar reference code for C, or refuses the geometry, the plain
+// kernel runs.
+void Conv2dTransposeGradOneDNNKernel(const ExecutionContext& ctx) {
+  const std::string& op = ctx.Type();
+  const DenseTensor* input = ctx.Input("Input");
+  const DenseTensor* filter = ctx.Input("Filter");
+  const DenseTensor* dout = ctx.Input("Output@GRAD");
+  const Conv2dGeometry g =
+      ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
+  CheckGradInputShape(op, "Output@GRAD", g.InputDims(), dout->dims());
+  DenseTensor* dinput = ctx.Output("Input@GRAD");
+  DenseTensor* dfilter = ctx.Output("Filter@GRAD");
+  const auto plain = [&] {
+    ctx.WithPlainInputs(
+        [](const ExecutionContext& p) { Conv2dTransposeGradPlainCompute<float>(p); });
+  };
+  if (dout->numel() == 0 || input->numel() == 0 || filter->numel() == 0) return plain();
+  const auto& dev = ctx.device_context<platform::OneDNNContext>();
+  const dnnl::engine& engine = dev.engine();
+  OneDNNConvDescs d;
+  dnnl::convolution_forward::primitive_desc forward, hint;
+  try {
+    d = MakeOneDNNTransposedConvDescs(g);
+    const int64_t per_group = g.in_c / g.groups;
+    const bool src_any = per_group >= 8 || (per_group == 1 && g.in_c >= 8);
+    const bool dst_any = src_any || (g.groups == 1 && g.out_c >= 8);
+    forward = dnnl::convolution_forward::primitive_desc(
+        ConvForwardDesc(d, dnnl::prop_kind::forward_inference, src_any, dst_any), engine);
+    hint = dnnl::convolution_forward::primitive_desc(
+        ConvForwardDesc(d, dnnl::prop_kind::forward_training, true, true), engine);
+  } catch (const dnnl::error&) {
+    return plain();  // A geometry oneDNN does not take.
+  }
+  if (std::string(forward.impl_info_str()).rfind("ref", 0) == 0) return plain();
+  // Both results are written before either is moved into place: an output may be the same
+  // variable as an input the other result still reads.
+  DenseTensor fresh_input, fresh_filter;
+  DenseTensor* din = nullptr;
+  DenseTensor* dw = nullptr;
+  try {
+    const memory dout_mem = InputMemory(*dout, d.src, engine);
+    if (dinput != nullptr) {
+      const ScratchMemory src = ToFormat(dout_mem, forward.src_desc(), dev);
+      const ScratchMemory w =
+          ToFormat(ReadOnlyMemory(d.weights, *filter, engine), forward.weights_desc(), dev);
+      din = OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims(),
+                         OutputLayout(ctx.OutputMayBeOpaque("Input@GRAD"), forward.dst_desc(), d.dst));
+      const PrimitiveOutput dst(DescOf(*din, d.dst), OutputData(din), forward.dst_desc(), engine);
+      dnnl::convolution_forward(forward).execute(
+          dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst.mem()}});
+      dst.Store(dev);
+    }
+    if (dfilter != nullptr) {
+      dw = OutputTarget(dfilter, {input, filter, dout}, &fresh_filter, filter->dims());
+      ConvBackwardWeights(dev, d, hint, dout_mem, InputMemory(*input, d.dst, engine), dw);
+    }
+    dev.stream().wait();
+  } catch (const dnnl::error& e) {
+    throw errors::Fatal(
+        "op `%s`: oneDNN transposed convolution backward failed for Input %s, Filter %s, "
+        "Output@GRAD %s: %s",
+        op, input->dims().ToString(), filter->dims().ToString(), dout->dims().ToString(),
+        e.what());
+  }
+  if (din == &fresh_input) *dinput = std::move(fresh_input);
+  if (dw == &fresh_filter) *dfilter = std::move(fresh_filter);
+}
+
 void Pool2dGradOneDNNKernel(const ExecutionContext& ctx) {
   const std::string& op = ctx.Type();
   const DenseTensor* x = ctx.Input("X");
@@ -286,11 +361,16 @@ PL_REGISTER_BACKEND_KERNELS(RegisterConvPoolGradOneDNNKernels) {
     framework::RegisterKernel(grad, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                               Conv2dGradOneDNNKernel, false);
   }
+  for (const char* grad : {"conv2d_transpose_grad", "depthwise_conv2d_transpose_grad"}) {
+    framework::RegisterKernel(grad, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
+                              Conv2dTransposeGradOneDNNKernel, false);
+  }
   framework::RegisterKernel("pool2d_grad", DeviceType::kCPU, DataType::FLOAT32,
                             LibraryType::kOneDNN, Pool2dGradOneDNNKernel);
   // Inputs read in oneDNN's blocked layouts (onednn_layout.h); Filter is a parameter.
   auto& registry = framework::KernelRegistry::Instance();
-  for (const char* grad : {"conv2d_grad", "depthwise_conv2d_grad"}) {
+  for (const char* grad : {"conv2d_grad", "depthwise_conv2d_grad", "conv2d_transpose_grad",
+                           "depthwise_conv2d_transpose_grad"}) {
     registry.DeclareOpaqueInputs(grad, LibraryType::kOneDNN, {"Input", "Output@GRAD"});
   }
   registry.DeclareOpaqueInputs("pool2d_grad", LibraryType::kOneDNN, {"X", "Out", "Out@GRAD"});

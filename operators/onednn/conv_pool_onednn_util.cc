@@ -105,6 +105,22 @@ OneDNNConvDescs MakeOneDNNConvDescs(const Conv2dGeometry& g) {
   return d;
 }
 
+int64_t ExactRightPadding(int64_t in, int64_t out, int64_t k, int64_t dilation, int64_t stride,
+                          int64_t pad_l, int64_t pad_r) {
+  const int64_t extent = (k - 1) * dilation + 1;
+  const int64_t excess = in + pad_l + pad_r - extent - (out - 1) * stride;  // >= 0
+  return pad_r - excess / stride * stride;
+}
+
+OneDNNConvDescs MakeOneDNNTransposedConvDescs(const Conv2dGeometry& g) {
+  OneDNNConvDescs d = MakeOneDNNConvDescs(g);
+  d.pad_r = {ExactRightPadding(g.in_h, g.out_h, g.kernel_h, g.dilation_h, g.stride_h, g.pad_top,
+                               g.pad_bottom),
+             ExactRightPadding(g.in_w, g.out_w, g.kernel_w, g.dilation_w, g.stride_w, g.pad_left,
+                               g.pad_right)};
+  return d;
+}
+
 dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
                                                 bool src_any, bool dst_any,
                                                 const dnnl::memory::desc* bias) {

@@ -138,6 +138,18 @@ struct OneDNNConvDescs {
   dnnl::memory::dims strides, dilates, pad_l, pad_r;
 };
 OneDNNConvDescs MakeOneDNNConvDescs(const Conv2dGeometry& g);
+// The bottom / right padding for which oneDNN's exact size check
+// ((in + pad_l + pad_r - extent) / stride + 1 == out) holds between a convolution's input of
+// size `in` and its output `out`, given the geometry's paddings `pad_l`, `pad_r`. A
+// transposed convolution's output (the convolution's input) may have extra rows or columns
+// (output_padding, output_size): up to stride - 1 of them the division drops, more (which a
+// dilation above the stride allows) come off pad_r.
+int64_t ExactRightPadding(int64_t in, int64_t out, int64_t k, int64_t dilation, int64_t stride,
+                          int64_t pad_l, int64_t pad_r);
+// The convolution of a transposed convolution's geometry (ResolveConv2dTranspose) in oneDNN's
+// terms: MakeOneDNNConvDescs with pad_r from ExactRightPadding.
+OneDNNConvDescs MakeOneDNNTransposedConvDescs(const Conv2dGeometry& g);
+
 // Weights in the primitive's format; src and dst each in the user's layout, or in the
 // primitive's with `src_any` / `dst_any`. With `bias`, the convolution adds it per output
 // channel.

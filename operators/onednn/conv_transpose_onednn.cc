@@ -47,7 +47,7 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     try {
       const auto f32 = memory::data_type::f32;
-      const OneDNNConvDescs c = MakeOneDNNConvDescs(g_);
+      const OneDNNConvDescs c = MakeOneDNNTransposedConvDescs(g_);
       // This op's input is the convolution's output and the other way round.
       src_user_ = c.dst;
       dst_user_ = c.src;
@@ -68,18 +68,10 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
       const memory::desc src = blocked ? memory::desc(src_user_.dims(), f32, Tag::any) : src_user_;
       const memory::desc dst = blocked ? memory::desc(dst_user_.dims(), f32, Tag::any) : dst_user_;
       const memory::desc weights(weights_user_.dims(), f32, Tag::any);
-      // oneDNN checks (out + pad_l + pad_r - extent) / stride + 1 == in exactly; an
-      // output_padding of a stride or more (possible when dilation > stride) is taken off
-      // the bottom / right padding to keep that true.
-      memory::dims pad_r(2);
-      pad_r[0] = RightPadding(g_.in_h, g_.out_h, g_.kernel_h, g_.dilation_h, g_.stride_h,
-                              g_.pad_top, g_.pad_bottom);
-      pad_r[1] = RightPadding(g_.in_w, g_.out_w, g_.kernel_w, g_.dilation_w, g_.stride_w,
-                              g_.pad_left, g_.pad_right);
       const auto kind = dnnl::prop_kind::forward_inference;
       const auto alg = dnnl::algorithm::deconvolution_direct;
       const dnnl::deconvolution_forward::desc desc(kind, alg, src, weights, dst, c.strides,
-                                                   c.dilates, c.pad_l, pad_r);
+                                                   c.dilates, c.pad_l, c.pad_r);
       pd_ = dnnl::deconvolution_forward::primitive_desc(desc, dev.engine());
       // oneDNN's scalar reference code: the plain kernel is faster.
       if (std::string(pd_.impl_info_str()).rfind("ref", 0) == 0) return;
@@ -91,7 +83,7 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
       if (has_bias_ && !own_bias_) {
         pd_ = dnnl::deconvolution_forward::primitive_desc(
             dnnl::deconvolution_forward::desc(kind, alg, src, weights, BiasDesc(), dst,
-                                              c.strides, c.dilates, c.pad_l, pad_r),
+                                              c.strides, c.dilates, c.pad_l, c.pad_r),
             dev.engine());
       }
       primitive_ = std::make_unique<dnnl::deconvolution_forward>(pd_);
@@ -159,15 +151,6 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
         for (int64_t i = 0; i < run; ++i) px[i] += add[i];
       });
     });
-  }
-
-  // The bottom / right padding for which oneDNN's exact size check holds between the
-  // convolution's input `in` (this op's output) and output `out`.
-  static int64_t RightPadding(int64_t in, int64_t out, int64_t k, int64_t dilation,
-                              int64_t stride, int64_t pad_l, int64_t pad_r) {
-    const int64_t extent = (k - 1) * dilation + 1;
-    const int64_t excess = in + pad_l + pad_r - extent - (out - 1) * stride;  // >= 0
-    return pad_r - excess / stride * stride;
   }
 
   Conv2dGeometry g_;

@@ -1,6 +1,7 @@
-// conv2d_transpose forward, float32, one thread: the oneDNN kernel (FLAGS_use_onednn) against
-// the plain one on decoder shapes. Arguments: shape (below), use_onednn (0/1), bias (0/1:
-// with a fused Bias input).
+// conv2d_transpose forward and backward, float32, one thread: the oneDNN kernels
+// (FLAGS_use_onednn) against the plain ones on decoder shapes. Arguments: shape (below),
+// use_onednn (0/1), and for the forward bias (0/1: with a fused Bias input). The backward
+// op computes both Input@GRAD and Filter@GRAD.
 //   0: PP-OCRv3 detector's upsampling, 24 -> 24, kernel 2, stride 2, on 80x80, batch 1
 //   1: its last layer, 24 -> 1, kernel 2, stride 2, on 160x160, batch 1
 //   2: a segmentation decoder, 64 -> 32, kernel 4, stride 2, padding 1, on 40x40, batch 1
@@ -55,6 +56,36 @@ void BM_Conv2dTranspose(benchmark::State& state) {
 BENCHMARK(BM_Conv2dTranspose)
     ->ArgNames({"shape", "onednn", "bias"})
     ->ArgsProduct({{0, 1, 2, 3, 4}, {0, 1}, {0, 1}})
+    ->Unit(benchmark::kMillisecond);
+
+void BM_Conv2dTransposeGrad(benchmark::State& state) {
+  operators::RegisterAllOps();
+  const Shape& s = kShapes[state.range(0)];
+  const FlagScope flags(state.range(1) != 0, 1);
+  const int64_t out_side = (s.side - 1) * s.stride - 2 * s.padding + s.kernel + s.output_padding;
+  const framework::DDim x({s.batch, s.in_c, s.side, s.side});
+  const framework::DDim w({s.in_c, s.out_c / s.groups, s.kernel, s.kernel});
+  const framework::DDim y({s.batch, s.out_c, out_side, out_side});
+  framework::AttributeMap attrs = {
+      {"strides", std::vector<int>{int(s.stride), int(s.stride)}},
+      {"paddings", std::vector<int>{int(s.padding), int(s.padding)}},
+      {"groups", int(s.groups)}};
+  if (s.output_padding != 0) {
+    attrs["output_padding"] = std::vector<int>{int(s.output_padding), int(s.output_padding)};
+  }
+  framework::ProgramDesc program;
+  AddOp(&program.Block(0), "conv2d_transpose_grad",
+        {{"Input", {"x"}}, {"Filter", {"w"}}, {"Output@GRAD", {"dy"}}},
+        {{"Input@GRAD", {"dx"}}, {"Filter@GRAD", {"dw"}}}, attrs);
+  RunLoop(state, program,
+          {{"x", Filled(x, -1.0f, 0.02f)}, {"w", Filled(w, -0.1f, 0.002f)},
+           {"dy", Filled(y, -0.5f, 0.01f)}},
+          {"dx", "dw"});
+}
+
+BENCHMARK(BM_Conv2dTransposeGrad)
+    ->ArgNames({"shape", "onednn"})
+    ->ArgsProduct({{0, 1, 2, 3, 4}, {0, 1}})
     ->Unit(benchmark::kMillisecond);
 
 }  // namespace
