@@ -27,16 +27,28 @@ void CheckVersionField(const ProgramDesc& program, const std::string& source) {
                                    static_cast<long long>(v % 1000), static_cast<long long>(v)));
 }
 
+// Every variable in `slots` is declared in the block or an ancestor; for an op with kernels
+// (`tensors`), every one is declared as a tensor: a dense tensor, SelectedRows or tensor
+// array, not a holder the runtime makes (feed, fetch, step scopes, reader, raw), which only
+// the ops that run themselves (feed, fetch, control flow) take.
 void CheckDeclared(const BlockDesc& block, int block_id, size_t op_index, const OpDesc& op,
                    const VariableNameMap& slots, const char* direction,
-                   const std::string& source) {
+                   const std::string& source, bool tensors) {
   for (const auto& [slot, names] : slots) {
     for (const std::string& name : names) {
       if (name == kEmptyVarName) continue;
-      PL_ENFORCE(block.FindVarRecursive(name) != nullptr,
+      const VarDesc* var = block.FindVarRecursive(name);
+      PL_ENFORCE(var != nullptr,
                  errors::NotFound("program `%s` block %d op #%zu `%s` %s `%s`: variable `%s` is "
                                   "not declared in the block or its ancestors",
                                   source, block_id, op_index, op.Type(), direction, slot, name));
+      const VarKind kind = var->GetKind();
+      PL_ENFORCE(!tensors || kind == VarKind::kDenseTensor || kind == VarKind::kSelectedRows ||
+                     kind == VarKind::kDenseTensorArray,
+                 errors::InvalidArgument("program `%s` block %d op #%zu `%s` %s `%s`: variable "
+                                         "`%s` is declared as %s, expected a tensor",
+                                         source, block_id, op_index, op.Type(), direction, slot,
+                                         name, VarKindName(static_cast<int>(kind))));
     }
   }
 }
@@ -102,9 +114,9 @@ void ValidateProgram(const ProgramDesc& program, const std::string& source,
     const BlockDesc& block = program.Block(static_cast<int>(b));
     for (size_t i = 0; i < block.OpSize(); ++i) {
       const OpDesc& op = *block.Op(i);
-      OpRegistry::CreateOp(op);
-      CheckDeclared(block, static_cast<int>(b), i, op, op.Inputs(), "input", source);
-      CheckDeclared(block, static_cast<int>(b), i, op, op.Outputs(), "output", source);
+      const bool kernels = OpRegistry::CreateOp(op)->HasKernels();
+      CheckDeclared(block, static_cast<int>(b), i, op, op.Inputs(), "input", source, kernels);
+      CheckDeclared(block, static_cast<int>(b), i, op, op.Outputs(), "output", source, kernels);
     }
   }
   CheckColumns(program.Block(0), "feed", source);

@@ -21,7 +21,8 @@ constexpr int64_t kNewestProgramVersion = 3999999;
 //  - op versions (CheckOpVersions);
 //  - every op: registered, its slots and attributes as its registration declares
 //    (OpRegistry::CreateOp);
-//  - every variable an op reads or writes is declared in its block or an ancestor;
+//  - every variable an op reads or writes is declared in its block or an ancestor, as a
+//    tensor (dense, SelectedRows or tensor array) where the op has kernels;
 //  - feed and fetch ops of block 0: `col` attributes 0, 1, ... without gaps or repeats;
 //  - block 0 reads no tensor before writing it: each one an op reads is persistable, in
 //    `fed` (variables the caller sets before the run, beside the feed ops' outputs), or an

@@ -142,6 +142,52 @@ TEST_F(ProgramValidation, ATensorReadBeforeAnyOpWritesItIsRefused) {
   framework::ValidateProgram(p, "m.pdmodel");
 }
 
+// An op with kernels reads and writes tensors: a variable declared as a holder the runtime
+// makes (fetch list, step scopes ...) in one of its slots is refused by name, as
+// PaddlePaddle refuses it; feed and fetch take theirs.
+TEST_F(ProgramValidation, AnOpWithKernelsTakesOnlyTensors) {
+  for (const auto kind : {framework::VarKind::kFetchList, framework::VarKind::kStepScopes,
+                          framework::VarKind::kReader, framework::VarKind::kRaw}) {
+    ProgramDesc p = FeedScaleFetch();
+    p.Block(0).Var("y")->SetKind(kind);
+    ExpectError<platform::InvalidArgumentError>(
+        [&] { framework::ValidateProgram(p, "m.pdmodel"); },
+        {"program `m.pdmodel` block 0 op #1 `scale` output `Out`: variable `y` is declared as " +
+             framework::VarKindName(static_cast<int>(kind)),
+         "expected a tensor"});
+  }
+  ProgramDesc p = FeedScaleFetch();
+  p.Block(0).Var("y")->SetKind(framework::VarKind::kSelectedRows);
+  framework::ValidateProgram(p, "m.pdmodel");
+}
+
+// conv2d declares PaddlePaddle's extra attributes (oneDNN int8 scales, cuDNN options) with
+// their types: a value of another type is refused, as PaddlePaddle refuses it.
+TEST_F(ProgramValidation, ConvExtraAttributesAreTyped) {
+  ProgramDesc p = FeedScaleFetch();
+  framework::BlockDesc& b = p.Block(0);
+  b.Var("w")->SetShape({4, 4, 1, 1});
+  b.Var("w")->SetPersistable(true);
+  b.Var("c")->SetShape({-1, 4, 1, 1});
+  framework::OpDesc* conv = b.InsertOp(1);
+  conv->SetType("conv2d");
+  conv->SetInput("Input", {"x"});
+  conv->SetInput("Filter", {"w"});
+  conv->SetOutput("Output", {"c"});
+  conv->SetAttr("Scale_weights", std::vector<float>{0.5f, 2.0f});
+  conv->SetAttr("force_fp32_output", true);
+  framework::ValidateProgram(p, "m.pdmodel");
+  conv->SetAttr("force_fp32_output", std::vector<double>{1.0});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { framework::ValidateProgram(p, "m.pdmodel"); },
+      {"op `conv2d` attribute `force_fp32_output`: expected type BOOLEAN"});
+  conv->SetAttr("force_fp32_output", false);
+  conv->SetAttr("Scale_weights", std::vector<std::string>{"a"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { framework::ValidateProgram(p, "m.pdmodel"); },
+      {"op `conv2d` attribute `Scale_weights`: expected type FLOATS"});
+}
+
 TEST_F(ProgramValidation, VersionFieldOfANewerFrameworkIsRefused) {
   ProgramDesc p = FeedScaleFetch();
   p.SetVersion(4001000);
