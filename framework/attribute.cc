@@ -173,7 +173,8 @@ bool CoerceAttribute(const Attribute& value, AttrType target, Attribute* out) {
       if (from == AttrType::INT) { *out = static_cast<int64_t>(std::get<int>(value)); return true; }
       return false;
     case AttrType::FLOAT:
-      if (from == AttrType::FLOAT64) { *out = static_cast<float>(std::get<double>(value)); return true; }
+      // Not from FLOAT64 (nor FLOATS from FLOAT64S): PaddlePaddle refuses a double where its
+      // op reads a float, and a program of its making never holds one.
       if (from == AttrType::INT) { *out = static_cast<float>(std::get<int>(value)); return true; }
       if (from == AttrType::LONG) { *out = static_cast<float>(std::get<int64_t>(value)); return true; }
       return false;
@@ -191,7 +192,6 @@ bool CoerceAttribute(const Attribute& value, AttrType target, Attribute* out) {
       if (from == AttrType::LONG) { *out = std::vector<int64_t>{std::get<int64_t>(value)}; return true; }
       return false;
     case AttrType::FLOATS:
-      if (from == AttrType::FLOAT64S) return ConvertList<float>(std::get<std::vector<double>>(value), out);
       return false;
     case AttrType::FLOAT64S:
       if (from == AttrType::FLOATS) return ConvertList<double>(std::get<std::vector<float>>(value), out);
