@@ -28,13 +28,7 @@ const Shape kShapes[] = {{1, 24, 24, 80, 2, 2, 0, 0, 1},
                          {8, 128, 64, 16, 4, 2, 1, 0, 1},
                          {2, 32, 32, 32, 3, 2, 1, 1, 4}};
 
-void BM_Conv2dTranspose(benchmark::State& state) {
-  operators::RegisterAllOps();
-  const Shape& s = kShapes[state.range(0)];
-  const FlagScope flags(state.range(1) != 0, 1);
-  const framework::DDim x({s.batch, s.in_c, s.side, s.side});
-  const framework::DDim w({s.in_c, s.out_c / s.groups, s.kernel, s.kernel});
-  framework::ProgramDesc program;
+framework::AttributeMap Attrs(const Shape& s) {
   framework::AttributeMap attrs = {
       {"strides", std::vector<int>{int(s.stride), int(s.stride)}},
       {"paddings", std::vector<int>{int(s.padding), int(s.padding)}},
@@ -42,6 +36,17 @@ void BM_Conv2dTranspose(benchmark::State& state) {
   if (s.output_padding != 0) {
     attrs["output_padding"] = std::vector<int>{int(s.output_padding), int(s.output_padding)};
   }
+  return attrs;
+}
+
+void BM_Conv2dTranspose(benchmark::State& state) {
+  operators::RegisterAllOps();
+  const Shape& s = kShapes[state.range(0)];
+  const FlagScope flags(state.range(1) != 0, 1);
+  const framework::DDim x({s.batch, s.in_c, s.side, s.side});
+  const framework::DDim w({s.in_c, s.out_c / s.groups, s.kernel, s.kernel});
+  framework::ProgramDesc program;
+  const framework::AttributeMap attrs = Attrs(s);
   std::map<std::string, framework::DenseTensor> feeds = {{"x", Filled(x, -1.0f, 0.02f)},
                                                          {"w", Filled(w, -0.1f, 0.002f)}};
   framework::VariableNameMap inputs = {{"Input", {"x"}}, {"Filter", {"w"}}};
@@ -66,13 +71,7 @@ void BM_Conv2dTransposeGrad(benchmark::State& state) {
   const framework::DDim x({s.batch, s.in_c, s.side, s.side});
   const framework::DDim w({s.in_c, s.out_c / s.groups, s.kernel, s.kernel});
   const framework::DDim y({s.batch, s.out_c, out_side, out_side});
-  framework::AttributeMap attrs = {
-      {"strides", std::vector<int>{int(s.stride), int(s.stride)}},
-      {"paddings", std::vector<int>{int(s.padding), int(s.padding)}},
-      {"groups", int(s.groups)}};
-  if (s.output_padding != 0) {
-    attrs["output_padding"] = std::vector<int>{int(s.output_padding), int(s.output_padding)};
-  }
+  const framework::AttributeMap attrs = Attrs(s);
   framework::ProgramDesc program;
   AddOp(&program.Block(0), "conv2d_transpose_grad",
         {{"Input", {"x"}}, {"Filter", {"w"}}, {"Output@GRAD", {"dy"}}},
