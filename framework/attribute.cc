@@ -157,12 +157,8 @@ bool CoerceAttribute(const Attribute& value, AttrType target, Attribute* out) {
       if (from == AttrType::LONG) { *out = std::get<int64_t>(value) != 0; return true; }
       return false;
     case AttrType::INT:
-      if (from == AttrType::LONG) {
-        int64_t v = std::get<int64_t>(value);
-        if (v < INT32_MIN || v > INT32_MAX) return false;
-        *out = static_cast<int>(v);
-        return true;
-      }
+      // Not from LONG (nor INTS from LONGS): PaddlePaddle reads an int attribute as an int and
+      // refuses a long, which a program of its making never holds there.
       if (from == AttrType::BOOLEAN) { *out = std::get<bool>(value) ? 1 : 0; return true; }
       if (from == AttrType::INTS && std::get<std::vector<int>>(value).size() == 1) {
         *out = std::get<std::vector<int>>(value)[0];
@@ -185,7 +181,6 @@ bool CoerceAttribute(const Attribute& value, AttrType target, Attribute* out) {
       return false;
     case AttrType::INTS:
       if (from == AttrType::INT) { *out = std::vector<int>{std::get<int>(value)}; return true; }
-      if (from == AttrType::LONGS) return ConvertList<int>(std::get<std::vector<int64_t>>(value), out);
       return false;
     case AttrType::LONGS:
       if (from == AttrType::INTS) return ConvertList<int64_t>(std::get<std::vector<int>>(value), out);

@@ -90,9 +90,9 @@ std::string AttrToString(const Attribute& attr);
 std::string AttrToJson(const Attribute& attr);
 
 // Converts `value` to `target` where the conversion loses nothing that a saved program can
-// mean (INT->BOOLEAN, INT<->LONG, FLOAT->FLOAT64, INT/LONG->FLOAT, one-element INTS<->INT,
-// INTS<->LONGS, FLOATS->FLOAT64S). Returns false if there is no such conversion; a double
-// for a float attribute is none, as in PaddlePaddle's loader.
+// mean (INT->BOOLEAN, INT->LONG, FLOAT->FLOAT64, INT/LONG->FLOAT, one-element INTS<->INT,
+// INTS->LONGS, FLOATS->FLOAT64S). Returns false if there is no such conversion; a long for
+// an int attribute or a double for a float one is none, as in PaddlePaddle's loader.
 bool CoerceAttribute(const Attribute& value, AttrType target, Attribute* out);
 
 }  // namespace framework

@@ -101,7 +101,7 @@ TEST_F(ProgramValidation, FeedAndFetchOpsWithoutColAreRefused) {
 }
 
 // op_role takes PaddlePaddle's OpRole values and the combinations it writes; its loader
-// refuses others (for any type the value converts from), and so does ours.
+// refuses others, and so does ours.
 TEST_F(ProgramValidation, OpRoleOutsidePaddlePaddlesRolesIsRefused) {
   for (int role : {0, 1, 2, 4, 8, 16, 256, 257, 18, 4096}) {
     ProgramDesc p = FeedScaleFetch();
@@ -109,8 +109,8 @@ TEST_F(ProgramValidation, OpRoleOutsidePaddlePaddlesRolesIsRefused) {
     framework::ValidateProgram(p, "m.pdmodel");
   }
   for (const framework::Attribute& role :
-       {framework::Attribute(1000), framework::Attribute(int64_t{1} << 30),
-        framework::Attribute(3), framework::Attribute(-1)}) {
+       {framework::Attribute(1000), framework::Attribute(1 << 30), framework::Attribute(3),
+        framework::Attribute(-1)}) {
     ProgramDesc p = FeedScaleFetch();
     p.Block(0).Op(1)->SetAttr("op_role", role);
     ExpectError<platform::InvalidArgumentError>(
@@ -118,6 +118,12 @@ TEST_F(ProgramValidation, OpRoleOutsidePaddlePaddlesRolesIsRefused) {
         {"op `scale` attribute `op_role`: expected one of {0, 1, 2, 4, 8, 16, 256, 257, 18, "
          "4096}"});
   }
+  // A long where the op reads an int is refused by type, as PaddlePaddle refuses it.
+  ProgramDesc p = FeedScaleFetch();
+  p.Block(0).Op(1)->SetAttr("op_role", int64_t{1});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { framework::ValidateProgram(p, "m.pdmodel"); },
+      {"op `scale` attribute `op_role`: expected type INT, received LONG 1"});
 }
 
 // An op that reads a tensor no earlier op wrote (and that is neither a parameter nor fed) is
