@@ -259,6 +259,9 @@ TEST(GlooCommunicator, ARankThatNeverJoinsTheCollectiveTimesOut) {
 TEST(GlooCommunicator, ARankThatLeavesMakesThePeerFailNotHang) {
   std::string error;
   RunRanks(2, [&](int rank, Communicator* comm) {
+    // Both connected first: a rank that left while its peer was still connecting would fail
+    // the peer's connection instead of its all-reduce.
+    comm->Barrier();
     if (rank == 1) return;  // Its communicator closes its connections.
     std::this_thread::sleep_for(std::chrono::milliseconds(200));
     std::vector<float> v(1000, 1.0f);
