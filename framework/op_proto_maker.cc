@@ -63,8 +63,9 @@ void OpProtoAndCheckerMaker::AddFrameworkAttrs() {
     checker_->SetDefault(name, def);
     return index;
   };
-  const size_t role = add("op_role", "role of the op in training (forward, backward, optimize, loss ...)",
-                          AttrType::INT, static_cast<int>(OpRole::kNotSpecified));
+  const size_t role =
+      add("op_role", "role of the op in training (forward, backward, optimize, loss ...)",
+          AttrType::INT, static_cast<int>(OpRole::kNotSpecified));
   // PaddlePaddle's OpRole values and the combinations it writes: forward, backward, optimize,
   // RPC, distributed, LR schedule, loss (alone, with forward or backward), optimize with LR
   // schedule, and "not specified". Its loader refuses any other value, and so does this one.

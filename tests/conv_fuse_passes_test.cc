@@ -146,9 +146,11 @@ TEST_F(ConvFusePassesTest, DamagedBatchNormStatisticsAreRefused) {
     float value;
     const char* what;
   };
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
   for (const Damage& d : {Damage{"bn1.var", -2.0f, "non-finite scale"},
-                          Damage{"bn1.scale", std::numeric_limits<float>::infinity(), "non-finite scale"},
-                          Damage{"bn1.mean", std::numeric_limits<float>::quiet_NaN(), "non-finite bias"}}) {
+                          Damage{"bn1.scale", inf, "non-finite scale"},
+                          Damage{"bn1.mean", nan, "non-finite bias"}}) {
     const Model m = ResidualBlock();
     ProgramDesc p = m.program;
     Scope params;
@@ -156,7 +158,9 @@ TEST_F(ConvFusePassesTest, DamagedBatchNormStatisticsAreRefused) {
     params.FindVar(d.param)->GetMutable<DenseTensor>()->data<float>()[3] = d.value;
     const std::vector<double> filter = ToDoubles(params.FindVar("w1")->Get<DenseTensor>());
     ExpectError<platform::InvalidArgumentError>(
-        [&] { framework::ir::ApplyPass(*framework::ir::CreatePass("conv_bn_fuse_pass"), &p, &params); },
+        [&] {
+          framework::ir::ApplyPass(*framework::ir::CreatePass("conv_bn_fuse_pass"), &p, &params);
+        },
         {"op `batch_norm` (Y: n1): folding it into `conv2d` gives a ", d.what, "for channel 3",
          "Variance `bn1.var`", "the parameters are damaged"});
     EXPECT_EQ(OpTypes(p), OpTypes(m.program)) << d.param;

@@ -79,19 +79,29 @@ class Conv2dOpMaker : public Conv2dAttrMaker {
     // value is refused as PaddlePaddle refuses it. fuse_relu is read as fuse_activation relu;
     // fuse_relu_before_depthwise_conv set is refused (conv_fusion.h); the rest tune oneDNN's
     // int8 and cuDNN's search in PaddlePaddle and change nothing in a float kernel.
-    AddAttr<bool>("is_test", "Inference only (PaddlePaddle's oneDNN kernels).").SetDefault(false).AsExtra();
+    AddAttr<bool>("is_test", "Inference only (PaddlePaddle's oneDNN kernels).")
+        .SetDefault(false)
+        .AsExtra();
     AddAttr<bool>("fuse_relu", "Old form of fuse_activation = relu.").SetDefault(false).AsExtra();
     AddAttr<bool>("fuse_relu_before_depthwise_conv", "Relu of the input inside the convolution.")
         .SetDefault(false)
         .AsExtra();
-    AddAttr<bool>("use_quantizer", "oneDNN int8 option; no effect here.").SetDefault(false).AsExtra();
+    AddAttr<bool>("use_quantizer", "oneDNN int8 option; no effect here.")
+        .SetDefault(false)
+        .AsExtra();
     AddAttr<std::string>("mkldnn_data_type", "oneDNN precision hint; no effect here.")
         .SetDefault("float32")
         .InEnum({"float32", "int8", "bfloat16"})
         .AsExtra();
-    AddAttr<bool>("force_fp32_output", "oneDNN int8 option; no effect here.").SetDefault(false).AsExtra();
-    AddAttr<float>("Scale_in", "oneDNN int8 input scale; no effect here.").SetDefault(1.0f).AsExtra();
-    AddAttr<float>("Scale_out", "oneDNN int8 output scale; no effect here.").SetDefault(1.0f).AsExtra();
+    AddAttr<bool>("force_fp32_output", "oneDNN int8 option; no effect here.")
+        .SetDefault(false)
+        .AsExtra();
+    AddAttr<float>("Scale_in", "oneDNN int8 input scale; no effect here.")
+        .SetDefault(1.0f)
+        .AsExtra();
+    AddAttr<float>("Scale_out", "oneDNN int8 output scale; no effect here.")
+        .SetDefault(1.0f)
+        .AsExtra();
     AddAttr<float>("Scale_in_eltwise", "oneDNN int8 residual scale; no effect here.")
         .SetDefault(1.0f)
         .AsExtra();

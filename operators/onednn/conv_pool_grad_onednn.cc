@@ -269,8 +269,9 @@ void Conv2dTransposeGradOneDNNKernel(const ExecutionContext& ctx) {
       const ScratchMemory src = ToFormat(dout_mem, forward.src_desc(), dev);
       const ScratchMemory w =
           ToFormat(ReadOnlyMemory(d.weights, *filter, engine), forward.weights_desc(), dev);
+      const bool opaque = ctx.OutputMayBeOpaque("Input@GRAD");
       din = OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims(),
-                         OutputLayout(ctx.OutputMayBeOpaque("Input@GRAD"), forward.dst_desc(), d.dst));
+                         OutputLayout(opaque, forward.dst_desc(), d.dst));
       const PrimitiveOutput dst(DescOf(*din, d.dst), OutputData(din), forward.dst_desc(), engine);
       dnnl::convolution_forward(forward).execute(
           dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst.mem()}});

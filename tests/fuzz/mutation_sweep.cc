@@ -723,7 +723,8 @@ std::string CaseJson(const Case& c, const Outcome& o) {
          ", \"kind\": " + JsonString(c.kind) + ", \"what\": " + JsonString(c.what) +
          ", \"dir\": " + JsonString(c.dir) + ", \"program\": " + JsonString(program) +
          ", \"params\": " + JsonString(params) + ", \"feeds\": [" + feeds + "]" +
-         ", \"outcome\": " + JsonString(o.category) + ", \"detail\": " + JsonString(o.detail) + "}\n";
+         ", \"outcome\": " + JsonString(o.category) +
+         ", \"detail\": " + JsonString(o.detail) + "}\n";
 }
 
 std::string FirstLine(const std::string& s) {
@@ -781,7 +782,8 @@ int main(int argc, char** argv) {
   }
   if (paddle_like.empty() || models_dir.empty() || (verb != "run" && verb != "infer")) {
     std::cerr << "usage: mutation_sweep --paddle-like BIN --models DIR [--cases N] [--seed S] "
-                 "[--jobs J] [--timeout SECONDS] [--mem-limit-mb MB] [--work DIR] [--model NAME] [--keep-all] [--verb run|infer]\n";
+                 "[--jobs J] [--timeout SECONDS] [--mem-limit-mb MB] [--work DIR] [--model NAME] "
+                 "[--keep-all] [--verb run|infer]\n";
     return 2;
   }
   paddle_like = fs::absolute(paddle_like).string();
@@ -834,7 +836,8 @@ int main(int argc, char** argv) {
     if (verb == "infer" && program.empty() && params.empty()) {
       c.argv.insert(c.argv.end(), {"--model", c.dir});
     } else {
-      c.argv.insert(c.argv.end(), {"--program", program.empty() ? c.dir + "/" + model.program_file : program});
+      const std::string path = program.empty() ? c.dir + "/" + model.program_file : program;
+      c.argv.insert(c.argv.end(), {"--program", path});
       if (!params.empty()) c.argv.insert(c.argv.end(), {"--params", params});
     }
     for (size_t i = 0; i < model.feeds.size(); ++i) {
