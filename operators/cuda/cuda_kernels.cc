@@ -16,7 +16,7 @@ PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernelTables) {
         InterpolateCudaKernels(), LookupTableCudaKernels(), CompareLogicalCudaKernels(),
         IndexingCudaKernels(),    LayerNormCudaKernels(),   SearchCudaKernels(),
         MetricsCudaKernels(),     PreluCudaKernels(),       DetectionCudaKernels()}) {
-    for (const CudaKernelSpec& kernel : family) {
+    for (const auto& kernel : family) {
       framework::RegisterKernel(kernel.op_type, framework::DeviceType::kCUDA, kernel.dtype,
                                 kernel.library, kernel.fn);
     }

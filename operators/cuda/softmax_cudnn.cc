@@ -126,7 +126,7 @@ CudaKernelTable SoftmaxCudaKernels() {
   // The same kernels again under cuDNN's library type.
   const size_t listed = kernels.size();
   for (size_t i = 0; i < listed; ++i) {
-    CudaKernelSpec as_cudnn = kernels[i];
+    auto as_cudnn = kernels[i];  // A copy: push_back may move the original.
     as_cudnn.library = framework::LibraryType::kCUDNN;
     kernels.push_back(as_cudnn);
   }
