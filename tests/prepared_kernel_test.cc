@@ -269,6 +269,80 @@ TEST_F(PreparedKernelTest, NewInputShapePreparesAgainWithoutRepacking) {
   }
 }
 
+// Input@GRAD and Filter@GRAD of NaiveConv, in double.
+void NaiveConvGrads(const std::vector<double>& x, const DDim& xd, const std::vector<double>& w,
+                    const DDim& wd, const std::vector<double>& dy, int64_t pad,
+                    std::vector<double>* dx, std::vector<double>* dw) {
+  const int64_t n = xd[0], c = xd[1], h = xd[2], wi = xd[3], o = wd[0], kh = wd[2], kw = wd[3];
+  const int64_t oh = h + 2 * pad - kh + 1, ow = wi + 2 * pad - kw + 1;
+  dx->assign(x.size(), 0.0);
+  dw->assign(w.size(), 0.0);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t oc = 0; oc < o; ++oc)
+      for (int64_t i = 0; i < oh; ++i)
+        for (int64_t j = 0; j < ow; ++j) {
+          const double g = dy[((b * o + oc) * oh + i) * ow + j];
+          for (int64_t ic = 0; ic < c; ++ic)
+            for (int64_t u = 0; u < kh; ++u)
+              for (int64_t v = 0; v < kw; ++v) {
+                const int64_t yy = i + u - pad, xx = j + v - pad;
+                if (yy < 0 || yy >= h || xx < 0 || xx >= wi) continue;
+                const int64_t xi = ((b * c + ic) * h + yy) * wi + xx;
+                const int64_t wj = ((oc * c + ic) * kh + u) * kw + v;
+                (*dx)[xi] += g * w[wj];
+                (*dw)[wj] += g * x[xi];
+              }
+        }
+}
+
+// The oneDNN conv2d_grad and pool2d_grad kernels keep their primitives between runs and make
+// them again when the batch changes; every run gives the naive gradients of its own inputs.
+TEST_F(PreparedKernelTest, ConvAndPoolGradientsPrepareAgainForNewShapes) {
+  ProgramDesc p;
+  for (const char* fed : {"x", "w", "dy", "dp"}) p.Block(0).Var(fed);
+  Add(&p, "conv2d_grad", {{"Input", {"x"}}, {"Filter", {"w"}}, {"Output@GRAD", {"dy"}}},
+      {{"Input@GRAD", {"dx"}}, {"Filter@GRAD", {"dw"}}}, {{"paddings", std::vector<int>{1, 1}}});
+  const AttributeMap pool = {{"pooling_type", std::string("avg")},
+                             {"ksize", std::vector<int>{2, 2}},
+                             {"strides", std::vector<int>{2, 2}}};
+  Add(&p, "pool2d", {{"X", {"x"}}}, {{"Out", {"p"}}}, pool);
+  Add(&p, "pool2d_grad", {{"X", {"x"}}, {"Out", {"p"}}, {"Out@GRAD", {"dp"}}},
+      {{"X@GRAD", {"dxp"}}}, pool);
+  Scope scope;
+  framework::Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(p, 0, &scope, {"dx", "dw", "dxp"});
+  const DDim wd({24, 16, 3, 3});
+  for (int64_t batch : {2, 5, 2, 1}) {
+    const unsigned seed = static_cast<unsigned>(40 + 4 * batch);
+    const DDim xd({batch, 16, 8, 8}), yd({batch, 24, 8, 8}), pd({batch, 16, 4, 4});
+    const auto x = RandomValues(xd.numel(), -1, 1, seed);
+    const auto w = RandomValues(wd.numel(), -1, 1, seed + 1);
+    const auto dy = RandomValues(yd.numel(), -1, 1, seed + 2);
+    const auto dp = RandomValues(pd.numel(), -1, 1, seed + 3);
+    Scope* local = prepared->local_scope();
+    Set(local, "x", MakeTensor<float>(xd, x));
+    Set(local, "w", MakeTensor<float>(wd, w));
+    Set(local, "dy", MakeTensor<float>(yd, dy));
+    Set(local, "dp", MakeTensor<float>(pd, dp));
+    ExecutionProfile profile;
+    exec.Run(prepared.get(), &profile);
+    EXPECT_EQ(LibraryOf(profile, "conv2d_grad"), LibraryType::kOneDNN);
+    EXPECT_EQ(LibraryOf(profile, "pool2d_grad"), LibraryType::kOneDNN);
+    std::vector<double> dx, dw;
+    NaiveConvGrads(x, xd, w, wd, dy, 1, &dx, &dw);
+    const std::string what = "batch " + std::to_string(batch);
+    ExpectNear(Get(*local, "dx"), dx, 1e-5, 1e-4, "Input@GRAD " + what);
+    ExpectNear(Get(*local, "dw"), dw, 1e-5, 1e-4 * static_cast<double>(batch),
+               "Filter@GRAD " + what);
+    std::vector<double> dxp(static_cast<size_t>(xd.numel()));
+    for (int64_t i = 0; i < xd.numel(); ++i) {
+      const int64_t col = i % 8, row = i / 8 % 8, plane = i / 64;
+      dxp[i] = dp[(plane * 4 + row / 2) * 4 + col / 2] / 4;
+    }
+    ExpectNear(Get(*local, "dxp"), dxp, 1e-6, 1e-7, "X@GRAD of avg pooling " + what);
+  }
+}
+
 TEST_F(PreparedKernelTest, MatmulWeightIsPackedAtMostOnce) {
   for (const std::string type : {"mul", "matmul_v2"}) {
     ProgramDesc p;

@@ -111,24 +111,6 @@ dnnl::convolution_backward_data::primitive_desc BackwardDataDesc(
   return nhwc ? *nhwc : pd;
 }
 
-void ConvBackwardData(const platform::OneDNNContext& dev, const OneDNNConvDescs& d,
-                      const dnnl::convolution_forward::primitive_desc& hint,
-                      const DenseTensor& filter, const memory& dout, bool few_input_channels,
-                      const GradTarget& target) {
-  const dnnl::convolution_backward_data::primitive_desc pd =
-      BackwardDataDesc(dev, d, hint, few_input_channels);
-  const ScratchMemory w =
-      ToFormat(ReadOnlyMemory(d.weights, filter, dev.engine()), pd.weights_desc(), dev);
-  const ScratchMemory diff_dst = ToFormat(dout, pd.diff_dst_desc(), dev);
-  DenseTensor* dinput = target(pd.diff_src_desc());
-  const PrimitiveOutput diff_src(DescOf(*dinput, d.src), OutputData(dinput),
-                                 pd.diff_src_desc(), dev.engine());
-  dnnl::convolution_backward_data(pd).execute(
-      dev.stream(),
-      {{DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DIFF_SRC, diff_src.mem()}});
-  diff_src.Store(dev);
-}
-
 // The backward-weights primitive with Input and dOutput in nhwc where oneDNN has a fast
 // implementation for it, else in the formats it picks (16-channel blocks on AVX-512, which
 // pad LeNet's 20 channels to 32). Filter@GRAD in tests/benchmarks/conv_benchmark, batch 64,
@@ -142,77 +124,133 @@ dnnl::convolution_backward_weights::primitive_desc BackwardWeightsDesc(
   return nhwc ? *nhwc : BackwardDesc<Weights>(dev, d, hint, d.src_any, d.dst_any);
 }
 
-// dFilter: Input correlated with dOutput, summed over the batch (always row-major OIHW: the
-// optimizer reads it).
+// dFilter: Input correlated with dOutput, summed over the batch, by a primitive of
+// BackwardWeightsDesc (always row-major OIHW: the optimizer reads it).
 void ConvBackwardWeights(const platform::OneDNNContext& dev, const OneDNNConvDescs& d,
-                         const dnnl::convolution_forward::primitive_desc& hint,
+                         const dnnl::convolution_backward_weights::primitive_desc& pd,
+                         const dnnl::convolution_backward_weights& primitive,
                          const memory& input, const memory& dout, DenseTensor* dfilter) {
-  const dnnl::convolution_backward_weights::primitive_desc pd = BackwardWeightsDesc(dev, d, hint);
   const ScratchMemory src = ToFormat(input, pd.src_desc(), dev);
   const ScratchMemory diff_dst = ToFormat(dout, pd.diff_dst_desc(), dev);
   const PrimitiveOutput diff_w(d.weights, dfilter->data<float>(), pd.diff_weights_desc(),
                                dev.engine());
-  dnnl::convolution_backward_weights(pd).execute(
+  primitive.execute(
       dev.stream(),
       {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DIFF_WEIGHTS, diff_w.mem()}});
   diff_w.Store(dev);
 }
 
-void Conv2dGradOneDNNKernel(const ExecutionContext& ctx) {
-  const std::string& op = ctx.Type();
-  const DenseTensor* input = ctx.Input("Input");
-  const DenseTensor* filter = ctx.Input("Filter");
-  const DenseTensor* dout = ctx.Input("Output@GRAD");
-  const Conv2dGeometry g = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
-  CheckGradInputShape(op, "Output@GRAD", g.OutputDims(), dout->dims());
-  DenseTensor* dinput = ctx.Output("Input@GRAD");
-  DenseTensor* dfilter = ctx.Output("Filter@GRAD");
-  // Both results are written before either is moved into place: an output may be the same
-  // variable as an input the other result still reads.
-  DenseTensor fresh_input, fresh_filter;
-  DenseTensor* din = nullptr;
-  DenseTensor* dw = dfilter == nullptr ? nullptr
-                                       : OutputTarget(dfilter, {input, filter, dout}, &fresh_filter,
-                                                      filter->dims());
-  if (dout->numel() == 0 || input->numel() == 0 || filter->numel() == 0) {
+// The backward primitives of one prepared conv2d_grad / depthwise_conv2d_grad, made by
+// Prepare (new input dims) and kept between runs: each descriptor makes oneDNN walk its
+// list of implementations, and a step would otherwise create four of them per convolution.
+class Conv2dGradOneDNN final : public framework::OpKernel {
+ public:
+  void Prepare(const ExecutionContext& ctx) override {
+    const std::string& op = ctx.Type();
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const DenseTensor* dout = ctx.Input("Output@GRAD");
+    g_ = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
+    CheckGradInputShape(op, "Output@GRAD", g_.OutputDims(), dout->dims());
+    data_.reset();
+    weights_.reset();
     // Empty sums (no images, no output channels, no input channels): the gradients are 0.
-    if (dinput != nullptr) {
-      din = OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims());
-      FillZero(din);
-    }
-    if (dw != nullptr) FillZero(dw);
-  } else if (dinput != nullptr || dw != nullptr) {
+    empty_ = dout->numel() == 0 || input->numel() == 0 || filter->numel() == 0;
+    if (empty_) return;
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
-    try {
-      const OneDNNConvDescs d = MakeOneDNNConvDescs(g);
+    Try(ctx, [&] {
+      descs_ = MakeOneDNNConvDescs(g_);
       const dnnl::convolution_forward::primitive_desc hint(
-          ConvForwardDesc(d, dnnl::prop_kind::forward_training, /*src_any=*/true, /*dst_any=*/true),
+          ConvForwardDesc(descs_, dnnl::prop_kind::forward_training, /*src_any=*/true,
+                          /*dst_any=*/true),
           dev.engine());
-      const memory dout_mem = InputMemory(*dout, d.dst, dev.engine());
+      if (ctx.Output("Input@GRAD") != nullptr) {
+        data_pd_ = BackwardDataDesc(dev, descs_, hint, g_.in_c / g_.groups < 8);
+        data_ = std::make_unique<dnnl::convolution_backward_data>(data_pd_);
+        dinput_layout_ = OutputLayout(true, data_pd_.diff_src_desc(), descs_.src);
+      }
+      if (ctx.Output("Filter@GRAD") != nullptr) {
+        weights_pd_ = BackwardWeightsDesc(dev, descs_, hint);
+        weights_ = std::make_unique<dnnl::convolution_backward_weights>(weights_pd_);
+      }
+    });
+  }
+
+  void Compute(const ExecutionContext& ctx) override {
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const DenseTensor* dout = ctx.Input("Output@GRAD");
+    DenseTensor* dinput = ctx.Output("Input@GRAD");
+    DenseTensor* dfilter = ctx.Output("Filter@GRAD");
+    // Both results are written before either is moved into place: an output may be the same
+    // variable as an input the other result still reads.
+    DenseTensor fresh_input, fresh_filter;
+    DenseTensor* din = nullptr;
+    DenseTensor* dw = dfilter == nullptr ? nullptr
+                                         : OutputTarget(dfilter, {input, filter, dout},
+                                                        &fresh_filter, filter->dims());
+    if (empty_) {
       if (dinput != nullptr) {
-        const bool opaque = ctx.OutputMayBeOpaque("Input@GRAD");
-        ConvBackwardData(dev, d, hint, *filter, dout_mem, g.in_c / g.groups < 8,
-                         [&](const memory::desc& want) {
-                           din = OutputTarget(dinput, {input, filter, dout}, &fresh_input,
-                                              input->dims(), OutputLayout(opaque, want, d.src));
-                           return din;
-                         });
+        din = OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims());
+        FillZero(din);
       }
-      if (dw != nullptr) {
-        ConvBackwardWeights(dev, d, hint, InputMemory(*input, d.src, dev.engine()), dout_mem, dw);
-      }
-      dev.stream().wait();
+      if (dw != nullptr) FillZero(dw);
+    } else if (dinput != nullptr || dw != nullptr) {
+      const auto& dev = ctx.device_context<platform::OneDNNContext>();
+      const dnnl::engine& engine = dev.engine();
+      Try(ctx, [&] {
+        const memory dout_mem = InputMemory(*dout, descs_.dst, engine);
+        if (dinput != nullptr) {
+          // dInput: the transposed convolution of dOutput with Filter.
+          const ScratchMemory w =
+              ToFormat(ReadOnlyMemory(descs_.weights, *filter, engine), data_pd_.weights_desc(), dev);
+          const ScratchMemory diff_dst = ToFormat(dout_mem, data_pd_.diff_dst_desc(), dev);
+          din = OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims(),
+                             ctx.OutputMayBeOpaque("Input@GRAD") ? dinput_layout_ : nullptr);
+          const PrimitiveOutput diff_src(DescOf(*din, descs_.src), OutputData(din),
+                                         data_pd_.diff_src_desc(), engine);
+          data_->execute(dev.stream(), {{DNNL_ARG_DIFF_DST, diff_dst},
+                                        {DNNL_ARG_WEIGHTS, w},
+                                        {DNNL_ARG_DIFF_SRC, diff_src.mem()}});
+          diff_src.Store(dev);
+        }
+        if (dw != nullptr) {
+          ConvBackwardWeights(dev, descs_, weights_pd_, *weights_,
+                              InputMemory(*input, descs_.src, engine), dout_mem, dw);
+        }
+        dev.stream().wait();
+      });
+    }
+    if (din == &fresh_input) *dinput = std::move(fresh_input);
+    if (dw == &fresh_filter) *dfilter = std::move(fresh_filter);
+  }
+
+ private:
+  template <typename Fn>
+  void Try(const ExecutionContext& ctx, Fn&& fn) {
+    try {
+      fn();
     } catch (const dnnl::error& e) {
+      data_.reset();
+      weights_.reset();
       throw errors::Fatal(
           "op `%s`: oneDNN convolution backward failed for Input %s, Filter %s, Output@GRAD %s: "
           "%s",
-          op, input->dims().ToString(), filter->dims().ToString(), dout->dims().ToString(),
+          ctx.Type(), ctx.Input("Input")->dims().ToString(),
+          ctx.Input("Filter")->dims().ToString(), ctx.Input("Output@GRAD")->dims().ToString(),
           e.what());
     }
   }
-  if (din == &fresh_input) *dinput = std::move(fresh_input);
-  if (dw == &fresh_filter) *dfilter = std::move(fresh_filter);
-}
+
+  Conv2dGeometry g_;
+  bool empty_ = false;
+  OneDNNConvDescs descs_;
+  dnnl::convolution_backward_data::primitive_desc data_pd_;
+  std::unique_ptr<dnnl::convolution_backward_data> data_;  // Null without Input@GRAD.
+  std::shared_ptr<const OneDNNLayout> dinput_layout_;  // Null when it writes the user's.
+  dnnl::convolution_backward_weights::primitive_desc weights_pd_;
+  std::unique_ptr<dnnl::convolution_backward_weights> weights_;  // Null without Filter@GRAD.
+};
 
 // conv2d_transpose_grad / depthwise_conv2d_transpose_grad. With C the convolution that
 // ResolveConv2dTranspose describes (its input is the op's Output, its output the op's Input),
@@ -221,138 +259,214 @@ void Conv2dGradOneDNNKernel(const ExecutionContext& ctx) {
 // kh, kw], is C's OIHW as it is; the primitives pick their formats. With fewer than 8 output
 // channels per group (not depthwise), where oneDNN has only its scalar reference code for C,
 // or where it refuses the geometry, the plain kernel runs.
-void Conv2dTransposeGradOneDNNKernel(const ExecutionContext& ctx) {
-  const std::string& op = ctx.Type();
-  const DenseTensor* input = ctx.Input("Input");
-  const DenseTensor* filter = ctx.Input("Filter");
-  const DenseTensor* dout = ctx.Input("Output@GRAD");
-  const Conv2dGeometry g =
-      ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
-  CheckGradInputShape(op, "Output@GRAD", g.InputDims(), dout->dims());
-  DenseTensor* dinput = ctx.Output("Input@GRAD");
-  DenseTensor* dfilter = ctx.Output("Filter@GRAD");
-  const auto plain = [&] {
-    ctx.WithPlainInputs(
-        [](const ExecutionContext& p) { Conv2dTransposeGradPlainCompute<float>(p); });
-  };
-  // Few output channels per group (the convolution's input channels), not depthwise: the
-  // plain kernel is faster (PP-OCRv3's last layer, 24 -> 1: 1.3 against 2.3 ms;
-  // tests/benchmarks/conv_transpose_benchmark).
-  const int64_t per_group = g.in_c / g.groups;
-  const bool depthwise = per_group == 1 && g.in_c >= 8;
-  if (dout->numel() == 0 || input->numel() == 0 || filter->numel() == 0 ||
-      (per_group < 8 && !depthwise)) {
-    return plain();
-  }
-  const auto& dev = ctx.device_context<platform::OneDNNContext>();
-  const dnnl::engine& engine = dev.engine();
-  OneDNNConvDescs d;
-  dnnl::convolution_forward::primitive_desc forward, hint;
-  try {
-    d = MakeOneDNNTransposedConvDescs(g);
-    forward = dnnl::convolution_forward::primitive_desc(
-        ConvForwardDesc(d, dnnl::prop_kind::forward_inference, true, true), engine);
-    hint = dnnl::convolution_forward::primitive_desc(
-        ConvForwardDesc(d, dnnl::prop_kind::forward_training, true, true), engine);
-  } catch (const dnnl::error&) {
-    return plain();  // A geometry oneDNN does not take.
-  }
-  if (std::string(forward.impl_info_str()).rfind("ref", 0) == 0) return plain();
-  // Both results are written before either is moved into place: an output may be the same
-  // variable as an input the other result still reads.
-  DenseTensor fresh_input, fresh_filter;
-  DenseTensor* din = nullptr;
-  DenseTensor* dw = nullptr;
-  try {
-    const memory dout_mem = InputMemory(*dout, d.src, engine);
-    if (dinput != nullptr) {
-      const ScratchMemory src = ToFormat(dout_mem, forward.src_desc(), dev);
-      const ScratchMemory w =
-          ToFormat(ReadOnlyMemory(d.weights, *filter, engine), forward.weights_desc(), dev);
-      const bool opaque = ctx.OutputMayBeOpaque("Input@GRAD");
-      din = OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims(),
-                         OutputLayout(opaque, forward.dst_desc(), d.dst));
-      const PrimitiveOutput dst(DescOf(*din, d.dst), OutputData(din), forward.dst_desc(), engine);
-      dnnl::convolution_forward(forward).execute(
-          dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst.mem()}});
-      dst.Store(dev);
+class Conv2dTransposeGradOneDNN final : public framework::OpKernel {
+ public:
+  void Prepare(const ExecutionContext& ctx) override {
+    const std::string& op = ctx.Type();
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const DenseTensor* dout = ctx.Input("Output@GRAD");
+    const Conv2dGeometry g =
+        ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
+    CheckGradInputShape(op, "Output@GRAD", g.InputDims(), dout->dims());
+    forward_.reset();
+    weights_.reset();
+    // Few output channels per group (the convolution's input channels), not depthwise: the
+    // plain kernel is faster (PP-OCRv3's last layer, 24 -> 1: 1.3 against 2.3 ms;
+    // tests/benchmarks/conv_transpose_benchmark).
+    const int64_t per_group = g.in_c / g.groups;
+    const bool depthwise = per_group == 1 && g.in_c >= 8;
+    plain_ = dout->numel() == 0 || input->numel() == 0 || filter->numel() == 0 ||
+             (per_group < 8 && !depthwise);
+    if (plain_) return;
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    const dnnl::engine& engine = dev.engine();
+    dnnl::convolution_forward::primitive_desc hint;
+    try {
+      descs_ = MakeOneDNNTransposedConvDescs(g);
+      forward_pd_ = dnnl::convolution_forward::primitive_desc(
+          ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference, true, true), engine);
+      hint = dnnl::convolution_forward::primitive_desc(
+          ConvForwardDesc(descs_, dnnl::prop_kind::forward_training, true, true), engine);
+    } catch (const dnnl::error&) {
+      plain_ = true;  // A geometry oneDNN does not take.
+      return;
     }
-    if (dfilter != nullptr) {
-      dw = OutputTarget(dfilter, {input, filter, dout}, &fresh_filter, filter->dims());
-      ConvBackwardWeights(dev, d, hint, dout_mem, InputMemory(*input, d.dst, engine), dw);
+    if (std::string(forward_pd_.impl_info_str()).rfind("ref", 0) == 0) {
+      plain_ = true;
+      return;
     }
-    dev.stream().wait();
-  } catch (const dnnl::error& e) {
-    throw errors::Fatal(
-        "op `%s`: oneDNN transposed convolution backward failed for Input %s, Filter %s, "
-        "Output@GRAD %s: %s",
-        op, input->dims().ToString(), filter->dims().ToString(), dout->dims().ToString(),
-        e.what());
+    Try(ctx, [&] {
+      if (ctx.Output("Input@GRAD") != nullptr) {
+        forward_ = std::make_unique<dnnl::convolution_forward>(forward_pd_);
+        dinput_layout_ = OutputLayout(true, forward_pd_.dst_desc(), descs_.dst);
+      }
+      if (ctx.Output("Filter@GRAD") != nullptr) {
+        weights_pd_ = BackwardWeightsDesc(dev, descs_, hint);
+        weights_ = std::make_unique<dnnl::convolution_backward_weights>(weights_pd_);
+      }
+    });
   }
-  if (din == &fresh_input) *dinput = std::move(fresh_input);
-  if (dw == &fresh_filter) *dfilter = std::move(fresh_filter);
-}
 
-void Pool2dGradOneDNNKernel(const ExecutionContext& ctx) {
-  const std::string& op = ctx.Type();
-  const DenseTensor* x = ctx.Input("X");
-  const DenseTensor* out = ctx.Input("Out");
-  const DenseTensor* dout = ctx.Input("Out@GRAD");
-  const Pool2dGeometry g = ResolvePool2d(op, x->dims(), ctx.op().Attrs());
-  // Adaptive windows and windows wholly in the padding are not oneDNN poolings; max pooling
-  // of row-major NCHW data is faster in the plain code (see the top of this file), but not
-  // of data already in a blocked layout.
-  if (g.adaptive || g.HasEmptyWindow() || (g.is_max && !g.channel_last && x->is_plain())) {
-    ctx.WithPlainInputs(
-        [](const ExecutionContext& plain) { Pool2dGradPlainCompute<float>(plain); });
-    return;
-  }
-  CheckGradInputShape(op, "Out", g.OutputDims(), out->dims());
-  CheckGradInputShape(op, "Out@GRAD", g.OutputDims(), dout->dims());
-  DenseTensor* dx = ctx.Output("X@GRAD");
-  DenseTensor fresh;
-  if (x->numel() == 0) {
-    DenseTensor* target = OutputTarget(dx, {x, out, dout}, &fresh, x->dims());
-    if (target == &fresh) *dx = std::move(fresh);
-    return;
-  }
-  const auto& dev = ctx.device_context<platform::OneDNNContext>();
-  try {
-    OneDNNPoolDescs d = MakeOneDNNPoolDescs(g);
-    const memory::desc user_src = d.src, user_dst = d.dst;
-    // Data in a blocked format is pooled in it; X@GRAD then takes X's format.
-    const memory src = PoolInputMemory(*x, &d, dev.engine());
-    const dnnl::pooling_forward::primitive_desc fwd_pd(
-        PoolForwardDesc(d, dnnl::prop_kind::forward_training), dev.engine());
-    const dnnl::pooling_backward::desc desc(d.algorithm, d.src, fwd_pd.dst_desc(), d.strides,
-                                            d.kernel, d.pad_l, d.pad_r);
-    const dnnl::pooling_backward::primitive_desc pd(desc, dev.engine(), fwd_pd);
-    DenseTensor* target =
-        OutputTarget(dx, {x, out, dout}, &fresh, x->dims(),
-                     OutputLayout(ctx.OutputMayBeOpaque("X@GRAD"), pd.diff_src_desc(), user_src));
-    const PrimitiveOutput diff_src(DescOf(*target, user_src), OutputData(target),
-                                   pd.diff_src_desc(), dev.engine());
-    const ScratchMemory diff_dst =
-        ToFormat(InputMemory(*dout, user_dst, dev.engine()), pd.diff_dst_desc(), dev);
-    std::unordered_map<int, memory> args = {{DNNL_ARG_DIFF_DST, diff_dst},
-                                            {DNNL_ARG_DIFF_SRC, diff_src.mem()}};
-    if (g.is_max) {
-      const memory workspace(fwd_pd.workspace_desc(), dev.engine());
-      const memory scratch_dst(fwd_pd.dst_desc(), dev.engine());
-      dnnl::pooling_forward(fwd_pd).execute(
-          dev.stream(),
-          {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, scratch_dst}, {DNNL_ARG_WORKSPACE, workspace}});
-      args.emplace(DNNL_ARG_WORKSPACE, workspace);
+  void Compute(const ExecutionContext& ctx) override {
+    if (plain_) {
+      ctx.WithPlainInputs(
+          [](const ExecutionContext& p) { Conv2dTransposeGradPlainCompute<float>(p); });
+      return;
     }
-    dnnl::pooling_backward(pd).execute(dev.stream(), args);
-    diff_src.Store(dev);
-    dev.stream().wait();
-    if (target == &fresh) *dx = std::move(fresh);
-  } catch (const dnnl::error& e) {
-    throw errors::Fatal("op `%s`: oneDNN pooling backward failed for X %s, Out@GRAD %s: %s", op,
-                        x->dims().ToString(), dout->dims().ToString(), e.what());
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const DenseTensor* dout = ctx.Input("Output@GRAD");
+    DenseTensor* dinput = ctx.Output("Input@GRAD");
+    DenseTensor* dfilter = ctx.Output("Filter@GRAD");
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    const dnnl::engine& engine = dev.engine();
+    // Both results are written before either is moved into place: an output may be the same
+    // variable as an input the other result still reads.
+    DenseTensor fresh_input, fresh_filter;
+    DenseTensor* din = nullptr;
+    DenseTensor* dw = nullptr;
+    Try(ctx, [&] {
+      const memory dout_mem = InputMemory(*dout, descs_.src, engine);
+      if (dinput != nullptr) {
+        const ScratchMemory src = ToFormat(dout_mem, forward_pd_.src_desc(), dev);
+        const ScratchMemory w = ToFormat(ReadOnlyMemory(descs_.weights, *filter, engine),
+                                         forward_pd_.weights_desc(), dev);
+        din = OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims(),
+                           ctx.OutputMayBeOpaque("Input@GRAD") ? dinput_layout_ : nullptr);
+        const PrimitiveOutput dst(DescOf(*din, descs_.dst), OutputData(din),
+                                  forward_pd_.dst_desc(), engine);
+        forward_->execute(dev.stream(),
+                          {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst.mem()}});
+        dst.Store(dev);
+      }
+      if (dfilter != nullptr) {
+        dw = OutputTarget(dfilter, {input, filter, dout}, &fresh_filter, filter->dims());
+        ConvBackwardWeights(dev, descs_, weights_pd_, *weights_, dout_mem,
+                            InputMemory(*input, descs_.dst, engine), dw);
+      }
+      dev.stream().wait();
+    });
+    if (din == &fresh_input) *dinput = std::move(fresh_input);
+    if (dw == &fresh_filter) *dfilter = std::move(fresh_filter);
   }
-}
+
+ private:
+  template <typename Fn>
+  void Try(const ExecutionContext& ctx, Fn&& fn) {
+    try {
+      fn();
+    } catch (const dnnl::error& e) {
+      forward_.reset();
+      weights_.reset();
+      throw errors::Fatal(
+          "op `%s`: oneDNN transposed convolution backward failed for Input %s, Filter %s, "
+          "Output@GRAD %s: %s",
+          ctx.Type(), ctx.Input("Input")->dims().ToString(),
+          ctx.Input("Filter")->dims().ToString(), ctx.Input("Output@GRAD")->dims().ToString(),
+          e.what());
+    }
+  }
+
+  bool plain_ = false;  // The plain kernel computes the op (see Prepare).
+  OneDNNConvDescs descs_;  // Of C.
+  dnnl::convolution_forward::primitive_desc forward_pd_;
+  std::unique_ptr<dnnl::convolution_forward> forward_;  // Null without Input@GRAD.
+  std::shared_ptr<const OneDNNLayout> dinput_layout_;
+  dnnl::convolution_backward_weights::primitive_desc weights_pd_;
+  std::unique_ptr<dnnl::convolution_backward_weights> weights_;  // Null without Filter@GRAD.
+};
+
+// pool2d_grad. The forward and backward primitives are made for the first input format seen
+// and again only when it changes (Prepare resolves the geometry), as in the forward kernel.
+class Pool2dGradOneDNN final : public framework::OpKernel {
+ public:
+  void Prepare(const ExecutionContext& ctx) override {
+    const std::string& op = ctx.Type();
+    g_ = ResolvePool2d(op, ctx.Input("X")->dims(), ctx.op().Attrs());
+    CheckGradInputShape(op, "Out", g_.OutputDims(), ctx.Input("Out")->dims());
+    CheckGradInputShape(op, "Out@GRAD", g_.OutputDims(), ctx.Input("Out@GRAD")->dims());
+    // Adaptive windows and windows wholly in the padding are not oneDNN poolings.
+    plain_geometry_ = g_.adaptive || g_.HasEmptyWindow();
+    backward_.reset();
+  }
+
+  void Compute(const ExecutionContext& ctx) override {
+    const DenseTensor* x = ctx.Input("X");
+    // Max pooling of row-major NCHW data is faster in the plain code (see the top of this
+    // file), but not of data already in a blocked layout.
+    if (plain_geometry_ || (g_.is_max && !g_.channel_last && x->is_plain())) {
+      ctx.WithPlainInputs(
+          [](const ExecutionContext& plain) { Pool2dGradPlainCompute<float>(plain); });
+      return;
+    }
+    const DenseTensor* out = ctx.Input("Out");
+    const DenseTensor* dout = ctx.Input("Out@GRAD");
+    DenseTensor* dx = ctx.Output("X@GRAD");
+    DenseTensor fresh;
+    if (x->numel() == 0) {
+      DenseTensor* target = OutputTarget(dx, {x, out, dout}, &fresh, x->dims());
+      if (target == &fresh) *dx = std::move(fresh);
+      return;
+    }
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    const dnnl::engine& engine = dev.engine();
+    try {
+      // Data in a blocked format is pooled in it; X@GRAD then takes X's format.
+      OneDNNPoolDescs d = MakeOneDNNPoolDescs(g_);
+      const memory::desc user_src = d.src, user_dst = d.dst;
+      const memory src = PoolInputMemory(*x, &d, engine);
+      if (backward_ == nullptr || src.get_desc() != src_desc_) {
+        forward_pd_ = dnnl::pooling_forward::primitive_desc(
+            PoolForwardDesc(d, dnnl::prop_kind::forward_training), engine);
+        backward_pd_ = dnnl::pooling_backward::primitive_desc(
+            dnnl::pooling_backward::desc(d.algorithm, d.src, forward_pd_.dst_desc(), d.strides,
+                                         d.kernel, d.pad_l, d.pad_r),
+            engine, forward_pd_);
+        backward_ = std::make_unique<dnnl::pooling_backward>(backward_pd_);
+        forward_ = std::make_unique<dnnl::pooling_forward>(forward_pd_);
+        src_desc_ = src.get_desc();
+        dx_layout_ = OutputLayout(true, backward_pd_.diff_src_desc(), user_src);
+      }
+      DenseTensor* target = OutputTarget(dx, {x, out, dout}, &fresh, x->dims(),
+                                         ctx.OutputMayBeOpaque("X@GRAD") ? dx_layout_ : nullptr);
+      const PrimitiveOutput diff_src(DescOf(*target, user_src), OutputData(target),
+                                     backward_pd_.diff_src_desc(), engine);
+      const ScratchMemory diff_dst =
+          ToFormat(InputMemory(*dout, user_dst, engine), backward_pd_.diff_dst_desc(), dev);
+      std::unordered_map<int, memory> args = {{DNNL_ARG_DIFF_DST, diff_dst},
+                                              {DNNL_ARG_DIFF_SRC, diff_src.mem()}};
+      if (g_.is_max) {
+        // Where each maximum was: the op does not keep the forward pass's workspace, so the
+        // forward pooling runs again on X.
+        const memory workspace(forward_pd_.workspace_desc(), engine);
+        const memory scratch_dst(forward_pd_.dst_desc(), engine);
+        forward_->execute(dev.stream(), {{DNNL_ARG_SRC, src},
+                                         {DNNL_ARG_DST, scratch_dst},
+                                         {DNNL_ARG_WORKSPACE, workspace}});
+        args.emplace(DNNL_ARG_WORKSPACE, workspace);
+      }
+      backward_->execute(dev.stream(), args);
+      diff_src.Store(dev);
+      dev.stream().wait();
+      if (target == &fresh) *dx = std::move(fresh);
+    } catch (const dnnl::error& e) {
+      backward_.reset();
+      throw errors::Fatal("op `%s`: oneDNN pooling backward failed for X %s, Out@GRAD %s: %s",
+                          ctx.Type(), x->dims().ToString(), dout->dims().ToString(), e.what());
+    }
+  }
+
+ private:
+  Pool2dGeometry g_;
+  bool plain_geometry_ = false;
+  memory::desc src_desc_;  // The format the primitives read X in.
+  std::shared_ptr<const OneDNNLayout> dx_layout_;  // X@GRAD's layout when it may be blocked.
+  dnnl::pooling_forward::primitive_desc forward_pd_;
+  dnnl::pooling_backward::primitive_desc backward_pd_;
+  std::unique_ptr<dnnl::pooling_forward> forward_;
+  std::unique_ptr<dnnl::pooling_backward> backward_;
+};
 
 }  // namespace
 
@@ -364,15 +478,15 @@ PL_REGISTER_BACKEND_KERNELS(RegisterConvPoolGradOneDNNKernels) {
   // the thread count and the machine): not deterministic, so deterministic mode
   // (FLAGS_cpu_deterministic, KernelInfo::deterministic) runs the plain kernels instead.
   for (const char* grad : {"conv2d_grad", "depthwise_conv2d_grad"}) {
-    framework::RegisterKernel(grad, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
-                              Conv2dGradOneDNNKernel, false);
+    framework::RegisterKernelClass<Conv2dGradOneDNN>(grad, DeviceType::kCPU, DataType::FLOAT32,
+                                                     LibraryType::kOneDNN, false);
   }
   for (const char* grad : {"conv2d_transpose_grad", "depthwise_conv2d_transpose_grad"}) {
-    framework::RegisterKernel(grad, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
-                              Conv2dTransposeGradOneDNNKernel, false);
+    framework::RegisterKernelClass<Conv2dTransposeGradOneDNN>(
+        grad, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN, false);
   }
-  framework::RegisterKernel("pool2d_grad", DeviceType::kCPU, DataType::FLOAT32,
-                            LibraryType::kOneDNN, Pool2dGradOneDNNKernel);
+  framework::RegisterKernelClass<Pool2dGradOneDNN>("pool2d_grad", DeviceType::kCPU,
+                                                   DataType::FLOAT32, LibraryType::kOneDNN);
   // Inputs read in oneDNN's blocked layouts (onednn_layout.h); Filter is a parameter.
   auto& registry = framework::KernelRegistry::Instance();
   for (const char* grad : {"conv2d_grad", "depthwise_conv2d_grad", "conv2d_transpose_grad",
