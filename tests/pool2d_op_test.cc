@@ -114,6 +114,7 @@ std::vector<PoolCase> ForwardCases() {
       }
     };
     add({{1, 1, 4, 4}, "", {2, 2}, {2, 2}});
+    add({{2, 3, 5, 7}, "", {2, 2}, {2, 2}});  // A row and a column past the last window.
     add({{2, 3, 5, 5}, "", {3, 3}, {1, 1}, {1, 1}});
     add({{1, 2, 6, 7}, "", {3, 2}, {2, 1}, {1, 0, 0, 1}});
     add({{1, 2, 7, 7}, "", {3, 3}, {2, 2}, {1, 1}});
@@ -242,6 +243,7 @@ TEST(Pool2dGrad, MatchesFiniteDifferences) {
       }
     };
     add({{1, 2, 3, 4}, "", {2, 2}, {2, 2}});
+    add({{2, 2, 5, 7}, "", {2, 2}, {2, 2}});
     add({{1, 1, 4, 4}, "", {3, 3}, {1, 1}, {1, 1}});
     add({{1, 2, 3, 3}, "", {3, 2}, {2, 1}, {1, 0, 0, 1}});
     PoolCase ceil{{1, 1, 5, 5}, "", {2, 2}, {2, 2}};
@@ -310,10 +312,19 @@ TEST(Pool2dGrad, FusedGradOpReadsXOutAndOutGrad) {
 
 TEST(Pool2dGrad, MaxRoutesToTheFirstMaximum) {
   // Ties: the gradient goes to the first maximum of each window in row-major order.
-  PoolCase c{{1, 1, 2, 4}, "max", {2, 2}, {2, 2}};
-  auto grads = NthGradient("pool2d", {{"X", {MakeTensor<double>(c.x, {1, 3, 2, 2, 3, 1, 2, 2})}}},
-                           {{"Out", 1}}, c.Attrs(), 1);
-  ExpectNear(ToDoubles(grads["X_0"]), {0, 1, 1, 0, 0, 0, 0, 0}, 0, 0, "ties");
+  // Windows of 2x2: [1 3; 3 1], [2 2; 2 2], [0 1; 5 5], [0 1; 2 7].
+  PoolCase c{{1, 1, 2, 8}, "max", {2, 2}, {2, 2}};
+  auto grads = NthGradient(
+      "pool2d",
+      {{"X", {MakeTensor<double>(c.x, {1, 3, 2, 2, 0, 1, 0, 1, 3, 1, 2, 2, 5, 5, 2, 7})}}},
+      {{"Out", 1}}, c.Attrs(), 1);
+  ExpectNear(ToDoubles(grads["X_0"]), {0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 1}, 0, 0,
+             "ties");
+  // The same windows with a padded 3x3 window (the general code) routing alike.
+  PoolCase padded{{1, 1, 2, 2}, "max", {3, 3}, {1, 1}, {1, 1}};
+  grads = NthGradient("pool2d", {{"X", {MakeTensor<double>(padded.x, {5, 1, 5, 5})}}},
+                      {{"Out", 1}}, padded.Attrs(), 1);
+  ExpectNear(ToDoubles(grads["X_0"]), {4, 0, 0, 0}, 0, 0, "ties, padded windows");
 }
 
 // ---------------------------------------------------------------------------- oneDNN

@@ -95,6 +95,10 @@ struct Pool2dGeometry {
   // no padding), which kernels without an adaptive mode can run.
   bool HasUniformAdaptiveWindows() const;
   Pool2dGeometry AsFixedWindows() const;
+  // Max pooling over 2x2 windows at stride 2 that all lie inside the input (no padding
+  // reached), most CNNs' pooling: the windows are disjoint, and the plain kernels have a
+  // fast path for it.
+  bool IsDisjointMax2x2() const;
 };
 
 Pool2dGeometry ResolvePool2d(const std::string& op, const framework::DDim& x,

@@ -157,8 +157,25 @@ int64_t AvgCount(const Pool2dGeometry& g, int64_t rows, int64_t cols) {
   return (g.exclusive || g.adaptive) ? rows * cols : g.kernel_h * g.kernel_w;
 }
 
+// Pool2dGeometry::IsDisjointMax2x2: each element of dx is written once, without a zero fill
+// first and a search loop per window. LeNet's two poolings, pool2d with pool2d_grad, one
+// thread: BM_MaxPool2dWithGrad in tests/benchmarks/conv_benchmark.cc.
+template <typename T>
+void MaxPool2x2Plane(const Pool2dGeometry& g, const T* x, T* y) {
+  for (int64_t oy = 0; oy < g.out_h; ++oy) {
+    const T* x0 = x + 2 * oy * g.in_w;
+    const T* x1 = x0 + g.in_w;
+    T* row = y + oy * g.out_w;
+    for (int64_t ox = 0; ox < g.out_w; ++ox) {
+      row[ox] = std::max(std::max(x0[2 * ox], x0[2 * ox + 1]),
+                         std::max(x1[2 * ox], x1[2 * ox + 1]));
+    }
+  }
+}
+
 template <typename T>
 void PoolPlane(const Pool2dGeometry& g, const T* x, T* y) {
+  if (g.IsDisjointMax2x2()) return MaxPool2x2Plane(g, x, y);
   for (int64_t oy = 0; oy < g.out_h; ++oy) {
     int64_t h0, h1;
     WindowRange(g, true, oy, &h0, &h1);
@@ -185,8 +202,35 @@ void PoolPlane(const Pool2dGeometry& g, const T* x, T* y) {
   }
 }
 
+// The gradient goes to the first maximum of each window in row-major order, as in
+// PoolPlaneGrad.
+template <typename T>
+void MaxPool2x2PlaneGrad(const Pool2dGeometry& g, const T* x, const T* y, const T* dy, T* dx) {
+  const int64_t width = g.in_w;
+  for (int64_t oy = 0; oy < g.out_h; ++oy) {
+    const T* x0 = x + 2 * oy * width;
+    const T* x1 = x0 + width;
+    T* d0 = dx + 2 * oy * width;
+    T* d1 = d0 + width;
+    const T* m = y + oy * g.out_w;
+    const T* d = dy + oy * g.out_w;
+    for (int64_t ox = 0; ox < g.out_w; ++ox) {
+      // Bitwise, not short-circuit, logic: no branch to mispredict on where the maximum is.
+      const bool e0 = x0[2 * ox] == m[ox], e1 = x0[2 * ox + 1] == m[ox];
+      const bool e2 = x1[2 * ox] == m[ox], e3 = x1[2 * ox + 1] == m[ox];
+      d0[2 * ox] = e0 ? d[ox] : T(0);
+      d0[2 * ox + 1] = (e1 & !e0) ? d[ox] : T(0);
+      d1[2 * ox] = (e2 & !(e0 | e1)) ? d[ox] : T(0);
+      d1[2 * ox + 1] = (e3 & !(e0 | e1 | e2)) ? d[ox] : T(0);
+    }
+    for (int64_t w = 2 * g.out_w; w < width; ++w) d0[w] = d1[w] = T(0);  // Past the last window.
+  }
+  std::fill(dx + 2 * g.out_h * width, dx + g.in_h * width, T(0));
+}
+
 template <typename T>
 void PoolPlaneGrad(const Pool2dGeometry& g, const T* x, const T* y, const T* dy, T* dx) {
+  if (g.IsDisjointMax2x2()) return MaxPool2x2PlaneGrad(g, x, y, dy, dx);
   std::fill(dx, dx + g.in_h * g.in_w, T(0));
   for (int64_t oy = 0; oy < g.out_h; ++oy) {
     int64_t h0, h1;
