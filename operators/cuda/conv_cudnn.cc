@@ -167,12 +167,10 @@ template <typename T>
 class Conv2dGradCudnnKernel : public framework::OpKernel {
  public:
   void Compute(const ExecutionContext& ctx) override {
-    const std::string& op = ctx.Type();
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* filter = ctx.Input("Filter");
     const DenseTensor* dout = ctx.Input("Output@GRAD");
-    const Conv2dGeometry g = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
-    CheckGradInputShape(op, "Output@GRAD", g.OutputDims(), dout->dims());
+    const Conv2dGeometry g = ResolveConv2dGrad(ctx);
     cudnn::ComputeConvGrads<T>(ctx, *input, *filter, *dout, [&](T* dx, T* dw) {
       Run(ctx, g, *input, *filter, *dout, dx, dw);
     });

@@ -106,13 +106,10 @@ template <typename T>
 class Conv2dTransposeGradCudnnKernel : public framework::OpKernel {
  public:
   void Compute(const ExecutionContext& ctx) override {
-    const std::string& op = ctx.Type();
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* filter = ctx.Input("Filter");
     const DenseTensor* dout = ctx.Input("Output@GRAD");
-    const Conv2dGeometry g =
-        ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
-    CheckGradInputShape(op, "Output@GRAD", g.InputDims(), dout->dims());
+    const Conv2dGeometry g = ResolveConv2dTransposeGrad(ctx);
     cudnn::ComputeConvGrads<T>(ctx, *input, *filter, *dout, [&](T* dx, T* dw) {
       Run(ctx, g, *input, *filter, *dout, dx, dw);
     });

@@ -198,12 +198,10 @@ struct Conv2dKernel {
 template <typename T>
 struct Conv2dGradKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const std::string& op = ctx.Type();
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* filter = ctx.Input("Filter");
     const DenseTensor* dout = ctx.Input("Output@GRAD");
-    const Conv2dGeometry g = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
-    CheckGradInputShape(op, "Output@GRAD", g.OutputDims(), dout->dims());
+    const Conv2dGeometry g = ResolveConv2dGrad(ctx);
     const auto& dev = ctx.device_context<CPUDeviceContext>();
     std::vector<T> dout_storage, in_storage;
     const T* dy = NchwData(*dout, g.channel_last, &dout_storage);

@@ -215,13 +215,10 @@ template void Conv2dTransposePlainCompute<double>(const ExecutionContext& ctx);
 
 template <typename T>
 void Conv2dTransposeGradPlainCompute(const ExecutionContext& ctx) {
-  const std::string& op = ctx.Type();
   const DenseTensor* input = ctx.Input("Input");
   const DenseTensor* filter = ctx.Input("Filter");
   const DenseTensor* dout = ctx.Input("Output@GRAD");
-  const Conv2dGeometry g =
-      ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
-  CheckGradInputShape(op, "Output@GRAD", g.InputDims(), dout->dims());
+  const Conv2dGeometry g = ResolveConv2dTransposeGrad(ctx);
   const auto& dev = ctx.device_context<CPUDeviceContext>();
   std::vector<T> dout_storage, in_storage;
   const T* dy = NchwData(*dout, g.channel_last, &dout_storage);

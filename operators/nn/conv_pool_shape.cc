@@ -500,6 +500,22 @@ void CheckGradInputShape(const std::string& op, const char* slot, const DDim& ex
                                      slot, expected.ToString(), received.ToString()));
 }
 
+Conv2dGeometry ResolveConv2dGrad(const framework::ExecutionContext& ctx) {
+  const std::string& op = ctx.Type();
+  const Conv2dGeometry g = ResolveConv2d(op, ctx.Input("Input")->dims(),
+                                         ctx.Input("Filter")->dims(), ctx.op().Attrs());
+  CheckGradInputShape(op, "Output@GRAD", g.OutputDims(), ctx.Input("Output@GRAD")->dims());
+  return g;
+}
+
+Conv2dGeometry ResolveConv2dTransposeGrad(const framework::ExecutionContext& ctx) {
+  const std::string& op = ctx.Type();
+  const Conv2dGeometry g = ResolveConv2dTranspose(op, ctx.Input("Input")->dims(),
+                                                  ctx.Input("Filter")->dims(), ctx.op().Attrs());
+  CheckGradInputShape(op, "Output@GRAD", g.InputDims(), ctx.Input("Output@GRAD")->dims());
+  return g;
+}
+
 template <typename T>
 const T* NchwData(const framework::DenseTensor& t, bool channel_last, std::vector<T>* storage) {
   if (!channel_last) return t.data<T>();

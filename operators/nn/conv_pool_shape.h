@@ -61,6 +61,12 @@ Conv2dGeometry ResolveConv2dTranspose(const std::string& op, const framework::DD
                                       const framework::DDim& filter,
                                       const framework::AttributeMap& attrs);
 
+// The geometry of a conv2d_grad / conv2d_transpose_grad kernel's op (and their depthwise
+// forms) from its Input, Filter and attributes, with Output@GRAD checked against the forward
+// output's dims.
+Conv2dGeometry ResolveConv2dGrad(const framework::ExecutionContext& ctx);
+Conv2dGeometry ResolveConv2dTransposeGrad(const framework::ExecutionContext& ctx);
+
 // InvalidArgumentError naming `op` unless conv2d_transpose's optional Bias `bias` is
 // [out_channels] (unknown dims, -1, match anything).
 void CheckConvTransposeBias(const std::string& op, const framework::DDim& bias,

@@ -146,12 +146,10 @@ void ConvBackwardWeights(const platform::OneDNNContext& dev, const OneDNNConvDes
 class Conv2dGradOneDNN final : public framework::OpKernel {
  public:
   void Prepare(const ExecutionContext& ctx) override {
-    const std::string& op = ctx.Type();
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* filter = ctx.Input("Filter");
     const DenseTensor* dout = ctx.Input("Output@GRAD");
-    g_ = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
-    CheckGradInputShape(op, "Output@GRAD", g_.OutputDims(), dout->dims());
+    g_ = ResolveConv2dGrad(ctx);
     data_.reset();
     weights_.reset();
     // Empty sums (no images, no output channels, no input channels): the gradients are 0.
@@ -262,13 +260,10 @@ class Conv2dGradOneDNN final : public framework::OpKernel {
 class Conv2dTransposeGradOneDNN final : public framework::OpKernel {
  public:
   void Prepare(const ExecutionContext& ctx) override {
-    const std::string& op = ctx.Type();
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* filter = ctx.Input("Filter");
     const DenseTensor* dout = ctx.Input("Output@GRAD");
-    const Conv2dGeometry g =
-        ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
-    CheckGradInputShape(op, "Output@GRAD", g.InputDims(), dout->dims());
+    const Conv2dGeometry g = ResolveConv2dTransposeGrad(ctx);
     forward_.reset();
     weights_.reset();
     // Few output channels per group (the convolution's input channels), not depthwise: the
