@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "operators/common.h"
+#include "operators/onednn_precision_attrs.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -13,7 +14,7 @@ namespace operators {
 
 namespace {
 
-class PriorBoxOpMaker : public OpProtoAndCheckerMaker {
+class PriorBoxOpMaker : public OneDNNPrecisionAttrMaker {
  public:
   void Make() override {
     AddInput("Input", "Feature map [N, C, H, W]; only H and W are used.").AsNoNeedBuffer();
@@ -42,12 +43,7 @@ class PriorBoxOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
         .SetDefault(false)
         .AsExtra();
-    AddAttr<bool>("use_quantizer", "oneDNN int8 option; no effect here.")
-        .SetDefault(false)
-        .AsExtra();
-    AddAttr<std::string>("mkldnn_data_type", "oneDNN precision hint; no effect here.")
-        .SetDefault("float32")
-        .AsExtra();
+    AddOneDNNPrecisionAttrs(/*use_quantizer=*/true, /*force_fp32_output=*/false);
     AddComment(R"DOC(
 Prior box operator (SSD anchors).
 

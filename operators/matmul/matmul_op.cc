@@ -8,6 +8,7 @@
 #include "operators/common.h"
 #include "operators/matmul/matmul_compute.h"
 #include "operators/matmul/matmul_shape.h"
+#include "operators/onednn_precision_attrs.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -17,7 +18,7 @@ namespace {
 
 constexpr char kOp[] = "matmul";
 
-class MatmulOpMaker : public OpProtoAndCheckerMaker {
+class MatmulOpMaker : public OneDNNPrecisionAttrMaker {
  public:
   void Make() override {
     AddInput("X", "Left operand, rank >= 1.");
@@ -41,12 +42,7 @@ class MatmulOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<int>("head_number", "Multi-head split of the GPU kernel; must be 1 here.")
         .SetDefault(1)
         .AsExtra();
-    AddAttr<bool>("force_fp32_output", "oneDNN int8 option; no effect on float kernels.")
-        .SetDefault(false)
-        .AsExtra();
-    AddAttr<std::string>("mkldnn_data_type", "oneDNN precision hint; no effect here.")
-        .SetDefault("float32")
-        .AsExtra();
+    AddOneDNNPrecisionAttrs(/*use_quantizer=*/false, /*force_fp32_output=*/true);
     AddComment(R"DOC(
 Matmul operator (PaddlePaddle 1.x).
 

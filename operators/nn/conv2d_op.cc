@@ -9,6 +9,7 @@
 #include "operators/nn/conv_fusion.h"
 #include "operators/nn/conv_nchw.h"
 #include "operators/nn/conv_pool_shape.h"
+#include "operators/onednn_precision_attrs.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -19,7 +20,7 @@ namespace {
 using platform::CPUDeviceContext;
 
 // The attributes conv2d and conv2d_grad share.
-class Conv2dAttrMaker : public OpProtoAndCheckerMaker {
+class Conv2dAttrMaker : public OneDNNPrecisionAttrMaker {
  protected:
   void AddConvAttrs() {
     AddAttr<std::vector<int>>("strides", "[stride_h, stride_w], each >= 1.")
@@ -86,16 +87,7 @@ class Conv2dOpMaker : public Conv2dAttrMaker {
     AddAttr<bool>("fuse_relu_before_depthwise_conv", "Relu of the input inside the convolution.")
         .SetDefault(false)
         .AsExtra();
-    AddAttr<bool>("use_quantizer", "oneDNN int8 option; no effect here.")
-        .SetDefault(false)
-        .AsExtra();
-    AddAttr<std::string>("mkldnn_data_type", "oneDNN precision hint; no effect here.")
-        .SetDefault("float32")
-        .InEnum({"float32", "int8", "bfloat16"})
-        .AsExtra();
-    AddAttr<bool>("force_fp32_output", "oneDNN int8 option; no effect here.")
-        .SetDefault(false)
-        .AsExtra();
+    AddOneDNNPrecisionAttrs(/*use_quantizer=*/true, /*force_fp32_output=*/true);
     AddAttr<float>("Scale_in", "oneDNN int8 input scale; no effect here.")
         .SetDefault(1.0f)
         .AsExtra();

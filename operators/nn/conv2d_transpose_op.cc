@@ -12,6 +12,7 @@
 #include "operators/common.h"
 #include "operators/nn/conv_nchw.h"
 #include "operators/nn/conv_pool_shape.h"
+#include "operators/onednn_precision_attrs.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -21,7 +22,7 @@ namespace {
 
 using platform::CPUDeviceContext;
 
-class Conv2dTransposeAttrMaker : public OpProtoAndCheckerMaker {
+class Conv2dTransposeAttrMaker : public OneDNNPrecisionAttrMaker {
  protected:
   void AddConvTransposeAttrs() {
     AddAttr<std::vector<int>>("output_padding",
@@ -57,12 +58,7 @@ class Conv2dTransposeAttrMaker : public OpProtoAndCheckerMaker {
     AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
         .SetDefault(false)
         .AsExtra();
-    AddAttr<bool>("force_fp32_output", "oneDNN int8 option; no effect on float kernels.")
-        .SetDefault(false)
-        .AsExtra();
-    AddAttr<std::string>("mkldnn_data_type", "oneDNN precision hint; no effect here.")
-        .SetDefault("float32")
-        .AsExtra();
+    AddOneDNNPrecisionAttrs(/*use_quantizer=*/false, /*force_fp32_output=*/true);
   }
 };
 
