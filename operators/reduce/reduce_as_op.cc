@@ -109,6 +109,9 @@ PL_REGISTER_OPS(RegisterReduceAsOp) {
       .InferVarType(ReduceAsInferVarType)
       .GradOpMaker(ReduceAsGradMaker);
   RegisterPlainCpuFloatKernels<ReduceAsKernel>(kOp);
+  // Equal shapes (the gradient of a same-shape elementwise add) sum nothing: over a dying X,
+  // Out takes its buffer and nothing is copied.
+  DeclarePlainInPlace(kOp, {{"X", "Out"}});
 }
 
 }  // namespace operators
