@@ -18,6 +18,11 @@ install(FILES ${PROJECT_SOURCE_DIR}/paddle_like/inference_api.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/paddle_like)
 
 set(PL_CONFIG_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/paddle_like)
+# The clang sanitizer build leaves the sanitizer runtimes to the program (Sanitizers.cmake).
+set(PL_CONSUMER_LINK_OPTIONS "")
+if(PL_FUZZ_TARGETS)
+  set(PL_CONSUMER_LINK_OPTIONS "-fsanitize=address,undefined")
+endif()
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/paddle_likeConfig.cmake.in
                               ${PROJECT_BINARY_DIR}/paddle_likeConfig.cmake
                               INSTALL_DESTINATION ${PL_CONFIG_DIR}

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets of tests/fuzz (clang, AddressSanitizer + UBSan, coverage) in
-# build-fuzz/ and runs them.
+# build-asan/ and runs them.
 #   scripts/fuzz.sh                    # every target, 60 s each
 #   scripts/fuzz.sh npy 600            # fuzz_npy for 600 s
 #   scripts/fuzz.sh all 7200           # every target, 2 hours each
 #   FUZZ_JOBS=2 scripts/fuzz.sh ...    # libFuzzer workers per target
-# Each run seeds build-fuzz/corpus/<target>/ from the fixtures (tests/fixtures, examples/,
+# Each run seeds build-asan/corpus/<target>/ from the fixtures (tests/fixtures, examples/,
 # ../shared/models) and keeps what the corpus grew to. A crash, leak, timeout (10 s per
 # input), allocation over 2 GB or RSS over 4 GB stops the run, leaves the input under
-# build-fuzz/findings/<target>/ and fails the script. The last line per target gives the
-# executions and the corpus size (also in build-fuzz/fuzz_summary.txt). Targets that run a
+# build-asan/findings/<target>/ and fails the script. The last line per target gives the
+# executions and the corpus size (also in build-asan/fuzz_summary.txt). Targets that run a
 # model of ../shared/models are skipped where that folder is absent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,21 +17,17 @@ TARGET="${1:-all}"
 SECONDS_EACH="${2:-60}"
 JOBS="${FUZZ_JOBS:-1}"
 
-bash scripts/install_packages.sh clang libclang-rt-14-dev build-essential cmake ccache \
-  libeigen3-dev libdnnl-dev libgoogle-glog-dev libgflags-dev libprotobuf-dev \
-  protobuf-compiler zlib1g-dev libpng-dev libjpeg-dev libgloo-dev
-
-export CCACHE_BASEDIR="$PWD"
-BUILD=build-fuzz
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=clang++ \
-  -DPL_SANITIZE=fuzzer -DWITH_GPU=OFF -DWITH_BENCHMARKS=OFF -DWITH_TESTING=OFF >/dev/null
 if [[ "$TARGET" == all ]]; then
   TARGETS=()
   for f in tests/fuzz/fuzz_*.cc; do TARGETS+=("$(basename "$f" .cc)"); done
 else
   TARGETS=("fuzz_${TARGET#fuzz_}")
 fi
-cmake --build "$BUILD" -j"$(nproc)" --target "${TARGETS[@]}"
+# The clang AddressSanitizer + UBSan tree that scripts/test.sh --sanitize=address also uses.
+export SANITIZE=address
+source scripts/sanitize_env.sh
+BUILD="$BUILD_DIR"
+SETUP_TARGETS="${TARGETS[*]}" bash scripts/setup.sh
 
 # The runtime's leaks only: protobuf's and glog's process-lifetime singletons are not ours.
 export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=0:abort_on_error=0"

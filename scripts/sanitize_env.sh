@@ -1,6 +1,10 @@
-# Sourced by scripts/test.sh and scripts/mutation_sweep.sh: for SANITIZE=address or thread,
-# points BUILD_DIR at the sanitized build, adds its CMake options and sets the sanitizer's
-# runtime options. Every report stops the program, so the run that caused it fails.
+# Sourced by scripts/test.sh, scripts/fuzz.sh, scripts/tsan_threads.sh and
+# scripts/mutation_sweep.sh: for SANITIZE=address or thread, points BUILD_DIR at the sanitized
+# build, adds its CMake options (and the packages it needs beyond scripts/setup.sh's) and
+# sets the sanitizer's runtime options. Every report stops the program, so the run that
+# caused it fails. The address build uses clang, so that the fuzz targets (libFuzzer) build
+# in the same tree as the tests: scripts/fuzz.sh and scripts/test.sh --sanitize=address
+# configure it alike and share its objects.
 case "${SANITIZE:-}" in
   "") return 0 ;;
   address)
@@ -8,6 +12,8 @@ case "${SANITIZE:-}" in
     # Large allocations that a test expects to fail must fail with an error, not abort.
     export ASAN_OPTIONS="${ASAN_OPTIONS:-allocator_may_return_null=1:detect_leaks=1:abort_on_error=0}"
     export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+    export EXTRA_PACKAGES="clang libclang-rt-14-dev ${EXTRA_PACKAGES:-}"
+    export CMAKE_ARGS="-DCMAKE_CXX_COMPILER=clang++ ${CMAKE_ARGS:-}"
     ;;
   thread)
     export BUILD_DIR="${BUILD_DIR:-build-tsan}"

@@ -7,6 +7,7 @@
 #   BUILD_DIR=out scripts/setup.sh
 #   CMAKE_ARGS="-DWITH_GPU=OFF" scripts/setup.sh
 #   CMAKE_BUILD_TYPE=RelWithDebInfo scripts/setup.sh
+#   SETUP_TARGETS="fuzz_npy" scripts/setup.sh   # build only these targets
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,7 +20,8 @@ PACKAGES=(
   dataset-fashion-mnist
 )
 
-bash scripts/install_packages.sh "${PACKAGES[@]}"
+# EXTRA_PACKAGES: what a sanitized build adds (scripts/sanitize_env.sh).
+bash scripts/install_packages.sh "${PACKAGES[@]}" ${EXTRA_PACKAGES:-}
 
 # CUDA lives under /usr/local/cuda on these machines; WITH_GPU turns on when nvcc is found.
 [[ -d /usr/local/cuda/bin ]] && export PATH="/usr/local/cuda/bin:$PATH"
@@ -28,7 +30,9 @@ bash scripts/install_packages.sh "${PACKAGES[@]}"
 export CCACHE_BASEDIR="$PWD"
 JOBS=${JOBS:-$(nproc)}
 cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="${CMAKE_BUILD_TYPE:-Release}" ${CMAKE_ARGS:-} >/dev/null
-cmake --build "$BUILD_DIR" -j"$JOBS"
+TARGET_ARGS=()
+[[ -n "${SETUP_TARGETS:-}" ]] && TARGET_ARGS=(--target ${SETUP_TARGETS})
+cmake --build "$BUILD_DIR" -j"$JOBS" ${TARGET_ARGS[@]+"${TARGET_ARGS[@]}"}
 echo "setup: built into $BUILD_DIR"
 
 # Real datasets for the saved-model accuracy tests; those tests skip when this fails.

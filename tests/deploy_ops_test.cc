@@ -296,9 +296,9 @@ TEST_F(DeployOps, GatherAlongAnyAxisAndItsGradient) {
         RunOp("gather", {{"X", {x}}, {"Index", {index_t}}}, {{"Out", 1}}, {{"axis", axis}});
     EXPECT_EQ(Out(by_attr).dims(), DDim(dims));
     ExpectNear(ToDoubles(Out(by_attr)), want, 0, 0, "gather axis " + std::to_string(axis));
-    const OpRunResult by_tensor = RunOp(
-        "gather", {{"X", {x}}, {"Index", {index_t}}, {"Axis", {MakeTensor<int64_t>({1}, {axis})}}},
-        {{"Out", 1}});
+    const DenseTensor axis_t = MakeTensor<int64_t>({1}, {static_cast<double>(axis)});
+    const OpRunResult by_tensor =
+        RunOp("gather", {{"X", {x}}, {"Index", {index_t}}, {"Axis", {axis_t}}}, {{"Out", 1}});
     ExpectNear(ToDoubles(Out(by_tensor)), want, 0, 0, "gather Axis tensor");
   }
   GradCheck check;

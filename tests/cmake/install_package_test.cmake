@@ -1,7 +1,10 @@
 # Installs the build (cmake --install) into a fresh prefix, builds examples/infer_npy against
 # the installed package with find_package(paddle_like), and runs it on a PaddlePaddle-saved
 # model: its output must match PaddlePaddle's. Run as:
-#   cmake -DSOURCE_DIR=<repo> -DBINARY_DIR=<build> -DWORK_DIR=<dir> -P <this file>
+#   cmake -DSOURCE_DIR=<repo> -DBINARY_DIR=<build> -DWORK_DIR=<dir> [-DCXX_COMPILER=<c++>]
+#         -P <this file>
+# The example is built with the build's compiler (a sanitized build's libraries need that
+# compiler's sanitizer runtimes).
 cmake_minimum_required(VERSION 3.22)
 
 set(dir ${WORK_DIR}/install_package_test)
@@ -26,8 +29,12 @@ foreach(file include/paddle_like/inference_api.h lib/cmake/paddle_like/paddle_li
 endforeach()
 
 # The example sees only the installed tree (not the source or build tree).
+set(compiler "")
+if(CXX_COMPILER)
+  set(compiler -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+endif()
 run("configure the example" ${CMAKE_COMMAND} -S ${SOURCE_DIR}/examples/infer_npy -B ${dir}/build
-    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release)
+    -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_BUILD_TYPE=Release ${compiler})
 run("build the example" ${CMAKE_COMMAND} --build ${dir}/build)
 
 set(model ${SOURCE_DIR}/tests/fixtures/models/ppocr_mobile_v2_cls)

@@ -1,5 +1,5 @@
 // Shared pieces of the libFuzzer targets (tests/fuzz/fuzz_*.cc, built with
-// PL_SANITIZE=fuzzer and run by scripts/fuzz.sh).
+// PL_SANITIZE=address with clang and run by scripts/fuzz.sh).
 //
 // A target passes its input to the runtime and lets only the runtime's typed errors
 // (platform::Error) through: any other exception, a crash, a sanitizer report, a leak, a
