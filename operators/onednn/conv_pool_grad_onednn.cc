@@ -140,6 +140,23 @@ void ConvBackwardWeights(const platform::OneDNNContext& dev, const OneDNNConvDes
   diff_w.Store(dev);
 }
 
+// Runs `fn` (a conv gradient kernel's work with oneDNN); a oneDNN failure drops the kernel's
+// primitives (`reset`: the next run makes them again) and becomes a Fatal error naming the
+// op, `what` and the operands' dims.
+template <typename Fn, typename Reset>
+void TryConvGrad(const ExecutionContext& ctx, const char* what, Fn&& fn, Reset&& reset) {
+  try {
+    fn();
+  } catch (const dnnl::error& e) {
+    reset();
+    throw errors::Fatal(
+        "op `%s`: oneDNN %s backward failed for Input %s, Filter %s, Output@GRAD %s: %s",
+        ctx.Type(), what, ctx.Input("Input")->dims().ToString(),
+        ctx.Input("Filter")->dims().ToString(), ctx.Input("Output@GRAD")->dims().ToString(),
+        e.what());
+  }
+}
+
 // The backward primitives of one prepared conv2d_grad / depthwise_conv2d_grad, made by
 // Prepare (new input dims) and kept between runs: each descriptor makes oneDNN walk its
 // list of implementations, and a step would otherwise create four of them per convolution.
@@ -226,18 +243,10 @@ class Conv2dGradOneDNN final : public framework::OpKernel {
  private:
   template <typename Fn>
   void Try(const ExecutionContext& ctx, Fn&& fn) {
-    try {
-      fn();
-    } catch (const dnnl::error& e) {
+    TryConvGrad(ctx, "convolution", fn, [this] {
       data_.reset();
       weights_.reset();
-      throw errors::Fatal(
-          "op `%s`: oneDNN convolution backward failed for Input %s, Filter %s, Output@GRAD %s: "
-          "%s",
-          ctx.Type(), ctx.Input("Input")->dims().ToString(),
-          ctx.Input("Filter")->dims().ToString(), ctx.Input("Output@GRAD")->dims().ToString(),
-          e.what());
-    }
+    });
   }
 
   Conv2dGeometry g_;
@@ -349,18 +358,10 @@ class Conv2dTransposeGradOneDNN final : public framework::OpKernel {
  private:
   template <typename Fn>
   void Try(const ExecutionContext& ctx, Fn&& fn) {
-    try {
-      fn();
-    } catch (const dnnl::error& e) {
+    TryConvGrad(ctx, "transposed convolution", fn, [this] {
       forward_.reset();
       weights_.reset();
-      throw errors::Fatal(
-          "op `%s`: oneDNN transposed convolution backward failed for Input %s, Filter %s, "
-          "Output@GRAD %s: %s",
-          ctx.Type(), ctx.Input("Input")->dims().ToString(),
-          ctx.Input("Filter")->dims().ToString(), ctx.Input("Output@GRAD")->dims().ToString(),
-          e.what());
-    }
+    });
   }
 
   bool plain_ = false;  // The plain kernel computes the op (see Prepare).
