@@ -21,6 +21,10 @@ elseif(NOT PL_SANITIZE STREQUAL "")
   message(FATAL_ERROR "PL_SANITIZE must be address, thread or empty, not ${PL_SANITIZE}")
 endif()
 if(PL_SANITIZE_FLAGS)
+  # Line tables (-g1) name the source tree relative to its root, so that ccache (with
+  # CCACHE_BASEDIR, as the scripts set it) shares objects between checkouts in different
+  # directories instead of hashing each build directory.
+  list(APPEND PL_SANITIZE_FLAGS -fdebug-prefix-map=${PROJECT_SOURCE_DIR}=.)
   add_compile_options("$<$<COMPILE_LANGUAGE:CXX>:${PL_SANITIZE_FLAGS}>")
   if(PL_FUZZ_TARGETS)
     # Programs carry clang's static sanitizer runtimes (the fuzz targets add -fsanitize=fuzzer),
