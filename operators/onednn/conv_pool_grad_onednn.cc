@@ -29,7 +29,7 @@
 // it picked the first in every case tried. Either is a valid subgradient; the two kernels
 // agree exactly when every window has one maximum.
 #include <algorithm>
-#include <functional>
+#include <memory>
 #include <optional>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <string>
@@ -54,11 +54,6 @@ void FillZero(DenseTensor* t) {
   float* p = t->data<float>();
   std::fill(p, p + t->numel(), 0.0f);
 }
-
-
-// Allocates a gradient output for a primitive that writes it as `want` (a layout the
-// output may keep, or row-major), returning the tensor written.
-using GradTarget = std::function<DenseTensor*(const memory::desc& want)>;
 
 // A backward convolution primitive (convolution_backward_data or _weights) for src and dst
 // in the given formats, weights in the primitive's.
