@@ -2,8 +2,9 @@
 // maximum subtracted first (CUDNN_SOFTMAX_ACCURATE, and CUDNN_SOFTMAX_LOG for log_softmax,
 // whose backward is dX = dOut - exp(Out) * sum(dOut)). X is viewed as [outer, n, inner]
 // around the softmax axis, which is cuDNN's NCHW tensor [outer, n, inner, 1] in its
-// per-channel mode. Each kernel is listed for LibraryType::kCUDNN and for kPlain: saved
-// PaddlePaddle models set use_cudnn = false on softmax, and no other CUDA softmax exists.
+// per-channel mode. Each kernel is registered both as LibraryType::kCUDNN and as kPlain:
+// saved PaddlePaddle models set use_cudnn = false on softmax, and no other CUDA softmax
+// exists.
 #include <cudnn.h>
 
 #include "operators/cuda/cuda_kernel_table.h"
@@ -124,8 +125,8 @@ CudaKernelTable SoftmaxCudaKernels() {
   AddCudaKernels<Log::Kernel, platform::float16>(&kernels, "log_softmax");
   AddCudaKernels<LogGrad::Kernel, platform::float16>(&kernels, "log_softmax_grad");
   // The same kernels again under cuDNN's library type.
-  const size_t listed = kernels.size();
-  for (size_t i = 0; i < listed; ++i) {
+  const size_t plain_count = kernels.size();
+  for (size_t i = 0; i < plain_count; ++i) {
     auto as_cudnn = kernels[i];  // A copy: push_back may move the original.
     as_cudnn.library = framework::LibraryType::kCUDNN;
     kernels.push_back(as_cudnn);
