@@ -416,6 +416,10 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
             engine, forward_pd_);
         backward_ = std::make_unique<dnnl::pooling_backward>(backward_pd_);
         forward_ = std::make_unique<dnnl::pooling_forward>(forward_pd_);
+        if (g_.is_max) {
+          workspace_ = memory(forward_pd_.workspace_desc(), engine);
+          scratch_dst_ = memory(forward_pd_.dst_desc(), engine);
+        }
         src_desc_ = src.get_desc();
         dx_layout_ = OutputLayout(true, backward_pd_.diff_src_desc(), user_src);
       }
@@ -430,12 +434,10 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
       if (g_.is_max) {
         // Where each maximum was: the op does not keep the forward pass's workspace, so the
         // forward pooling runs again on X.
-        const memory workspace(forward_pd_.workspace_desc(), engine);
-        const memory scratch_dst(forward_pd_.dst_desc(), engine);
         forward_->execute(dev.stream(), {{DNNL_ARG_SRC, src},
-                                         {DNNL_ARG_DST, scratch_dst},
-                                         {DNNL_ARG_WORKSPACE, workspace}});
-        args.emplace(DNNL_ARG_WORKSPACE, workspace);
+                                         {DNNL_ARG_DST, scratch_dst_},
+                                         {DNNL_ARG_WORKSPACE, workspace_}});
+        args.emplace(DNNL_ARG_WORKSPACE, workspace_);
       }
       backward_->execute(dev.stream(), args);
       diff_src.Store(dev);
@@ -457,6 +459,8 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
   dnnl::pooling_backward::primitive_desc backward_pd_;
   std::unique_ptr<dnnl::pooling_forward> forward_;
   std::unique_ptr<dnnl::pooling_backward> backward_;
+  // Max pooling: the rerun forward pass's output and workspace, made with the primitives.
+  memory scratch_dst_, workspace_;
 };
 
 }  // namespace
