@@ -75,20 +75,20 @@ void DepthwiseForwardNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, 
 
 template <typename T>
 void ConvForwardNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
-                     const T* filter, T* out) {
+                     const T* filter, T* out, GemmFn<T> gemm_fn) {
   const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
   if (cg == 1 && g.groups > 1) return DepthwiseForwardNchw(dev, g, in, filter, out);
   const int64_t k = cg * g.kernel_h * g.kernel_w;
   const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
   const bool pointwise = IsPointwise(g);
   const math::Conv2dWindow window = g.Window();
-  SplitWork(dev, g.batch, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm) {
+  SplitWork(dev, g.batch, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm_ctx) {
     std::vector<T> col(pointwise ? 0 : k * out_plane);
     for (int64_t n = begin; n < end; ++n) {
       for (int64_t gi = 0; gi < g.groups; ++gi) {
         const T* x = in + (n * g.in_c + gi * cg) * in_plane;
         if (!pointwise) math::Im2Col(x, cg, g.in_h, g.in_w, window, col.data());
-        math::Gemm<T>(gemm, false, false, mg, out_plane, k, T(1), filter + gi * mg * k, k,
+        gemm_fn(gemm_ctx, false, false, mg, out_plane, k, T(1), filter + gi * mg * k, k,
                       pointwise ? x : col.data(), out_plane, T(0),
                       out + (n * g.out_c + gi * mg) * out_plane, out_plane);
       }
@@ -99,19 +99,19 @@ void ConvForwardNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const
 // dInput [N, C_in, H, W] from dOutput [N, C_out, H_out, W_out].
 template <typename T>
 void ConvInputGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* filter,
-                       const T* dout, T* din) {
+                       const T* dout, T* din, GemmFn<T> gemm_fn) {
   const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
   const int64_t k = cg * g.kernel_h * g.kernel_w;
   const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
   const bool pointwise = IsPointwise(g);
   const math::Conv2dWindow window = g.Window();
-  SplitWork(dev, g.batch, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm) {
+  SplitWork(dev, g.batch, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm_ctx) {
     std::vector<T> col(pointwise ? 0 : k * out_plane);
     for (int64_t n = begin; n < end; ++n) {
       for (int64_t gi = 0; gi < g.groups; ++gi) {
         T* dx = din + (n * g.in_c + gi * cg) * in_plane;
         // dcol [k, out_plane] = Filter_g^T (stored [mg, k]) * dOutput_g [mg, out_plane].
-        math::Gemm<T>(gemm, true, false, k, out_plane, mg, T(1), filter + gi * mg * k, k,
+        gemm_fn(gemm_ctx, true, false, k, out_plane, mg, T(1), filter + gi * mg * k, k,
                       dout + (n * g.out_c + gi * mg) * out_plane, out_plane, T(0),
                       pointwise ? dx : col.data(), out_plane);
         if (!pointwise) {
@@ -126,21 +126,21 @@ void ConvInputGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, con
 // dFilter [C_out, C_in / groups, kh, kw]; images are added in order n = 0, 1, ...
 template <typename T>
 void ConvFilterGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
-                        const T* dout, T* dfilter) {
+                        const T* dout, T* dfilter, GemmFn<T> gemm_fn) {
   const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
   const int64_t k = cg * g.kernel_h * g.kernel_w;
   const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
   const bool pointwise = IsPointwise(g);
   const math::Conv2dWindow window = g.Window();
   std::fill(dfilter, dfilter + g.out_c * k, T(0));
-  SplitWork(dev, g.groups, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm) {
+  SplitWork(dev, g.groups, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm_ctx) {
     std::vector<T> col(pointwise ? 0 : k * out_plane);
     for (int64_t gi = begin; gi < end; ++gi) {
       for (int64_t n = 0; n < g.batch; ++n) {
         const T* x = in + (n * g.in_c + gi * cg) * in_plane;
         if (!pointwise) math::Im2Col(x, cg, g.in_h, g.in_w, window, col.data());
         // dFilter_g [mg, k] += dOutput_g [mg, out_plane] * col^T (col stored [k, out_plane]).
-        math::Gemm<T>(gemm, false, true, mg, k, out_plane, T(1),
+        gemm_fn(gemm_ctx, false, true, mg, k, out_plane, T(1),
                       dout + (n * g.out_c + gi * mg) * out_plane, out_plane,
                       pointwise ? x : col.data(), out_plane, T(1), dfilter + gi * mg * k, k);
       }
@@ -160,11 +160,11 @@ void StoreFromNchw(const std::vector<T>& nchw, bool channel_last, const DDim& di
 
 #define PL_INSTANTIATE_CONV_NCHW(T)                                                           \
   template void ConvForwardNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&, const T*,  \
-                                   const T*, T*);                                             \
+                                   const T*, T*, GemmFn<T>);                                  \
   template void ConvInputGradNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&,          \
-                                     const T*, const T*, T*);                                 \
+                                     const T*, const T*, T*, GemmFn<T>);                      \
   template void ConvFilterGradNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&,         \
-                                      const T*, const T*, T*);                                \
+                                      const T*, const T*, T*, GemmFn<T>);                     \
   template void StoreFromNchw<T>(const std::vector<T>&, bool, const framework::DDim&, T*);
 PL_INSTANTIATE_CONV_NCHW(float)
 PL_INSTANTIATE_CONV_NCHW(double)

@@ -3,32 +3,42 @@
 // conv2d's forward). `g` describes the convolution: g.in_* is its input, g.out_* its output.
 // Work is split over images (or groups) and the CPU context's threads with a split that
 // depends only on the sizes and the thread count, so results are reproducible.
-// T = float or double.
+// T = float or double. Each runs its products through `gemm`, math::Gemm unless a caller
+// brings a faster one for its type (the oneDNN kernels bring oneDNN's sgemm).
 #pragma once
 
 #include <vector>
 
 #include "framework/ddim.h"
+#include "operators/math/blas.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "platform/device_context.h"
 
 namespace paddle_like {
 namespace operators {
 
+// A GEMM with math::Gemm's interface and contract.
+template <typename T>
+using GemmFn = void (*)(const platform::CPUDeviceContext&, bool trans_a, bool trans_b, int64_t M,
+                        int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
+                        int64_t ldb, T beta, T* C, int64_t ldc);
+
 // out [N, C_out, H_out, W_out] = conv(in [N, C_in, H, W], filter [C_out, C_in / groups, kh, kw]).
 template <typename T>
 void ConvForwardNchw(const platform::CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
-                     const T* filter, T* out);
+                     const T* filter, T* out, GemmFn<T> gemm = &math::Gemm<T>);
 
 // din [N, C_in, H, W] from dout [N, C_out, H_out, W_out] (overwritten, not accumulated).
 template <typename T>
 void ConvInputGradNchw(const platform::CPUDeviceContext& dev, const Conv2dGeometry& g,
-                       const T* filter, const T* dout, T* din);
+                       const T* filter, const T* dout, T* din,
+                       GemmFn<T> gemm = &math::Gemm<T>);
 
 // dfilter [C_out, C_in / groups, kh, kw]; images are added in order n = 0, 1, ...
 template <typename T>
 void ConvFilterGradNchw(const platform::CPUDeviceContext& dev, const Conv2dGeometry& g,
-                        const T* in, const T* dout, T* dfilter);
+                        const T* in, const T* dout, T* dfilter,
+                        GemmFn<T> gemm = &math::Gemm<T>);
 
 // Writes `nchw` (logical dims [N, C, H, W]) into `dst` of dims `dims` (NCHW, or NHWC when
 // `channel_last`).

@@ -11,6 +11,8 @@
 // oneDNN serves with its gemm-based implementation (LeNet's shapes, batch 64, one thread:
 // Filter@GRAD of conv 1->20 5x5 on 28x28 0.66 ms against 1.19 ms; both gradients of conv
 // 20->50 5x5 on 12x12 4.85 ms against 5.55 ms; the plain kernel takes 1.37 and 13.6 ms).
+// Input@GRAD of an ungrouped NCHW convolution whose input channels oneDNN's blocks would
+// pad is a GEMM per image on oneDNN's sgemm instead (BackwardDataDesc).
 // Operands may come in oneDNN's blocked layouts (onednn_layout.h), and Input@GRAD and
 // X@GRAD stay in the primitive's format where the executor allows it. Pooling gradients
 // otherwise keep the user's layout.
@@ -36,8 +38,10 @@
 #include <unordered_map>
 
 #include "framework/op_registry.h"
+#include "operators/nn/conv_nchw.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
+#include "operators/onednn/onednn_gemm.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -85,23 +89,27 @@ std::optional<typename Primitive::primitive_desc> FastNhwcBackwardDesc(
   return std::nullopt;
 }
 
-// dInput: the transposed convolution of dOutput with Filter.
+// dInput: the transposed convolution of dOutput with Filter, by the primitive this returns,
+// or, where it returns nothing, by the GEMM of conv_nchw.h on oneDNN's sgemm.
 // With few input channels per group the blocked formats do not fit dInput, and oneDNN's
 // implementation for them is slow: those keep the user's layout (LeNet's first layer, one
 // input channel, batch 64, one thread: 0.84 ms against 5.43 ms with format_tag::any; the
 // plain kernel 1.34 ms; tests/benchmarks/conv_benchmark).
 // Where oneDNN's own choice pads dInput's channels to fill its blocks (LeNet's 20 channels
-// in 16-channel blocks on AVX-512), nhwc is taken instead when oneDNN has a fast
-// implementation for it: Input@GRAD of LeNet's conv 20->50 5x5 on 12x12 in conv_benchmark,
-// batch 64, one thread, 5.2-5.3 against 6.4-6.7 ms.
-dnnl::convolution_backward_data::primitive_desc BackwardDataDesc(
-    const platform::OneDNNContext& dev, const OneDNNConvDescs& d,
-    const dnnl::convolution_forward::primitive_desc& hint, bool few_input_channels) {
+// in 16-channel blocks on AVX-512), its implementations are slow in every format: blocked
+// 6.4-6.7 ms, nhwc 5.2-5.3 ms for Input@GRAD of LeNet's conv 20->50 5x5 on 12x12 (batch 64,
+// one thread, reorders included). One GEMM per image, dcol = Filter^T * dOutput, then
+// col2im into row-major NCHW, takes 3.8-4.0 ms there: that runs for ungrouped NCHW
+// convolutions, nhwc for the others when oneDNN has a fast implementation for it.
+std::optional<dnnl::convolution_backward_data::primitive_desc> BackwardDataDesc(
+    const platform::OneDNNContext& dev, const Conv2dGeometry& g, const OneDNNConvDescs& d,
+    const dnnl::convolution_forward::primitive_desc& hint) {
   using Data = dnnl::convolution_backward_data;
-  if (few_input_channels) return BackwardDesc<Data>(dev, d, hint, d.src, d.dst);
+  if (g.in_c / g.groups < 8) return BackwardDesc<Data>(dev, d, hint, d.src, d.dst);
   auto pd = BackwardDesc<Data>(dev, d, hint, d.src_any, d.dst_any);
   const memory::desc chosen = pd.diff_src_desc();
   if (chosen.data.padded_dims[1] == chosen.data.dims[1]) return pd;
+  if (g.groups == 1 && !g.channel_last) return std::nullopt;
   auto nhwc = FastNhwcBackwardDesc<Data>(dev, d, hint);
   return nhwc ? *nhwc : pd;
 }
@@ -174,10 +182,15 @@ class Conv2dGradOneDNN final : public framework::OpKernel {
           ConvForwardDesc(descs_, dnnl::prop_kind::forward_training, /*src_any=*/true,
                           /*dst_any=*/true),
           dev.engine());
+      gemm_input_grad_ = false;
       if (ctx.Output("Input@GRAD") != nullptr) {
-        data_pd_ = BackwardDataDesc(dev, descs_, hint, g_.in_c / g_.groups < 8);
-        data_ = std::make_unique<dnnl::convolution_backward_data>(data_pd_);
-        dinput_layout_ = OutputLayout(true, data_pd_.diff_src_desc(), descs_.src);
+        const auto data_pd = BackwardDataDesc(dev, g_, descs_, hint);
+        gemm_input_grad_ = !data_pd.has_value();
+        if (data_pd) {
+          data_pd_ = *data_pd;
+          data_ = std::make_unique<dnnl::convolution_backward_data>(data_pd_);
+          dinput_layout_ = OutputLayout(true, data_pd_.diff_src_desc(), descs_.src);
+        }
       }
       if (ctx.Output("Filter@GRAD") != nullptr) {
         weights_pd_ = BackwardWeightsDesc(dev, descs_, hint);
@@ -210,7 +223,10 @@ class Conv2dGradOneDNN final : public framework::OpKernel {
       const dnnl::engine& engine = dev.engine();
       Try(ctx, [&] {
         const memory dout_mem = InputMemory(*dout, descs_.dst, engine);
-        if (dinput != nullptr) {
+        if (dinput != nullptr && gemm_input_grad_) {
+          din = OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims());
+          InputGradByGemm(dev, *filter, *dout, din);
+        } else if (dinput != nullptr) {
           // dInput: the transposed convolution of dOutput with Filter.
           const ScratchMemory w =
               ToFormat(ReadOnlyMemory(descs_.weights, *filter, engine), data_pd_.weights_desc(), dev);
@@ -244,11 +260,25 @@ class Conv2dGradOneDNN final : public framework::OpKernel {
     });
   }
 
+  // dInput [N, C_in, H, W] row-major by ConvInputGradNchw on oneDNN's sgemm (see
+  // BackwardDataDesc), from Filter and dOutput in any layout.
+  void InputGradByGemm(const platform::OneDNNContext& dev, const DenseTensor& filter,
+                       const DenseTensor& dout, DenseTensor* din) const {
+    DenseTensor plain_filter, plain_dout;
+    if (!filter.is_plain()) plain_filter = framework::PlainTensor(filter);
+    if (!dout.is_plain()) plain_dout = framework::PlainTensor(dout);
+    const DenseTensor& w = filter.is_plain() ? filter : plain_filter;
+    const DenseTensor& dy = dout.is_plain() ? dout : plain_dout;
+    ConvInputGradNchw<float>(dev, g_, w.data<float>(), dy.data<float>(), OutputData(din),
+                             &OneDNNGemm);
+  }
+
   Conv2dGeometry g_;
   bool empty_ = false;
   OneDNNConvDescs descs_;
+  bool gemm_input_grad_ = false;  // dInput by InputGradByGemm, not by data_.
   dnnl::convolution_backward_data::primitive_desc data_pd_;
-  std::unique_ptr<dnnl::convolution_backward_data> data_;  // Null without Input@GRAD.
+  std::unique_ptr<dnnl::convolution_backward_data> data_;  // Null without Input@GRAD or by GEMM.
   std::shared_ptr<const OneDNNLayout> dinput_layout_;  // Null when it writes the user's.
   dnnl::convolution_backward_weights::primitive_desc weights_pd_;
   std::unique_ptr<dnnl::convolution_backward_weights> weights_;  // Null without Filter@GRAD.
