@@ -77,6 +77,9 @@ class PreparedOp {
     DataType dtype;
     Place place;
     bool opaque;  // In a library layout.
+    // The dims shape inference last saw, when the input was a DenseTensor (SteadyState).
+    bool dense = false;
+    DDim dims;
   };
   struct Transform {
     std::string slot;
@@ -98,6 +101,13 @@ class PreparedOp {
   };
 
   bool GuardHolds() const;
+  // Whether this run may skip the guard and shape inference and only replay the inferred
+  // effects: no input transforms, and every input a DenseTensor with the dtype, place,
+  // layout kind and dims of the last inference. One pass over the inputs, where the guard
+  // and InferShape's own comparison took two.
+  bool SteadyState() const;
+  // Notes each input's dims for SteadyState after shape inference ran.
+  void RecordInputDims();
   // Runs shape inference, or replays its last effects when its inputs are unchanged.
   void InferShape();
   bool IsOutput(const Variable* v) const;

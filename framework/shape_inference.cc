@@ -93,8 +93,9 @@ void SetRuntimeOutputDim(const OperatorBase& op, const std::string& slot, size_t
 void ShareRuntimeLoD(const Variable& in, Variable* out) {
   if (&in == out || in.IsType<SelectedRows>() || out->IsType<SelectedRows>()) return;
   const LoD& lod = in.Get<DenseTensor>().lod();
-  DenseTensor* t = out->GetMutable<DenseTensor>();
-  if (t->lod() != lod) t->set_lod(lod);  // Comparing costs less than copying, and no allocation.
+  // Comparing costs less than copying, and no allocation.
+  if (out->IsType<DenseTensor>() && out->Get<DenseTensor>().lod() == lod) return;
+  out->GetMutable<DenseTensor>()->set_lod(lod);
 }
 }  // namespace
 
@@ -173,9 +174,15 @@ void InferShapeEffects::Replay(const OperatorBase& op) const {
   for (const Effect& e : effects) {
     if (e.lod_from != nullptr) {
       ShareRuntimeLoD(*e.lod_from, e.out);
-    } else {
-      SetRuntimeOutputDim(op, e.slot, e.index, e.out, e.dims);
+      continue;
     }
+    // A row-major output that has the dims already (the steady state of a prepared
+    // program): resizing it would change nothing.
+    if (e.out->IsType<DenseTensor>()) {
+      const DenseTensor& t = e.out->Get<DenseTensor>();
+      if (t.is_plain() && t.dims() == e.dims) continue;
+    }
+    SetRuntimeOutputDim(op, e.slot, e.index, e.out, e.dims);
   }
 }
 

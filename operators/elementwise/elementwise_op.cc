@@ -158,6 +158,14 @@ SideAxes GradAxes(const GradOpBuilder& g) {
   return x_is_big ? SideAxes{-1, axis} : SideAxes{axis, -1};
 }
 
+// Whether `var`'s declared shape reads as Out's, unknown dims matching unknown ones: a guess
+// that orders grad ops, never one that decides what they compute.
+bool DeclaredLikeOut(const GradOpBuilder& g, const std::string& var) {
+  const framework::VarDesc* v = FindForwardVar(g, var);
+  const framework::VarDesc* out = FindForwardVar(g, g.Output("Out")[0]);
+  return v != nullptr && out != nullptr && v->GetShape() == out->GetShape();
+}
+
 // Whether `var` is known at build time to have Out's shape (so nothing needs summing).
 bool HasOutShape(const GradOpBuilder& g, const std::string& var) {
   const framework::VarDesc* v = FindForwardVar(g, var);
@@ -203,21 +211,34 @@ void AddNegate(GradOpBuilder* g, const std::string& in, const std::string& out) 
 }
 
 // dX = reduce_as(dOut, X), dY = +-reduce_as(dOut, Y). reduce_as is a copy for equal
-// shapes, and dOut itself cannot be handed on as the gradient.
+// shapes, and dOut itself cannot be handed on as the gradient. The input declared with Out's
+// shape (a bias add's X) gets its gradient last: as dOut's last reader, its reduce_as may
+// write over dOut where dOut dies there, instead of copying it.
 void AddSubGradMaker(GradOpBuilder* g, bool negate_y) {
   const std::string dout = g->OutputGrad("Out")[0];
   const SideAxes axes = GradAxes(*g);
   SideGrad dx(g, "X", axes.x);
   SideGrad dy(g, "Y", axes.y);
-  if (dx.wanted()) dx.Reduce(dout);
-  if (!dy.wanted()) return;
-  if (!negate_y) {
-    dy.Reduce(dout);
-    return;
+  const auto emit_x = [&] {
+    if (dx.wanted()) dx.Reduce(dout);
+  };
+  const auto emit_y = [&] {
+    if (!dy.wanted()) return;
+    if (!negate_y) {
+      dy.Reduce(dout);
+      return;
+    }
+    const std::string sum = g->NewTemp("y_sum");
+    dy.Reduce(dout, sum);
+    AddNegate(g, sum, dy.grad());
+  };
+  if (DeclaredLikeOut(*g, g->Input("X")[0])) {
+    emit_y();
+    emit_x();
+  } else {
+    emit_x();
+    emit_y();
   }
-  const std::string sum = g->NewTemp("y_sum");
-  dy.Reduce(dout, sum);
-  AddNegate(g, sum, dy.grad());
 }
 
 // dX = reduce_as(dOut * Y, X), dY = reduce_as(dOut * X, Y).
