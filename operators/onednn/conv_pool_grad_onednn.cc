@@ -99,8 +99,10 @@ std::optional<typename Primitive::primitive_desc> FastNhwcBackwardDesc(
 // in 16-channel blocks on AVX-512), its implementations are slow in every format: blocked
 // 6.4-6.7 ms, nhwc 5.2-5.3 ms for Input@GRAD of LeNet's conv 20->50 5x5 on 12x12 (batch 64,
 // one thread, reorders included). One GEMM per image, dcol = Filter^T * dOutput, then
-// col2im into row-major NCHW, takes 3.8-4.0 ms there: that runs for ungrouped NCHW
-// convolutions, nhwc for the others when oneDNN has a fast implementation for it.
+// col2im into row-major NCHW, is faster: both gradients of that layer 6.3-8.5 ms against
+// 7.6-9.1 ms with the nhwc primitive (conv_benchmark, minima of five alternations on a
+// noisy machine). That runs for ungrouped NCHW convolutions; the others take nhwc when
+// oneDNN has a fast implementation for it.
 std::optional<dnnl::convolution_backward_data::primitive_desc> BackwardDataDesc(
     const platform::OneDNNContext& dev, const Conv2dGeometry& g, const OneDNNConvDescs& d,
     const dnnl::convolution_forward::primitive_desc& hint) {

@@ -11,8 +11,8 @@
 // the framework's overhead (slot and attribute lookups, output allocation, the run's
 // bookkeeping). Without a CUDA device every benchmark reports an error and does nothing.
 //
-//   build/tests/benchmarks/cuda_vs_library_benchmark --benchmark_repetitions=5 \
-//       --benchmark_report_aggregates_only=true
+//   build/tests/benchmarks/cuda_vs_library_benchmark --benchmark_repetitions=5
+//       --benchmark_report_aggregates_only=true   (one command line)
 #include <benchmark/benchmark.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
