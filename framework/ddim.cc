@@ -8,7 +8,9 @@
 namespace paddle_like {
 namespace framework {
 
-DDim::DDim(std::initializer_list<int64_t> dims) : DDim(std::vector<int64_t>(dims)) {}
+// Straight from the list: a vector in between would cost an allocation per DDim {...}.
+DDim::DDim(std::initializer_list<int64_t> dims)
+    : DDim(dims.begin(), static_cast<int>(dims.size())) {}
 
 DDim::DDim(const std::vector<int64_t>& dims) : DDim(dims.data(), static_cast<int>(dims.size())) {}
 
