@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <numeric>
+#include <typeinfo>
 #include <unordered_map>
 #include <vector>
 
@@ -106,7 +107,12 @@ void OneDNNLayout::ToPlain(const void* src, void* dst) const {
 }
 
 const OneDNNLayout* OneDNNLayoutOf(const DenseTensor& t) {
-  return dynamic_cast<const OneDNNLayout*>(t.opaque_layout().get());
+  // OneDNNLayout is final: comparing the type costs less than a dynamic_cast's walk of the
+  // class hierarchy, and this runs for every operand of every oneDNN kernel.
+  const framework::OpaqueLayout* layout = t.opaque_layout().get();
+  return layout != nullptr && typeid(*layout) == typeid(OneDNNLayout)
+             ? static_cast<const OneDNNLayout*>(layout)
+             : nullptr;
 }
 
 memory::desc DescOf(const DenseTensor& t, const memory::desc& user) {
