@@ -24,6 +24,13 @@ void Gemm(const platform::CPUDeviceContext& ctx, bool trans_a, bool trans_b, int
           int64_t K, T alpha, const T* A, int64_t lda, const T* B, int64_t ldb, T beta, T* C,
           int64_t ldc);
 
+// A GEMM with Gemm's interface and contract, for algorithms that callers may run on a faster
+// one for their type (the oneDNN kernels bring oneDNN's sgemm: onednn/onednn_gemm.h).
+template <typename T>
+using GemmFn = void (*)(const platform::CPUDeviceContext&, bool trans_a, bool trans_b, int64_t M,
+                        int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
+                        int64_t ldb, T beta, T* C, int64_t ldc);
+
 // For every b in [0, a_offsets.size()): C_b = alpha * op(A_b) * op(B_b) + beta * C_b with
 // A_b = A + a_offsets[b], B_b = B + b_offsets[b] and C_b = C + b * M * ldc. The offsets let
 // broadcast batches share one matrix. All rows of all batches are split over the threads

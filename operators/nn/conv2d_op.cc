@@ -227,7 +227,7 @@ struct Conv2dGradKernel {
 }  // namespace
 
 template <typename T>
-void Conv2dPlainCompute(const ExecutionContext& ctx) {
+void Conv2dPlainCompute(const ExecutionContext& ctx, math::GemmFn<T> gemm) {
   const std::string& op = ctx.Type();
   const DenseTensor* input = ctx.Input("Input");
   const DenseTensor* filter = ctx.Input("Filter");
@@ -252,10 +252,10 @@ void Conv2dPlainCompute(const ExecutionContext& ctx) {
     const T* x = NchwData(*input, g.channel_last, &in_storage);
     if (g.channel_last) {
       std::vector<T> nchw(static_cast<size_t>(target->numel()));
-      ConvForwardNchw(dev, g, x, filter->data<T>(), nchw.data());
+      ConvForwardNchw(dev, g, x, filter->data<T>(), nchw.data(), gemm);
       StoreFromNchw(nchw, true, target->dims(), out);
     } else {
-      ConvForwardNchw(dev, g, x, filter->data<T>(), out);
+      ConvForwardNchw(dev, g, x, filter->data<T>(), out, gemm);
     }
     if (fusion.any()) {
       ApplyConvFusion(fusion, g, fusion.bias ? bias->data<T>() : static_cast<const T*>(nullptr),
@@ -265,8 +265,8 @@ void Conv2dPlainCompute(const ExecutionContext& ctx) {
   if (target == &fresh) *output = std::move(fresh);
 }
 
-template void Conv2dPlainCompute<float>(const ExecutionContext& ctx);
-template void Conv2dPlainCompute<double>(const ExecutionContext& ctx);
+template void Conv2dPlainCompute<float>(const ExecutionContext& ctx, math::GemmFn<float> gemm);
+template void Conv2dPlainCompute<double>(const ExecutionContext& ctx, math::GemmFn<double> gemm);
 
 PL_REGISTER_OPS(RegisterConv2dOp) {
   for (const std::string type : {"conv2d", "depthwise_conv2d"}) {

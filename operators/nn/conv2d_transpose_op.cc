@@ -179,7 +179,7 @@ void CheckConvTransposeBias(const std::string& op, const framework::DDim& bias,
 }
 
 template <typename T>
-void Conv2dTransposePlainCompute(const ExecutionContext& ctx) {
+void Conv2dTransposePlainCompute(const ExecutionContext& ctx, math::GemmFn<T> gemm) {
   const std::string& op = ctx.Type();
   const DenseTensor* input = ctx.Input("Input");
   const DenseTensor* filter = ctx.Input("Filter");
@@ -196,21 +196,23 @@ void Conv2dTransposePlainCompute(const ExecutionContext& ctx) {
     const T* x = NchwData(*input, g.channel_last, &in_storage);
     if (g.channel_last) {
       std::vector<T> nchw(static_cast<size_t>(fresh.numel()));
-      ConvInputGradNchw(dev, g, filter->data<T>(), x, nchw.data());
+      ConvInputGradNchw(dev, g, filter->data<T>(), x, nchw.data(), gemm);
       StoreFromNchw(nchw, true, fresh.dims(), out);
     } else {
-      ConvInputGradNchw(dev, g, filter->data<T>(), x, out);
+      ConvInputGradNchw(dev, g, filter->data<T>(), x, out, gemm);
     }
     if (bias != nullptr) AddChannelBias(bias->data<T>(), g.channel_last, fresh.dims(), out);
   }
   *ctx.Output("Output") = std::move(fresh);
 }
 
-template void Conv2dTransposePlainCompute<float>(const ExecutionContext& ctx);
-template void Conv2dTransposePlainCompute<double>(const ExecutionContext& ctx);
+template void Conv2dTransposePlainCompute<float>(const ExecutionContext& ctx,
+                                                math::GemmFn<float> gemm);
+template void Conv2dTransposePlainCompute<double>(const ExecutionContext& ctx,
+                                                 math::GemmFn<double> gemm);
 
 template <typename T>
-void Conv2dTransposeGradPlainCompute(const ExecutionContext& ctx) {
+void Conv2dTransposeGradPlainCompute(const ExecutionContext& ctx, math::GemmFn<T> gemm) {
   const DenseTensor* input = ctx.Input("Input");
   const DenseTensor* filter = ctx.Input("Filter");
   const DenseTensor* dout = ctx.Input("Output@GRAD");
@@ -227,23 +229,25 @@ void Conv2dTransposeGradPlainCompute(const ExecutionContext& ctx) {
     T* dst = input_grad.mutable_data<T>(ctx.GetPlace());
     if (g.channel_last) {
       std::vector<T> nchw(static_cast<size_t>(input->numel()));
-      ConvForwardNchw(dev, g, dy, filter->data<T>(), nchw.data());
+      ConvForwardNchw(dev, g, dy, filter->data<T>(), nchw.data(), gemm);
       StoreFromNchw(nchw, true, input->dims(), dst);
     } else {
-      ConvForwardNchw(dev, g, dy, filter->data<T>(), dst);
+      ConvForwardNchw(dev, g, dy, filter->data<T>(), dst, gemm);
     }
   }
   if (dfilter != nullptr) {
     filter_grad = DenseTensor(filter->dims(), filter->dtype());
     ConvFilterGradNchw(dev, g, dy, NchwData(*input, g.channel_last, &in_storage),
-                       filter_grad.mutable_data<T>(ctx.GetPlace()));
+                       filter_grad.mutable_data<T>(ctx.GetPlace()), gemm);
   }
   if (dinput != nullptr) *dinput = std::move(input_grad);
   if (dfilter != nullptr) *dfilter = std::move(filter_grad);
 }
 
-template void Conv2dTransposeGradPlainCompute<float>(const ExecutionContext& ctx);
-template void Conv2dTransposeGradPlainCompute<double>(const ExecutionContext& ctx);
+template void Conv2dTransposeGradPlainCompute<float>(const ExecutionContext& ctx,
+                                                    math::GemmFn<float> gemm);
+template void Conv2dTransposeGradPlainCompute<double>(const ExecutionContext& ctx,
+                                                     math::GemmFn<double> gemm);
 
 PL_REGISTER_OPS(RegisterConv2dTransposeOp) {
   for (const std::string type : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {

@@ -75,7 +75,7 @@ void DepthwiseForwardNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, 
 
 template <typename T>
 void ConvForwardNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
-                     const T* filter, T* out, GemmFn<T> gemm_fn) {
+                     const T* filter, T* out, math::GemmFn<T> gemm_fn) {
   const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
   if (cg == 1 && g.groups > 1) return DepthwiseForwardNchw(dev, g, in, filter, out);
   const int64_t k = cg * g.kernel_h * g.kernel_w;
@@ -99,7 +99,7 @@ void ConvForwardNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const
 // dInput [N, C_in, H, W] from dOutput [N, C_out, H_out, W_out].
 template <typename T>
 void ConvInputGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* filter,
-                       const T* dout, T* din, GemmFn<T> gemm_fn) {
+                       const T* dout, T* din, math::GemmFn<T> gemm_fn) {
   const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
   const int64_t k = cg * g.kernel_h * g.kernel_w;
   const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
@@ -126,7 +126,7 @@ void ConvInputGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, con
 // dFilter [C_out, C_in / groups, kh, kw]; images are added in order n = 0, 1, ...
 template <typename T>
 void ConvFilterGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
-                        const T* dout, T* dfilter, GemmFn<T> gemm_fn) {
+                        const T* dout, T* dfilter, math::GemmFn<T> gemm_fn) {
   const int64_t cg = g.in_c / g.groups, mg = g.out_c / g.groups;
   const int64_t k = cg * g.kernel_h * g.kernel_w;
   const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
@@ -160,11 +160,11 @@ void StoreFromNchw(const std::vector<T>& nchw, bool channel_last, const DDim& di
 
 #define PL_INSTANTIATE_CONV_NCHW(T)                                                           \
   template void ConvForwardNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&, const T*,  \
-                                   const T*, T*, GemmFn<T>);                                  \
+                                   const T*, T*, math::GemmFn<T>);                                  \
   template void ConvInputGradNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&,          \
-                                     const T*, const T*, T*, GemmFn<T>);                      \
+                                     const T*, const T*, T*, math::GemmFn<T>);                      \
   template void ConvFilterGradNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&,         \
-                                      const T*, const T*, T*, GemmFn<T>);                     \
+                                      const T*, const T*, T*, math::GemmFn<T>);                     \
   template void StoreFromNchw<T>(const std::vector<T>&, bool, const framework::DDim&, T*);
 PL_INSTANTIATE_CONV_NCHW(float)
 PL_INSTANTIATE_CONV_NCHW(double)

@@ -17,28 +17,22 @@
 namespace paddle_like {
 namespace operators {
 
-// A GEMM with math::Gemm's interface and contract.
-template <typename T>
-using GemmFn = void (*)(const platform::CPUDeviceContext&, bool trans_a, bool trans_b, int64_t M,
-                        int64_t N, int64_t K, T alpha, const T* A, int64_t lda, const T* B,
-                        int64_t ldb, T beta, T* C, int64_t ldc);
-
 // out [N, C_out, H_out, W_out] = conv(in [N, C_in, H, W], filter [C_out, C_in / groups, kh, kw]).
 template <typename T>
 void ConvForwardNchw(const platform::CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
-                     const T* filter, T* out, GemmFn<T> gemm = &math::Gemm<T>);
+                     const T* filter, T* out, math::GemmFn<T> gemm = &math::Gemm<T>);
 
 // din [N, C_in, H, W] from dout [N, C_out, H_out, W_out] (overwritten, not accumulated).
 template <typename T>
 void ConvInputGradNchw(const platform::CPUDeviceContext& dev, const Conv2dGeometry& g,
                        const T* filter, const T* dout, T* din,
-                       GemmFn<T> gemm = &math::Gemm<T>);
+                       math::GemmFn<T> gemm = &math::Gemm<T>);
 
 // dfilter [C_out, C_in / groups, kh, kw]; images are added in order n = 0, 1, ...
 template <typename T>
 void ConvFilterGradNchw(const platform::CPUDeviceContext& dev, const Conv2dGeometry& g,
                         const T* in, const T* dout, T* dfilter,
-                        GemmFn<T> gemm = &math::Gemm<T>);
+                        math::GemmFn<T> gemm = &math::Gemm<T>);
 
 // Writes `nchw` (logical dims [N, C, H, W]) into `dst` of dims `dims` (NCHW, or NHWC when
 // `channel_last`).

@@ -22,6 +22,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/shape_inference.h"
 #include "framework/operator.h"
+#include "operators/math/blas.h"
 #include "operators/math/im2col.h"
 
 namespace paddle_like {
@@ -122,12 +123,16 @@ const T* NchwData(const framework::DenseTensor& t, bool channel_last, std::vecto
 
 // The plain CPU kernels (defined in conv2d_op.cc, conv2d_transpose_op.cc and pool2d_op.cc;
 // T = float or double).
+// The plain kernels' computations, which run their products through `gemm`.
 template <typename T>
-void Conv2dPlainCompute(const framework::ExecutionContext& ctx);
+void Conv2dPlainCompute(const framework::ExecutionContext& ctx,
+                        math::GemmFn<T> gemm = &math::Gemm<T>);
 template <typename T>
-void Conv2dTransposePlainCompute(const framework::ExecutionContext& ctx);  // conv2d_transpose_op.cc
+void Conv2dTransposePlainCompute(const framework::ExecutionContext& ctx,
+                                 math::GemmFn<T> gemm = &math::Gemm<T>);  // conv2d_transpose_op.cc
 template <typename T>
-void Conv2dTransposeGradPlainCompute(const framework::ExecutionContext& ctx);  // the same
+void Conv2dTransposeGradPlainCompute(const framework::ExecutionContext& ctx,
+                                     math::GemmFn<T> gemm = &math::Gemm<T>);  // the same
 template <typename T>
 void Pool2dPlainCompute(const framework::ExecutionContext& ctx);
 template <typename T>

@@ -24,6 +24,7 @@
 #include "operators/nn/conv_fusion.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
+#include "operators/onednn/onednn_gemm.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -86,7 +87,8 @@ class Conv2dOneDNN final : public framework::OpKernel {
     if (plain_) {
       // The plain code reads the residual while it writes the output: no in-place grant.
       ctx.Output("Output")->EndInPlace();
-      ctx.WithPlainInputs([](const ExecutionContext& plain) { Conv2dPlainCompute<float>(plain); });
+      ctx.WithPlainInputs(
+          [](const ExecutionContext& plain) { Conv2dPlainCompute<float>(plain, &OneDNNGemm); });
       return;
     }
     const DenseTensor* input = ctx.Input("Input");

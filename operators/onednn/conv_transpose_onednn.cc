@@ -20,6 +20,7 @@
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/onednn/channel_runs.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
+#include "operators/onednn/onednn_gemm.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -99,7 +100,9 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
   void Compute(const ExecutionContext& ctx) override {
     if (plain_) {
       ctx.WithPlainInputs(
-          [](const ExecutionContext& plain) { Conv2dTransposePlainCompute<float>(plain); });
+          [](const ExecutionContext& plain) {
+            Conv2dTransposePlainCompute<float>(plain, &OneDNNGemm);
+          });
       return;
     }
     const DenseTensor* input = ctx.Input("Input");
