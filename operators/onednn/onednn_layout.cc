@@ -115,7 +115,7 @@ const OneDNNLayout* OneDNNLayoutOf(const DenseTensor& t) {
              : nullptr;
 }
 
-memory::desc DescOf(const DenseTensor& t, const memory::desc& user) {
+const memory::desc& DescOf(const DenseTensor& t, const memory::desc& user) {
   const OneDNNLayout* layout = OneDNNLayoutOf(t);
   return layout != nullptr && layout->plain_desc() == user ? layout->desc() : user;
 }

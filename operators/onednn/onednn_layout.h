@@ -52,8 +52,10 @@ void Reorder(dnnl::memory from, dnnl::memory to, const platform::OneDNNContext& 
 const OneDNNLayout* OneDNNLayoutOf(const framework::DenseTensor& t);
 
 // How float32 tensor `t` is arranged, given `user`, the descriptor of its row-major data:
-// its oneDNN layout when it has one whose row-major form is `user`, else `user`.
-dnnl::memory::desc DescOf(const framework::DenseTensor& t, const dnnl::memory::desc& user);
+// its oneDNN layout when it has one whose row-major form is `user`, else `user`. Returned
+// by reference to one of the two, not copied (a memory::desc is 696 bytes, and oneDNN
+// kernels ask this for operands on every run): use it while both still exist.
+const dnnl::memory::desc& DescOf(const framework::DenseTensor& t, const dnnl::memory::desc& user);
 
 // Memory over input `t` (only read) as arranged by DescOf. A tensor in a oneDNN layout that
 // does not fit `user` (another reading of its dims) is converted into a row-major copy the
