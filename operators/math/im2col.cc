@@ -78,12 +78,10 @@ void Im2Col(const T* im, int64_t channels, int64_t height, int64_t width, const 
       TapRanges(height, w.kernel_h, w.stride_h, w.pad_top, w.dilation_h, w.out_h);
   const std::vector<TapRange> cols =
       TapRanges(width, w.kernel_w, w.stride_w, w.pad_left, w.dilation_w, w.out_w);
-  // Windows that reach into the padding leave zeros in their rows; without padding nothing
-  // needs filling.
-  const bool padded = w.pad_top > 0 || w.pad_left > 0 ||
-                      (w.out_h - 1) * w.stride_h + (w.kernel_h - 1) * w.dilation_h >= height ||
-                      (w.out_w - 1) * w.stride_w + (w.kernel_w - 1) * w.dilation_w >= width;
-  if (padded) std::fill(col, col + channels * w.kernel_h * w.kernel_w * out_size, T(0));
+  // Whether some window reaches into the padding: only then do rows need zeros.
+  bool padded = false;
+  for (const TapRange& r : rows) padded = padded || r.lo > 0 || r.hi < w.out_h;
+  for (const TapRange& q : cols) padded = padded || q.lo > 0 || q.hi < w.out_w;
   const int64_t row_step = w.stride_h * width;
   for (int64_t c = 0; c < channels; ++c) {
     const T* plane = im + c * height * width;
@@ -91,11 +89,22 @@ void Im2Col(const T* im, int64_t channels, int64_t height, int64_t width, const 
       const TapRange& r = rows[i];
       for (int64_t j = 0; j < w.kernel_w; ++j) {
         const TapRange& q = cols[j];
-        const int64_t n = q.hi - q.lo;
-        T* dst = col + ((c * w.kernel_h + i) * w.kernel_w + j) * out_size + r.lo * w.out_w + q.lo;
-        const T* src = plane + (r.lo * w.stride_h + r.offset) * width + q.offset + q.lo * w.stride_w;
+        T* row = col + ((c * w.kernel_h + i) * w.kernel_w + j) * out_size;
+        T* dst = row + r.lo * w.out_w;
+        const T* src = plane + (r.lo * w.stride_h + r.offset) * width + q.offset;
+        if (!padded) {
+          for (int64_t y = r.lo; y < r.hi; ++y, src += row_step, dst += w.out_w) {
+            CopyRow(src, w.stride_w, w.out_w, dst);
+          }
+          continue;
+        }
+        // Output rows and columns whose window reads the padding get zeros.
+        std::fill(row, row + r.lo * w.out_w, T(0));
+        std::fill(row + r.hi * w.out_w, row + out_size, T(0));
         for (int64_t y = r.lo; y < r.hi; ++y, src += row_step, dst += w.out_w) {
-          CopyRow(src, w.stride_w, n, dst);
+          std::fill(dst, dst + q.lo, T(0));
+          CopyRow(src + q.lo * w.stride_w, w.stride_w, q.hi - q.lo, dst + q.lo);
+          std::fill(dst + q.hi, dst + w.out_w, T(0));
         }
       }
     }
