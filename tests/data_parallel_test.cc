@@ -265,6 +265,23 @@ TEST(DataParallelRewrite, SparseGradientsAreAllGathered) {
 
 bool HaveDigits() { return fs::exists(kDigitsDir + "/digits.csv.gz"); }
 
+// A free port P whose neighbour P + 1 is free too, for a job whose launchers meet at P and
+// ranks at P + 1. An ephemeral port's neighbour may be held by another connection (other
+// tests run beside this one), so the neighbour is tried as well.
+int FreePortAndNext() {
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    platform::collective::TcpStoreServer probe(0);
+    try {
+      platform::collective::TcpStoreServer next(probe.port() + 1);
+      return probe.port();
+    } catch (const platform::Error&) {
+      // Taken: try another.
+    }
+  }
+  ADD_FAILURE() << "no two neighbouring free ports found";
+  return 0;
+}
+
 std::vector<std::string> TrainArgs(const std::string& model, const std::string& save,
                                    int steps) {
   return {"train", "--model", model, "--dataset", "digits", "--data-dir", kDigitsDir,
@@ -491,12 +508,7 @@ BackgroundLaunch StartLongJob(const std::string& dir) {
 TEST_F(DataParallelJob, TwoLaunchersAsTwoMachinesTrainOneJob) {
   // Two "machines" of one rank each, both on this one (loopback addresses): the launchers
   // meet at --master, the ranks at its port + 1.
-  int port = 0;
-  {
-    platform::collective::TcpStoreServer probe(0);
-    port = probe.port();
-  }
-  const std::string master = "127.0.0.1:" + std::to_string(port);
+  const std::string master = "127.0.0.1:" + std::to_string(FreePortAndNext());
   auto node = [&](int rank, const std::string& save) {
     std::vector<std::string> args = {"launch",  "--nproc", "1", "--nnodes", "2",
                                      "--node-rank", std::to_string(rank), "--master", master,
