@@ -327,18 +327,24 @@ void PreparedOp::GrantInPlace() {
       continue;
     }
     const DenseTensor& x = in->Get<DenseTensor>();
-    DenseTensor* y = out->GetMutable<DenseTensor>();
     // Nobody else may hold the buffer (a caller's fed tensor, a fetched copy), and the
     // output must need exactly the input's bytes in the kernel's type. An input in a
     // library's layout qualifies when that layout has no padding; the kernel (which accepts
     // that layout) writes over it in the same arrangement or stages its output.
-    const int64_t numel = y->dims().numel();
-    if (!x.initialized() || x.holder().use_count() != 1 ||
-        x.dtype() != kernel_->key.dtype || !(x.place() == place_) || numel < 0 ||
-        static_cast<size_t>(numel) * platform::SizeOf(x.dtype()) != x.data_bytes() ||
-        std::find(granted_.begin(), granted_.end(), y) != granted_.end()) {
+    if (!x.initialized() || x.holder().use_count() != 1 || x.dtype() != kernel_->key.dtype ||
+        !(x.place() == place_)) {
       continue;
     }
+    DenseTensor* y = out->GetMutable<DenseTensor>();
+    // The usual case, a row-major input of the output's dims, needs no byte counts.
+    if (!(x.is_plain() && y->dims() == x.dims())) {
+      const int64_t numel = y->dims().numel();
+      if (numel < 0 ||
+          static_cast<size_t>(numel) * platform::SizeOf(x.dtype()) != x.data_bytes()) {
+        continue;
+      }
+    }
+    if (std::find(granted_.begin(), granted_.end(), y) != granted_.end()) continue;
     y->ShareBufferInPlace(x);  // Keeps the inferred dims and LoD.
     granted_.push_back(y);
     in_place_used_.push_back(pair.candidate);
