@@ -116,14 +116,13 @@ void BatchNormOneDNN::Compute(const ExecutionContext& ctx) {
     const dnnl::engine& e = dev.engine();
     const memory::desc& md = md_;
     const memory::desc& channel_md = channel_md_;
-    primitive_->execute(
-        dev.stream(),
-        {{DNNL_ARG_SRC, WrapTensor(md, e, x)},
-         {DNNL_ARG_DST, WrapTensor(md, e, *y)},
-         {DNNL_ARG_SCALE, WrapTensor(channel_md, e, scale)},
-         {DNNL_ARG_SHIFT, WrapTensor(channel_md, e, bias)},
-         {DNNL_ARG_MEAN, WrapTensor(channel_md, e, global ? mean : batch_mean)},
-         {DNNL_ARG_VARIANCE, WrapTensor(channel_md, e, global ? variance : batch_var)}});
+    Execute(*primitive_, dev.stream(),
+            {{DNNL_ARG_SRC, WrapTensor(md, e, x)},
+             {DNNL_ARG_DST, WrapTensor(md, e, *y)},
+             {DNNL_ARG_SCALE, WrapTensor(channel_md, e, scale)},
+             {DNNL_ARG_SHIFT, WrapTensor(channel_md, e, bias)},
+             {DNNL_ARG_MEAN, WrapTensor(channel_md, e, global ? mean : batch_mean)},
+             {DNNL_ARG_VARIANCE, WrapTensor(channel_md, e, global ? variance : batch_var)}});
     dev.stream().wait();
   } catch (const dnnl::error& err) {
     throw Failure(ctx, x, err);
@@ -216,16 +215,16 @@ void BatchNormGradOneDNNKernel(const ExecutionContext& ctx) {
     const dnnl::batch_normalization_backward::primitive_desc pd(
         dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward, md, md, epsilon, flags),
         e, hint);
-    dnnl::batch_normalization_backward(pd).execute(
-        dev.stream(), {{DNNL_ARG_SRC, WrapTensor(md, e, x)},
-                       {DNNL_ARG_DIFF_DST, WrapTensor(md, e, dy)},
-                       {DNNL_ARG_MEAN, WrapTensor(channel_md, e, mean)},
-                       {DNNL_ARG_VARIANCE, WrapTensor(channel_md, e, variance)},
-                       {DNNL_ARG_SCALE, WrapTensor(channel_md, e, scale)},
-                       {DNNL_ARG_SHIFT, WrapTensor(channel_md, e, shift)},
-                       {DNNL_ARG_DIFF_SRC, WrapTensor(md, e, *dx_target)},
-                       {DNNL_ARG_DIFF_SCALE, WrapTensor(channel_md, e, *dscale_target)},
-                       {DNNL_ARG_DIFF_SHIFT, WrapTensor(channel_md, e, *dbias_target)}});
+    Execute(dnnl::batch_normalization_backward(pd), dev.stream(),
+            {{DNNL_ARG_SRC, WrapTensor(md, e, x)},
+             {DNNL_ARG_DIFF_DST, WrapTensor(md, e, dy)},
+             {DNNL_ARG_MEAN, WrapTensor(channel_md, e, mean)},
+             {DNNL_ARG_VARIANCE, WrapTensor(channel_md, e, variance)},
+             {DNNL_ARG_SCALE, WrapTensor(channel_md, e, scale)},
+             {DNNL_ARG_SHIFT, WrapTensor(channel_md, e, shift)},
+             {DNNL_ARG_DIFF_SRC, WrapTensor(md, e, *dx_target)},
+             {DNNL_ARG_DIFF_SCALE, WrapTensor(channel_md, e, *dscale_target)},
+             {DNNL_ARG_DIFF_SHIFT, WrapTensor(channel_md, e, *dbias_target)}});
     dev.stream().wait();
   } catch (const dnnl::error& err) {
     throw errors::Fatal("op `%s`: oneDNN batch normalization backward failed for X %s (%s): %s",

@@ -118,7 +118,7 @@ class BinaryOneDNN final : public framework::OpKernel {
         args_[DNNL_ARG_SRC_0] = src0;
         args_[DNNL_ARG_SRC_1] = src1;
         args_[DNNL_ARG_DST] = dst;
-        primitive_->execute(dev.stream(), args_);
+        Execute(*primitive_, dev.stream(), args_);
       }
       dst_.Store(dev);
       dev.stream().wait();

@@ -60,7 +60,7 @@ void ConcatOneDNNKernel(const ExecutionContext& ctx) {
   args.emplace(DNNL_ARG_DST, memory(dst_md, dev.engine(), o));
   try {
     const dnnl::concat::primitive_desc pd(dst_md, axis, mds, dev.engine());
-    dnnl::concat(pd).execute(dev.stream(), args);
+    Execute(dnnl::concat(pd), dev.stream(), args);
     dev.stream().wait();
   } catch (const dnnl::error& e) {
     throw errors::Fatal("op `concat`: oneDNN concat of %zu inputs into %s along axis %d failed: %s",

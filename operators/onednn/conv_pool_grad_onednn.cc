@@ -32,8 +32,8 @@
 // agree exactly when every window has one maximum.
 #include <algorithm>
 #include <memory>
-#include <optional>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <optional>
 #include <string>
 #include <unordered_map>
 
@@ -42,6 +42,7 @@
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_gemm.h"
+#include "operators/onednn/onednn_memory.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -139,8 +140,8 @@ void ConvBackwardWeights(const platform::OneDNNContext& dev, const OneDNNConvDes
   const ScratchMemory diff_dst = ToFormat(dout, pd.diff_dst_desc(), dev);
   const PrimitiveOutput diff_w(d.weights, dfilter->data<float>(), pd.diff_weights_desc(),
                                dev.engine());
-  primitive.execute(
-      dev.stream(),
+  Execute(
+      primitive, dev.stream(),
       {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DIFF_WEIGHTS, diff_w.mem()}});
   diff_w.Store(dev);
 }
@@ -237,9 +238,10 @@ class Conv2dGradOneDNN final : public framework::OpKernel {
                              ctx.OutputMayBeOpaque("Input@GRAD") ? dinput_layout_ : nullptr);
           const PrimitiveOutput diff_src(DescOf(*din, descs_.src), OutputData(din),
                                          data_pd_.diff_src_desc(), engine);
-          data_->execute(dev.stream(), {{DNNL_ARG_DIFF_DST, diff_dst},
-                                        {DNNL_ARG_WEIGHTS, w},
-                                        {DNNL_ARG_DIFF_SRC, diff_src.mem()}});
+          Execute(*data_, dev.stream(),
+                  {{DNNL_ARG_DIFF_DST, diff_dst},
+                   {DNNL_ARG_WEIGHTS, w},
+                   {DNNL_ARG_DIFF_SRC, diff_src.mem()}});
           diff_src.Store(dev);
         }
         if (dw != nullptr) {
@@ -367,8 +369,8 @@ class Conv2dTransposeGradOneDNN final : public framework::OpKernel {
                            ctx.OutputMayBeOpaque("Input@GRAD") ? dinput_layout_ : nullptr);
         const PrimitiveOutput dst(DescOf(*din, descs_.dst), OutputData(din),
                                   forward_pd_.dst_desc(), engine);
-        forward_->execute(dev.stream(),
-                          {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst.mem()}});
+        Execute(*forward_, dev.stream(),
+                {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, dst.mem()}});
         dst.Store(dev);
       }
       if (dfilter != nullptr) {
@@ -466,12 +468,12 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
       if (g_.is_max) {
         // Where each maximum was: the op does not keep the forward pass's workspace, so the
         // forward pooling runs again on X.
-        forward_->execute(dev.stream(), {{DNNL_ARG_SRC, src},
-                                         {DNNL_ARG_DST, scratch_dst_},
-                                         {DNNL_ARG_WORKSPACE, workspace_}});
+        Execute(
+            *forward_, dev.stream(),
+            {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, scratch_dst_}, {DNNL_ARG_WORKSPACE, workspace_}});
         args.emplace(DNNL_ARG_WORKSPACE, workspace_);
       }
-      backward_->execute(dev.stream(), args);
+      Execute(*backward_, dev.stream(), args);
       diff_src.Store(dev);
       dev.stream().wait();
       if (target == &fresh) *dx = std::move(fresh);

@@ -15,8 +15,8 @@
 // once per filter value: the convolution is a kernel class (framework/op_kernel.h) that
 // keeps its primitive and packed filter between runs. Pooling reads its input in the layout
 // it comes in and writes the same format; it keeps its primitive too.
-#include <oneapi/dnnl/dnnl.hpp>
 #include <memory>
+#include <oneapi/dnnl/dnnl.hpp>
 #include <string>
 #include <unordered_map>
 
@@ -25,6 +25,7 @@
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_gemm.h"
+#include "operators/onednn/onednn_memory.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -128,7 +129,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
             Reorder(copy.mem(), dst, dev);
           }  // Else the residual is already where and how the post-op reads it.
         }
-        primitive_->execute(dev.stream(), args_);
+        Execute(*primitive_, dev.stream(), args_);
         dst_.Store(dev);
         dev.stream().wait();
       });
@@ -224,7 +225,7 @@ class Pool2dOneDNN final : public framework::OpKernel {
       args_[DNNL_ARG_SRC] = src;
       args_[DNNL_ARG_DST] =
           dst_.Bind(DescOf(*target, user_dst_), OutputData(target), dst_desc_, engine);
-      primitive_->execute(dev.stream(), args_);
+      Execute(*primitive_, dev.stream(), args_);
       dst_.Store(dev);
       dev.stream().wait();
       if (target == &fresh) *out = std::move(fresh);

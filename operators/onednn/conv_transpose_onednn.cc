@@ -21,6 +21,7 @@
 #include "operators/onednn/channel_runs.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_gemm.h"
+#include "operators/onednn/onednn_memory.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -125,7 +126,7 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
       if (bias != nullptr && !own_bias_) {
         args_[DNNL_ARG_BIAS] = bias_mem_.Over(BiasDesc(), bias->data<float>(), engine);
       }
-      primitive_->execute(dev.stream(), args_);
+      Execute(*primitive_, dev.stream(), args_);
       dev.stream().wait();
       if (own_bias_) AddChannelBias(args_[DNNL_ARG_DST], bias->data<float>(), dev);
       dst_.Store(dev);

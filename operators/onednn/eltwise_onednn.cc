@@ -23,6 +23,7 @@
 #include "operators/common.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_layout.h"
+#include "operators/onednn/onednn_memory.h"
 #include "operators/onednn/plain_fallback.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
@@ -101,7 +102,8 @@ void EltwiseKernel(const ExecutionContext& ctx) {
       const memory src(md, dev.engine(), const_cast<void*>(x->raw_data()));
       const PrimitiveOutput dst(layout == nullptr || keep_layout ? md : layout->plain_desc(),
                                 OutputData(out), md, dev.engine());
-      dnnl::eltwise_forward(pd).execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst.mem()}});
+      Execute(dnnl::eltwise_forward(pd), dev.stream(),
+              {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst.mem()}});
       dst.Store(dev);
       dev.stream().wait();
     } catch (const dnnl::error& ex) {
@@ -160,10 +162,10 @@ void EltwiseGrad(const ExecutionContext& ctx, const char* dep_slot, const Eltwis
       const ScratchMemory d = ToFormat(InputMemory(*dep, plain, dev.engine()), md, dev);
       const ScratchMemory g = ToFormat(InputMemory(*dout, plain, dev.engine()), md, dev);
       const PrimitiveOutput gx(keep_layout ? md : plain, OutputData(dx), md, dev.engine());
-      dnnl::eltwise_backward(pd).execute(dev.stream(),
-                                         {{reads_out ? DNNL_ARG_DST : DNNL_ARG_SRC, d},
-                                          {DNNL_ARG_DIFF_DST, g},
-                                          {DNNL_ARG_DIFF_SRC, gx.mem()}});
+      Execute(dnnl::eltwise_backward(pd), dev.stream(),
+              {{reads_out ? DNNL_ARG_DST : DNNL_ARG_SRC, d},
+               {DNNL_ARG_DIFF_DST, g},
+               {DNNL_ARG_DIFF_SRC, gx.mem()}});
       dev.stream().wait();
       if (patch != nullptr) {
         // Elementwise over the buffers as computed (padding included).

@@ -70,7 +70,7 @@ void LayerNormOneDNNKernel(const ExecutionContext& ctx) {
                                             {DNNL_ARG_VARIANCE, WrapTensor(md.stat, e, *var)}};
     if (scale_in != nullptr) args[DNNL_ARG_SCALE] = WrapTensor(md.param, e, scale);
     if (bias_in != nullptr) args[DNNL_ARG_SHIFT] = WrapTensor(md.param, e, bias);
-    dnnl::layer_normalization_forward(pd).execute(dev.stream(), args);
+    Execute(dnnl::layer_normalization_forward(pd), dev.stream(), args);
     dev.stream().wait();
   } catch (const dnnl::error& err) {
     throw errors::Fatal("op `%s`: oneDNN layer normalization failed for X %s as rows [%s, %s]: %s",
@@ -140,7 +140,7 @@ void LayerNormGradOneDNNKernel(const ExecutionContext& ctx) {
       args[DNNL_ARG_DIFF_SCALE] = WrapTensor(md.param, e, *dscale_target);
       args[DNNL_ARG_DIFF_SHIFT] = WrapTensor(md.param, e, *dbias_target);
     }
-    dnnl::layer_normalization_backward(pd).execute(dev.stream(), args);
+    Execute(dnnl::layer_normalization_backward(pd), dev.stream(), args);
     dev.stream().wait();
   } catch (const dnnl::error& err) {
     throw errors::Fatal(

@@ -13,6 +13,7 @@
 #include "framework/op_registry.h"
 #include "operators/matmul/matmul_shape.h"
 #include "operators/onednn/onednn_layout.h"
+#include "operators/onednn/onednn_memory.h"
 #include "operators/onednn/plain_fallback.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
@@ -74,9 +75,8 @@ void RunOneDNNMatmul(const char* op, const ExecutionContext& ctx, const MatmulOp
     memory src_mem(src_md, dev.engine(), const_cast<float*>(src.data));
     memory w_mem(w_md, dev.engine(), const_cast<float*>(weights.data));
     memory dst_mem(dst_md, dev.engine(), dst);
-    dnnl::matmul(pd).execute(
-        dev.stream(),
-        {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, dst_mem}});
+    Execute(dnnl::matmul(pd), dev.stream(),
+            {{DNNL_ARG_SRC, src_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, dst_mem}});
     dev.stream().wait();
   } catch (const dnnl::error& e) {
     throw errors::Fatal("op `%s`: oneDNN matmul failed for src %s, weights %s: %s", op,
@@ -151,8 +151,8 @@ class MatmulOneDNN : public framework::OpKernel {
         memory src(src_md_, dev.engine(), const_cast<float*>(x->data<float>()));
         memory dst(dst_md_, dev.engine(), o);
         const memory weights = Weights(ctx, *y, dev);  // May recreate the primitive.
-        primitive_->execute(dev.stream(),
-                            {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+        Execute(*primitive_, dev.stream(),
+                {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
         dev.stream().wait();
       } catch (const dnnl::error& e) {
         throw Failure(ctx, *x, *y, e);

@@ -2,11 +2,28 @@
 #pragma once
 
 #include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
 
 #include "framework/dense_tensor.h"
 
 namespace paddle_like {
 namespace operators {
+
+// Runs `primitive` on `args` as dnnl::primitive::execute does, without the std::vector copy
+// of the arguments that execute allocates on every call.
+inline void Execute(const dnnl::primitive& primitive, const dnnl::stream& stream,
+                    const std::unordered_map<int, dnnl::memory>& args) {
+  constexpr size_t kMaxArgs = 16;  // More than any primitive here takes.
+  if (args.size() > kMaxArgs) {
+    primitive.execute(stream, args);
+    return;
+  }
+  dnnl_exec_arg_t c_args[kMaxArgs];
+  int n = 0;
+  for (const auto& a : args) c_args[n++] = {a.first, a.second.get(true)};
+  dnnl::error::wrap_c_api(dnnl_primitive_execute(primitive.get(), stream.get(), n, c_args),
+                          "could not execute a primitive");
+}
 
 // A dense row-major float32 descriptor of `dims` (rank >= 1; size-1 dims allowed, the
 // broadcast operand of dnnl::binary).

@@ -120,7 +120,7 @@ void RunReduction(const ExecutionContext& ctx, bool mean, const std::vector<bool
         dnnl::reduction::desc(alg, src_md, dst_md, 0.0f, 0.0f), dev.engine());
     const memory src = WrapTensor(src_md, dev.engine(), *x);
     const memory dst(dst_md, dev.engine(), split ? row_sums.data() : o);
-    dnnl::reduction(pd).execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+    Execute(dnnl::reduction(pd), dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
     dev.stream().wait();
   } catch (const dnnl::error& e) {
     throw errors::Fatal("op `%s`: oneDNN reduction failed for X %s: %s", ctx.Type(),

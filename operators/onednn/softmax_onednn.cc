@@ -8,6 +8,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "operators/common.h"
+#include "operators/onednn/onednn_memory.h"
 #include "operators/onednn/plain_fallback.h"
 #include "operators/op_family.h"
 #include "operators/softmax/softmax_op.h"
@@ -57,7 +58,7 @@ void SoftmaxOneDNNKernel(const ExecutionContext& ctx) {
       // oneDNN takes non-const handles; X is only read.
       const memory src(md, dev.engine(), const_cast<float*>(x->data<float>()));
       const memory dst(md, dev.engine(), o);
-      dnnl::softmax_forward(pd).execute(dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
+      Execute(dnnl::softmax_forward(pd), dev.stream(), {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
       dev.stream().wait();
     } catch (const dnnl::error& e) {
       throw errors::Fatal("op `%s`: oneDNN softmax forward failed for X %s, axis %d: %s",
@@ -98,9 +99,8 @@ void SoftmaxGradOneDNNKernel(const ExecutionContext& ctx) {
       const memory dst(md, dev.engine(), const_cast<float*>(out->data<float>()));
       const memory diff_dst(md, dev.engine(), const_cast<float*>(dout->data<float>()));
       const memory diff_src(md, dev.engine(), o);
-      dnnl::softmax_backward(pd).execute(
-          dev.stream(),
-          {{DNNL_ARG_DST, dst}, {DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DIFF_SRC, diff_src}});
+      Execute(dnnl::softmax_backward(pd), dev.stream(),
+              {{DNNL_ARG_DST, dst}, {DNNL_ARG_DIFF_DST, diff_dst}, {DNNL_ARG_DIFF_SRC, diff_src}});
       dev.stream().wait();
     } catch (const dnnl::error& e) {
       throw errors::Fatal("op `%s`: oneDNN softmax backward failed for Out %s, axis %d: %s",

@@ -77,7 +77,7 @@ void SumOneDNNKernel(const ExecutionContext& ctx) {
     for (size_t i = 0; i < n; ++i) {
       args.emplace(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), srcs[i]);
     }
-    dnnl::sum(pd).execute(dev.stream(), args);
+    Execute(dnnl::sum(pd), dev.stream(), args);
     dev.stream().wait();
   } catch (const dnnl::error& e) {
     throw errors::Fatal("op `sum`: oneDNN sum of %zu inputs of shape %s failed: %s", n,
