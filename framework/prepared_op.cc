@@ -356,7 +356,8 @@ void PreparedOp::Run() {
     op_.Run(*scope_, place_);
     return;
   }
-  if (kernel_ != nullptr && SteadyState()) {
+  const bool steady = kernel_ != nullptr && SteadyState();
+  if (steady) {
     inferred_.Replay(op_);
   } else {
     if (kernel_ == nullptr || !GuardHolds()) ChooseKernel();
@@ -379,7 +380,8 @@ void PreparedOp::Run() {
   } else {
     prepacks_.clear();
     ExecutionContext exec_ctx(op_, kernel_ctx_, *device_context_, kernel_->key, &prepacks_);
-    PrepareKernelObject(exec_ctx);
+    // Steady inputs have the dims of the last run, which prepared the kernel already.
+    if (!steady || !kernel_prepared_) PrepareKernelObject(exec_ctx);
     kernel_object_->Compute(exec_ctx);
   }
   if (kernel_->key.backend != LibraryType::kPlain) EnsurePlainOutputs();
