@@ -69,11 +69,13 @@ std::vector<T> Random(size_t n, unsigned seed) {
   return v;
 }
 
-// col[(c, i, j), (y, x)] by its definition.
-template <typename T>
-std::vector<T> NaiveIm2Col(const std::vector<T>& im, const Case& c) {
+// Calls fn(k, pixel) for every entry k of the column matrix, in order, where pixel is the
+// index in the image of the element that entry reads by its definition, or -1 where the
+// window lies in the padding: col[(c, i, j), (y, x)] = im[c, y * stride_h - pad_top +
+// i * dilation_h, x * stride_w - pad_left + j * dilation_w].
+template <typename Fn>
+void ForEachColumnEntry(const Case& c, Fn&& fn) {
   const Conv2dWindow w = c.Window();
-  std::vector<T> col(static_cast<size_t>(c.channels * c.kernel_h * c.kernel_w * w.out_h * w.out_w));
   size_t k = 0;
   for (int64_t ch = 0; ch < c.channels; ++ch) {
     for (int64_t i = 0; i < c.kernel_h; ++i) {
@@ -83,12 +85,19 @@ std::vector<T> NaiveIm2Col(const std::vector<T>& im, const Case& c) {
             const int64_t h = y * c.stride_h - c.pad_top + i * c.dilation_h;
             const int64_t v = x * c.stride_w - c.pad_left + j * c.dilation_w;
             const bool inside = h >= 0 && h < c.height && v >= 0 && v < c.width;
-            col[k] = inside ? im[(ch * c.height + h) * c.width + v] : T(0);
+            fn(k, inside ? (ch * c.height + h) * c.width + v : int64_t{-1});
           }
         }
       }
     }
   }
+}
+
+template <typename T>
+std::vector<T> NaiveIm2Col(const std::vector<T>& im, const Case& c) {
+  const Conv2dWindow w = c.Window();
+  std::vector<T> col(static_cast<size_t>(c.channels * c.kernel_h * c.kernel_w * w.out_h * w.out_w));
+  ForEachColumnEntry(c, [&](size_t k, int64_t pixel) { col[k] = pixel >= 0 ? im[pixel] : T(0); });
   return col;
 }
 
@@ -141,22 +150,9 @@ TEST(Im2Col, Col2ImScattersEveryEntryToItsPixel) {
         static_cast<size_t>(c.channels * c.kernel_h * c.kernel_w * w.out_h * w.out_w);
     const std::vector<double> col = Random<double>(col_size, seed++);
     std::vector<double> want(static_cast<size_t>(c.channels * c.height * c.width), 0.0);
-    size_t k = 0;
-    for (int64_t ch = 0; ch < c.channels; ++ch) {
-      for (int64_t i = 0; i < c.kernel_h; ++i) {
-        for (int64_t j = 0; j < c.kernel_w; ++j) {
-          for (int64_t y = 0; y < w.out_h; ++y) {
-            for (int64_t x = 0; x < w.out_w; ++x, ++k) {
-              const int64_t h = y * c.stride_h - c.pad_top + i * c.dilation_h;
-              const int64_t v = x * c.stride_w - c.pad_left + j * c.dilation_w;
-              if (h >= 0 && h < c.height && v >= 0 && v < c.width) {
-                want[(ch * c.height + h) * c.width + v] += col[k];
-              }
-            }
-          }
-        }
-      }
-    }
+    ForEachColumnEntry(c, [&](size_t k, int64_t pixel) {
+      if (pixel >= 0) want[pixel] += col[k];
+    });
     std::vector<double> got(want.size(), 0.0);
     Col2Im(col.data(), c.channels, c.height, c.width, w, got.data());
     ASSERT_EQ(got.size(), want.size());
