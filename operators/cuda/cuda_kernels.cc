@@ -1,6 +1,6 @@
-// Puts the CUDA kernels of all ops into the KernelRegistry. The kernels come from functions
-// defined next to them in the `.cu` files (declared in cuda_kernel_table.h), so that no `.cu`
-// file includes the registry's headers.
+// Registers every CUDA kernel. Each `.cu` file defines one function that returns its ops'
+// kernels (declared in cuda_kernel_table.h); this file hands them to RegisterKernel, so nvcc
+// never compiles the registry's headers.
 #include "framework/op_registry.h"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/op_family.h"
@@ -9,7 +9,7 @@ namespace paddle_like {
 namespace operators {
 
 PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernels) {
-  for (const auto& group :
+  for (const CudaKernelTable& specs :
        {ElementwiseCudaKernels(), ActivationCudaKernels(),  ParametricActivationCudaKernels(),
         TensorCudaKernels(),      ReduceCudaKernels(),      LossCudaKernels(),
         OptimizerCudaKernels(),   MatmulCudaKernels(),      SoftmaxCudaKernels(),
@@ -17,9 +17,9 @@ PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernels) {
         InterpolateCudaKernels(), LookupTableCudaKernels(), CompareLogicalCudaKernels(),
         IndexingCudaKernels(),    LayerNormCudaKernels(),   SearchCudaKernels(),
         MetricsCudaKernels(),     PreluCudaKernels(),       DetectionCudaKernels()}) {
-    for (const auto& kernel : group) {
-      framework::RegisterKernel(kernel.op_type, framework::DeviceType::kCUDA, kernel.dtype,
-                                kernel.library, kernel.fn);
+    for (const CudaKernelSpec& spec : specs) {
+      framework::RegisterKernel(spec.op_type, framework::DeviceType::kCUDA, spec.dtype,
+                                spec.library, spec.fn);
     }
   }
 }

@@ -1,10 +1,9 @@
-// softmax, log_softmax and their grad ops on a GPU, through cuDNN's softmax with the row
-// maximum subtracted first (CUDNN_SOFTMAX_ACCURATE, and CUDNN_SOFTMAX_LOG for log_softmax,
-// whose backward is dX = dOut - exp(Out) * sum(dOut)). X is viewed as [outer, n, inner]
-// around the softmax axis, which is cuDNN's NCHW tensor [outer, n, inner, 1] in its
-// per-channel mode. Each kernel is registered both as LibraryType::kCUDNN and as kPlain:
-// saved PaddlePaddle models set use_cudnn = false on softmax, and no other CUDA softmax
-// exists.
+// softmax, log_softmax and their gradients on CUDA, by cuDNN (CUDNN_SOFTMAX_ACCURATE, which
+// subtracts the row maximum first; CUDNN_SOFTMAX_LOG for log_softmax, whose gradient is
+// dX = dOut - exp(Out) * sum(dOut)). The dims around the softmax axis, [outer, n, inner], are
+// cuDNN's NCHW tensor [outer, n, inner, 1] in CUDNN_SOFTMAX_MODE_CHANNEL. These are the only
+// CUDA softmax kernels, and PaddlePaddle's saved models set use_cudnn = false on softmax, so
+// each is registered under LibraryType::kPlain and again under kCUDNN.
 #include <cudnn.h>
 
 #include "operators/cuda/cuda_kernel_table.h"
@@ -19,7 +18,6 @@ namespace {
 
 using framework::DenseTensor;
 using framework::ExecutionContext;
-
 
 // An NCHW tensor descriptor for [outer, n, inner, 1], destroyed with the object.
 class RowsDescriptor {
@@ -124,12 +122,12 @@ CudaKernelTable SoftmaxCudaKernels() {
   AddCudaKernels<AccurateGrad::Kernel, platform::float16>(&kernels, "softmax_grad");
   AddCudaKernels<Log::Kernel, platform::float16>(&kernels, "log_softmax");
   AddCudaKernels<LogGrad::Kernel, platform::float16>(&kernels, "log_softmax_grad");
-  // The same kernels again under cuDNN's library type.
-  const size_t plain_count = kernels.size();
-  for (size_t i = 0; i < plain_count; ++i) {
-    auto as_cudnn = kernels[i];  // A copy: push_back may move the original.
-    as_cudnn.library = framework::LibraryType::kCUDNN;
-    kernels.push_back(as_cudnn);
+  // Each once more as kCUDNN.
+  const size_t n = kernels.size();
+  for (size_t i = 0; i < n; ++i) {
+    CudaKernelSpec spec = kernels[i];  // By value: push_back may reallocate.
+    spec.library = framework::LibraryType::kCUDNN;
+    kernels.push_back(spec);
   }
   return kernels;
 }
