@@ -168,11 +168,7 @@ bool DeclaredLikeOut(const GradOpBuilder& g, const std::string& var) {
 
 // Whether `var` is known at build time to have Out's shape (so nothing needs summing).
 bool HasOutShape(const GradOpBuilder& g, const std::string& var) {
-  const framework::VarDesc* v = FindForwardVar(g, var);
-  const framework::VarDesc* out = FindForwardVar(g, g.Output("Out")[0]);
-  if (v == nullptr || out == nullptr) return false;
-  const DDim dims(v->GetShape());
-  return !dims.HasUnknown() && dims == DDim(out->GetShape());
+  return DeclaredLikeOut(g, var) && !DDim(FindForwardVar(g, var)->GetShape()).HasUnknown();
 }
 
 // The gradient of one input: reduce_as of an Out-shaped value to that input's shape.

@@ -212,7 +212,7 @@ template void Conv2dTransposePlainCompute<double>(const ExecutionContext& ctx,
                                                  math::GemmFn<double> gemm);
 
 template <typename T>
-void Conv2dTransposeGradPlainCompute(const ExecutionContext& ctx, math::GemmFn<T> gemm) {
+void Conv2dTransposeGradPlainCompute(const ExecutionContext& ctx) {
   const DenseTensor* input = ctx.Input("Input");
   const DenseTensor* filter = ctx.Input("Filter");
   const DenseTensor* dout = ctx.Input("Output@GRAD");
@@ -229,25 +229,23 @@ void Conv2dTransposeGradPlainCompute(const ExecutionContext& ctx, math::GemmFn<T
     T* dst = input_grad.mutable_data<T>(ctx.GetPlace());
     if (g.channel_last) {
       std::vector<T> nchw(static_cast<size_t>(input->numel()));
-      ConvForwardNchw(dev, g, dy, filter->data<T>(), nchw.data(), gemm);
+      ConvForwardNchw(dev, g, dy, filter->data<T>(), nchw.data());
       StoreFromNchw(nchw, true, input->dims(), dst);
     } else {
-      ConvForwardNchw(dev, g, dy, filter->data<T>(), dst, gemm);
+      ConvForwardNchw(dev, g, dy, filter->data<T>(), dst);
     }
   }
   if (dfilter != nullptr) {
     filter_grad = DenseTensor(filter->dims(), filter->dtype());
     ConvFilterGradNchw(dev, g, dy, NchwData(*input, g.channel_last, &in_storage),
-                       filter_grad.mutable_data<T>(ctx.GetPlace()), gemm);
+                       filter_grad.mutable_data<T>(ctx.GetPlace()));
   }
   if (dinput != nullptr) *dinput = std::move(input_grad);
   if (dfilter != nullptr) *dfilter = std::move(filter_grad);
 }
 
-template void Conv2dTransposeGradPlainCompute<float>(const ExecutionContext& ctx,
-                                                    math::GemmFn<float> gemm);
-template void Conv2dTransposeGradPlainCompute<double>(const ExecutionContext& ctx,
-                                                     math::GemmFn<double> gemm);
+template void Conv2dTransposeGradPlainCompute<float>(const ExecutionContext& ctx);
+template void Conv2dTransposeGradPlainCompute<double>(const ExecutionContext& ctx);
 
 PL_REGISTER_OPS(RegisterConv2dTransposeOp) {
   for (const std::string type : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {

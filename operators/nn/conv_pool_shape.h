@@ -131,8 +131,7 @@ template <typename T>
 void Conv2dTransposePlainCompute(const framework::ExecutionContext& ctx,
                                  math::GemmFn<T> gemm = &math::Gemm<T>);  // conv2d_transpose_op.cc
 template <typename T>
-void Conv2dTransposeGradPlainCompute(const framework::ExecutionContext& ctx,
-                                     math::GemmFn<T> gemm = &math::Gemm<T>);  // the same
+void Conv2dTransposeGradPlainCompute(const framework::ExecutionContext& ctx);  // the same
 template <typename T>
 void Pool2dPlainCompute(const framework::ExecutionContext& ctx);
 template <typename T>

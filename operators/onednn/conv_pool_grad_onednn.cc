@@ -268,11 +268,9 @@ class Conv2dGradOneDNN final : public framework::OpKernel {
   // BackwardDataDesc), from Filter and dOutput in any layout.
   void InputGradByGemm(const platform::OneDNNContext& dev, const DenseTensor& filter,
                        const DenseTensor& dout, DenseTensor* din) const {
-    DenseTensor plain_filter, plain_dout;
-    if (!filter.is_plain()) plain_filter = framework::PlainTensor(filter);
-    if (!dout.is_plain()) plain_dout = framework::PlainTensor(dout);
-    const DenseTensor& w = filter.is_plain() ? filter : plain_filter;
-    const DenseTensor& dy = dout.is_plain() ? dout : plain_dout;
+    // The tensors themselves where row-major (PlainTensor shares their buffers).
+    const DenseTensor w = framework::PlainTensor(filter);
+    const DenseTensor dy = framework::PlainTensor(dout);
     ConvInputGradNchw<float>(dev, g_, w.data<float>(), dy.data<float>(), OutputData(din),
                              &OneDNNGemm);
   }
