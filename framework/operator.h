@@ -147,9 +147,8 @@ class ExecutionContext {
     const Variable* var = InputVar(slot, i);
     if (var == nullptr) return nullptr;
     // The usual case, checked inline: a dense tensor holding data.
-    if (var->IsType<DenseTensor>() && var->Get<DenseTensor>().initialized()) {
-      return &var->Get<DenseTensor>();
-    }
+    const DenseTensor* t = var->GetIf<DenseTensor>();
+    if (t != nullptr && t->initialized()) return t;
     return CheckedInput(*var, slot, i);
   }
   std::vector<const DenseTensor*> MultiInput(NameRef slot) const;

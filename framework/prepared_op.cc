@@ -66,10 +66,10 @@ bool PreparedOp::GuardHolds() const {
 bool PreparedOp::SteadyState() const {
   if (!shape_inferred_ || !transforms_.empty()) return false;
   for (const auto& s : signature_) {
-    if (!s.dense || !s.var->IsType<DenseTensor>()) return false;
-    const DenseTensor& t = s.var->Get<DenseTensor>();
-    if (t.dtype() != s.dtype || (t.initialized() && t.place() != s.place) ||
-        t.is_plain() == s.opaque || t.dims() != s.dims) {
+    const DenseTensor* t = s.var->GetIf<DenseTensor>();
+    if (!s.dense || t == nullptr || t->dtype() != s.dtype ||
+        (t->initialized() && t->place() != s.place) || t->is_plain() == s.opaque ||
+        t->dims() != s.dims) {
       return false;
     }
   }
@@ -156,7 +156,7 @@ void PreparedOp::InferShape() {
   size_t n = 0;
   for (const Variable* v : kernel_inputs_) {
     // A dense input (the usual case) is compared where it is, without copying its dims.
-    const DenseTensor* dense = v->IsType<DenseTensor>() ? &v->Get<DenseTensor>() : nullptr;
+    const DenseTensor* dense = v->GetIf<DenseTensor>();
     if (n < inferred_from_.size() && dense != nullptr) {
       const InputShape& last = inferred_from_[n];
       if (last.type == v->Type() && last.dtype == dense->dtype() && last.dims == dense->dims()) {
@@ -321,12 +321,10 @@ void PreparedOp::GrantInPlace() {
   in_place_used_.clear();
   granted_.clear();
   for (const InPlacePair& pair : kernel_in_place_) {
-    const Variable* in = pair.in;
     Variable* out = pair.out;
-    if (!in->IsType<DenseTensor>() || (out->IsInitialized() && !out->IsType<DenseTensor>())) {
-      continue;
-    }
-    const DenseTensor& x = in->Get<DenseTensor>();
+    const DenseTensor* in = pair.in->GetIf<DenseTensor>();
+    if (in == nullptr || (out->IsInitialized() && !out->IsType<DenseTensor>())) continue;
+    const DenseTensor& x = *in;
     // Nobody else may hold the buffer (a caller's fed tensor, a fetched copy), and the
     // output must need exactly the input's bytes in the kernel's type. An input in a
     // library's layout qualifies when that layout has no padding; the kernel (which accepts

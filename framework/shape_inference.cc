@@ -172,16 +172,17 @@ void RuntimeInferShapeContext::ShareLoD(const std::string& in, const std::string
 
 void InferShapeEffects::Replay(const OperatorBase& op) const {
   for (const Effect& e : effects) {
+    const DenseTensor* t = e.out->GetIf<DenseTensor>();
     if (e.lod_from != nullptr) {
+      // The usual case, no LoD on either side, needs no sharing.
+      const DenseTensor* from = e.lod_from->GetIf<DenseTensor>();
+      if (t != nullptr && from != nullptr && t->lod().empty() && from->lod().empty()) continue;
       ShareRuntimeLoD(*e.lod_from, e.out);
       continue;
     }
     // A row-major output that has the dims already (the steady state of a prepared
     // program): resizing it would change nothing.
-    if (e.out->IsType<DenseTensor>()) {
-      const DenseTensor& t = e.out->Get<DenseTensor>();
-      if (t.is_plain() && t.dims() == e.dims) continue;
-    }
+    if (t != nullptr && t->is_plain() && t->dims() == e.dims) continue;
     SetRuntimeOutputDim(op, e.slot, e.index, e.out, e.dims);
   }
 }

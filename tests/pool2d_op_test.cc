@@ -327,6 +327,49 @@ TEST(Pool2dGrad, MaxRoutesToTheFirstMaximum) {
   ExpectNear(ToDoubles(grads["X_0"]), {4, 0, 0, 0}, 0, 0, "ties, padded windows");
 }
 
+TEST(Pool2dGrad, Max2x2FloatRoutesToTheFirstMaximum) {
+  // float32 takes a vectorized path four windows at a time; widths with and without a
+  // remainder, an odd input width and height (columns and rows past the last window), and
+  // values from {0, 1, 2} so that most windows hold ties.
+  operators::RegisterAllOps();
+  for (const DDim& dims : {DDim({2, 3, 6, 19}), DDim({1, 2, 5, 8}), DDim({1, 1, 4, 2}),
+                           DDim({1, 2, 2, 34})}) {
+    SCOPED_TRACE(dims.ToString());
+    PoolCase c{dims, "max", {2, 2}, {2, 2}};
+    const int64_t n = dims[0] * dims[1], h = dims[2], w = dims[3], oh = h / 2, ow = w / 2;
+    std::vector<double> x = RandomValues(dims.numel(), 0, 3, 11);
+    for (double& v : x) v = std::floor(v);
+    std::vector<double> y(n * oh * ow), dy = RandomValues(n * oh * ow, 1, 2, 12);
+    std::vector<double> dx(x.size(), 0.0);
+    for (int64_t p = 0; p < n; ++p) {
+      for (int64_t i = 0; i < oh; ++i) {
+        for (int64_t j = 0; j < ow; ++j) {
+          const int64_t at[4] = {(p * h + 2 * i) * w + 2 * j, (p * h + 2 * i) * w + 2 * j + 1,
+                                 (p * h + 2 * i + 1) * w + 2 * j,
+                                 (p * h + 2 * i + 1) * w + 2 * j + 1};
+          const int64_t o = (p * oh + i) * ow + j;
+          y[o] = std::max(std::max(x[at[0]], x[at[1]]), std::max(x[at[2]], x[at[3]]));
+          for (int64_t k : at) {
+            if (x[k] == y[o]) {
+              dx[k] = dy[o];
+              break;
+            }
+          }
+        }
+      }
+    }
+    const DDim out_dims({dims[0], dims[1], oh, ow});
+    auto r = RunOp("pool2d_grad",
+                   {{"X", {MakeTensor<float>(dims, x)}},
+                    {"Out", {MakeTensor<float>(out_dims, y)}},
+                    {"Out@GRAD", {MakeTensor<float>(out_dims, dy)}}},
+                   {{"X@GRAD", 1}}, c.Attrs());
+    std::vector<double> expected(dx.size());
+    for (size_t k = 0; k < dx.size(); ++k) expected[k] = static_cast<float>(dx[k]);
+    ExpectNear(ToDoubles(r.outputs["X@GRAD"][0]), expected, 0, 0, "X@GRAD");
+  }
+}
+
 // ---------------------------------------------------------------------------- oneDNN
 
 class Pool2dOneDNNTest : public ::testing::Test {

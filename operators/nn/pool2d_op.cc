@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <limits>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
@@ -202,6 +205,48 @@ void PoolPlane(const Pool2dGeometry& g, const T* x, T* y) {
   }
 }
 
+// Windows [0, n) of one row pair of MaxPool2x2PlaneGrad, vectorized where it can be; returns
+// how many windows it did (the rest take the scalar loop).
+template <typename T>
+int64_t MaxPool2x2RowGradVector(const T*, const T*, const T*, const T*, T*, T*, int64_t) {
+  return 0;
+}
+
+#if defined(__SSE2__)
+// Four windows at a time: the even and odd columns of both rows are split apart, compared
+// with the four maxima, and each window's gradient goes to the first equal element in
+// row-major order, as in the scalar loop (NaN equals nothing in both). 2x2 max pooling's
+// gradient on LeNet's first pooling (X [64, 20, 24, 24]) took 0.83 ms a step, several times
+// its forward pass, in the scalar loop, whose stride-2 accesses the compiler leaves scalar.
+template <>
+int64_t MaxPool2x2RowGradVector<float>(const float* x0, const float* x1, const float* m,
+                                       const float* d, float* d0, float* d1, int64_t n) {
+  int64_t ox = 0;
+  for (; ox + 4 <= n; ox += 4) {
+    const __m128 a0 = _mm_loadu_ps(x0 + 2 * ox), a1 = _mm_loadu_ps(x0 + 2 * ox + 4);
+    const __m128 b0 = _mm_loadu_ps(x1 + 2 * ox), b1 = _mm_loadu_ps(x1 + 2 * ox + 4);
+    const __m128 top_left = _mm_shuffle_ps(a0, a1, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m128 top_right = _mm_shuffle_ps(a0, a1, _MM_SHUFFLE(3, 1, 3, 1));
+    const __m128 bottom_left = _mm_shuffle_ps(b0, b1, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m128 bottom_right = _mm_shuffle_ps(b0, b1, _MM_SHUFFLE(3, 1, 3, 1));
+    const __m128 max = _mm_loadu_ps(m + ox), grad = _mm_loadu_ps(d + ox);
+    const __m128 q0 = _mm_cmpeq_ps(top_left, max);
+    const __m128 q1 = _mm_andnot_ps(q0, _mm_cmpeq_ps(top_right, max));
+    __m128 taken = _mm_or_ps(q0, q1);
+    const __m128 q2 = _mm_andnot_ps(taken, _mm_cmpeq_ps(bottom_left, max));
+    taken = _mm_or_ps(taken, q2);
+    const __m128 q3 = _mm_andnot_ps(taken, _mm_cmpeq_ps(bottom_right, max));
+    const __m128 g0 = _mm_and_ps(q0, grad), g1 = _mm_and_ps(q1, grad);
+    const __m128 g2 = _mm_and_ps(q2, grad), g3 = _mm_and_ps(q3, grad);
+    _mm_storeu_ps(d0 + 2 * ox, _mm_unpacklo_ps(g0, g1));
+    _mm_storeu_ps(d0 + 2 * ox + 4, _mm_unpackhi_ps(g0, g1));
+    _mm_storeu_ps(d1 + 2 * ox, _mm_unpacklo_ps(g2, g3));
+    _mm_storeu_ps(d1 + 2 * ox + 4, _mm_unpackhi_ps(g2, g3));
+  }
+  return ox;
+}
+#endif
+
 // The gradient goes to the first maximum of each window in row-major order, as in
 // PoolPlaneGrad.
 template <typename T>
@@ -214,7 +259,8 @@ void MaxPool2x2PlaneGrad(const Pool2dGeometry& g, const T* x, const T* y, const 
     T* d1 = d0 + width;
     const T* m = y + oy * g.out_w;
     const T* d = dy + oy * g.out_w;
-    for (int64_t ox = 0; ox < g.out_w; ++ox) {
+    for (int64_t ox = MaxPool2x2RowGradVector(x0, x1, m, d, d0, d1, g.out_w); ox < g.out_w;
+         ++ox) {
       // Bitwise, not short-circuit, logic: no branch to mispredict on where the maximum is.
       const bool e0 = x0[2 * ox] == m[ox], e1 = x0[2 * ox + 1] == m[ox];
       const bool e2 = x1[2 * ox] == m[ox], e3 = x1[2 * ox + 1] == m[ox];
