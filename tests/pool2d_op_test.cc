@@ -332,8 +332,8 @@ TEST(Pool2dGrad, Max2x2FloatRoutesToTheFirstMaximum) {
   // remainder, an odd input width and height (columns and rows past the last window), and
   // values from {0, 1, 2} so that most windows hold ties.
   operators::RegisterAllOps();
-  for (const DDim& dims : {DDim({2, 3, 6, 19}), DDim({1, 2, 5, 8}), DDim({1, 1, 4, 2}),
-                           DDim({1, 2, 2, 34})}) {
+  for (const DDim& dims :
+       {DDim({2, 3, 6, 19}), DDim({1, 2, 5, 8}), DDim({1, 1, 4, 2}), DDim({1, 2, 2, 34})}) {
     SCOPED_TRACE(dims.ToString());
     PoolCase c{dims, "max", {2, 2}, {2, 2}};
     const int64_t n = dims[0] * dims[1], h = dims[2], w = dims[3], oh = h / 2, ow = w / 2;

@@ -259,8 +259,7 @@ void MaxPool2x2PlaneGrad(const Pool2dGeometry& g, const T* x, const T* y, const 
     T* d1 = d0 + width;
     const T* m = y + oy * g.out_w;
     const T* d = dy + oy * g.out_w;
-    for (int64_t ox = MaxPool2x2RowGradVector(x0, x1, m, d, d0, d1, g.out_w); ox < g.out_w;
-         ++ox) {
+    for (int64_t ox = MaxPool2x2RowGradVector(x0, x1, m, d, d0, d1, g.out_w); ox < g.out_w; ++ox) {
       // Bitwise, not short-circuit, logic: no branch to mispredict on where the maximum is.
       const bool e0 = x0[2 * ox] == m[ox], e1 = x0[2 * ox + 1] == m[ox];
       const bool e2 = x1[2 * ox] == m[ox], e3 = x1[2 * ox + 1] == m[ox];
