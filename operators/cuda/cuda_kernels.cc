@@ -9,7 +9,7 @@ namespace paddle_like {
 namespace operators {
 
 PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernels) {
-  for (const CudaKernelTable& specs :
+  for (const CudaKernelTable& table :
        {ElementwiseCudaKernels(), ActivationCudaKernels(),  ParametricActivationCudaKernels(),
         TensorCudaKernels(),      ReduceCudaKernels(),      LossCudaKernels(),
         OptimizerCudaKernels(),   MatmulCudaKernels(),      SoftmaxCudaKernels(),
@@ -17,9 +17,9 @@ PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernels) {
         InterpolateCudaKernels(), LookupTableCudaKernels(), CompareLogicalCudaKernels(),
         IndexingCudaKernels(),    LayerNormCudaKernels(),   SearchCudaKernels(),
         MetricsCudaKernels(),     PreluCudaKernels(),       DetectionCudaKernels()}) {
-    for (const CudaKernelSpec& spec : specs) {
-      framework::RegisterKernel(spec.op_type, framework::DeviceType::kCUDA, spec.dtype,
-                                spec.library, spec.fn);
+    for (const CudaKernelSpec& entry : table) {
+      framework::RegisterKernel(entry.op_type, framework::DeviceType::kCUDA, entry.dtype,
+                                entry.library, entry.fn);
     }
   }
 }

@@ -125,9 +125,9 @@ CudaKernelTable SoftmaxCudaKernels() {
   // Each once more as kCUDNN.
   const size_t n = kernels.size();
   for (size_t i = 0; i < n; ++i) {
-    CudaKernelSpec spec = kernels[i];  // By value: push_back may reallocate.
-    spec.library = framework::LibraryType::kCUDNN;
-    kernels.push_back(spec);
+    CudaKernelSpec cudnn_entry = kernels[i];  // By value: push_back may reallocate.
+    cudnn_entry.library = framework::LibraryType::kCUDNN;
+    kernels.push_back(cudnn_entry);
   }
   return kernels;
 }
