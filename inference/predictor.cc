@@ -8,6 +8,7 @@
 #include "framework/executor.h"
 #include "framework/ir/pass.h"
 #include "framework/model_loading.h"
+#include "framework/op_info.h"
 #include "framework/program_validation.h"
 #include "framework/scope.h"
 #include "framework/tensor_io.h"
@@ -126,6 +127,19 @@ void UploadParameters(const platform::Place& place, framework::Scope* params) {
   }
 }
 
+// Sets the `exhaustive_search` attribute of every op that declares one (the cuDNN
+// convolutions): their kernels then time cuDNN's algorithms (Config::SwitchCudnnExhaustiveSearch).
+void TimeCudnnAlgorithms(framework::ProgramDesc* program) {
+  const framework::OpInfoMap& ops = framework::OpInfoMap::Instance();
+  for (size_t b = 0; b < program->Size(); ++b) {
+    for (framework::OpDesc* op : program->Block(b).AllOps()) {
+      if (ops.Has(op->Type()) && ops.Get(op->Type()).spec.FindAttr("exhaustive_search")) {
+        op->SetAttr("exhaustive_search", true);
+      }
+    }
+  }
+}
+
 std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
   operators::RegisterAllOps();
   if (config.use_gpu()) {
@@ -194,6 +208,7 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
   if (config.use_gpu()) {
     model->place = platform::CUDAPlace(config.gpu_device_id());
     UploadParameters(model->place, model->params.get());
+    if (config.cudnn_exhaustive_search()) TimeCudnnAlgorithms(&model->program);
   }
   return model;
 }

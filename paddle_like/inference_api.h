@@ -95,6 +95,15 @@ class Config {
   bool use_gpu() const { return use_gpu_; }
   int gpu_device_id() const { return gpu_device_id_; }
 
+  // On a GPU, the cuDNN convolutions (conv2d, depthwise_conv2d) time cuDNN's algorithms once
+  // per input shape and keep the fastest, instead of taking cuDNN's heuristics, whose choice
+  // can be several times slower on small convolutions. The first run at each new shape takes
+  // longer (tens of milliseconds per convolution shape). On by default; off keeps the
+  // heuristics (and the `exhaustive_search` attributes the program was saved with). Never
+  // under FLAGS_cudnn_deterministic, which keeps the heuristics' deterministic choice.
+  void SwitchCudnnExhaustiveSearch(bool on = true) { cudnn_exhaustive_search_ = on; }
+  bool cudnn_exhaustive_search() const { return cudnn_exhaustive_search_; }
+
  private:
   std::string model_dir_, prog_file_, params_file_;
   bool from_memory_ = false;
@@ -105,6 +114,7 @@ class Config {
   bool profile_ = false;
   bool use_gpu_ = false;
   int gpu_device_id_ = 0;
+  bool cudnn_exhaustive_search_ = true;
 };
 
 // A handle on one input or output variable of a predictor; valid while the predictor lives.

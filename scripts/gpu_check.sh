@@ -10,9 +10,10 @@
 #      when python3 has torch;
 #   4. saved models through a GPU predictor and a CPU one (`paddle_like bench`), and the CUDA
 #      kernels against the bare cuBLAS/cuDNN calls (cuda_vs_library_benchmark);
-#   5. the kernel tests again under compute-sanitizer (memcheck), when it is installed.
+#   5. the kernel tests again under compute-sanitizer (memcheck), when it is installed and
+#      GPU_CHECK_MEMCHECK is not 0 (the memcheck runs take longer than everything else).
 #
-#   scripts/gpu_check.sh BUNDLE.tar.xz OUT_DIR
+#   [GPU_CHECK_MEMCHECK=0] scripts/gpu_check.sh BUNDLE.tar.xz OUT_DIR
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUNDLE="$(realpath "$1")"
@@ -131,7 +132,7 @@ timeout 150 "$B/bin/cuda_vs_library_benchmark" --benchmark_min_time=0.3 \
 note "cuda_vs_library_benchmark: exit $? ($((SECONDS - start)) s)"
 grep -E "_median" "$OUT/cuda_vs_library.log"
 
-if command -v compute-sanitizer >/dev/null; then
+if [[ ${GPU_CHECK_MEMCHECK:-1} != 0 ]] && command -v compute-sanitizer >/dev/null; then
   timeout 240 compute-sanitizer --tool memcheck --error-exitcode 9 "$B/bin/cuda_kernel_test" \
     >"$OUT/memcheck.log" 2>&1
   note "memcheck cuda_kernel_test: exit $?, $(grep -E 'ERROR SUMMARY' "$OUT/memcheck.log" | tail -1)"

@@ -252,19 +252,26 @@ TEST_F(CudnnKernelTest, Conv2dGradDeterministicModeIsBitwiseReproducible) {
                                 "deterministic");
 }
 
+// Timed algorithms, chosen by the flag (every convolution) or by the op's attribute (what a
+// GPU predictor sets), forward and grad.
 TEST_F(CudnnKernelTest, Conv2dExhaustiveSearchMatchesCpu) {
-  ScopedFlag exhaustive(&FLAGS_cudnn_exhaustive_search, true);
   ConvCase c;
   c.input = {2, 8, 12, 12};
   c.filter = {16, 8, 3, 3};
   c.paddings = {1, 1};
   std::map<std::string, DenseTensor> in = {{"Input", Random<float>(c.input, 31)},
                                            {"Filter", Random<float>(c.filter, 32)}};
-  ExpectLibraryKernelMatchesCpu("conv2d", in, {"Output"}, c.Attrs(), DataType::FLOAT32,
-                                "exhaustive");
-  in["Output@GRAD"] = Random<float>({2, 16, 12, 12}, 33);
-  ExpectLibraryKernelMatchesCpu("conv2d_grad", in, {"Input@GRAD", "Filter@GRAD"}, c.Attrs(),
-                                DataType::FLOAT32, "exhaustive grad");
+  for (const bool by_attribute : {false, true}) {
+    ScopedFlag exhaustive(&FLAGS_cudnn_exhaustive_search, !by_attribute);
+    framework::AttributeMap attrs = c.Attrs();
+    attrs["exhaustive_search"] = by_attribute;
+    const std::string how = by_attribute ? "exhaustive_search attribute" : "exhaustive flag";
+    in.erase("Output@GRAD");
+    ExpectLibraryKernelMatchesCpu("conv2d", in, {"Output"}, attrs, DataType::FLOAT32, how);
+    in["Output@GRAD"] = Random<float>({2, 16, 12, 12}, 33);
+    ExpectLibraryKernelMatchesCpu("conv2d_grad", in, {"Input@GRAD", "Filter@GRAD"}, attrs,
+                                  DataType::FLOAT32, how + " grad");
+  }
 }
 
 // ------------------------------------------------------------------------------- pool2d

@@ -47,8 +47,12 @@ struct ModelOutputs {
   std::vector<std::vector<int>> shapes;
 };
 
+// Where a predictor runs: the CPU, or the GPU with cuDNN's algorithms timed (the default) or
+// taken from its heuristics.
+enum class Device { kCpu, kGpu, kGpuHeuristics };
+
 ModelOutputs RunModel(const ModelFiles& files, const std::vector<DenseTensor>& inputs,
-                      bool gpu) {
+                      Device device) {
   infer::Config config;
   if (files.params.empty()) {
     config.SetModel(files.program.parent_path().string());
@@ -56,7 +60,8 @@ ModelOutputs RunModel(const ModelFiles& files, const std::vector<DenseTensor>& i
     config.SetModel(files.program.string(), files.params.string());
   }
   config.SetCpuMathLibraryNumThreads(1);
-  if (gpu) config.EnableUseGpu(0, 0);
+  if (device != Device::kCpu) config.EnableUseGpu(0, 0);
+  config.SwitchCudnnExhaustiveSearch(device != Device::kGpuHeuristics);
   auto predictor = infer::CreatePredictor(config);
   const std::vector<std::string> names = predictor->GetInputNames();
   EXPECT_EQ(names.size(), inputs.size());
@@ -113,29 +118,33 @@ TEST_P(CudaSharedModelsTest, GpuPredictorMatchesCpuPredictor) {
   const std::string model = GetParam();
   const ModelFiles files = Locate(kModels / model);
   const std::vector<DenseTensor> inputs = InputsOf(model, files.program);
-  const ModelOutputs cpu = RunModel(files, inputs, false);
-  const ModelOutputs gpu = RunModel(files, inputs, true);
-  ASSERT_EQ(gpu.values.size(), cpu.values.size());
-  for (size_t i = 0; i < cpu.values.size(); ++i) {
-    SCOPED_TRACE(model + " output " + std::to_string(i));
-    ASSERT_EQ(gpu.shapes[i], cpu.shapes[i]);
-    double diff = 0, norm = 0, worst = 0;
-    for (size_t k = 0; k < cpu.values[i].size(); ++k) {
-      const double d = gpu.values[i][k] - cpu.values[i][k];
-      diff += d * d;
-      norm += cpu.values[i][k] * cpu.values[i][k];
-      worst = std::max(worst, std::abs(d));
-      ASSERT_TRUE(std::isfinite(gpu.values[i][k])) << "element " << k;
+  const ModelOutputs cpu = RunModel(files, inputs, Device::kCpu);
+  for (const Device device : {Device::kGpuHeuristics, Device::kGpu}) {
+    const ModelOutputs gpu = RunModel(files, inputs, device);
+    const std::string mode = device == Device::kGpu ? " (timed cuDNN algorithms)" : " (heuristics)";
+    ASSERT_EQ(gpu.values.size(), cpu.values.size());
+    for (size_t i = 0; i < cpu.values.size(); ++i) {
+      SCOPED_TRACE(model + " output " + std::to_string(i) + mode);
+      ASSERT_EQ(gpu.shapes[i], cpu.shapes[i]);
+      double diff = 0, norm = 0, worst = 0;
+      for (size_t k = 0; k < cpu.values[i].size(); ++k) {
+        const double d = gpu.values[i][k] - cpu.values[i][k];
+        diff += d * d;
+        norm += cpu.values[i][k] * cpu.values[i][k];
+        worst = std::max(worst, std::abs(d));
+        ASSERT_TRUE(std::isfinite(gpu.values[i][k])) << "element " << k;
+      }
+      EXPECT_LE(std::sqrt(diff), 1e-4 * std::sqrt(norm) + 1e-9)
+          << "largest elementwise difference " << worst;
     }
-    EXPECT_LE(std::sqrt(diff), 1e-4 * std::sqrt(norm) + 1e-9)
-        << "largest elementwise difference " << worst;
-  }
-  // PaddlePaddle's own outputs, where the mobile models test has them (for a batch of 2).
-  const fs::path goldens = FromEnv("PL_GOLDENS_DIR", kGoldens);
-  if (fs::exists(goldens / (model + ".txt"))) {
-    const Golden golden = ReadGolden(model, goldens.string());
-    ASSERT_EQ(std::vector<int64_t>(gpu.shapes[0].begin(), gpu.shapes[0].end()), golden.dims);
-    ExpectNear(gpu.values[0], golden.values, 1e-4, 2e-6, model + " on the GPU against PaddlePaddle");
+    // PaddlePaddle's own outputs, where the mobile models test has them (for a batch of 2).
+    const fs::path goldens = FromEnv("PL_GOLDENS_DIR", kGoldens);
+    if (fs::exists(goldens / (model + ".txt"))) {
+      const Golden golden = ReadGolden(model, goldens.string());
+      ASSERT_EQ(std::vector<int64_t>(gpu.shapes[0].begin(), gpu.shapes[0].end()), golden.dims);
+      ExpectNear(gpu.values[0], golden.values, 1e-4, 2e-6,
+                 model + " on the GPU against PaddlePaddle" + mode);
+    }
   }
 }
 

@@ -125,8 +125,9 @@ class Conv2dCudnnKernel : public framework::OpKernel {
       const T* x = cudnn::StageX(dev, op, p, input.data<T>(), &x_hold);
       const T* w = filter.data<T>();
       const ConvDescs<T>& d = descs_.Get(op, p);
-      const AlgoChoice algo = cache_.Get(p, ConvDirection::kForward, [&] {
-        return cudnn::ChooseForward<T>(dev, op, p, d, x, w, y);
+      const bool timed = cudnn::TimeAlgorithms(ctx);
+      const AlgoChoice algo = cache_.Get(p, ConvDirection::kForward, timed, [&] {
+        return cudnn::ChooseForward<T>(dev, op, p, d, x, w, y, timed);
       });
       void* workspace = dev.Workspace(algo.workspace);
       CheckCudnn(cudnnConvolutionForward(h, &one, d.x.get(), x, d.w.get(), w, d.conv.get(),
@@ -185,6 +186,7 @@ class Conv2dGradCudnnKernel : public framework::OpKernel {
     const ConvPlan p = cudnn::MakeConvPlan(g, false);
     const cudnn::Scale<T> one = 1, zero = 0;
     const ConvDescs<T>& d = descs_.Get(op, p);
+    const bool timed = cudnn::TimeAlgorithms(ctx);
     const T* w = filter.data<T>();
     platform::AllocationPtr dy_hold, x_hold, dx_hold;
     const T* dy = cudnn::StageY(dev, op, p, dout.data<T>(), &dy_hold);
@@ -197,13 +199,13 @@ class Conv2dGradCudnnKernel : public framework::OpKernel {
     const T* x = dw != nullptr ? cudnn::StageX(dev, op, p, input.data<T>(), &x_hold) : nullptr;
     AlgoChoice data_algo, filter_algo;
     if (dx != nullptr) {
-      data_algo = data_cache_.Get(p, ConvDirection::kBackwardData, [&] {
-        return cudnn::ChooseBackwardData<T>(dev, op, p, d, w, dy, dx_buffer);
+      data_algo = data_cache_.Get(p, ConvDirection::kBackwardData, timed, [&] {
+        return cudnn::ChooseBackwardData<T>(dev, op, p, d, w, dy, dx_buffer, timed);
       });
     }
     if (dw != nullptr) {
-      filter_algo = filter_cache_.Get(p, ConvDirection::kBackwardFilter, [&] {
-        return cudnn::ChooseBackwardFilter<T>(dev, op, p, d, x, dy, dw);
+      filter_algo = filter_cache_.Get(p, ConvDirection::kBackwardFilter, timed, [&] {
+        return cudnn::ChooseBackwardFilter<T>(dev, op, p, d, x, dy, dw, timed);
       });
     }
     // One workspace for both calls (a second Workspace() call may move it).

@@ -77,8 +77,9 @@ class Conv2dTransposeCudnnKernel : public framework::OpKernel {
       const T* dy = cudnn::StageY(dev, op, p, input.data<T>(), &dy_hold);
       const T* w = filter.data<T>();
       const ConvDescs<T>& d = descs_.Get(op, p);
-      const AlgoChoice algo = cache_.Get(p, ConvDirection::kBackwardData, [&] {
-        return cudnn::ChooseBackwardData<T>(dev, op, p, d, w, dy, x);
+      const bool timed = cudnn::TimeAlgorithms(ctx);
+      const AlgoChoice algo = cache_.Get(p, ConvDirection::kBackwardData, timed, [&] {
+        return cudnn::ChooseBackwardData<T>(dev, op, p, d, w, dy, x, timed);
       });
       void* workspace = dev.Workspace(algo.workspace);
       CheckCudnn(cudnnConvolutionBackwardData(h, &one, d.w.get(), w, d.y.get(), dy, d.conv.get(),
@@ -126,6 +127,7 @@ class Conv2dTransposeGradCudnnKernel : public framework::OpKernel {
     const ConvPlan p = cudnn::MakeConvPlan(g, true);
     const cudnn::Scale<T> one = 1, zero = 0;
     const ConvDescs<T>& d = descs_.Get(op, p);
+    const bool timed = cudnn::TimeAlgorithms(ctx);
     const T* w = filter.data<T>();
     platform::AllocationPtr x_hold, dy_hold, y_hold;
     // C's x: dOutput, padded and in NCHW as cuDNN reads it.
@@ -139,13 +141,13 @@ class Conv2dTransposeGradCudnnKernel : public framework::OpKernel {
     const T* dy = dw != nullptr ? cudnn::StageY(dev, op, p, input.data<T>(), &dy_hold) : nullptr;
     AlgoChoice forward_algo, filter_algo;
     if (dx != nullptr) {
-      forward_algo = forward_cache_.Get(p, ConvDirection::kForward, [&] {
-        return cudnn::ChooseForward<T>(dev, op, p, d, x, w, y);
+      forward_algo = forward_cache_.Get(p, ConvDirection::kForward, timed, [&] {
+        return cudnn::ChooseForward<T>(dev, op, p, d, x, w, y, timed);
       });
     }
     if (dw != nullptr) {
-      filter_algo = filter_cache_.Get(p, ConvDirection::kBackwardFilter, [&] {
-        return cudnn::ChooseBackwardFilter<T>(dev, op, p, d, x, dy, dw);
+      filter_algo = filter_cache_.Get(p, ConvDirection::kBackwardFilter, timed, [&] {
+        return cudnn::ChooseBackwardFilter<T>(dev, op, p, d, x, dy, dw, timed);
       });
     }
     // One workspace for both calls (a second Workspace() call may move it).

@@ -120,6 +120,12 @@ AlgoChoice PickAlgo(const std::string& op, ConvDirection dir, const ConvPlan& p,
 
 }  // namespace
 
+bool TimeAlgorithms(const framework::ExecutionContext& ctx) {
+  if (FLAGS_cudnn_deterministic) return false;
+  return FLAGS_cudnn_exhaustive_search ||
+         (ctx.HasAttr("exhaustive_search") && ctx.Attr<bool>("exhaustive_search"));
+}
+
 View4d ConvPlan::XInterior() const {
   if (!explicit_pad) return XBuffer();
   View4d v = XBuffer();
@@ -201,14 +207,14 @@ ConvDescs<T>::ConvDescs(const std::string& op, const ConvPlan& p) {
 
 template <typename T>
 AlgoChoice ChooseForward(const CUDADeviceContext& dev, const std::string& op, const ConvPlan& p,
-                         const ConvDescs<T>& d, const T* x, const T* w, T* y) {
+                         const ConvDescs<T>& d, const T* x, const T* w, T* y, bool timed) {
   const cudnnHandle_t h = dev.cudnn_handle();
   int max_count = 0;
   CheckCudnn(cudnnGetConvolutionForwardAlgorithmMaxCount(h, &max_count),
              "cudnnGetConvolutionForwardAlgorithmMaxCount");
   std::vector<cudnnConvolutionFwdAlgoPerf_t> perf(static_cast<size_t>(std::max(max_count, 1)));
   int returned = 0;
-  if (FLAGS_cudnn_exhaustive_search) {
+  if (timed) {
     const platform::AllocationPtr ws = dev.Temporary(kWorkspaceLimit);
     CheckCudnn(cudnnFindConvolutionForwardAlgorithmEx(h, d.x.get(), x, d.w.get(), w, d.conv.get(),
                                                       d.y.get(), y, max_count, &returned,
@@ -229,14 +235,14 @@ AlgoChoice ChooseForward(const CUDADeviceContext& dev, const std::string& op, co
 template <typename T>
 AlgoChoice ChooseBackwardData(const CUDADeviceContext& dev, const std::string& op,
                               const ConvPlan& p, const ConvDescs<T>& d, const T* w, const T* dy,
-                              T* dx) {
+                              T* dx, bool timed) {
   const cudnnHandle_t h = dev.cudnn_handle();
   int max_count = 0;
   CheckCudnn(cudnnGetConvolutionBackwardDataAlgorithmMaxCount(h, &max_count),
              "cudnnGetConvolutionBackwardDataAlgorithmMaxCount");
   std::vector<cudnnConvolutionBwdDataAlgoPerf_t> perf(static_cast<size_t>(std::max(max_count, 1)));
   int returned = 0;
-  if (FLAGS_cudnn_exhaustive_search) {
+  if (timed) {
     const platform::AllocationPtr ws = dev.Temporary(kWorkspaceLimit);
     CheckCudnn(cudnnFindConvolutionBackwardDataAlgorithmEx(
                    h, d.w.get(), w, d.y.get(), dy, d.conv.get(), d.x.get(), dx, max_count,
@@ -258,7 +264,7 @@ AlgoChoice ChooseBackwardData(const CUDADeviceContext& dev, const std::string& o
 template <typename T>
 AlgoChoice ChooseBackwardFilter(const CUDADeviceContext& dev, const std::string& op,
                                 const ConvPlan& p, const ConvDescs<T>& d, const T* x, const T* dy,
-                                T* dw) {
+                                T* dw, bool timed) {
   const cudnnHandle_t h = dev.cudnn_handle();
   int max_count = 0;
   CheckCudnn(cudnnGetConvolutionBackwardFilterAlgorithmMaxCount(h, &max_count),
@@ -266,7 +272,7 @@ AlgoChoice ChooseBackwardFilter(const CUDADeviceContext& dev, const std::string&
   std::vector<cudnnConvolutionBwdFilterAlgoPerf_t> perf(
       static_cast<size_t>(std::max(max_count, 1)));
   int returned = 0;
-  if (FLAGS_cudnn_exhaustive_search) {
+  if (timed) {
     const platform::AllocationPtr ws = dev.Temporary(kWorkspaceLimit);
     CheckCudnn(cudnnFindConvolutionBackwardFilterAlgorithmEx(
                    h, d.x.get(), x, d.y.get(), dy, d.conv.get(), d.w.get(), dw, max_count,
@@ -314,22 +320,22 @@ const T* StageY(const CUDADeviceContext& dev, const std::string& op, const ConvP
   return staged;
 }
 
-#define PL_CUDNN_CONV_INSTANTIATE(T)                                                          \
-  template struct ConvDescs<T>;                                                                \
-  template AlgoChoice ChooseForward<T>(const CUDADeviceContext&, const std::string&,           \
+#define PL_CUDNN_CONV_INSTANTIATE(T)                                                             \
+  template struct ConvDescs<T>;                                                                  \
+  template AlgoChoice ChooseForward<T>(const CUDADeviceContext&, const std::string&,             \
                                        const ConvPlan&, const ConvDescs<T>&, const T*, const T*, \
-                                       T*);                                                    \
-  template AlgoChoice ChooseBackwardData<T>(const CUDADeviceContext&, const std::string&,      \
-                                            const ConvPlan&, const ConvDescs<T>&, const T*,    \
-                                            const T*, T*);                                     \
-  template AlgoChoice ChooseBackwardFilter<T>(const CUDADeviceContext&, const std::string&,    \
-                                              const ConvPlan&, const ConvDescs<T>&, const T*,  \
-                                              const T*, T*);                                   \
-  template const T* StageX<T>(const CUDADeviceContext&, const std::string&, const ConvPlan&,   \
-                              const T*, platform::AllocationPtr*);                             \
-  template void UnstageX<T>(const CUDADeviceContext&, const std::string&, const ConvPlan&,     \
-                            const T*, const View4d&, T*);                                      \
-  template const T* StageY<T>(const CUDADeviceContext&, const std::string&, const ConvPlan&,   \
+                                       T*, bool);                                                \
+  template AlgoChoice ChooseBackwardData<T>(const CUDADeviceContext&, const std::string&,        \
+                                            const ConvPlan&, const ConvDescs<T>&, const T*,      \
+                                            const T*, T*, bool);                                 \
+  template AlgoChoice ChooseBackwardFilter<T>(const CUDADeviceContext&, const std::string&,      \
+                                              const ConvPlan&, const ConvDescs<T>&, const T*,    \
+                                              const T*, T*, bool);                               \
+  template const T* StageX<T>(const CUDADeviceContext&, const std::string&, const ConvPlan&,     \
+                              const T*, platform::AllocationPtr*);                               \
+  template void UnstageX<T>(const CUDADeviceContext&, const std::string&, const ConvPlan&,       \
+                            const T*, const View4d&, T*);                                        \
+  template const T* StageY<T>(const CUDADeviceContext&, const std::string&, const ConvPlan&,     \
                               const T*, platform::AllocationPtr*);
 PL_CUDNN_CONV_INSTANTIATE(float)
 PL_CUDNN_CONV_INSTANTIATE(double)

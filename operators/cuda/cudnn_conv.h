@@ -14,7 +14,7 @@
 // float rounding of the CPU kernels.
 //
 // Algorithms come from cuDNN's heuristics (cudnnGet*Algorithm_v7), or from timing every
-// algorithm (cudnnFind*AlgorithmEx) when FLAGS_cudnn_exhaustive_search is set. With
+// algorithm (cudnnFind*AlgorithmEx) when TimeAlgorithms says so. With
 // FLAGS_cudnn_deterministic only algorithms cuDNN reports as deterministic are taken
 // (backward ALGO_0 accumulates with atomics): UnimplementedError when there is none.
 // T = float, double or float16 (accumulated in float) throughout. Nothing here is shared
@@ -87,15 +87,22 @@ struct AlgoChoice {
   size_t workspace = 0;
 };
 
-// Algorithms chosen per shape, direction and flags; one per kernel object.
+// Whether the kernel of `ctx`'s op times cuDNN's algorithms (once per shape) instead of taking
+// the heuristics' choice: FLAGS_cudnn_exhaustive_search, or the op's `exhaustive_search`
+// attribute (conv2d and depthwise_conv2d, and their grad ops, as in PaddlePaddle; a GPU
+// predictor sets it). Never under FLAGS_cudnn_deterministic: a timed choice may differ from
+// one process to the next, and the rounding with it.
+bool TimeAlgorithms(const framework::ExecutionContext& ctx);
+
+// Algorithms chosen per shape, direction and mode; one per kernel object.
 class AlgoCache {
  public:
   template <typename ChooseFn>
-  AlgoChoice Get(const ConvPlan& p, ConvDirection dir, ChooseFn&& choose) {
+  AlgoChoice Get(const ConvPlan& p, ConvDirection dir, bool timed, ChooseFn&& choose) {
     std::vector<int64_t> key = p.Key();
     key.push_back(static_cast<int64_t>(dir));
     key.push_back(FLAGS_cudnn_deterministic ? 1 : 0);
-    key.push_back(FLAGS_cudnn_exhaustive_search ? 1 : 0);
+    key.push_back(timed ? 1 : 0);
     auto it = map_.find(key);
     if (it != map_.end()) return it->second;
     const AlgoChoice choice = choose();
@@ -131,18 +138,20 @@ class ConvDescCache {
 };
 
 // The algorithm for y = conv(x, w), dx from (w, dy), dw from (x, dy). The buffers are those
-// of the call that follows; exhaustive search writes the output buffer (dx, dw or y).
+// of the call that follows; `timed` (TimeAlgorithms) times every algorithm, writing the
+// output buffer (dx, dw or y).
 template <typename T>
 AlgoChoice ChooseForward(const platform::CUDADeviceContext& dev, const std::string& op,
-                         const ConvPlan& p, const ConvDescs<T>& d, const T* x, const T* w, T* y);
+                         const ConvPlan& p, const ConvDescs<T>& d, const T* x, const T* w, T* y,
+                         bool timed);
 template <typename T>
 AlgoChoice ChooseBackwardData(const platform::CUDADeviceContext& dev, const std::string& op,
                               const ConvPlan& p, const ConvDescs<T>& d, const T* w, const T* dy,
-                              T* dx);
+                              T* dx, bool timed);
 template <typename T>
 AlgoChoice ChooseBackwardFilter(const platform::CUDADeviceContext& dev, const std::string& op,
                                 const ConvPlan& p, const ConvDescs<T>& d, const T* x, const T* dy,
-                                T* dw);
+                                T* dw, bool timed);
 
 // x (in the user's layout) as cuDNN reads it: `x` itself, or a packed NCHW copy (zero-padded
 // with explicit_pad) held by `hold`.

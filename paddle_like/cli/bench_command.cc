@@ -31,6 +31,7 @@ constexpr char kBenchUsage[] =
     "                         [--shape NAME=1x3x224x224 ...] [--batch N] [--threads T]\n"
     "                         [--warmup W] [--repeat R] [--clones C] [--no-ir] [--no-onednn]\n"
     "                         [--report FILE.json] [--profile FILE.json]\n"
+    "                         [--place P] [--cudnn-heuristics]\n"
     "  Times Predictor::Run on inputs of each feed's declared shape: uniform [0, 1) floats,\n"
     "  zero integers (one seed: every run and clone sees the same data).\n"
     "  --shape NAME=DIMS sets an input's shape (needed where it declares -1 beyond the batch)\n"
@@ -41,6 +42,8 @@ constexpr char kBenchUsage[] =
     "  --clones C        C clones of the predictor run in C threads at once (default 1)\n"
     "  --no-ir           skips the inference passes; --no-onednn runs the plain kernels\n"
     "  --place P         cpu (default), gpu or gpu:N: the device the predictor runs on\n"
+    "  --cudnn-heuristics  on a GPU, takes cuDNN's heuristic convolution algorithms instead of\n"
+    "                    timing them at each new input shape\n"
     "  --report FILE     writes the results as JSON (p50_ms, p90_ms, p99_ms, mean_ms, min_ms,\n"
     "                    throughput_per_s, threads, clones, batch, warmup, repeat, ...)\n"
     "  --profile FILE    after the timed runs, one more run with a profile: written as JSON\n"
@@ -158,7 +161,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
   const Args args(argv,
                   {"model", "program", "params", "shape", "batch", "threads", "warmup", "repeat",
                    "clones", "report", "profile", "place"},
-                  {"help", "no-ir", "no-onednn"});
+                  {"help", "no-ir", "no-onednn", "cudnn-heuristics"});
   const platform::Place place = args.GetPlace("bench");
   if (args.Has("help")) {
     std::cout << kBenchUsage;
@@ -183,6 +186,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
   config.SwitchIrOptim(!args.Has("no-ir"));
   if (args.Has("no-onednn")) config.DisableMKLDNN();
   if (place.is_gpu()) config.EnableUseGpu(0, place.device_id());
+  config.SwitchCudnnExhaustiveSearch(!args.Has("cudnn-heuristics"));
   const int batch = static_cast<int>(std::min<int64_t>(args.GetPositiveInt("bench", "batch", 1), 1 << 20));
   const int64_t warmup = std::min<int64_t>(
       args.Get("warmup") == "0" ? 0 : args.GetPositiveInt("bench", "warmup", 10), 1000000);

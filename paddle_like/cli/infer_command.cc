@@ -37,6 +37,7 @@ constexpr char kInferUsage[] =
     "                         --input [NAME=]FILE.npy[@LOD]|IMAGE.png|IMAGE.jpg ...\n"
     "                         [--resize HxW] [--mean a,b,c] [--std a,b,c] [--draw OUT.png]\n"
     "                         [--threshold T] [--out DIR] [--threads T] [--no-ir] [--no-onednn]\n"
+    "                         [--place P] [--cudnn-heuristics]\n"
     "  Runs a saved inference model through the inference library (Config, Predictor).\n"
     "  --model DIR       __model__ (parameters beside it) or one *.pdmodel with its .pdiparams\n"
     "  --input NAME=FILE feeds input NAME; a FILE without NAME= goes to the next input\n"
@@ -52,6 +53,8 @@ constexpr char kInferUsage[] =
     "  --threads T       CPU threads (default: FLAGS_paddle_num_threads)\n"
     "  --no-ir           skips the inference passes; --no-onednn runs the plain kernels\n"
     "  --place P         cpu (default), gpu or gpu:N: the device the predictor runs on\n"
+    "  --cudnn-heuristics  on a GPU, takes cuDNN's heuristic convolution algorithms instead of\n"
+    "                    timing them at each new input shape\n"
     "  Prints each output's dtype, shape and values; for an [N, C] output, each row's top 5;\n"
     "  for a detector's [N, 6] output, the boxes scoring at least --threshold.\n";
 
@@ -197,9 +200,9 @@ void ReportBoxes(const DenseTensor& t, double threshold, double sx, double sy, I
 
 int InferCommand(const std::vector<std::string>& argv) {
   const Args args(argv,
-                  {"model", "program", "params", "input", "out", "threads", "resize", "mean",
-                   "std", "draw", "threshold", "place"},
-                  {"help", "no-ir", "no-onednn"});
+                  {"model", "program", "params", "input", "out", "threads", "resize", "mean", "std",
+                   "draw", "threshold", "place"},
+                  {"help", "no-ir", "no-onednn", "cudnn-heuristics"});
   const platform::Place place = args.GetPlace("infer");
   if (args.Has("help")) {
     std::cout << kInferUsage;
@@ -226,6 +229,7 @@ int InferCommand(const std::vector<std::string>& argv) {
   config.SwitchIrOptim(!args.Has("no-ir"));
   if (args.Has("no-onednn")) config.DisableMKLDNN();
   if (place.is_gpu()) config.EnableUseGpu(0, place.device_id());
+  config.SwitchCudnnExhaustiveSearch(!args.Has("cudnn-heuristics"));
   auto predictor = infer::CreatePredictor(config);
 
   const std::vector<std::string> inputs = predictor->GetInputNames();

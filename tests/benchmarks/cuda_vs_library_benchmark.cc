@@ -1,8 +1,11 @@
 // The CUDA kernels through a prepared program against the bare library call on the same
 // shapes, on gpu:0, float32:
 //  - BM_GemmKernel (the `mul` op) against BM_GemmCublas (cublasSgemm);
-//  - BM_ConvKernel (conv2d, the cuDNN kernel) against BM_ConvCudnn (cudnnConvolutionForward
-//    with the heuristics' first algorithm and the same FMA math);
+//  - BM_ConvKernel (conv2d, the cuDNN kernel; search:1 with the op's `exhaustive_search`)
+//    against BM_ConvCudnn (cudnnConvolutionForward with the same FMA math, and algo:0 the
+//    heuristics' first algorithm, algo:1 the one the kernel takes from the heuristics, algo:2
+//    the one it times as fastest, cudnn::ChooseForward): algo:1 against search:0 and algo:2
+//    against search:1 are what the framework adds, the algo rows apart what the choice gains;
 //  - BM_AddKernel (elementwise_add of two same-shape tensors) against BM_CopyBytes (a
 //    device-to-device copy of as many bytes as the add reads and writes: the bandwidth
 //    ceiling).
@@ -19,6 +22,8 @@
 #include <cudnn.h>
 
 #include "framework/executor.h"
+#include "operators/cuda/cudnn_conv.h"
+#include "operators/nn/conv_pool_shape.h"
 #include "operators/registry.h"
 #include "platform/allocator.h"
 #include "platform/cuda/cuda_device_context.h"
@@ -31,6 +36,7 @@ namespace {
 
 using framework::DDim;
 using framework::DenseTensor;
+namespace cudnn = operators::cudnn;
 
 bool HaveDevice(benchmark::State& state) {
   operators::RegisterAllOps();
@@ -131,6 +137,17 @@ void SetConvCounters(benchmark::State& state, const ConvShape& s) {
                          benchmark::Counter::kIsIterationInvariantRate);
 }
 
+framework::AttributeMap ConvAttrs(const ConvShape& s, bool exhaustive_search = false) {
+  const int pad = static_cast<int>(s.pad);
+  return {{"strides", std::vector<int>{1, 1}},
+          {"paddings", std::vector<int>{pad, pad}},
+          {"padding_algorithm", std::string("EXPLICIT")},
+          {"dilations", std::vector<int>{1, 1}},
+          {"groups", 1},
+          {"data_format", std::string("NCHW")},
+          {"exhaustive_search", exhaustive_search}};
+}
+
 void BM_ConvKernel(benchmark::State& state) {
   if (!HaveDevice(state)) return;
   const ConvShape& s = kConvs[state.range(0)];
@@ -139,70 +156,55 @@ void BM_ConvKernel(benchmark::State& state) {
   b.Var("x")->SetShape({s.n, s.c, s.h, s.w});
   b.Var("f")->SetShape({s.k, s.c, s.r, s.r});
   b.Var("f")->SetPersistable(true);
-  const int pad = static_cast<int>(s.pad);
   AddOp(&b, "conv2d", {{"Input", {"x"}}, {"Filter", {"f"}}}, {{"Output", {"y"}}},
-        {{"strides", std::vector<int>{1, 1}},
-         {"paddings", std::vector<int>{pad, pad}},
-         {"dilations", std::vector<int>{1, 1}},
-         {"groups", 1}});
+        ConvAttrs(s, state.range(1) == 1));
   RunOnGpu(state, program, {{"f", Filled(DDim({s.k, s.c, s.r, s.r}), -0.1f, 0.001f)}},
            {{"x", Filled(DDim({s.n, s.c, s.h, s.w}), -1.0f, 0.0003f)}}, "y");
   SetConvCounters(state, s);
 }
 
+// range(1): 0 runs the heuristics' first algorithm, 1 the kernel's choice from the
+// heuristics, 2 the kernel's timed choice.
 void BM_ConvCudnn(benchmark::State& state) {
   if (!HaveDevice(state)) return;
   const ConvShape& s = kConvs[state.range(0)];
   const auto& dev = Gpu();
-  const int64_t oh = s.h + 2 * s.pad - s.r + 1, ow = s.w + 2 * s.pad - s.r + 1;
-  const DenseTensor x = OnGpu(Filled(DDim({s.n, s.c, s.h, s.w}), -1.0f, 0.0003f));
-  const DenseTensor f = OnGpu(Filled(DDim({s.k, s.c, s.r, s.r}), -0.1f, 0.001f));
-  auto y = platform::Alloc(platform::CUDAPlace(0), sizeof(float) * s.n * s.k * oh * ow);
-  cudnnTensorDescriptor_t xd, yd;
-  cudnnFilterDescriptor_t fd;
-  cudnnConvolutionDescriptor_t cd;
+  const DDim x_dims({s.n, s.c, s.h, s.w}), f_dims({s.k, s.c, s.r, s.r});
+  const cudnn::ConvPlan plan =
+      cudnn::MakeConvPlan(operators::ResolveConv2d("conv2d", x_dims, f_dims, ConvAttrs(s)), false);
+  const cudnn::ConvDescs<float> d("conv2d", plan);
+  const DenseTensor x = OnGpu(Filled(x_dims, -1.0f, 0.0003f));
+  const DenseTensor f = OnGpu(Filled(f_dims, -0.1f, 0.001f));
+  auto y = platform::Alloc(platform::CUDAPlace(0), sizeof(float) * plan.YBuffer().numel());
   using platform::CheckCudnn;
-  CheckCudnn(cudnnCreateTensorDescriptor(&xd), "create");
-  CheckCudnn(cudnnCreateTensorDescriptor(&yd), "create");
-  CheckCudnn(cudnnCreateFilterDescriptor(&fd), "create");
-  CheckCudnn(cudnnCreateConvolutionDescriptor(&cd), "create");
-  const auto i = [](int64_t v) { return static_cast<int>(v); };
-  CheckCudnn(cudnnSetTensor4dDescriptor(xd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, i(s.n), i(s.c),
-                                        i(s.h), i(s.w)),
-             "x");
-  CheckCudnn(cudnnSetTensor4dDescriptor(yd, CUDNN_TENSOR_NCHW, CUDNN_DATA_FLOAT, i(s.n), i(s.k),
-                                        i(oh), i(ow)),
-             "y");
-  CheckCudnn(cudnnSetFilter4dDescriptor(fd, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NCHW, i(s.k), i(s.c),
-                                        i(s.r), i(s.r)),
-             "f");
-  CheckCudnn(cudnnSetConvolution2dDescriptor(cd, i(s.pad), i(s.pad), 1, 1, 1, 1,
-                                             CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-             "conv");
-  CheckCudnn(cudnnSetConvolutionMathType(cd, CUDNN_FMA_MATH), "math");
-  cudnnConvolutionFwdAlgoPerf_t perf[8];
-  int found = 0;
-  CheckCudnn(cudnnGetConvolutionForwardAlgorithm_v7(dev.cudnn_handle(), xd, fd, cd, yd, 8,
-                                                    &found, perf),
-             "heuristics");
+  cudnnConvolutionFwdAlgo_t algo;
+  if (state.range(1) == 0) {
+    cudnnConvolutionFwdAlgoPerf_t perf[8];
+    int found = 0;
+    CheckCudnn(cudnnGetConvolutionForwardAlgorithm_v7(dev.cudnn_handle(), d.x.get(), d.w.get(),
+                                                      d.conv.get(), d.y.get(), 8, &found, perf),
+               "heuristics");
+    algo = perf[0].algo;
+  } else {
+    algo = static_cast<cudnnConvolutionFwdAlgo_t>(
+        cudnn::ChooseForward<float>(dev, "conv2d", plan, d, x.data<float>(), f.data<float>(),
+                                    static_cast<float*>(y->ptr()), state.range(1) == 2)
+            .algo);
+  }
   size_t ws_bytes = 0;
-  CheckCudnn(cudnnGetConvolutionForwardWorkspaceSize(dev.cudnn_handle(), xd, fd, cd, yd,
-                                                     perf[0].algo, &ws_bytes),
+  CheckCudnn(cudnnGetConvolutionForwardWorkspaceSize(dev.cudnn_handle(), d.x.get(), d.w.get(),
+                                                     d.conv.get(), d.y.get(), algo, &ws_bytes),
              "workspace");
   auto ws = platform::Alloc(platform::CUDAPlace(0), ws_bytes);
   const float alpha = 1, beta = 0;
   for (auto _ : state) {
-    CheckCudnn(cudnnConvolutionForward(dev.cudnn_handle(), &alpha, xd, x.data<float>(), fd,
-                                       f.data<float>(), cd, perf[0].algo, ws->ptr(), ws_bytes,
-                                       &beta, yd, y->ptr()),
+    CheckCudnn(cudnnConvolutionForward(dev.cudnn_handle(), &alpha, d.x.get(), x.data<float>(),
+                                       d.w.get(), f.data<float>(), d.conv.get(), algo, ws->ptr(),
+                                       ws_bytes, &beta, d.y.get(), y->ptr()),
                "forward");
     dev.Wait();
   }
-  state.SetLabel("algo " + std::to_string(static_cast<int>(perf[0].algo)));
-  cudnnDestroyConvolutionDescriptor(cd);
-  cudnnDestroyFilterDescriptor(fd);
-  cudnnDestroyTensorDescriptor(yd);
-  cudnnDestroyTensorDescriptor(xd);
+  state.SetLabel("algo " + std::to_string(static_cast<int>(algo)));
   SetConvCounters(state, s);
 }
 
@@ -243,8 +245,14 @@ void BM_CopyBytes(benchmark::State& state) {
 
 BENCHMARK(BM_GemmKernel)->DenseRange(0, 2)->ArgName("shape")->UseRealTime();
 BENCHMARK(BM_GemmCublas)->DenseRange(0, 2)->ArgName("shape")->UseRealTime();
-BENCHMARK(BM_ConvKernel)->DenseRange(0, 5)->ArgName("shape")->UseRealTime();
-BENCHMARK(BM_ConvCudnn)->DenseRange(0, 5)->ArgName("shape")->UseRealTime();
+BENCHMARK(BM_ConvKernel)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {0, 1}})
+    ->ArgNames({"shape", "search"})
+    ->UseRealTime();
+BENCHMARK(BM_ConvCudnn)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {0, 1, 2}})
+    ->ArgNames({"shape", "algo"})
+    ->UseRealTime();
 BENCHMARK(BM_AddKernel)->Arg(20)->Arg(26)->ArgName("log2n")->UseRealTime();
 BENCHMARK(BM_CopyBytes)->Arg(20)->Arg(26)->ArgName("log2n")->UseRealTime();
 

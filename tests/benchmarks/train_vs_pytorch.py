@@ -74,6 +74,10 @@ def run_torch(args):
     if args.place == "gpu":
         torch.backends.cudnn.allow_tf32 = False
         torch.backends.cuda.matmul.allow_tf32 = False
+        # Both sides time cuDNN's algorithms, or neither (paddle_like reads the flag from the
+        # environment it inherits).
+        timed = os.environ.get("FLAGS_cudnn_exhaustive_search", "").lower() in ("1", "true")
+        torch.backends.cudnn.benchmark = timed
     model = torch_model(args.model).to(device)
     opt = torch.optim.Adam(model.parameters(), lr=args.lr)
     loss_fn = nn.CrossEntropyLoss()
