@@ -27,6 +27,23 @@ const ActivationCase kCases[] = {
     {"cos", [](double x) { return std::cos(x); }, -6, 6, "\\cos"},
     {"square", [](double x) { return x * x; }, -4, 4, "X^2"},
     {"sign", [](double x) { return x > 0 ? 1.0 : (x < 0 ? -1.0 : 0.0); }, -3, 3, "\\mathrm{sign}"},
+    {"abs", [](double x) { return std::fabs(x); }, -3, 3, "|X|"},
+    {"floor", [](double x) { return std::floor(x); }, -3, 3, "\\lfloor"},
+    {"ceil", [](double x) { return std::ceil(x); }, -3, 3, "\\lceil"},
+    {"round", [](double x) { return std::nearbyint(x); }, -3, 3, "\\mathrm{round}"},
+    {"reciprocal", [](double x) { return 1 / x; }, 0.2, 3, "\\frac{1}{X}"},
+    {"erf", [](double x) { return std::erf(x); }, -3, 3, "\\int_0^X"},
+    {"silu", [](double x) { return x / (1 + std::exp(-x)); }, -6, 6, "\\frac{X}{1 + e^{-X}}"},
+    {"logsigmoid",
+     [](double x) { return x < 0 ? x - std::log1p(std::exp(x)) : -std::log1p(std::exp(-x)); }, -20,
+     20, "\\ln \\frac{1}{1 + e^{-X}}"},
+    {"softsign", [](double x) { return x / (1 + std::fabs(x)); }, -5, 5, "\\frac{X}{1 + |X|}"},
+    {"tan", [](double x) { return std::tan(x); }, -1.2, 1.2, "\\tan"},
+    {"atan", [](double x) { return std::atan(x); }, -5, 5, "\\arctan"},
+    {"asin", [](double x) { return std::asin(x); }, -0.95, 0.95, "\\arcsin"},
+    {"acos", [](double x) { return std::acos(x); }, -0.95, 0.95, "\\arccos"},
+    {"sinh", [](double x) { return std::sinh(x); }, -3, 3, "\\sinh"},
+    {"cosh", [](double x) { return std::cosh(x); }, -3, 3, "\\cosh"},
 };
 
 const DDim kShapes[] = {DDim({3, 5}),  DDim({1, 1, 7}), DDim({0, 4}), DDim({}),
@@ -55,6 +72,19 @@ TEST(ActivationOps, ForwardMatchesReference) {
   }
 }
 
+TEST(ActivationOps, RoundKeepsDecimalPlaces) {
+  const std::vector<double> x = {1.234567, -2.125, 0.005, 1234.5, -1250, 0};
+  auto run = [&](int decimals) {
+    return ToDoubles(RunOp("round", {{"X", {MakeTensor<double>({6}, x)}}}, {{"Out", 1}},
+                           {{"decimals", decimals}})
+                         .outputs["Out"][0]);
+  };
+  // -2.125 and 0.005 are halves at 2 places (x 100 gives -212.5 and 0.5): to even.
+  ExpectNear(run(2), {1.23, -2.12, 0, 1234.5, -1250, 0}, 1e-15, 0, "decimals 2");
+  ExpectNear(run(-2), {0, 0, 0, 1200, -1200, 0}, 0, 0, "decimals -2");
+  ExpectNear(run(0), {1, -2, 0, 1234, -1250, 0}, 0, 0, "decimals 0");
+}
+
 TEST(ActivationOps, InputIsLeftUnchanged) {
   const std::vector<double> x = {-1, 0.5, 2};
   DenseTensor in = MakeTensor<double>({3}, x);
@@ -79,6 +109,13 @@ TEST(ActivationOps, EdgeValues) {
   ExpectNear(run("relu", {-2, 0, 3}), {0, 0, 3}, 0, 0, "relu");
   ExpectNear(run("sign", {-2, -0.0, 0, 1e-30, -inf, inf}), {-1, 0, 0, 1, -1, 1}, 0, 0, "sign");
   EXPECT_TRUE(std::isnan(run("sign", {std::nan("")})[0]));
+  // Halves round to even, as PaddlePaddle 3 rounds.
+  ExpectNear(run("round", {-2.5, -0.5, 0.5, 1.5, 2.5}), {-2, 0, 0, 2, 2}, 0, 0, "round");
+  // logsigmoid and silu stay finite far out.
+  ExpectNear(run("logsigmoid", {-1000, 1000}), {-1000, 0}, 0, 0, "logsigmoid");
+  ExpectNear(run("silu", {-1000, 1000}), {0, 1000}, 0, 0, "silu");
+  EXPECT_EQ(run("reciprocal", {0})[0], inf);
+  EXPECT_TRUE(std::isnan(run("asin", {1.5})[0]));
 }
 
 TEST(ActivationOps, DeclarationsCarryFormulaAndExtraAttributes) {

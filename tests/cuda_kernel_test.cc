@@ -114,6 +114,41 @@ TEST_F(CudaKernelTest, ActivationsAndTheirGradOpsMatchCpu) {
   }
 }
 
+// The activations without grad op types of their own, each on inputs inside its domain.
+TEST_F(CudaKernelTest, MoreActivationsMatchCpu) {
+  const DDim dims{3, 37};
+  struct Case {
+    const char* type;
+    double lo, hi;
+    AttributeMap attrs;
+  };
+  const std::vector<Case> cases = {{"abs", -3, 3, {}},
+                                   {"floor", -3, 3, {}},
+                                   {"ceil", -3, 3, {}},
+                                   {"reciprocal", 0.2, 3, {}},
+                                   {"erf", -3, 3, {}},
+                                   {"silu", -8, 8, {}},
+                                   {"logsigmoid", -30, 30, {}},
+                                   {"softsign", -5, 5, {}},
+                                   {"tan", -1.2, 1.2, {}},
+                                   {"atan", -5, 5, {}},
+                                   {"asin", -0.95, 0.95, {}},
+                                   {"acos", -0.95, 0.95, {}},
+                                   {"sinh", -3, 3, {}},
+                                   {"cosh", -3, 3, {}},
+                                   {"round", -3, 3, {{"decimals", 0}}},
+                                   {"round", -3, 3, {{"decimals", 2}}},
+                                   {"round", -300, 300, {{"decimals", -1}}}};
+  for (const auto& c : cases) {
+    ExpectGpuMatchesCpu(
+        c.type,
+        [&](DataType t) {
+          return SlotTensors{{"X", {Random(t, dims, c.lo, c.hi, 9)}}};
+        },
+        {{"Out", 1}}, c.attrs);
+  }
+}
+
 TEST_F(CudaKernelTest, ParametricActivationsAndTheirGradOpsMatchCpu) {
   const DDim dims{5, 41};
   struct Case {

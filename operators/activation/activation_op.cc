@@ -1,4 +1,6 @@
-// Activation ops (relu, sigmoid, tanh, exp, log, sin, cos, square, sign): one op class, one
+// Activation ops (relu, sigmoid, tanh, exp, log, sin, cos, square, sign, abs, floor, ceil,
+// reciprocal, erf, silu, logsigmoid, softsign, tan, atan, asin, acos, sinh, cosh): one op
+// class, one
 // maker template and one kernel template, instantiated per tag of activation_op.h, and the
 // grad maker of each tag. Also PaddlePaddle's fused grad op types (relu_grad, sigmoid_grad,
 // tanh_grad, exp_grad, square_grad), so that programs it built run here.
@@ -74,6 +76,22 @@ void EmitScale(GradOpBuilder* g, const Names& x, float scale, float bias, const 
 
 Names Temp(GradOpBuilder* g, const std::string& hint) { return {g->NewTemp(hint)}; }
 
+// out = x / y, elementwise (same shapes).
+void EmitDivide(GradOpBuilder* g, const Names& x, const Names& y, const Names& out) {
+  g->AddOp("elementwise_div", {{"X", x}, {"Y", y}}, {{"Out", out}}, {{"axis", -1}});
+}
+
+// sqrt(1 - X^2), the denominator of asin's and acos's gradients.
+Names EmitSqrtOneMinusSquare(GradOpBuilder* g) {
+  const Names x_squared = Temp(g, "x_squared");
+  EmitUnary(g, "square", g->Input("X"), x_squared);
+  const Names one_minus = Temp(g, "one_minus_x_squared");
+  EmitScale(g, x_squared, -1.0f, 1.0f, one_minus);
+  const Names root = Temp(g, "root");
+  EmitUnary(g, "sqrt", one_minus, root);
+  return root;
+}
+
 }  // namespace
 
 // Grad makers: dOut is g->OutputGrad("Out"), dX is g->InputGrad("X"). Each names only the
@@ -141,6 +159,118 @@ void SquareTag::MakeGrad(GradOpBuilder* g) {
 
 // Zero almost everywhere: nothing flows back.
 void SignTag::MakeGrad(GradOpBuilder*) {}
+
+void AbsTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names sign_x = Temp(g, "sign");
+  EmitUnary(g, "sign", g->Input("X"), sign_x);
+  EmitMul(g, g->OutputGrad("Out"), sign_x, g->InputGrad("X"));
+}
+
+// Piecewise constant: nothing flows back.
+void FloorTag::MakeGrad(GradOpBuilder*) {}
+void CeilTag::MakeGrad(GradOpBuilder*) {}
+
+void ReciprocalTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names out_squared = Temp(g, "out_squared");
+  EmitUnary(g, "square", g->Output("Out"), out_squared);
+  const Names product = Temp(g, "dout_out_squared");
+  EmitMul(g, g->OutputGrad("Out"), out_squared, product);
+  EmitScale(g, product, -1.0f, 0.0f, g->InputGrad("X"));
+}
+
+void ErfTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names x_squared = Temp(g, "x_squared");
+  EmitUnary(g, "square", g->Input("X"), x_squared);
+  const Names minus = Temp(g, "minus_x_squared");
+  EmitScale(g, x_squared, -1.0f, 0.0f, minus);
+  const Names gauss = Temp(g, "gauss");
+  EmitUnary(g, "exp", minus, gauss);
+  const Names slope = Temp(g, "slope");
+  EmitScale(g, gauss, static_cast<float>(1.1283791670955126), 0.0f, slope);  // 2 / sqrt(pi)
+  EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
+}
+
+void SiluTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names s = Temp(g, "sigmoid");
+  EmitUnary(g, "sigmoid", g->Input("X"), s);
+  const Names one_minus_s = Temp(g, "one_minus_sigmoid");
+  EmitScale(g, s, -1.0f, 1.0f, one_minus_s);
+  const Names x_term = Temp(g, "x_one_minus_sigmoid");
+  EmitMul(g, g->Input("X"), one_minus_s, x_term);
+  const Names one_plus = Temp(g, "one_plus");
+  EmitScale(g, x_term, 1.0f, 1.0f, one_plus);
+  const Names slope = Temp(g, "slope");
+  EmitMul(g, s, one_plus, slope);
+  EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
+}
+
+void LogSigmoidTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names minus_x = Temp(g, "minus_x");
+  EmitScale(g, g->Input("X"), -1.0f, 0.0f, minus_x);
+  const Names slope = Temp(g, "slope");
+  EmitUnary(g, "sigmoid", minus_x, slope);
+  EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
+}
+
+void SoftsignTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names abs_x = Temp(g, "abs");
+  EmitUnary(g, "abs", g->Input("X"), abs_x);
+  const Names one_plus = Temp(g, "one_plus_abs");
+  EmitScale(g, abs_x, 1.0f, 1.0f, one_plus);
+  const Names squared = Temp(g, "squared");
+  EmitUnary(g, "square", one_plus, squared);
+  EmitDivide(g, g->OutputGrad("Out"), squared, g->InputGrad("X"));
+}
+
+void TanTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names out_squared = Temp(g, "out_squared");
+  EmitUnary(g, "square", g->Output("Out"), out_squared);
+  const Names slope = Temp(g, "slope");
+  EmitScale(g, out_squared, 1.0f, 1.0f, slope);
+  EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
+}
+
+void AtanTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names x_squared = Temp(g, "x_squared");
+  EmitUnary(g, "square", g->Input("X"), x_squared);
+  const Names denominator = Temp(g, "one_plus_x_squared");
+  EmitScale(g, x_squared, 1.0f, 1.0f, denominator);
+  EmitDivide(g, g->OutputGrad("Out"), denominator, g->InputGrad("X"));
+}
+
+void AsinTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  EmitDivide(g, g->OutputGrad("Out"), EmitSqrtOneMinusSquare(g), g->InputGrad("X"));
+}
+
+void AcosTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names quotient = Temp(g, "quotient");
+  EmitDivide(g, g->OutputGrad("Out"), EmitSqrtOneMinusSquare(g), quotient);
+  EmitScale(g, quotient, -1.0f, 0.0f, g->InputGrad("X"));
+}
+
+void SinhTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names cosh_x = Temp(g, "cosh");
+  EmitUnary(g, "cosh", g->Input("X"), cosh_x);
+  EmitMul(g, g->OutputGrad("Out"), cosh_x, g->InputGrad("X"));
+}
+
+void CoshTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names sinh_x = Temp(g, "sinh");
+  EmitUnary(g, "sinh", g->Input("X"), sinh_x);
+  EmitMul(g, g->OutputGrad("Out"), sinh_x, g->InputGrad("X"));
+}
 
 // ---------------------------------------------------------------- PaddlePaddle grad op types
 

@@ -79,6 +79,80 @@ struct SignFunctor {
   }
 };
 
+template <typename T>
+struct AbsFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return x < T(0) ? -x : x; }
+};
+
+template <typename T>
+struct FloorFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::floor(x); }
+};
+
+template <typename T>
+struct CeilFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::ceil(x); }
+};
+
+template <typename T>
+struct ReciprocalFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return T(1) / x; }
+};
+
+template <typename T>
+struct ErfFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::erf(x); }
+};
+
+template <typename T>
+struct SiluFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return x * SigmoidFunctor<T>{}(x); }
+};
+
+// log(sigmoid(x)) = min(x, 0) - log(1 + e^{-|x|}): no overflow for large |x|.
+template <typename T>
+struct LogSigmoidFunctor {
+  PL_HOSTDEVICE T operator()(T x) const {
+    const T m = x < T(0) ? x : T(0);
+    return m - std::log1p(std::exp(x < T(0) ? x : -x));
+  }
+};
+
+template <typename T>
+struct SoftsignFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return x / (T(1) + (x < T(0) ? -x : x)); }
+};
+
+template <typename T>
+struct TanFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::tan(x); }
+};
+
+template <typename T>
+struct AtanFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::atan(x); }
+};
+
+template <typename T>
+struct AsinFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::asin(x); }
+};
+
+template <typename T>
+struct AcosFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::acos(x); }
+};
+
+template <typename T>
+struct SinhFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::sinh(x); }
+};
+
+template <typename T>
+struct CoshFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::cosh(x); }
+};
+
 // Grad functors of PaddlePaddle's `<type>_grad` ops: dX from the forward value the op
 // reads (`dep`, Out or X) and dOut, with PaddlePaddle's formulas.
 template <typename T>
@@ -215,6 +289,134 @@ struct SignTag {
   static void MakeGrad(framework::GradOpBuilder* g);
 };
 
+struct AbsTag {
+  static constexpr const char* kType = "abs";
+  static constexpr const char* kFormula = "Out = |X|";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot \\mathrm{sign}(X)";
+  template <typename T>
+  using Functor = AbsFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct FloorTag {
+  static constexpr const char* kType = "floor";
+  static constexpr const char* kFormula = "Out = \\lfloor X \\rfloor";
+  static constexpr const char* kNote = "The gradient is zero almost everywhere: none flows back.";
+  static constexpr const char* kGradFormula = "dX = 0";
+  template <typename T>
+  using Functor = FloorFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct CeilTag {
+  static constexpr const char* kType = "ceil";
+  static constexpr const char* kFormula = "Out = \\lceil X \\rceil";
+  static constexpr const char* kNote = "The gradient is zero almost everywhere: none flows back.";
+  static constexpr const char* kGradFormula = "dX = 0";
+  template <typename T>
+  using Functor = CeilFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct ReciprocalTag {
+  static constexpr const char* kType = "reciprocal";
+  static constexpr const char* kFormula = "Out = \\frac{1}{X}";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = -dOut \\cdot Out^2";
+  template <typename T>
+  using Functor = ReciprocalFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct ErfTag {
+  static constexpr const char* kType = "erf";
+  static constexpr const char* kFormula = "Out = \\frac{2}{\\sqrt{\\pi}} \\int_0^X e^{-t^2} dt";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot \\frac{2}{\\sqrt{\\pi}} e^{-X^2}";
+  template <typename T>
+  using Functor = ErfFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct SiluTag {
+  static constexpr const char* kType = "silu";
+  static constexpr const char* kFormula = "Out = \\frac{X}{1 + e^{-X}}";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula =
+      "dX = dOut \\cdot \\sigma(X) (1 + X (1 - \\sigma(X)))";
+  template <typename T>
+  using Functor = SiluFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct LogSigmoidTag {
+  static constexpr const char* kType = "logsigmoid";
+  static constexpr const char* kFormula = "Out = \\ln \\frac{1}{1 + e^{-X}}";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot \\sigma(-X)";
+  template <typename T>
+  using Functor = LogSigmoidFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct SoftsignTag {
+  static constexpr const char* kType = "softsign";
+  static constexpr const char* kFormula = "Out = \\frac{X}{1 + |X|}";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{(1 + |X|)^2}";
+  template <typename T>
+  using Functor = SoftsignFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct TanTag {
+  static constexpr const char* kType = "tan";
+  static constexpr const char* kFormula = "Out = \\tan(X)";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot (1 + Out^2)";
+  template <typename T>
+  using Functor = TanFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct AtanTag {
+  static constexpr const char* kType = "atan";
+  static constexpr const char* kFormula = "Out = \\arctan(X)";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{1 + X^2}";
+  template <typename T>
+  using Functor = AtanFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct AsinTag {
+  static constexpr const char* kType = "asin";
+  static constexpr const char* kFormula = "Out = \\arcsin(X)";
+  static constexpr const char* kNote = "Out is NaN where |X| > 1.";
+  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{\\sqrt{1 - X^2}}";
+  template <typename T>
+  using Functor = AsinFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct AcosTag {
+  static constexpr const char* kType = "acos";
+  static constexpr const char* kFormula = "Out = \\arccos(X)";
+  static constexpr const char* kNote = "Out is NaN where |X| > 1.";
+  static constexpr const char* kGradFormula = "dX = -\\frac{dOut}{\\sqrt{1 - X^2}}";
+  template <typename T>
+  using Functor = AcosFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct SinhTag {
+  static constexpr const char* kType = "sinh";
+  static constexpr const char* kFormula = "Out = \\sinh(X)";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot \\cosh(X)";
+  template <typename T>
+  using Functor = SinhFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct CoshTag {
+  static constexpr const char* kType = "cosh";
+  static constexpr const char* kFormula = "Out = \\cosh(X)";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot \\sinh(X)";
+  template <typename T>
+  using Functor = CoshFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+
 // Calls fn(Tag{}) for every activation op, in registration order.
 template <typename Fn>
 void ForEachActivation(Fn&& fn) {
@@ -227,6 +429,20 @@ void ForEachActivation(Fn&& fn) {
   fn(CosTag{});
   fn(SquareTag{});
   fn(SignTag{});
+  fn(AbsTag{});
+  fn(FloorTag{});
+  fn(CeilTag{});
+  fn(ReciprocalTag{});
+  fn(ErfTag{});
+  fn(SiluTag{});
+  fn(LogSigmoidTag{});
+  fn(SoftsignTag{});
+  fn(TanTag{});
+  fn(AtanTag{});
+  fn(AsinTag{});
+  fn(AcosTag{});
+  fn(SinhTag{});
+  fn(CoshTag{});
 }
 
 // Calls fn(Tag{}) for every activation op with a PaddlePaddle grad op type.

@@ -1,5 +1,5 @@
 // Functors of the activations that the generic tags of activation_op.h do not cover:
-// hard_sigmoid, hard_swish, relu6, leaky_relu, swish, gelu, softplus and clip (they take
+// hard_sigmoid, hard_swish, relu6, leaky_relu, swish, gelu, softplus, clip and round (they take
 // attributes, clip also its bound tensors), and sqrt and rsqrt; each with the functor of its
 // PaddlePaddle grad op (`<type>_grad`), which reads the forward value named by kGradDep.
 // Shared by the CPU kernels (the ops' `*_op.cc` files) and the CUDA kernels
@@ -77,6 +77,23 @@ struct HardSwishGrad {
     // which agrees for its defaults (threshold == scale) and no others.
     if (x + offset >= threshold) return dout * (threshold / scale);
     return dout * ((T(2) * x + offset) / scale);
+  }
+};
+
+// Out = X rounded to `decimals` decimal places (tens, hundreds, ... when negative), halves to
+// even (nearbyint in the default rounding mode), as PaddlePaddle 3's round.
+template <typename T>
+struct Round {
+  int decimals;
+  T scale;  // 10^|decimals|
+  static Round FromAttrs(const framework::ExecutionContext& ctx) {
+    const int d = ctx.Attr<int>("decimals");
+    return {d, static_cast<T>(std::pow(10.0, d < 0 ? -d : d))};
+  }
+  PL_HOSTDEVICE T operator()(T x) const {
+    if (decimals == 0) return std::nearbyint(x);
+    if (decimals > 0) return std::nearbyint(x * scale) / scale;
+    return std::nearbyint(x / scale) * scale;
   }
 };
 
