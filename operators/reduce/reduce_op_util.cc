@@ -27,8 +27,17 @@ void ReduceGradInferShape(InferShapeContext* ctx) {
   ctx->ShareLoD("X", "X@GRAD");
 }
 
-void AppendReduceGradBroadcast(framework::GradOpBuilder* g, const std::string& dout,
-                               int from_dtype) {
+namespace {
+
+// X's declared dims and the forward op's reduction, for its grad maker.
+struct ForwardReduction {
+  DDim x_dims;
+  int x_dtype = 0;
+  std::vector<int> axes;  // The reduced dims.
+  bool keep_dim = false, all = true;
+};
+
+ForwardReduction ReductionOf(framework::GradOpBuilder* g) {
   const std::string& x = g->Input("X")[0];
   const framework::BlockDesc* block = g->Forward().Block();
   const framework::VarDesc* xv = block == nullptr ? nullptr : block->FindVarRecursive(x);
@@ -36,32 +45,55 @@ void AppendReduceGradBroadcast(framework::GradOpBuilder* g, const std::string& d
              errors::PreconditionNotMet("op `%s` gradient: input `X` variable `%s` is not "
                                         "declared in the block, so its rank is unknown",
                                         g->ForwardType(), x));
-  const DDim x_dims(xv->GetShape());
+  ForwardReduction r;
+  r.x_dims = DDim(xv->GetShape());
+  r.x_dtype = static_cast<int>(xv->GetDataType());
   const auto attr_or = [g](const char* name, auto fallback) {
     using T = decltype(fallback);
     return g->Forward().HasAttr(name) ? g->Attr<T>(name) : fallback;
   };
-  const bool keep_dim = attr_or("keep_dim", false);
+  r.keep_dim = attr_or("keep_dim", false);
   const math::ReduceShape shape =
-      math::ComputeReduceShape(g->ForwardType(), x_dims, attr_or("dim", std::vector<int>{0}),
-                               keep_dim, attr_or("reduce_all", false));
-  std::vector<int> axes;
-  bool all = true;
-  for (int i = 0; i < x_dims.size(); ++i) {
+      math::ComputeReduceShape(g->ForwardType(), r.x_dims, attr_or("dim", std::vector<int>{0}),
+                               r.keep_dim, attr_or("reduce_all", false));
+  for (int i = 0; i < r.x_dims.size(); ++i) {
     if (shape.reduced[i]) {
-      axes.push_back(i);
+      r.axes.push_back(i);
     } else {
-      all = false;
+      r.all = false;
     }
   }
-  std::string value = dout;
-  if (!keep_dim && !all && !axes.empty()) {
-    const std::string unsqueezed = g->NewTemp("dout_keep_dim");
-    g->AddOp("unsqueeze2", {{"X", {value}}}, {{"Out", {unsqueezed}}}, {{"axes", axes}});
-    value = unsqueezed;
-  }
-  const int x_dtype = static_cast<int>(xv->GetDataType());
-  if (from_dtype < 0 || from_dtype == x_dtype) {
+  return r;
+}
+
+// `value` (shaped like the forward op's Out) with the reduced dims put back as size 1 where
+// they were removed.
+std::string KeepReducedDims(framework::GradOpBuilder* g, const ForwardReduction& r,
+                            const std::string& value, const std::string& hint) {
+  if (r.keep_dim || r.all || r.axes.empty()) return value;
+  const std::string unsqueezed = g->NewTemp(hint);
+  g->AddOp("unsqueeze2", {{"X", {value}}}, {{"Out", {unsqueezed}}}, {{"axes", r.axes}});
+  return unsqueezed;
+}
+
+}  // namespace
+
+std::string AppendBroadcastToX(framework::GradOpBuilder* g, const std::string& value,
+                               const std::string& hint) {
+  const ForwardReduction r = ReductionOf(g);
+  const std::string expanded = g->NewTemp(hint);
+  g->AddOp("expand_as_v2",
+           {{"X", {KeepReducedDims(g, r, value, hint + "_keep_dim")}}, {"Y", g->Input("X")}},
+           {{"Out", {expanded}}}, {{"axis", -1}});
+  return expanded;
+}
+
+void AppendReduceGradBroadcast(framework::GradOpBuilder* g, const std::string& dout,
+                               int from_dtype) {
+  const ForwardReduction r = ReductionOf(g);
+  const std::string& x = g->Input("X")[0];
+  const std::string value = KeepReducedDims(g, r, dout, "dout_keep_dim");
+  if (from_dtype < 0 || from_dtype == r.x_dtype) {
     g->AddOp("expand_as_v2", {{"X", {value}}, {"Y", {x}}}, {{"Out", g->InputGrad("X")}},
              {{"axis", -1}});
     return;
@@ -69,7 +101,7 @@ void AppendReduceGradBroadcast(framework::GradOpBuilder* g, const std::string& d
   const std::string expanded = g->NewTemp("dx_reduced_dtype");
   g->AddOp("expand_as_v2", {{"X", {value}}, {"Y", {x}}}, {{"Out", {expanded}}}, {{"axis", -1}});
   g->AddOp("cast", {{"X", {expanded}}}, {{"Out", g->InputGrad("X")}},
-           {{"in_dtype", from_dtype}, {"out_dtype", x_dtype}});
+           {{"in_dtype", from_dtype}, {"out_dtype", r.x_dtype}});
 }
 
 }  // namespace operators

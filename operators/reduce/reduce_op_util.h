@@ -44,6 +44,12 @@ void ReduceGradInferShape(InferShapeContext* ctx);
 void AppendReduceGradBroadcast(framework::GradOpBuilder* g, const std::string& dout,
                                int from_dtype);
 
+// Appends the ops that broadcast `value` (shaped like the forward reduce op's Out) back to X's
+// shape (unsqueeze2 where the reduced dims were removed, then expand_as_v2), and returns the
+// name of the result, a new temporary named after `hint`.
+std::string AppendBroadcastToX(framework::GradOpBuilder* g, const std::string& value,
+                               const std::string& hint);
+
 // The body of the fused grad kernels: X@GRAD = broadcast of Out@GRAD / divisor to X's
 // shape, where Out@GRAD holds X's dims with the `reduced` ones removed (or kept as 1) and
 // divisor is 1 for sums (`mean` false) or the number of elements averaged into each output.
