@@ -138,7 +138,9 @@ TEST_F(CudaKernelTest, MoreActivationsMatchCpu) {
                                    {"cosh", -3, 3, {}},
                                    {"round", -3, 3, {{"decimals", 0}}},
                                    {"round", -3, 3, {{"decimals", 2}}},
-                                   {"round", -300, 300, {{"decimals", -1}}}};
+                                   {"round", -300, 300, {{"decimals", -1}}},
+                                   {"pow", 0.1, 3, {{"factor", 2.5f}}},
+                                   {"pow", -3, 3, {{"factor", 3.0f}}}};
   for (const auto& c : cases) {
     ExpectGpuMatchesCpu(
         c.type,

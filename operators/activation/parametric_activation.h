@@ -1,12 +1,13 @@
 // Functors of the activations that the generic tags of activation_op.h do not cover:
-// hard_sigmoid, hard_swish, relu6, leaky_relu, swish, gelu, softplus, clip and round (they take
-// attributes, clip also its bound tensors), and sqrt and rsqrt; each with the functor of its
+// hard_sigmoid, hard_swish, relu6, leaky_relu, swish, gelu, softplus, clip, round and pow (they
+// take attributes, clip also its bound tensors), and sqrt and rsqrt; each with the functor of its
 // PaddlePaddle grad op (`<type>_grad`), which reads the forward value named by kGradDep.
 // Shared by the CPU kernels (the ops' `*_op.cc` files) and the CUDA kernels
 // (parametric_activation_op.cu); FromAttrs reads an op's attributes on the host.
 #pragma once
 
 #include <cmath>
+#include <type_traits>
 
 #include "framework/operator.h"
 #include "operators/math/hostdevice.h"
@@ -77,6 +78,25 @@ struct HardSwishGrad {
     // which agrees for its defaults (threshold == scale) and no others.
     if (x + offset >= threshold) return dout * (threshold / scale);
     return dout * ((T(2) * x + offset) / scale);
+  }
+};
+
+// pow's exponent: input FactorTensor (one element, read on the host) when given, else the
+// attribute `factor` (pow_op.cc).
+double PowFactor(const framework::ExecutionContext& ctx);
+
+// Out = X^factor, computed in double for double and integer X (then converted), in float for
+// float.
+template <typename T>
+struct Pow {
+  double factor;
+  static Pow FromAttrs(const framework::ExecutionContext& ctx) { return {PowFactor(ctx)}; }
+  PL_HOSTDEVICE T operator()(T x) const {
+    if constexpr (std::is_same_v<T, float>) {
+      return std::pow(x, static_cast<float>(factor));
+    } else {
+      return static_cast<T>(std::pow(static_cast<double>(x), factor));
+    }
   }
 };
 

@@ -1,5 +1,5 @@
 // CUDA kernels of hard_sigmoid, hard_swish, relu6, leaky_relu, swish, gelu, softplus, clip,
-// round, sqrt and rsqrt and of their `<type>_grad` ops, from the functors of
+// round, pow, sqrt and rsqrt and of their `<type>_grad` ops, from the functors of
 // parametric_activation.h shared with the CPU kernels (float16 ones compute in float). clip's Min
 // and Max tensors are read on the host (FromAttrs).
 #include "operators/activation/parametric_activation.h"
@@ -68,6 +68,8 @@ CudaKernelTable ParametricActivationCudaKernels() {
                                                                                 "clip_grad");
   AddPair<Sqrt, SqrtGrad>(&table, "sqrt");
   AddPair<Rsqrt, RsqrtGrad>(&table, "rsqrt");
+  AddCudaKernels<UnaryCudaKernel<Pow>::template Kernel, float, double, platform::float16>(&table,
+                                                                                          "pow");
   // round passes no gradient: no grad op.
   AddCudaKernels<UnaryCudaKernel<Round>::template Kernel, float, double, platform::float16>(
       &table, "round");
