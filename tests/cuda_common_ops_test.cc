@@ -441,53 +441,56 @@ TEST_F(CudaCommonOpsTest, LayerNormAndItsGradMatchCpu) {
   }
 }
 
-TEST_F(CudaCommonOpsTest, ArgMaxMatchesCpuWithTiesAndNan) {
-  const DDim x({3, 4, 5});
-  for (int64_t axis = -3; axis < 3; ++axis) {
-    for (const bool keepdims : {false, true}) {
-      for (const int dtype : {-1, 2, 3}) {
-        SCOPED_TRACE("axis " + std::to_string(axis) + (keepdims ? " keepdims" : "") + " dtype " +
-                     std::to_string(dtype));
-        ExpectGpuMatchesCpu(
-            "arg_max",
-            [&](DataType t) {
-              return SlotTensors{{"X", {SmallInts(t, x, 41)}}};
-            },
-            {{"Out", 1}}, {{"axis", axis}, {"keepdims", keepdims}, {"dtype", dtype}}, kNumeric,
-            kExact);
+TEST_F(CudaCommonOpsTest, ArgMaxAndArgMinMatchCpuWithTiesAndNan) {
+  for (const char* op : {"arg_max", "arg_min"}) {
+    SCOPED_TRACE(op);
+    const DDim x({3, 4, 5});
+    for (int64_t axis = -3; axis < 3; ++axis) {
+      for (const bool keepdims : {false, true}) {
+        for (const int dtype : {-1, 2, 3}) {
+          SCOPED_TRACE("axis " + std::to_string(axis) + (keepdims ? " keepdims" : "") + " dtype " +
+                       std::to_string(dtype));
+          ExpectGpuMatchesCpu(
+              op,
+              [&](DataType t) {
+                return SlotTensors{{"X", {SmallInts(t, x, 41)}}};
+              },
+              {{"Out", 1}}, {{"axis", axis}, {"keepdims", keepdims}, {"dtype", dtype}}, kNumeric,
+              kExact);
+        }
       }
     }
-  }
-  for (const bool keepdims : {false, true}) {
-    SCOPED_TRACE(keepdims ? "flatten keepdims" : "flatten");
+    for (const bool keepdims : {false, true}) {
+      SCOPED_TRACE(keepdims ? "flatten keepdims" : "flatten");
+      ExpectGpuMatchesCpu(
+          op,
+          [&](DataType t) {
+            return SlotTensors{{"X", {SmallInts(t, x, 42)}}};
+          },
+          {{"Out", 1}}, {{"axis", int64_t{0}}, {"keepdims", keepdims}, {"flatten", true}}, kNumeric,
+          kExact);
+    }
+    // NaN first, NaN later, none; and a 0-D X and an empty one.
+    const double nan = std::nan("");
     ExpectGpuMatchesCpu(
-        "arg_max",
+        op,
         [&](DataType t) {
-          return SlotTensors{{"X", {SmallInts(t, x, 42)}}};
+          return SlotTensors{{"X", {Of(t, DDim({3, 3}), {nan, 5, 1, 1, nan, 7, 2, 9, 9})}}};
         },
-        {{"Out", 1}}, {{"axis", int64_t{0}}, {"keepdims", keepdims}, {"flatten", true}}, kNumeric,
-        kExact);
+        {{"Out", 1}}, {{"axis", int64_t{1}}}, kExact);
+    ExpectGpuMatchesCpu(
+        op,
+        [&](DataType t) {
+          return SlotTensors{{"X", {Of(t, DDim(), {4})}}};
+        },
+        {{"Out", 1}}, {}, kNumeric, kExact);
+    ExpectGpuMatchesCpu(
+        op,
+        [&](DataType t) {
+          return SlotTensors{{"X", {Of(t, DDim({0, 3}), {})}}};
+        },
+        {{"Out", 1}}, {{"axis", int64_t{1}}}, kNumeric, kExact);
   }
-  // NaN first, NaN later, none; and a 0-D X and an empty one.
-  const double nan = std::nan("");
-  ExpectGpuMatchesCpu(
-      "arg_max",
-      [&](DataType t) {
-        return SlotTensors{{"X", {Of(t, DDim({3, 3}), {nan, 5, 1, 1, nan, 7, 2, 9, 9})}}};
-      },
-      {{"Out", 1}}, {{"axis", int64_t{1}}}, kExact);
-  ExpectGpuMatchesCpu(
-      "arg_max",
-      [&](DataType t) {
-        return SlotTensors{{"X", {Of(t, DDim(), {4})}}};
-      },
-      {{"Out", 1}}, {}, kNumeric, kExact);
-  ExpectGpuMatchesCpu(
-      "arg_max",
-      [&](DataType t) {
-        return SlotTensors{{"X", {Of(t, DDim({0, 3}), {})}}};
-      },
-      {{"Out", 1}}, {{"axis", int64_t{1}}}, kNumeric, kExact);
 }
 
 TEST_F(CudaCommonOpsTest, TopKAndItsGradMatchCpuWithTiesAndNan) {

@@ -291,8 +291,9 @@ TEST(TopK, Errors) {
 
 // ---- arg_max ----
 
-// Naive arg max along `axis` (first maximum; NaN wins).
-std::vector<int64_t> NaiveArgMax(const DDim& dims, const std::vector<double>& x, int axis) {
+// Naive arg max (arg min with !max) along `axis` (first extreme; NaN wins).
+std::vector<int64_t> NaiveArgMax(const DDim& dims, const std::vector<double>& x, int axis,
+                                 bool max = true) {
   const int64_t outer = framework::Product(dims, 0, axis);
   const int64_t n = dims[axis];
   const int64_t inner = framework::Product(dims, axis + 1, dims.size());
@@ -304,7 +305,7 @@ std::vector<int64_t> NaiveArgMax(const DDim& dims, const std::vector<double>& x,
         const double v = x[(o * n + j) * inner + i];
         const double b = x[(o * n + best) * inner + i];
         if (std::isnan(b)) break;
-        if (std::isnan(v) || v > b) best = j;
+        if (std::isnan(v) || (max ? v > b : v < b)) best = j;
       }
       out.push_back(best);
     }
@@ -313,7 +314,7 @@ std::vector<int64_t> NaiveArgMax(const DDim& dims, const std::vector<double>& x,
 }
 
 template <typename T>
-void CheckArgMax() {
+void CheckArgMax(const std::string& op = "arg_max") {
   unsigned seed = 30;
   struct Case {
     DDim dims;
@@ -325,9 +326,9 @@ void CheckArgMax() {
     std::vector<double> x = RandomValues(c.dims.numel(), 0, 5, seed++);
     for (auto& v : x) v = std::floor(v);  // Ties.
     const int axis = static_cast<int>(c.axis < 0 ? c.axis + c.dims.size() : c.axis);
-    const auto want = NaiveArgMax(c.dims, x, axis);
+    const auto want = NaiveArgMax(c.dims, x, axis, op == "arg_max");
     for (bool keepdims : {false, true}) {
-      const auto r = RunOp("arg_max", {{"X", {MakeTensor<T>(c.dims, x)}}}, {{"Out", 1}},
+      const auto r = RunOp(op, {{"X", {MakeTensor<T>(c.dims, x)}}}, {{"Out", 1}},
                            {{"axis", c.axis}, {"keepdims", keepdims}});
       const DenseTensor& out = r.outputs.at("Out")[0];
       std::vector<int64_t> dims;
@@ -345,6 +346,25 @@ void CheckArgMax() {
 TEST(ArgMax, MatchesNaiveFloat) { CheckArgMax<float>(); }
 TEST(ArgMax, MatchesNaiveDouble) { CheckArgMax<double>(); }
 TEST(ArgMax, MatchesNaiveInt32) { CheckArgMax<int32_t>(); }
+TEST(ArgMin, MatchesNaiveFloat) { CheckArgMax<float>("arg_min"); }
+TEST(ArgMin, MatchesNaiveInt64) { CheckArgMax<int64_t>("arg_min"); }
+
+TEST(ArgMin, DocExampleNaNAndErrors) {
+  const DenseTensor x = MakeTensor<float>({2, 3}, {1, 0, 0, 5, 7, 2});
+  auto r = RunOp("arg_min", {{"X", {x}}}, {{"Out", 1}}, {{"axis", int64_t{1}}});
+  EXPECT_EQ(Ints(r.outputs.at("Out")[0]), (std::vector<int64_t>{1, 2}));
+  r = RunOp("arg_min", {{"X", {x}}}, {{"Out", 1}}, {{"flatten", true}});
+  EXPECT_EQ(Ints(r.outputs.at("Out")[0]), (std::vector<int64_t>{1}));
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  r = RunOp("arg_min", {{"X", {MakeTensor<double>({4}, {1, -3, nan, nan})}}}, {{"Out", 1}});
+  EXPECT_EQ(Ints(r.outputs.at("Out")[0]), (std::vector<int64_t>{2}));
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("arg_min", {{"X", {MakeTensor<float>({2, 0}, {})}}}, {{"Out", 1}},
+              {{"axis", int64_t{1}}});
+      },
+      {"op `arg_min` input `X`", "cannot search an empty dim"});
+}
 
 TEST(ArgMax, FlattenDtypeNaNAndZeroD) {
   const DenseTensor x = MakeTensor<float>({2, 3}, {1, 3, 3, 5, 0, 2});

@@ -1,4 +1,5 @@
-// arg_max: the index of the largest value along one dim (or of the whole flattened tensor).
+// arg_max and arg_min: the index of the largest (smallest) value along one dim (or of the
+// whole flattened tensor).
 #include "operators/search/arg_max_op.h"
 
 #include <cmath>
@@ -54,17 +55,18 @@ DataType ArgMaxOutDataType(int dtype) {
 
 ArgMaxShape PrepareArgMax(const ExecutionContext& ctx, DataType* out_type) {
   const DenseTensor* x = ctx.Input("X");
-  const ArgMaxShape s = AnalyzeArgMax(kArgMaxOp, x->dims(), ctx.Attr<int64_t>("axis"),
+  const std::string& op = ctx.Type();
+  const ArgMaxShape s = AnalyzeArgMax(op, x->dims(), ctx.Attr<int64_t>("axis"),
                                       ctx.Attr<bool>("keepdims"), ctx.Attr<bool>("flatten"));
   PL_ENFORCE(s.n > 0 || s.outer * s.inner == 0,
              errors::InvalidArgument("op `%s` input `X`: cannot search an empty dim (shape "
                                      "%s)",
-                                     kArgMaxOp, x->dims().ToString()));
+                                     op, x->dims().ToString()));
   *out_type = ArgMaxOutDataType(ctx.Attr<int>("dtype"));
   PL_ENFORCE(*out_type == DataType::INT64 || s.n <= std::numeric_limits<int32_t>::max(),
              errors::InvalidArgument("op `%s` attribute `dtype`: int32 cannot hold indices up "
                                      "to %lld",
-                                     kArgMaxOp, static_cast<long long>(s.n)));
+                                     op, static_cast<long long>(s.n)));
   DenseTensor* out = ctx.Output("Out");
   out->Resize(s.out);
   out->set_lod({});
@@ -79,13 +81,15 @@ constexpr int kDtypeLegacyInt64 = -1;
 constexpr int kDtypeInt32 = static_cast<int>(DataType::INT32);
 constexpr int kDtypeInt64 = static_cast<int>(DataType::INT64);
 
-class ArgMaxOpMaker : public OpProtoAndCheckerMaker {
+template <bool kMax>
+class ArgExtremeOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
+    const std::string extreme = kMax ? "maxima" : "minima";
     AddInput("X", "Input tensor of any rank.");
-    AddOutput("Out",
-              "Indices of the maxima: X's dims without dim `axis` (kept as 1 with keepdims); "
-              "with flatten, a 0-D tensor (all-ones dims of X's rank with keepdims).");
+    AddOutput("Out", "Indices of the " + extreme +
+                         ": X's dims without dim `axis` (kept as 1 with keepdims); with "
+                         "flatten, a 0-D tensor (all-ones dims of X's rank with keepdims).");
     AddAttr<int64_t>("axis", "The dim to search; negative values count from the end.")
         .SetDefault(-1);
     AddAttr<bool>("keepdims", "Keep the searched dim as size 1.").SetDefault(false);
@@ -93,7 +97,8 @@ class ArgMaxOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<int>("dtype", "Element type of Out: 3 int64 (-1 also means int64), 2 int32.")
         .SetDefault(kDtypeInt64)
         .InEnum({kDtypeLegacyInt64, kDtypeInt32, kDtypeInt64});
-    AddComment(R"DOC(
+    if (kMax) {
+      AddComment(R"DOC(
 ArgMax operator.
 
 $$Out[\ldots] = \mathrm{argmax}_j\, X[\ldots, j, \ldots] \quad (j \text{ runs along } axis)$$
@@ -102,6 +107,17 @@ The first maximum wins on ties; a NaN counts as the maximum (the first NaN wins)
 X [[1, 3, 3], [5, 0, 2]], axis = 1 -> Out [1, 0]; flatten -> Out 3 (0-D). A 0-D X gives 0.
 Not differentiable: the op has no gradient.
 )DOC");
+    } else {
+      AddComment(R"DOC(
+ArgMin operator.
+
+$$Out[\ldots] = \mathrm{argmin}_j\, X[\ldots, j, \ldots] \quad (j \text{ runs along } axis)$$
+
+The first minimum wins on ties; a NaN counts as the minimum (the first NaN wins). Example:
+X [[1, 0, 0], [5, 7, 2]], axis = 1 -> Out [1, 2]; flatten -> Out 1 (0-D). A 0-D X gives 0.
+Not differentiable: the op has no gradient.
+)DOC");
+    }
   }
 };
 
@@ -124,42 +140,54 @@ void ArgMaxInferVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputDataType("Out", ArgMaxOutDataType(ctx->Attr<int>("dtype")));
 }
 
-template <typename T, typename IndexT>
-void ArgMaxLoop(const T* x, IndexT* out, const ArgMaxShape& s) {
+template <bool kMax, typename T, typename IndexT>
+void ArgExtremeLoop(const T* x, IndexT* out, const ArgMaxShape& s) {
   for (int64_t o = 0; o < s.outer; ++o) {
     for (int64_t i = 0; i < s.inner; ++i) {
       out[o * s.inner + i] =
-          static_cast<IndexT>(ArgMaxAlong(x + o * s.n * s.inner + i, s.n, s.inner));
+          static_cast<IndexT>(ArgExtremeAlong<kMax>(x + o * s.n * s.inner + i, s.n, s.inner));
     }
   }
 }
 
-template <typename T>
-struct ArgMaxKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor* x = ctx.Input("X");
-    DataType out_type;
-    const ArgMaxShape s = PrepareArgMax(ctx, &out_type);
-    DenseTensor* out = ctx.Output("Out");
-    if (out_type == DataType::INT32) {
-      ArgMaxLoop(x->data<T>(), out->mutable_data<int32_t>(ctx.GetPlace()), s);
-    } else {
-      ArgMaxLoop(x->data<T>(), out->mutable_data<int64_t>(ctx.GetPlace()), s);
+template <bool kMax>
+struct ArgExtremeKernel {
+  template <typename T>
+  struct Kernel {
+    static void Compute(const ExecutionContext& ctx) {
+      const DenseTensor* x = ctx.Input("X");
+      DataType out_type;
+      const ArgMaxShape s = PrepareArgMax(ctx, &out_type);
+      DenseTensor* out = ctx.Output("Out");
+      if (out_type == DataType::INT32) {
+        ArgExtremeLoop<kMax>(x->data<T>(), out->mutable_data<int32_t>(ctx.GetPlace()), s);
+      } else {
+        ArgExtremeLoop<kMax>(x->data<T>(), out->mutable_data<int64_t>(ctx.GetPlace()), s);
+      }
     }
-  }
+  };
 };
 
 }  // namespace
 
 PL_REGISTER_OPS(RegisterArgMaxOp) {
-  framework::RegisterOp<ArgMaxOp, ArgMaxOpMaker>(kOp)
+  framework::RegisterOp<ArgMaxOp, ArgExtremeOpMaker<true>>(kOp)
       .InferShape(ArgMaxInferShape)
       .InferVarType(ArgMaxInferVarType)
       .Checkpoint("add attribute `flatten`; `dtype` defaults to int64",
                   framework::OpVersionDesc()
                       .NewAttr("flatten", "search the flattened X", false)
                       .ModifyAttr("dtype", "defaults to int64", kDtypeInt64));
-  RegisterPlainCpuKernels<ArgMaxKernel, float, double, int32_t, int64_t>(kOp);
+  RegisterPlainCpuKernels<ArgExtremeKernel<true>::Kernel, float, double, int32_t, int64_t>(kOp);
+  framework::RegisterOp<ArgMaxOp, ArgExtremeOpMaker<false>>(kArgMinOp)
+      .InferShape(ArgMaxInferShape)
+      .InferVarType(ArgMaxInferVarType)
+      .Checkpoint("add attribute `flatten`; `dtype` defaults to int64",
+                  framework::OpVersionDesc()
+                      .NewAttr("flatten", "search the flattened X", false)
+                      .ModifyAttr("dtype", "defaults to int64", kDtypeInt64));
+  RegisterPlainCpuKernels<ArgExtremeKernel<false>::Kernel, float, double, int32_t, int64_t>(
+      kArgMinOp);
 }
 
 }  // namespace operators

@@ -1,4 +1,4 @@
-// CUDA kernels of arg_max and top_k (float, double, int32, int64) and top_k_grad (float,
+// CUDA kernels of arg_max, arg_min and top_k (float, double, int32, int64) and top_k_grad (float,
 // double), on the CPU kernels' host-side checks and orders (arg_max_op.h: first maximum on
 // ties, first NaN wins; top_k_op.h: larger first, NaN above all, ties by index). arg_max runs
 // one thread per searched line (a flattened search runs on one thread). top_k ranks each
@@ -21,38 +21,42 @@ using framework::DataType;
 using framework::DenseTensor;
 using framework::ExecutionContext;
 
-template <typename T, typename IndexT>
-__global__ void ArgMaxLines(const T* x, IndexT* out, int64_t outer, int64_t n, int64_t inner) {
+template <bool kMax, typename T, typename IndexT>
+__global__ void ArgExtremeLines(const T* x, IndexT* out, int64_t outer, int64_t n, int64_t inner) {
   const int64_t lines = outer * inner;
   const int64_t step = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t k = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < lines;
        k += step) {
     const int64_t o = k / inner, i = k % inner;
-    out[k] = static_cast<IndexT>(ArgMaxAlong(x + o * n * inner + i, n, inner));
+    out[k] = static_cast<IndexT>(ArgExtremeAlong<kMax>(x + o * n * inner + i, n, inner));
   }
 }
 
-template <typename T>
-struct ArgMaxCudaKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor x = *ctx.Input("X");
-    DataType out_type;
-    const ArgMaxShape s = PrepareArgMax(ctx, &out_type);
-    DenseTensor* out = ctx.Output("Out");
-    const int64_t lines = s.outer * s.inner;
-    const auto launch = [&](auto* o) {
-      using IndexT = std::remove_pointer_t<decltype(o)>;
-      if (lines == 0) return;
-      ArgMaxLines<T, IndexT><<<cuda::Blocks(lines), cuda::kThreads, 0, cuda::Stream(ctx)>>>(
-          x.data<T>(), o, s.outer, s.n, s.inner);
-      cuda::CheckLaunch(ctx);
-    };
-    if (out_type == DataType::INT32) {
-      launch(out->mutable_data<int32_t>(ctx.GetPlace()));
-    } else {
-      launch(out->mutable_data<int64_t>(ctx.GetPlace()));
+template <bool kMax>
+struct ArgExtremeCudaKernel {
+  template <typename T>
+  struct Kernel {
+    static void Compute(const ExecutionContext& ctx) {
+      const DenseTensor x = *ctx.Input("X");
+      DataType out_type;
+      const ArgMaxShape s = PrepareArgMax(ctx, &out_type);
+      DenseTensor* out = ctx.Output("Out");
+      const int64_t lines = s.outer * s.inner;
+      const auto launch = [&](auto* o) {
+        using IndexT = std::remove_pointer_t<decltype(o)>;
+        if (lines == 0) return;
+        ArgExtremeLines<kMax, T, IndexT>
+            <<<cuda::Blocks(lines), cuda::kThreads, 0, cuda::Stream(ctx)>>>(x.data<T>(), o, s.outer,
+                                                                            s.n, s.inner);
+        cuda::CheckLaunch(ctx);
+      };
+      if (out_type == DataType::INT32) {
+        launch(out->mutable_data<int32_t>(ctx.GetPlace()));
+      } else {
+        launch(out->mutable_data<int64_t>(ctx.GetPlace()));
+      }
     }
-  }
+  };
 };
 
 // Element a of row r goes to place rank(a) of the row's top k, where rank(a) counts the
@@ -138,7 +142,10 @@ struct TopKGradCudaKernel {
 
 CudaKernelTable SearchCudaKernels() {
   CudaKernelTable table;
-  AddCudaKernels<ArgMaxCudaKernel, float, double, int32_t, int64_t>(&table, kArgMaxOp);
+  AddCudaKernels<ArgExtremeCudaKernel<true>::Kernel, float, double, int32_t, int64_t>(&table,
+                                                                                      kArgMaxOp);
+  AddCudaKernels<ArgExtremeCudaKernel<false>::Kernel, float, double, int32_t, int64_t>(&table,
+                                                                                       kArgMinOp);
   AddCudaKernels<TopKCudaKernel, float, double, int32_t, int64_t>(&table, "top_k");
   AddCudaKernels<TopKGradCudaKernel, float, double>(&table, "top_k_grad");
   return table;
