@@ -106,18 +106,8 @@ class ReduceFoldOpMaker : public ReduceOpMaker {
       AddInput("AxisTensorList", "The dims as 1-element tensors; not supported here.")
           .AsDuplicable()
           .AsDispensable();
-      AddAttr<std::vector<int64_t>>("dim", std::string("Dims to ") + Fold::kVerb +
-                                               " over; negative values count from the end. An "
-                                               "empty list means all dims.")
-          .SetDefault({0});
-      AddAttr<bool>("keep_dim", "Keep the reduced dims as size 1.").SetDefault(false);
-      AddAttr<bool>("reduce_all", "Reduce over all dims, whatever `dim` says.").SetDefault(false);
-      AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
-          .SetDefault(false)
-          .AsExtra();
-    } else {
-      AddReduceAttrs(Fold::kVerb);
     }
+    AddReduceAttrs(Fold::kVerb, Fold::kLongDims);
     AddAttr<int>("in_dtype", "Accepted for PaddlePaddle's programs; -1 (X's own) only.")
         .SetDefault(-1)
         .InEnum({-1})

@@ -7,11 +7,15 @@
 namespace paddle_like {
 namespace operators {
 
-void ReduceOpMaker::AddReduceAttrs(const std::string& verb) {
-  AddAttr<std::vector<int>>("dim", "Dims to " + verb +
-                                       " over; negative values count from the end. An empty "
-                                       "list means all dims.")
-      .SetDefault({0});
+void ReduceOpMaker::AddReduceAttrs(const std::string& verb, bool int64_dims) {
+  const std::string dim_doc =
+      "Dims to " + verb +
+      " over; negative values count from the end. An empty list means all dims.";
+  if (int64_dims) {
+    AddAttr<std::vector<int64_t>>("dim", dim_doc).SetDefault({0});
+  } else {
+    AddAttr<std::vector<int>>("dim", dim_doc).SetDefault({0});
+  }
   AddAttr<bool>("keep_dim", "Keep the reduced dims as size 1.").SetDefault(false);
   AddAttr<bool>("reduce_all", "Reduce over all dims, whatever `dim` says.").SetDefault(false);
   AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")

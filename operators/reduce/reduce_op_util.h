@@ -20,8 +20,9 @@ namespace operators {
 class ReduceOpMaker : public OpProtoAndCheckerMaker {
  protected:
   // Declares `dim`, `keep_dim`, `reduce_all` (and the extra `use_mkldnn`); `verb` says what
-  // happens over the reduced dims ("sum", "average").
-  void AddReduceAttrs(const std::string& verb);
+  // happens over the reduced dims ("sum", "average"). `int64_dims`: `dim` holds int64 values,
+  // as PaddlePaddle declares it for reduce_all and reduce_any.
+  void AddReduceAttrs(const std::string& verb, bool int64_dims = false);
 };
 
 // The op class of the fused grad ops: the kernel computes in X's dtype (an Out@GRAD of

@@ -97,27 +97,17 @@ class ArgExtremeOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<int>("dtype", "Element type of Out: 3 int64 (-1 also means int64), 2 int32.")
         .SetDefault(kDtypeInt64)
         .InEnum({kDtypeLegacyInt64, kDtypeInt32, kDtypeInt64});
-    if (kMax) {
-      AddComment(R"DOC(
-ArgMax operator.
-
-$$Out[\ldots] = \mathrm{argmax}_j\, X[\ldots, j, \ldots] \quad (j \text{ runs along } axis)$$
-
-The first maximum wins on ties; a NaN counts as the maximum (the first NaN wins). Example:
-X [[1, 3, 3], [5, 0, 2]], axis = 1 -> Out [1, 0]; flatten -> Out 3 (0-D). A 0-D X gives 0.
-Not differentiable: the op has no gradient.
-)DOC");
-    } else {
-      AddComment(R"DOC(
-ArgMin operator.
-
-$$Out[\ldots] = \mathrm{argmin}_j\, X[\ldots, j, \ldots] \quad (j \text{ runs along } axis)$$
-
-The first minimum wins on ties; a NaN counts as the minimum (the first NaN wins). Example:
-X [[1, 0, 0], [5, 7, 2]], axis = 1 -> Out [1, 2]; flatten -> Out 1 (0-D). A 0-D X gives 0.
-Not differentiable: the op has no gradient.
-)DOC");
-    }
+    const std::string extremum = kMax ? "maximum" : "minimum";
+    AddComment(std::string(kMax ? "ArgMax" : "ArgMin") +
+               " operator.\n\n$$Out[\\ldots] = \\mathrm{" + (kMax ? "argmax" : "argmin") +
+               "}_j\\, X[\\ldots, j, \\ldots] \\quad (j \\text{ runs along } axis)$$\n\nThe "
+               "first " +
+               extremum + " wins on ties; a NaN counts as the " + extremum +
+               " (the first NaN wins). Example: " +
+               (kMax
+                    ? "X [[1, 3, 3], [5, 0, 2]], axis = 1 -> Out [1, 0]; flatten -> Out 3 (0-D)."
+                    : "X [[1, 0, 0], [5, 7, 2]], axis = 1 -> Out [1, 2]; flatten -> Out 1 (0-D).") +
+               " A 0-D X gives 0.\nNot differentiable: the op has no gradient.\n");
   }
 };
 
