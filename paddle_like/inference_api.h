@@ -98,7 +98,7 @@ class Config {
   // On a GPU, the cuDNN convolutions (conv2d, depthwise_conv2d) time cuDNN's algorithms once
   // per input shape and keep the fastest, instead of taking cuDNN's heuristics, whose choice
   // can be several times slower on small convolutions. The first run at each new shape takes
-  // longer (tens of milliseconds per convolution shape). On by default; off keeps the
+  // longer: it times every algorithm of each convolution. On by default; off keeps the
   // heuristics (and the `exhaustive_search` attributes the program was saved with). Never
   // under FLAGS_cudnn_deterministic, which keeps the heuristics' deterministic choice.
   void SwitchCudnnExhaustiveSearch(bool on = true) { cudnn_exhaustive_search_ = on; }
