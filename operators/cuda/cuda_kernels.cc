@@ -1,6 +1,6 @@
-// Registers every CUDA kernel. Each `.cu` file defines one function that returns its ops'
-// kernels (declared in cuda_kernel_table.h); this file hands them to RegisterKernel, so nvcc
-// never compiles the registry's headers.
+// RegisterCudaKernels: the one place where CUDA kernels enter the kernel registry. Every op
+// family lists its CUDA kernels in a function of its `.cu` file (cuda_kernel_table.h); only
+// this host file includes the registry's headers, so no `.cu` file has to.
 #include "framework/op_registry.h"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/op_family.h"
@@ -17,9 +17,9 @@ PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernels) {
         InterpolateCudaKernels(), LookupTableCudaKernels(), CompareLogicalCudaKernels(),
         IndexingCudaKernels(),    LayerNormCudaKernels(),   SearchCudaKernels(),
         MetricsCudaKernels(),     PreluCudaKernels(),       DetectionCudaKernels()}) {
-    for (const CudaKernelSpec& entry : table) {
-      framework::RegisterKernel(entry.op_type, framework::DeviceType::kCUDA, entry.dtype,
-                                entry.library, entry.fn);
+    for (const CudaKernelSpec& kernel : table) {
+      framework::RegisterKernel(kernel.op_type, framework::DeviceType::kCUDA, kernel.dtype,
+                                kernel.library, kernel.fn);
     }
   }
 }

@@ -1,9 +1,9 @@
 // softmax, log_softmax and their gradients on CUDA, by cuDNN (CUDNN_SOFTMAX_ACCURATE, which
 // subtracts the row maximum first; CUDNN_SOFTMAX_LOG for log_softmax, whose gradient is
 // dX = dOut - exp(Out) * sum(dOut)). The dims around the softmax axis, [outer, n, inner], are
-// cuDNN's NCHW tensor [outer, n, inner, 1] in CUDNN_SOFTMAX_MODE_CHANNEL. These are the only
-// CUDA softmax kernels, and PaddlePaddle's saved models set use_cudnn = false on softmax, so
-// each is registered under LibraryType::kPlain and again under kCUDNN.
+// cuDNN's NCHW tensor [outer, n, inner, 1] in CUDNN_SOFTMAX_MODE_CHANNEL. No other CUDA
+// softmax kernel exists, and PaddlePaddle's saved models set use_cudnn = false on softmax:
+// every kernel here serves as the plain CUDA kernel and as the cuDNN one.
 #include <cudnn.h>
 
 #include "operators/cuda/cuda_kernel_table.h"
@@ -122,12 +122,12 @@ CudaKernelTable SoftmaxCudaKernels() {
   AddCudaKernels<AccurateGrad::Kernel, platform::float16>(&kernels, "softmax_grad");
   AddCudaKernels<Log::Kernel, platform::float16>(&kernels, "log_softmax");
   AddCudaKernels<LogGrad::Kernel, platform::float16>(&kernels, "log_softmax_grad");
-  // Each once more as kCUDNN.
-  const size_t n = kernels.size();
-  for (size_t i = 0; i < n; ++i) {
-    CudaKernelSpec cudnn_entry = kernels[i];  // By value: push_back may reallocate.
-    cudnn_entry.library = framework::LibraryType::kCUDNN;
-    kernels.push_back(cudnn_entry);
+  // The same kernels under the cuDNN library.
+  const size_t plain_count = kernels.size();
+  for (size_t i = 0; i < plain_count; ++i) {
+    CudaKernelSpec as_cudnn = kernels[i];  // A copy: push_back may move the vector.
+    as_cudnn.library = framework::LibraryType::kCUDNN;
+    kernels.push_back(as_cudnn);
   }
   return kernels;
 }

@@ -158,26 +158,25 @@ struct ArgExtremeKernel {
   };
 };
 
+// Registers arg_max (kMax) or arg_min with its plain CPU kernels.
+template <bool kMax>
+void RegisterArgExtremeOp(const char* type) {
+  framework::RegisterOp<ArgMaxOp, ArgExtremeOpMaker<kMax>>(type)
+      .InferShape(ArgMaxInferShape)
+      .InferVarType(ArgMaxInferVarType)
+      .Checkpoint("add attribute `flatten`; `dtype` defaults to int64",
+                  framework::OpVersionDesc()
+                      .NewAttr("flatten", "search the flattened X", false)
+                      .ModifyAttr("dtype", "defaults to int64", kDtypeInt64));
+  RegisterPlainCpuKernels<ArgExtremeKernel<kMax>::template Kernel, float, double, int32_t, int64_t>(
+      type);
+}
+
 }  // namespace
 
 PL_REGISTER_OPS(RegisterArgMaxOp) {
-  framework::RegisterOp<ArgMaxOp, ArgExtremeOpMaker<true>>(kOp)
-      .InferShape(ArgMaxInferShape)
-      .InferVarType(ArgMaxInferVarType)
-      .Checkpoint("add attribute `flatten`; `dtype` defaults to int64",
-                  framework::OpVersionDesc()
-                      .NewAttr("flatten", "search the flattened X", false)
-                      .ModifyAttr("dtype", "defaults to int64", kDtypeInt64));
-  RegisterPlainCpuKernels<ArgExtremeKernel<true>::Kernel, float, double, int32_t, int64_t>(kOp);
-  framework::RegisterOp<ArgMaxOp, ArgExtremeOpMaker<false>>(kArgMinOp)
-      .InferShape(ArgMaxInferShape)
-      .InferVarType(ArgMaxInferVarType)
-      .Checkpoint("add attribute `flatten`; `dtype` defaults to int64",
-                  framework::OpVersionDesc()
-                      .NewAttr("flatten", "search the flattened X", false)
-                      .ModifyAttr("dtype", "defaults to int64", kDtypeInt64));
-  RegisterPlainCpuKernels<ArgExtremeKernel<false>::Kernel, float, double, int32_t, int64_t>(
-      kArgMinOp);
+  RegisterArgExtremeOp<true>(kArgMaxOp);
+  RegisterArgExtremeOp<false>(kArgMinOp);
 }
 
 }  // namespace operators
