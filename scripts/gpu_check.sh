@@ -125,8 +125,9 @@ bench ppyolo_tiny
 bench face_det_blazeface --shape image=1x3x640x640
 
 start=$SECONDS
-timeout 150 "$B/bin/cuda_vs_library_benchmark" --benchmark_min_time=0.3 \
-  --benchmark_repetitions=3 --benchmark_report_aggregates_only=true \
+timeout 400 "$B/bin/cuda_vs_library_benchmark" --benchmark_min_time=0.3 \
+  --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true \
+  --benchmark_report_aggregates_only=true \
   --benchmark_out="$OUT/cuda_vs_library.json" --benchmark_out_format=json \
   >"$OUT/cuda_vs_library.log" 2>&1
 note "cuda_vs_library_benchmark: exit $? ($((SECONDS - start)) s)"

@@ -3,7 +3,8 @@
 // asymmetric paddings, SAME / VALID, groups and output_padding, cuDNN's backward-data
 // computed in double on the plan's buffer (symmetric padding, as cuDNN applies it) and
 // copied out of it as the kernel does must equal the plain CPU kernel; for conv2d, a padded
-// buffer exactly where the paddings are asymmetric. Built only with CUDA (tests/CMakeLists.txt).
+// buffer exactly where the paddings are asymmetric. The algorithm caches: one choice per
+// problem shared by all kernel objects. Built only with CUDA (tests/CMakeLists.txt).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -169,6 +170,48 @@ TEST(CudnnConvPlan, Conv2dPadsInABufferExactlyWhenAsymmetric) {
       }
     }
   }
+}
+
+TEST(CudnnAlgoCache, KernelObjectsShareOneChoicePerProblem) {
+  namespace cudnn = operators::cudnn;
+  // A shape no other test uses: the shared map lives as long as the process.
+  const framework::AttributeMap attrs = {{"strides", std::vector<int>{1, 1}},
+                                         {"paddings", std::vector<int>{1, 1}},
+                                         {"dilations", std::vector<int>{1, 1}},
+                                         {"groups", 1},
+                                         {"padding_algorithm", std::string("EXPLICIT")},
+                                         {"data_format", std::string("NCHW")}};
+  const ConvPlan plan = MakeConvPlan(
+      operators::ResolveConv2d("conv2d", DDim({3, 5, 17, 19}), DDim({7, 5, 3, 3}), attrs), false);
+  int chosen = 0;
+  auto choose = [&chosen](int algo) {
+    return [&chosen, algo] {
+      ++chosen;
+      return cudnn::AlgoChoice{algo, 64};
+    };
+  };
+  const auto fwd = cudnn::ConvDirection::kForward;
+  cudnn::AlgoCache<float> first, second;
+  EXPECT_EQ(first.Get(0, plan, fwd, true, choose(5)).algo, 5);
+  EXPECT_EQ(first.Get(0, plan, fwd, true, choose(6)).algo, 5);
+  // Another kernel object (another op of the program, a predictor's clone) gets the same.
+  EXPECT_EQ(second.Get(0, plan, fwd, true, choose(6)).algo, 5);
+  EXPECT_EQ(chosen, 1);
+  // Heuristics, another direction, device, element type or a transposed plan choose anew.
+  EXPECT_EQ(second.Get(0, plan, fwd, false, choose(1)).algo, 1);
+  EXPECT_EQ(second.Get(0, plan, cudnn::ConvDirection::kBackwardData, true, choose(2)).algo, 2);
+  EXPECT_EQ(second.Get(1, plan, fwd, true, choose(3)).algo, 3);
+  cudnn::AlgoCache<double> wide;
+  EXPECT_EQ(wide.Get(0, plan, fwd, true, choose(4)).algo, 4);
+  ConvPlan transposed = plan;
+  transposed.transposed = true;
+  EXPECT_EQ(first.Get(0, transposed, fwd, true, choose(7)).algo, 7);
+  EXPECT_EQ(chosen, 6);
+  {
+    ScopedFlag deterministic(&FLAGS_cudnn_deterministic, true);
+    EXPECT_EQ(first.Get(0, plan, fwd, true, choose(0)).algo, 0);
+  }
+  EXPECT_EQ(chosen, 7);
 }
 
 }  // namespace

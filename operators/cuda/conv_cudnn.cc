@@ -126,7 +126,7 @@ class Conv2dCudnnKernel : public framework::OpKernel {
       const T* w = filter.data<T>();
       const ConvDescs<T>& d = descs_.Get(op, p);
       const bool timed = cudnn::TimeAlgorithms(ctx);
-      const AlgoChoice algo = cache_.Get(p, ConvDirection::kForward, timed, [&] {
+      const AlgoChoice algo = cache_.Get(dev.device_id(), p, ConvDirection::kForward, timed, [&] {
         return cudnn::ChooseForward<T>(dev, op, p, d, x, w, y, timed);
       });
       void* workspace = dev.Workspace(algo.workspace);
@@ -161,7 +161,7 @@ class Conv2dCudnnKernel : public framework::OpKernel {
   }
 
   cudnn::ConvDescCache<T> descs_;
-  AlgoCache cache_;
+  AlgoCache<T> cache_;
 };
 
 template <typename T>
@@ -199,14 +199,14 @@ class Conv2dGradCudnnKernel : public framework::OpKernel {
     const T* x = dw != nullptr ? cudnn::StageX(dev, op, p, input.data<T>(), &x_hold) : nullptr;
     AlgoChoice data_algo, filter_algo;
     if (dx != nullptr) {
-      data_algo = data_cache_.Get(p, ConvDirection::kBackwardData, timed, [&] {
+      data_algo = data_cache_.Get(dev.device_id(), p, ConvDirection::kBackwardData, timed, [&] {
         return cudnn::ChooseBackwardData<T>(dev, op, p, d, w, dy, dx_buffer, timed);
       });
     }
     if (dw != nullptr) {
-      filter_algo = filter_cache_.Get(p, ConvDirection::kBackwardFilter, timed, [&] {
-        return cudnn::ChooseBackwardFilter<T>(dev, op, p, d, x, dy, dw, timed);
-      });
+      filter_algo = filter_cache_.Get(
+          dev.device_id(), p, ConvDirection::kBackwardFilter, timed,
+          [&] { return cudnn::ChooseBackwardFilter<T>(dev, op, p, d, x, dy, dw, timed); });
     }
     // One workspace for both calls (a second Workspace() call may move it).
     const size_t ws_bytes = std::max(data_algo.workspace, filter_algo.workspace);
@@ -229,7 +229,7 @@ class Conv2dGradCudnnKernel : public framework::OpKernel {
   }
 
   cudnn::ConvDescCache<T> descs_;
-  AlgoCache data_cache_, filter_cache_;
+  AlgoCache<T> data_cache_, filter_cache_;
 };
 
 }  // namespace

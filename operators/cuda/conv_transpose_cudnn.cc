@@ -78,9 +78,9 @@ class Conv2dTransposeCudnnKernel : public framework::OpKernel {
       const T* w = filter.data<T>();
       const ConvDescs<T>& d = descs_.Get(op, p);
       const bool timed = cudnn::TimeAlgorithms(ctx);
-      const AlgoChoice algo = cache_.Get(p, ConvDirection::kBackwardData, timed, [&] {
-        return cudnn::ChooseBackwardData<T>(dev, op, p, d, w, dy, x, timed);
-      });
+      const AlgoChoice algo =
+          cache_.Get(dev.device_id(), p, ConvDirection::kBackwardData, timed,
+                     [&] { return cudnn::ChooseBackwardData<T>(dev, op, p, d, w, dy, x, timed); });
       void* workspace = dev.Workspace(algo.workspace);
       CheckCudnn(cudnnConvolutionBackwardData(h, &one, d.w.get(), w, d.y.get(), dy, d.conv.get(),
                                               static_cast<cudnnConvolutionBwdDataAlgo_t>(algo.algo),
@@ -100,7 +100,7 @@ class Conv2dTransposeCudnnKernel : public framework::OpKernel {
   }
 
   cudnn::ConvDescCache<T> descs_;
-  AlgoCache cache_;
+  AlgoCache<T> cache_;
 };
 
 template <typename T>
@@ -141,14 +141,14 @@ class Conv2dTransposeGradCudnnKernel : public framework::OpKernel {
     const T* dy = dw != nullptr ? cudnn::StageY(dev, op, p, input.data<T>(), &dy_hold) : nullptr;
     AlgoChoice forward_algo, filter_algo;
     if (dx != nullptr) {
-      forward_algo = forward_cache_.Get(p, ConvDirection::kForward, timed, [&] {
+      forward_algo = forward_cache_.Get(dev.device_id(), p, ConvDirection::kForward, timed, [&] {
         return cudnn::ChooseForward<T>(dev, op, p, d, x, w, y, timed);
       });
     }
     if (dw != nullptr) {
-      filter_algo = filter_cache_.Get(p, ConvDirection::kBackwardFilter, timed, [&] {
-        return cudnn::ChooseBackwardFilter<T>(dev, op, p, d, x, dy, dw, timed);
-      });
+      filter_algo = filter_cache_.Get(
+          dev.device_id(), p, ConvDirection::kBackwardFilter, timed,
+          [&] { return cudnn::ChooseBackwardFilter<T>(dev, op, p, d, x, dy, dw, timed); });
     }
     // One workspace for both calls (a second Workspace() call may move it).
     const size_t ws_bytes = std::max(forward_algo.workspace, filter_algo.workspace);
@@ -172,7 +172,7 @@ class Conv2dTransposeGradCudnnKernel : public framework::OpKernel {
   }
 
   cudnn::ConvDescCache<T> descs_;
-  AlgoCache forward_cache_, filter_cache_;
+  AlgoCache<T> forward_cache_, filter_cache_;
 };
 
 }  // namespace

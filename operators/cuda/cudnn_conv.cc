@@ -1,6 +1,7 @@
 #include "operators/cuda/cudnn_conv.h"
 
 #include <algorithm>
+#include <mutex>
 #include <type_traits>
 
 #include "platform/enforce.h"
@@ -124,6 +125,34 @@ bool TimeAlgorithms(const framework::ExecutionContext& ctx) {
   if (FLAGS_cudnn_deterministic) return false;
   return FLAGS_cudnn_exhaustive_search ||
          (ctx.HasAttr("exhaustive_search") && ctx.Attr<bool>("exhaustive_search"));
+}
+
+std::vector<int64_t> AlgoKey(int device_id, const ConvPlan& p, ConvDirection dir, bool timed,
+                             cudnnDataType_t type) {
+  std::vector<int64_t> key = p.Key();
+  key.push_back(device_id);
+  // A transposed plan's geometry names the channels the other way round.
+  key.push_back(p.transposed ? 1 : 0);
+  key.push_back(static_cast<int64_t>(dir));
+  key.push_back(FLAGS_cudnn_deterministic ? 1 : 0);
+  key.push_back(timed ? 1 : 0);
+  key.push_back(static_cast<int64_t>(type));
+  return key;
+}
+
+AlgoChoice SharedAlgoChoice(const std::vector<int64_t>& key,
+                            const std::function<AlgoChoice()>& choose) {
+  static std::mutex mu;
+  static auto* choices = new std::map<std::vector<int64_t>, AlgoChoice>();
+  // Problems remembered before the map starts again.
+  constexpr size_t kMaxProblems = 4096;
+  std::lock_guard<std::mutex> lock(mu);
+  auto it = choices->find(key);
+  if (it != choices->end()) return it->second;
+  const AlgoChoice choice = choose();
+  if (choices->size() >= kMaxProblems) choices->clear();
+  choices->emplace(key, choice);
+  return choice;
 }
 
 View4d ConvPlan::XInterior() const {

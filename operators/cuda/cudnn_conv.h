@@ -18,11 +18,12 @@
 // FLAGS_cudnn_deterministic only algorithms cuDNN reports as deterministic are taken
 // (backward ALGO_0 accumulates with atomics): UnimplementedError when there is none.
 // T = float, double or float16 (accumulated in float) throughout. Nothing here is shared
-// between threads.
+// between threads except SharedAlgoChoice's map.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -94,18 +95,30 @@ struct AlgoChoice {
 // one process to the next, and the rounding with it.
 bool TimeAlgorithms(const framework::ExecutionContext& ctx);
 
-// Algorithms chosen per shape, direction and mode; one per kernel object.
+// What identifies one choice of algorithm: the device, the problem (plan), direction, mode
+// and element type.
+std::vector<int64_t> AlgoKey(int device_id, const ConvPlan& p, ConvDirection dir, bool timed,
+                             cudnnDataType_t type);
+
+// The process's algorithm for `key`: chosen by `choose` the first time any
+// kernel object asks, under a lock held while it chooses (timings are not disturbed by another
+// thread's, and every asker gets the same answer). A network's convolutions of one shape and
+// a predictor's clones so time cuDNN's algorithms once and run the same one.
+AlgoChoice SharedAlgoChoice(const std::vector<int64_t>& key,
+                            const std::function<AlgoChoice()>& choose);
+
+// The algorithms a kernel object has used, per shape, direction and mode: its own map, read
+// without a lock on every run, in front of SharedAlgoChoice (consulted on a miss only).
+template <typename T>
 class AlgoCache {
  public:
   template <typename ChooseFn>
-  AlgoChoice Get(const ConvPlan& p, ConvDirection dir, bool timed, ChooseFn&& choose) {
-    std::vector<int64_t> key = p.Key();
-    key.push_back(static_cast<int64_t>(dir));
-    key.push_back(FLAGS_cudnn_deterministic ? 1 : 0);
-    key.push_back(timed ? 1 : 0);
+  AlgoChoice Get(int device_id, const ConvPlan& p, ConvDirection dir, bool timed,
+                 ChooseFn&& choose) {
+    std::vector<int64_t> key = AlgoKey(device_id, p, dir, timed, DataTypeOf<T>::value);
     auto it = map_.find(key);
     if (it != map_.end()) return it->second;
-    const AlgoChoice choice = choose();
+    const AlgoChoice choice = SharedAlgoChoice(key, choose);
     if (map_.size() >= kMaxShapes) map_.clear();
     map_.emplace(std::move(key), choice);
     return choice;

@@ -18,6 +18,7 @@ class CUDADeviceContext : public DeviceContext {
   ~CUDADeviceContext() override;
 
   Place GetPlace() const override { return CUDAPlace(device_id_); }
+  int device_id() const { return device_id_; }
   void Wait() const override;
 
   cudaStream_t stream() const { return stream_; }

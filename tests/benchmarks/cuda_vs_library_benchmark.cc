@@ -12,7 +12,13 @@
 // Every iteration ends with the stream synchronised (the executor waits at the end of a run),
 // so the times are one call's latency, launches included; the ratios kernel / library are
 // the framework's overhead (slot and attribute lookups, output allocation, the run's
-// bookkeeping). Without a CUDA device every benchmark reports an error and does nothing.
+// bookkeeping). A lone call of 35-100 us scatters by 10-30% from one repetition to the next
+// (the host's wake-up after the synchronisation), so the *Stream variants also run
+// kStreamOps calls back to back per iteration, one program of that many ops against as many
+// library calls, and time the stream with CUDA events: the time per call with the GPU kept
+// busy, which is what a network's layers see (counter us_per_call; the TFLOPS counters
+// count one call per iteration, so read them from the single-call rows). Without a CUDA device
+// every benchmark reports an error and does nothing.
 //
 //   build/tests/benchmarks/cuda_vs_library_benchmark --benchmark_repetitions=5
 //       --benchmark_report_aggregates_only=true   (one command line)
@@ -58,21 +64,78 @@ DenseTensor OnGpu(const DenseTensor& host) {
 
 // Runs a one-op program on gpu:0 per iteration; `params` are set once (on the GPU), `inputs`
 // fed again before each run (sharing their GPU buffers).
+// Times the stream between two CUDA events. An iteration's time is that of all its calls
+// (so that --benchmark_min_time means real time); the counter us_per_call divides it.
+class StreamTimer {
+ public:
+  StreamTimer() {
+    platform::CheckCuda(cudaEventCreate(&start_), "cudaEventCreate");
+    platform::CheckCuda(cudaEventCreate(&stop_), "cudaEventCreate");
+  }
+  ~StreamTimer() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+  }
+  void Start() { platform::CheckCuda(cudaEventRecord(start_, Gpu().stream()), "cudaEventRecord"); }
+  void Stop(benchmark::State& state, int calls) {
+    platform::CheckCuda(cudaEventRecord(stop_, Gpu().stream()), "cudaEventRecord");
+    platform::CheckCuda(cudaEventSynchronize(stop_), "cudaEventSynchronize");
+    float ms = 0;
+    platform::CheckCuda(cudaEventElapsedTime(&ms, start_, stop_), "cudaEventElapsedTime");
+    state.SetIterationTime(ms * 1e-3);
+    total_s_ += ms * 1e-3;
+    calls_ += calls;
+  }
+  // Call after the timed loop.
+  void Report(benchmark::State& state) const {
+    if (calls_ > 0) state.counters["us_per_call"] = total_s_ * 1e6 / static_cast<double>(calls_);
+  }
+
+ private:
+  cudaEvent_t start_, stop_;
+  double total_s_ = 0;
+  int64_t calls_ = 0;
+};
+
+constexpr int kStreamOps = 32;
+
+// Runs a program on gpu:0 per iteration; `params` are set once (on the GPU), `inputs` fed
+// again before each run (sharing their GPU buffers). With `timed_calls` > 0 the iteration's
+// time is the stream's, per call (the benchmark must UseManualTime).
 void RunOnGpu(benchmark::State& state, const framework::ProgramDesc& program,
               const std::map<std::string, DenseTensor>& params,
-              const std::map<std::string, DenseTensor>& inputs, const std::string& fetch) {
+              const std::map<std::string, DenseTensor>& inputs,
+              const std::vector<std::string>& fetch, int timed_calls = 0) {
   framework::Scope scope;
   for (const auto& [name, t] : params) *scope.Var(name)->GetMutable<DenseTensor>() = OnGpu(t);
   framework::Executor exec{platform::CUDAPlace(0)};
-  auto prepared = exec.Prepare(program, 0, &scope, {fetch});
+  auto prepared = exec.Prepare(program, 0, &scope, fetch);
   std::map<std::string, DenseTensor> gpu_inputs;
   for (const auto& [name, t] : inputs) gpu_inputs[name] = OnGpu(t);
-  for (auto _ : state) {
+  // One run before the timed ones: the first allocates the outputs and the cuDNN workspace and
+  // chooses the algorithms (timing them under exhaustive search), which the library side does
+  // before its loop.
+  auto run = [&] {
     for (const auto& [name, t] : gpu_inputs) {
       *prepared->local_scope()->FindVar(name)->GetMutable<DenseTensor>() = t;
     }
     exec.Run(prepared.get());
+  };
+  run();
+  StreamTimer timer;
+  for (auto _ : state) {
+    if (timed_calls > 0) timer.Start();
+    run();
+    if (timed_calls > 0) timer.Stop(state, timed_calls);
   }
+  timer.Report(state);
+}
+
+// Names y0..y{n-1}: the outputs of a program's n copies of one op.
+std::vector<std::string> OutputNames(int n) {
+  std::vector<std::string> names;
+  for (int i = 0; i < n; ++i) names.push_back("y" + std::to_string(i));
+  return names;
 }
 
 struct GemmShape {
@@ -85,7 +148,8 @@ void SetGemmCounters(benchmark::State& state, const GemmShape& s) {
                                                 benchmark::Counter::kIsIterationInvariantRate);
 }
 
-void BM_GemmKernel(benchmark::State& state) {
+// `calls` copies of the `mul` op, all reading x and w, each writing its own output.
+void GemmKernel(benchmark::State& state, int calls) {
   if (!HaveDevice(state)) return;
   const GemmShape& s = kGemms[state.range(0)];
   framework::ProgramDesc program;
@@ -93,21 +157,28 @@ void BM_GemmKernel(benchmark::State& state) {
   b.Var("x")->SetShape({s.m, s.k});
   b.Var("w")->SetShape({s.k, s.n});
   b.Var("w")->SetPersistable(true);
-  AddOp(&b, "mul", {{"X", {"x"}}, {"Y", {"w"}}}, {{"Out", {"y"}}}, {});
+  const std::vector<std::string> outputs = OutputNames(calls);
+  for (const std::string& y : outputs) {
+    AddOp(&b, "mul", {{"X", {"x"}}, {"Y", {"w"}}}, {{"Out", {y}}}, {});
+  }
   RunOnGpu(state, program, {{"w", Filled(DDim({s.k, s.n}), -0.1f, 0.0001f)}},
-           {{"x", Filled(DDim({s.m, s.k}), -1.0f, 0.0003f)}}, "y");
+           {{"x", Filled(DDim({s.m, s.k}), -1.0f, 0.0003f)}}, outputs, calls > 1 ? calls : 0);
   SetGemmCounters(state, s);
 }
 
-void BM_GemmCublas(benchmark::State& state) {
+// `calls` cublasSgemm calls per iteration, each into its own output.
+void GemmCublas(benchmark::State& state, int calls) {
   if (!HaveDevice(state)) return;
   const GemmShape& s = kGemms[state.range(0)];
   const auto& dev = Gpu();
   const DenseTensor x = OnGpu(Filled(DDim({s.m, s.k}), -1.0f, 0.0003f));
   const DenseTensor w = OnGpu(Filled(DDim({s.k, s.n}), -0.1f, 0.0001f));
-  auto out = platform::Alloc(platform::CUDAPlace(0), sizeof(float) * s.m * s.n);
+  std::vector<platform::AllocationPtr> outs;
+  for (int i = 0; i < calls; ++i) {
+    outs.push_back(platform::Alloc(platform::CUDAPlace(0), sizeof(float) * s.m * s.n));
+  }
   const float alpha = 1, beta = 0;
-  for (auto _ : state) {
+  auto call = [&](const platform::AllocationPtr& out) {
     // Row-major Out = X W as column-major Out^T = W^T X^T.
     platform::CheckCublas(
         cublasSgemm(dev.cublas_handle(), CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(s.n),
@@ -115,10 +186,27 @@ void BM_GemmCublas(benchmark::State& state) {
                     static_cast<int>(s.n), x.data<float>(), static_cast<int>(s.k), &beta,
                     static_cast<float*>(out->ptr()), static_cast<int>(s.n)),
         "cublasSgemm");
-    dev.Wait();
+  };
+  call(outs[0]);  // cuBLAS's first call loads its kernels.
+  dev.Wait();
+  StreamTimer timer;
+  for (auto _ : state) {
+    if (calls > 1) timer.Start();
+    for (const auto& out : outs) call(out);
+    if (calls > 1) {
+      timer.Stop(state, calls);
+    } else {
+      dev.Wait();
+    }
   }
+  timer.Report(state);
   SetGemmCounters(state, s);
 }
+
+void BM_GemmKernel(benchmark::State& state) { GemmKernel(state, 1); }
+void BM_GemmCublas(benchmark::State& state) { GemmCublas(state, 1); }
+void BM_GemmKernelStream(benchmark::State& state) { GemmKernel(state, kStreamOps); }
+void BM_GemmCublasStream(benchmark::State& state) { GemmCublas(state, kStreamOps); }
 
 struct ConvShape {
   int64_t n, c, h, w, k, r, pad;
@@ -148,7 +236,8 @@ framework::AttributeMap ConvAttrs(const ConvShape& s, bool exhaustive_search = f
           {"exhaustive_search", exhaustive_search}};
 }
 
-void BM_ConvKernel(benchmark::State& state) {
+// `calls` copies of the conv2d op, all reading x and f, each writing its own output.
+void ConvKernel(benchmark::State& state, int calls) {
   if (!HaveDevice(state)) return;
   const ConvShape& s = kConvs[state.range(0)];
   framework::ProgramDesc program;
@@ -156,16 +245,21 @@ void BM_ConvKernel(benchmark::State& state) {
   b.Var("x")->SetShape({s.n, s.c, s.h, s.w});
   b.Var("f")->SetShape({s.k, s.c, s.r, s.r});
   b.Var("f")->SetPersistable(true);
-  AddOp(&b, "conv2d", {{"Input", {"x"}}, {"Filter", {"f"}}}, {{"Output", {"y"}}},
-        ConvAttrs(s, state.range(1) == 1));
+  const std::vector<std::string> outputs = OutputNames(calls);
+  for (const std::string& y : outputs) {
+    AddOp(&b, "conv2d", {{"Input", {"x"}}, {"Filter", {"f"}}}, {{"Output", {y}}},
+          ConvAttrs(s, state.range(1) == 1));
+  }
   RunOnGpu(state, program, {{"f", Filled(DDim({s.k, s.c, s.r, s.r}), -0.1f, 0.001f)}},
-           {{"x", Filled(DDim({s.n, s.c, s.h, s.w}), -1.0f, 0.0003f)}}, "y");
+           {{"x", Filled(DDim({s.n, s.c, s.h, s.w}), -1.0f, 0.0003f)}}, outputs,
+           calls > 1 ? calls : 0);
   SetConvCounters(state, s);
 }
 
 // range(1): 0 runs the heuristics' first algorithm, 1 the kernel's choice from the
-// heuristics, 2 the kernel's timed choice.
-void BM_ConvCudnn(benchmark::State& state) {
+// heuristics, 2 the kernel's timed choice. `calls` calls per iteration, each into its own
+// output.
+void ConvCudnn(benchmark::State& state, int calls) {
   if (!HaveDevice(state)) return;
   const ConvShape& s = kConvs[state.range(0)];
   const auto& dev = Gpu();
@@ -175,7 +269,10 @@ void BM_ConvCudnn(benchmark::State& state) {
   const cudnn::ConvDescs<float> d("conv2d", plan);
   const DenseTensor x = OnGpu(Filled(x_dims, -1.0f, 0.0003f));
   const DenseTensor f = OnGpu(Filled(f_dims, -0.1f, 0.001f));
-  auto y = platform::Alloc(platform::CUDAPlace(0), sizeof(float) * plan.YBuffer().numel());
+  std::vector<platform::AllocationPtr> ys;
+  for (int i = 0; i < calls; ++i) {
+    ys.push_back(platform::Alloc(platform::CUDAPlace(0), sizeof(float) * plan.YBuffer().numel()));
+  }
   using platform::CheckCudnn;
   cudnnConvolutionFwdAlgo_t algo;
   if (state.range(1) == 0) {
@@ -188,7 +285,7 @@ void BM_ConvCudnn(benchmark::State& state) {
   } else {
     algo = static_cast<cudnnConvolutionFwdAlgo_t>(
         cudnn::ChooseForward<float>(dev, "conv2d", plan, d, x.data<float>(), f.data<float>(),
-                                    static_cast<float*>(y->ptr()), state.range(1) == 2)
+                                    static_cast<float*>(ys[0]->ptr()), state.range(1) == 2)
             .algo);
   }
   size_t ws_bytes = 0;
@@ -197,16 +294,33 @@ void BM_ConvCudnn(benchmark::State& state) {
              "workspace");
   auto ws = platform::Alloc(platform::CUDAPlace(0), ws_bytes);
   const float alpha = 1, beta = 0;
-  for (auto _ : state) {
+  auto call = [&](const platform::AllocationPtr& y) {
     CheckCudnn(cudnnConvolutionForward(dev.cudnn_handle(), &alpha, d.x.get(), x.data<float>(),
                                        d.w.get(), f.data<float>(), d.conv.get(), algo, ws->ptr(),
                                        ws_bytes, &beta, d.y.get(), y->ptr()),
                "forward");
-    dev.Wait();
+  };
+  call(ys[0]);
+  dev.Wait();
+  StreamTimer timer;
+  for (auto _ : state) {
+    if (calls > 1) timer.Start();
+    for (const auto& y : ys) call(y);
+    if (calls > 1) {
+      timer.Stop(state, calls);
+    } else {
+      dev.Wait();
+    }
   }
+  timer.Report(state);
   state.SetLabel("algo " + std::to_string(static_cast<int>(algo)));
   SetConvCounters(state, s);
 }
+
+void BM_ConvKernel(benchmark::State& state) { ConvKernel(state, 1); }
+void BM_ConvCudnn(benchmark::State& state) { ConvCudnn(state, 1); }
+void BM_ConvKernelStream(benchmark::State& state) { ConvKernel(state, kStreamOps); }
+void BM_ConvCudnnStream(benchmark::State& state) { ConvCudnn(state, kStreamOps); }
 
 void SetBandwidth(benchmark::State& state, int64_t n) {
   state.counters["GB/s"] = benchmark::Counter(3.0 * sizeof(float) * n * 1e-9,
@@ -222,7 +336,7 @@ void BM_AddKernel(benchmark::State& state) {
   b.Var("z")->SetShape({n});
   AddOp(&b, "elementwise_add", {{"X", {"x"}}, {"Y", {"z"}}}, {{"Out", {"y"}}}, {{"axis", -1}});
   RunOnGpu(state, program, {},
-           {{"x", Filled(DDim({n}), -1.0f, 0.01f)}, {"z", Filled(DDim({n}), 1.0f, 0.02f)}}, "y");
+           {{"x", Filled(DDim({n}), -1.0f, 0.01f)}, {"z", Filled(DDim({n}), 1.0f, 0.02f)}}, {"y"});
   SetBandwidth(state, n);
 }
 
@@ -253,6 +367,16 @@ BENCHMARK(BM_ConvCudnn)
     ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {0, 1, 2}})
     ->ArgNames({"shape", "algo"})
     ->UseRealTime();
+BENCHMARK(BM_GemmKernelStream)->DenseRange(0, 2)->ArgName("shape")->UseManualTime();
+BENCHMARK(BM_GemmCublasStream)->DenseRange(0, 2)->ArgName("shape")->UseManualTime();
+BENCHMARK(BM_ConvKernelStream)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {0, 1}})
+    ->ArgNames({"shape", "search"})
+    ->UseManualTime();
+BENCHMARK(BM_ConvCudnnStream)
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {0, 1, 2}})
+    ->ArgNames({"shape", "algo"})
+    ->UseManualTime();
 BENCHMARK(BM_AddKernel)->Arg(20)->Arg(26)->ArgName("log2n")->UseRealTime();
 BENCHMARK(BM_CopyBytes)->Arg(20)->Arg(26)->ArgName("log2n")->UseRealTime();
 
