@@ -32,6 +32,8 @@ const GradCase kCases[] = {
     {"silu", -3, 3, false},     {"logsigmoid", -3, 3, false}, {"softsign", 0.1, 2, true},
     {"tan", -1, 1, false},      {"atan", -2, 2, false},       {"asin", -0.8, 0.8, false},
     {"acos", -0.8, 0.8, false}, {"sinh", -2, 2, false},       {"cosh", -2, 2, false},
+    {"log1p", -0.5, 2, false},  {"expm1", -1.5, 1.5, false},  {"log2", 0.5, 2, false},
+    {"log10", 0.5, 2, false},   {"tanh_shrink", -2, 2, false},
 };
 
 // Small shapes: finite differences run the program twice per element.

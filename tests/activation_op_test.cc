@@ -44,6 +44,11 @@ const ActivationCase kCases[] = {
     {"acos", [](double x) { return std::acos(x); }, -0.95, 0.95, "\\arccos"},
     {"sinh", [](double x) { return std::sinh(x); }, -3, 3, "\\sinh"},
     {"cosh", [](double x) { return std::cosh(x); }, -3, 3, "\\cosh"},
+    {"log1p", [](double x) { return std::log(1 + x); }, -0.9, 5, "\\ln(1 + X)"},
+    {"expm1", [](double x) { return std::exp(x) - 1; }, -3, 3, "e^{X} - 1"},
+    {"log2", [](double x) { return std::log(x) / std::log(2.0); }, 0.05, 10, "\\log_2"},
+    {"log10", [](double x) { return std::log(x) / std::log(10.0); }, 0.05, 10, "\\log_{10}"},
+    {"tanh_shrink", [](double x) { return x - std::tanh(x); }, -4, 4, "X - \\tanh"},
 };
 
 const DDim kShapes[] = {DDim({3, 5}),  DDim({1, 1, 7}), DDim({0, 4}), DDim({}),

@@ -136,6 +136,11 @@ TEST_F(CudaKernelTest, MoreActivationsMatchCpu) {
                                    {"acos", -0.95, 0.95, {}},
                                    {"sinh", -3, 3, {}},
                                    {"cosh", -3, 3, {}},
+                                   {"log1p", -0.9, 3, {}},
+                                   {"expm1", -3, 3, {}},
+                                   {"log2", 0.05, 10, {}},
+                                   {"log10", 0.05, 10, {}},
+                                   {"tanh_shrink", -4, 4, {}},
                                    {"round", -3, 3, {{"decimals", 0}}},
                                    {"round", -3, 3, {{"decimals", 2}}},
                                    {"round", -300, 300, {{"decimals", -1}}},
@@ -174,7 +179,17 @@ TEST_F(CudaKernelTest, ParametricActivationsAndTheirGradOpsMatchCpu) {
       {"softplus", "X", {{"beta", -1.0f}, {"threshold", 2.0f}}, -4},
       {"clip", "X", {{"min", -1.5f}, {"max", 2.0f}}, -4},
       {"sqrt", "Out", {}, 0.01},
-      {"rsqrt", "Out", {}, 0.01}};
+      {"rsqrt", "Out", {}, 0.01},
+      {"elu", "X", {{"alpha", 0.7f}}, -4},
+      {"selu", "Out", {}, -4},
+      {"celu", "X", {{"alpha", -1.5f}}, -4},
+      {"mish", "X", {}, -4},
+      {"mish", "X", {{"threshold", 1.0f}}, -4},
+      {"stanh", "X", {}, -4},
+      {"hard_shrink", "X", {}, -4},
+      {"softshrink", "X", {{"lambda", 0.8f}}, -4},
+      {"thresholded_relu", "X", {{"value", -0.5f}}, -4},
+      {"brelu", "X", {{"t_min", -1.0f}, {"t_max", 2.5f}}, -4}};
   for (const Case& c : cases) {
     SCOPED_TRACE(c.type);
     ExpectGpuMatchesCpu(

@@ -1,8 +1,7 @@
 // Activation ops (relu, sigmoid, tanh, exp, log, sin, cos, square, sign, abs, floor, ceil,
-// reciprocal, erf, silu, logsigmoid, softsign, tan, atan, asin, acos, sinh, cosh): one op
-// class, one
-// maker template and one kernel template, instantiated per tag of activation_op.h, and the
-// grad maker of each tag. Also PaddlePaddle's fused grad op types (relu_grad, sigmoid_grad,
+// reciprocal, erf, silu, logsigmoid, softsign, tan, atan, asin, acos, sinh, cosh, log1p, expm1,
+// log2, log10, tanh_shrink): one op class, one maker template and one kernel template,
+// instantiated per tag of activation_op.h, and the grad maker of each tag. Also PaddlePaddle's fused grad op types (relu_grad, sigmoid_grad,
 // tanh_grad, exp_grad, square_grad), so that programs it built run here.
 #include "operators/activation/activation_op.h"
 
@@ -270,6 +269,44 @@ void CoshTag::MakeGrad(GradOpBuilder* g) {
   const Names sinh_x = Temp(g, "sinh");
   EmitUnary(g, "sinh", g->Input("X"), sinh_x);
   EmitMul(g, g->OutputGrad("Out"), sinh_x, g->InputGrad("X"));
+}
+
+void Log1pTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names one_plus = Temp(g, "one_plus_x");
+  EmitScale(g, g->Input("X"), 1.0f, 1.0f, one_plus);
+  EmitDivide(g, g->OutputGrad("Out"), one_plus, g->InputGrad("X"));
+}
+
+void Expm1Tag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names exp_x = Temp(g, "exp");
+  EmitUnary(g, "exp", g->Input("X"), exp_x);
+  EmitMul(g, g->OutputGrad("Out"), exp_x, g->InputGrad("X"));
+}
+
+namespace {
+
+// dX = dOut / (X ln(base)).
+void EmitLogBaseGrad(GradOpBuilder* g, double ln_base) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names scaled = Temp(g, "x_ln_base");
+  EmitScale(g, g->Input("X"), static_cast<float>(ln_base), 0.0f, scaled);
+  EmitDivide(g, g->OutputGrad("Out"), scaled, g->InputGrad("X"));
+}
+
+}  // namespace
+
+void Log2Tag::MakeGrad(GradOpBuilder* g) { EmitLogBaseGrad(g, 0.69314718055994530942); }
+void Log10Tag::MakeGrad(GradOpBuilder* g) { EmitLogBaseGrad(g, 2.30258509299404568402); }
+
+void TanhShrinkTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names t = Temp(g, "tanh");
+  EmitUnary(g, "tanh", g->Input("X"), t);
+  const Names t_squared = Temp(g, "tanh_squared");
+  EmitUnary(g, "square", t, t_squared);
+  EmitMul(g, g->OutputGrad("Out"), t_squared, g->InputGrad("X"));
 }
 
 // ---------------------------------------------------------------- PaddlePaddle grad op types

@@ -1,5 +1,5 @@
-// Activation ops: Out = f(X), elementwise, for f in relu, sigmoid, tanh, exp, log, sin, cos,
-// square, sign.
+// Activation ops: Out = f(X), elementwise, for f without attributes (relu, sigmoid, tanh, exp,
+// log, sin, cos, square, sign, abs, ..., log1p, expm1, log2, log10, tanh_shrink).
 //
 // Each op is described once, by a tag struct naming its type, its formula and gradient
 // formula (for the op doc), its functor and its grad maker. The functors are plain
@@ -151,6 +151,31 @@ struct SinhFunctor {
 template <typename T>
 struct CoshFunctor {
   PL_HOSTDEVICE T operator()(T x) const { return std::cosh(x); }
+};
+
+template <typename T>
+struct Log1pFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::log1p(x); }
+};
+
+template <typename T>
+struct Expm1Functor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::expm1(x); }
+};
+
+template <typename T>
+struct Log2Functor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::log2(x); }
+};
+
+template <typename T>
+struct Log10Functor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::log10(x); }
+};
+
+template <typename T>
+struct TanhShrinkFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return x - std::tanh(x); }
 };
 
 // Grad functors of PaddlePaddle's `<type>_grad` ops: dX from the forward value the op
@@ -417,6 +442,52 @@ struct CoshTag {
   static void MakeGrad(framework::GradOpBuilder* g);
 };
 
+struct Log1pTag {
+  static constexpr const char* kType = "log1p";
+  static constexpr const char* kFormula = "Out = \\ln(1 + X)";
+  static constexpr const char* kNote = "Accurate for small |X|; NaN where X < -1.";
+  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{1 + X}";
+  template <typename T>
+  using Functor = Log1pFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct Expm1Tag {
+  static constexpr const char* kType = "expm1";
+  static constexpr const char* kFormula = "Out = e^{X} - 1";
+  static constexpr const char* kNote = "Accurate for small |X|.";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot (Out + 1)";
+  template <typename T>
+  using Functor = Expm1Functor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct Log2Tag {
+  static constexpr const char* kType = "log2";
+  static constexpr const char* kFormula = "Out = \\log_2(X)";
+  static constexpr const char* kNote = "Out is -inf where X = 0 and NaN where X < 0.";
+  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{X \\ln 2}";
+  template <typename T>
+  using Functor = Log2Functor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct Log10Tag {
+  static constexpr const char* kType = "log10";
+  static constexpr const char* kFormula = "Out = \\log_{10}(X)";
+  static constexpr const char* kNote = "Out is -inf where X = 0 and NaN where X < 0.";
+  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{X \\ln 10}";
+  template <typename T>
+  using Functor = Log10Functor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct TanhShrinkTag {
+  static constexpr const char* kType = "tanh_shrink";
+  static constexpr const char* kFormula = "Out = X - \\tanh(X)";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot \\tanh^2(X)";
+  template <typename T>
+  using Functor = TanhShrinkFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+
 // Calls fn(Tag{}) for every activation op, in registration order.
 template <typename Fn>
 void ForEachActivation(Fn&& fn) {
@@ -443,6 +514,11 @@ void ForEachActivation(Fn&& fn) {
   fn(AcosTag{});
   fn(SinhTag{});
   fn(CoshTag{});
+  fn(Log1pTag{});
+  fn(Expm1Tag{});
+  fn(Log2Tag{});
+  fn(Log10Tag{});
+  fn(TanhShrinkTag{});
 }
 
 // Calls fn(Tag{}) for every activation op with a PaddlePaddle grad op type.

@@ -1,8 +1,10 @@
 // CUDA kernels of hard_sigmoid, hard_swish, relu6, leaky_relu, swish, gelu, softplus, clip,
-// round, pow, sqrt and rsqrt and of their `<type>_grad` ops, from the functors of
-// parametric_activation.h shared with the CPU kernels (float16 ones compute in float). clip's Min
+// round, pow, sqrt and rsqrt, of elu, selu, celu, mish, stanh, hard_shrink, softshrink,
+// thresholded_relu and brelu, and of their `<type>_grad` ops, from the functors of
+// parametric_activation.h and piecewise_activation.h shared with the CPU kernels (float16 ones compute in float). clip's Min
 // and Max tensors are read on the host (FromAttrs).
 #include "operators/activation/parametric_activation.h"
+#include "operators/activation/piecewise_activation.h"
 #include "operators/activation/unary_elementwise_cuda.cuh"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/cuda/half_cuda.cuh"
@@ -70,6 +72,15 @@ CudaKernelTable ParametricActivationCudaKernels() {
   AddPair<Rsqrt, RsqrtGrad>(&table, "rsqrt");
   AddCudaKernels<UnaryCudaKernel<Pow>::template Kernel, float, double, platform::float16>(&table,
                                                                                           "pow");
+  AddPair<Elu, EluGrad>(&table, "elu");
+  AddPair<Selu, SeluGrad>(&table, "selu");
+  AddPair<Celu, CeluGrad>(&table, "celu");
+  AddPair<Mish, MishGrad>(&table, "mish");
+  AddPair<Stanh, StanhGrad>(&table, "stanh");
+  AddPair<HardShrink, HardShrinkGrad>(&table, "hard_shrink");
+  AddPair<Softshrink, SoftshrinkGrad>(&table, "softshrink");
+  AddPair<ThresholdedRelu, ThresholdedReluGrad>(&table, "thresholded_relu");
+  AddPair<Brelu, BreluGrad>(&table, "brelu");
   // round passes no gradient: no grad op.
   AddCudaKernels<UnaryCudaKernel<Round>::template Kernel, float, double, platform::float16>(
       &table, "round");
