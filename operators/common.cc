@@ -1,6 +1,8 @@
 #include "operators/common.h"
 
+#include "framework/data_transform.h"
 #include "framework/var_type_inference.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
@@ -56,6 +58,23 @@ bool FlagAttr(const framework::AttributeMap& attrs, const std::string& name) {
   if (const bool* b = std::get_if<bool>(&it->second)) return *b;
   if (const int* i = std::get_if<int>(&it->second)) return *i != 0;
   return false;
+}
+
+double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot) {
+  const DenseTensor* t = ctx.Input(slot);
+  PL_ENFORCE(t != nullptr,
+             errors::NotFound("op `%s` input `%s`: required but not given", ctx.Type(), slot));
+  PL_ENFORCE(t->numel() == 1,
+             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a 1-element "
+                                     "tensor, received shape %s",
+                                     ctx.Type(), slot, ctx.InputName(slot), t->dims().ToString()));
+  const DenseTensor host = framework::OnCpu(*t);  // A device tensor is read back.
+  double v = 0;
+  platform::VisitDataType(host.dtype(), [&](auto tag) {
+    using S = decltype(tag);
+    v = ConvertElement<double>(host.data<S>()[0]);
+  });
+  return v;
 }
 
 }  // namespace operators

@@ -38,6 +38,11 @@ void InputListGradInferShape(InferShapeContext* ctx);
 // op indexing X by integer indices: the default would not know which input gives the dtype).
 framework::InferVarTypeFn OutputDataTypeOf(const std::string& in, const std::string& out);
 
+// The value of the 1-element tensor of `slot` (any real or integer dtype, on any device) as a
+// double. InvalidArgumentError naming the op, slot and variable when it does not have 1
+// element; NotFoundError when the slot is empty.
+double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot);
+
 // Truthiness of boolean attribute `name`, which programs store as BOOLEAN or INT; false when
 // absent (an optional flag an op may not declare).
 bool FlagAttr(const framework::AttributeMap& attrs, const std::string& name);

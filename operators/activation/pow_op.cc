@@ -5,7 +5,6 @@
 #include "operators/activation/parametric_activation.h"
 #include "operators/activation/unary_elementwise.h"
 #include "operators/op_family.h"
-#include "operators/optimizers/optimizer_util.h"
 
 namespace paddle_like {
 namespace operators {

@@ -14,23 +14,6 @@ bool OptimizerOp::CastsInput(const std::string& slot, DataType from, DataType to
   return slot == "Grad" && platform::IsFloatingPoint(from) && platform::IsFloatingPoint(to);
 }
 
-double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot) {
-  const DenseTensor* t = ctx.Input(slot);
-  PL_ENFORCE(t != nullptr,
-             errors::NotFound("op `%s` input `%s`: required but not given", ctx.Type(), slot));
-  PL_ENFORCE(t->numel() == 1,
-             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a 1-element "
-                                     "tensor, received shape %s",
-                                     ctx.Type(), slot, ctx.InputName(slot), t->dims().ToString()));
-  const DenseTensor host = framework::OnCpu(*t);  // A device tensor is read back.
-  double v = 0;
-  platform::VisitDataType(host.dtype(), [&](auto tag) {
-    using S = decltype(tag);
-    v = ConvertElement<double>(host.data<S>()[0]);
-  });
-  return v;
-}
-
 void WriteScalarOutput(const ExecutionContext& ctx, const std::string& slot, DataType dtype,
                        const DDim& dims, double value) {
   DenseTensor* out = ctx.Output(slot);

@@ -35,10 +35,6 @@ class OptimizerOp : public OperatorWithKernel {
   bool CastsInput(const std::string& slot, DataType from, DataType to) const override;
 };
 
-// The value of the 1-element tensor of `slot` (any real or integer dtype) as a double.
-// InvalidArgumentError naming the op, slot and variable when it does not have 1 element.
-double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot);
-
 // Writes `value` into the 1-element output `slot`, with the given dtype (float32/float64)
 // and dims.
 void WriteScalarOutput(const ExecutionContext& ctx, const std::string& slot, DataType dtype,

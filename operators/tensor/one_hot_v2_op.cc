@@ -7,7 +7,6 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
-#include "operators/optimizers/optimizer_util.h"
 
 namespace paddle_like {
 namespace operators {
