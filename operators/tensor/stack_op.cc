@@ -1,5 +1,6 @@
-// stack: N tensors of one shape joined along a new axis; unstack: the inverse. Each is the
-// other's gradient, so higher orders come from the backward builder.
+// stack: N tensors of one shape joined along a new axis; unstack (and unbind, which takes the
+// number of pieces from X): the inverse. Each is the other's gradient, so higher orders come
+// from the backward builder.
 #include <string>
 #include <vector>
 
@@ -7,6 +8,7 @@
 #include "operators/common.h"
 #include "operators/indexing/index_util.h"
 #include "operators/op_family.h"
+#include "operators/tensor/concat_split_util.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -51,6 +53,27 @@ Gradient, by stack: $$dX = \mathrm{stack}(dY_0, \ldots, dY_{n-1})$$
 )DOC");
   }
 };
+
+class UnbindOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "The tensor to split.");
+    AddOutput("Out", "X.dims[axis] tensors: X's slices along `axis`, that dim removed.")
+        .AsDuplicable();
+    AddAttr<int>("axis", "The dim to split along (negative counts from the end).").SetDefault(0);
+    AddComment(R"DOC(
+Unbind operator (paddle.unbind): unstack with the number of outputs taken from X.
+
+$$Out_i = X[\ldots, i, \ldots] \quad \text{(position } axis\text{)}$$
+
+Gradient, by stack (zeros for outputs without a gradient):
+$$dX = \mathrm{stack}(dOut_0, \ldots, dOut_{n-1})$$
+)DOC");
+  }
+};
+
+// The output slot of unstack (Y) and of unbind (Out).
+const char* PiecesSlot(const std::string& op) { return op == "unbind" ? "Out" : "Y"; }
 
 class StackOp : public OperatorWithKernel {
  public:
@@ -115,15 +138,17 @@ void UnstackInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   const DDim x = ctx->GetInputDim("X");
   const int axis = NormalizeAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
-  const int num = ctx->Attr<int>("num");
-  const auto outputs = static_cast<int>(ctx->OutputSize("Y"));
+  const char* slot = PiecesSlot(ctx->OpType());
+  const auto outputs = static_cast<int>(ctx->OutputSize(slot));
+  // unbind has no `num`: the outputs alone must match the dim.
+  const int num = ctx->OpType() == "unbind" ? outputs : ctx->Attr<int>("num");
   PL_ENFORCE(outputs == num && (x[axis] < 0 || x[axis] == num),
-             errors::InvalidArgument("op `%s`: expected attribute `num` (%d), the number of "
-                                     "outputs `Y` (%d) and dim %d of X %s to agree",
-                                     ctx->OpType(), num, outputs, axis, x.ToString()));
+             errors::InvalidArgument("op `%s`: expected the number of outputs `%s` (%d), dim %d "
+                                     "of X %s and attribute `num` (%d, unstack only) to agree",
+                                     ctx->OpType(), slot, outputs, axis, x.ToString(), num));
   std::vector<int64_t> out = x.ToVector();
   out.erase(out.begin() + axis);
-  for (int i = 0; i < outputs; ++i) ctx->SetOutputDim("Y", DDim(out), i);
+  for (int i = 0; i < outputs; ++i) ctx->SetOutputDim(slot, DDim(out), i);
 }
 
 template <typename T>
@@ -132,11 +157,12 @@ struct UnstackKernel {
     const DenseTensor* x = ctx.Input("X");
     const DDim dims = x->dims();
     const int axis = NormalizeAxis(ctx.Type(), "attribute `axis`", ctx.Attr<int>("axis"), dims.size());
-    const std::vector<DenseTensor*> ys = ctx.MultiOutput("Y");
+    const char* slot = PiecesSlot(ctx.Type());
+    const std::vector<DenseTensor*> ys = ctx.MultiOutput(slot);
     PL_ENFORCE(static_cast<int64_t>(ys.size()) == dims[axis],
-               errors::InvalidArgument("op `%s` output `Y`: expected %lld outputs (dim %d of X "
+               errors::InvalidArgument("op `%s` output `%s`: expected %lld outputs (dim %d of X "
                                        "%s), received %zu",
-                                       ctx.Type(), static_cast<long long>(dims[axis]), axis,
+                                       ctx.Type(), slot, static_cast<long long>(dims[axis]), axis,
                                        dims.ToString(), ys.size()));
     const AxisSplit s = SplitAtAxis(dims, axis);
     const T* in = x->numel() > 0 ? x->data<T>() : nullptr;
@@ -162,9 +188,11 @@ void StackGradMaker(framework::GradOpBuilder* g) {
            {{"axis", g->Attr<int>("axis")}, {"num", n}});
 }
 
+// unstack and unbind: stack the pieces' gradients back (zeros for pieces without one).
 void UnstackGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
-  g->AddOp("stack", {{"X", g->OutputGrad("Y")}}, {{"Y", g->InputGrad("X")}},
+  const char* slot = PiecesSlot(g->Forward().Type());
+  g->AddOp("stack", {{"X", OutputGradsOrZeros(g, slot)}}, {{"Y", g->InputGrad("X")}},
            {{"axis", g->Attr<int>("axis")}});
 }
 
@@ -180,6 +208,10 @@ PL_REGISTER_OPS(RegisterStackOps) {
       .GradOpMaker(UnstackGradMaker);
   RegisterPlainKernelsOnEveryDevice<UnstackKernel, float, double, int32_t, int64_t, bool>(
       "unstack");
+  framework::RegisterOp<StackOp, UnbindOpMaker>("unbind")
+      .InferShape(UnstackInferShape)
+      .GradOpMaker(UnstackGradMaker);
+  RegisterPlainKernelsOnEveryDevice<UnstackKernel, float, double, int32_t, int64_t, bool>("unbind");
 }
 
 }  // namespace operators
