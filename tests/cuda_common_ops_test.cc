@@ -292,6 +292,13 @@ TEST_F(CudaCommonOpsTest, TileAndItsGradMatchCpu) {
         },
         {{"X@GRAD", 1}}, attrs, grad_tol);
   }
+  // expand (1.x): the same kernels under its own slot names.
+  ExpectGpuMatchesCpu(
+      "expand",
+      [&](DataType t) {
+        return SlotTensors{{"X", {Values(t, DDim({2, 1, 3}), 14)}}};
+      },
+      {{"Out", 1}}, {{"expand_times", std::vector<int>{2, 3, 1}}}, kNumericAndBool, kExact);
   // Repeats from an int64 tensor.
   ExpectGpuMatchesCpu(
       "tile",

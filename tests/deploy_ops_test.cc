@@ -386,6 +386,36 @@ TEST_F(DeployOps, TileFromEachSourceAndItsGradient) {
       {"op `tile` attribute `repeat_times`", "repeats >= 0"});
 }
 
+// expand (1.x): tile under other slot names, one repeat per dim of X.
+TEST_F(DeployOps, ExpandV1FromEachSourceAndItsGradient) {
+  const DenseTensor x = MakeTensor<double>({2, 1}, {1, 2});
+  const std::vector<double> want = {1, 1, 1, 2, 2, 2, 1, 1, 1, 2, 2, 2};
+  EXPECT_EQ(ToDoubles(Out(RunOp("expand", {{"X", {x}}}, {{"Out", 1}},
+                                {{"expand_times", std::vector<int>{2, 3}}}))),
+            want);
+  EXPECT_EQ(ToDoubles(Out(RunOp("expand",
+                                {{"X", {x}}, {"ExpandTimes", {MakeTensor<int64_t>({2}, {2, 3})}}},
+                                {{"Out", 1}}))),
+            want);
+  EXPECT_EQ(ToDoubles(Out(RunOp("expand",
+                                {{"X", {x}},
+                                 {"expand_times_tensor",
+                                  {MakeTensor<int32_t>({1}, {2}), MakeTensor<int32_t>({1}, {3})}}},
+                                {{"Out", 1}}))),
+            want);
+  GradCheck check;
+  check.op_type = "expand";
+  check.inputs = {{"X", {MakeTensor<double>({2, 3}, RandomValues(6, -1, 1, 10))}}};
+  check.outputs = {{"Out", 1}};
+  check.attrs = {{"expand_times", std::vector<int>{3, 2}}};
+  CheckGradients(check);
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("expand", {{"X", {x}}}, {{"Out", 1}}, {{"expand_times", std::vector<int>{2}}});
+      },
+      {"op `expand` attribute `expand_times`", "expected 2 repeats", "received 1"});
+}
+
 TEST_F(DeployOps, ExpandV2AndItsGradient) {
   const DenseTensor x = MakeTensor<double>({2, 1}, {1, 2});
   const DenseTensor a = Out(RunOp("expand_v2", {{"X", {x}}}, {{"Out", 1}},

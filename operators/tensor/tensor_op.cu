@@ -1,5 +1,5 @@
 // CUDA kernels of cast, scale, fill_constant, fill_any_like, where, expand_v2, expand_as_v2,
-// tile (+ grad) and transpose2.
+// tile and expand (+ grads) and transpose2.
 // concat, split, slice, stack, assign, shape and size run their CPU kernels on every device
 // (copies through platform::Copy); the other fill ops stay on the CPU: their outputs are
 // small, and a consumer on the GPU gets them by a planned transfer.
@@ -371,7 +371,9 @@ CudaKernelTable TensorCudaKernels() {
   AddCudaKernels<WhereCudaKernel, float, double, int32_t, int64_t>(&table, "where");
   AddCudaKernels<ExpandV2CudaKernel, float, double, int32_t, int64_t, bool>(&table, "expand_v2");
   AddCudaKernels<TileCudaKernel, float, double, int32_t, int64_t, bool>(&table, "tile");
+  AddCudaKernels<TileCudaKernel, float, double, int32_t, int64_t, bool>(&table, "expand");
   AddCudaKernels<TileGradCudaKernel, float, double>(&table, "tile_grad");
+  AddCudaKernels<TileGradCudaKernel, float, double>(&table, "expand_grad");
   AddCudaKernels<Transpose2CudaKernel, float, double, int32_t, int64_t>(&table, "transpose2");
   return table;
 }

@@ -1,5 +1,6 @@
 // tile: X repeated along each dim; tile_grad (PaddlePaddle's fused op, also our backward)
-// sums the repeats of the output gradient.
+// sums the repeats of the output gradient. Also `expand` (the 1.x op of the same meaning,
+// with its own slot names, one repeat per dim of X) and expand_grad.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -32,16 +33,46 @@ TileShapes ComputeTileShapes(const std::string& op, const std::string& origin, c
   return {DDim(xd), DDim(out)};
 }
 
+namespace {
+
+constexpr char kOp[] = "tile";
+constexpr char kExpandOp[] = "expand";
+
+// Where an op of the family reads its repeats: the 1-D tensor, the list of one-element
+// tensors, the attribute.
+struct RepeatSlots {
+  const char* tensor;
+  const char* list;
+  const char* attr;
+};
+
+RepeatSlots RepeatSlotsOf(const std::string& op) {
+  if (op.rfind(kExpandOp, 0) == 0) return {"ExpandTimes", "expand_times_tensor", "expand_times"};
+  return {"RepeatTimes", "repeat_times_tensor", "repeat_times"};
+}
+
+// expand takes exactly one repeat per dim of X (tile pads either side with 1s).
+void CheckExpandRank(const std::string& op, const std::string& origin, const DDim& x,
+                     size_t repeats) {
+  if (op.rfind(kExpandOp, 0) != 0 || x.size() < 0) return;
+  PL_ENFORCE(repeats == static_cast<size_t>(x.size()),
+             errors::InvalidArgument("op `%s` %s: expected %d repeats (one per dim of input `X` "
+                                     "%s), received %zu",
+                                     op, origin, x.size(), x.ToString(), repeats));
+}
+
+}  // namespace
+
 TileShapes KernelTileShapes(const ExecutionContext& ctx, const DDim& x) {
   std::string origin;
+  const RepeatSlots slots = RepeatSlotsOf(ctx.Type());
   const std::vector<int64_t> repeats =
-      ReadIntList(ctx, "RepeatTimes", "repeat_times_tensor", "repeat_times", &origin);
+      ReadIntList(ctx, slots.tensor, slots.list, slots.attr, &origin);
+  CheckExpandRank(ctx.Type(), origin, x, repeats.size());
   return ComputeTileShapes(ctx.Type(), origin, x, repeats);
 }
 
 namespace {
-
-constexpr char kOp[] = "tile";
 
 class TileOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -70,6 +101,30 @@ $$dX[j] = \sum_{i:\ i \bmod d = j} dOut[i]$$
   }
 };
 
+class ExpandOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "The tensor to repeat.");
+    AddInput("ExpandTimes", "1-D int32/int64 tensor; overrides the others.").AsDispensable();
+    AddInput("expand_times_tensor", "One-element int32/int64 tensors, one per dim.")
+        .AsDuplicable()
+        .AsDispensable();
+    AddOutput("Out", "X repeated, X's dtype.");
+    AddAttr<std::vector<int>>("expand_times", "Repeats per dim of X (each >= 0).").SetDefault({});
+    AddComment(R"DOC(
+Expand operator (the 1.x op; `tile` is its successor): X repeated along each dim,
+
+$$Out[i_0, \ldots, i_{r-1}] = X[i_0 \bmod d_0, \ldots, i_{r-1} \bmod d_{r-1}], \quad
+Out.dims[k] = d_k \cdot expand\_times_k$$
+
+with exactly one repeat per dim of X, from ExpandTimes, else expand_times_tensor, else the
+attribute.
+
+Gradient (fused op `expand_grad`): $$dX[j] = \sum_{i:\ i \bmod d = j} dOut[i]$$
+)DOC");
+  }
+};
+
 class TileOp : public OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
@@ -79,30 +134,29 @@ class TileOp : public OperatorWithKernel {
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
 
-bool HasTensorRepeats(const InferShapeContext& ctx) {
-  return ctx.HasInput("RepeatTimes") || ctx.HasInput("repeat_times_tensor");
-}
-
 void TileInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
   const DDim x = ctx->GetInputDim("X");
-  if (HasTensorRepeats(*ctx)) {
+  const RepeatSlots slots = RepeatSlotsOf(ctx->OpType());
+  if (ctx->HasInput(slots.tensor) || ctx->HasInput(slots.list)) {
     if (ctx->IsRuntime()) return;  // The kernel reads the repeats.
     int64_t rank = x.size();
-    if (ctx->HasInput("repeat_times_tensor")) {
-      rank = std::max<int64_t>(rank, ctx->InputSize("repeat_times_tensor"));
+    if (ctx->HasInput(slots.list)) {
+      rank = std::max<int64_t>(rank, ctx->InputSize(slots.list));
     } else {
-      const DDim r = ctx->GetInputDim("RepeatTimes");
+      const DDim r = ctx->GetInputDim(slots.tensor);
       rank = r.size() == 1 && r[0] >= 0 ? std::max<int64_t>(rank, r[0]) : -1;
     }
     if (rank >= 0) ctx->SetOutputDim("Out", UnknownDims(ctx->OpType(), "input `X`", rank));
     return;
   }
-  const std::vector<int>& r = ctx->Attr<std::vector<int>>("repeat_times");
-  ctx->SetOutputDim("Out", ComputeTileShapes(ctx->OpType(), "attribute `repeat_times`", x,
-                                             std::vector<int64_t>(r.begin(), r.end()))
-                               .out);
+  const std::vector<int>& r = ctx->Attr<std::vector<int>>(slots.attr);
+  const std::string origin = std::string("attribute `") + slots.attr + "`";
+  CheckExpandRank(ctx->OpType(), origin, x, r.size());
+  ctx->SetOutputDim(
+      "Out",
+      ComputeTileShapes(ctx->OpType(), origin, x, std::vector<int64_t>(r.begin(), r.end())).out);
 }
 
 // Calls fn(out_index, x_index) for every element of Out, in order.
@@ -156,25 +210,31 @@ struct TileGradKernel {
   }
 };
 
-}  // namespace
-
-PL_REGISTER_OPS(RegisterTileOp) {
-  const framework::FusedGradDecl grad{
-      {"X", "RepeatTimes", "repeat_times_tensor"},
-      {"Out"},
-      {"X"},
-      R"DOC($$dX[j] = \sum_{i:\ i \bmod d = j} dOut[i]$$)DOC"};
-  framework::RegisterOp<TileOp, TileOpMaker>(kOp)
+template <typename MakerT>
+void RegisterRepeatOp(const char* op) {
+  const RepeatSlots slots = RepeatSlotsOf(op);
+  const framework::FusedGradDecl grad{{"X", slots.tensor, slots.list},
+                                      {"Out"},
+                                      {"X"},
+                                      R"DOC($$dX[j] = \sum_{i:\ i \bmod d = j} dOut[i]$$)DOC"};
+  framework::RegisterOp<TileOp, MakerT>(op)
       .InferShape(TileInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(framework::FusedGradMaker(grad));
-  RegisterPlainCpuKernels<TileKernel, float, double, int32_t, int64_t, bool>(kOp);
-  framework::RegisterFusedGradOp(kOp, grad).InferShape([](InferShapeContext* ctx) {
+  RegisterPlainCpuKernels<TileKernel, float, double, int32_t, int64_t, bool>(op);
+  framework::RegisterFusedGradOp(op, grad).InferShape([](InferShapeContext* ctx) {
     ctx->RequireInput("X");
     ctx->RequireOutput("X@GRAD");
     ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
   });
-  RegisterPlainCpuFloatKernels<TileGradKernel>(std::string(kOp) + "_grad");
+  RegisterPlainCpuFloatKernels<TileGradKernel>(std::string(op) + "_grad");
+}
+
+}  // namespace
+
+PL_REGISTER_OPS(RegisterTileOp) {
+  RegisterRepeatOp<TileOpMaker>(kOp);
+  RegisterRepeatOp<ExpandOpMaker>(kExpandOp);
 }
 
 }  // namespace operators
