@@ -70,33 +70,12 @@ class ArgsortOp : public OperatorWithKernel {
   }
 };
 
-// X as [outer, n, inner] around `axis`.
-struct Lines {
-  int64_t outer = 1, n = 1, inner = 1;
-};
-
-Lines LinesAround(const std::string& op, const DDim& x, int axis) {
-  const int rank = x.size();
-  const int lo = rank == 0 ? -1 : -rank, hi = rank == 0 ? 1 : rank;
-  PL_ENFORCE(axis >= lo && axis < hi,
-             errors::InvalidArgument("op `%s` attribute `axis`: expected a value in [%d, %d) for "
-                                     "input `X` of shape %s, received %d",
-                                     op, lo, hi, x.ToString(), axis));
-  Lines l;
-  if (rank == 0) return l;
-  const int a = axis < 0 ? axis + rank : axis;
-  l.outer = framework::Product(x, 0, a);
-  l.n = x[a];
-  l.inner = framework::Product(x, a + 1, rank);
-  return l;
-}
-
 void ArgsortInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
   ctx->RequireOutput("Indices");
   const DDim x = ctx->GetInputDim("X");
-  LinesAround(ctx->OpType(), x, ctx->Attr<int>("axis"));
+  ViewAround(ctx->OpType(), x, ctx->Attr<int>("axis"));
   ctx->SetOutputDim("Out", x);
   ctx->SetOutputDim("Indices", x);
   ctx->ShareLoD("X", "Out");
@@ -111,7 +90,7 @@ template <typename T>
 struct ArgsortKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
-    const Lines l = LinesAround(kOp, x->dims(), ctx.Attr<int>("axis"));
+    const LineView l = ViewAround(kOp, x->dims(), ctx.Attr<int>("axis"));
     const bool descending = ctx.Attr<bool>("descending");
     DenseTensor out(x->dims(), x->dtype()), indices(x->dims(), DataType::INT64);
     T* o = out.mutable_data<T>(ctx.GetPlace());
@@ -169,7 +148,7 @@ struct ArgsortGradKernel {
                                 "%s",
                                 kGradOp, dims.ToString(), platform::DataTypeName(indices->dtype()),
                                 indices->dims().ToString(), dout->dims().ToString()));
-    const Lines l = LinesAround(kGradOp, dims, ctx.Attr<int>("axis"));
+    const LineView l = ViewAround(kGradOp, dims, ctx.Attr<int>("axis"));
     DenseTensor dx(dims, dout->dtype());
     T* o = dx.mutable_data<T>(ctx.GetPlace());
     std::fill(o, o + dims.numel(), T(0));

@@ -78,28 +78,6 @@ class TopKV2Op : public OperatorWithKernel {
   }
 };
 
-// X as [outer, n, inner] around `axis`; a 0-D X is one line of one value.
-struct LineView {
-  int64_t outer = 1, n = 1, inner = 1;
-  int axis = 0;
-};
-
-LineView ViewAround(const std::string& op, const DDim& x, int axis) {
-  LineView v;
-  const int rank = x.size();
-  const int lo = rank == 0 ? -1 : -rank, hi = rank == 0 ? 1 : rank;
-  PL_ENFORCE(axis >= lo && axis < hi,
-             errors::InvalidArgument("op `%s` attribute `axis`: expected a value in [%d, %d) for "
-                                     "input `X` of shape %s, received %d",
-                                     op, lo, hi, x.ToString(), axis));
-  if (rank == 0) return v;
-  v.axis = axis < 0 ? axis + rank : axis;
-  v.outer = framework::Product(x, 0, v.axis);
-  v.n = x[v.axis];
-  v.inner = framework::Product(x, v.axis + 1, rank);
-  return v;
-}
-
 void CheckK(const std::string& op, int64_t k, int64_t n, const DDim& x, const char* origin) {
   PL_ENFORCE(k >= 1 && (n < 0 || k <= n),
              errors::InvalidArgument("op `%s` %s: expected k in [1, %lld] (the searched dim of "

@@ -9,6 +9,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/tensor/slice_like_grad.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -326,33 +327,13 @@ struct StridedSliceGradKernel {
   }
 };
 
-// The bound tensors and attributes both ops carry.
-void CopySharedSlots(const framework::GradOpBuilder& g, framework::VariableNameMap* inputs,
-                     framework::AttributeMap* attrs) {
-  for (const char* slot : kTensorSlots) {
-    if (g.HasInput(slot)) (*inputs)[slot] = g.Input(slot);
-  }
-  for (const char* name : kAttrNames) {
-    if (g.Forward().HasAttr(name)) (*attrs)[name] = g.Forward().GetAttr(name);
-  }
-}
-
 void StridedSliceGradMaker(framework::GradOpBuilder* g) {
-  if (!g->WantsInputGrad("Input")) return;
-  framework::VariableNameMap inputs = {{"Input", g->Input("Input")},
-                                       {"Out@GRAD", g->OutputGrad("Out")}};
-  framework::AttributeMap attrs;
-  CopySharedSlots(*g, &inputs, &attrs);
-  g->AddOp(kGradOp, inputs, {{"Input@GRAD", g->InputGrad("Input")}}, attrs);
+  SliceLikeGradMaker(g, kGradOp, kTensorSlots, kAttrNames);
 }
 
 // strided_slice_grad is linear in Out@GRAD: its gradient slices the gradient of Input@GRAD.
 void StridedSliceGradGradMaker(framework::GradOpBuilder* g) {
-  if (!g->WantsInputGrad("Out@GRAD")) return;
-  framework::VariableNameMap inputs = {{"Input", g->OutputGrad("Input@GRAD")}};
-  framework::AttributeMap attrs;
-  CopySharedSlots(*g, &inputs, &attrs);
-  g->AddOp(kOp, inputs, {{"Out", g->InputGrad("Out@GRAD")}}, attrs);
+  SliceLikeGradGradMaker(g, kOp, kTensorSlots, kAttrNames);
 }
 
 }  // namespace
