@@ -12,13 +12,13 @@
 namespace paddle_like {
 namespace operators {
 
-struct CudaKernelSpec {
+struct CudaKernelEntry {
   std::string op_type;
   framework::DataType dtype;
   framework::KernelFn fn;
   framework::LibraryType library = framework::LibraryType::kPlain;
 };
-using CudaKernelTable = std::vector<CudaKernelSpec>;
+using CudaKernelTable = std::vector<CudaKernelEntry>;
 
 // Adds Kernel<T>::Compute for every T in Ts as the plain CUDA kernel of `op_type`.
 template <template <typename> class KernelT, typename... Ts>

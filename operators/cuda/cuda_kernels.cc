@@ -1,6 +1,6 @@
 // RegisterCudaKernels: the one place where CUDA kernels enter the kernel registry. Every op
 // family lists its CUDA kernels in a function of its `.cu` file (cuda_kernel_table.h); only
-// this host file includes the registry's headers, so no `.cu` file has to.
+// this file, compiled as plain C++, includes the registry's headers, so no `.cu` file has to.
 #include "framework/op_registry.h"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/op_family.h"
@@ -17,7 +17,7 @@ PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernels) {
         InterpolateCudaKernels(), LookupTableCudaKernels(), CompareLogicalCudaKernels(),
         IndexingCudaKernels(),    LayerNormCudaKernels(),   SearchCudaKernels(),
         MetricsCudaKernels(),     PreluCudaKernels(),       DetectionCudaKernels()}) {
-    for (const CudaKernelSpec& kernel : table) {
+    for (const CudaKernelEntry& kernel : table) {
       framework::RegisterKernel(kernel.op_type, framework::DeviceType::kCUDA, kernel.dtype,
                                 kernel.library, kernel.fn);
     }
