@@ -168,14 +168,7 @@ T* AllocOut(const ExecutionContext& ctx) {
     CheckShapeValues(ctx.Type(), "input `ShapeTensor`", shape, false);
     out->Resize(DDim(shape));
   } else if (ctx.HasInput("ShapeTensorList")) {
-    std::vector<int64_t> shape;
-    for (const DenseTensor* t : ctx.MultiInput("ShapeTensorList")) {
-      PL_ENFORCE(t->numel() == 1,
-                 errors::InvalidArgument("op `%s` input `ShapeTensorList`: expected 1-element "
-                                         "tensors, received shape %s",
-                                         ctx.Type(), t->dims().ToString()));
-      shape.push_back(ReadIntValues(*t, ctx.Type(), "ShapeTensorList")[0]);
-    }
+    const std::vector<int64_t> shape = ReadOneElementInts(ctx, "ShapeTensorList");
     CheckShapeValues(ctx.Type(), "input `ShapeTensorList`", shape, false);
     out->Resize(DDim(shape));
   }

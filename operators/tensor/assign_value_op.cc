@@ -9,6 +9,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/tensor/tensor_op_util.h"
 #include "platform/allocator.h"
 
 namespace paddle_like {
@@ -100,15 +101,7 @@ std::vector<T> AttributeValues(const ExecutionContext& ctx, int64_t count) {
   const auto& scalars = ctx.Attr<std::vector<framework::Scalar>>("values");
   const char* source = "values";
   if (!scalars.empty()) {
-    for (const framework::Scalar& s : scalars) {
-      if (s.type == framework::Scalar::Type::BOOLEAN) {
-        out.push_back(static_cast<T>(s.b));
-      } else if (s.type == framework::Scalar::Type::LONG) {
-        out.push_back(static_cast<T>(s.i));
-      } else {
-        out.push_back(static_cast<T>(s.ToDouble()));
-      }
-    }
+    for (const framework::Scalar& s : scalars) out.push_back(ScalarAs<T>(s));
   } else if constexpr (std::is_same_v<T, bool>) {
     source = "bool_values";
     for (int v : ctx.Attr<std::vector<int>>("bool_values")) out.push_back(v != 0);

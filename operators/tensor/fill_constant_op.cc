@@ -115,13 +115,7 @@ DDim ShapeFromTensors(const ExecutionContext& ctx) {
                                        kOp, t->dims().ToString()));
     shape = ReadIntValues(*t, kOp, "ShapeTensor");
   } else {
-    for (const DenseTensor* t : ctx.MultiInput("ShapeTensorList")) {
-      PL_ENFORCE(t->numel() == 1,
-                 errors::InvalidArgument("op `%s` input `ShapeTensorList`: expected 1-element "
-                                         "tensors, received shape %s",
-                                         kOp, t->dims().ToString()));
-      shape.push_back(ReadIntValues(*t, kOp, "ShapeTensorList")[0]);
-    }
+    shape = ReadOneElementInts(ctx, "ShapeTensorList");
     origin = "input `ShapeTensorList`";
   }
   CheckShapeValues(kOp, origin, shape, false);

@@ -201,15 +201,7 @@ std::vector<int64_t> KernelBounds(const ExecutionContext& ctx, const char* which
     return ReadIntValues(*t, ctx.Type(), name + "Tensor");
   }
   if (ctx.HasInput(name + "TensorList")) {
-    std::vector<int64_t> v;
-    for (const DenseTensor* t : ctx.MultiInput(name + "TensorList")) {
-      PL_ENFORCE(t->numel() == 1,
-                 errors::InvalidArgument("op `%s` input `%sTensorList`: expected 1-element "
-                                         "tensors, received shape %s",
-                                         ctx.Type(), name, t->dims().ToString()));
-      v.push_back(ReadIntValues(*t, ctx.Type(), name + "TensorList")[0]);
-    }
-    return v;
+    return ReadOneElementInts(ctx, name + "TensorList");
   }
   return ToLong(ctx.Attr<std::vector<int>>(name == "Starts" ? "starts" : "ends"));
 }

@@ -119,14 +119,7 @@ struct SplitKernel {
     std::vector<int64_t> sections = SectionsAttr(ctx.Attr<std::vector<int>>("sections"));
     std::string origin = "attribute `sections`";
     if (num == 0 && ctx.HasInput("SectionsTensorList")) {
-      sections.clear();
-      for (const DenseTensor* t : ctx.MultiInput("SectionsTensorList")) {
-        PL_ENFORCE(t->numel() == 1,
-                   errors::InvalidArgument("op `%s` input `SectionsTensorList`: expected "
-                                           "1-element tensors, received shape %s",
-                                           kOp, t->dims().ToString()));
-        sections.push_back(ReadIntValues(*t, kOp, "SectionsTensorList")[0]);
-      }
+      sections = ReadOneElementInts(ctx, "SectionsTensorList");
       origin = "input `SectionsTensorList`";
     }
     const size_t n = ctx.OutputSize("Out");

@@ -81,6 +81,18 @@ int NormalizeAxis(const std::string& op, const std::string& origin, int64_t axis
   return static_cast<int>(axis < 0 ? axis + rank : axis);
 }
 
+std::vector<int64_t> ReadOneElementInts(const ExecutionContext& ctx, const std::string& list_slot) {
+  std::vector<int64_t> v;
+  for (const DenseTensor* t : ctx.MultiInput(list_slot)) {
+    PL_ENFORCE(t->numel() == 1,
+               errors::InvalidArgument("op `%s` input `%s`: expected one-element tensors, "
+                                       "received shape %s",
+                                       ctx.Type(), list_slot, t->dims().ToString()));
+    v.push_back(ReadIntValues(*t, ctx.Type(), list_slot)[0]);
+  }
+  return v;
+}
+
 std::vector<int64_t> ReadIntList(const ExecutionContext& ctx, const std::string& tensor_slot,
                                  const std::string& list_slot, const std::string& attr,
                                  std::string* origin) {
@@ -95,15 +107,7 @@ std::vector<int64_t> ReadIntList(const ExecutionContext& ctx, const std::string&
   }
   if (ctx.HasInput(list_slot)) {
     *origin = "input `" + list_slot + "`";
-    std::vector<int64_t> v;
-    for (const DenseTensor* t : ctx.MultiInput(list_slot)) {
-      PL_ENFORCE(t->numel() == 1,
-                 errors::InvalidArgument("op `%s` input `%s`: expected one-element tensors, "
-                                         "received shape %s",
-                                         ctx.Type(), list_slot, t->dims().ToString()));
-      v.push_back(ReadIntValues(*t, ctx.Type(), list_slot)[0]);
-    }
-    return v;
+    return ReadOneElementInts(ctx, list_slot);
   }
   *origin = "attribute `" + attr + "`";
   const std::vector<int>& a = ctx.Attr<std::vector<int>>(attr);

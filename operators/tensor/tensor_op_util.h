@@ -33,6 +33,14 @@ To ConvertElement(From v) {
   }
 }
 
+// One element of a Scalar-list attribute (`values` of assign_value and set_value) as T.
+template <typename T>
+T ScalarAs(const framework::Scalar& s) {
+  if (s.type == framework::Scalar::Type::BOOLEAN) return ConvertElement<T>(s.b);
+  if (s.type == framework::Scalar::Type::LONG) return ConvertElement<T>(s.i);
+  return ConvertElement<T>(s.ToDouble());
+}
+
 // The values of an int32 or int64 tensor (a shape given as a tensor), copied to the host
 // first when it lives on a device. Errors name `op` and `slot`.
 std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
@@ -72,6 +80,10 @@ T FillAnyLikeValue(const ExecutionContext& ctx) {
 // `axis` with the rank added when negative; InvalidArgumentError naming `op` and `origin`
 // ("attribute `axis`", "input `AxisTensor`") unless rank >= 1 and -rank <= axis < rank.
 int NormalizeAxis(const std::string& op, const std::string& origin, int64_t axis, int rank);
+
+// The values of the one-element int32/int64 tensors of the duplicable input `list_slot`, in
+// order (starts, ends, a shape given one tensor per entry).
+std::vector<int64_t> ReadOneElementInts(const ExecutionContext& ctx, const std::string& list_slot);
 
 // An int list an op may take three ways, in this order of precedence: the 1-D int32/int64
 // tensor input `tensor_slot`, the list of one-element tensors `list_slot`, the ints
