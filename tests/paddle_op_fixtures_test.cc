@@ -124,6 +124,13 @@ std::vector<std::string> CaseNames() {
   return names;
 }
 
+// The element types a predictor's tensor handles take.
+template <typename T>
+constexpr bool kHandleType = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                             std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
+                             std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
+                             std::is_same_v<T, bool>;
+
 bool Registered(const std::string& op) {
   operators::RegisterAllOps();
   return framework::OpInfoMap::Instance().Has(op);
@@ -136,9 +143,7 @@ void Feed(infer::Predictor* p, const struct Feed& f, const fs::path& dir) {
   h->Reshape(shape);
   platform::VisitDataType(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                  std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
-                  std::is_same_v<T, bool>) {
+    if constexpr (kHandleType<T>) {
       T* dst = h->mutable_data<T>();
       if (t.numel() > 0) std::memcpy(dst, t.data<T>(), sizeof(T) * t.numel());
     } else {
@@ -232,9 +237,7 @@ TEST_P(PaddleOpFixture, MatchesPaddlePaddle) {
       }
       platform::VisitDataType(want.dtype(), [&](auto tag) {
         using T = decltype(tag);
-        if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                      std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
-                      std::is_same_v<T, bool>) {
+        if constexpr (kHandleType<T>) {
           // Not std::vector<T>: vector<bool> has no data().
           std::unique_ptr<T[]> got(new T[static_cast<size_t>(want.numel()) + 1]);
           h->CopyToCpu(got.get());

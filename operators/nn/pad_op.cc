@@ -1,5 +1,7 @@
-// pad3d: padding of the three spatial dims of a 5-D tensor (constant, reflect, replicate,
-// circular), as PaddlePaddle's pad3d, and its fused gradient pad3d_grad.
+// pad3d and pad2d: padding of the spatial dims of a 5-D tensor (constant, reflect, replicate,
+// circular) and of a 4-D one (constant, reflect, edge; the op of PaddlePaddle 1.x and 2.x
+// programs), with their fused gradients pad3d_grad and pad2d_grad. pad2d runs as pad3d with a
+// depth of 1.
 #include <string>
 #include <vector>
 
@@ -14,6 +16,7 @@ namespace operators {
 namespace {
 
 constexpr char kOp[] = "pad3d";
+constexpr char kOp2d[] = "pad2d";
 
 class Pad3dOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -43,6 +46,35 @@ Out dims: D + front + back, H + top + bottom, W + left + right. Example: X [1, 1
 [1, 2, 3] with paddings [2, 1, 0, 0, 0, 0], mode reflect, gives [3, 2, 1, 2, 3, 2].
 
 Gradient, by the fused op pad3d_grad: dX[i] is the sum of dOut over the output indices that
+read i.
+)DOC");
+  }
+};
+
+class Pad2dOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Input [N, C, H, W] (NHWC: [N, H, W, C]).");
+    AddInput("Paddings", "int32 tensor of 4 values; replaces attribute `paddings`.")
+        .AsDispensable();
+    AddOutput("Out", "The padded tensor.");
+    AddAttr<std::vector<int>>("paddings", "[top, bottom, left, right]: H and W padding.")
+        .SetDefault(std::vector<int>(4, 0));
+    AddAttr<std::string>("mode", "constant, reflect or edge.")
+        .SetDefault("constant")
+        .InEnum({"constant", "reflect", "edge"});
+    AddAttr<float>("pad_value", "The fill value of mode constant.").SetDefault(0.0f);
+    AddAttr<std::string>("data_format", "NCHW or NHWC.").SetDefault("NCHW").InEnum({"NCHW", "NHWC"});
+    AddComment(R"DOC(
+Pads the H and W dims of a 4-D tensor. Along each of them, with p_b the padding before and s
+the size:
+$$Out[\ldots, o, \ldots] = X[\ldots, i(o), \ldots], \quad i(o) = o - p_b \text{ when } 0 \le o - p_b < s$$
+and elsewhere by mode: constant: `pad_value`; reflect: the mirror image without the edge
+(needs each padding < s); edge: the edge element. Out dims: H + top + bottom, W + left +
+right. Example: X [1, 1, 1, 3] = [1, 2, 3] with paddings [0, 0, 2, 1], mode edge, gives
+[1, 1, 1, 2, 3, 3].
+
+Gradient, by the fused op pad2d_grad: dX[i] is the sum of dOut over the output indices that
 read i.
 )DOC");
   }
@@ -83,40 +115,56 @@ std::vector<int64_t> AxisSources(const std::string& mode, int64_t size, int64_t 
 
 struct Pad3dGeometry {
   bool channel_last = false;
+  bool two_d = false;  // pad2d: X and Out have no D dim (in[0] is 1).
   int64_t n = 0, c = 0;
   int64_t in[3] = {0, 0, 0};    // D, H, W.
-  int64_t pads[6] = {0, 0, 0, 0, 0, 0};  // As the attribute: W, H, D pairs.
-  std::string mode;
+  int64_t pads[6] = {0, 0, 0, 0, 0, 0};  // As pad3d's attribute: W, H, D pairs.
+  std::string mode;  // pad3d's names: pad2d's edge is replicate.
   DDim OutDims() const {
     const int64_t d = in[0] + pads[4] + pads[5], h = in[1] + pads[2] + pads[3];
     const int64_t w = in[2] + pads[0] + pads[1];
+    if (two_d) return channel_last ? DDim{n, h, w, c} : DDim{n, c, h, w};
     return channel_last ? DDim{n, d, h, w, c} : DDim{n, c, d, h, w};
   }
 };
 
-// Checks X and the paddings (values from `pads`) against the attributes.
+bool IsPad2d(const std::string& op) { return op.rfind(kOp2d, 0) == 0; }
+
+// Checks X and the paddings (values from `pads`) against the attributes of pad3d or pad2d
+// (`op` tells which).
 Pad3dGeometry ResolvePad3d(const std::string& op, const DDim& x, const std::vector<int64_t>& pads,
                            const framework::AttributeMap& attrs) {
-  PL_ENFORCE(x.size() == 5, errors::InvalidArgument(
-                                "op `%s` input `X`: expected rank 5, received shape %s", op,
-                                x.ToString()));
-  PL_ENFORCE(pads.size() == 6,
-             errors::InvalidArgument("op `%s` paddings: expected 6 values [left, right, top, "
-                                     "bottom, front, back], received %zu",
-                                     op, pads.size()));
+  const bool two_d = IsPad2d(op);
+  const int rank = two_d ? 4 : 5;
+  PL_ENFORCE(x.size() == rank, errors::InvalidArgument(
+                                   "op `%s` input `X`: expected rank %d, received shape %s", op,
+                                   rank, x.ToString()));
+  PL_ENFORCE(pads.size() == static_cast<size_t>(2 * (rank - 2)),
+             errors::InvalidArgument("op `%s` paddings: expected %s, received %zu values", op,
+                                     two_d ? "4 values [top, bottom, left, right]"
+                                           : "6 values [left, right, top, bottom, front, back]",
+                                     pads.size()));
   Pad3dGeometry g;
-  g.channel_last = std::get<std::string>(attrs.at("data_format")) == "NDHWC";
+  g.two_d = two_d;
+  const std::string format = std::get<std::string>(attrs.at("data_format"));
+  g.channel_last = format == "NDHWC" || format == "NHWC";
   g.mode = std::get<std::string>(attrs.at("mode"));
+  if (g.mode == "edge") g.mode = "replicate";
   g.n = x[0];
-  g.c = g.channel_last ? x[4] : x[1];
-  for (int a = 0; a < 3; ++a) g.in[a] = g.channel_last ? x[1 + a] : x[2 + a];
+  g.c = g.channel_last ? x[rank - 1] : x[1];
+  const int first_spatial = g.channel_last ? 1 : 2;
+  g.in[0] = 1;
+  for (int a = 0; a < rank - 2; ++a) g.in[3 - (rank - 2) + a] = x[first_spatial + a];
+  // pad2d's [top, bottom, left, right] as pad3d's [left, right, top, bottom, front, back].
+  const std::vector<int64_t> pads6 =
+      two_d ? std::vector<int64_t>{pads[2], pads[3], pads[0], pads[1], 0, 0} : pads;
   const char* names[3] = {"W", "H", "D"};
   for (int k = 0; k < 6; ++k) {
-    g.pads[k] = pads[static_cast<size_t>(k)];
+    g.pads[k] = pads6[static_cast<size_t>(k)];
     PL_ENFORCE(g.pads[k] >= 0 && g.pads[k] <= (int64_t{1} << 40),
-               errors::InvalidArgument("op `%s` paddings: expected values >= 0, received %d at "
-                                       "position %d",
-                                       op, g.pads[k], k));
+               errors::InvalidArgument("op `%s` paddings: expected values >= 0, received %d for "
+                                       "%s",
+                                       op, g.pads[k], names[k / 2]));
     const int64_t size = g.in[2 - k / 2];
     if (size < 0) continue;
     if (g.mode == "reflect") {
@@ -150,8 +198,10 @@ void Pad3dInferShape(InferShapeContext* ctx) {
       ResolvePad3d(ctx->OpType(), x, std::vector<int64_t>(attr.begin(), attr.end()), ctx->Attrs());
   DDim out = g.OutDims();
   // Unknown input dims, or paddings from a tensor, leave the padded dims unknown.
-  for (int i = 0; i < 5; ++i) {
-    if (x[i] < 0 || (ctx->HasInput("Paddings") && i != 0 && i != (g.channel_last ? 4 : 1))) {
+  const int rank = x.size();
+  for (int i = 0; i < rank; ++i) {
+    if (x[i] < 0 ||
+        (ctx->HasInput("Paddings") && i != 0 && i != (g.channel_last ? rank - 1 : 1))) {
       out[i] = -1;
     }
   }
@@ -198,7 +248,7 @@ struct Pad3dKernel {
     out->Resize(g.OutDims());
     T* o = out->mutable_data<T>(ctx.GetPlace());
     const T* in = x.data<T>();
-    const T value = static_cast<T>(ctx.Attr<float>("value"));
+    const T value = static_cast<T>(ctx.Attr<float>(IsPad2d(ctx.Type()) ? "pad_value" : "value"));
     ForEachPadded(g, [&](int64_t dst, int64_t src) { o[dst] = src >= 0 ? in[src] : value; });
   }
 };
@@ -224,25 +274,33 @@ struct Pad3dGradKernel {
   }
 };
 
-}  // namespace
+void PadGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("X@GRAD");
+  ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
+}
 
-PL_REGISTER_OPS(RegisterPad3dOp) {
+template <typename Maker>
+void RegisterPadOp(const char* op) {
   const framework::FusedGradDecl grad{
       {"X", "Paddings"},
       {"Out"},
       {"X"},
       R"DOC($$dX[i] = \sum_{o:\ Out[o] \text{ reads } X[i]} dOut[o]$$)DOC"};
-  framework::RegisterOp<Pad3dOp, Pad3dOpMaker>(kOp)
+  framework::RegisterOp<Pad3dOp, Maker>(op)
       .InferShape(Pad3dInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(framework::FusedGradMaker(grad));
-  RegisterPlainCpuFloatKernels<Pad3dKernel>(kOp);
-  framework::RegisterFusedGradOp(kOp, grad).InferShape([](InferShapeContext* ctx) {
-    ctx->RequireInput("X");
-    ctx->RequireOutput("X@GRAD");
-    ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
-  });
-  RegisterPlainCpuFloatKernels<Pad3dGradKernel>(std::string(kOp) + "_grad");
+  RegisterPlainCpuFloatKernels<Pad3dKernel>(op);
+  framework::RegisterFusedGradOp(op, grad).InferShape(PadGradInferShape);
+  RegisterPlainCpuFloatKernels<Pad3dGradKernel>(std::string(op) + "_grad");
+}
+
+}  // namespace
+
+PL_REGISTER_OPS(RegisterPadOps) {
+  RegisterPadOp<Pad3dOpMaker>(kOp);
+  RegisterPadOp<Pad2dOpMaker>(kOp2d);
 }
 
 }  // namespace operators

@@ -1,7 +1,10 @@
 // pad3d: each mode on a hand-worked row, NCDHW against NDHWC (the same padding seen through a
 // transpose), paddings from a tensor, gradients against finite differences, and the errors.
+// pad2d: each mode and both layouts against direct loops, its paddings tensor, gradients and
+// errors.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -107,6 +110,100 @@ TEST_F(Pad3dTest, ErrorsNameTheOpAndWhatIsWrong) {
         RunOp("pad3d", {{"X", {MakeTensor<float>(DDim{2, 3}, RandomValues(6, -1, 1))}}}, {{"Out", 1}});
       },
       {"pad3d", "rank 5", "[2, 3]"});
+}
+
+// The source index along one axis of size n for output index o (-1: the constant).
+int64_t Source2d(const std::string& mode, int64_t o, int64_t before, int64_t n) {
+  const int64_t i = o - before;
+  if (i >= 0 && i < n) return i;
+  if (mode == "constant") return -1;
+  if (mode == "edge") return std::clamp<int64_t>(i, 0, n - 1);
+  return i < 0 ? -i : 2 * (n - 1) - i;  // reflect
+}
+
+// pad2d written out: X [N, C, H, W] or [N, H, W, C], paddings [top, bottom, left, right].
+std::vector<double> NaivePad2d(const std::vector<double>& x, int64_t n, int64_t c, int64_t h,
+                               int64_t w, const std::vector<int>& p, const std::string& mode,
+                               double value, bool nhwc) {
+  const int64_t oh = h + p[0] + p[1], ow = w + p[2] + p[3];
+  std::vector<double> out(static_cast<size_t>(n * c * oh * ow));
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t ch = 0; ch < c; ++ch) {
+      for (int64_t y = 0; y < oh; ++y) {
+        for (int64_t z = 0; z < ow; ++z) {
+          const int64_t sy = Source2d(mode, y, p[0], h), sz = Source2d(mode, z, p[2], w);
+          const int64_t o = nhwc ? ((b * oh + y) * ow + z) * c + ch : ((b * c + ch) * oh + y) * ow + z;
+          const int64_t i = nhwc ? ((b * h + sy) * w + sz) * c + ch : ((b * c + ch) * h + sy) * w + sz;
+          out[o] = sy < 0 || sz < 0 ? value : x[i];
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST_F(Pad3dTest, Pad2dMatchesDirectLoopsInEachModeAndLayout) {
+  const int64_t n = 2, c = 3, h = 4, w = 5;
+  const std::vector<double> x = RandomValues(n * c * h * w, -1, 1, 9);
+  const std::vector<int> pads = {1, 3, 2, 0};  // top, bottom, left, right
+  for (const std::string mode : {"constant", "reflect", "edge"}) {
+    for (bool nhwc : {false, true}) {
+      SCOPED_TRACE(mode + (nhwc ? " NHWC" : " NCHW"));
+      const DDim dims = nhwc ? DDim{n, h, w, c} : DDim{n, c, h, w};
+      auto r = RunOp("pad2d", {{"X", {MakeTensor<double>(dims, x)}}}, {{"Out", 1}},
+                     {{"paddings", pads},
+                      {"mode", mode},
+                      {"pad_value", 0.25f},
+                      {"data_format", std::string(nhwc ? "NHWC" : "NCHW")}});
+      const DDim want = nhwc ? DDim{n, h + 4, w + 2, c} : DDim{n, c, h + 4, w + 2};
+      EXPECT_EQ(r.outputs["Out"][0].dims(), want);
+      EXPECT_EQ(ToDoubles(r.outputs["Out"][0]), NaivePad2d(x, n, c, h, w, pads, mode, 0.25, nhwc));
+    }
+  }
+  // A hand-worked row: edge repeats the end elements.
+  auto row = RunOp("pad2d", {{"X", {MakeTensor<float>(DDim{1, 1, 1, 3}, {1, 2, 3})}}},
+                   {{"Out", 1}},
+                   {{"paddings", std::vector<int>{0, 0, 2, 1}}, {"mode", std::string("edge")}});
+  EXPECT_EQ(ToDoubles(row.outputs["Out"][0]), (std::vector<double>{1, 1, 1, 2, 3, 3}));
+  auto from_tensor =
+      RunOp("pad2d",
+            {{"X", {MakeTensor<float>(DDim{1, 1, 1, 3}, {1, 2, 3})}},
+             {"Paddings", {MakeTensor<int32_t>(DDim{4}, {0, 0, 1, 2})}}},
+            {{"Out", 1}}, {{"paddings", std::vector<int>{5, 5, 5, 5}}, {"mode", std::string("reflect")}});
+  EXPECT_EQ(ToDoubles(from_tensor.outputs["Out"][0]), (std::vector<double>{2, 1, 2, 3, 2, 1}));
+}
+
+TEST_F(Pad3dTest, Pad2dGradientsAndErrors) {
+  const DenseTensor x = MakeTensor<double>(DDim{1, 2, 3, 4}, RandomValues(24, -1, 1, 10));
+  for (const std::string mode : {"constant", "reflect", "edge"}) {
+    SCOPED_TRACE(mode);
+    GradCheck check;
+    check.op_type = "pad2d";
+    check.inputs = {{"X", {x}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = {{"paddings", std::vector<int>{2, 1, 0, 3}}, {"mode", mode}};
+    CheckGradients(check);
+  }
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("pad2d", {{"X", {x}}}, {{"Out", 1}},
+              {{"paddings", std::vector<int>{3, 0, 0, 0}}, {"mode", std::string("reflect")}});
+      },
+      {"pad2d", "reflect", "H (3)", "size 3"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { RunOp("pad2d", {{"X", {x}}}, {{"Out", 1}}, {{"paddings", std::vector<int>(6, 0)}}); },
+      {"pad2d", "4 values [top, bottom, left, right]", "received 6"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("pad2d", {{"X", {MakeTensor<float>(DDim{2, 3, 4, 5, 6}, RandomValues(720, -1, 1))}}},
+              {{"Out", 1}});
+      },
+      {"pad2d", "rank 4", "[2, 3, 4, 5, 6]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("pad2d", {{"X", {x}}}, {{"Out", 1}}, {{"mode", std::string("circular")}});
+      },
+      {"pad2d", "mode", "circular"});
 }
 
 }  // namespace
