@@ -132,6 +132,41 @@ TEST(FillAnyLikeOp, NoGradientFlowsToX) {
   CheckGradients(check);
 }
 
+// fill_zeros_like: zeros of X's shape and dtype, for each dtype; share_data: X's values in a
+// buffer of Out's own.
+TEST(FillZerosLikeOp, ZerosOfXsShapeAndDtype) {
+  const DenseTensor xs[] = {MakeTensor<float>({2, 3}, RandomValues(6, -1, 1)),
+                            MakeTensor<double>({4}, RandomValues(4, -1, 1)),
+                            MakeTensor<int32_t>({3, 1}, {1, 2, 3}),
+                            MakeTensor<int64_t>({2}, {7, 8}), MakeTensor<bool>({2}, {1, 1})};
+  for (const DenseTensor& x : xs) {
+    const auto r = RunOp("fill_zeros_like", {{"X", {x}}}, {{"Out", 1}});
+    const DenseTensor& out = r.outputs.at("Out")[0];
+    EXPECT_EQ(out.dims(), x.dims());
+    EXPECT_EQ(out.dtype(), x.dtype());
+    EXPECT_EQ(ToDoubles(out), std::vector<double>(static_cast<size_t>(x.numel()), 0.0));
+  }
+  GradCheck check;
+  check.op_type = "fill_zeros_like";
+  check.inputs = {{"X", {MakeTensor<double>({2, 3}, RandomValues(6, -1, 1))}}};
+  check.outputs = {{"Out", 1}};
+  CheckGradients(check);
+}
+
+TEST(ShareDataOp, OutHoldsXsValuesInItsOwnBuffer) {
+  const DenseTensor x = MakeTensor<int64_t>({2, 2}, {1, -2, 3, -4});
+  const auto r = RunOp("share_data", {{"X", {x}}}, {{"Out", 1}});
+  const DenseTensor& out = r.outputs.at("Out")[0];
+  EXPECT_EQ(out.dims(), x.dims());
+  EXPECT_EQ(ToDoubles(out), (std::vector<double>{1, -2, 3, -4}));
+  EXPECT_NE(out.data<int64_t>(), x.data<int64_t>());
+  GradCheck check;
+  check.op_type = "share_data";
+  check.inputs = {{"X", {MakeTensor<double>({3}, RandomValues(3, -1, 1))}}};
+  check.outputs = {{"Out", 1}};
+  CheckGradients(check);
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace paddle_like

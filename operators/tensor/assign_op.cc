@@ -1,4 +1,5 @@
-// assign: Out = a deep copy of X.
+// assign: Out = a deep copy of X. share_data (what PaddlePaddle 2 programs use to hand a
+// tensor on under a new name) runs the same copy.
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
@@ -22,6 +23,22 @@ $$Out = X$$
 Out receives its own copy of X's data, so later writes to either leave the other unchanged.
 
 Gradient: $$dX = \mathrm{assign}(dOut)$$ (an assign op, differentiable again).
+)DOC");
+  }
+};
+
+class ShareDataOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Tensor to hand on (any dtype).");
+    AddOutput("Out", "X's values under another name: same shape, dtype and LoD.");
+    AddComment(R"DOC(
+ShareData operator.
+
+$$Out = X$$
+
+PaddlePaddle lets Out alias X's memory; here Out owns a copy (outputs own their memory), which
+no program can tell apart since neither is written afterwards by share_data.
 )DOC");
   }
 };
@@ -61,6 +78,12 @@ PL_REGISTER_OPS(RegisterAssignOp) {
   RegisterPlainKernelsOnEveryDevice<AssignKernel, float, double, int32_t, int64_t, bool, int16_t,
                                     uint8_t, int8_t, platform::float16, platform::bfloat16>(
       "assign");
+  framework::RegisterOp<AssignOp, ShareDataOpMaker>("share_data")
+      .InferShape(SameShapeInferShape)
+      .GradOpMaker(AssignGradMaker);
+  RegisterPlainKernelsOnEveryDevice<AssignKernel, float, double, int32_t, int64_t, bool, int16_t,
+                                    uint8_t, int8_t, platform::float16, platform::bfloat16>(
+      "share_data");
 }
 
 }  // namespace operators

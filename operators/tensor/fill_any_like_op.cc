@@ -1,5 +1,6 @@
 // fill_any_like: a tensor of X's shape filled with one value. The backward builder seeds
-// gradients with it (value 1) and fills missing gradients with zeros.
+// gradients with it (value 1) and fills missing gradients with zeros. fill_zeros_like: the
+// zeros of X's shape and dtype, as PaddlePaddle 1.x programs write them.
 #include <algorithm>
 #include <string>
 
@@ -48,13 +49,29 @@ $$dX = 0$$
   }
 };
 
+class FillZerosLikeOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Tensor whose shape and element type Out takes; its values are not read.")
+        .AsNoNeedBuffer();
+    AddOutput("Out", "Zeros of X's shape, dtype and LoD.");
+    AddComment(R"DOC(
+FillZerosLike operator (fill_any_like with value 0 and X's dtype).
+
+$$Out[i] = 0 \quad \text{for every index } i \text{ of a tensor of X's shape}$$
+
+Gradient: none flows back to X.
+)DOC");
+  }
+};
+
 class FillAnyLikeOp : public OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
 
   // The kernel computes in Out's dtype.
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    const int dtype = Attr<int>("dtype");
+    const int dtype = HasAttr("dtype") ? Attr<int>("dtype") : kDtypeOfX;  // fill_zeros_like
     if (dtype != kDtypeOfX) return static_cast<DataType>(dtype);
     return InputDataType(ctx, "X");
   }
@@ -84,6 +101,16 @@ struct FillAnyLikeKernel {
   }
 };
 
+template <typename T>
+struct FillZerosLikeKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    static_cast<void>(ctx.Input("X"));
+    DenseTensor* out = ctx.Output("Out");
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    std::fill(o, o + out->numel(), T(0));
+  }
+};
+
 // Out does not depend on X's values: nothing flows back.
 void FillAnyLikeGradMaker(framework::GradOpBuilder*) {}
 
@@ -96,6 +123,13 @@ PL_REGISTER_OPS(RegisterFillAnyLikeOp) {
       .GradOpMaker(FillAnyLikeGradMaker);
   // The CUDA kernels (operators/tensor/tensor_op.cu) take the same dtypes.
   RegisterPlainCpuKernels<FillAnyLikeKernel, float, double, int32_t, int64_t, bool>(kOp);
+  // No `dtype` attribute: the op class follows X's dtype.
+  framework::RegisterOp<FillAnyLikeOp, FillZerosLikeOpMaker>("fill_zeros_like")
+      .InferShape(SameShapeInferShape)
+      .InferVarType(OutputDataTypeOf("X", "Out"))
+      .GradOpMaker(FillAnyLikeGradMaker);
+  RegisterPlainCpuKernels<FillZerosLikeKernel, float, double, int32_t, int64_t, bool>(
+      "fill_zeros_like");
 }
 
 }  // namespace operators
