@@ -71,6 +71,7 @@ const std::vector<Method>& Methods() {
       {"linear", {7}, {12}, {4}},
       {"nearest", {5, 7}, {9, 13}, {3, 4}},
       {"bilinear", {5, 7}, {9, 13}, {3, 4}},
+      {"bicubic", {5, 7}, {9, 13}, {3, 4}},
       {"nearest", {3, 4, 5}, {5, 7, 9}, {2, 3, 3}},
       {"trilinear", {3, 4, 5}, {5, 7, 9}, {2, 3, 3}},
   };
@@ -179,7 +180,7 @@ TEST_F(CudaInterpLookupTest, InterpolationSizesFromScalesAndTensorsMatchCpu) {
 
 // An output as large as the input is a copy; a 1-pixel output samples the first pixel.
 TEST_F(CudaInterpLookupTest, InterpolationEdgeSizesMatchCpu) {
-  for (const char* type : {"bilinear_interp_v2", "nearest_interp"}) {
+  for (const char* type : {"bilinear_interp_v2", "bicubic_interp_v2", "nearest_interp"}) {
     for (const bool align_corners : {false, true}) {
       AttributeMap attrs = {{"out_h", 5}, {"out_w", 7}, {"align_corners", align_corners}};
       CheckInterp(type, {2, 3, 5, 7}, {}, attrs);

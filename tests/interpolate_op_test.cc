@@ -1,8 +1,8 @@
-// nearest, linear, bilinear and trilinear _interp(_v2) on 3-, 4- and 5-D images: closed-form
-// results (pixel and voxel blocks; a linear ramp, which linear sampling reproduces exactly at
-// the sampled coordinates), every way of giving the size, channels last, float and double,
-// the 1.x ratio rule, gradients against finite differences, and error messages. PaddlePaddle's own outputs are checked by the fixture
-// test (tests/fixtures/ops/*interp*).
+// nearest, linear, bilinear, bicubic and trilinear _interp(_v2) on 3-, 4- and 5-D images:
+// closed-form results (pixel and voxel blocks; a linear ramp, which linear sampling reproduces
+// exactly at the sampled coordinates), every way of giving the size, channels last, float and
+// double, the 1.x ratio rule, gradients against finite differences, and error messages.
+// PaddlePaddle's own outputs are checked by the fixture test (tests/fixtures/ops/*interp*).
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -343,6 +343,122 @@ TEST_F(Interpolate, GradientsOfOneAndThreeDimensionalResizesMatchFiniteDifferenc
       CheckGradients(check);
     }
   }
+}
+
+// Keys' cubic convolution kernel (a = -0.75) at distance d.
+double Keys(double d) {
+  const double a = -0.75, x = std::abs(d);
+  if (x <= 1) return (a + 2) * x * x * x - (a + 3) * x * x + 1;
+  if (x < 2) return a * x * x * x - 5 * a * x * x + 8 * a * x - 4 * a;
+  return 0;
+}
+
+// bicubic written out in double: X [n, c, h, w] (NCHW) to [n, c, oh, ow].
+std::vector<double> NaiveBicubic(const std::vector<double>& x, int64_t n, int64_t c, int64_t h,
+                                 int64_t w, int64_t oh, int64_t ow, bool align_corners,
+                                 double scale) {
+  auto ratio = [&](int64_t in, int64_t out) {
+    if (out <= 1) return 0.0;  // PaddlePaddle's rule for a single output pixel.
+    if (align_corners) return double(in - 1) / (out - 1);
+    return scale > 0 ? 1 / scale : double(in) / out;
+  };
+  const double ry = ratio(h, oh), rx = ratio(w, ow);
+  std::vector<double> out;
+  for (int64_t b = 0; b < n * c; ++b) {
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        const double sy = align_corners ? ry * oy : ry * (oy + 0.5) - 0.5;
+        const double sx = align_corners ? rx * ox : rx * (ox + 0.5) - 0.5;
+        const int64_t iy = static_cast<int64_t>(std::floor(sy));
+        const int64_t ix = static_cast<int64_t>(std::floor(sx));
+        double sum = 0;
+        for (int64_t y = iy - 1; y <= iy + 2; ++y) {
+          for (int64_t xx = ix - 1; xx <= ix + 2; ++xx) {
+            const int64_t cy = std::clamp<int64_t>(y, 0, h - 1),
+                          cx = std::clamp<int64_t>(xx, 0, w - 1);
+            sum += Keys(sy - y) * Keys(sx - xx) * x[(b * h + cy) * w + cx];
+          }
+        }
+        out.push_back(sum);
+      }
+    }
+  }
+  return out;
+}
+
+TEST_F(Interpolate, BicubicMatchesKeysConvolutionWrittenOut) {
+  const int64_t n = 2, c = 3, h = 5, w = 6;
+  const std::vector<double> x = RandomValues(n * c * h * w, -1, 1, 21);
+  struct Size {
+    int64_t oh, ow;
+    float scale;
+  };
+  for (const Size& sz : {Size{9, 4, 0.f}, Size{3, 11, 0.f}, Size{10, 12, 2.f}, Size{1, 1, 0.f}}) {
+    for (bool align : {false, true}) {
+      for (bool nhwc : {false, true}) {
+        SCOPED_TRACE(std::to_string(sz.oh) + "x" + std::to_string(sz.ow) +
+                     (align ? " align_corners" : "") + (nhwc ? " NHWC" : ""));
+        std::vector<double> xin = x;
+        if (nhwc) {  // The same image with the channels last.
+          for (int64_t b = 0; b < n; ++b)
+            for (int64_t ch = 0; ch < c; ++ch)
+              for (int64_t p = 0; p < h * w; ++p)
+                xin[(b * h * w + p) * c + ch] = x[(b * c + ch) * h * w + p];
+        }
+        AttributeMap attrs = {{"align_corners", align},
+                              {"interp_method", std::string("bicubic")},
+                              {"data_layout", std::string(nhwc ? "NHWC" : "NCHW")}};
+        if (sz.scale > 0) {
+          attrs["scale"] = std::vector<float>{sz.scale, sz.scale};
+        } else {
+          attrs["out_h"] = static_cast<int>(sz.oh);
+          attrs["out_w"] = static_cast<int>(sz.ow);
+        }
+        for (bool dbl : {false, true}) {
+          const DenseTensor xt =
+              dbl ? MakeTensor<double>(nhwc ? DDim{n, h, w, c} : DDim{n, c, h, w}, xin)
+                  : MakeTensor<float>(nhwc ? DDim{n, h, w, c} : DDim{n, c, h, w}, xin);
+          std::vector<double> got =
+              ToDoubles(Out(RunOp("bicubic_interp_v2", {{"X", {xt}}}, {{"Out", 1}}, attrs)));
+          if (nhwc) {
+            std::vector<double> back(got.size());
+            const int64_t op = sz.oh * sz.ow;
+            for (int64_t b = 0; b < n; ++b)
+              for (int64_t ch = 0; ch < c; ++ch)
+                for (int64_t p = 0; p < op; ++p)
+                  back[(b * c + ch) * op + p] = got[(b * op + p) * c + ch];
+            got = back;
+          }
+          const std::vector<double> want =
+              sz.oh == h && sz.ow == w ? x
+                                       : NaiveBicubic(x, n, c, h, w, sz.oh, sz.ow, align, sz.scale);
+          ExpectNear(got, want, 2e-5, 2e-5, dbl ? "bicubic double" : "bicubic float");
+        }
+      }
+    }
+  }
+}
+
+TEST_F(Interpolate, BicubicGradientsMatchFiniteDifferences) {
+  const DenseTensor x = MakeTensor<double>({1, 2, 4, 5}, RandomValues(40, -1, 1, 22));
+  for (const char* op : {"bicubic_interp_v2", "bicubic_interp"}) {
+    for (bool align : {false, true}) {
+      SCOPED_TRACE(std::string(op) + (align ? " align_corners" : ""));
+      GradCheck check;
+      check.op_type = op;
+      check.inputs = {{"X", {x}}};
+      check.outputs = {{"Out", 1}};
+      check.attrs = {{"out_h", 7}, {"out_w", 3}, {"align_corners", align}};
+      CheckGradients(check);
+    }
+  }
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("bicubic_interp_v2",
+              {{"X", {MakeTensor<float>({1, 1, 2, 2, 2}, RandomValues(8, -1, 1))}}}, {{"Out", 1}},
+              {{"out_d", 3}, {"out_h", 3}, {"out_w", 3}});
+      },
+      {"op `bicubic_interp_v2` attribute `interp_method`", "`bicubic` does not apply to 5-D X"});
 }
 
 }  // namespace

@@ -1,8 +1,8 @@
 // Interpolation (resizing) of 1-, 2- and 3-D images as PaddlePaddle computes it, index for
-// index: linear_interp(_v2) on [N, C, W], nearest_interp(_v2) and bilinear_interp(_v2) on
-// [N, C, H, W], nearest_interp(_v2) and trilinear_interp(_v2) on [N, C, D, H, W] (channels
-// last with data_layout NHWC / NDHWC). The 1.x ops are the forms without _v2. Fused grad ops
-// <type>_grad scatter the output gradient back with the same weights.
+// index: linear_interp(_v2) on [N, C, W], nearest_interp(_v2), bilinear_interp(_v2) and
+// bicubic_interp(_v2) on [N, C, H, W], nearest_interp(_v2) and trilinear_interp(_v2) on [N, C, D,
+// H, W] (channels last with data_layout NHWC / NDHWC). The 1.x ops are the forms without _v2. Fused
+// grad ops <type>_grad scatter the output gradient back with the same weights.
 //
 // Output size, in PaddlePaddle's order of precedence (one value per spatial axis):
 //   SizeTensor (one-element int tensors, [d,] [h,] w)
@@ -77,17 +77,17 @@ class InterpOpMaker : public OpProtoAndCheckerMaker {
       AddAttr<float>("scale", "One scale for every axis (> 0), or 0 for none.").SetDefault(0.0f);
     }
     AddAttr<std::string>("interp_method",
-                         "nearest (4-D, 5-D X), linear (3-D), bilinear (4-D) or trilinear "
-                         "(5-D).")
+                         "nearest (4-D, 5-D X), linear (3-D), bilinear or bicubic (4-D) or "
+                         "trilinear (5-D).")
         .SetDefault(method_)
-        .InEnum({"nearest", "linear", "bilinear", "trilinear"});
+        .InEnum({"nearest", "linear", "bilinear", "bicubic", "trilinear"});
     AddAttr<bool>("align_corners",
                   "Map the corner pixels of input and output onto each other: ratio "
                   "(in - 1) / (out - 1).")
         .SetDefault(true);
     AddAttr<int>("align_mode",
                  "Linear methods without align_corners: 0 samples at (o + 0.5) * ratio - 0.5 "
-                 "(half-pixel), 1 at o * ratio.")
+                 "(half-pixel), 1 at o * ratio (bicubic always samples half-pixel).")
         .SetDefault(1)
         .InEnum({0, 1});
     AddAttr<bool>("use_mkldnn", "Prefer a oneDNN kernel when one is registered.")
@@ -101,9 +101,7 @@ For output index o along a spatial axis, the sampling ratio r is (in - 1) / (out
 align_corners, otherwise 1 / scale when a scale gives the size (v2 ops) or in / out. An
 output as large as the input is a copy.
 
-nearest: $$Out[o_y, o_x] = X[\lfloor r_y o_y + a 
-floor, \lfloor r_x o_x + a 
-floor]$$
+nearest: $$Out[o_y, o_x] = X[\lfloor r_y o_y + a \rfloor, \lfloor r_x o_x + a \rfloor]$$
 with a = 0.5 under align_corners, else 0 (and likewise with a depth axis).
 
 linear, bilinear, trilinear: along each axis, with s = r (o + 0.5) - 0.5 clamped at 0
@@ -112,6 +110,12 @@ i1 = min(i0 + 1, in - 1) and weight l = s - i0; the output is the sum over the c
 the product of the axes' weights ((1 - l) for i0, l for i1). Bilinear:
 $$Out = (1 - l_y)(1 - l_x) X[y_0, x_0] + l_y (1 - l_x) X[y_1, x_0]
       + (1 - l_y) l_x X[y_0, x_1] + l_y l_x X[y_1, x_1]$$
+
+bicubic: along each axis s = r o (align_corners) or r (o + 0.5) - 0.5, i = floor(s), t = s - i;
+the pixels i - 1 .. i + 2 (clamped to the image) weigh Keys' cubic kernel with a = -0.75 at
+distances t + 1, t, 1 - t, 2 - t: $$W(d) = (a + 2) |d|^3 - (a + 3) |d|^2 + 1 \ (|d| \le 1), \quad
+a |d|^3 - 5 a |d|^2 + 8 a |d| - 4 a \ (1 < |d| < 2)$$ and the output is the sum over the 4x4
+pixels of the product of the two axes' weights.
 
 Size: SizeTensor, else OutSize, else int(in * scale) from Scale or `scale`, else out_d /
 out_h / out_w. Example: X [1, 1, 2, 2] = [[1, 2], [3, 4]], nearest, out 4x4,
@@ -142,6 +146,11 @@ template <bool kV2>
 class BilinearInterpMaker : public InterpOpMaker {
  public:
   BilinearInterpMaker() : InterpOpMaker("bilinear", kV2) {}
+};
+template <bool kV2>
+class BicubicInterpMaker : public InterpOpMaker {
+ public:
+  BicubicInterpMaker() : InterpOpMaker("bicubic", kV2) {}
 };
 template <bool kV2>
 class TrilinearInterpMaker : public InterpOpMaker {
@@ -176,9 +185,10 @@ std::string AxisList(const char* prefix, int rank) {
 // bilinear on 4-D, nearest and trilinear on 5-D (other pairs leave its output unwritten).
 void CheckRankAndMethod(const std::string& op, const DDim& x, const std::string& method) {
   const int r = x.size();
-  const bool ok = (r == 3 && method == "linear") ||
-                  (r == 4 && (method == "nearest" || method == "bilinear")) ||
-                  (r == 5 && (method == "nearest" || method == "trilinear"));
+  const bool ok =
+      (r == 3 && method == "linear") ||
+      (r == 4 && (method == "nearest" || method == "bilinear" || method == "bicubic")) ||
+      (r == 5 && (method == "nearest" || method == "trilinear"));
   if (ok) return;
   if (r < 3 || r > 5) {
     throw errors::InvalidArgument(
@@ -188,7 +198,7 @@ void CheckRankAndMethod(const std::string& op, const DDim& x, const std::string&
   }
   throw errors::InvalidArgument(
       "op `%s` attribute `interp_method`: `%s` does not apply to %d-D X %s (expected linear "
-      "for 3-D, nearest or bilinear for 4-D, nearest or trilinear for 5-D)",
+      "for 3-D, nearest, bilinear or bicubic for 4-D, nearest or trilinear for 5-D)",
       op, method, r, x.ToString());
 }
 
@@ -283,6 +293,7 @@ InterpGeometry ResolveInterp(const ExecutionContext& ctx, const DDim& x) {
   InterpGeometry g;
   ReadImageDims(x, ChannelLast(ctx.Attr<std::string>("data_layout")), &g);
   g.nearest = method == "nearest";
+  g.cubic = method == "bicubic";
   g.align_corners = ctx.Attr<bool>("align_corners");
   g.align_mode = ctx.Attr<int>("align_mode");
   const int k = g.spatial(), first = 3 - k;
@@ -346,6 +357,7 @@ std::vector<AxisTaps> AxisTapsOf(const InterpGeometry& g, int axis) {
   std::vector<AxisTaps> taps(static_cast<size_t>(g.out[axis]));
   for (int64_t o = 0; o < g.out[axis]; ++o) {
     taps[o] = g.nearest ? NearestTap(g.in[axis], g.ratio[axis], g.align_corners, o)
+              : g.cubic ? CubicTap(g.in[axis], g.ratio[axis], g.align_corners, o)
                         : LinearTap(g.in[axis], g.ratio[axis], align_flag, o);
   }
   return taps;
@@ -498,10 +510,12 @@ PL_REGISTER_OPS(RegisterInterpolateOps) {
   RegisterInterp<LinearInterpMaker<true>>("linear_interp_v2");
   RegisterInterp<BilinearInterpMaker<true>>("bilinear_interp_v2");
   RegisterInterp<TrilinearInterpMaker<true>>("trilinear_interp_v2");
+  RegisterInterp<BicubicInterpMaker<true>>("bicubic_interp_v2");
   RegisterInterp<NearestInterpMaker<false>>("nearest_interp");
   RegisterInterp<LinearInterpMaker<false>>("linear_interp");
   RegisterInterp<BilinearInterpMaker<false>>("bilinear_interp");
   RegisterInterp<TrilinearInterpMaker<false>>("trilinear_interp");
+  RegisterInterp<BicubicInterpMaker<false>>("bicubic_interp");
 }
 
 }  // namespace operators

@@ -205,7 +205,7 @@ struct InterpGradCudaKernel {
 
 CudaKernelTable InterpolateCudaKernels() {
   CudaKernelTable table;
-  for (const char* method : {"nearest", "linear", "bilinear", "trilinear"}) {
+  for (const char* method : {"nearest", "linear", "bilinear", "bicubic", "trilinear"}) {
     for (const char* version : {"_interp", "_interp_v2"}) {
       const std::string type = std::string(method) + version;
       AddCudaKernels<InterpCudaKernel, float, double>(&table, type);

@@ -5,6 +5,7 @@
 // both devices sample exactly the same pixels with the same weights.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -20,6 +21,7 @@ namespace interp {
 struct InterpGeometry {
   bool channel_last = false;
   bool nearest = true;
+  bool cubic = false;  // bicubic: four taps per axis.
   bool align_corners = true;
   int align_mode = 1;
   int rank = 4;  // X's.
@@ -39,11 +41,11 @@ struct InterpGeometry {
 };
 
 // The source pixels one output index reads along one axis: one (nearest, or an axis the
-// image does not have) or two, with their weights.
+// image does not have), two (linear) or four (cubic), with their weights.
 struct AxisTaps {
   int count = 1;
-  int64_t index[2] = {0, 0};
-  float weight[2] = {1.f, 0.f};
+  int64_t index[4] = {0, 0, 0, 0};
+  float weight[4] = {1.f, 0.f, 0.f, 0.f};
 };
 
 // Linear taps of output index o (PaddlePaddle's expressions, in the same float and double
@@ -67,6 +69,37 @@ PL_HOSTDEVICE inline AxisTaps LinearTap(int64_t in, float ratio, bool align_flag
   t.weight[0] = 1 - w;
   t.weight[1] = w;
   return t;
+}
+
+// Keys' cubic convolution weights with a = -0.75, for a tap at distance d <= 1 (near) and
+// 1 < d < 2 (far), as PaddlePaddle's bicubic_interp.
+PL_HOSTDEVICE inline float CubicNearWeight(float d) {
+  const float a = -0.75f;
+  return ((a + 2) * d - (a + 3)) * d * d + 1;
+}
+PL_HOSTDEVICE inline float CubicFarWeight(float d) {
+  const float a = -0.75f;
+  return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a;
+}
+
+// Cubic taps of output index o: the four pixels around s = r o (align_corners) or
+// r (o + 0.5) - 0.5 (not clamped at 0), indices clamped to [0, in).
+PL_HOSTDEVICE inline AxisTaps CubicTap(int64_t in, float ratio, bool align_corners, int64_t o) {
+  const float s =
+      align_corners ? ratio * static_cast<float>(o) : static_cast<float>(ratio * (o + 0.5) - 0.5);
+  const float fl = floorf(s);
+  const float t = s - fl;
+  const float w[4] = {CubicFarWeight(t + 1), CubicNearWeight(t), CubicNearWeight(1 - t),
+                      CubicFarWeight(2 - t)};
+  AxisTaps taps;
+  taps.count = 4;
+  for (int k = 0; k < 4; ++k) {
+    int64_t i = static_cast<int64_t>(fl) - 1 + k;
+    i = i < in - 1 ? i : in - 1;
+    taps.index[k] = i > 0 ? i : 0;
+    taps.weight[k] = w[k];
+  }
+  return taps;
 }
 
 PL_HOSTDEVICE inline AxisTaps NearestTap(int64_t in, float ratio, bool align_corners, int64_t o) {

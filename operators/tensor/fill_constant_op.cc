@@ -264,7 +264,7 @@ class FillConstantBatchSizeLikeOpMaker : public OpProtoAndCheckerMaker {
     AddComment(R"DOC(
 FillConstantBatchSizeLike operator.
 
-$$Out[i] = value, \quad Out.dims = shape 	ext{ with } shape[output\_dim\_idx] =
+$$Out[i] = value, \quad Out.dims = shape \text{ with } shape[output\_dim\_idx] =
 Input.dims[input\_dim\_idx]$$
 
 The value is str_value when non-empty, else value, converted to dtype. Example: Input of

@@ -86,7 +86,7 @@ class Flatten2OpMaker : public OpProtoAndCheckerMaker {
     AddComment(R"DOC(
 Flatten X into a matrix (PaddlePaddle 1.x's flatten / flatten2).
 
-$$Out.dims = [	extstyle\prod_{i<axis} X.dims[i],\ \prod_{i \ge axis} X.dims[i]]$$
+$$Out.dims = [\textstyle\prod_{i<axis} X.dims[i],\ \prod_{i \ge axis} X.dims[i]]$$
 
 with an empty product 1, so axis = 0 gives [1, numel]. The elements keep their row-major
 order. Example: X of shape [3, 2, 4, 4] with axis = 2 gives [6, 16].
