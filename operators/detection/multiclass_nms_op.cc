@@ -19,6 +19,7 @@
 
 #include "operators/common.h"
 #include "operators/detection/bbox_util.h"
+#include "operators/detection/image_rows.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -209,40 +210,6 @@ std::map<int64_t, std::vector<int64_t>> NmsImage(const ImageView<T>& v, const Nm
   return kept;
 }
 
-// Start of each image's rows in the [M_total, ...] form: from RoisNum, else BBoxes' LoD.
-std::vector<int64_t> ImageStarts(const ExecutionContext& ctx, int64_t total) {
-  const std::string& op = ctx.Type();
-  std::vector<int64_t> starts = {0};
-  if (ctx.HasInput("RoisNum")) {
-    const DenseTensor* r = ctx.Input("RoisNum");
-    PL_ENFORCE(r->dtype() == DataType::INT32 || r->dtype() == DataType::INT64,
-               errors::InvalidArgument("op `%s` input `RoisNum`: expected int32 or int64, "
-                                       "received %s",
-                                       op, platform::DataTypeName(r->dtype())));
-    for (int64_t i = 0; i < r->numel(); ++i) {
-      const int64_t n = r->dtype() == DataType::INT32 ? r->data<int32_t>()[i]
-                                                       : r->data<int64_t>()[i];
-      PL_ENFORCE(n >= 0, errors::InvalidArgument("op `%s` input `RoisNum`: expected counts >= 0, "
-                                                 "received %lld",
-                                                 op, static_cast<long long>(n)));
-      starts.push_back(starts.back() + n);
-    }
-  } else {
-    const framework::LoD& lod = ctx.Input("BBoxes")->lod();
-    PL_ENFORCE(!lod.empty(),
-               errors::InvalidArgument("op `%s` input `BBoxes`: the [M_total, C, 4] form needs "
-                                       "the image box counts (RoisNum or a LoD)",
-                                       op));
-    starts.assign(lod.back().begin(), lod.back().end());
-  }
-  PL_ENFORCE(starts.back() == total,
-             errors::InvalidArgument("op `%s`: the image box counts add up to %lld, expected "
-                                     "the %lld rows of Scores",
-                                     op, static_cast<long long>(starts.back()),
-                                     static_cast<long long>(total)));
-  return starts;
-}
-
 template <typename T>
 struct MulticlassNmsKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -269,7 +236,9 @@ struct MulticlassNmsKernel {
     const DDim sd = scores->dims();
     std::vector<int64_t> starts;  // Image row starts (the [M_total, C] form).
     const int64_t images = shared ? sd[0] : 0;
-    if (!shared) starts = ImageStarts(ctx, sd[0]);
+    if (!shared) {
+      starts = ImageRowStarts(ctx, "BBoxes", "RoisNum", sd[0], "the [M_total, C, 4] form");
+    }
     const int64_t n = shared ? images : static_cast<int64_t>(starts.size()) - 1;
     std::vector<T> rows;
     std::vector<int32_t> index;

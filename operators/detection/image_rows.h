@@ -1,0 +1,25 @@
+// Which rows of a detection tensor belong to which image: PaddlePaddle's detection ops take
+// the rows of all images stacked ([M_total, ...]) with the per-image counts in an int tensor
+// (RoisNum and the like) or in the rows' LoD.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "operators/common.h"
+
+namespace paddle_like {
+namespace operators {
+
+// Start of each image's rows among the `total` rows of input `rows_slot`, plus `total` at the
+// end: from the counts in input `counts_slot` (int32 or int64 [N]) when given, else from the
+// last LoD level of `rows_slot`. InvalidArgumentError naming the op and slot for a negative
+// count, counts that do not add up to `total`, or neither source (`form` says what needs
+// them, "the [M_total, C, 4] form").
+std::vector<int64_t> ImageRowStarts(const ExecutionContext& ctx, const std::string& rows_slot,
+                                    const std::string& counts_slot, int64_t total,
+                                    const std::string& form);
+
+}  // namespace operators
+}  // namespace paddle_like
