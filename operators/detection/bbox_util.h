@@ -4,6 +4,8 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdint>
+#include <vector>
 
 namespace paddle_like {
 namespace operators {
@@ -24,6 +26,28 @@ T JaccardOverlap(const T* a, const T* b, bool normalized) {
   const T inter_h = std::min(a[3], b[3]) - std::max(a[1], b[1]) + norm;
   const T inter = inter_w * inter_h;
   return inter / (BoxArea(a, normalized) + BoxArea(b, normalized) - inter);
+}
+
+// Greedy non-maximum suppression over candidates visited in `order` (best first): a box is
+// kept when its IoU with every kept box is at most the threshold, which is multiplied by eta
+// after each kept box while eta < 1 and it is above 0.5. `box_of(i)` gives candidate i's box.
+// Returns the kept candidates in the order kept.
+template <typename T, typename BoxOf>
+std::vector<int64_t> GreedyNms(const std::vector<int64_t>& order, const BoxOf& box_of, T threshold,
+                               float eta, bool normalized) {
+  std::vector<int64_t> kept;
+  for (int64_t cand : order) {
+    bool keep = true;
+    for (int64_t k : kept) {
+      if (JaccardOverlap(box_of(cand), box_of(k), normalized) > threshold) {
+        keep = false;
+        break;
+      }
+    }
+    if (keep) kept.push_back(cand);
+    if (keep && eta < 1 && threshold > T(0.5)) threshold *= eta;
+  }
+  return kept;
 }
 
 }  // namespace operators

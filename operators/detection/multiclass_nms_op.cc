@@ -166,20 +166,11 @@ std::vector<int64_t> NmsOneClass(const ImageView<T>& v, int64_t c, const NmsAttr
   if (a.nms_top_k > -1 && a.nms_top_k < static_cast<int>(sorted.size())) {
     sorted.resize(a.nms_top_k);
   }
-  std::vector<int64_t> kept;
-  T threshold = a.nms_threshold;
-  for (const auto& cand : sorted) {
-    bool keep = true;
-    for (int64_t k : kept) {
-      if (JaccardOverlap(v.Box(c, cand.second), v.Box(c, k), a.normalized) > threshold) {
-        keep = false;
-        break;
-      }
-    }
-    if (keep) kept.push_back(cand.second);
-    if (keep && a.eta < 1 && threshold > 0.5) threshold *= a.eta;
-  }
-  return kept;
+  std::vector<int64_t> order;
+  for (const auto& cand : sorted) order.push_back(cand.second);
+  return GreedyNms(
+      order, [&](int64_t i) { return v.Box(c, i); }, static_cast<T>(a.nms_threshold), a.eta,
+      a.normalized);
 }
 
 // label -> kept box indices, after keep_top_k.

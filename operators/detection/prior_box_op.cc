@@ -1,5 +1,6 @@
-// prior_box and density_prior_box: the anchor boxes of one feature map (SSD, and the dense
-// fixed-size anchors of face detectors such as PyramidBox), as PaddlePaddle computes them.
+// prior_box, density_prior_box and anchor_generator: the anchor boxes of one feature map (SSD,
+// the dense fixed-size anchors of face detectors such as PyramidBox, and the pixel-coordinate
+// anchors of Faster R-CNN's region proposal network), as PaddlePaddle computes them.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -192,7 +193,8 @@ PriorGrid<T> ResolvePriorGrid(const ExecutionContext& ctx) {
 // uploaded with one copy each (the priors depend only on shapes and attributes, and the
 // inputs' data are never read, so they are not moved either).
 template <typename T, typename Fill>
-void WritePriors(const ExecutionContext& ctx, const DDim& dims, const Fill& fill) {
+void WritePriors(const ExecutionContext& ctx, const DDim& dims, const Fill& fill,
+                 const char* boxes_slot = "Boxes") {
   DenseTensor boxes(dims, platform::ToDataType<T>()), vars(dims, platform::ToDataType<T>());
   T* b = boxes.mutable_data<T>(ctx.GetPlace());
   T* v = vars.mutable_data<T>(ctx.GetPlace());
@@ -207,7 +209,7 @@ void WritePriors(const ExecutionContext& ctx, const DDim& dims, const Fill& fill
       platform::Copy(ctx.GetPlace(), v, platform::CPUPlace(), host_v.data(), n * sizeof(T));
     }
   }
-  *ctx.Output("Boxes") = std::move(boxes);
+  *ctx.Output(boxes_slot) = std::move(boxes);
   *ctx.Output("Variances") = std::move(vars);
 }
 
@@ -423,6 +425,119 @@ struct DensityPriorBoxKernel {
   }
 };
 
+// ---- anchor_generator ----
+
+class AnchorGeneratorOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "Feature map [N, C, H, W]; only H and W are used.").AsNoNeedBuffer();
+    AddOutput("Anchors",
+              "Anchors [H, W, num_anchors, 4] as [x_min, y_min, x_max, y_max] in "
+              "input image pixels.");
+    AddOutput("Variances", "[H, W, num_anchors, 4]: `variances` for every anchor.");
+    AddAttr<std::vector<float>>("anchor_sizes", "Anchor sizes in pixels (each > 0).")
+        .SetDefault(std::vector<float>{64, 128, 256, 512});
+    AddAttr<std::vector<float>>("aspect_ratios", "Height / width ratios (each > 0).")
+        .SetDefault(std::vector<float>{0.5f, 1.0f, 2.0f});
+    AddAttr<std::vector<float>>("variances", "Four variances copied to every anchor.")
+        .SetDefault(std::vector<float>{0.1f, 0.1f, 0.2f, 0.2f});
+    AddAttr<std::vector<float>>("stride", "[stride_w, stride_h]: pixels per feature cell.")
+        .SetDefault(std::vector<float>{16.0f, 16.0f});
+    AddAttr<float>("offset", "Offset of the centre within a cell.").SetDefault(0.5f);
+    AddComment(R"DOC(
+Anchor generator (Faster R-CNN). Cell (h, w) has centre
+c = (w s_w + offset (s_w - 1), h s_h + offset (s_h - 1)). For each aspect ratio r (outer
+loop) and anchor size a (inner loop), with b_w = round(sqrt(s_w s_h / r)) and
+b_h = round(b_w r), the anchor has width W = (a / s_w) b_w and height H = (a / s_h) b_h:
+$$Anchor = [c_x - (W - 1) / 2, \ c_y - (H - 1) / 2, \ c_x + (W - 1) / 2, \ c_y + (H - 1) / 2]$$
+num_anchors = |aspect_ratios| |anchor_sizes|. Example: stride 16, offset 0.5, size 64,
+ratio 1: cell (0, 0) gives [-24, -24, 39, 39].
+)DOC");
+  }
+};
+
+std::vector<float> PositiveList(const std::string& op, const framework::AttributeMap& attrs,
+                                const char* name, size_t want_size) {
+  const auto& v = std::get<std::vector<float>>(attrs.at(name));
+  PL_ENFORCE(want_size == 0 ? !v.empty() : v.size() == want_size,
+             errors::InvalidArgument(
+                 "op `%s` attribute `%s`: expected %s values, received %zu", op, name,
+                 want_size == 0 ? "one or more" : std::to_string(want_size), v.size()));
+  for (float x : v) {
+    PL_ENFORCE(x > 0, errors::InvalidArgument("op `%s` attribute `%s`: expected values > 0, "
+                                              "received %g",
+                                              op, name, x));
+  }
+  return v;
+}
+
+int64_t AnchorCount(const std::string& op, const framework::AttributeMap& attrs) {
+  return static_cast<int64_t>(PositiveList(op, attrs, "anchor_sizes", 0).size() *
+                              PositiveList(op, attrs, "aspect_ratios", 0).size());
+}
+
+void AnchorGeneratorInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Input");
+  ctx->RequireOutput("Anchors");
+  ctx->RequireOutput("Variances");
+  const DDim in = ctx->GetInputDim("Input");
+  PL_ENFORCE(in.size() == 4, errors::InvalidArgument("op `%s` input `Input`: expected [N, C, H, "
+                                                     "W], received shape %s",
+                                                     ctx->OpType(), in.ToString()));
+  const DDim out{in[2], in[3], AnchorCount(ctx->OpType(), ctx->Attrs()), 4};
+  ctx->SetOutputDim("Anchors", out);
+  ctx->SetOutputDim("Variances", out);
+}
+
+template <typename T>
+struct AnchorGeneratorKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::string& op = ctx.Type();
+    const auto& attrs = ctx.op().Attrs();
+    const DDim in = ctx.Input("Input")->dims();
+    PL_ENFORCE(in.size() == 4, errors::InvalidArgument("op `%s` input `Input`: expected [N, C, "
+                                                       "H, W], received shape %s",
+                                                       op, in.ToString()));
+    const std::vector<float> sizes = PositiveList(op, attrs, "anchor_sizes", 0);
+    const std::vector<float> ratios = PositiveList(op, attrs, "aspect_ratios", 0);
+    const std::vector<float> stride = PositiveList(op, attrs, "stride", 2);
+    const std::vector<float> variances = ctx.Attr<std::vector<float>>("variances");
+    PL_ENFORCE(variances.size() == 4,
+               errors::InvalidArgument("op `%s` attribute `variances`: expected 4 values, "
+                                       "received %zu",
+                                       op, variances.size()));
+    const T offset = ctx.Attr<float>("offset");
+    const int64_t h = in[2], w = in[3];
+    const int64_t count = static_cast<int64_t>(sizes.size() * ratios.size());
+    const T sw = stride[0], sh = stride[1];
+    WritePriors<T>(
+        ctx, DDim{h, w, count, 4},
+        [&](T* b, T* v) {
+          for (int64_t y = 0; y < h; ++y) {
+            for (int64_t x = 0; x < w; ++x) {
+              const T cx = static_cast<T>(x) * sw + offset * (sw - 1);
+              const T cy = static_cast<T>(y) * sh + offset * (sh - 1);
+              for (float r : ratios) {
+                for (float size : sizes) {
+                  const T base_w = std::round(std::sqrt(sw * sh / static_cast<T>(r)));
+                  const T base_h = std::round(base_w * static_cast<T>(r));
+                  const T aw = static_cast<T>(size) / sw * base_w;
+                  const T ah = static_cast<T>(size) / sh * base_h;
+                  b[0] = cx - T(0.5) * (aw - 1);
+                  b[1] = cy - T(0.5) * (ah - 1);
+                  b[2] = cx + T(0.5) * (aw - 1);
+                  b[3] = cy + T(0.5) * (ah - 1);
+                  b += 4;
+                }
+              }
+            }
+          }
+          for (int64_t i = 0; i < h * w * count * 4; ++i) v[i] = static_cast<T>(variances[i % 4]);
+        },
+        "Anchors");
+  }
+};
+
 }  // namespace
 
 PL_REGISTER_OPS(RegisterPriorBoxOp) {
@@ -432,6 +547,9 @@ PL_REGISTER_OPS(RegisterPriorBoxOp) {
   framework::RegisterOp<PriorBoxOp, DensityPriorBoxOpMaker>("density_prior_box")
       .InferShape(DensityPriorBoxInferShape);
   RegisterPlainKernelsOnEveryDevice<DensityPriorBoxKernel, float, double>("density_prior_box");
+  framework::RegisterOp<PriorBoxOp, AnchorGeneratorOpMaker>("anchor_generator")
+      .InferShape(AnchorGeneratorInferShape);
+  RegisterPlainKernelsOnEveryDevice<AnchorGeneratorKernel, float, double>("anchor_generator");
 }
 
 }  // namespace operators
