@@ -115,6 +115,9 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
     if (v->GetKind() == VarKind::kSelectedRows && !var->IsInitialized()) {
       var->GetMutable<SelectedRows>();
     }
+    if (v->GetKind() == VarKind::kDenseTensorArray && !var->IsInitialized()) {
+      var->GetMutable<DenseTensorArray>();
+    }
   }
   for (const OpDesc* op : block.AllOps()) {
     for (const auto& name : op->OutputArgumentNames()) {
@@ -132,6 +135,14 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
   }
   const std::vector<OpPlacement> placements = PlaceKernels(ops, rules);
   std::set<std::string> kept(keep.begin(), keep.end());
+  // What the ops of other blocks read (the sub-blocks of control-flow ops, which may read a
+  // variable of this block that their op does not list) stays alive for the whole run.
+  for (size_t b = 0; b < program.Size(); ++b) {
+    if (static_cast<int>(b) == block_id) continue;
+    for (const OpDesc* op : program.Block(b).AllOps()) {
+      for (const std::string& name : op->InputArgumentNames()) kept.insert(name);
+    }
+  }
   const std::set<std::string> opaque =
       PlanOpaqueLayouts(program, block_id, ops, placements, place_, persistable, kept);
   for (size_t i = 0; i < ops.size(); ++i) {

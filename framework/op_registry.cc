@@ -46,7 +46,10 @@ std::unique_ptr<OperatorBase> OpRegistry::CreateOp(const std::string& type,
 }
 
 std::unique_ptr<OperatorBase> OpRegistry::CreateOp(const OpDesc& desc) {
-  return CreateOp(desc.Type(), desc.Inputs(), desc.Outputs(), desc.Attrs());
+  std::unique_ptr<OperatorBase> op =
+      CreateOp(desc.Type(), desc.Inputs(), desc.Outputs(), desc.Attrs());
+  op->SetBlock(desc.Block());
+  return op;
 }
 
 std::vector<std::string> CheckpointProblems(const std::string& type) {

@@ -27,6 +27,8 @@ namespace framework {
 
 using platform::Place;
 
+class BlockDesc;
+
 class OperatorBase {
  public:
   OperatorBase(const std::string& type, const VariableNameMap& inputs,
@@ -71,6 +73,12 @@ class OperatorBase {
   // "quadratic(X=[x]) -> (Out=[y])" for messages.
   std::string DebugString() const;
 
+  // The block of the program the op was created from (OpRegistry::CreateOp(desc)); nullptr for
+  // an op made from its type, slots and attributes alone. Control-flow ops reach their
+  // sub-blocks through it, so the program must outlive the op.
+  const BlockDesc* Block() const { return block_; }
+  void SetBlock(const BlockDesc* block) { block_ = block; }
+
  protected:
   virtual void RunImpl(const Scope& scope, const Place& place) const = 0;
 
@@ -96,6 +104,7 @@ class OperatorBase {
     const Attribute* value;
   };
   std::vector<AttrEntry> attr_index_;
+  const BlockDesc* block_ = nullptr;
 };
 
 // The variables bound to an op's slots for one scope, resolved once.

@@ -73,9 +73,11 @@ void CheckBlockProto(const proto::BlockDesc& b, int num_blocks, const std::strin
       if (a.type() == proto::BLOCK) indices.push_back(a.block_idx());
       if (a.type() == proto::BLOCKS) indices.assign(a.blocks_idx().begin(), a.blocks_idx().end());
       for (int idx : indices) {
-        PL_ENFORCE(idx >= 0 && idx < num_blocks && idx != b.idx(),
+        // A sub-block comes after the block that runs it, so running blocks never cycles.
+        PL_ENFORCE(idx > b.idx() && idx < num_blocks,
                    errors::InvalidArgument("program `%s`: block %d op #%d `%s` attribute `%s`: "
-                                           "block index %d is out of range (%d blocks)",
+                                           "block index %d is out of range (expected a later "
+                                           "block, below %d)",
                                            source, b.idx(), i, b.ops(i).type(), a.name(), idx,
                                            num_blocks));
       }
@@ -92,9 +94,12 @@ void ProgramDesc::ParseFrom(const void* proto_program, const std::string& source
     PL_ENFORCE(b.idx() == i, errors::InvalidArgument(
                                  "program `%s`: block %d carries idx %d (blocks must be in order)",
                                  source, i, b.idx()));
-    PL_ENFORCE(b.parent_idx() >= -1 && b.parent_idx() < p.blocks_size() && b.parent_idx() != i,
-               errors::InvalidArgument("program `%s`: block %d has invalid parent_idx %d", source,
-                                       i, b.parent_idx()));
+    // Block 0 has no parent; every other block's parent comes before it (no cycles).
+    PL_ENFORCE(
+        i == 0 ? b.parent_idx() == -1 : b.parent_idx() >= 0 && b.parent_idx() < i,
+        errors::InvalidArgument("program `%s`: block %d has invalid parent_idx %d "
+                                "(expected %s)",
+                                source, i, b.parent_idx(), i == 0 ? "-1" : "an earlier block"));
     CheckBlockProto(b, p.blocks_size(), source);
     blocks_.push_back(std::make_unique<BlockDesc>(this, b));
   }

@@ -1,5 +1,6 @@
 // Variable: a named slot in a Scope holding one object of a registered type (DenseTensor,
-// SelectedRows, FeedList, FetchList). The held type is fixed by the first GetMutable<T>().
+// SelectedRows, FeedList, FetchList, DenseTensorArray). The held type is fixed by the first
+// GetMutable<T>().
 #pragma once
 
 #include <cstdint>
@@ -35,6 +36,16 @@ struct VarTypeOf<SelectedRows> {
 template <>
 struct VarTypeOf<std::vector<DenseTensor>> {
   static constexpr int value = 9;
+};
+
+// A tensor array (LOD_TENSOR_ARRAY): the lists that write_to_array grows, as the loops of
+// control-flow programs fill them.
+struct DenseTensorArray : std::vector<DenseTensor> {
+  using std::vector<DenseTensor>::vector;
+};
+template <>
+struct VarTypeOf<DenseTensorArray> {
+  static constexpr int value = 13;
 };
 
 const char* VarTypeName(int var_type);

@@ -67,7 +67,22 @@ TEST_F(IrPassTest, GraphLinksProducersAndConsumers) {
   EXPECT_TRUE(g.Producers("x").empty());
   EXPECT_TRUE(g.IsPersistable("w"));
   EXPECT_FALSE(g.IsPersistable("y"));
-  EXPECT_FALSE(g.IsFetched("p"));
+  EXPECT_FALSE(g.IsVisibleOutside("p"));
+}
+
+// A sub-block that reads one temporary of block 0 and writes another makes both visible
+// outside block 0, so passes keep their names.
+TEST_F(IrPassTest, VariablesOfSubBlocksAreVisibleOutside) {
+  ProgramDesc p = ConvReluPool(true);
+  framework::BlockDesc* sub = p.AppendBlock(p.Block(0));
+  framework::OpDesc* op = sub->AppendOp();
+  op->SetType("scale");
+  op->SetInput("X", {"y"});
+  op->SetOutput("Out", {"z"});
+  const Graph g(p.Block(0));
+  EXPECT_TRUE(g.IsVisibleOutside("y"));
+  EXPECT_TRUE(g.IsVisibleOutside("z"));
+  EXPECT_FALSE(g.IsVisibleOutside("p"));
 }
 
 Pattern ConvReluPattern(int* conv, int* relu) {

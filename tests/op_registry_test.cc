@@ -28,6 +28,8 @@ Attribute SampleValue(const OpAttrSpec& a) {
     case AttrType::FLOAT: return 0.5f;
     case AttrType::FLOATS: return std::vector<float>{1.0f};
     case AttrType::BOOLEAN: return false;
+    case AttrType::BLOCK:
+      return framework::BlockIndex{1};
     default: return Attribute();
   }
 }

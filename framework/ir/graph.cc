@@ -1,5 +1,7 @@
 #include "framework/ir/graph.h"
 
+#include "framework/program_desc.h"
+
 namespace paddle_like {
 namespace framework {
 namespace ir {
@@ -14,6 +16,14 @@ Graph::Graph(const BlockDesc& block) : block_(block) {
     for (const auto& name : op.OutputArgumentNames()) {
       auto& list = producers_[name];
       if (list.empty() || list.back() != i) list.push_back(i);
+    }
+  }
+  const ProgramDesc* program = block.Program();
+  for (size_t b = 0; program != nullptr && b < program->Size(); ++b) {
+    if (static_cast<int>(b) == block.ID()) continue;
+    for (const OpDesc* op : program->Block(b).AllOps()) {
+      for (const auto& name : op->InputArgumentNames()) used_by_other_blocks_[name] = true;
+      for (const auto& name : op->OutputArgumentNames()) used_by_other_blocks_[name] = true;
     }
   }
 }
@@ -44,7 +54,8 @@ bool Graph::IsPersistable(const std::string& var) const {
   return v != nullptr && v->Persistable();
 }
 
-bool Graph::IsFetched(const std::string& var) const {
+bool Graph::IsVisibleOutside(const std::string& var) const {
+  if (used_by_other_blocks_.count(var)) return true;
   for (size_t op : Consumers(var)) {
     if (Op(op).Type() == "fetch") return true;
   }

@@ -34,11 +34,14 @@ class Graph {
 
   // Declared persistable here or in an enclosing block (a parameter, a feed/fetch holder).
   bool IsPersistable(const std::string& var) const;
-  // Whether `var` is read by a fetch op (the caller reads it by name after the run).
-  bool IsFetched(const std::string& var) const;
+  // Whether something besides this block's ops sees `var`: a fetch op reads it (the caller
+  // reads it by name after the run), or the ops of another block of the program (the
+  // sub-blocks of control-flow ops) read or write it. Passes keep such names.
+  bool IsVisibleOutside(const std::string& var) const;
 
  private:
   const BlockDesc& block_;
+  std::map<std::string, bool> used_by_other_blocks_;
   std::map<std::string, std::vector<size_t>> producers_;
   std::map<std::string, std::vector<size_t>> consumers_;
 };

@@ -54,7 +54,7 @@ class Matcher {
     if (out.empty() || out != in) return false;
     if (e.single_consumer) {
       if (g_.Consumers(out).size() != 1 || g_.Producers(out).size() != 1) return false;
-      if (g_.IsPersistable(out) || g_.IsFetched(out)) return false;
+      if (g_.IsPersistable(out) || g_.IsVisibleOutside(out)) return false;
     }
     m->vars[{e.from, e.from_slot}] = out;
     return true;

@@ -53,7 +53,7 @@ void RemoveIdentityOp(BlockDesc* block, size_t op, const std::string& from,
   PL_ENFORCE(op < block->OpSize(),
              errors::InvalidArgument("RemoveIdentityOp: op %zu of %zu", op, block->OpSize()));
   const auto& producers = graph.Producers(to);
-  PL_ENFORCE(!graph.IsPersistable(to) && !graph.IsFetched(to) && producers.size() == 1 &&
+  PL_ENFORCE(!graph.IsPersistable(to) && !graph.IsVisibleOutside(to) && producers.size() == 1 &&
                  producers[0] == op,
              errors::PreconditionNotMet(
                  "RemoveIdentityOp: op #%zu `%s`: its output `%s` must be a temporary written "

@@ -42,7 +42,8 @@ bool Foldable(const Graph& graph, const Scope& params, size_t i) {
     if (ConstValue(graph, params, in) == nullptr) return false;
   }
   for (const std::string& out : outputs) {
-    if (graph.IsPersistable(out) || graph.IsFetched(out) || graph.Producers(out).size() != 1) {
+    if (graph.IsPersistable(out) || graph.IsVisibleOutside(out) ||
+        graph.Producers(out).size() != 1) {
       return false;
     }
   }

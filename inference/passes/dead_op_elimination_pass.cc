@@ -39,7 +39,7 @@ bool IsDead(const Graph& graph, size_t i, const std::set<std::string>& read_outs
   for (const std::string& out : outputs) {
     if (out == framework::kEmptyVarName) continue;
     writes_any = true;
-    if (graph.IsPersistable(out) || graph.IsFetched(out) || read_outside.count(out)) {
+    if (graph.IsPersistable(out) || graph.IsVisibleOutside(out) || read_outside.count(out)) {
       return false;
     }
     for (size_t reader : graph.Consumers(out)) {

@@ -30,7 +30,7 @@ bool RewriteOne(BlockDesc* block) {
         "upscale_in_train";
     const float p = AttrOr<float>(op, "dropout_prob", 0.5f);
     const float factor = upscale ? 1.0f : 1.0f - p;
-    const bool out_is_temporary = !graph.IsPersistable(out) && !graph.IsFetched(out) &&
+    const bool out_is_temporary = !graph.IsPersistable(out) && !graph.IsVisibleOutside(out) &&
                                   graph.Producers(out).size() == 1;
     if (factor == 1.0f && out_is_temporary) {
       framework::ir::RemoveIdentityOp(block, i, x, out);

@@ -72,7 +72,7 @@ bool OtherOutputsUnused(const framework::ir::Graph& graph, const framework::OpDe
   const auto inputs = op.InputArgumentNames();
   for (const std::string& out : op.OutputArgumentNames()) {
     if (std::find(keep.begin(), keep.end(), out) != keep.end()) continue;
-    if (graph.IsFetched(out)) return false;
+    if (graph.IsVisibleOutside(out)) return false;
     for (size_t reader : graph.Consumers(out)) {
       if (&graph.Op(reader) != &op) return false;
     }

@@ -42,7 +42,7 @@ bool ReadScale(const Graph& graph, size_t i, ScaleOp* s) {
 }
 
 bool IsTemporary(const Graph& graph, const std::string& var) {
-  return !graph.IsPersistable(var) && !graph.IsFetched(var);
+  return !graph.IsPersistable(var) && !graph.IsVisibleOutside(var);
 }
 
 // The op that alone writes `s.x`, which only the scale reads, when that op may write
