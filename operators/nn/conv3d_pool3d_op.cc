@@ -1,0 +1,554 @@
+// conv3d and pool3d on volumes [N, C, D, H, W] (NDHWC with data_format), as PaddlePaddle
+// computes them, with their fused gradient ops. conv3d unfolds each image's windows into
+// columns (vol2col) for one GEMM per group; pool3d takes the max or the average of each window
+// (fixed, adaptive or global).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "framework/fused_grad_op.h"
+#include "operators/common.h"
+#include "operators/math/blas.h"
+#include "operators/op_family.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+class Conv3dOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "Volumes [N, C, D, H, W] (NDHWC: [N, D, H, W, C]).");
+    AddInput("Filter", "Filter [M, C / groups, k_d, k_h, k_w].");
+    AddOutput("Output", "[N, M, D_out, H_out, W_out] (NDHWC: channels last).");
+    AddAttr<std::vector<int>>("strides", "[s_d, s_h, s_w].").SetDefault(std::vector<int>{1, 1, 1});
+    AddAttr<std::vector<int>>("paddings", "[p_d, p_h, p_w] or [d0, d1, h0, h1, w0, w1].")
+        .SetDefault(std::vector<int>{0, 0, 0});
+    AddAttr<std::string>("padding_algorithm", "EXPLICIT, SAME or VALID.")
+        .SetDefault("EXPLICIT")
+        .InEnum({"EXPLICIT", "SAME", "VALID"});
+    AddAttr<int>("groups", "Channel groups: C and M divisible by it.").SetDefault(1);
+    AddAttr<std::vector<int>>("dilations", "[d_d, d_h, d_w].")
+        .SetDefault(std::vector<int>{1, 1, 1});
+    AddAttr<std::string>("data_format", "NCDHW or NDHWC.")
+        .SetDefault("NCDHW")
+        .InEnum({"NCDHW", "NDHWC", "AnyLayout"});
+    AddAttr<bool>("use_addto", "How GPU kernels accumulate gradients (no effect here).")
+        .SetDefault(false)
+        .AsExtra();
+    AddComment(R"DOC(
+3-D convolution:
+$$Output[n, o, z, y, x] = \sum_{c \in group(o)} \sum_{i, j, k} Filter[o, c, i, j, k] \,
+  Input[n, c, z s_d - p_{d0} + i d_d, \ y s_h - p_{h0} + j d_h, \ x s_w - p_{w0} + k d_w]$$
+(0 outside the volume). Output size per axis: (in + p_0 + p_1 - (d (k - 1) + 1)) / s + 1.
+SAME pads so that out = ceil(in / s) (dilation 1), VALID pads nothing.
+
+Gradient (fused op): Input@GRAD and Filter@GRAD through the same columns.
+)DOC");
+  }
+};
+
+class Pool3dOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Volumes [N, C, D, H, W] (NDHWC: [N, D, H, W, C]).");
+    AddOutput("Out", "Pooled volumes.");
+    AddAttr<std::string>("pooling_type", "max or avg.").InEnum({"max", "avg"});
+    AddAttr<std::vector<int>>("ksize", "Window [k_d, k_h, k_w] (output size when adaptive).");
+    AddAttr<bool>("global_pooling", "One window over the whole volume.").SetDefault(false);
+    AddAttr<std::vector<int>>("strides", "[s_d, s_h, s_w].").SetDefault(std::vector<int>{1, 1, 1});
+    AddAttr<std::vector<int>>("paddings", "[p_d, p_h, p_w] or [d0, d1, h0, h1, w0, w1].")
+        .SetDefault(std::vector<int>{0, 0, 0});
+    AddAttr<bool>("exclusive",
+                  "avg divides by the window's cells inside the volume (else by "
+                  "k_d k_h k_w).")
+        .SetDefault(true);
+    AddAttr<bool>("adaptive", "ksize is the output size; windows split the volume evenly.")
+        .SetDefault(false);
+    AddAttr<bool>("ceil_mode", "Round the output size up.").SetDefault(false);
+    AddAttr<std::string>("data_format", "NCDHW or NDHWC.")
+        .SetDefault("NCDHW")
+        .InEnum({"NCDHW", "NDHWC", "AnyLayout"});
+    AddAttr<std::string>("padding_algorithm", "EXPLICIT, SAME or VALID.")
+        .SetDefault("EXPLICIT")
+        .InEnum({"EXPLICIT", "SAME", "VALID"});
+    AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
+        .SetDefault(false)
+        .AsExtra();
+    AddComment(R"DOC(
+3-D pooling. Window of output cell o along an axis: [o s - p_0, o s - p_0 + k) clipped to
+[0, in) (adaptive: [floor(o in / out), ceil((o + 1) in / out))); global: the whole axis.
+$$Out = \max_{window} X \quad \text{or} \quad Out = \frac{1}{|W|} \sum_{window} X$$
+with |W| the window's cells inside the volume (exclusive, adaptive) or k_d k_h k_w. Output size
+per axis: (in + p_0 + p_1 - k) / s + 1, rounded up with ceil_mode; a window that ceil_mode puts
+wholly in the padding gives the lowest finite value (max) or 0 (avg).
+
+Gradient (fused op): max sends each output gradient to the first maximum of its window, avg
+spreads it evenly over the window.
+)DOC");
+  }
+};
+
+struct Axis {
+  int64_t in = 0, k = 1, stride = 1, dil = 1, pad0 = 0, pad1 = 0, out = 0;
+};
+
+struct VolumeGeometry {
+  bool channel_last = false;
+  int64_t n = 0, c = 0;
+  Axis ax[3];  // D, H, W.
+  int64_t InCells() const { return ax[0].in * ax[1].in * ax[2].in; }
+  int64_t OutCells() const { return ax[0].out * ax[1].out * ax[2].out; }
+  DDim Dims(int64_t channels, bool out) const {
+    std::vector<int64_t> d = {n};
+    if (!channel_last) d.push_back(channels);
+    for (const Axis& a : ax) d.push_back(out ? a.out : a.in);
+    if (channel_last) d.push_back(channels);
+    return DDim(d);
+  }
+};
+
+std::vector<int64_t> Triple(const std::string& op, const framework::AttributeMap& attrs,
+                            const char* name) {
+  const auto& v = std::get<std::vector<int>>(attrs.at(name));
+  PL_ENFORCE(v.size() == 3, errors::InvalidArgument("op `%s` attribute `%s`: expected 3 values, "
+                                                    "received %zu",
+                                                    op, name, v.size()));
+  for (int x : v) {
+    PL_ENFORCE(x > 0, errors::InvalidArgument("op `%s` attribute `%s`: expected values > 0, "
+                                              "received %d",
+                                              op, name, x));
+  }
+  return {v[0], v[1], v[2]};
+}
+
+// Reads the layout, sizes, strides, dilations and paddings common to both ops; the kernel
+// size `k` per axis is given. Output sizes are left to the caller.
+VolumeGeometry ResolveVolume(const std::string& op, const DDim& x,
+                             const framework::AttributeMap& attrs, const int64_t k[3], bool conv) {
+  PL_ENFORCE(x.size() == 5, errors::InvalidArgument("op `%s` input `%s`: expected a 5-D volume, "
+                                                    "received shape %s",
+                                                    op, conv ? "Input" : "X", x.ToString()));
+  VolumeGeometry g;
+  g.channel_last = std::get<std::string>(attrs.at("data_format")) == "NDHWC";
+  g.n = x[0];
+  g.c = g.channel_last ? x[4] : x[1];
+  const auto strides = Triple(op, attrs, "strides");
+  const std::vector<int64_t> dil =
+      conv ? Triple(op, attrs, "dilations") : std::vector<int64_t>{1, 1, 1};
+  const auto& p = std::get<std::vector<int>>(attrs.at("paddings"));
+  PL_ENFORCE(p.size() == 3 || p.size() == 6,
+             errors::InvalidArgument("op `%s` attribute `paddings`: expected 3 or 6 values, "
+                                     "received %zu",
+                                     op, p.size()));
+  for (int v : p) {
+    PL_ENFORCE(v >= 0, errors::InvalidArgument("op `%s` attribute `paddings`: expected values "
+                                               ">= 0, received %d",
+                                               op, v));
+  }
+  const std::string& algorithm = std::get<std::string>(attrs.at("padding_algorithm"));
+  for (int a = 0; a < 3; ++a) {
+    Axis& ax = g.ax[a];
+    ax.in = g.channel_last ? x[1 + a] : x[2 + a];
+    ax.k = k[a];
+    ax.stride = strides[static_cast<size_t>(a)];
+    ax.dil = dil[static_cast<size_t>(a)];
+    ax.pad0 = p.size() == 3 ? p[a] : p[2 * a];
+    ax.pad1 = p.size() == 3 ? p[a] : p[2 * a + 1];
+    if (algorithm == "SAME") {
+      ax.dil = 1;
+      const int64_t out = (ax.in + ax.stride - 1) / ax.stride;
+      const int64_t sum = std::max<int64_t>((out - 1) * ax.stride + ax.k - ax.in, 0);
+      ax.pad0 = sum / 2;
+      ax.pad1 = sum - sum / 2;
+    } else if (algorithm == "VALID") {
+      ax.pad0 = ax.pad1 = 0;
+    }
+  }
+  return g;
+}
+
+const char* const kAxisNames[] = {"depth", "height", "width"};
+
+void SetOutputSizes(const std::string& op, const DDim& x, bool ceil_mode, VolumeGeometry* g) {
+  for (int a = 0; a < 3; ++a) {
+    Axis& ax = g->ax[a];
+    if (ax.in < 0) {
+      ax.out = -1;
+      continue;
+    }
+    const int64_t span =
+        ax.in + ax.pad0 + ax.pad1 - (ax.dil * (ax.k - 1) + 1) + (ceil_mode ? ax.stride - 1 : 0);
+    ax.out = span >= 0 ? span / ax.stride + 1 : 0;
+    PL_ENFORCE(ax.out > 0, errors::InvalidArgument(
+                               "op `%s`: output %s would be %lld, expected > 0 (input "
+                               "%s, window %lld, paddings [%lld, %lld], stride %lld)",
+                               op, kAxisNames[a], static_cast<long long>(ax.out), x.ToString(),
+                               static_cast<long long>(ax.k), static_cast<long long>(ax.pad0),
+                               static_cast<long long>(ax.pad1), static_cast<long long>(ax.stride)));
+  }
+}
+
+struct ConvGeometry {
+  VolumeGeometry v;
+  int64_t m = 0, groups = 1;
+};
+
+ConvGeometry ResolveConv3d(const std::string& op, const DDim& input, const DDim& filter,
+                           const framework::AttributeMap& attrs) {
+  PL_ENFORCE(filter.size() == 5, errors::InvalidArgument("op `%s` input `Filter`: expected [M, "
+                                                         "C / groups, k_d, k_h, k_w], received "
+                                                         "%s",
+                                                         op, filter.ToString()));
+  const int64_t k[3] = {filter[2], filter[3], filter[4]};
+  ConvGeometry g;
+  g.v = ResolveVolume(op, input, attrs, k, true);
+  g.m = filter[0];
+  g.groups = std::get<int>(attrs.at("groups"));
+  PL_ENFORCE(g.groups > 0 && (g.v.c < 0 || filter[1] * g.groups == g.v.c) && g.m % g.groups == 0,
+             errors::InvalidArgument("op `%s` input `Filter` %s: expected [M, C / groups, k_d, "
+                                     "k_h, k_w] with C = %lld and M divisible by groups = %lld",
+                                     op, filter.ToString(), static_cast<long long>(g.v.c),
+                                     static_cast<long long>(g.groups)));
+  SetOutputSizes(op, input, false, &g.v);
+  return g;
+}
+
+VolumeGeometry ResolvePool3d(const std::string& op, const DDim& x,
+                             const framework::AttributeMap& attrs) {
+  const bool global = std::get<bool>(attrs.at("global_pooling"));
+  const bool adaptive = std::get<bool>(attrs.at("adaptive"));
+  int64_t k[3] = {1, 1, 1};
+  if (!global) {
+    const auto ks = Triple(op, attrs, "ksize");
+    std::copy(ks.begin(), ks.end(), k);
+  }
+  VolumeGeometry g = ResolveVolume(op, x, attrs, k, false);
+  for (Axis& ax : g.ax) {
+    if (global) {
+      ax.k = ax.in;
+      ax.pad0 = ax.pad1 = 0;
+      ax.out = 1;
+    } else if (adaptive) {
+      ax.out = ax.k;
+    }
+  }
+  if (!global && !adaptive) SetOutputSizes(op, x, std::get<bool>(attrs.at("ceil_mode")), &g);
+  return g;
+}
+
+// A volume in NCDHW order (a copy when it is NDHWC), or back.
+template <typename T>
+std::vector<T> ToChannelFirst(const T* data, int64_t n, int64_t c, int64_t cells,
+                              bool channel_last) {
+  std::vector<T> out(static_cast<size_t>(n * c * cells));
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t p = 0; p < cells; ++p) {
+        out[(b * c + ch) * cells + p] =
+            channel_last ? data[(b * cells + p) * c + ch] : data[(b * c + ch) * cells + p];
+      }
+  return out;
+}
+
+template <typename T>
+void FromChannelFirst(const std::vector<T>& first, int64_t n, int64_t c, int64_t cells,
+                      bool channel_last, T* out) {
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t p = 0; p < cells; ++p) {
+        const T v = first[(b * c + ch) * cells + p];
+        if (channel_last) {
+          out[(b * cells + p) * c + ch] = v;
+        } else {
+          out[(b * c + ch) * cells + p] = v;
+        }
+      }
+}
+
+// Calls fn(column row, column position, input offset or -1) for every entry of one image's
+// columns [C k_d k_h k_w, D_out H_out W_out] (channel-first image of C channels).
+template <typename Fn>
+void ForEachColumnEntry(const VolumeGeometry& g, int64_t c, Fn&& fn) {
+  const Axis &ad = g.ax[0], &ah = g.ax[1], &aw = g.ax[2];
+  int64_t row = 0;
+  for (int64_t ch = 0; ch < c; ++ch)
+    for (int64_t i = 0; i < ad.k; ++i)
+      for (int64_t j = 0; j < ah.k; ++j)
+        for (int64_t k = 0; k < aw.k; ++k, ++row) {
+          int64_t pos = 0;
+          for (int64_t z = 0; z < ad.out; ++z) {
+            const int64_t iz = z * ad.stride - ad.pad0 + i * ad.dil;
+            for (int64_t y = 0; y < ah.out; ++y) {
+              const int64_t iy = y * ah.stride - ah.pad0 + j * ah.dil;
+              for (int64_t x = 0; x < aw.out; ++x, ++pos) {
+                const int64_t ix = x * aw.stride - aw.pad0 + k * aw.dil;
+                const bool inside =
+                    iz >= 0 && iz < ad.in && iy >= 0 && iy < ah.in && ix >= 0 && ix < aw.in;
+                fn(row, pos, inside ? ((ch * ad.in + iz) * ah.in + iy) * aw.in + ix : -1);
+              }
+            }
+          }
+        }
+}
+
+template <typename T>
+struct Conv3dKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const ConvGeometry g =
+        ResolveConv3d(ctx.Type(), input->dims(), filter->dims(), ctx.op().Attrs());
+    const VolumeGeometry& v = g.v;
+    const int64_t cells = v.InCells(), px = v.OutCells();
+    const int64_t cg = v.c / g.groups, mg = g.m / g.groups;
+    const int64_t kk = cg * v.ax[0].k * v.ax[1].k * v.ax[2].k;
+    const std::vector<T> x = ToChannelFirst(input->data<T>(), v.n, v.c, cells, v.channel_last);
+    std::vector<T> out(static_cast<size_t>(v.n * g.m * px));
+    std::vector<T> col(static_cast<size_t>(g.groups * kk * px));
+    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    for (int64_t b = 0; b < v.n; ++b) {
+      const T* img = x.data() + b * v.c * cells;
+      ForEachColumnEntry(v, v.c, [&](int64_t row, int64_t pos, int64_t at) {
+        col[static_cast<size_t>(row * px + pos)] = at >= 0 ? img[at] : T(0);
+      });
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        math::Gemm<T>(dev, false, false, mg, px, kk, T(1), filter->data<T>() + grp * mg * kk, kk,
+                      col.data() + grp * kk * px, px, T(0), out.data() + (b * g.m + grp * mg) * px,
+                      px);
+      }
+    }
+    DenseTensor fresh(v.Dims(g.m, true), input->dtype());
+    FromChannelFirst(out, v.n, g.m, px, v.channel_last, fresh.mutable_data<T>(ctx.GetPlace()));
+    *ctx.Output("Output") = std::move(fresh);
+  }
+};
+
+template <typename T>
+struct Conv3dGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const DenseTensor* dout = ctx.Input("Output@GRAD");
+    const ConvGeometry g =
+        ResolveConv3d(ctx.Type(), input->dims(), filter->dims(), ctx.op().Attrs());
+    const VolumeGeometry& v = g.v;
+    PL_ENFORCE(
+        dout->dims() == v.Dims(g.m, true),
+        errors::InvalidArgument("op `%s` input `Output@GRAD`: expected shape %s, "
+                                "received %s",
+                                ctx.Type(), v.Dims(g.m, true).ToString(), dout->dims().ToString()));
+    const int64_t cells = v.InCells(), px = v.OutCells();
+    const int64_t cg = v.c / g.groups, mg = g.m / g.groups;
+    const int64_t kk = cg * v.ax[0].k * v.ax[1].k * v.ax[2].k;
+    const std::vector<T> x = ToChannelFirst(input->data<T>(), v.n, v.c, cells, v.channel_last);
+    const std::vector<T> go = ToChannelFirst(dout->data<T>(), v.n, g.m, px, v.channel_last);
+    std::vector<T> col(static_cast<size_t>(g.groups * kk * px)), dcol(col.size());
+    std::vector<T> dx(x.size(), T(0));
+    DenseTensor dfilter(filter->dims(), dout->dtype());
+    T* dw = dfilter.mutable_data<T>(ctx.GetPlace());
+    std::fill(dw, dw + dfilter.numel(), T(0));
+    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    for (int64_t b = 0; b < v.n; ++b) {
+      const T* img = x.data() + b * v.c * cells;
+      ForEachColumnEntry(v, v.c, [&](int64_t row, int64_t pos, int64_t at) {
+        col[static_cast<size_t>(row * px + pos)] = at >= 0 ? img[at] : T(0);
+      });
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        const T* gout = go.data() + (b * g.m + grp * mg) * px;
+        math::Gemm<T>(dev, true, false, kk, px, mg, T(1), filter->data<T>() + grp * mg * kk, kk,
+                      gout, px, T(0), dcol.data() + grp * kk * px, px);
+        math::Gemm<T>(dev, false, true, mg, kk, px, T(1), gout, px, col.data() + grp * kk * px, px,
+                      T(1), dw + grp * mg * kk, kk);
+      }
+      T* dimg = dx.data() + b * v.c * cells;
+      ForEachColumnEntry(v, v.c, [&](int64_t row, int64_t pos, int64_t at) {
+        if (at >= 0) dimg[at] += dcol[static_cast<size_t>(row * px + pos)];
+      });
+    }
+    if (DenseTensor* out = ctx.Output("Input@GRAD")) {
+      DenseTensor t(input->dims(), dout->dtype());
+      FromChannelFirst(dx, v.n, v.c, cells, v.channel_last, t.mutable_data<T>(ctx.GetPlace()));
+      *out = std::move(t);
+    }
+    if (DenseTensor* out = ctx.Output("Filter@GRAD")) *out = std::move(dfilter);
+  }
+};
+
+// The window of output cell o along one axis: [begin, end) inside the volume, and the divisor
+// of a non-exclusive average.
+struct Window {
+  int64_t begin, end;
+};
+
+Window WindowOf(const Axis& ax, int64_t o, bool adaptive) {
+  if (adaptive) {
+    return {o * ax.in / ax.out, ((o + 1) * ax.in + ax.out - 1) / ax.out};
+  }
+  const int64_t start = o * ax.stride - ax.pad0;
+  return {std::max<int64_t>(start, 0), std::min(start + ax.k, ax.in)};
+}
+
+// Calls fn(out index, list of input indices of its window, divisor) per output cell of each
+// channel-first image plane.
+template <typename Fn>
+void ForEachWindow(const VolumeGeometry& g, bool adaptive, bool exclusive, Fn&& fn) {
+  const int64_t planes = g.n * g.c, cells = g.InCells(), px = g.OutCells();
+  std::vector<int64_t> members;
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    int64_t o = 0;
+    for (int64_t z = 0; z < g.ax[0].out; ++z) {
+      const Window wd = WindowOf(g.ax[0], z, adaptive);
+      for (int64_t y = 0; y < g.ax[1].out; ++y) {
+        const Window wh = WindowOf(g.ax[1], y, adaptive);
+        for (int64_t x = 0; x < g.ax[2].out; ++x, ++o) {
+          const Window ww = WindowOf(g.ax[2], x, adaptive);
+          members.clear();
+          for (int64_t i = wd.begin; i < wd.end; ++i)
+            for (int64_t j = wh.begin; j < wh.end; ++j)
+              for (int64_t k = ww.begin; k < ww.end; ++k) {
+                members.push_back(plane * cells + (i * g.ax[1].in + j) * g.ax[2].in + k);
+              }
+          const int64_t divisor = exclusive || adaptive ? static_cast<int64_t>(members.size())
+                                                        : g.ax[0].k * g.ax[1].k * g.ax[2].k;
+          fn(plane * px + o, members, divisor);
+        }
+      }
+    }
+  }
+}
+
+template <typename T>
+struct Pool3dKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* xt = ctx.Input("X");
+    const VolumeGeometry g = ResolvePool3d(ctx.Type(), xt->dims(), ctx.op().Attrs());
+    const bool is_max = ctx.Attr<std::string>("pooling_type") == "max";
+    const std::vector<T> x = ToChannelFirst(xt->data<T>(), g.n, g.c, g.InCells(), g.channel_last);
+    std::vector<T> out(static_cast<size_t>(g.n * g.c * g.OutCells()));
+    ForEachWindow(g, ctx.Attr<bool>("adaptive"), ctx.Attr<bool>("exclusive"),
+                  [&](int64_t o, const std::vector<int64_t>& members, int64_t divisor) {
+                    if (is_max) {
+                      // A window wholly in the padding (ceil_mode) gives the lowest value,
+                      // as in PaddlePaddle.
+                      T best = -std::numeric_limits<T>::max();
+                      for (int64_t m : members) best = std::max(best, x[m]);
+                      out[o] = best;
+                    } else {
+                      double sum = 0;
+                      for (int64_t m : members) sum += static_cast<double>(x[m]);
+                      out[o] = divisor > 0 ? static_cast<T>(sum / divisor) : T(0);
+                    }
+                  });
+    DenseTensor fresh(g.Dims(g.c, true), xt->dtype());
+    FromChannelFirst(out, g.n, g.c, g.OutCells(), g.channel_last,
+                     fresh.mutable_data<T>(ctx.GetPlace()));
+    *ctx.Output("Out") = std::move(fresh);
+  }
+};
+
+template <typename T>
+struct Pool3dGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* xt = ctx.Input("X");
+    const DenseTensor* dout = ctx.Input("Out@GRAD");
+    const VolumeGeometry g = ResolvePool3d(ctx.Type(), xt->dims(), ctx.op().Attrs());
+    PL_ENFORCE(
+        dout->dims() == g.Dims(g.c, true),
+        errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
+                                ctx.Type(), g.Dims(g.c, true).ToString(), dout->dims().ToString()));
+    const bool is_max = ctx.Attr<std::string>("pooling_type") == "max";
+    const std::vector<T> x = ToChannelFirst(xt->data<T>(), g.n, g.c, g.InCells(), g.channel_last);
+    const std::vector<T> go =
+        ToChannelFirst(dout->data<T>(), g.n, g.c, g.OutCells(), g.channel_last);
+    std::vector<T> dx(x.size(), T(0));
+    ForEachWindow(g, ctx.Attr<bool>("adaptive"), ctx.Attr<bool>("exclusive"),
+                  [&](int64_t o, const std::vector<int64_t>& members, int64_t divisor) {
+                    if (members.empty()) return;
+                    if (is_max) {
+                      int64_t arg = members[0];
+                      for (int64_t m : members) {
+                        if (x[m] > x[arg]) arg = m;
+                      }
+                      dx[arg] += go[o];
+                    } else {
+                      const T share = go[o] / static_cast<T>(divisor);
+                      for (int64_t m : members) dx[m] += share;
+                    }
+                  });
+    DenseTensor fresh(xt->dims(), dout->dtype());
+    FromChannelFirst(dx, g.n, g.c, g.InCells(), g.channel_last,
+                     fresh.mutable_data<T>(ctx.GetPlace()));
+    *ctx.Output("X@GRAD") = std::move(fresh);
+  }
+};
+
+void Conv3dInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Input");
+  ctx->RequireInput("Filter");
+  ctx->RequireOutput("Output");
+  const ConvGeometry g = ResolveConv3d(ctx->OpType(), ctx->GetInputDim("Input"),
+                                       ctx->GetInputDim("Filter"), ctx->Attrs());
+  ctx->SetOutputDim("Output", g.v.Dims(g.m, true));
+}
+
+void Pool3dInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  const VolumeGeometry g = ResolvePool3d(ctx->OpType(), ctx->GetInputDim("X"), ctx->Attrs());
+  ctx->SetOutputDim("Out", g.Dims(g.c, true));
+}
+
+class VolumeOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return InputDataType(ctx, ctx.inputs.count("Input") ? "Input" : "X");
+  }
+};
+
+void SameDimsGradInferShape(InferShapeContext* ctx) {
+  for (const char* slot : {"Input", "Filter", "X"}) {
+    const std::string g = std::string(slot) + "@GRAD";
+    if (ctx->HasOutput(g)) ctx->SetOutputDim(g, ctx->GetInputDim(slot));
+  }
+}
+
+}  // namespace
+
+PL_REGISTER_OPS(RegisterConv3dPool3dOps) {
+  const framework::FusedGradDecl conv_grad{
+      {"Input", "Filter"},
+      {"Output"},
+      {"Input", "Filter"},
+      R"DOC($$dFilter = \sum_n dOutput_n \, col_n^T, \quad dInput = \mathrm{col2vol}(Filter^T dOutput)$$)DOC"};
+  framework::RegisterOp<VolumeOp, Conv3dOpMaker>("conv3d")
+      .InferShape(Conv3dInferShape)
+      .InferVarType(OutputDataTypeOf("Input", "Output"))
+      .GradOpMaker(framework::FusedGradMaker(conv_grad))
+      .Checkpoint("PaddlePaddle 2.0: extra attribute `use_addto`",
+                  framework::OpVersionDesc().NewAttr(
+                      "use_addto", "only changes how GPU kernels accumulate gradients", false));
+  RegisterPlainCpuFloatKernels<Conv3dKernel>("conv3d");
+  framework::RegisterFusedGradOp("conv3d", conv_grad).InferShape(SameDimsGradInferShape);
+  RegisterPlainCpuFloatKernels<Conv3dGradKernel>("conv3d_grad");
+  const framework::FusedGradDecl pool_grad{
+      {"X"},
+      {"Out"},
+      {"X"},
+      R"DOC($$dX = \sum_{windows \ni x} dOut \cdot [x = \arg\max] \ \text{(max)}, \quad
+dX = \sum_{windows \ni x} dOut / |W| \ \text{(avg)}$$)DOC"};
+  framework::RegisterOp<VolumeOp, Pool3dOpMaker>("pool3d")
+      .InferShape(Pool3dInferShape)
+      .InferVarType(OutputDataTypeOf("X", "Out"))
+      .GradOpMaker(framework::FusedGradMaker(pool_grad));
+  RegisterPlainCpuFloatKernels<Pool3dKernel>("pool3d");
+  framework::RegisterFusedGradOp("pool3d", pool_grad).InferShape(SameDimsGradInferShape);
+  RegisterPlainCpuFloatKernels<Pool3dGradKernel>("pool3d_grad");
+}
+
+}  // namespace operators
+}  // namespace paddle_like

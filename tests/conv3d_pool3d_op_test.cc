@@ -1,0 +1,273 @@
+// conv3d and pool3d against direct sums written here (every tap of every output cell), over
+// strides, paddings (3 and 6 values, SAME, VALID), dilations, groups, NDHWC, ceil_mode,
+// exclusive, adaptive and global pooling; gradients against finite differences; errors.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tests/grad_check_util.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+struct ConvCase {
+  int64_t n, c, d, h, w, m, kd, kh, kw;
+  int groups;
+  std::vector<int> strides, paddings, dilations;  // paddings: 6 values.
+};
+
+int64_t OutSize(int64_t in, int64_t k, int s, int p0, int p1, int dil) {
+  return (in + p0 + p1 - (dil * (k - 1) + 1)) / s + 1;
+}
+
+std::vector<double> NaiveConv3d(const ConvCase& c, const std::vector<double>& x,
+                                const std::vector<double>& f) {
+  const int64_t od = OutSize(c.d, c.kd, c.strides[0], c.paddings[0], c.paddings[1], c.dilations[0]);
+  const int64_t oh = OutSize(c.h, c.kh, c.strides[1], c.paddings[2], c.paddings[3], c.dilations[1]);
+  const int64_t ow = OutSize(c.w, c.kw, c.strides[2], c.paddings[4], c.paddings[5], c.dilations[2]);
+  const int64_t cg = c.c / c.groups, mg = c.m / c.groups;
+  std::vector<double> out;
+  for (int64_t b = 0; b < c.n; ++b)
+    for (int64_t o = 0; o < c.m; ++o)
+      for (int64_t z = 0; z < od; ++z)
+        for (int64_t y = 0; y < oh; ++y)
+          for (int64_t xx = 0; xx < ow; ++xx) {
+            double sum = 0;
+            for (int64_t ci = 0; ci < cg; ++ci)
+              for (int64_t i = 0; i < c.kd; ++i)
+                for (int64_t j = 0; j < c.kh; ++j)
+                  for (int64_t k = 0; k < c.kw; ++k) {
+                    const int64_t iz = z * c.strides[0] - c.paddings[0] + i * c.dilations[0];
+                    const int64_t iy = y * c.strides[1] - c.paddings[2] + j * c.dilations[1];
+                    const int64_t ix = xx * c.strides[2] - c.paddings[4] + k * c.dilations[2];
+                    if (iz < 0 || iz >= c.d || iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                    const int64_t ch = (o / mg) * cg + ci;
+                    sum += f[(((o * cg + ci) * c.kd + i) * c.kh + j) * c.kw + k] *
+                           x[(((b * c.c + ch) * c.d + iz) * c.h + iy) * c.w + ix];
+                  }
+            out.push_back(sum);
+          }
+  return out;
+}
+
+// NCDHW data of [n, c, cells] as NDHWC.
+std::vector<double> ChannelsLast(const std::vector<double>& v, int64_t n, int64_t c,
+                                 int64_t cells) {
+  std::vector<double> out(v.size());
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t p = 0; p < cells; ++p)
+        out[(b * cells + p) * c + ch] = v[(b * c + ch) * cells + p];
+  return out;
+}
+
+AttributeMap ConvAttrs(const ConvCase& c) {
+  return {{"strides", c.strides},
+          {"paddings", c.paddings},
+          {"dilations", c.dilations},
+          {"groups", c.groups}};
+}
+
+const std::vector<ConvCase>& ConvCases() {
+  static const std::vector<ConvCase> cases = {
+      {1, 2, 4, 5, 6, 3, 3, 3, 3, 1, {1, 1, 1}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}},
+      {2, 4, 5, 4, 6, 4, 2, 3, 2, 2, {2, 1, 2}, {0, 1, 1, 0, 2, 1}, {1, 2, 1}},
+  };
+  return cases;
+}
+
+TEST(Conv3dOp, MatchesTheDirectSumInBothLayouts) {
+  operators::RegisterAllOps();
+  for (const ConvCase& c : ConvCases()) {
+    const auto x = RandomValues(c.n * c.c * c.d * c.h * c.w, -1, 1, 61);
+    const auto f = RandomValues(c.m * c.c / c.groups * c.kd * c.kh * c.kw, -1, 1, 62);
+    const auto want = NaiveConv3d(c, x, f);
+    const DDim fd{c.m, c.c / c.groups, c.kd, c.kh, c.kw};
+    const OpRunResult first = RunOp("conv3d",
+                                    {{"Input", {MakeTensor<double>({c.n, c.c, c.d, c.h, c.w}, x)}},
+                                     {"Filter", {MakeTensor<double>(fd, f)}}},
+                                    {{"Output", 1}}, ConvAttrs(c));
+    ExpectNear(ToDoubles(first.outputs.at("Output")[0]), want, 1e-12, 1e-12, "NCDHW");
+    AttributeMap attrs = ConvAttrs(c);
+    attrs["data_format"] = std::string("NDHWC");
+    const OpRunResult last =
+        RunOp("conv3d",
+              {{"Input",
+                {MakeTensor<float>({c.n, c.d, c.h, c.w, c.c},
+                                   ChannelsLast(x, c.n, c.c, c.d * c.h * c.w))}},
+               {"Filter", {MakeTensor<float>(fd, f)}}},
+              {{"Output", 1}}, attrs);
+    const DDim od = first.outputs.at("Output")[0].dims();
+    ExpectNear(ToDoubles(last.outputs.at("Output")[0]),
+               ChannelsLast(want, c.n, c.m, od[2] * od[3] * od[4]), 1e-5, 1e-5, "NDHWC");
+  }
+}
+
+TEST(Conv3dOp, SameAndValidPaddings) {
+  operators::RegisterAllOps();
+  const DenseTensor x = MakeTensor<float>({1, 1, 5, 4, 3}, RandomValues(60, -1, 1, 63));
+  const DenseTensor f = MakeTensor<float>({2, 1, 3, 2, 3}, RandomValues(36, -1, 1, 64));
+  auto run = [&](const std::string& algorithm) {
+    return RunOp("conv3d", {{"Input", {x}}, {"Filter", {f}}}, {{"Output", 1}},
+                 {{"strides", std::vector<int>{2, 1, 2}},
+                  {"paddings", std::vector<int>{5, 5, 5}},
+                  {"padding_algorithm", algorithm}})
+        .outputs.at("Output")[0]
+        .dims();
+  };
+  EXPECT_EQ(run("SAME"), DDim({1, 2, 3, 4, 2}));   // ceil(in / stride).
+  EXPECT_EQ(run("VALID"), DDim({1, 2, 2, 3, 1}));  // No padding.
+}
+
+TEST(Conv3dOp, GradientsMatchFiniteDifferences) {
+  operators::RegisterAllOps();
+  const ConvCase c = {1, 2, 3, 4, 3, 2, 2, 2, 2, 2, {1, 2, 1}, {1, 0, 0, 1, 1, 1}, {1, 1, 2}};
+  GradCheck check;
+  check.op_type = "conv3d";
+  check.inputs = {{"Input", {MakeTensor<double>({1, 2, 3, 4, 3}, RandomValues(72, -1, 1, 65))}},
+                  {"Filter", {MakeTensor<double>({2, 1, 2, 2, 2}, RandomValues(16, -1, 1, 66))}}};
+  check.outputs = {{"Output", 1}};
+  check.attrs = ConvAttrs(c);
+  CheckGradients(check);
+}
+
+struct PoolCase {
+  std::string type;
+  std::vector<int> ksize, strides, paddings;
+  bool exclusive, adaptive, global, ceil;
+};
+
+std::vector<double> NaivePool3d(const PoolCase& p, const std::vector<double>& x, int64_t n,
+                                int64_t c, const int64_t in[3], std::vector<int64_t>* out_dims) {
+  int64_t out[3];
+  for (int a = 0; a < 3; ++a) {
+    if (p.global) {
+      out[a] = 1;
+    } else if (p.adaptive) {
+      out[a] = p.ksize[a];
+    } else {
+      const int64_t span = in[a] + p.paddings[2 * a] + p.paddings[2 * a + 1] - p.ksize[a] +
+                           (p.ceil ? p.strides[a] - 1 : 0);
+      out[a] = span / p.strides[a] + 1;
+    }
+  }
+  *out_dims = {n, c, out[0], out[1], out[2]};
+  std::vector<double> result;
+  for (int64_t plane = 0; plane < n * c; ++plane)
+    for (int64_t z = 0; z < out[0]; ++z)
+      for (int64_t y = 0; y < out[1]; ++y)
+        for (int64_t xx = 0; xx < out[2]; ++xx) {
+          const int64_t o[3] = {z, y, xx};
+          int64_t lo[3], hi[3];
+          for (int a = 0; a < 3; ++a) {
+            if (p.global) {
+              lo[a] = 0;
+              hi[a] = in[a];
+            } else if (p.adaptive) {
+              lo[a] = static_cast<int64_t>(std::floor(double(o[a]) * in[a] / out[a]));
+              hi[a] = static_cast<int64_t>(std::ceil(double(o[a] + 1) * in[a] / out[a]));
+            } else {
+              const int64_t s = o[a] * p.strides[a] - p.paddings[2 * a];
+              lo[a] = std::max<int64_t>(s, 0);
+              hi[a] = std::min<int64_t>(s + p.ksize[a], in[a]);
+            }
+          }
+          double best = -std::numeric_limits<double>::max(), sum = 0;
+          int64_t count = 0;
+          for (int64_t i = lo[0]; i < hi[0]; ++i)
+            for (int64_t j = lo[1]; j < hi[1]; ++j)
+              for (int64_t k = lo[2]; k < hi[2]; ++k) {
+                const double v = x[((plane * in[0] + i) * in[1] + j) * in[2] + k];
+                best = std::max(best, v);
+                sum += v;
+                ++count;
+              }
+          const double divisor = p.exclusive || p.adaptive || p.global
+                                     ? double(count)
+                                     : double(p.ksize[0] * p.ksize[1] * p.ksize[2]);
+          result.push_back(p.type == "max" ? best : count > 0 ? sum / divisor : 0.0);
+        }
+  return result;
+}
+
+AttributeMap PoolAttrs(const PoolCase& p) {
+  return {{"pooling_type", p.type},     {"ksize", p.ksize},         {"strides", p.strides},
+          {"paddings", p.paddings},     {"exclusive", p.exclusive}, {"adaptive", p.adaptive},
+          {"global_pooling", p.global}, {"ceil_mode", p.ceil}};
+}
+
+const std::vector<PoolCase>& PoolCases() {
+  static const std::vector<PoolCase> cases = {
+      {"max", {2, 2, 2}, {2, 2, 2}, {0, 0, 0, 0, 0, 0}, true, false, false, false},
+      {"avg", {3, 2, 3}, {1, 2, 2}, {1, 1, 0, 1, 1, 0}, true, false, false, false},
+      {"avg", {3, 2, 3}, {1, 2, 2}, {1, 1, 0, 1, 1, 0}, false, false, false, true},
+      {"max", {2, 3, 2}, {2, 2, 2}, {1, 0, 0, 0, 1, 1}, true, false, false, true},
+      {"avg", {2, 3, 2}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, true, true, false, false},
+      {"max", {3, 2, 4}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, true, true, false, false},
+      {"avg", {1, 1, 1}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, true, false, true, false},
+  };
+  return cases;
+}
+
+TEST(Pool3dOp, MatchesTheDirectWindows) {
+  operators::RegisterAllOps();
+  const int64_t n = 2, c = 3, in[3] = {5, 6, 7};
+  const auto x = RandomValues(n * c * 5 * 6 * 7, -1, 1, 67);
+  for (const PoolCase& p : PoolCases()) {
+    SCOPED_TRACE(p.type + (p.adaptive ? " adaptive" : "") + (p.global ? " global" : "") +
+                 (p.ceil ? " ceil" : "") + (p.exclusive ? "" : " inclusive"));
+    std::vector<int64_t> od;
+    const auto want = NaivePool3d(p, x, n, c, in, &od);
+    const OpRunResult r = RunOp("pool3d", {{"X", {MakeTensor<double>({n, c, 5, 6, 7}, x)}}},
+                                {{"Out", 1}}, PoolAttrs(p));
+    EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim(od));
+    ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-12, 1e-12, "NCDHW");
+    AttributeMap attrs = PoolAttrs(p);
+    attrs["data_format"] = std::string("NDHWC");
+    const OpRunResult last =
+        RunOp("pool3d", {{"X", {MakeTensor<double>({n, 5, 6, 7, c}, ChannelsLast(x, n, c, 210))}}},
+              {{"Out", 1}}, attrs);
+    ExpectNear(ToDoubles(last.outputs.at("Out")[0]),
+               ChannelsLast(want, n, c, od[2] * od[3] * od[4]), 1e-12, 1e-12, "NDHWC");
+  }
+}
+
+TEST(Pool3dOp, GradientsMatchFiniteDifferences) {
+  operators::RegisterAllOps();
+  for (const PoolCase& p : PoolCases()) {
+    GradCheck check;
+    check.op_type = "pool3d";
+    check.inputs = {{"X", {MakeTensor<double>({1, 2, 4, 5, 4}, RandomValues(160, -1, 1, 68))}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = PoolAttrs(p);
+    if (p.adaptive) check.attrs["ksize"] = std::vector<int>{2, 3, 2};
+    CheckGradients(check);
+  }
+}
+
+TEST(Conv3dPool3dOps, ShapeErrors) {
+  operators::RegisterAllOps();
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("conv3d",
+              {{"Input", {MakeTensor<float>({1, 2, 3, 3}, RandomValues(18, -1, 1))}},
+               {"Filter", {MakeTensor<float>({1, 2, 1, 1, 1}, {1, 1})}}},
+              {{"Output", 1}});
+      },
+      {"op `conv3d` input `Input`", "5-D", "[1, 2, 3, 3]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("pool3d", {{"X", {MakeTensor<float>({1, 1, 2, 2, 2}, RandomValues(8, -1, 1))}}},
+              {{"Out", 1}},
+              {{"pooling_type", std::string("max")}, {"ksize", std::vector<int>{3, 3, 3}}});
+      },
+      {"op `pool3d`", "output depth would be 0"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
