@@ -18,24 +18,32 @@ namespace operators {
 
 namespace {
 
-class Conv3dOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput("Input", "Volumes [N, C, D, H, W] (NDHWC: [N, D, H, W, C]).");
-    AddInput("Filter", "Filter [M, C / groups, k_d, k_h, k_w].");
-    AddOutput("Output", "[N, M, D_out, H_out, W_out] (NDHWC: channels last).");
+// The attributes that place the windows of both ops on the volume.
+class VolumeOpMaker : public OpProtoAndCheckerMaker {
+ protected:
+  void AddWindowAttrs() {
     AddAttr<std::vector<int>>("strides", "[s_d, s_h, s_w].").SetDefault(std::vector<int>{1, 1, 1});
     AddAttr<std::vector<int>>("paddings", "[p_d, p_h, p_w] or [d0, d1, h0, h1, w0, w1].")
         .SetDefault(std::vector<int>{0, 0, 0});
     AddAttr<std::string>("padding_algorithm", "EXPLICIT, SAME or VALID.")
         .SetDefault("EXPLICIT")
         .InEnum({"EXPLICIT", "SAME", "VALID"});
-    AddAttr<int>("groups", "Channel groups: C and M divisible by it.").SetDefault(1);
-    AddAttr<std::vector<int>>("dilations", "[d_d, d_h, d_w].")
-        .SetDefault(std::vector<int>{1, 1, 1});
     AddAttr<std::string>("data_format", "NCDHW or NDHWC.")
         .SetDefault("NCDHW")
         .InEnum({"NCDHW", "NDHWC", "AnyLayout"});
+  }
+};
+
+class Conv3dOpMaker : public VolumeOpMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "Volumes [N, C, D, H, W] (NDHWC: [N, D, H, W, C]).");
+    AddInput("Filter", "Filter [M, C / groups, k_d, k_h, k_w].");
+    AddOutput("Output", "[N, M, D_out, H_out, W_out] (NDHWC: channels last).");
+    AddWindowAttrs();
+    AddAttr<int>("groups", "Channel groups: C and M divisible by it.").SetDefault(1);
+    AddAttr<std::vector<int>>("dilations", "[d_d, d_h, d_w].")
+        .SetDefault(std::vector<int>{1, 1, 1});
     AddAttr<bool>("use_addto", "How GPU kernels accumulate gradients (no effect here).")
         .SetDefault(false)
         .AsExtra();
@@ -51,7 +59,7 @@ Gradient (fused op): Input@GRAD and Filter@GRAD through the same columns.
   }
 };
 
-class Pool3dOpMaker : public OpProtoAndCheckerMaker {
+class Pool3dOpMaker : public VolumeOpMaker {
  public:
   void Make() override {
     AddInput("X", "Volumes [N, C, D, H, W] (NDHWC: [N, D, H, W, C]).");
@@ -59,9 +67,7 @@ class Pool3dOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<std::string>("pooling_type", "max or avg.").InEnum({"max", "avg"});
     AddAttr<std::vector<int>>("ksize", "Window [k_d, k_h, k_w] (output size when adaptive).");
     AddAttr<bool>("global_pooling", "One window over the whole volume.").SetDefault(false);
-    AddAttr<std::vector<int>>("strides", "[s_d, s_h, s_w].").SetDefault(std::vector<int>{1, 1, 1});
-    AddAttr<std::vector<int>>("paddings", "[p_d, p_h, p_w] or [d0, d1, h0, h1, w0, w1].")
-        .SetDefault(std::vector<int>{0, 0, 0});
+    AddWindowAttrs();
     AddAttr<bool>("exclusive",
                   "avg divides by the window's cells inside the volume (else by "
                   "k_d k_h k_w).")
@@ -69,12 +75,6 @@ class Pool3dOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<bool>("adaptive", "ksize is the output size; windows split the volume evenly.")
         .SetDefault(false);
     AddAttr<bool>("ceil_mode", "Round the output size up.").SetDefault(false);
-    AddAttr<std::string>("data_format", "NCDHW or NDHWC.")
-        .SetDefault("NCDHW")
-        .InEnum({"NCDHW", "NDHWC", "AnyLayout"});
-    AddAttr<std::string>("padding_algorithm", "EXPLICIT, SAME or VALID.")
-        .SetDefault("EXPLICIT")
-        .InEnum({"EXPLICIT", "SAME", "VALID"});
     AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
         .SetDefault(false)
         .AsExtra();

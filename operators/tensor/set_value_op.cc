@@ -11,6 +11,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/tensor/strided_box.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -131,8 +132,7 @@ class SetValueOp : public OperatorWithKernel {
 
 // The slice: per dim of Input its first index, step and count, and the shape the value is
 // broadcast to.
-struct SetValueBox {
-  std::vector<int64_t> first, step, count;
+struct SetValueBox : StridedBox {
   DDim value_target;
 };
 
@@ -262,28 +262,6 @@ std::vector<int64_t> ValueOffsets(const std::string& op, const SetValueBox& box,
   return offsets;
 }
 
-// Calls fn(input offset, slice element number) for every element of the slice.
-template <typename Fn>
-void ForEachInSlice(const DDim& in, const SetValueBox& box, Fn&& fn) {
-  const int rank = in.size();
-  int64_t total = 1;
-  for (int64_t c : box.count) total *= c;
-  if (total == 0) return;
-  std::vector<int64_t> stride(static_cast<size_t>(rank), 1), index(static_cast<size_t>(rank), 0);
-  for (int d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * in[d + 1];
-  int64_t src = 0;
-  for (int d = 0; d < rank; ++d) src += box.first[d] * stride[d];
-  for (int64_t e = 0; e < total; ++e) {
-    fn(src, e);
-    for (int d = rank - 1; d >= 0; --d) {
-      src += box.step[d] * stride[d];
-      if (++index[d] < box.count[d]) break;
-      src -= box.step[d] * stride[d] * box.count[d];
-      index[d] = 0;
-    }
-  }
-}
-
 // The value held in the attributes: `values`, else the first non-empty typed list.
 template <typename T>
 std::vector<T> AttributeValue(const ExecutionContext& ctx, DDim* dims) {
@@ -360,7 +338,7 @@ struct SetValueKernel {
     T* o = fresh.mutable_data<T>(ctx.GetPlace());
     const T* x = in->data<T>();
     std::copy(x, x + in->numel(), o);
-    ForEachInSlice(in->dims(), box, [&](int64_t dst, int64_t e) { o[dst] = value[offsets[e]]; });
+    ForEachInBox(in->dims(), box, [&](int64_t dst, int64_t e) { o[dst] = value[offsets[e]]; });
     *ctx.Output("Out") = std::move(fresh);
   }
 };
@@ -397,14 +375,14 @@ struct SetValueGradKernel {
       DenseTensor dv(v->dims(), dout->dtype());
       T* d = dv.mutable_data<T>(ctx.GetPlace());
       std::fill(d, d + dv.numel(), T(0));
-      ForEachInSlice(dout->dims(), box, [&](int64_t src, int64_t e) { d[offsets[e]] += g[src]; });
+      ForEachInBox(dout->dims(), box, [&](int64_t src, int64_t e) { d[offsets[e]] += g[src]; });
       *dv_out = std::move(dv);
     }
     if (DenseTensor* dx_out = ctx.Output("Input@GRAD")) {
       DenseTensor dx(dout->dims(), dout->dtype());
       T* d = dx.mutable_data<T>(ctx.GetPlace());
       std::copy(g, g + dout->numel(), d);
-      ForEachInSlice(dout->dims(), box, [&](int64_t dst, int64_t) { d[dst] = T(0); });
+      ForEachInBox(dout->dims(), box, [&](int64_t dst, int64_t) { d[dst] = T(0); });
       *dx_out = std::move(dx);
     }
   }

@@ -10,6 +10,7 @@
 #include "operators/common.h"
 #include "operators/op_family.h"
 #include "operators/tensor/slice_like_grad.h"
+#include "operators/tensor/strided_box.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -109,8 +110,7 @@ class StridedSliceOp : public OperatorWithKernel {
 };
 
 // Per dim of Input: the first index, the step and the count the slice takes.
-struct StridedBox {
-  std::vector<int64_t> first, step, count;
+struct StridedSliceBox : StridedBox {
   DDim out;  // count with decrease_axis dropped.
 };
 
@@ -119,11 +119,12 @@ std::vector<int64_t> ToLong(const std::vector<int>& v) {
 }
 
 // `bounds_known` false: the values come from tensors at run time, the sliced dims are -1.
-StridedBox ComputeStridedSlice(const std::string& op, const DDim& in,
-                               const std::vector<int>& axes_attr,
-                               const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
-                               const std::vector<int64_t>& strides,
-                               const std::vector<int>& decrease_attr, bool bounds_known) {
+StridedSliceBox ComputeStridedSlice(const std::string& op, const DDim& in,
+                                    const std::vector<int>& axes_attr,
+                                    const std::vector<int64_t>& starts,
+                                    const std::vector<int64_t>& ends,
+                                    const std::vector<int64_t>& strides,
+                                    const std::vector<int>& decrease_attr, bool bounds_known) {
   const int rank = in.size();
   std::vector<int> axes;
   for (int a : axes_attr) {
@@ -133,7 +134,7 @@ StridedBox ComputeStridedSlice(const std::string& op, const DDim& in,
                                        op, -rank, rank, in.ToString(), a));
     axes.push_back(a < 0 ? a + rank : a);
   }
-  StridedBox box;
+  StridedSliceBox box;
   for (int d = 0; d < rank; ++d) {
     box.first.push_back(0);
     box.step.push_back(1);
@@ -219,41 +220,19 @@ std::vector<int64_t> KernelValues(const ExecutionContext& ctx, const std::string
   return ToLong(ctx.Attr<std::vector<int>>(AttrOf(name)));
 }
 
-StridedBox KernelBox(const ExecutionContext& ctx, const DDim& in) {
+StridedSliceBox KernelBox(const ExecutionContext& ctx, const DDim& in) {
   return ComputeStridedSlice(ctx.Type(), in, ctx.Attr<std::vector<int>>("axes"),
                              KernelValues(ctx, "Starts"), KernelValues(ctx, "Ends"),
                              KernelValues(ctx, "Strides"),
                              ctx.Attr<std::vector<int>>("decrease_axis"), true);
 }
 
-StridedBox InferBox(InferShapeContext* ctx, const DDim& in) {
+StridedSliceBox InferBox(InferShapeContext* ctx, const DDim& in) {
   return ComputeStridedSlice(ctx->OpType(), in, ctx->Attr<std::vector<int>>("axes"),
                              ToLong(ctx->Attr<std::vector<int>>("starts")),
                              ToLong(ctx->Attr<std::vector<int>>("ends")),
                              ToLong(ctx->Attr<std::vector<int>>("strides")),
                              ctx->Attr<std::vector<int>>("decrease_axis"), !HasTensorBounds(*ctx));
-}
-
-// Calls fn(input offset, output offset) for every element of the slice, in output order.
-template <typename Fn>
-void ForEachSliced(const DDim& in, const StridedBox& box, Fn&& fn) {
-  const int rank = in.size();
-  int64_t total = 1;
-  for (int64_t c : box.count) total *= c;
-  if (total == 0) return;
-  std::vector<int64_t> stride(static_cast<size_t>(rank), 1), index(static_cast<size_t>(rank), 0);
-  for (int d = rank - 2; d >= 0; --d) stride[d] = stride[d + 1] * in[d + 1];
-  int64_t src = 0;
-  for (int d = 0; d < rank; ++d) src += box.first[d] * stride[d];
-  for (int64_t e = 0; e < total; ++e) {
-    fn(src, e);
-    for (int d = rank - 1; d >= 0; --d) {
-      src += box.step[d] * stride[d];
-      if (++index[d] < box.count[d]) break;
-      src -= box.step[d] * stride[d] * box.count[d];
-      index[d] = 0;
-    }
-  }
 }
 
 void StridedSliceInferShape(InferShapeContext* ctx) {
@@ -272,11 +251,11 @@ template <typename T>
 struct StridedSliceKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* in = ctx.Input("Input");
-    const StridedBox box = KernelBox(ctx, in->dims());
+    const StridedSliceBox box = KernelBox(ctx, in->dims());
     DenseTensor fresh(box.out, in->dtype());
     T* o = fresh.mutable_data<T>(ctx.GetPlace());
     const T* x = in->data<T>();
-    ForEachSliced(in->dims(), box, [&](int64_t src, int64_t dst) { o[dst] = x[src]; });
+    ForEachInBox(in->dims(), box, [&](int64_t src, int64_t dst) { o[dst] = x[src]; });
     *ctx.Output("Out") = std::move(fresh);
   }
 };
@@ -306,7 +285,7 @@ struct StridedSliceGradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* in = ctx.Input("Input");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
-    const StridedBox box = KernelBox(ctx, in->dims());
+    const StridedSliceBox box = KernelBox(ctx, in->dims());
     PL_ENFORCE(dout->dims() == box.out,
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
                                        kGradOp, box.out.ToString(), dout->dims().ToString()));
@@ -314,7 +293,7 @@ struct StridedSliceGradKernel {
     T* dx = fresh.mutable_data<T>(ctx.GetPlace());
     std::fill(dx, dx + fresh.numel(), T(0));
     const T* g = dout->data<T>();
-    ForEachSliced(in->dims(), box, [&](int64_t src, int64_t dst) { dx[src] = g[dst]; });
+    ForEachInBox(in->dims(), box, [&](int64_t src, int64_t dst) { dx[src] = g[dst]; });
     *ctx.Output("Input@GRAD") = std::move(fresh);
   }
 };
