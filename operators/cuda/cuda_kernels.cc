@@ -1,6 +1,6 @@
-// RegisterCudaKernels: the one place where CUDA kernels enter the kernel registry. Every op
-// family lists its CUDA kernels in a function of its `.cu` file (cuda_kernel_table.h); only
-// this file, compiled as plain C++, includes the registry's headers, so no `.cu` file has to.
+// RegisterCudaKernels: where the CUDA kernels of every op family join the kernel registry.
+// Each family lists them in a function of its `.cu` file (cuda_kernel_table.h), so the
+// registry's headers stay out of the files nvcc compiles.
 #include "framework/op_registry.h"
 #include "operators/cuda/cuda_kernel_table.h"
 #include "operators/op_family.h"

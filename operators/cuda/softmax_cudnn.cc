@@ -125,7 +125,7 @@ CudaKernelTable SoftmaxCudaKernels() {
   // The same kernels under the cuDNN library.
   const size_t plain_count = kernels.size();
   for (size_t i = 0; i < plain_count; ++i) {
-    CudaKernelEntry as_cudnn = kernels[i];  // A copy: push_back may move the vector.
+    CudaKernelEntry as_cudnn = kernels[i];  // By value: the vector grows below.
     as_cudnn.library = framework::LibraryType::kCUDNN;
     kernels.push_back(as_cudnn);
   }
