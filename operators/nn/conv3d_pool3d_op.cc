@@ -295,6 +295,16 @@ void ForEachColumnEntry(const VolumeGeometry& g, int64_t c, Fn&& fn) {
         }
 }
 
+// One channel-first image's columns [C k_d k_h k_w, D_out H_out W_out] (0 for taps in the
+// padding).
+template <typename T>
+void Vol2Col(const VolumeGeometry& g, const T* img, T* col) {
+  const int64_t px = g.OutCells();
+  ForEachColumnEntry(g, g.c, [&](int64_t row, int64_t pos, int64_t at) {
+    col[row * px + pos] = at >= 0 ? img[at] : T(0);
+  });
+}
+
 template <typename T>
 struct Conv3dKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -311,10 +321,7 @@ struct Conv3dKernel {
     std::vector<T> col(static_cast<size_t>(g.groups * kk * px));
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     for (int64_t b = 0; b < v.n; ++b) {
-      const T* img = x.data() + b * v.c * cells;
-      ForEachColumnEntry(v, v.c, [&](int64_t row, int64_t pos, int64_t at) {
-        col[static_cast<size_t>(row * px + pos)] = at >= 0 ? img[at] : T(0);
-      });
+      Vol2Col(v, x.data() + b * v.c * cells, col.data());
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         math::Gemm<T>(dev, false, false, mg, px, kk, T(1), filter->data<T>() + grp * mg * kk, kk,
                       col.data() + grp * kk * px, px, T(0), out.data() + (b * g.m + grp * mg) * px,
@@ -353,10 +360,7 @@ struct Conv3dGradKernel {
     std::fill(dw, dw + dfilter.numel(), T(0));
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     for (int64_t b = 0; b < v.n; ++b) {
-      const T* img = x.data() + b * v.c * cells;
-      ForEachColumnEntry(v, v.c, [&](int64_t row, int64_t pos, int64_t at) {
-        col[static_cast<size_t>(row * px + pos)] = at >= 0 ? img[at] : T(0);
-      });
+      Vol2Col(v, x.data() + b * v.c * cells, col.data());
       for (int64_t grp = 0; grp < g.groups; ++grp) {
         const T* gout = go.data() + (b * g.m + grp * mg) * px;
         math::Gemm<T>(dev, true, false, kk, px, mg, T(1), filter->data<T>() + grp * mg * kk, kk,
