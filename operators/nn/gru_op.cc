@@ -7,15 +7,15 @@
 // order; Hidden is in the order of the input rows.
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "framework/fused_grad_op.h"
 #include "operators/activation/fused_activation.h"
 #include "operators/common.h"
-#include "framework/fused_grad_op.h"
 #include "operators/math/blas.h"
+#include "operators/nn/sequence_batch.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -61,17 +61,6 @@ $$h_t = (1 - u_t) \odot h_{t-1} + u_t \odot c_t \quad (h_t = u_t \odot h_{t-1} +
 )DOC");
   }
 };
-
-// The activations PaddlePaddle's recurrent ops accept; "identity", "linear" and "" apply none.
-FusedActivation RecurrentActivation(const std::string& op, const char* attr,
-                                    const std::string& name) {
-  if (name.empty() || name == "identity" || name == "linear") return {};
-  PL_ENFORCE(name == "sigmoid" || name == "tanh" || name == "relu",
-             errors::InvalidArgument("op `%s` attribute `%s`: expected sigmoid, tanh, relu or "
-                                     "identity, received \"%s\"",
-                                     op, attr, name));
-  return {name};
-}
 
 struct GruDims {
   int64_t steps = 0, width = 0;  // T and D.
@@ -133,45 +122,6 @@ class GruOp : public OperatorWithKernel {
     return InputDataType(ctx, "Input");
   }
 };
-
-// The batch order of a level-1 LoD: `rows[k]` is the input row of batch row k, and step t
-// holds batch rows [step_begin[t], step_begin[t + 1]), the t-th step of the first
-// step_begin[t + 1] - step_begin[t] sequences of `seqs` (sorted longest first).
-struct BatchOrder {
-  std::vector<size_t> seqs, rows, step_begin;
-};
-
-BatchOrder MakeBatchOrder(const std::vector<size_t>& offsets, bool reverse) {
-  BatchOrder b;
-  const size_t n = offsets.size() - 1;
-  b.seqs.resize(n);
-  std::iota(b.seqs.begin(), b.seqs.end(), 0);
-  auto len = [&](size_t s) { return offsets[s + 1] - offsets[s]; };
-  std::stable_sort(b.seqs.begin(), b.seqs.end(),
-                   [&](size_t a, size_t c) { return len(a) > len(c); });
-  const size_t max_len = n == 0 ? 0 : len(b.seqs[0]);
-  b.step_begin.push_back(0);
-  for (size_t t = 0; t < max_len; ++t) {
-    for (size_t s : b.seqs) {
-      if (len(s) <= t) break;
-      b.rows.push_back(reverse ? offsets[s + 1] - 1 - t : offsets[s] + t);
-    }
-    b.step_begin.push_back(b.rows.size());
-  }
-  return b;
-}
-
-const std::vector<size_t>& SequenceOffsets(const std::string& op, const DenseTensor& input) {
-  const framework::LoD& lod = input.lod();
-  PL_ENFORCE(lod.size() == 1,
-             errors::InvalidArgument("op `%s` input `Input`: expected a level-1 LoD (the "
-                                     "sequence offsets), received %zu levels",
-                                     op, lod.size()));
-  const std::string problem = framework::LoDProblem(lod, input.dims()[0]);
-  PL_ENFORCE(problem.empty(),
-             errors::InvalidArgument("op `%s` input `Input`: %s", op, problem));
-  return lod[0];
-}
 
 template <typename T>
 struct GruKernel {
@@ -260,15 +210,6 @@ struct GruKernel {
 };
 
 // ---- gru_grad: back-propagation through time, in the forward's batch order ----
-
-// d act(z) / dz from the activated value y = act(z).
-template <typename T>
-T ActivationSlope(const FusedActivation& a, T y) {
-  if (a.name == "sigmoid") return y * (T(1) - y);
-  if (a.name == "tanh") return T(1) - y * y;
-  if (a.name == "relu") return y > T(0) ? T(1) : T(0);
-  return T(1);
-}
 
 void GruGradInferShape(InferShapeContext* ctx) {
   for (const char* slot : {"Input", "Weight", "BatchGate", "BatchResetHiddenPrev", "BatchHidden",

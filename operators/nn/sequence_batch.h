@@ -1,0 +1,92 @@
+// What PaddlePaddle's LoD recurrent ops (gru, lstm) share: the "batch" order in which they
+// step, the activations they accept by name, and those activations' slopes.
+//
+// Batch order: sequences sorted by length (longest first), step t of every sequence still
+// running stacked together, so that one GEMM per step serves all of them.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "framework/dense_tensor.h"
+#include "operators/activation/fused_activation.h"
+#include "operators/common.h"
+
+namespace paddle_like {
+namespace operators {
+
+// `rows[k]` is the input row of batch row k, and step t holds batch rows
+// [step_begin[t], step_begin[t + 1]): the t-th step of the first
+// step_begin[t + 1] - step_begin[t] sequences of `seqs` (sorted longest first). Sequence
+// seqs[i] at step t is batch row step_begin[t] + i, at step t - 1 step_begin[t - 1] + i.
+struct BatchOrder {
+  std::vector<size_t> seqs, rows, step_begin;
+};
+
+inline BatchOrder MakeBatchOrder(const std::vector<size_t>& offsets, bool reverse) {
+  BatchOrder b;
+  const size_t n = offsets.size() - 1;
+  b.seqs.resize(n);
+  std::iota(b.seqs.begin(), b.seqs.end(), 0);
+  auto len = [&](size_t s) { return offsets[s + 1] - offsets[s]; };
+  std::stable_sort(b.seqs.begin(), b.seqs.end(),
+                   [&](size_t a, size_t c) { return len(a) > len(c); });
+  const size_t max_len = n == 0 ? 0 : len(b.seqs[0]);
+  b.step_begin.push_back(0);
+  for (size_t t = 0; t < max_len; ++t) {
+    for (size_t s : b.seqs) {
+      if (len(s) <= t) break;
+      b.rows.push_back(reverse ? offsets[s + 1] - 1 - t : offsets[s] + t);
+    }
+    b.step_begin.push_back(b.rows.size());
+  }
+  return b;
+}
+
+// The sequence offsets of `input` (slot `Input` of op `op`): its level-1 LoD, checked
+// against its rows.
+inline const std::vector<size_t>& SequenceOffsets(const std::string& op, const DenseTensor& input) {
+  const framework::LoD& lod = input.lod();
+  PL_ENFORCE(lod.size() == 1,
+             errors::InvalidArgument("op `%s` input `Input`: expected a level-1 LoD (the "
+                                     "sequence offsets), received %zu levels",
+                                     op, lod.size()));
+  const std::string problem = framework::LoDProblem(lod, input.dims()[0]);
+  PL_ENFORCE(problem.empty(), errors::InvalidArgument("op `%s` input `Input`: %s", op, problem));
+  return lod[0];
+}
+
+// The activations PaddlePaddle's recurrent ops accept; "identity", "linear" and "" apply none.
+inline FusedActivation RecurrentActivation(const std::string& op, const char* attr,
+                                           const std::string& name) {
+  if (name.empty() || name == "identity" || name == "linear") return {};
+  PL_ENFORCE(name == "sigmoid" || name == "tanh" || name == "relu",
+             errors::InvalidArgument("op `%s` attribute `%s`: expected sigmoid, tanh, relu or "
+                                     "identity, received \"%s\"",
+                                     op, attr, name));
+  return {name};
+}
+
+// act(z) for a RecurrentActivation, one value at a time.
+template <typename T>
+T ApplyRecurrentActivation(const FusedActivation& a, T z) {
+  if (a.name == "sigmoid") return T(1) / (T(1) + std::exp(-z));
+  if (a.name == "tanh") return std::tanh(z);
+  if (a.name == "relu") return z > T(0) ? z : T(0);
+  return z;
+}
+
+// d act(z) / dz from the activated value y = act(z), for a RecurrentActivation.
+template <typename T>
+T ActivationSlope(const FusedActivation& a, T y) {
+  if (a.name == "sigmoid") return y * (T(1) - y);
+  if (a.name == "tanh") return T(1) - y * y;
+  if (a.name == "relu") return y > T(0) ? T(1) : T(0);
+  return T(1);
+}
+
+}  // namespace operators
+}  // namespace paddle_like
