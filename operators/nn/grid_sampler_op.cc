@@ -1,10 +1,12 @@
 // grid_sampler: samples X [N, C, H, W] at the normalized points of Grid [N, Ho, Wo, 2]
-// (x, y in [-1, 1]), bilinear or nearest, with zeros, border or reflection padding, as
+// (x, y in [-1, 1]), or a volume X [N, C, D, H, W] at Grid [N, Do, Ho, Wo, 3] (x, y, z),
+// (bi/tri)linear or nearest, with zeros, border or reflection padding, as
 // PaddlePaddle's grid_sampler (paddle.nn.functional.grid_sample); with its fused gradient op,
 // which writes the gradients of X and of Grid.
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <vector>
 
 #include "framework/fused_grad_op.h"
 #include "operators/common.h"
@@ -20,10 +22,12 @@ constexpr char kOp[] = "grid_sampler";
 class GridSamplerOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("X", "Images [N, C, H, W].");
-    AddInput("Grid", "Sampling points [N, Ho, Wo, 2]: (x, y) normalized to [-1, 1].");
-    AddOutput("Output", "Samples [N, C, Ho, Wo].");
-    AddAttr<std::string>("mode", "bilinear or nearest.")
+    AddInput("X", "Images [N, C, H, W] or volumes [N, C, D, H, W].");
+    AddInput("Grid",
+             "Sampling points [N, Ho, Wo, 2]: (x, y) normalized to [-1, 1]; for "
+             "volumes [N, Do, Ho, Wo, 3]: (x, y, z).");
+    AddOutput("Output", "Samples [N, C, Ho, Wo] or [N, C, Do, Ho, Wo].");
+    AddAttr<std::string>("mode", "bilinear (trilinear for volumes) or nearest.")
         .SetDefault("bilinear")
         .InEnum({"bilinear", "nearest"});
     AddAttr<std::string>("padding_mode", "Points outside the image: zeros, border or reflection.")
@@ -44,7 +48,9 @@ border clamps i to [0, s - 1]; reflection mirrors it at 0 and s - 1 (align_corne
 $$Output = \sum_{corners (p, q)} X[q, p] \, (1 - |i_x - p|)(1 - |i_y - q|)$$
 over the four pixels around (i_x, i_y), where a pixel outside the image reads 0; nearest reads
 the pixel at (round(i_x), round(i_y)) (halves away from zero), 0 outside. Example: X of 2x2 and
-the grid point (0, 0) with align_corners gives the mean of the four pixels.
+the grid point (0, 0) with align_corners gives the mean of the four pixels. For volumes the
+grid point (x, y, z) maps to (i_x, i_y, i_z) along W, H and D, and the linear sample sums the
+eight voxels around it with weights (1 - |i_x - p|)(1 - |i_y - q|)(1 - |i_z - r|).
 
 Gradient (fused op): X@GRAD gathers Output@GRAD with the same weights; Grid@GRAD is the
 derivative of the bilinear weights (0 for nearest) times that of the coordinate mapping (the
@@ -61,18 +67,30 @@ class GridSamplerOp : public OperatorWithKernel {
   }
 };
 
-void CheckShapes(const std::string& op, const DDim& x, const DDim& grid) {
-  PL_ENFORCE(x.size() == 4, errors::InvalidArgument("op `%s` input `X`: expected [N, C, H, W], "
-                                                    "received shape %s",
-                                                    op, x.ToString()));
-  PL_ENFORCE(grid.size() == 4 && (grid[3] == 2 || grid[3] < 0),
-             errors::InvalidArgument("op `%s` input `Grid`: expected [N, Ho, Wo, 2], received "
-                                     "shape %s",
-                                     op, grid.ToString()));
+// The number of spatial axes (2 or 3), after checking that X and Grid agree.
+int CheckShapes(const std::string& op, const DDim& x, const DDim& grid) {
+  PL_ENFORCE(x.size() == 4 || x.size() == 5,
+             errors::InvalidArgument("op `%s` input `X`: expected [N, C, H, W] or [N, C, D, H, W], "
+                                     "received shape %s",
+                                     op, x.ToString()));
+  const int axes = x.size() - 2;
+  PL_ENFORCE(grid.size() == x.size() && (grid[axes + 1] == axes || grid[axes + 1] < 0),
+             errors::InvalidArgument("op `%s` input `Grid`: expected %s for X of shape %s, "
+                                     "received shape %s",
+                                     op, axes == 2 ? "[N, Ho, Wo, 2]" : "[N, Do, Ho, Wo, 3]",
+                                     x.ToString(), grid.ToString()));
   PL_ENFORCE(x[0] < 0 || grid[0] < 0 || x[0] == grid[0],
              errors::InvalidArgument("op `%s`: X has %s images but Grid %s (X %s, Grid %s)", op,
                                      std::to_string(x[0]), std::to_string(grid[0]), x.ToString(),
                                      grid.ToString()));
+  return axes;
+}
+
+// [N, C, grid's spatial dims].
+DDim OutputDims(const DDim& x, const DDim& grid) {
+  std::vector<int64_t> out = {x[0], x[1]};
+  for (int a = 1; a + 1 < grid.size(); ++a) out.push_back(grid[a]);
+  return DDim(out);
 }
 
 void GridSamplerInferShape(InferShapeContext* ctx) {
@@ -81,7 +99,7 @@ void GridSamplerInferShape(InferShapeContext* ctx) {
   ctx->RequireOutput("Output");
   const DDim x = ctx->GetInputDim("X"), grid = ctx->GetInputDim("Grid");
   CheckShapes(ctx->OpType(), x, grid);
-  ctx->SetOutputDim("Output", DDim{x[0], x[1], grid[1], grid[2]});
+  ctx->SetOutputDim("Output", OutputDims(x, grid));
 }
 
 // One axis's mapping from a normalized coordinate to a pixel coordinate, with its derivative.
@@ -133,58 +151,102 @@ struct AxisMap {
   }
 };
 
-// Calls fn(batch, output pixel, grid offset, ix, iy, slope_x, slope_y) per output pixel.
+constexpr int kMaxAxes = 3;
+
+// The image's spatial axes, fastest first: axis 0 is W (the grid's x), 1 is H (y), 2 is D (z).
+struct Volume {
+  int axes = 0;
+  int64_t size[kMaxAxes] = {1, 1, 1};
+  int64_t stride[kMaxAxes] = {0, 0, 0};  // Elements between neighbours along each axis.
+  int64_t numel = 1;                     // Elements of one channel.
+
+  explicit Volume(const DDim& x) : axes(x.size() - 2) {
+    for (int a = 0; a < axes; ++a) {
+      size[a] = x[x.size() - 1 - a];
+      stride[a] = numel;
+      numel *= size[a];
+    }
+  }
+};
+
+// A grid point mapped to pixel coordinates along each axis, with the slopes of the mapping.
+struct GridPoint {
+  double at[kMaxAxes], slope[kMaxAxes];
+};
+
+// Calls fn(batch, output point, grid offset, point) per output point.
 template <typename T, typename Fn>
-void ForEachGridPoint(const ExecutionContext& ctx, const DDim& x, const DenseTensor& grid,
+void ForEachGridPoint(const ExecutionContext& ctx, const Volume& v, const DenseTensor& grid,
                       Fn&& fn) {
   const bool align = ctx.Attr<bool>("align_corners");
   const std::string padding = ctx.Attr<std::string>("padding_mode");
-  const AxisMap mx{x[3], align, padding}, my{x[2], align, padding};
-  const int64_t n = grid.dims()[0], pixels = grid.dims()[1] * grid.dims()[2];
+  std::vector<AxisMap> maps;
+  for (int a = 0; a < v.axes; ++a) maps.push_back(AxisMap{v.size[a], align, padding});
+  const int64_t n = grid.dims()[0], points = grid.numel() / (std::max<int64_t>(n, 1) * v.axes);
   const T* g = grid.data<T>();
   for (int64_t b = 0; b < n; ++b) {
-    for (int64_t p = 0; p < pixels; ++p) {
-      const int64_t off = (b * pixels + p) * 2;
-      double sx = 0, sy = 0;
-      const double ix = mx(static_cast<double>(g[off]), &sx);
-      const double iy = my(static_cast<double>(g[off + 1]), &sy);
-      fn(b, p, off, ix, iy, sx, sy);
+    for (int64_t p = 0; p < points; ++p) {
+      const int64_t off = (b * points + p) * v.axes;
+      GridPoint q;
+      for (int a = 0; a < v.axes; ++a)
+        q.at[a] = maps[a](static_cast<double>(g[off + a]), &q.slope[a]);
+      fn(b, p, off, q);
     }
   }
 }
 
-// The (up to) four pixels a bilinear sample reads, with weights and the weights' derivatives
-// along x and y; pixels outside the image are left out.
+// The (up to) 2^axes pixels a linear sample reads, with their offsets in a channel, their
+// weights and the weights' derivatives along each axis; pixels outside are left out.
 struct Corners {
   int count = 0;
-  int64_t y[4], x[4];
-  double w[4], dwx[4], dwy[4];
+  int64_t offset[1 << kMaxAxes];
+  double w[1 << kMaxAxes], dw[1 << kMaxAxes][kMaxAxes];
 };
 
-Corners BilinearCorners(double ix, double iy, int64_t h, int64_t w) {
+Corners LinearCorners(const GridPoint& q, const Volume& v) {
   Corners c;
-  const double x0 = std::floor(ix), y0 = std::floor(iy);
-  const double fx = ix - x0, fy = iy - y0;
-  for (int k = 0; k < 4; ++k) {
-    const int dx = k & 1, dy = k >> 1;
-    const auto px = static_cast<int64_t>(x0) + dx, py = static_cast<int64_t>(y0) + dy;
-    if (px < 0 || px >= w || py < 0 || py >= h) continue;
-    const double wx = dx ? fx : 1 - fx, wy = dy ? fy : 1 - fy;
-    c.x[c.count] = px;
-    c.y[c.count] = py;
-    c.w[c.count] = wx * wy;
-    c.dwx[c.count] = (dx ? 1 : -1) * wy;
-    c.dwy[c.count] = (dy ? 1 : -1) * wx;
+  double base[kMaxAxes], frac[kMaxAxes];
+  for (int a = 0; a < v.axes; ++a) {
+    base[a] = std::floor(q.at[a]);
+    frac[a] = q.at[a] - base[a];
+  }
+  for (int k = 0; k < (1 << v.axes); ++k) {
+    int64_t offset = 0;
+    bool inside = true;
+    double wa[kMaxAxes];
+    for (int a = 0; a < v.axes; ++a) {
+      const int up = (k >> a) & 1;
+      const auto px = static_cast<int64_t>(base[a]) + up;
+      inside = inside && px >= 0 && px < v.size[a];
+      offset += px * v.stride[a];
+      wa[a] = up ? frac[a] : 1 - frac[a];
+    }
+    if (!inside) continue;
+    c.offset[c.count] = offset;
+    c.w[c.count] = 1;
+    for (int a = 0; a < v.axes; ++a) {
+      c.w[c.count] *= wa[a];
+      double d = ((k >> a) & 1) ? 1 : -1;
+      for (int o = 0; o < v.axes; ++o) {
+        if (o != a) d *= wa[o];
+      }
+      c.dw[c.count][a] = d;
+    }
     ++c.count;
   }
   return c;
 }
 
-// The nearest pixel, or false outside the image.
-bool NearestPixel(double ix, double iy, int64_t h, int64_t w, int64_t* px, int64_t* py) {
-  *px = static_cast<int64_t>(std::round(ix));
-  *py = static_cast<int64_t>(std::round(iy));
-  return std::isfinite(ix) && std::isfinite(iy) && *px >= 0 && *px < w && *py >= 0 && *py < h;
+// The offset in a channel of the nearest pixel, or -1 outside the image.
+int64_t NearestPixel(const GridPoint& q, const Volume& v) {
+  int64_t offset = 0;
+  for (int a = 0; a < v.axes; ++a) {
+    if (!std::isfinite(q.at[a])) return -1;
+    const auto px = static_cast<int64_t>(std::round(q.at[a]));
+    if (px < 0 || px >= v.size[a]) return -1;
+    offset += px * v.stride[a];
+  }
+  return offset;
 }
 
 template <typename T>
@@ -193,35 +255,32 @@ struct GridSamplerKernel {
     const DenseTensor* x = ctx.Input("X");
     const DenseTensor* grid = ctx.Input("Grid");
     CheckShapes(ctx.Type(), x->dims(), grid->dims());
-    const DDim xd = x->dims();
-    const int64_t c = xd[1], h = xd[2], w = xd[3];
-    const int64_t pixels = grid->dims()[1] * grid->dims()[2];
-    DenseTensor fresh(DDim{xd[0], c, grid->dims()[1], grid->dims()[2]}, x->dtype());
+    const Volume v(x->dims());
+    const int64_t c = x->dims()[1];
+    DenseTensor fresh(OutputDims(x->dims(), grid->dims()), x->dtype());
+    const int64_t points = fresh.numel() / std::max<int64_t>(x->dims()[0] * c, 1);
     T* out = fresh.mutable_data<T>(ctx.GetPlace());
     std::fill(out, out + fresh.numel(), T(0));
     const T* in = x->data<T>();
     const bool nearest = ctx.Attr<std::string>("mode") == "nearest";
-    ForEachGridPoint<T>(
-        ctx, xd, *grid, [&](int64_t b, int64_t p, int64_t, double ix, double iy, double, double) {
-          const T* img = in + b * c * h * w;
-          T* o = out + b * c * pixels + p;
-          if (nearest) {
-            int64_t px, py;
-            if (!NearestPixel(ix, iy, h, w, &px, &py)) return;
-            for (int64_t ch = 0; ch < c; ++ch) {
-              o[ch * pixels] = img[(ch * h + py) * w + px];
-            }
-            return;
-          }
-          const Corners k = BilinearCorners(ix, iy, h, w);
-          for (int64_t ch = 0; ch < c; ++ch) {
-            double sum = 0;
-            for (int i = 0; i < k.count; ++i) {
-              sum += k.w[i] * static_cast<double>(img[(ch * h + k.y[i]) * w + k.x[i]]);
-            }
-            o[ch * pixels] = static_cast<T>(sum);
-          }
-        });
+    ForEachGridPoint<T>(ctx, v, *grid, [&](int64_t b, int64_t p, int64_t, const GridPoint& q) {
+      const T* img = in + b * c * v.numel;
+      T* o = out + b * c * points + p;
+      if (nearest) {
+        const int64_t at = NearestPixel(q, v);
+        if (at < 0) return;
+        for (int64_t ch = 0; ch < c; ++ch) o[ch * points] = img[ch * v.numel + at];
+        return;
+      }
+      const Corners k = LinearCorners(q, v);
+      for (int64_t ch = 0; ch < c; ++ch) {
+        double sum = 0;
+        for (int i = 0; i < k.count; ++i) {
+          sum += k.w[i] * static_cast<double>(img[ch * v.numel + k.offset[i]]);
+        }
+        o[ch * points] = static_cast<T>(sum);
+      }
+    });
     *ctx.Output("Output") = std::move(fresh);
   }
 };
@@ -233,15 +292,15 @@ struct GridSamplerGradKernel {
     const DenseTensor* grid = ctx.Input("Grid");
     const DenseTensor* dout = ctx.Input("Output@GRAD");
     CheckShapes(ctx.Type(), x->dims(), grid->dims());
-    const DDim xd = x->dims();
-    const int64_t c = xd[1], h = xd[2], w = xd[3];
-    const int64_t pixels = grid->dims()[1] * grid->dims()[2];
-    const DDim want{xd[0], c, grid->dims()[1], grid->dims()[2]};
+    const Volume v(x->dims());
+    const int64_t c = x->dims()[1];
+    const DDim want = OutputDims(x->dims(), grid->dims());
     PL_ENFORCE(dout->dims() == want,
                errors::InvalidArgument("op `%s` input `Output@GRAD`: expected shape %s, received "
                                        "%s",
                                        ctx.Type(), want.ToString(), dout->dims().ToString()));
-    DenseTensor dx(xd, dout->dtype()), dgrid(grid->dims(), dout->dtype());
+    const int64_t points = dout->numel() / std::max<int64_t>(x->dims()[0] * c, 1);
+    DenseTensor dx(x->dims(), dout->dtype()), dgrid(grid->dims(), dout->dtype());
     T* dxp = dx.mutable_data<T>(ctx.GetPlace());
     T* dgp = dgrid.mutable_data<T>(ctx.GetPlace());
     std::fill(dxp, dxp + dx.numel(), T(0));
@@ -249,32 +308,30 @@ struct GridSamplerGradKernel {
     const T* in = x->data<T>();
     const T* g = dout->data<T>();
     const bool nearest = ctx.Attr<std::string>("mode") == "nearest";
-    ForEachGridPoint<T>(
-        ctx, xd, *grid,
-        [&](int64_t b, int64_t p, int64_t off, double ix, double iy, double sx, double sy) {
-          const T* img = in + b * c * h * w;
-          T* dimg = dxp + b * c * h * w;
-          const T* go = g + b * c * pixels + p;
-          if (nearest) {
-            int64_t px, py;
-            if (!NearestPixel(ix, iy, h, w, &px, &py)) return;
-            for (int64_t ch = 0; ch < c; ++ch) dimg[(ch * h + py) * w + px] += go[ch * pixels];
-            return;
+    ForEachGridPoint<T>(ctx, v, *grid, [&](int64_t b, int64_t p, int64_t off, const GridPoint& q) {
+      const T* img = in + b * c * v.numel;
+      T* dimg = dxp + b * c * v.numel;
+      const T* go = g + b * c * points + p;
+      if (nearest) {
+        const int64_t at = NearestPixel(q, v);
+        if (at < 0) return;
+        for (int64_t ch = 0; ch < c; ++ch) dimg[ch * v.numel + at] += go[ch * points];
+        return;
+      }
+      const Corners k = LinearCorners(q, v);
+      double dcoord[kMaxAxes] = {0, 0, 0};
+      for (int64_t ch = 0; ch < c; ++ch) {
+        const double gch = static_cast<double>(go[ch * points]);
+        for (int i = 0; i < k.count; ++i) {
+          const int64_t at = ch * v.numel + k.offset[i];
+          dimg[at] += static_cast<T>(k.w[i] * gch);
+          for (int a = 0; a < v.axes; ++a) {
+            dcoord[a] += k.dw[i][a] * gch * static_cast<double>(img[at]);
           }
-          const Corners k = BilinearCorners(ix, iy, h, w);
-          double gx = 0, gy = 0;
-          for (int64_t ch = 0; ch < c; ++ch) {
-            const double gch = static_cast<double>(go[ch * pixels]);
-            for (int i = 0; i < k.count; ++i) {
-              const int64_t at = (ch * h + k.y[i]) * w + k.x[i];
-              dimg[at] += static_cast<T>(k.w[i] * gch);
-              gx += k.dwx[i] * gch * static_cast<double>(img[at]);
-              gy += k.dwy[i] * gch * static_cast<double>(img[at]);
-            }
-          }
-          dgp[off] = static_cast<T>(gx * sx);
-          dgp[off + 1] = static_cast<T>(gy * sy);
-        });
+        }
+      }
+      for (int a = 0; a < v.axes; ++a) dgp[off + a] = static_cast<T>(dcoord[a] * q.slope[a]);
+    });
     if (DenseTensor* out = ctx.Output("X@GRAD")) *out = std::move(dx);
     if (DenseTensor* out = ctx.Output("Grid@GRAD")) *out = std::move(dgrid);
   }
