@@ -1,13 +1,15 @@
 // rnn: every mode (LSTM, GRU, RNN_TANH, RNN_RELU), one and two layers, one and two
 // directions, with and without SequenceLength (a zero-length row among them), against a naive
 // per-row recurrence in double written from the op's formulas; dropout between layers in
-// training; typed errors. PaddlePaddle's own outputs are checked by the fixture test
-// (tests/fixtures/ops/rnn_*).
+// training; gradients of Input, PreState and WeightList by finite differences, through Out
+// and State, for every mode, depth, direction and length set, and with dropout; typed errors.
+// PaddlePaddle's own outputs are checked by the fixture test (tests/fixtures/ops/rnn_*).
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "operators/op_family.h"
+#include "tests/grad_check_util.h"
 #include "tests/op_test_util.h"
 
 namespace paddle_like {
@@ -215,6 +217,55 @@ TEST_F(RnnOp, TrainingDropsTheInputsOfUpperLayers) {
   // is_test ignores dropout_prob.
   const auto test = RunOp("rnn", Inputs<double>(s), Outputs(s), Attrs(s, true, 1.0f));
   ExpectNear(ToDoubles(test.outputs.at("Out")[0]), NaiveRnn(s).out, 1e-12, 1e-12, "is_test");
+}
+
+void CheckRnnGradients(const RnnSetup& s, const AttributeMap& attrs) {
+  GradCheck check;
+  check.op_type = "rnn";
+  check.inputs = Inputs<double>(s);
+  check.outputs = Outputs(s);
+  check.attrs = attrs;
+  check.wrt = {"Input", "PreState", "WeightList"};
+  check.loss_outputs = {"Out", "State"};
+  check.rtol = 1e-6;
+  check.atol = 1e-8;
+  CheckGradients(check);
+}
+
+TEST_F(RnnOp, GradientsMatchFiniteDifferences) {
+  for (const char* mode : {"LSTM", "GRU", "RNN_TANH", "RNN_RELU"}) {
+    for (int64_t layers : {1, 2}) {
+      for (int64_t dirs : {1, 2}) {
+        for (bool with_lengths : {false, true}) {
+          const RnnSetup s =
+              MakeSetup(mode, layers, dirs,
+                        with_lengths ? std::vector<int64_t>{2, 4, 0} : std::vector<int64_t>{});
+          SCOPED_TRACE(std::string(mode) + " layers " + std::to_string(layers) + " dirs " +
+                       std::to_string(dirs) + (with_lengths ? " with lengths" : ""));
+          CheckRnnGradients(s, Attrs(s));
+        }
+      }
+    }
+  }
+}
+
+TEST_F(RnnOp, GradientsFollowTheForwardDropoutMask) {
+  // Three layers share one mask; a fixed seed makes the forward repeatable for the finite
+  // differences, and the backward reads the mask from DropoutState.
+  for (const char* mode : {"LSTM", "GRU"}) {
+    SCOPED_TRACE(mode);
+    const RnnSetup s = MakeSetup(mode, 3, 2, {3, 4, 1});
+    AttributeMap attrs = Attrs(s, false, 0.4f);
+    attrs["seed"] = 7;
+    const auto r = RunOp("rnn", Inputs<double>(s), Outputs(s), attrs);
+    const DenseTensor& mask = r.outputs.at("DropoutState")[0];
+    ASSERT_EQ(mask.numel(), kSteps * kBatch * 2 * kHidden);
+    int64_t dropped = 0;
+    for (int64_t i = 0; i < mask.numel(); ++i) dropped += mask.data<uint8_t>()[i] == 0;
+    EXPECT_GT(dropped, 0);
+    EXPECT_LT(dropped, mask.numel());
+    CheckRnnGradients(s, attrs);
+  }
 }
 
 TEST_F(RnnOp, BadInputsNameWhatIsWrong) {
