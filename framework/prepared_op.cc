@@ -15,7 +15,7 @@ PreparedOp::PreparedOp(const OperatorBase& op, Scope* scope, const Place& place,
                        const OpPlacement& placement,
                        const std::set<std::string>& opaque_outputs)
     : op_(op),
-      kernel_op_(dynamic_cast<const OperatorWithKernel*>(&op)),
+      kernel_op_(op.HasKernels() ? dynamic_cast<const OperatorWithKernel*>(&op) : nullptr),
       scope_(scope),
       place_(place),
       placement_(placement) {

@@ -85,7 +85,12 @@ void CheckReadsFollowWrites(const ProgramDesc& program, const std::string& sourc
   std::set<std::string> written = fed;
   for (size_t i = 0; i < block.OpSize(); ++i) {
     const OpDesc& op = *block.Op(i);
+    // A control-flow op lists among its inputs whatever its sub-block reads from outside,
+    // including loop-carried variables that the sub-block itself writes first (PaddlePaddle's
+    // `undefined_var_*`, a tensor array filled in a loop); those start empty.
+    const bool runs_sub_block = op.HasAttr("sub_block");
     for (const auto& [slot, names] : op.Inputs()) {
+      if (runs_sub_block) break;
       for (const std::string& name : names) {
         const VarDesc* var = block.FindVar(name);
         if (var == nullptr || var->Persistable() || written.count(name)) continue;

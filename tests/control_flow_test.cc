@@ -182,6 +182,50 @@ TEST(ControlFlow, TensorArrayFilledInALoop) {
   EXPECT_EQ(ToDoubles(out[3]), (std::vector<double>{1, 1, 1}));
 }
 
+// PaddlePaddle's programs declare an array outside a loop, list it among the loop's inputs
+// before anything has written it (an empty array: its length is 0) and slice it afterwards:
+// one element as a tensor with decrease_axis ([-1:0] meaning the last), a range as an array.
+TEST(ControlFlow, ArraysStartEmptyAndSliceIntoTensorsOrArrays) {
+  operators::RegisterAllOps();
+  ProgramDesc p;
+  BlockDesc* main = &p.MutableBlock(0);
+  main->Var("arr")->SetKind(framework::VarKind::kDenseTensorArray);
+  main->Var("part")->SetKind(framework::VarKind::kDenseTensorArray);
+  main->Var("x");
+  Fill(main, "i", {1}, 0, DataType::INT64);
+  Fill(main, "n", {1}, 3, DataType::INT64);
+  AddOp(main, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+  BlockDesc* body = p.AppendBlock(*main);
+  AddOp(main, "while", {{"X", {"arr", "i", "n", "x"}}, {"Condition", {"cond"}}},
+        {{"Out", {"i", "arr", "cond"}}}, {{"sub_block", BlockIndex{body->ID()}}});
+  // Appends x * (length + 1) at the array's current length.
+  AddOp(body, "lod_array_length", {{"X", {"arr"}}}, {{"Out", {"len"}}});
+  AddOp(body, "increment", {{"X", {"len"}}}, {{"Out", {"len1"}}}, {{"step", 1.0f}});
+  AddOp(body, "cast", {{"X", {"len1"}}}, {{"Out", {"f"}}},
+        {{"in_dtype", static_cast<int>(DataType::INT64)},
+         {"out_dtype", static_cast<int>(DataType::FLOAT32)}});
+  AddOp(body, "elementwise_mul", {{"X", {"x"}}, {"Y", {"f"}}}, {{"Out", {"xf"}}});
+  AddOp(body, "write_to_array", {{"X", {"xf"}}, {"I", {"len"}}}, {{"Out", {"arr"}}});
+  AddOp(body, "increment", {{"X", {"i"}}}, {{"Out", {"i"}}}, {{"step", 1.0f}});
+  AddOp(body, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+  const auto slice = [&](const char* out, int start, int end, bool decrease) {
+    AddOp(main, "slice", {{"Input", {"arr"}}}, {{"Out", {out}}},
+          {{"axes", std::vector<int>{0}},
+           {"starts", std::vector<int>{start}},
+           {"ends", std::vector<int>{end}},
+           {"decrease_axis", decrease ? std::vector<int>{0} : std::vector<int>{}}});
+  };
+  slice("second", 1, 2, true);
+  slice("last", -1, 0, true);
+  slice("part", 1, 100, false);
+  AddOp(main, "lod_array_length", {{"X", {"part"}}}, {{"Out", {"part_len"}}});
+  const auto out = RunProgram(p, {{"x", MakeTensor<float>({2}, {1, -2})}},
+                              {"second", "last", "part_len"});
+  EXPECT_EQ(ToDoubles(out[0]), (std::vector<double>{2, -4}));
+  EXPECT_EQ(ToDoubles(out[1]), (std::vector<double>{3, -6}));
+  EXPECT_EQ(ToDoubles(out[2]), (std::vector<double>{2}));
+}
+
 TEST(ControlFlow, ErrorsNameTheOp) {
   operators::RegisterAllOps();
   ProgramDesc p;

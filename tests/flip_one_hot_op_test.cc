@@ -1,4 +1,4 @@
-// flip: every choice of dims against index arithmetic written here, the version-0 attribute
+// flip (and reverse): every choice of dims against index arithmetic written here, the version-0 attribute
 // `dims`, gradients (first and second order) by finite differences, typed errors. one_hot_v2:
 // int32 and int64 ids, every output dtype, depth_tensor, out-of-range ids (error, or zero rows
 // with allow_out_of_range). PaddlePaddle's own outputs are checked by the fixture test
@@ -51,6 +51,11 @@ TEST_F(FlipOneHot, FlipEveryChoiceOfDims) {
     const auto i = RunOp("flip", {{"X", {MakeTensor<int64_t>({2, 3, 4}, x)}}}, {{"Out", 1}},
                          {{"axis", c.axis}});
     EXPECT_EQ(i.outputs.at("Out")[0].dtype(), DataType::INT64);
+    // reverse, the 1.x twin, takes the same `axis`.
+    const auto rev = RunOp("reverse", {{"X", {MakeTensor<float>({2, 3, 4}, x)}}}, {{"Out", 1}},
+                           {{"axis", c.axis}});
+    ExpectNear(ToDoubles(rev.outputs.at("Out")[0]),
+               ToDoubles(MakeTensor<float>({24}, NaiveFlip(x, c.flip))), 0, 0, "reverse " + what);
   }
   // Programs of op version 0 name the attribute `dims`.
   const auto old = RunOp("flip", {{"X", {MakeTensor<double>({2, 3, 4}, x)}}}, {{"Out", 1}},
@@ -71,6 +76,9 @@ TEST_F(FlipOneHot, FlipGradients) {
   check.outputs = {{"Out", 1}};
   check.attrs = {{"axis", std::vector<int>{-1}}};
   check.max_order = 2;
+  CheckGradients(check);
+  check.op_type = "reverse";
+  check.attrs = {{"axis", std::vector<int>{0, 1}}};
   CheckGradients(check);
 }
 

@@ -148,6 +148,24 @@ TEST_F(ProgramValidation, ATensorReadBeforeAnyOpWritesItIsRefused) {
   framework::ValidateProgram(p, "m.pdmodel");
 }
 
+// A control-flow op lists whatever its sub-block reads from outside, including loop-carried
+// variables the sub-block writes first (a tensor array filled in a loop): those are not
+// refused, and the ops after the loop read what it wrote.
+TEST_F(ProgramValidation, LoopCarriedInputsOfAControlFlowOpPass) {
+  ProgramDesc p = FeedScaleFetch();
+  framework::BlockDesc& b = p.Block(0);
+  b.Var("arr")->SetKind(framework::VarKind::kDenseTensorArray);
+  b.Var("cond")->SetDataType(DataType::BOOL);
+  framework::BlockDesc* body = p.AppendBlock(b);
+  framework::OpDesc* loop = b.InsertOp(2);
+  loop->SetType("while");
+  loop->SetInput("X", {"arr", "y"});
+  loop->SetInput("Condition", {"cond"});
+  loop->SetOutput("Out", {"arr"});
+  loop->SetAttr("sub_block", framework::BlockIndex{body->ID()});
+  framework::ValidateProgram(p, "m.pdmodel", {"cond"});
+}
+
 // An op with kernels reads and writes tensors: a variable declared as a holder the runtime
 // makes (fetch list, step scopes ...) in one of its slots is refused by name, as
 // PaddlePaddle refuses it; feed and fetch take theirs.

@@ -89,8 +89,12 @@ const DenseTensor& TensorIn(const framework::OperatorBase& op, const framework::
   return *t;
 }
 
+// Input X as a tensor array; a variable nothing has written yet is an empty array (a loop
+// appends to an array declared outside it, and reads its length first).
 const DenseTensorArray& ArrayIn(const framework::OperatorBase& op, const framework::Scope& scope) {
+  static const DenseTensorArray kEmpty;
   const framework::Variable* v = Find(op, scope, "X", true);
+  if (!v->IsInitialized()) return kEmpty;
   const DenseTensorArray* a = v->GetIf<DenseTensorArray>();
   PL_ENFORCE(a != nullptr,
              errors::InvalidArgument("op `%s` input `X` (variable `%s`): expected a "

@@ -98,10 +98,21 @@ Its gradient is slice of the gradient of Input@GRAD with the same bounds.
   }
 };
 
-// The kernel follows the data (Input or Out@GRAD), not the integer bound tensors.
+void SliceTensorArray(const framework::OperatorBase& op, const framework::Scope& scope,
+                      const platform::Place& place);
+
+// The kernel follows the data (Input or Out@GRAD), not the integer bound tensors. An Input
+// declared as a tensor array is sliced by the op itself (SliceTensorArray), not by a kernel.
 class SliceOp : public OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
+  bool HasKernels() const override { return !SlicesArray(); }
+  bool SlicesArray() const {
+    const framework::BlockDesc* block = Block();
+    if (block == nullptr || !HasInput("Input")) return false;
+    const framework::VarDesc* v = block->FindVarRecursive(Input("Input"));
+    return v != nullptr && v->GetKind() == framework::VarKind::kDenseTensorArray;
+  }
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
     const char* slot = ctx.inputs.count("Out@GRAD") ? "Out@GRAD" : "Input";
     return InputDataType(ctx, slot);
@@ -109,6 +120,15 @@ class SliceOp : public OperatorWithKernel {
   bool CastsInput(const std::string& slot, DataType from, DataType to) const override {
     return (slot == "Input" || slot == "Out@GRAD") &&
            OperatorWithKernel::CastsInput(slot, from, to);
+  }
+
+ protected:
+  void RunImpl(const framework::Scope& scope, const platform::Place& place) const override {
+    if (SlicesArray()) {
+      SliceTensorArray(*this, scope, place);
+    } else {
+      OperatorWithKernel::RunImpl(scope, place);
+    }
   }
 };
 
@@ -220,6 +240,85 @@ SliceBox InferSlice(InferShapeContext* ctx, const DDim& in) {
                       ctx->Attr<std::vector<int>>("decrease_axis"), known);
 }
 
+// The one start or end of a slice of a tensor array: from the tensor, the tensor list or
+// the attribute, read from `scope`.
+int64_t ArrayBound(const framework::OperatorBase& op, const framework::Scope& scope,
+                   const std::string& which) {
+  std::vector<int64_t> values;
+  const std::string attr = which == "Starts" ? "starts" : "ends";
+  for (const std::string slot : {which + "Tensor", which + "TensorList"}) {
+    if (!op.HasInput(slot)) continue;
+    for (const std::string& name : op.InputNames(slot)) {
+      const framework::Variable* v = scope.FindVar(name);
+      const DenseTensor* t = v != nullptr ? v->GetIf<DenseTensor>() : nullptr;
+      PL_ENFORCE(t != nullptr && t->initialized(),
+                 errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected an int "
+                                         "tensor with a value",
+                                         op.Type(), slot, name));
+      const std::vector<int64_t> got = ReadIntValues(*t, op.Type(), slot);
+      values.insert(values.end(), got.begin(), got.end());
+    }
+    break;
+  }
+  if (values.empty()) values = ToLong(op.Attr<std::vector<int>>(attr));
+  PL_ENFORCE(values.size() == 1,
+             errors::InvalidArgument("op `%s` %s: expected one value when slicing a tensor array "
+                                     "(input `Input` %s), received %s",
+                                     op.Type(), attr, op.Input("Input"), ListToString(values)));
+  return values[0];
+}
+
+// PaddlePaddle's slice of a tensor array: elements [start, end) of the array (negative bounds
+// count from its length), as an array, or the element at start as a tensor when Out is
+// declared a tensor.
+void SliceTensorArray(const framework::OperatorBase& op, const framework::Scope& scope,
+                      const platform::Place& place) {
+  static const framework::DenseTensorArray kEmpty;
+  const std::string in_name = op.Input("Input");
+  const framework::Variable* in = scope.FindVar(in_name);
+  PL_ENFORCE(in != nullptr, errors::NotFound("op `%s` input `Input`: variable `%s` not found",
+                                             op.Type(), in_name));
+  const framework::DenseTensorArray* array = in->IsInitialized() ? in->GetIf<framework::DenseTensorArray>() : &kEmpty;
+  PL_ENFORCE(array != nullptr,
+             errors::InvalidArgument("op `%s` input `Input` (variable `%s`): declared a tensor "
+                                     "array, holds %s",
+                                     op.Type(), in_name, framework::HeldTypeName(*in)));
+  const auto n = static_cast<int64_t>(array->size());
+  const int64_t first = ArrayBound(op, scope, "Starts"), last = ArrayBound(op, scope, "Ends");
+  const int64_t start = std::max<int64_t>(first < 0 ? first + n : first, 0);
+  int64_t end = std::min(std::max<int64_t>(last < 0 ? last + n : last, 0), n);
+  if (first == -1 && end == 0) end = start + 1;  // [-1:0] means the last element.
+  PL_ENFORCE(end > start && start < n,
+             errors::InvalidArgument("op `%s` input `Input` (variable `%s`): slice [%lld, %lld) "
+                                     "of a tensor array of %lld elements is empty",
+                                     op.Type(), in_name, static_cast<long long>(first),
+                                     static_cast<long long>(last), static_cast<long long>(n)));
+  const std::string out_name = op.Output("Out");
+  framework::Variable* out = scope.FindVar(out_name);
+  PL_ENFORCE(out != nullptr, errors::NotFound("op `%s` output `Out`: variable `%s` not found",
+                                              op.Type(), out_name));
+  const framework::VarDesc* out_desc =
+      op.Block() != nullptr ? op.Block()->FindVarRecursive(out_name) : nullptr;
+  if (out_desc != nullptr && out_desc->GetKind() == framework::VarKind::kDenseTensorArray) {
+    framework::DenseTensorArray picked(static_cast<size_t>(end - start));
+    for (int64_t i = start; i < end; ++i) {
+      if ((*array)[i].initialized()) framework::CopyTensor((*array)[i], place, &picked[i - start]);
+      picked[i - start].set_lod((*array)[i].lod());
+    }
+    *out->GetMutable<framework::DenseTensorArray>() = std::move(picked);
+    return;
+  }
+  const DenseTensor& element = (*array)[start];
+  PL_ENFORCE(element.initialized(),
+             errors::InvalidArgument("op `%s` input `Input` (variable `%s`): element %lld of the "
+                                     "tensor array holds no value",
+                                     op.Type(), in_name, static_cast<long long>(start)));
+  DenseTensor copy;
+  framework::CopyTensor(element, place, &copy);
+  copy.set_lod(element.lod());
+  *out->GetMutable<DenseTensor>() = std::move(copy);
+}
+
 void SliceInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Input");
   ctx->RequireOutput("Out");
@@ -233,7 +332,12 @@ void SliceInferShape(InferShapeContext* ctx) {
 }
 
 void SliceInferVarType(framework::VarTypeInferenceContext* ctx) {
-  ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
+  // A slice of a tensor array is an array, or one of its tensors with decrease_axis.
+  const bool array = ctx->HasInput("Input") &&
+                     ctx->GetInputKind("Input") == framework::VarKind::kDenseTensorArray &&
+                     ctx->Attr<std::vector<int>>("decrease_axis").empty();
+  ctx->SetOutputKind("Out", array ? framework::VarKind::kDenseTensorArray
+                                  : framework::VarKind::kDenseTensor);
   ctx->SetOutputDataType("Out", ctx->GetInputDataType("Input"));
 }
 
