@@ -3,7 +3,9 @@
 // its class, all at once.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
+#include <queue>
 #include <string>
 #include <vector>
 
@@ -98,10 +100,38 @@ struct Kept {
   double score;
 };
 
-// Matrix NMS of one class: appends its kept boxes.
+// The kept boxes of an image, and the score a box must beat to enter its best keep_top_k:
+// classes are visited in order and ties keep that order, so once keep_top_k boxes are kept a
+// later box with a score at most the k-th best's can never enter the output.
+class KeptBoxes {
+ public:
+  explicit KeptBoxes(int keep_top_k) : keep_top_k_(keep_top_k) {}
+  void Add(const Kept& k) {
+    all_.push_back(k);
+    if (keep_top_k_ <= 0) return;
+    best_.push(k.score);
+    if (static_cast<int>(best_.size()) > keep_top_k_) best_.pop();
+  }
+  // Whether a box whose decayed score is at most `score` may still enter the output.
+  bool MayEnter(double score) const {
+    return keep_top_k_ < 0 || (keep_top_k_ > 0 && (static_cast<int>(best_.size()) < keep_top_k_ ||
+                                                   score > best_.top()));
+  }
+  std::vector<Kept>& all() { return all_; }
+
+ private:
+  int keep_top_k_;
+  std::vector<Kept> all_;
+  std::priority_queue<double, std::vector<double>, std::greater<double>> best_;
+};
+
+// Matrix NMS of one class: adds its kept boxes. One pass over the candidates, best first:
+// candidate i's IoU with each better candidate j gives both its own largest IoU m_i and its
+// decay (which reads m_j of the earlier rows), so no IoU matrix is stored. The pass stops at
+// the first candidate whose undecayed score cannot enter the output any more.
 template <typename T>
 void DecayClass(const T* boxes, const T* scores, int64_t m, int label, const Attrs& a,
-                std::vector<Kept>* kept) {
+                KeptBoxes* kept) {
   std::vector<int> order(static_cast<size_t>(m));
   std::iota(order.begin(), order.end(), 0);
   const auto end = std::remove_if(order.begin(), order.end(),
@@ -113,26 +143,37 @@ void DecayClass(const T* boxes, const T* scores, int64_t m, int label, const Att
   std::partial_sort(order.begin(), order.begin() + n, end, [&](int l, int r) {
     return scores[l] > scores[r] || (scores[l] == scores[r] && l < r);
   });
-  std::vector<T> iou(static_cast<size_t>(n * n), T(0));
-  std::vector<T> max_iou(static_cast<size_t>(n), T(0));
-  for (int64_t i = 1; i < n; ++i) {
-    for (int64_t j = 0; j < i; ++j) {
-      const T v = JaccardOverlap(boxes + order[i] * 4, boxes + order[j] * 4, a.normalized);
-      iou[i * n + j] = v;
-      max_iou[i] = std::max(max_iou[i], v);
-    }
+  // The candidates' corners and areas in rows of their own, for the inner loop.
+  std::vector<T> x0(n), y0(n), x1(n), y1(n), area(n), max_iou(n, T(0));
+  for (int64_t i = 0; i < n; ++i) {
+    const T* b = boxes + order[i] * 4;
+    x0[i] = b[0];
+    y0[i] = b[1];
+    x1[i] = b[2];
+    y1[i] = b[3];
+    area[i] = BoxArea(b, a.normalized);
   }
+  const T norm = a.normalized ? T(0) : T(1);
   const T sigma = static_cast<T>(a.sigma);
   for (int64_t i = 0; i < n; ++i) {
-    T decay = T(1);
+    const T score = scores[order[i]];
+    if (!kept->MayEnter(static_cast<double>(score))) break;
+    T decay = T(1), largest = T(0);
     for (int64_t j = 0; j < i; ++j) {
-      const T d = a.gaussian ? std::exp((max_iou[j] * max_iou[j] - iou[i * n + j] * iou[i * n + j]) * sigma)
-                             : (T(1) - iou[i * n + j]) / (T(1) - max_iou[j]);
+      // JaccardOverlap (bbox_util.h) with the same arithmetic, written without branches.
+      const bool apart = x0[j] > x1[i] || x1[j] < x0[i] || y0[j] > y1[i] || y1[j] < y0[i];
+      const T inter = (std::min(x1[i], x1[j]) - std::max(x0[i], x0[j]) + norm) *
+                      (std::min(y1[i], y1[j]) - std::max(y0[i], y0[j]) + norm);
+      const T iou = apart ? T(0) : inter / (area[i] + area[j] - inter);
+      largest = std::max(largest, iou);
+      const T d = a.gaussian ? std::exp((max_iou[j] * max_iou[j] - iou * iou) * sigma)
+                             : (T(1) - iou) / (T(1) - max_iou[j]);
       decay = std::min(decay, d);
     }
-    const T s = i == 0 ? scores[order[0]] : decay * scores[order[i]];
+    max_iou[i] = largest;
+    const T s = i == 0 ? score : decay * score;
     if (s <= static_cast<T>(a.post_threshold)) continue;
-    kept->push_back({order[i], label, static_cast<double>(s)});
+    kept->Add({order[i], label, static_cast<double>(s)});
   }
 }
 
@@ -157,12 +198,13 @@ struct MatrixNmsKernel {
     std::vector<size_t> offsets = {0};
     for (int64_t b = 0; b < n; ++b) {
       const T* boxes = bboxes->data<T>() + b * m * 4;
-      std::vector<Kept> kept;
+      KeptBoxes kept_boxes(keep_top_k);
       for (int64_t c = 0; c < classes; ++c) {
         if (c == background) continue;
         DecayClass(boxes, scores->data<T>() + (b * classes + c) * m, m, static_cast<int>(c), a,
-                   &kept);
+                   &kept_boxes);
       }
+      std::vector<Kept>& kept = kept_boxes.all();
       size_t count = kept.size();
       if (keep_top_k > -1) count = std::min(count, static_cast<size_t>(keep_top_k));
       // Best first over the classes; ties keep the class-by-class order.
