@@ -266,6 +266,63 @@ TEST_F(DetectionOps, MatrixNmsDecaysScoresByHand) {
       {"matrix_nms", "BBoxes", "[1, 2, 4]", "[1, 2, 3]"});
 }
 
+// keep_top_k K keeps the first K rows of what keep_top_k -1 keeps (the op stops decaying a
+// class once no candidate can enter the K best): many overlapping boxes, four classes,
+// scores on a coarse grid so that they tie, both decay functions, with nms_top_k or not.
+TEST_F(DetectionOps, MatrixNmsKeepTopKIsAPrefixOfTheFullResult) {
+  const int64_t boxes_n = 60, classes = 4;
+  std::vector<double> corners = RandomValues(boxes_n * 4, 0, 50, 21);
+  for (int64_t i = 0; i < boxes_n; ++i) {  // x0 < x1, y0 < y1.
+    corners[i * 4 + 2] = corners[i * 4] + 5 + std::fmod(corners[i * 4 + 2], 20);
+    corners[i * 4 + 3] = corners[i * 4 + 1] + 5 + std::fmod(corners[i * 4 + 3], 20);
+  }
+  std::vector<double> scores = RandomValues(2 * classes * boxes_n, 0, 1, 22);
+  for (double& v : scores) v = std::round(v * 20) / 20;
+  const DenseTensor boxes = MakeTensor<float>(DDim{2, boxes_n, 4},
+                                              [&] {
+                                                std::vector<double> two = corners;
+                                                two.insert(two.end(), corners.rbegin(),
+                                                           corners.rend());
+                                                return two;
+                                              }());
+  const DenseTensor score_t = MakeTensor<float>(DDim{2, classes, boxes_n}, scores);
+  for (bool gaussian : {false, true}) {
+    for (int nms_top_k : {-1, 25}) {
+      const auto run = [&](int keep_top_k) {
+        return RunOp("matrix_nms", {{"BBoxes", {boxes}}, {"Scores", {score_t}}},
+                     {{"Out", 1}, {"Index", 1}, {"RoisNum", 1}},
+                     {{"score_threshold", 0.1f}, {"post_threshold", 0.05f},
+                      {"nms_top_k", nms_top_k}, {"keep_top_k", keep_top_k},
+                      {"use_gaussian", gaussian}, {"gaussian_sigma", 2.0f},
+                      {"background_label", 0}, {"normalized", false}});
+      };
+      auto all = run(-1);
+      const std::vector<double> rows = ToDoubles(all.outputs["Out"][0]);
+      const std::vector<double> index = ToDoubles(all.outputs["Index"][0]);
+      const std::vector<double> per_image = ToDoubles(all.outputs["RoisNum"][0]);
+      ASSERT_GT(per_image[0], 30);
+      for (int k : {0, 1, 7, 30, 1000}) {
+        SCOPED_TRACE(std::string(gaussian ? "gaussian" : "linear") + " nms_top_k " +
+                     std::to_string(nms_top_k) + " keep_top_k " + std::to_string(k));
+        auto top = run(k);
+        std::vector<double> want_rows, want_index, want_counts;
+        size_t first = 0;
+        for (double count : per_image) {
+          const size_t take = std::min(static_cast<size_t>(count), static_cast<size_t>(k));
+          want_rows.insert(want_rows.end(), rows.begin() + first * 6,
+                           rows.begin() + (first + take) * 6);
+          want_index.insert(want_index.end(), index.begin() + first, index.begin() + first + take);
+          want_counts.push_back(static_cast<double>(take));
+          first += static_cast<size_t>(count);
+        }
+        EXPECT_EQ(ToDoubles(top.outputs["Out"][0]), want_rows);
+        EXPECT_EQ(ToDoubles(top.outputs["Index"][0]), want_index);
+        EXPECT_EQ(ToDoubles(top.outputs["RoisNum"][0]), want_counts);
+      }
+    }
+  }
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace paddle_like
