@@ -118,6 +118,10 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
     if (v->GetKind() == VarKind::kDenseTensorArray && !var->IsInitialized()) {
       var->GetMutable<DenseTensorArray>();
     }
+    // A local tensor array starts every run empty: a loop appends to it at its length.
+    if (v->GetKind() == VarKind::kDenseTensorArray && !v->Persistable()) {
+      prepared->arrays_.push_back(var);
+    }
   }
   for (const OpDesc* op : block.AllOps()) {
     for (const auto& name : op->OutputArgumentNames()) {
@@ -188,6 +192,9 @@ void Executor::Run(PreparedProgram* prepared, ExecutionProfile* profile) {
   // profile waits for each op so that its time is the op's.
   const platform::DeviceContext* device =
       place_.is_cpu() ? nullptr : platform::DeviceContextPool::Instance().Get(place_);
+  for (Variable* array : prepared->arrays_) {
+    if (array->IsType<DenseTensorArray>()) array->GetMutable<DenseTensorArray>()->clear();
+  }
   for (size_t i = 0; i < prepared->prepared_.size(); ++i) {
     PreparedOp& op = *prepared->prepared_[i];
     const OperatorBase& base = *prepared->ops_[i];

@@ -43,6 +43,7 @@ class PreparedProgram {
   std::vector<std::unique_ptr<OperatorBase>> ops_;
   std::vector<std::unique_ptr<PreparedOp>> prepared_;
   std::vector<std::vector<std::pair<std::string, Variable*>>> free_after_;
+  std::vector<Variable*> arrays_;  // Local tensor arrays, emptied as each run starts.
 };
 
 class Executor {

@@ -70,6 +70,13 @@ TEST(FcOp, MatchesLoopsInDouble) {
   CheckFc<float>(DDim{2, 3, 4}, 1, 5, false, "", 4);      // [2, 12] x [12, 5], no bias.
   CheckFc<double>(DDim{1, 64}, 1, 10, true, "", 5);
   CheckFc<float>(DDim{0, 4}, 1, 3, true, "relu", 6);      // No rows.
+  // Large enough for the oneDNN kernel (a matmul with the bias and the activation as its
+  // own bias and post-ops), float only.
+  for (const std::string act : {"", "relu", "sigmoid", "tanh"}) {
+    CheckFc<float>(DDim{40, 96}, 1, 64, true, act, 7);
+  }
+  CheckFc<float>(DDim{4, 10, 96}, 2, 64, false, "relu", 8);
+  CheckFc<double>(DDim{40, 96}, 1, 64, true, "tanh", 9);
 }
 
 TEST(FcOp, Errors) {

@@ -124,11 +124,16 @@ Sample BilinearSample(double y, double x, int64_t h, int64_t w) {
   return s;
 }
 
-// Calls fn(roi, image, bin, sample) for every sample of every bin of every ROI, where the
-// sample's weights are already divided by the bin's sample count.
-template <typename T, typename Fn>
-void ForEachSample(const ExecutionContext& ctx, const DDim& x, const DenseTensor& rois_t, Fn&& fn) {
-  const int64_t n = x[0], h = x[2], w = x[3];
+// Where the ROIs lie: the image of each, and the pooling attributes.
+struct RoiLayout {
+  std::vector<int64_t> image;  // Per ROI.
+  double scale = 1, offset = 0;
+  int ph = 1, pw = 1, ratio = 0;
+  bool aligned = false;
+};
+
+RoiLayout LayoutRois(const ExecutionContext& ctx, const DDim& x, const DenseTensor& rois_t) {
+  const int64_t n = x[0];
   const int64_t r_total = rois_t.dims()[0];
   std::vector<int64_t> starts;
   if (!ctx.HasInput("RoisNum") && rois_t.lod().empty() && n == 1) {
@@ -139,44 +144,62 @@ void ForEachSample(const ExecutionContext& ctx, const DDim& x, const DenseTensor
   PL_ENFORCE(static_cast<int64_t>(starts.size()) - 1 == n,
              errors::InvalidArgument("op `%s`: the ROIs are given for %zu images, X holds %lld",
                                      ctx.Type(), starts.size() - 1, static_cast<long long>(n)));
-  const double scale = ctx.Attr<float>("spatial_scale");
-  const int ph = ctx.Attr<int>("pooled_height"), pw = ctx.Attr<int>("pooled_width");
-  const int ratio = ctx.Attr<int>("sampling_ratio");
-  const bool aligned = ctx.Attr<bool>("aligned");
-  const double offset = aligned ? 0.5 : 0.0;
-  const T* rois = rois_t.data<T>();
+  RoiLayout l;
+  l.image.resize(static_cast<size_t>(r_total));
   for (int64_t b = 0; b < n; ++b) {
-    for (int64_t r = starts[b]; r < starts[b + 1]; ++r) {
-      const T* box = rois + r * 4;
-      const double x1 = static_cast<double>(box[0]) * scale - offset;
-      const double y1 = static_cast<double>(box[1]) * scale - offset;
-      double rw = static_cast<double>(box[2]) * scale - offset - x1;
-      double rh = static_cast<double>(box[3]) * scale - offset - y1;
-      if (!aligned) {
-        rw = std::max(rw, 1.0);
-        rh = std::max(rh, 1.0);
-      }
-      const double bin_h = rh / ph, bin_w = rw / pw;
-      const int64_t gh = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(rh / ph));
-      const int64_t gw = ratio > 0 ? ratio : static_cast<int64_t>(std::ceil(rw / pw));
-      const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
-      for (int i = 0; i < ph; ++i) {
-        for (int j = 0; j < pw; ++j) {
-          for (int64_t u = 0; u < gh; ++u) {
-            const double y = y1 + i * bin_h + (u + 0.5) * bin_h / static_cast<double>(gh);
-            for (int64_t v = 0; v < gw; ++v) {
-              const double xx = x1 + j * bin_w + (v + 0.5) * bin_w / static_cast<double>(gw);
-              Sample s = BilinearSample(y, xx, h, w);
-              for (int k = 0; k < s.count; ++k) s.w[k] /= count;
-              fn(r, b, static_cast<int64_t>(i) * pw + j, s);
-            }
-          }
+    for (int64_t r = starts[b]; r < starts[b + 1]; ++r) l.image[r] = b;
+  }
+  l.scale = ctx.Attr<float>("spatial_scale");
+  l.ph = ctx.Attr<int>("pooled_height");
+  l.pw = ctx.Attr<int>("pooled_width");
+  l.ratio = ctx.Attr<int>("sampling_ratio");
+  l.aligned = ctx.Attr<bool>("aligned");
+  l.offset = l.aligned ? 0.5 : 0.0;
+  return l;
+}
+
+// The samples of one ROI, bin by bin: bin k's are samples[bin_begin[k], bin_begin[k + 1]),
+// their weights already divided by the bin's sample count. Every channel reads the same.
+struct RoiSamples {
+  std::vector<Sample> samples;
+  std::vector<int64_t> bin_begin;
+};
+
+template <typename T>
+void SampleRoi(const RoiLayout& l, const T* box, int64_t h, int64_t w, RoiSamples* out) {
+  out->samples.clear();
+  out->bin_begin.clear();
+  const double x1 = static_cast<double>(box[0]) * l.scale - l.offset;
+  const double y1 = static_cast<double>(box[1]) * l.scale - l.offset;
+  double rw = static_cast<double>(box[2]) * l.scale - l.offset - x1;
+  double rh = static_cast<double>(box[3]) * l.scale - l.offset - y1;
+  if (!l.aligned) {
+    rw = std::max(rw, 1.0);
+    rh = std::max(rh, 1.0);
+  }
+  const double bin_h = rh / l.ph, bin_w = rw / l.pw;
+  const int64_t gh = l.ratio > 0 ? l.ratio : static_cast<int64_t>(std::ceil(rh / l.ph));
+  const int64_t gw = l.ratio > 0 ? l.ratio : static_cast<int64_t>(std::ceil(rw / l.pw));
+  const double count = static_cast<double>(std::max<int64_t>(gh * gw, 1));
+  for (int i = 0; i < l.ph; ++i) {
+    for (int j = 0; j < l.pw; ++j) {
+      out->bin_begin.push_back(static_cast<int64_t>(out->samples.size()));
+      for (int64_t u = 0; u < gh; ++u) {
+        const double y = y1 + i * bin_h + (u + 0.5) * bin_h / static_cast<double>(gh);
+        for (int64_t v = 0; v < gw; ++v) {
+          const double xx = x1 + j * bin_w + (v + 0.5) * bin_w / static_cast<double>(gw);
+          Sample s = BilinearSample(y, xx, h, w);
+          for (int k = 0; k < s.count; ++k) s.w[k] /= count;
+          if (s.count > 0) out->samples.push_back(s);
         }
       }
     }
   }
+  out->bin_begin.push_back(static_cast<int64_t>(out->samples.size()));
 }
 
+// Each ROI's bins read one channel plane at a time, so that the plane's pixels under the ROI
+// stay in cache; ROIs run in parallel (each writes its own rows of Out).
 template <typename T>
 struct RoiAlignKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -185,26 +208,49 @@ struct RoiAlignKernel {
     CheckShapes(ctx.Type(), x->dims(), rois->dims());
     const DDim xd = x->dims();
     const int64_t c = xd[1], hw = xd[2] * xd[3];
-    const int64_t bins = int64_t{ctx.Attr<int>("pooled_height")} * ctx.Attr<int>("pooled_width");
-    DenseTensor fresh(
-        DDim{rois->dims()[0], c, ctx.Attr<int>("pooled_height"), ctx.Attr<int>("pooled_width")},
-        x->dtype());
+    const RoiLayout l = LayoutRois(ctx, xd, *rois);
+    const int64_t bins = int64_t{l.ph} * l.pw;
+    DenseTensor fresh(DDim{rois->dims()[0], c, l.ph, l.pw}, x->dtype());
     T* out = fresh.mutable_data<T>(ctx.GetPlace());
-    std::vector<double> acc(static_cast<size_t>(fresh.numel()), 0.0);
     const T* in = x->data<T>();
-    ForEachSample<T>(ctx, xd, *rois, [&](int64_t r, int64_t b, int64_t bin, const Sample& s) {
-      for (int64_t ch = 0; ch < c; ++ch) {
-        const T* map = in + (b * c + ch) * hw;
-        double v = 0;
-        for (int k = 0; k < s.count; ++k) v += s.w[k] * static_cast<double>(map[s.at[k]]);
-        acc[static_cast<size_t>((r * c + ch) * bins + bin)] += v;
-      }
-    });
-    for (size_t i = 0; i < acc.size(); ++i) out[i] = static_cast<T>(acc[i]);
+    const T* boxes = rois->data<T>();
+    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+        rois->dims()[0], 1, [&](int64_t r0, int64_t r1) {
+          RoiSamples rs;
+          std::vector<int64_t> taps;
+          std::vector<T> weights;
+          for (int64_t r = r0; r < r1; ++r) {
+            SampleRoi(l, boxes + r * 4, xd[2], xd[3], &rs);
+            // Every sample as four taps (weight 0 where a pixel is missing), in T.
+            taps.resize(rs.samples.size() * 4);
+            weights.resize(rs.samples.size() * 4);
+            for (size_t k = 0; k < rs.samples.size(); ++k) {
+              for (int q = 0; q < 4; ++q) {
+                const bool has = q < rs.samples[k].count;
+                taps[k * 4 + q] = has ? rs.samples[k].at[q] : 0;
+                weights[k * 4 + q] = has ? static_cast<T>(rs.samples[k].w[q]) : T(0);
+              }
+            }
+            for (int64_t ch = 0; ch < c; ++ch) {
+              const T* map = in + (l.image[r] * c + ch) * hw;
+              T* o = out + (r * c + ch) * bins;
+              for (int64_t bin = 0; bin < bins; ++bin) {
+                T acc = 0;
+                for (int64_t k = rs.bin_begin[bin] * 4; k < rs.bin_begin[bin + 1] * 4; k += 4) {
+                  acc += weights[k] * map[taps[k]] + weights[k + 1] * map[taps[k + 1]] +
+                         weights[k + 2] * map[taps[k + 2]] + weights[k + 3] * map[taps[k + 3]];
+                }
+                o[bin] = acc;
+              }
+            }
+          }
+        });
     *ctx.Output("Out") = std::move(fresh);
   }
 };
 
+// Channels run in parallel: each accumulates into its own planes of dX, ROI by ROI in order,
+// so the sums do not depend on the thread count.
 template <typename T>
 struct RoiAlignGradKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -220,13 +266,27 @@ struct RoiAlignGradKernel {
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
                                        ctx.Type(), want.ToString(), dout->dims().ToString()));
     const int64_t bins = want[2] * want[3];
+    const RoiLayout l = LayoutRois(ctx, xd, *rois);
+    std::vector<RoiSamples> all(static_cast<size_t>(rois->dims()[0]));
+    for (int64_t r = 0; r < rois->dims()[0]; ++r) {
+      SampleRoi(l, rois->data<T>() + r * 4, xd[2], xd[3], &all[r]);
+    }
     std::vector<double> acc(static_cast<size_t>(x->numel()), 0.0);
     const T* g = dout->data<T>();
-    ForEachSample<T>(ctx, xd, *rois, [&](int64_t r, int64_t b, int64_t bin, const Sample& s) {
-      for (int64_t ch = 0; ch < c; ++ch) {
-        const double go = static_cast<double>(g[(r * c + ch) * bins + bin]);
-        double* map = acc.data() + (b * c + ch) * hw;
-        for (int k = 0; k < s.count; ++k) map[s.at[k]] += s.w[k] * go;
+    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(c, 1, [&](int64_t c0, int64_t c1) {
+      for (int64_t ch = c0; ch < c1; ++ch) {
+        for (int64_t r = 0; r < static_cast<int64_t>(all.size()); ++r) {
+          const RoiSamples& rs = all[r];
+          double* map = acc.data() + (l.image[r] * c + ch) * hw;
+          const T* go = g + (r * c + ch) * bins;
+          for (int64_t bin = 0; bin < bins; ++bin) {
+            const double gv = static_cast<double>(go[bin]);
+            for (int64_t k = rs.bin_begin[bin]; k < rs.bin_begin[bin + 1]; ++k) {
+              const Sample& s = rs.samples[k];
+              for (int q = 0; q < s.count; ++q) map[s.at[q]] += s.w[q] * gv;
+            }
+          }
+        }
       }
     });
     DenseTensor fresh(xd, dout->dtype());

@@ -7,15 +7,49 @@
 #include "operators/activation/fused_activation.h"
 #include "operators/common.h"
 #include "operators/math/blas.h"
-#include "operators/matmul/matmul_shape.h"
+#include "operators/matmul/fc_util.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
 namespace operators {
 
 namespace {
-
 constexpr char kOp[] = "fc";
+}  // namespace
+
+FusedActivation FcActivation(const framework::AttributeMap& attrs) {
+  framework::AttributeMap as_conv;
+  for (const char* name : {"fuse_alpha", "fuse_beta"}) {
+    if (attrs.count(name)) as_conv[name] = attrs.at(name);
+  }
+  if (attrs.count("activation_type")) as_conv["fuse_activation"] = attrs.at("activation_type");
+  return ReadFusedActivation(kOp, as_conv);
+}
+
+MulShape CheckFc(const framework::AttributeMap& attrs, const framework::DDim& input,
+                 const framework::DDim& w, const framework::DDim* bias) {
+  PL_ENFORCE(w.size() == 2,
+             errors::InvalidArgument("op `fc` input `W`: expected rank 2 [K, N], received shape %s",
+                                     w.ToString()));
+  auto padding = attrs.find("padding_weights");
+  PL_ENFORCE(padding == attrs.end() || !std::get<bool>(padding->second),
+             errors::Unimplemented("op `fc` attribute `padding_weights`: padded weights are not "
+                                   "supported"));
+  const MulShape s = AnalyzeMul(kOp, input, w, std::get<int>(attrs.at("in_num_col_dims")), 1);
+  if (bias != nullptr) {
+    const bool fits =
+        (bias->size() == 1 || (bias->size() == 2 && (*bias)[0] == 1)) &&
+        (s.N < 0 || (*bias)[bias->size() - 1] < 0 || (*bias)[bias->size() - 1] == s.N);
+    PL_ENFORCE(fits,
+               errors::InvalidArgument("op `fc` input `Bias`: expected shape [%d] or [1, %d], "
+                                       "received %s",
+                                       s.N, s.N, bias->ToString()));
+  }
+  FcActivation(attrs);
+  return s;
+}
+
+namespace {
 
 class FcOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -52,36 +86,6 @@ class FcOp : public OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
 };
-
-FusedActivation FcActivation(const framework::AttributeMap& attrs) {
-  framework::AttributeMap as_conv;
-  for (const char* name : {"fuse_alpha", "fuse_beta"}) {
-    if (attrs.count(name)) as_conv[name] = attrs.at(name);
-  }
-  if (attrs.count("activation_type")) as_conv["fuse_activation"] = attrs.at("activation_type");
-  return ReadFusedActivation(kOp, as_conv);
-}
-
-MulShape CheckFc(const framework::AttributeMap& attrs, const framework::DDim& input,
-                 const framework::DDim& w, const framework::DDim* bias) {
-  PL_ENFORCE(w.size() == 2, errors::InvalidArgument(
-                                "op `fc` input `W`: expected rank 2 [K, N], received shape %s",
-                                w.ToString()));
-  auto padding = attrs.find("padding_weights");
-  PL_ENFORCE(padding == attrs.end() || !std::get<bool>(padding->second),
-             errors::Unimplemented("op `fc` attribute `padding_weights`: padded weights are not "
-                                   "supported"));
-  const MulShape s = AnalyzeMul(kOp, input, w, std::get<int>(attrs.at("in_num_col_dims")), 1);
-  if (bias != nullptr) {
-    const bool fits = (bias->size() == 1 || (bias->size() == 2 && (*bias)[0] == 1)) &&
-                      (s.N < 0 || (*bias)[bias->size() - 1] < 0 || (*bias)[bias->size() - 1] == s.N);
-    PL_ENFORCE(fits, errors::InvalidArgument("op `fc` input `Bias`: expected shape [%d] or [1, %d], "
-                                             "received %s",
-                                             s.N, s.N, bias->ToString()));
-  }
-  FcActivation(attrs);
-  return s;
-}
 
 void FcInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Input");

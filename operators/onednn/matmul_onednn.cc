@@ -1,4 +1,4 @@
-// dnnl::matmul for matmul_v2 and mul, float32.
+// dnnl::matmul for matmul_v2, mul and fc, float32.
 //
 // Transposes are expressed as strides, and broadcast batch dims as size-1 dims of src or
 // weights, which the primitive broadcasts itself. The forward kernels are kernel classes
@@ -11,7 +11,9 @@
 #include <memory>
 
 #include "framework/op_registry.h"
+#include "operators/matmul/fc_util.h"
 #include "operators/matmul/matmul_shape.h"
+#include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_layout.h"
 #include "operators/onednn/onednn_memory.h"
 #include "operators/onednn/plain_fallback.h"
@@ -44,10 +46,10 @@ memory::dims MatrixStrides(const memory::dims& dims, bool transposed) {
 }
 
 // The output buffer: Out itself, or a fresh tensor when Out is one of the operands.
-float* OutputBuffer(const ExecutionContext& ctx, const framework::DDim& dims, DenseTensor* fresh,
-                    DenseTensor** target) {
+float* OutputBuffer(const ExecutionContext& ctx, const framework::DDim& dims, const char* x_slot,
+                    const char* y_slot, DenseTensor* fresh, DenseTensor** target) {
   DenseTensor* out = ctx.Output("Out");
-  *target = (out == ctx.Input("X") || out == ctx.Input("Y")) ? fresh : out;
+  *target = (out == ctx.Input(x_slot) || out == ctx.Input(y_slot)) ? fresh : out;
   (*target)->Resize(dims);
   return (*target)->mutable_data<float>(ctx.GetPlace());
 }
@@ -87,8 +89,9 @@ void RunOneDNNMatmul(const char* op, const ExecutionContext& ctx, const MatmulOp
 
 namespace {
 
-// A prepared matmul_v2 or mul: the operands as oneDNN sees them and the dnnl::matmul
-// primitive, created per input shape. When Y is a parameter whose batch dims are all 1 (a
+// A prepared matmul_v2, mul or fc: the operands as oneDNN sees them and the dnnl::matmul
+// primitive, created per input shape (fc's bias and activation are the primitive's bias and
+// post-ops). When Y is a parameter whose batch dims are all 1 (a
 // weight) the primitive picks its own weights format and Y is packed into it once per Y
 // value; other operands are read in place through strides. A weight found written again
 // on two runs in a row (a training step's optimizer writes it every run) is read as it is
@@ -98,8 +101,8 @@ namespace {
 class MatmulOneDNN : public framework::OpKernel {
  public:
   void Prepare(const ExecutionContext& ctx) override {
-    const DenseTensor* x = ctx.Input("X");
-    const DenseTensor* y = ctx.Input("Y");
+    const DenseTensor* x = ctx.Input(x_slot_);
+    const DenseTensor* y = ctx.Input(y_slot_);
     CheckOperandTypes(ctx.Type(), *x, *y, framework::DataType::FLOAT32);
     primitive_.reset();
     plain_ = false;
@@ -116,13 +119,23 @@ class MatmulOneDNN : public framework::OpKernel {
     src_md_ = memory::desc(shape.src.dims, f32, MatrixStrides(shape.src.dims, shape.src.transposed));
     user_w_md_ = memory::desc(shape.w.dims, f32, MatrixStrides(shape.w.dims, shape.w.transposed));
     dst_md_ = memory::desc(shape.dst, f32, MatrixStrides(shape.dst, false));
-    bool weight = ctx.InputIsParameter("Y") && !weight_written_each_run_;
+    bool weight = ctx.InputIsParameter(y_slot_) && !weight_written_each_run_;
     for (size_t i = 0; i + 2 < shape.w.dims.size(); ++i) weight = weight && shape.w.dims[i] == 1;
+    dnnl::primitive_attr attr;
+    if (!Epilogue(ctx, &attr)) {  // An activation oneDNN has no post-op for.
+      plain_ = true;
+      return;
+    }
+    has_bias_ = HasBias(ctx);
+    if (has_bias_) {
+      memory::dims bias_dims(shape.dst.size(), 1);
+      bias_dims.back() = shape.dst.back();
+      bias_md_ = memory::desc(bias_dims, f32, MatrixStrides(bias_dims, false));
+    }
     try {
       const memory::desc w_md =
           weight ? memory::desc(shape.w.dims, f32, memory::format_tag::any) : user_w_md_;
-      pd_ = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md_, w_md, dst_md_),
-                                         dev.engine());
+      pd_ = MakePrimitiveDesc(w_md, attr, dev);
       packs_weights_ = pd_.weights_desc() != user_w_md_;
       // A new batch size usually keeps the weights format: the packed weight stays valid.
       if (packs_weights_ && (!weights_ || weights_.get_desc() != pd_.weights_desc())) {
@@ -140,19 +153,28 @@ class MatmulOneDNN : public framework::OpKernel {
       RunPlainKernel(ctx);
       return;
     }
-    const DenseTensor* x = ctx.Input("X");
-    const DenseTensor* y = ctx.Input("Y");
+    const DenseTensor* x = ctx.Input(x_slot_);
+    const DenseTensor* y = ctx.Input(y_slot_);
     const framework::LoD lod = x->lod();
     DenseTensor fresh, *target = nullptr;
-    float* o = OutputBuffer(ctx, out_dims_, &fresh, &target);
+    float* o = OutputBuffer(ctx, out_dims_, x_slot_, y_slot_, &fresh, &target);
     if (!TrivialProduct(out_dims_.numel(), K_, o)) {
       const auto& dev = ctx.device_context<platform::OneDNNContext>();
       try {
         memory src(src_md_, dev.engine(), const_cast<float*>(x->data<float>()));
         memory dst(dst_md_, dev.engine(), o);
         const memory weights = Weights(ctx, *y, dev);  // May recreate the primitive.
-        Execute(*primitive_, dev.stream(),
-                {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+        if (has_bias_) {
+          memory bias(bias_md_, dev.engine(), const_cast<float*>(ctx.Input("Bias")->data<float>()));
+          Execute(*primitive_, dev.stream(),
+                  {{DNNL_ARG_SRC, src},
+                   {DNNL_ARG_WEIGHTS, weights},
+                   {DNNL_ARG_BIAS, bias},
+                   {DNNL_ARG_DST, dst}});
+        } else {
+          Execute(*primitive_, dev.stream(),
+                  {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, dst}});
+        }
         dev.stream().wait();
       } catch (const dnnl::error& e) {
         throw Failure(ctx, *x, *y, e);
@@ -163,6 +185,9 @@ class MatmulOneDNN : public framework::OpKernel {
   }
 
  protected:
+  // The slots of the two operands: X and Y, or fc's Input and W.
+  MatmulOneDNN(const char* x_slot, const char* y_slot) : x_slot_(x_slot), y_slot_(y_slot) {}
+
   struct Shape {
     MatmulOperand src, w;
     memory::dims dst;
@@ -171,15 +196,27 @@ class MatmulOneDNN : public framework::OpKernel {
   };
   virtual Shape Analyze(const ExecutionContext& ctx, const DenseTensor& x,
                         const DenseTensor& y) const = 0;
-  // mul passes X's LoD on to Out.
+  // mul and fc pass X's LoD on to Out.
   virtual bool KeepsLoD() const = 0;
+  // fc: a bias per output column, from input Bias.
+  virtual bool HasBias(const ExecutionContext&) const { return false; }
+  // fc: the activation as post-ops of `attr`; false when oneDNN has none for it.
+  virtual bool Epilogue(const ExecutionContext&, dnnl::primitive_attr*) const { return true; }
 
  private:
+  dnnl::matmul::primitive_desc MakePrimitiveDesc(const memory::desc& w_md,
+                                                 const dnnl::primitive_attr& attr,
+                                                 const platform::OneDNNContext& dev) const {
+    const dnnl::matmul::desc desc = has_bias_ ? dnnl::matmul::desc(src_md_, w_md, bias_md_, dst_md_)
+                                              : dnnl::matmul::desc(src_md_, w_md, dst_md_);
+    return dnnl::matmul::primitive_desc(desc, attr, dev.engine());
+  }
+
   memory Weights(const ExecutionContext& ctx, const DenseTensor& y,
                  const platform::OneDNNContext& dev) {
     memory user(user_w_md_, dev.engine(), const_cast<float*>(y.data<float>()));
     if (!packs_weights_) return user;
-    const framework::VariableStamp stamp(*ctx.InputVar("Y"));
+    const framework::VariableStamp stamp(*ctx.InputVar(y_slot_));
     if (stamp == weights_stamp_) {
       packed_last_run_ = false;
       return weights_;
@@ -192,15 +229,14 @@ class MatmulOneDNN : public framework::OpKernel {
     Reorder(user, weights_, dev);
     weights_stamp_ = stamp;
     packed_last_run_ = true;
-    ctx.NotePrepack("Y", 0, pd_.weights_desc().get_size(),
+    ctx.NotePrepack(y_slot_, 0, pd_.weights_desc().get_size(),
                     "reorder to the matmul's weights format");
     return weights_;
   }
 
   // Recreates the primitive for Y in its own (strided) layout and drops the packed copy.
   void ReadWeightAsItIs(const platform::OneDNNContext& dev) {
-    pd_ = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src_md_, user_w_md_, dst_md_),
-                                       dev.engine());
+    pd_ = MakePrimitiveDesc(user_w_md_, pd_.get_primitive_attr(), dev);
     primitive_ = std::make_unique<dnnl::matmul>(pd_);
     packs_weights_ = false;
     weights_ = memory();
@@ -213,10 +249,13 @@ class MatmulOneDNN : public framework::OpKernel {
                          x.dims().ToString(), y.dims().ToString(), e.what());
   }
 
+  const char* x_slot_;
+  const char* y_slot_;
   bool plain_ = false;
+  bool has_bias_ = false;
   int64_t K_ = 0;
   framework::DDim out_dims_;
-  memory::desc src_md_, user_w_md_, dst_md_;
+  memory::desc src_md_, user_w_md_, dst_md_, bias_md_;
   dnnl::matmul::primitive_desc pd_;
   std::unique_ptr<dnnl::matmul> primitive_;
   bool packs_weights_ = false;
@@ -227,6 +266,10 @@ class MatmulOneDNN : public framework::OpKernel {
 };
 
 class MatmulV2OneDNN final : public MatmulOneDNN {
+ public:
+  MatmulV2OneDNN() : MatmulOneDNN("X", "Y") {}
+
+ private:
   Shape Analyze(const ExecutionContext& ctx, const DenseTensor& x,
                 const DenseTensor& y) const override {
     const MatmulV2Shape s = AnalyzeMatmulV2("matmul_v2", x.dims(), y.dims(),
@@ -246,6 +289,10 @@ class MatmulV2OneDNN final : public MatmulOneDNN {
 };
 
 class MulOneDNN final : public MatmulOneDNN {
+ public:
+  MulOneDNN() : MatmulOneDNN("X", "Y") {}
+
+ private:
   Shape Analyze(const ExecutionContext& ctx, const DenseTensor& x,
                 const DenseTensor& y) const override {
     const MulShape s = AnalyzeMul("mul", x.dims(), y.dims(), ctx.Attr<int>("x_num_col_dims"),
@@ -259,6 +306,34 @@ class MulOneDNN final : public MatmulOneDNN {
     return r;
   }
   bool KeepsLoD() const override { return true; }
+};
+
+class FcOneDNN final : public MatmulOneDNN {
+ public:
+  FcOneDNN() : MatmulOneDNN("Input", "W") {}
+
+ private:
+  Shape Analyze(const ExecutionContext& ctx, const DenseTensor& x,
+                const DenseTensor& w) const override {
+    const DenseTensor* bias = ctx.HasInput("Bias") ? ctx.Input("Bias") : nullptr;
+    const MulShape s =
+        CheckFc(ctx.op().Attrs(), x.dims(), w.dims(), bias ? &bias->dims() : nullptr);
+    Shape r;
+    r.src = {{s.M, s.K}, false, nullptr};
+    r.w = {{s.K, s.N}, false, nullptr};
+    r.dst = {s.M, s.N};
+    r.K = s.K;
+    r.out_dims = s.out_dims;
+    return r;
+  }
+  bool KeepsLoD() const override { return true; }
+  bool HasBias(const ExecutionContext& ctx) const override { return ctx.HasInput("Bias"); }
+  bool Epilogue(const ExecutionContext& ctx, dnnl::primitive_attr* attr) const override {
+    dnnl::post_ops ops;
+    if (!AppendActivationPostOps(FcActivation(ctx.op().Attrs()), &ops)) return false;
+    attr->set_post_ops(ops);
+    return true;
+  }
 };
 
 }  // namespace
@@ -275,6 +350,8 @@ PL_REGISTER_BACKEND_KERNELS(RegisterMatmulOneDNNKernels) {
                                                  LibraryType::kOneDNN, false);
   framework::RegisterKernelClass<MulOneDNN>("mul", DeviceType::kCPU, DataType::FLOAT32,
                                             LibraryType::kOneDNN, false);
+  framework::RegisterKernelClass<FcOneDNN>("fc", DeviceType::kCPU, DataType::FLOAT32,
+                                           LibraryType::kOneDNN, false);
 }
 
 }  // namespace operators

@@ -6,6 +6,8 @@
 #include <condition_variable>
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <mutex>
 #include <random>
 #include <string>
@@ -13,9 +15,11 @@
 #include <vector>
 
 #include "framework/ddim.h"
+#include "framework/npy_io.h"
 #include "paddle_like/cli/args.h"
 #include "paddle_like/cli/commands.h"
 #include "paddle_like/cli/json_writer.h"
+#include "paddle_like/cli/predictor_io.h"
 #include "paddle_like/cli/profile_report.h"
 #include "paddle_like/inference_api.h"
 #include "platform/enforce.h"
@@ -26,15 +30,20 @@ namespace cli {
 
 namespace {
 
+using framework::DenseTensor;
+
 constexpr char kBenchUsage[] =
     "usage: paddle_like bench (--model DIR | --program FILE [--params FILE])\n"
-    "                         [--shape NAME=1x3x224x224 ...] [--batch N] [--threads T]\n"
+    "                         [--shape NAME=1x3x224x224 ...] [--input NAME=FILE.npy ...]\n"
+    "                         [--batch N] [--threads T]\n"
     "                         [--warmup W] [--repeat R] [--clones C] [--no-ir] [--no-onednn]\n"
     "                         [--report FILE.json] [--profile FILE.json]\n"
     "                         [--place P] [--cudnn-heuristics]\n"
     "  Times Predictor::Run on inputs of each feed's declared shape: uniform [0, 1) floats,\n"
     "  zero integers (one seed: every run and clone sees the same data).\n"
     "  --shape NAME=DIMS sets an input's shape (needed where it declares -1 beyond the batch)\n"
+    "  --input NAME=FILE.npy  sets an input's value and shape from a file (a detector's\n"
+    "                    image size and scale, say, where generated values would not do)\n"
     "  --batch N         the first dim of every input whose declared first dim is -1 (default 1)\n"
     "  --threads T       CPU threads of the kernels (default: FLAGS_paddle_num_threads)\n"
     "  --warmup W        untimed runs per clone first (default 10)\n"
@@ -55,6 +64,7 @@ struct Input {
   std::string name;
   infer::DataType type;
   std::vector<int> shape;
+  std::shared_ptr<const DenseTensor> value;  // From --input; generated when null.
 };
 
 std::vector<int> ParseDims(const std::string& name, const std::string& text) {
@@ -90,10 +100,23 @@ std::vector<Input> ResolveInputs(const infer::Predictor& predictor, const Args& 
                errors::NotFound("bench: --shape `%s`: the model has no input `%s`", arg, name));
     given[name] = ParseDims(name, arg.substr(eq + 1));
   }
+  std::map<std::string, std::shared_ptr<const DenseTensor>> files;
+  for (const std::string& arg : args.GetAll("input")) {
+    const size_t eq = arg.find('=');
+    PL_ENFORCE(eq != std::string::npos,
+               errors::InvalidArgument("bench: --input `%s`: expected NAME=FILE.npy", arg));
+    const std::string name = arg.substr(0, eq);
+    PL_ENFORCE(declared.count(name),
+               errors::NotFound("bench: --input `%s`: the model has no input `%s`", arg, name));
+    files[name] = std::make_shared<const DenseTensor>(framework::ReadNpy(arg.substr(eq + 1)));
+  }
   std::vector<Input> inputs;
   for (const std::string& name : predictor.GetInputNames()) {
-    Input in{name, types.at(name), {}};
-    if (given.count(name)) {
+    Input in{name, types.at(name), {}, nullptr};
+    if (files.count(name)) {
+      in.value = files.at(name);
+      for (int64_t d : in.value->dims().ToVector()) in.shape.push_back(static_cast<int>(d));
+    } else if (given.count(name)) {
       in.shape = given.at(name);
     } else {
       const std::vector<int64_t>& dims = declared.at(name);
@@ -116,6 +139,10 @@ std::vector<Input> ResolveInputs(const infer::Predictor& predictor, const Args& 
 
 void FillInput(infer::Predictor* p, const Input& in) {
   auto h = p->GetInputHandle(in.name);
+  if (in.value != nullptr) {
+    SetInput("bench", h.get(), *in.value);
+    return;
+  }
   h->Reshape(in.shape);
   int64_t n = 1;
   for (int d : in.shape) n *= d;
@@ -159,8 +186,8 @@ std::string ShapeString(const std::vector<int>& shape) {
 
 int BenchCommand(const std::vector<std::string>& argv) {
   const Args args(argv,
-                  {"model", "program", "params", "shape", "batch", "threads", "warmup", "repeat",
-                   "clones", "report", "profile", "place"},
+                  {"model", "program", "params", "shape", "input", "batch", "threads", "warmup",
+                   "repeat", "clones", "report", "profile", "place"},
                   {"help", "no-ir", "no-onednn", "cudnn-heuristics"});
   const platform::Place place = args.GetPlace("bench");
   if (args.Has("help")) {

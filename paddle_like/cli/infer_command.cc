@@ -4,14 +4,14 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
-#include <fstream>
-#include <optional>
-#include <tuple>
-#include <utility>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <numeric>
+#include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "framework/npy_io.h"
@@ -19,6 +19,7 @@
 #include "paddle_like/cli/commands.h"
 #include "paddle_like/cli/image_io.h"
 #include "paddle_like/cli/lod_arg.h"
+#include "paddle_like/cli/predictor_io.h"
 #include "paddle_like/cli/tensor_format.h"
 #include "paddle_like/inference_api.h"
 #include "platform/enforce.h"
@@ -57,25 +58,6 @@ constexpr char kInferUsage[] =
     "                    timing them at each new input shape\n"
     "  Prints each output's dtype, shape and values; for an [N, C] output, each row's top 5;\n"
     "  for a detector's [N, 6] output, the boxes scoring at least --threshold.\n";
-
-// Copies `t` into the handle in its own element type.
-void SetInput(infer::Tensor* in, const DenseTensor& t) {
-  std::vector<int> shape;
-  for (int64_t d : t.dims().ToVector()) shape.push_back(static_cast<int>(d));
-  in->Reshape(shape);
-  switch (t.dtype()) {
-    case DataType::FLOAT32: in->CopyFromCpu(t.data<float>()); break;
-    case DataType::FLOAT64: in->CopyFromCpu(t.data<double>()); break;
-    case DataType::INT32: in->CopyFromCpu(t.data<int32_t>()); break;
-    case DataType::INT64: in->CopyFromCpu(t.data<int64_t>()); break;
-    case DataType::INT8: in->CopyFromCpu(t.data<int8_t>()); break;
-    case DataType::UINT8: in->CopyFromCpu(t.data<uint8_t>()); break;
-    case DataType::BOOL: in->CopyFromCpu(t.data<bool>()); break;
-    default:
-      throw errors::InvalidArgument("infer: input `%s`: %s .npy data is not supported",
-                                    in->name(), platform::DataTypeName(t.dtype()));
-  }
-}
 
 template <typename T>
 DenseTensor CopyOut(const infer::Tensor& out, DataType dtype) {
@@ -284,7 +266,7 @@ int InferCommand(const std::vector<std::string>& argv) {
     }
     AttachFeedLoD("infer", name, file, lod, &value);
     auto handle = predictor->GetInputHandle(name);
-    SetInput(handle.get(), value);
+    cli::SetInput("infer", handle.get(), value);
     if (!lod.empty()) handle->SetLoD(lod);
   }
   // PaddleDetection's exports also take the fed size and its ratio to the original.
@@ -298,7 +280,7 @@ int InferCommand(const std::vector<std::string>& argv) {
             ? Pair(static_cast<float>(image->fed_h), static_cast<float>(image->fed_w))
             : Pair(static_cast<float>(image->fed_h) / image->original.height,
                    static_cast<float>(image->fed_w) / image->original.width);
-    SetInput(predictor->GetInputHandle(inputs[i]).get(), v);
+    cli::SetInput("infer", predictor->GetInputHandle(inputs[i]).get(), v);
     given[i] = true;
   }
   for (size_t i = 0; i < inputs.size(); ++i) {

@@ -1,0 +1,15 @@
+// Tensors into and out of a predictor's handles, for the commands that feed files.
+#pragma once
+
+#include "framework/dense_tensor.h"
+#include "paddle_like/inference_api.h"
+
+namespace paddle_like {
+namespace cli {
+
+// Reshapes `in` to `t` and copies `t` into it in its own element type; InvalidArgumentError
+// naming `verb` and the input for an element type a handle does not take.
+void SetInput(const char* verb, infer::Tensor* in, const framework::DenseTensor& t);
+
+}  // namespace cli
+}  // namespace paddle_like
