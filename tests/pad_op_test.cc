@@ -1,7 +1,8 @@
 // pad3d: each mode on a hand-worked row, NCDHW against NDHWC (the same padding seen through a
 // transpose), paddings from a tensor, gradients against finite differences, and the errors.
 // pad2d: each mode and both layouts against direct loops, its paddings tensor, gradients and
-// errors.
+// errors. pad (constant, any rank): against index arithmetic, the hand-worked example of its
+// doc, gradients to second order, errors.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -204,6 +205,54 @@ TEST_F(Pad3dTest, Pad2dGradientsAndErrors) {
         RunOp("pad2d", {{"X", {x}}}, {{"Out", 1}}, {{"mode", std::string("circular")}});
       },
       {"pad2d", "mode", "circular"});
+}
+
+TEST_F(Pad3dTest, PadWidensEveryDimWithTheValue) {
+  EXPECT_EQ(ToDoubles(RunOp("pad", {{"X", {MakeTensor<float>({1, 2}, {1, 2})}}}, {{"Out", 1}},
+                            {{"paddings", std::vector<int>{1, 0, 0, 1}}})
+                          .outputs.at("Out")[0]),
+            (std::vector<double>{0, 0, 0, 1, 2, 0}));
+  const std::vector<int64_t> in = {2, 3, 2};
+  const std::vector<int> paddings = {1, 0, 0, 2, 2, 1};
+  const std::vector<double> x = RandomValues(12, -1, 1, 3);
+  const std::vector<int64_t> out = {3, 5, 5};
+  std::vector<double> want;
+  for (int64_t i = 0; i < out[0]; ++i) {
+    for (int64_t j = 0; j < out[1]; ++j) {
+      for (int64_t k = 0; k < out[2]; ++k) {
+        const int64_t a = i - 1, b = j, c = k - 2;
+        const bool inside = a >= 0 && a < in[0] && b >= 0 && b < in[1] && c >= 0 && c < in[2];
+        want.push_back(inside ? x[(a * in[1] + b) * in[2] + c] : -1.5);
+      }
+    }
+  }
+  for (bool dbl : {false, true}) {
+    const auto r = RunOp(
+        "pad", {{"X", {dbl ? MakeTensor<double>(DDim(in), x) : MakeTensor<float>(DDim(in), x)}}},
+        {{"Out", 1}}, {{"paddings", paddings}, {"pad_value", -1.5f}});
+    EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim(out));
+    ExpectNear(ToDoubles(r.outputs.at("Out")[0]),
+               dbl ? want : ToDoubles(MakeTensor<float>({75}, want)), 0, 0, "pad");
+  }
+  GradCheck check;
+  check.op_type = "pad";
+  check.inputs = {{"X", {MakeTensor<double>(DDim(in), x)}}};
+  check.outputs = {{"Out", 1}};
+  check.attrs = {{"paddings", paddings}, {"pad_value", 0.5f}};
+  check.max_order = 2;
+  CheckGradients(check);
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("pad", {{"X", {MakeTensor<float>(DDim(in), x)}}}, {{"Out", 1}},
+              {{"paddings", std::vector<int>{1, 1}}});
+      },
+      {"op `pad` attribute `paddings`", "expected 6 values", "[2, 3, 2]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("pad", {{"X", {MakeTensor<float>({2}, {1, 2})}}}, {{"Out", 1}},
+              {{"paddings", std::vector<int>{-1, 0}}});
+      },
+      {"op `pad` attribute `paddings`", ">= 0"});
 }
 
 }  // namespace
