@@ -18,22 +18,6 @@
 namespace paddle_like {
 namespace operators {
 
-LineView ViewAround(const std::string& op, const DDim& x, int axis) {
-  LineView v;
-  const int rank = x.size();
-  const int lo = rank == 0 ? -1 : -rank, hi = rank == 0 ? 1 : rank;
-  PL_ENFORCE(axis >= lo && axis < hi,
-             errors::InvalidArgument("op `%s` attribute `axis`: expected a value in [%d, %d) for "
-                                     "input `X` of shape %s, received %d",
-                                     op, lo, hi, x.ToString(), axis));
-  if (rank == 0) return v;
-  v.axis = axis < 0 ? axis + rank : axis;
-  v.outer = framework::Product(x, 0, v.axis);
-  v.n = x[v.axis];
-  v.inner = framework::Product(x, v.axis + 1, rank);
-  return v;
-}
-
 namespace {
 
 constexpr char kOp[] = "top_k";

@@ -6,6 +6,7 @@
 
 #include "operators/common.h"
 #include "operators/math/hostdevice.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
@@ -27,15 +28,6 @@ TopKShape CheckTopKGradInputs(const ExecutionContext& ctx);
 
 // InvalidArgumentError of top_k_grad unless 0 <= c < n.
 void CheckTopKIndex(int64_t c, int64_t n);
-
-// X as [outer, n, inner] around `axis` (the lines searched or sorted along it, as top_k_v2
-// and argsort read them); a 0-D X is one line of one value. InvalidArgumentError naming `op`
-// and its attribute `axis` outside [-rank, rank).
-struct LineView {
-  int64_t outer = 1, n = 1, inner = 1;
-  int axis = 0;
-};
-LineView ViewAround(const std::string& op, const DDim& x, int axis);
 
 // Whether row[a] comes before row[b] in top_k's order: larger values first, a NaN above every
 // number, and equal values (or two NaNs) by increasing index. A strict total order.

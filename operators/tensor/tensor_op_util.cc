@@ -114,5 +114,21 @@ std::vector<int64_t> ReadIntList(const ExecutionContext& ctx, const std::string&
   return std::vector<int64_t>(a.begin(), a.end());
 }
 
+LineView ViewAround(const std::string& op, const DDim& x, int axis) {
+  LineView v;
+  const int rank = x.size();
+  const int lo = rank == 0 ? -1 : -rank, hi = rank == 0 ? 1 : rank;
+  PL_ENFORCE(axis >= lo && axis < hi,
+             errors::InvalidArgument("op `%s` attribute `axis`: expected a value in [%d, %d) for "
+                                     "input `X` of shape %s, received %d",
+                                     op, lo, hi, x.ToString(), axis));
+  if (rank == 0) return v;
+  v.axis = axis < 0 ? axis + rank : axis;
+  v.outer = framework::Product(x, 0, v.axis);
+  v.n = x[v.axis];
+  v.inner = framework::Product(x, v.axis + 1, rank);
+  return v;
+}
+
 }  // namespace operators
 }  // namespace paddle_like

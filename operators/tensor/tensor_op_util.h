@@ -41,6 +41,15 @@ T ScalarAs(const framework::Scalar& s) {
   return ConvertElement<T>(s.ToDouble());
 }
 
+// X as [outer, n, inner] around `axis` (the lines an op reduces, searches or sorts along
+// it); a 0-D X is one line of one value. InvalidArgumentError naming `op` and its attribute
+// `axis` outside [-rank, rank).
+struct LineView {
+  int64_t outer = 1, n = 1, inner = 1;
+  int axis = 0;
+};
+LineView ViewAround(const std::string& op, const DDim& x, int axis);
+
 // The values of an int32 or int64 tensor (a shape given as a tensor), copied to the host
 // first when it lives on a device. Errors name `op` and `slot`.
 std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
