@@ -21,5 +21,13 @@ std::vector<int64_t> ImageRowStarts(const ExecutionContext& ctx, const std::stri
                                     const std::string& counts_slot, int64_t total,
                                     const std::string& form);
 
+// X [N, C, H, W] and ROIs [R, 4] of the ROI pooling ops; InvalidArgumentError naming `op`.
+void CheckRoiInputs(const std::string& op, const DDim& x, const DDim& rois);
+
+// The image of each ROI of input `ROIs` ([R, 4]) among the `images` of X, from input
+// RoisNum or the ROIs' LoD (with one image and neither, every ROI is its own).
+// InvalidArgumentError naming the op when the ROIs are given for another number of images.
+std::vector<int64_t> RoiImages(const ExecutionContext& ctx, int64_t images);
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -69,21 +69,12 @@ class RoiAlignOp : public OperatorWithKernel {
   }
 };
 
-void CheckShapes(const std::string& op, const DDim& x, const DDim& rois) {
-  PL_ENFORCE(x.size() == 4, errors::InvalidArgument("op `%s` input `X`: expected [N, C, H, W], "
-                                                    "received shape %s",
-                                                    op, x.ToString()));
-  PL_ENFORCE(rois.size() == 2 && (rois[1] == 4 || rois[1] < 0),
-             errors::InvalidArgument("op `%s` input `ROIs`: expected [R, 4], received shape %s", op,
-                                     rois.ToString()));
-}
-
 void RoiAlignInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireInput("ROIs");
   ctx->RequireOutput("Out");
   const DDim x = ctx->GetInputDim("X"), rois = ctx->GetInputDim("ROIs");
-  CheckShapes(ctx->OpType(), x, rois);
+  CheckRoiInputs(ctx->OpType(), x, rois);
   ctx->SetOutputDim(
       "Out", DDim{rois[0], x[1], ctx->Attr<int>("pooled_height"), ctx->Attr<int>("pooled_width")});
 }
@@ -132,23 +123,9 @@ struct RoiLayout {
   bool aligned = false;
 };
 
-RoiLayout LayoutRois(const ExecutionContext& ctx, const DDim& x, const DenseTensor& rois_t) {
-  const int64_t n = x[0];
-  const int64_t r_total = rois_t.dims()[0];
-  std::vector<int64_t> starts;
-  if (!ctx.HasInput("RoisNum") && rois_t.lod().empty() && n == 1) {
-    starts = {0, r_total};  // One image: every ROI is its own.
-  } else {
-    starts = ImageRowStarts(ctx, "ROIs", "RoisNum", r_total, "pooling ROIs");
-  }
-  PL_ENFORCE(static_cast<int64_t>(starts.size()) - 1 == n,
-             errors::InvalidArgument("op `%s`: the ROIs are given for %zu images, X holds %lld",
-                                     ctx.Type(), starts.size() - 1, static_cast<long long>(n)));
+RoiLayout LayoutRois(const ExecutionContext& ctx, const DDim& x) {
   RoiLayout l;
-  l.image.resize(static_cast<size_t>(r_total));
-  for (int64_t b = 0; b < n; ++b) {
-    for (int64_t r = starts[b]; r < starts[b + 1]; ++r) l.image[r] = b;
-  }
+  l.image = RoiImages(ctx, x[0]);
   l.scale = ctx.Attr<float>("spatial_scale");
   l.ph = ctx.Attr<int>("pooled_height");
   l.pw = ctx.Attr<int>("pooled_width");
@@ -205,10 +182,10 @@ struct RoiAlignKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
     const DenseTensor* rois = ctx.Input("ROIs");
-    CheckShapes(ctx.Type(), x->dims(), rois->dims());
+    CheckRoiInputs(ctx.Type(), x->dims(), rois->dims());
     const DDim xd = x->dims();
     const int64_t c = xd[1], hw = xd[2] * xd[3];
-    const RoiLayout l = LayoutRois(ctx, xd, *rois);
+    const RoiLayout l = LayoutRois(ctx, xd);
     const int64_t bins = int64_t{l.ph} * l.pw;
     DenseTensor fresh(DDim{rois->dims()[0], c, l.ph, l.pw}, x->dtype());
     T* out = fresh.mutable_data<T>(ctx.GetPlace());
@@ -257,7 +234,7 @@ struct RoiAlignGradKernel {
     const DenseTensor* x = ctx.Input("X");
     const DenseTensor* rois = ctx.Input("ROIs");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
-    CheckShapes(ctx.Type(), x->dims(), rois->dims());
+    CheckRoiInputs(ctx.Type(), x->dims(), rois->dims());
     const DDim xd = x->dims();
     const int64_t c = xd[1], hw = xd[2] * xd[3];
     const DDim want{rois->dims()[0], c, ctx.Attr<int>("pooled_height"),
@@ -266,7 +243,7 @@ struct RoiAlignGradKernel {
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
                                        ctx.Type(), want.ToString(), dout->dims().ToString()));
     const int64_t bins = want[2] * want[3];
-    const RoiLayout l = LayoutRois(ctx, xd, *rois);
+    const RoiLayout l = LayoutRois(ctx, xd);
     std::vector<RoiSamples> all(static_cast<size_t>(rois->dims()[0]));
     for (int64_t r = 0; r < rois->dims()[0]; ++r) {
       SampleRoi(l, rois->data<T>() + r * 4, xd[2], xd[3], &all[r]);
