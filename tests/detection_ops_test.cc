@@ -266,6 +266,33 @@ TEST_F(DetectionOps, MatrixNmsDecaysScoresByHand) {
       {"matrix_nms", "BBoxes", "[1, 2, 4]", "[1, 2, 3]"});
 }
 
+// box_clip: two images of different sizes and scales, boxes reaching past every side; the
+// LoD says which boxes are whose; one image needs no LoD; a LoD for another count is refused.
+TEST_F(DetectionOps, BoxClipKeepsEachBoxInsideItsImage) {
+  DenseTensor boxes =
+      MakeTensor<float>(DDim{3, 4}, {-5, 3, 120, 40, 10, -2, 30, 90, -1, -1, 300, 300});
+  boxes.set_lod({{0, 2, 3}});
+  // Image 0: 60 x 100 at scale 1; image 1: 100 x 50 at scale 0.4 (250 x 125 after rounding).
+  const DenseTensor info = MakeTensor<float>(DDim{2, 3}, {60, 100, 1, 100, 50, 0.4});
+  auto r = RunOp("box_clip", {{"Input", {boxes}}, {"ImInfo", {info}}}, {{"Output", 1}});
+  EXPECT_EQ(ToDoubles(r.outputs["Output"][0]),
+            (std::vector<double>{0, 3, 99, 40, 10, 0, 30, 59, 0, 0, 124, 249}));
+  EXPECT_EQ(r.outputs["Output"][0].lod(), boxes.lod());
+  r = RunOp("box_clip",
+            {{"Input", {MakeTensor<double>(DDim{1, 2, 4}, {-3, 5, 70, 70, 1, 1, 2, 2})}},
+             {"ImInfo", {MakeTensor<double>(DDim{1, 3}, {50, 60, 1})}}},
+            {{"Output", 1}});
+  EXPECT_EQ(ToDoubles(r.outputs["Output"][0]), (std::vector<double>{0, 5, 59, 49, 1, 1, 2, 2}));
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("box_clip",
+              {{"Input", {boxes}},
+               {"ImInfo", {MakeTensor<float>(DDim{3, 3}, std::vector<double>(9, 1))}}},
+              {{"Output", 1}});
+      },
+      {"op `box_clip`", "2 images", "ImInfo 3"});
+}
+
 // keep_top_k K keeps the first K rows of what keep_top_k -1 keeps (the op stops decaying a
 // class once no candidate can enter the K best): many overlapping boxes, four classes,
 // scores on a coarse grid so that they tie, both decay functions, with nms_top_k or not.
