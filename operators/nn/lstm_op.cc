@@ -179,24 +179,48 @@ std::vector<T> Peepholes(const ExecutionContext& ctx, const DenseTensor& bias, i
   return p;
 }
 
+// What both kernels read first: the inputs, the batch order, the activations, the initial
+// states in batch order and the peephole weights.
+template <typename T>
+struct LstmSetup {
+  const DenseTensor* input;
+  const DenseTensor* weight;
+  const DenseTensor* bias;
+  int64_t d, steps;
+  BatchOrder order;
+  LstmActivations act;
+  std::vector<T> start_h, start_c, peep;
+
+  explicit LstmSetup(const ExecutionContext& ctx)
+      : input(ctx.Input("Input")),
+        weight(ctx.Input("Weight")),
+        bias(ctx.Input("Bias")),
+        d(weight->dims()[0]),
+        steps(input->dims()[0]),
+        order(MakeBatchOrder(SequenceOffsets(ctx.Type(), *input), ctx.Attr<bool>("is_reverse"))),
+        act(ReadLstmActivations(ctx)),
+        start_h(InitialState<T>(ctx, "H0", order, d)),
+        start_c(InitialState<T>(ctx, "C0", order, d)),
+        peep(Peepholes<T>(ctx, *bias, d)) {}
+  const T* w_ic() const { return peep.data(); }
+  const T* w_fc() const { return peep.data() + d; }
+  const T* w_oc() const { return peep.data() + 2 * d; }
+};
+
 template <typename T>
 struct LstmKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const std::string& op = ctx.Type();
-    const DenseTensor* input = ctx.Input("Input");
-    const DenseTensor* weight = ctx.Input("Weight");
-    const DenseTensor* bias = ctx.Input("Bias");
-    const int64_t d = weight->dims()[0];
-    const int64_t steps = input->dims()[0];
-    const BatchOrder order =
-        MakeBatchOrder(SequenceOffsets(op, *input), ctx.Attr<bool>("is_reverse"));
-    const LstmActivations act = ReadLstmActivations(ctx);
-    const std::vector<T> start_h = InitialState<T>(ctx, "H0", order, d);
-    const std::vector<T> start_c = InitialState<T>(ctx, "C0", order, d);
-    const std::vector<T> peep = Peepholes<T>(ctx, *bias, d);
-    const T* w_ic = peep.data();
-    const T* w_fc = w_ic + d;
-    const T* w_oc = w_fc + d;
+    const LstmSetup<T> s(ctx);
+    const DenseTensor* input = s.input;
+    const DenseTensor* weight = s.weight;
+    const int64_t d = s.d, steps = s.steps;
+    const BatchOrder& order = s.order;
+    const LstmActivations& act = s.act;
+    const std::vector<T>& start_h = s.start_h;
+    const std::vector<T>& start_c = s.start_c;
+    const T* w_ic = s.w_ic();
+    const T* w_fc = s.w_fc();
+    const T* w_oc = s.w_oc();
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
 
     const DataType dtype = input->dtype();
@@ -205,7 +229,7 @@ struct LstmKernel {
     T* g = gate.mutable_data<T>(ctx.GetPlace());
     T* ab = cell_act.mutable_data<T>(ctx.GetPlace());
     const T* x = input->data<T>();
-    const T* b = bias->data<T>();
+    const T* b = s.bias->template data<T>();
     for (size_t k = 0; k < order.rows.size(); ++k) {
       const T* src = x + order.rows[k] * 4 * d;
       T* dst = g + k * 4 * d;
@@ -288,11 +312,11 @@ template <typename T>
 struct LstmGradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const std::string& op = ctx.Type();
-    const DenseTensor* input = ctx.Input("Input");
-    const DenseTensor* weight = ctx.Input("Weight");
-    const DenseTensor* bias = ctx.Input("Bias");
-    const int64_t d = weight->dims()[0];
-    const int64_t steps = input->dims()[0];
+    const LstmSetup<T> s(ctx);
+    const DenseTensor* input = s.input;
+    const DenseTensor* weight = s.weight;
+    const DenseTensor* bias = s.bias;
+    const int64_t d = s.d, steps = s.steps;
     const std::pair<const char*, int64_t> saved[] = {{"Hidden", d},        {"Cell", d},
                                                      {"BatchGate", 4 * d}, {"BatchCellPreAct", d},
                                                      {"Hidden@GRAD", d},   {"Cell@GRAD", d}};
@@ -305,16 +329,14 @@ struct LstmGradKernel {
                                          op, slot, static_cast<long long>(steps),
                                          static_cast<long long>(width), t->dims().ToString()));
     }
-    const BatchOrder order =
-        MakeBatchOrder(SequenceOffsets(op, *input), ctx.Attr<bool>("is_reverse"));
+    const BatchOrder& order = s.order;
     const int64_t n = static_cast<int64_t>(order.seqs.size());
-    const LstmActivations act = ReadLstmActivations(ctx);
-    const std::vector<T> start_h = InitialState<T>(ctx, "H0", order, d);
-    const std::vector<T> start_c = InitialState<T>(ctx, "C0", order, d);
-    const std::vector<T> peep = Peepholes<T>(ctx, *bias, d);
-    const T* w_ic = peep.data();
-    const T* w_fc = w_ic + d;
-    const T* w_oc = w_fc + d;
+    const LstmActivations& act = s.act;
+    const std::vector<T>& start_h = s.start_h;
+    const std::vector<T>& start_c = s.start_c;
+    const T* w_ic = s.w_ic();
+    const T* w_fc = s.w_fc();
+    const T* w_oc = s.w_oc();
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
 
     const T* gate = ctx.Input("BatchGate")->data<T>();

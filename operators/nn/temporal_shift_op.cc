@@ -7,6 +7,7 @@
 #include "framework/fused_grad_op.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
@@ -51,10 +52,7 @@ struct ShiftGeometry {
 template <typename Context>
 ShiftGeometry CheckShift(const std::string& op, const DDim& x, const Context& ctx) {
   const std::string format = ctx.template Attr<std::string>("data_format");
-  PL_ENFORCE(format == "NCHW" || format == "NHWC",
-             errors::InvalidArgument("op `%s` attribute `data_format`: expected NCHW or NHWC, "
-                                     "received %s",
-                                     op, format));
+  const bool channel_last = ChannelLastFormat(op, "data_format", format);
   PL_ENFORCE(x.size() == 4, errors::InvalidArgument("op `%s` input `X`: expected rank 4, "
                                                     "received shape %s",
                                                     op, x.ToString()));
@@ -72,7 +70,7 @@ ShiftGeometry CheckShift(const std::string& op, const DDim& x, const Context& ct
                                      "seg_num %d (X %s)",
                                      op, static_cast<long long>(x[0]), seg, x.ToString()));
   ShiftGeometry g;
-  g.channel_last = format == "NHWC";
+  g.channel_last = channel_last;
   g.frames = seg;
   g.clips = x[0] < 0 ? -1 : x[0] / seg;
   g.c = g.channel_last ? x[3] : x[1];

@@ -196,6 +196,16 @@ class MatmulOneDNN : public framework::OpKernel {
   };
   virtual Shape Analyze(const ExecutionContext& ctx, const DenseTensor& x,
                         const DenseTensor& y) const = 0;
+  // The [M, K] x [K, N] product of mul and fc, their operands flattened to matrices.
+  static Shape FlatShape(const MulShape& s) {
+    Shape r;
+    r.src = {{s.M, s.K}, false, nullptr};
+    r.w = {{s.K, s.N}, false, nullptr};
+    r.dst = {s.M, s.N};
+    r.K = s.K;
+    r.out_dims = s.out_dims;
+    return r;
+  }
   // mul and fc pass X's LoD on to Out.
   virtual bool KeepsLoD() const = 0;
   // fc: a bias per output column, from input Bias.
@@ -295,15 +305,8 @@ class MulOneDNN final : public MatmulOneDNN {
  private:
   Shape Analyze(const ExecutionContext& ctx, const DenseTensor& x,
                 const DenseTensor& y) const override {
-    const MulShape s = AnalyzeMul("mul", x.dims(), y.dims(), ctx.Attr<int>("x_num_col_dims"),
-                                  ctx.Attr<int>("y_num_col_dims"));
-    Shape r;
-    r.src = {{s.M, s.K}, false, nullptr};
-    r.w = {{s.K, s.N}, false, nullptr};
-    r.dst = {s.M, s.N};
-    r.K = s.K;
-    r.out_dims = s.out_dims;
-    return r;
+    return FlatShape(AnalyzeMul("mul", x.dims(), y.dims(), ctx.Attr<int>("x_num_col_dims"),
+                                ctx.Attr<int>("y_num_col_dims")));
   }
   bool KeepsLoD() const override { return true; }
 };
@@ -316,15 +319,7 @@ class FcOneDNN final : public MatmulOneDNN {
   Shape Analyze(const ExecutionContext& ctx, const DenseTensor& x,
                 const DenseTensor& w) const override {
     const DenseTensor* bias = ctx.HasInput("Bias") ? ctx.Input("Bias") : nullptr;
-    const MulShape s =
-        CheckFc(ctx.op().Attrs(), x.dims(), w.dims(), bias ? &bias->dims() : nullptr);
-    Shape r;
-    r.src = {{s.M, s.K}, false, nullptr};
-    r.w = {{s.K, s.N}, false, nullptr};
-    r.dst = {s.M, s.N};
-    r.K = s.K;
-    r.out_dims = s.out_dims;
-    return r;
+    return FlatShape(CheckFc(ctx.op().Attrs(), x.dims(), w.dims(), bias ? &bias->dims() : nullptr));
   }
   bool KeepsLoD() const override { return true; }
   bool HasBias(const ExecutionContext& ctx) const override { return ctx.HasInput("Bias"); }

@@ -7,6 +7,7 @@
 #include "framework/fused_grad_op.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
@@ -54,15 +55,12 @@ ShuffleDims CheckShuffle(const std::string& op, const DDim& x,
                          const framework::AttributeMap& attrs) {
   const auto f = attrs.find("data_format");
   const std::string format = f == attrs.end() ? "NCHW" : std::get<std::string>(f->second);
-  PL_ENFORCE(format == "NCHW" || format == "NHWC",
-             errors::InvalidArgument("op `%s` attribute `data_format`: expected NCHW or NHWC, "
-                                     "received %s",
-                                     op, format));
+  const bool channel_last = ChannelLastFormat(op, "data_format", format);
   PL_ENFORCE(x.size() == 4, errors::InvalidArgument("op `%s` input `X`: expected rank 4, "
                                                     "received shape %s",
                                                     op, x.ToString()));
   ShuffleDims d;
-  d.channel_last = format == "NHWC";
+  d.channel_last = channel_last;
   d.n = x[0];
   d.c = d.channel_last ? x[3] : x[1];
   d.pixels = d.channel_last ? x[1] * x[2] : x[2] * x[3];

@@ -6,6 +6,7 @@
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
@@ -57,16 +58,12 @@ struct ShuffleGeometry {
 // attribute for a bad rank, layout or size.
 ShuffleGeometry Geometry(const std::string& op, const DDim& x, int r, const std::string& format) {
   const bool up = op == kShuffle;
-  PL_ENFORCE(format == "NCHW" || format == "NHWC",
-             errors::InvalidArgument("op `%s` attribute `data_format`: expected NCHW or NHWC, "
-                                     "received %s",
-                                     op, format));
+  const bool last = ChannelLastFormat(op, "data_format", format);
   PL_ENFORCE(x.size() == 4, errors::InvalidArgument("op `%s` input `X`: expected rank 4, "
                                                     "received %s",
                                                     op, x.ToString()));
   PL_ENFORCE(r > 0, errors::InvalidArgument("op `%s` attribute `%s`: expected > 0, received %d", op,
                                             up ? "upscale_factor" : "downscale_factor", r));
-  const bool last = format == "NHWC";
   const int64_t channels = last ? x[3] : x[1];
   const int64_t height = last ? x[1] : x[2], width = last ? x[2] : x[3];
   ShuffleGeometry g{x[0], 0, 0, 0, r, last};

@@ -130,5 +130,12 @@ LineView ViewAround(const std::string& op, const DDim& x, int axis) {
   return v;
 }
 
+bool ChannelLastFormat(const std::string& op, const char* attr, const std::string& format) {
+  PL_ENFORCE(format == "NCHW" || format == "NHWC",
+             errors::InvalidArgument("op `%s` attribute `%s`: expected NCHW or NHWC, received %s",
+                                     op, attr, format));
+  return format == "NHWC";
+}
+
 }  // namespace operators
 }  // namespace paddle_like

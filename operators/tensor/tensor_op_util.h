@@ -41,6 +41,10 @@ T ScalarAs(const framework::Scalar& s) {
   return ConvertElement<T>(s.ToDouble());
 }
 
+// Whether a data_format attribute value puts the channels last: true for NHWC, false for
+// NCHW; InvalidArgumentError naming `op` and attribute `attr` for anything else.
+bool ChannelLastFormat(const std::string& op, const char* attr, const std::string& format);
+
 // X as [outer, n, inner] around `axis` (the lines an op reduces, searches or sorts along
 // it); a 0-D X is one line of one value. InvalidArgumentError naming `op` and its attribute
 // `axis` outside [-rank, rank).
