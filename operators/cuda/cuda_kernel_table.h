@@ -16,7 +16,7 @@ struct CudaKernelEntry {
   std::string op_type;
   framework::DataType dtype;
   framework::KernelFn fn;
-  framework::LibraryType library = framework::LibraryType::kPlain;
+  framework::LibraryType backend = framework::LibraryType::kPlain;
 };
 using CudaKernelTable = std::vector<CudaKernelEntry>;
 

@@ -19,7 +19,7 @@ PL_REGISTER_BACKEND_KERNELS(RegisterCudaKernels) {
         MetricsCudaKernels(),     PreluCudaKernels(),       DetectionCudaKernels()}) {
     for (const CudaKernelEntry& kernel : table) {
       framework::RegisterKernel(kernel.op_type, framework::DeviceType::kCUDA, kernel.dtype,
-                                kernel.library, kernel.fn);
+                                kernel.backend, kernel.fn);
     }
   }
 }

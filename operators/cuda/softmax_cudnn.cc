@@ -122,11 +122,11 @@ CudaKernelTable SoftmaxCudaKernels() {
   AddCudaKernels<AccurateGrad::Kernel, platform::float16>(&kernels, "softmax_grad");
   AddCudaKernels<Log::Kernel, platform::float16>(&kernels, "log_softmax");
   AddCudaKernels<LogGrad::Kernel, platform::float16>(&kernels, "log_softmax_grad");
-  // The same kernels under the cuDNN library.
+  // The same kernels under the cuDNN backend.
   const size_t plain_count = kernels.size();
   for (size_t i = 0; i < plain_count; ++i) {
     CudaKernelEntry as_cudnn = kernels[i];  // By value: the vector grows below.
-    as_cudnn.library = framework::LibraryType::kCUDNN;
+    as_cudnn.backend = framework::LibraryType::kCUDNN;
     kernels.push_back(as_cudnn);
   }
   return kernels;
