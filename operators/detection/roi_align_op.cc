@@ -18,19 +18,10 @@ namespace {
 
 constexpr char kOp[] = "roi_align";
 
-class RoiAlignOpMaker : public OpProtoAndCheckerMaker {
+class RoiAlignOpMaker : public RoiPoolingOpMaker {
  public:
   void Make() override {
-    AddInput("X", "Feature maps [N, C, H, W].");
-    AddInput("ROIs",
-             "Regions [R, 4] as (x1, y1, x2, y2) in input image coordinates, the ROIs "
-             "of all images stacked (LoD: ROIs per image, unless RoisNum is given).");
-    AddInput("RoisNum", "int32 [N]: ROIs per image; replaces the ROIs' LoD.").AsDispensable();
-    AddOutput("Out", "Pooled features [R, C, pooled_height, pooled_width].");
-    AddAttr<float>("spatial_scale", "Scale from image to feature map coordinates.")
-        .SetDefault(1.0f);
-    AddAttr<int>("pooled_height", "Output height (> 0).").SetDefault(1).GreaterThan(0);
-    AddAttr<int>("pooled_width", "Output width (> 0).").SetDefault(1).GreaterThan(0);
+    AddRoiPoolingSlotsAndAttrs();
     AddAttr<int>("sampling_ratio", "Samples per bin along each axis; <= 0: ceil(bin size).")
         .SetDefault(-1);
     AddAttr<bool>("aligned",
@@ -55,17 +46,6 @@ to the last pixel).
 Gradient (fused op): X@GRAD receives each Out@GRAD with the same sample weights, divided by
 g_h g_w.
 )DOC");
-  }
-};
-
-class RoiAlignOp : public OperatorWithKernel {
- public:
-  using OperatorWithKernel::OperatorWithKernel;
-  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return InputDataType(ctx, "X");
-  }
-  bool CastsInput(const std::string& slot, DataType from, DataType to) const override {
-    return slot != "RoisNum" && OperatorWithKernel::CastsInput(slot, from, to);
   }
 };
 
@@ -281,7 +261,7 @@ PL_REGISTER_OPS(RegisterRoiAlignOp) {
       {"Out"},
       {"X"},
       R"DOC($$dX[b, c, p] = \sum_{r, i, j, u, v} \frac{w_{r,i,j,u,v}(p)}{g_h g_w} dOut[r, c, i, j]$$)DOC"};
-  framework::RegisterOp<RoiAlignOp, RoiAlignOpMaker>(kOp)
+  framework::RegisterOp<RoiPoolingOp, RoiAlignOpMaker>(kOp)
       .InferShape(RoiAlignInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(framework::FusedGradMaker(grad))

@@ -19,24 +19,15 @@ namespace {
 
 constexpr char kOp[] = "roi_pool";
 
-class RoiPoolOpMaker : public OpProtoAndCheckerMaker {
+class RoiPoolOpMaker : public RoiPoolingOpMaker {
  public:
   void Make() override {
-    AddInput("X", "Feature maps [N, C, H, W].");
-    AddInput("ROIs",
-             "Regions [R, 4] as (x1, y1, x2, y2) in input image coordinates, the ROIs "
-             "of all images stacked (LoD: ROIs per image, unless RoisNum is given).");
-    AddInput("RoisNum", "int32 [N]: ROIs per image; replaces the ROIs' LoD.").AsDispensable();
-    AddOutput("Out", "Pooled features [R, C, pooled_height, pooled_width].");
+    AddRoiPoolingSlotsAndAttrs();
     AddOutput("Argmax",
               "int64, Out's shape: the offset in the H x W map of each maximum (-1 "
               "for an empty bin).")
         .AsIntermediate()
         .AsDispensable();
-    AddAttr<float>("spatial_scale", "Scale from image to feature map coordinates.")
-        .SetDefault(1.0f);
-    AddAttr<int>("pooled_height", "Output height (> 0).").SetDefault(1).GreaterThan(0);
-    AddAttr<int>("pooled_width", "Output width (> 0).").SetDefault(1).GreaterThan(0);
     AddComment(R"DOC(
 RoIPool. ROI (x1, y1, x2, y2) of image b covers feature rows round(y1 s) to round(y2 s) and
 columns round(x1 s) to round(x2 s) (s = spatial_scale), at least one each: h x w cells. Bin
@@ -47,17 +38,6 @@ $$Out[r, c, i, j] = \max_{bin} X[b, c]$$
 0 for a bin that is empty after clipping. Gradient (fused op): each Out@GRAD goes to its
 Argmax.
 )DOC");
-  }
-};
-
-class RoiPoolOp : public OperatorWithKernel {
- public:
-  using OperatorWithKernel::OperatorWithKernel;
-  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return InputDataType(ctx, "X");
-  }
-  bool CastsInput(const std::string& slot, DataType from, DataType to) const override {
-    return slot != "RoisNum" && slot != "Argmax" && OperatorWithKernel::CastsInput(slot, from, to);
   }
 };
 
@@ -190,7 +170,7 @@ PL_REGISTER_OPS(RegisterRoiPoolOp) {
       {"Out"},
       {"X"},
       R"DOC($$dX[b, c, Argmax[r, c, i, j]] \mathrel{+}= dOut[r, c, i, j]$$)DOC"};
-  framework::RegisterOp<RoiPoolOp, RoiPoolOpMaker>(kOp)
+  framework::RegisterOp<RoiPoolingOp, RoiPoolOpMaker>(kOp)
       .InferShape(RoiPoolInferShape)
       .GradOpMaker(framework::FusedGradMaker(grad))
       .Checkpoint(
