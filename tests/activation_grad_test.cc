@@ -34,6 +34,7 @@ const GradCase kCases[] = {
     {"acos", -0.8, 0.8, false}, {"sinh", -2, 2, false},       {"cosh", -2, 2, false},
     {"log1p", -0.5, 2, false},  {"expm1", -1.5, 1.5, false},  {"log2", 0.5, 2, false},
     {"log10", 0.5, 2, false},   {"tanh_shrink", -2, 2, false},
+    {"asinh", -2, 2, false},    {"acosh", 1.2, 3, false},     {"atanh", -0.7, 0.7, false},
 };
 
 // Small shapes: finite differences run the program twice per element.

@@ -1,6 +1,6 @@
 // Activation ops (relu, sigmoid, tanh, exp, log, sin, cos, square, sign, abs, floor, ceil,
 // reciprocal, erf, silu, logsigmoid, softsign, tan, atan, asin, acos, sinh, cosh, log1p, expm1,
-// log2, log10, tanh_shrink): one op class, one maker template and one kernel template,
+// log2, log10, tanh_shrink, asinh, acosh, atanh): one op class, one maker template and one kernel template,
 // instantiated per tag of activation_op.h, and the grad maker of each tag. Also PaddlePaddle's fused grad op types (relu_grad, sigmoid_grad,
 // tanh_grad, exp_grad, square_grad), so that programs it built run here.
 #include "operators/activation/activation_op.h"
@@ -308,6 +308,30 @@ void TanhShrinkTag::MakeGrad(GradOpBuilder* g) {
   EmitUnary(g, "square", t, t_squared);
   EmitMul(g, g->OutputGrad("Out"), t_squared, g->InputGrad("X"));
 }
+
+namespace {
+
+// dX = dOut / f(X^2) for f(s) = scale s + bias, with a square root of f when `root`: the
+// gradients of asinh (1, 1, root), acosh (1, -1, root) and atanh (-1, 1).
+void EmitInverseHyperbolicGrad(GradOpBuilder* g, float scale, float bias, bool root) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names x_squared = Temp(g, "x_squared");
+  EmitUnary(g, "square", g->Input("X"), x_squared);
+  Names denominator = Temp(g, "denominator");
+  EmitScale(g, x_squared, scale, bias, denominator);
+  if (root) {
+    const Names rooted = Temp(g, "root");
+    EmitUnary(g, "sqrt", denominator, rooted);
+    denominator = rooted;
+  }
+  EmitDivide(g, g->OutputGrad("Out"), denominator, g->InputGrad("X"));
+}
+
+}  // namespace
+
+void AsinhTag::MakeGrad(GradOpBuilder* g) { EmitInverseHyperbolicGrad(g, 1.0f, 1.0f, true); }
+void AcoshTag::MakeGrad(GradOpBuilder* g) { EmitInverseHyperbolicGrad(g, 1.0f, -1.0f, true); }
+void AtanhTag::MakeGrad(GradOpBuilder* g) { EmitInverseHyperbolicGrad(g, -1.0f, 1.0f, false); }
 
 // ---------------------------------------------------------------- PaddlePaddle grad op types
 

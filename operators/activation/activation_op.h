@@ -178,6 +178,21 @@ struct TanhShrinkFunctor {
   PL_HOSTDEVICE T operator()(T x) const { return x - std::tanh(x); }
 };
 
+template <typename T>
+struct AsinhFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::asinh(x); }
+};
+
+template <typename T>
+struct AcoshFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::acosh(x); }
+};
+
+template <typename T>
+struct AtanhFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::atanh(x); }
+};
+
 // Grad functors of PaddlePaddle's `<type>_grad` ops: dX from the forward value the op
 // reads (`dep`, Out or X) and dOut, with PaddlePaddle's formulas.
 template <typename T>
@@ -487,6 +502,33 @@ struct TanhShrinkTag {
   using Functor = TanhShrinkFunctor<T>;
   static void MakeGrad(framework::GradOpBuilder* g);
 };
+struct AsinhTag {
+  static constexpr const char* kType = "asinh";
+  static constexpr const char* kFormula = "Out = \\operatorname{arsinh}(X) = \\ln(X + \\sqrt{X^2 + 1})";
+  static constexpr const char* kNote = "";
+  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{\\sqrt{X^2 + 1}}";
+  template <typename T>
+  using Functor = AsinhFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct AcoshTag {
+  static constexpr const char* kType = "acosh";
+  static constexpr const char* kFormula = "Out = \\operatorname{arcosh}(X) = \\ln(X + \\sqrt{X^2 - 1})";
+  static constexpr const char* kNote = "Out is NaN where X < 1.";
+  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{\\sqrt{X^2 - 1}}";
+  template <typename T>
+  using Functor = AcoshFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
+struct AtanhTag {
+  static constexpr const char* kType = "atanh";
+  static constexpr const char* kFormula = "Out = \\operatorname{artanh}(X) = \\frac{1}{2} \\ln \\frac{1 + X}{1 - X}";
+  static constexpr const char* kNote = "Out is NaN where |X| > 1 and infinite at |X| = 1.";
+  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{1 - X^2}";
+  template <typename T>
+  using Functor = AtanhFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
 
 // Calls fn(Tag{}) for every activation op, in registration order.
 template <typename Fn>
@@ -519,6 +561,9 @@ void ForEachActivation(Fn&& fn) {
   fn(Log2Tag{});
   fn(Log10Tag{});
   fn(TanhShrinkTag{});
+  fn(AsinhTag{});
+  fn(AcoshTag{});
+  fn(AtanhTag{});
 }
 
 // Calls fn(Tag{}) for every activation op with a PaddlePaddle grad op type.
