@@ -5,6 +5,8 @@
 #   scripts/reference_env.sh              # paddlepaddle 3.3.x + numpy
 #   scripts/reference_env.sh --with-onnx  # also onnxruntime + paddle2onnx
 #   scripts/reference_env.sh --with-torch # also PyTorch 2.x from PyPI (training benchmarks)
+#   scripts/reference_env.sh --paddle2    # `.venv-ref-paddle2`: paddlepaddle 2.6.x + numpy 1.x,
+#                                         # for the fixtures of LoD ops PaddlePaddle 3 removed
 #
 # Prints the path of the environment's python on the last line, e.g.
 #   "$(scripts/reference_env.sh | tail -n1)" tests/fixtures/make_op_fixtures.py
@@ -13,16 +15,19 @@ cd "$(dirname "$0")/.."
 
 WITH_ONNX=0
 WITH_TORCH=0
+PADDLE2=0
 for arg in "$@"; do
   case "$arg" in
     --with-onnx) WITH_ONNX=1 ;;
     --with-torch) WITH_TORCH=1 ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --paddle2) PADDLE2=1 ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
     *) echo "reference_env: unknown argument '$arg'" >&2; exit 2 ;;
   esac
 done
 
 VENV="$PWD/.venv-ref"
+((PADDLE2)) && VENV="$PWD/.venv-ref-paddle2"
 PYTHON=${PYTHON:-python3}
 
 # python3 -m venv needs ensurepip, which Debian ships in python3-venv.
@@ -40,6 +45,7 @@ fi
 
 PIP=("$VENV/bin/python" -m pip --disable-pip-version-check -q)
 want=("paddlepaddle==3.3.*" numpy)
+((PADDLE2)) && want=("paddlepaddle==2.6.*" "numpy==1.*")
 ((WITH_ONNX)) && want+=(onnxruntime paddle2onnx)
 ((WITH_TORCH)) && want+=("torch==2.*")
 
