@@ -32,6 +32,15 @@ DenseTensor MakeTensor(const DDim& dims, const std::vector<double>& values) {
   return t;
 }
 
+// MakeTensor with sequence offsets: a LoD tensor for the sequence ops.
+template <typename T>
+DenseTensor MakeLoDTensor(const DDim& dims, const std::vector<double>& values,
+                          const framework::LoD& lod) {
+  DenseTensor t = MakeTensor<T>(dims, values);
+  t.set_lod(lod);
+  return t;
+}
+
 // Uniform random values in [lo, hi), reproducible by seed.
 inline std::vector<double> RandomValues(int64_t n, double lo, double hi, unsigned seed = 7) {
   std::mt19937 gen(seed);

@@ -14,13 +14,6 @@ namespace {
 
 using framework::LoD;
 
-template <typename T>
-DenseTensor Seq(const DDim& dims, const std::vector<double>& values, const LoD& lod) {
-  DenseTensor t = MakeTensor<T>(dims, values);
-  t.set_lod(lod);
-  return t;
-}
-
 // Out[r, m] = sum over window entries j and columns k of row(r + start + j)[k] W[j d + k, m],
 // a row outside its sequence being zeros or, with padding, row p + up (p < 0) or up + q (the
 // q-th row past the end) of `pad`.
@@ -53,7 +46,7 @@ std::vector<double> NaiveSeqConv(const std::vector<double>& x, const std::vector
 TEST(SequenceConvOp, DocExample) {
   operators::RegisterAllOps();
   const auto r = RunOp("sequence_conv",
-                       {{"X", {Seq<float>({3, 1}, {1, 2, 3}, {{0, 3}})}},
+                       {{"X", {MakeLoDTensor<float>({3, 1}, {1, 2, 3}, {{0, 3}})}},
                         {"Filter", {MakeTensor<float>({3, 1}, {1, 10, 100})}}},
                        {{"Out", 1}}, {{"contextLength", 3}, {"contextStart", -1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{210, 321, 32}));
@@ -73,7 +66,7 @@ TEST(SequenceConvOp, MatchesWindowsSummedByHand) {
         const std::vector<double> w = RandomValues(length * d * m, -1, 1, 5);
         const int pad_rows = std::max(0, -start) + std::max(0, start + length - 1);
         const std::vector<double> pad = RandomValues(pad_rows * d, -1, 1, 9);
-        SlotTensors in = {{"X", {Seq<double>({static_cast<int64_t>(lod.back()), d}, x, {lod})}},
+        SlotTensors in = {{"X", {MakeLoDTensor<double>({static_cast<int64_t>(lod.back()), d}, x, {lod})}},
                           {"Filter", {MakeTensor<double>({length * d, m}, w)}}};
         if (trainable) in["PaddingData"] = {MakeTensor<double>({pad_rows, d}, pad)};
         const auto r = RunOp("sequence_conv", in, {{"Out", 1}},
@@ -94,7 +87,7 @@ TEST(SequenceConvOp, GradientsMatchFiniteDifferences) {
     SCOPED_TRACE(trainable ? "trainable" : "zero padding");
     GradCheck check;
     check.op_type = "sequence_conv";
-    check.inputs = {{"X", {Seq<double>({6, 2}, RandomValues(12, -1, 1, 3), {{0, 1, 4, 6}})}},
+    check.inputs = {{"X", {MakeLoDTensor<double>({6, 2}, RandomValues(12, -1, 1, 3), {{0, 1, 4, 6}})}},
                     {"Filter", {MakeTensor<double>({6, 3}, RandomValues(18, -1, 1, 4))}}};
     if (trainable) check.inputs["PaddingData"] = {MakeTensor<double>({2, 2}, RandomValues(4, -1, 1, 5))};
     check.outputs = {{"Out", 1}};
@@ -105,7 +98,7 @@ TEST(SequenceConvOp, GradientsMatchFiniteDifferences) {
 
 TEST(SequenceConvOp, BadInputsAreRefused) {
   operators::RegisterAllOps();
-  const DenseTensor x = Seq<float>({4, 2}, RandomValues(8, -1, 1), {{0, 1, 4}});
+  const DenseTensor x = MakeLoDTensor<float>({4, 2}, RandomValues(8, -1, 1), {{0, 1, 4}});
   const DenseTensor w = MakeTensor<float>({6, 3}, RandomValues(18, -1, 1));
   ExpectError<platform::InvalidArgumentError>(
       [&] {

@@ -22,13 +22,6 @@ class SequenceOpsTest : public ::testing::Test {
   void SetUp() override { operators::RegisterAllOps(); }
 };
 
-template <typename T>
-DenseTensor Seq(const DDim& dims, const std::vector<double>& values, const LoD& lod) {
-  DenseTensor t = MakeTensor<T>(dims, values);
-  t.set_lod(lod);
-  return t;
-}
-
 // ---- sequence_pool ----
 
 // Pools rows [lod[i], lod[i+1]) of a [rows, w] matrix naively.
@@ -72,7 +65,7 @@ void CheckPoolValues() {
   const std::vector<double> x = RandomValues(9 * 3, -2, 2, 3);
   for (const std::string type : kPoolTypes) {
     SCOPED_TRACE(type);
-    auto r = RunOp("sequence_pool", {{"X", {Seq<T>(DDim{9, 3}, x, {lod})}}},
+    auto r = RunOp("sequence_pool", {{"X", {MakeLoDTensor<T>(DDim{9, 3}, x, {lod})}}},
                    {{"Out", 1}, {"MaxIndex", 1}},
                    {{"pooltype", type}, {"pad_value", 0.5f}});
     const DenseTensor& out = r.outputs["Out"][0];
@@ -96,14 +89,14 @@ TEST_F(SequenceOpsTest, PoolMatchesNaiveLoopsWithEmptySequence) {
 }
 
 TEST_F(SequenceOpsTest, PoolDocExampleAndTwoLevelLoD) {
-  const DenseTensor x = Seq<float>(DDim{5, 1}, {1, 3, 2, 4, 6}, {{0, 2, 5}});
+  const DenseTensor x = MakeLoDTensor<float>(DDim{5, 1}, {1, 3, 2, 4, 6}, {{0, 2, 5}});
   auto sum = RunOp("sequence_pool", {{"X", {x}}}, {{"Out", 1}}, {{"pooltype", std::string("SUM")}});
   EXPECT_EQ(ToDoubles(sum.outputs["Out"][0]), (std::vector<double>{4, 12}));
   // Default pooltype AVERAGE.
   auto avg = RunOp("sequence_pool", {{"X", {x}}}, {{"Out", 1}});
   EXPECT_EQ(ToDoubles(avg.outputs["Out"][0]), (std::vector<double>{2, 4}));
   // Two levels: pooling over the last, the first stays as Out's LoD.
-  const DenseTensor x2 = Seq<double>(DDim{5, 1}, {1, 3, 2, 4, 6}, {{0, 1, 3}, {0, 2, 4, 5}});
+  const DenseTensor x2 = MakeLoDTensor<double>(DDim{5, 1}, {1, 3, 2, 4, 6}, {{0, 1, 3}, {0, 2, 4, 5}});
   auto r = RunOp("sequence_pool", {{"X", {x2}}}, {{"Out", 1}, {"MaxIndex", 1}},
                  {{"pooltype", std::string("MAX")}});
   EXPECT_EQ(ToDoubles(r.outputs["Out"][0]), (std::vector<double>{3, 4, 6}));
@@ -115,7 +108,7 @@ TEST_F(SequenceOpsTest, PoolGradientsMatchFiniteDifferences) {
     SCOPED_TRACE(type);
     GradCheck check;
     check.op_type = "sequence_pool";
-    check.inputs = {{"X", {Seq<double>(DDim{7, 2}, RandomValues(14, -1, 1, 9), {{0, 3, 3, 4, 7}})}}};
+    check.inputs = {{"X", {MakeLoDTensor<double>(DDim{7, 2}, RandomValues(14, -1, 1, 9), {{0, 3, 3, 4, 7}})}}};
     check.outputs = {{"Out", 1}, {"MaxIndex", 1}};
     check.loss_outputs = {"Out"};
     check.attrs = {{"pooltype", type}, {"pad_value", 1.5f}};
@@ -129,17 +122,17 @@ TEST_F(SequenceOpsTest, PoolErrors) {
       [&] { RunOp("sequence_pool", {{"X", {plain}}}, {{"Out", 1}}); },
       {"sequence_pool", "`X`", "without LoD"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("sequence_pool", {{"X", {Seq<float>(DDim{4, 2}, RandomValues(8, -1, 1), {{0, 2, 5}})}}}, {{"Out", 1}}); },
+      [&] { RunOp("sequence_pool", {{"X", {MakeLoDTensor<float>(DDim{4, 2}, RandomValues(8, -1, 1), {{0, 2, 5}})}}}, {{"Out", 1}}); },
       {"sequence_pool", "`X`", "ends at 5", "expected 4"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("sequence_pool", {{"X", {Seq<float>(DDim{4, 2}, RandomValues(8, -1, 1), {{0, 1}, {0, 2}, {0, 1, 4}})}}},
+        RunOp("sequence_pool", {{"X", {MakeLoDTensor<float>(DDim{4, 2}, RandomValues(8, -1, 1), {{0, 1}, {0, 2}, {0, 1, 4}})}}},
               {{"Out", 1}});
       },
       {"sequence_pool", "`X`", "at most 2"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("sequence_pool", {{"X", {Seq<float>(DDim{4, 2}, RandomValues(8, -1, 1), {{0, 4}})}}}, {{"Out", 1}},
+        RunOp("sequence_pool", {{"X", {MakeLoDTensor<float>(DDim{4, 2}, RandomValues(8, -1, 1), {{0, 4}})}}}, {{"Out", 1}},
               {{"pooltype", std::string("MIN")}});
       },
       {"sequence_pool", "pooltype", "MIN"});
@@ -149,7 +142,7 @@ TEST_F(SequenceOpsTest, PoolErrors) {
 
 TEST_F(SequenceOpsTest, ExpandRowsWithoutLoD) {
   const DenseTensor x = MakeTensor<float>(DDim{3, 2}, {1, 2, 3, 4, 5, 6});
-  const DenseTensor y = Seq<float>(DDim{6, 1}, RandomValues(6, 0, 1), {{0, 2, 3, 6}});
+  const DenseTensor y = MakeLoDTensor<float>(DDim{6, 1}, RandomValues(6, 0, 1), {{0, 2, 3, 6}});
   auto r = RunOp("sequence_expand", {{"X", {x}}, {"Y", {y}}}, {{"Out", 1}});
   const DenseTensor& out = r.outputs["Out"][0];
   EXPECT_EQ(out.dims(), (DDim{6, 2}));
@@ -159,14 +152,14 @@ TEST_F(SequenceOpsTest, ExpandRowsWithoutLoD) {
 
 TEST_F(SequenceOpsTest, ExpandSequencesWithLoD) {
   // X's sequences [a, b], [c], [d]; Y's level 0 asks for 2, 0 and 1 copies.
-  const DenseTensor x = Seq<int64_t>(DDim{4, 1}, {10, 11, 12, 13}, {{0, 2, 3, 4}});
-  const DenseTensor y = Seq<float>(DDim{5, 1}, RandomValues(5, 0, 1), {{0, 2, 2, 3}, {0, 1, 3, 5}});
+  const DenseTensor x = MakeLoDTensor<int64_t>(DDim{4, 1}, {10, 11, 12, 13}, {{0, 2, 3, 4}});
+  const DenseTensor y = MakeLoDTensor<float>(DDim{5, 1}, RandomValues(5, 0, 1), {{0, 2, 2, 3}, {0, 1, 3, 5}});
   auto r = RunOp("sequence_expand", {{"X", {x}}, {"Y", {y}}}, {{"Out", 1}}, {{"ref_level", 0}});
   const DenseTensor& out = r.outputs["Out"][0];
   EXPECT_EQ(ToDoubles(out), (std::vector<double>{10, 11, 10, 11, 13}));
   EXPECT_EQ(out.lod(), (LoD{{0, 2, 4, 5}}));
   // ref_level -1 follows the last level: 1, 2 and 2 copies of X's three sequences.
-  auto last = RunOp("sequence_expand", {{"X", {Seq<double>(DDim{4, 1}, {10, 11, 12, 13}, {{0, 2, 3, 4}})}}, {"Y", {y}}},
+  auto last = RunOp("sequence_expand", {{"X", {MakeLoDTensor<double>(DDim{4, 1}, {10, 11, 12, 13}, {{0, 2, 3, 4}})}}, {"Y", {y}}},
                     {{"Out", 1}});
   EXPECT_EQ(ToDoubles(last.outputs["Out"][0]), (std::vector<double>{10, 11, 12, 12, 13, 13}));
   EXPECT_EQ(last.outputs["Out"][0].lod(), (LoD{{0, 2, 3, 4, 5, 6}}));
@@ -180,7 +173,7 @@ TEST_F(SequenceOpsTest, ExpandGradientsMatchFiniteDifferences) {
     DenseTensor x = MakeTensor<double>(DDim{4, 2}, RandomValues(8, -1, 1, 5));
     if (x_lod) x.set_lod({{0, 1, 3, 4, 4}});
     check.inputs = {{"X", {x}},
-                    {"Y", {Seq<double>(DDim{6, 1}, RandomValues(6, 0, 1), {{0, 2, 2, 5, 6}})}}};
+                    {"Y", {MakeLoDTensor<double>(DDim{6, 1}, RandomValues(6, 0, 1), {{0, 2, 2, 5, 6}})}}};
     check.outputs = {{"Out", 1}};
     check.wrt = {"X"};
     CheckGradients(check);
@@ -189,7 +182,7 @@ TEST_F(SequenceOpsTest, ExpandGradientsMatchFiniteDifferences) {
 
 TEST_F(SequenceOpsTest, ExpandErrors) {
   const DenseTensor x = MakeTensor<float>(DDim{3, 2}, RandomValues(6, -1, 1));
-  const DenseTensor y = Seq<float>(DDim{4, 1}, RandomValues(4, 0, 1), {{0, 2, 4}});
+  const DenseTensor y = MakeLoDTensor<float>(DDim{4, 1}, RandomValues(4, 0, 1), {{0, 2, 4}});
   ExpectError<platform::InvalidArgumentError>(
       [&] { RunOp("sequence_expand", {{"X", {x}}, {"Y", {y}}}, {{"Out", 1}}); },
       {"sequence_expand", "`X`", "expected 2 sequences", "received 3"});
@@ -210,7 +203,7 @@ template <typename T>
 void CheckSoftmax(const DDim& dims) {
   const std::vector<size_t> lod = {0, 3, 3, 4, 8};
   const std::vector<double> x = RandomValues(8, -3, 3, 11);
-  auto r = RunOp("sequence_softmax", {{"X", {Seq<T>(dims, x, {lod})}}}, {{"Out", 1}});
+  auto r = RunOp("sequence_softmax", {{"X", {MakeLoDTensor<T>(dims, x, {lod})}}}, {{"Out", 1}});
   const DenseTensor& out = r.outputs["Out"][0];
   EXPECT_EQ(out.dims(), dims);
   EXPECT_EQ(out.lod(), (LoD{lod}));
@@ -227,21 +220,21 @@ TEST_F(SequenceOpsTest, SoftmaxMatchesNaiveLoops) {
   CheckSoftmax<float>(DDim{8, 1});
   CheckSoftmax<double>(DDim{8});
   // Large values do not overflow.
-  auto r = RunOp("sequence_softmax", {{"X", {Seq<float>(DDim{2, 1}, {1000, 1000}, {{0, 2}})}}}, {{"Out", 1}});
+  auto r = RunOp("sequence_softmax", {{"X", {MakeLoDTensor<float>(DDim{2, 1}, {1000, 1000}, {{0, 2}})}}}, {{"Out", 1}});
   EXPECT_EQ(ToDoubles(r.outputs["Out"][0]), (std::vector<double>{0.5, 0.5}));
 }
 
 TEST_F(SequenceOpsTest, SoftmaxGradientMatchesFiniteDifferences) {
   GradCheck check;
   check.op_type = "sequence_softmax";
-  check.inputs = {{"X", {Seq<double>(DDim{7, 1}, RandomValues(7, -2, 2, 12), {{0, 2, 3, 7}})}}};
+  check.inputs = {{"X", {MakeLoDTensor<double>(DDim{7, 1}, RandomValues(7, -2, 2, 12), {{0, 2, 3, 7}})}}};
   check.outputs = {{"Out", 1}};
   CheckGradients(check);
 }
 
 TEST_F(SequenceOpsTest, SoftmaxErrors) {
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("sequence_softmax", {{"X", {Seq<float>(DDim{2, 2}, {1, 2, 3, 4}, {{0, 2}})}}}, {{"Out", 1}}); },
+      [&] { RunOp("sequence_softmax", {{"X", {MakeLoDTensor<float>(DDim{2, 2}, {1, 2, 3, 4}, {{0, 2}})}}}, {{"Out", 1}}); },
       {"sequence_softmax", "`X`", "[N, 1] or [N]", "[2, 2]"});
   ExpectError<platform::InvalidArgumentError>(
       [&] { RunOp("sequence_softmax", {{"X", {MakeTensor<float>(DDim{3, 1}, {1, 2, 3})}}}, {{"Out", 1}}); },
@@ -251,19 +244,19 @@ TEST_F(SequenceOpsTest, SoftmaxErrors) {
 // ---- sequence_reverse ----
 
 TEST_F(SequenceOpsTest, ReverseWithinSequences) {
-  const DenseTensor x = Seq<float>(DDim{5, 2}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {{0, 2, 2, 5}});
+  const DenseTensor x = MakeLoDTensor<float>(DDim{5, 2}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {{0, 2, 2, 5}});
   auto r = RunOp("sequence_reverse", {{"X", {x}}}, {{"Y", 1}});
   const DenseTensor& y = r.outputs["Y"][0];
   EXPECT_EQ(ToDoubles(y), (std::vector<double>{3, 4, 1, 2, 9, 10, 7, 8, 5, 6}));
   EXPECT_EQ(y.lod(), (LoD{{0, 2, 2, 5}}));
-  auto ints = RunOp("sequence_reverse", {{"X", {Seq<int32_t>(DDim{3, 1}, {1, 2, 3}, {{0, 3}})}}}, {{"Y", 1}});
+  auto ints = RunOp("sequence_reverse", {{"X", {MakeLoDTensor<int32_t>(DDim{3, 1}, {1, 2, 3}, {{0, 3}})}}}, {{"Y", 1}});
   EXPECT_EQ(ToDoubles(ints.outputs["Y"][0]), (std::vector<double>{3, 2, 1}));
 }
 
 TEST_F(SequenceOpsTest, ReverseGradientMatchesFiniteDifferences) {
   GradCheck check;
   check.op_type = "sequence_reverse";
-  check.inputs = {{"X", {Seq<double>(DDim{6, 2}, RandomValues(12, -1, 1, 13), {{0, 1, 4, 6}})}}};
+  check.inputs = {{"X", {MakeLoDTensor<double>(DDim{6, 2}, RandomValues(12, -1, 1, 13), {{0, 1, 4, 6}})}}};
   check.outputs = {{"Y", 1}};
   check.max_order = 2;
   CheckGradients(check);
@@ -274,18 +267,18 @@ TEST_F(SequenceOpsTest, ReverseErrors) {
       [&] { RunOp("sequence_reverse", {{"X", {MakeTensor<float>(DDim{3, 1}, {1, 2, 3})}}}, {{"Y", 1}}); },
       {"sequence_reverse", "`X`", "without LoD"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("sequence_reverse", {{"X", {Seq<float>(DDim{3, 1}, {1, 2, 3}, {{0, 1}, {0, 3}})}}}, {{"Y", 1}}); },
+      [&] { RunOp("sequence_reverse", {{"X", {MakeLoDTensor<float>(DDim{3, 1}, {1, 2, 3}, {{0, 1}, {0, 3}})}}}, {{"Y", 1}}); },
       {"sequence_reverse", "`X`", "at most 1"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("sequence_reverse", {{"X", {Seq<float>(DDim{3}, {1, 2, 3}, {{0, 3}})}}}, {{"Y", 1}}); },
+      [&] { RunOp("sequence_reverse", {{"X", {MakeLoDTensor<float>(DDim{3}, {1, 2, 3}, {{0, 3}})}}}, {{"Y", 1}}); },
       {"sequence_reverse", "`X`", "rank >= 2"});
 }
 
 // ---- sequence_concat ----
 
 TEST_F(SequenceOpsTest, ConcatJoinsMatchingSequences) {
-  const DenseTensor a = Seq<float>(DDim{3, 2}, {1, 2, 3, 4, 5, 6}, {{0, 1, 1, 3}});
-  const DenseTensor b = Seq<float>(DDim{2, 2}, {7, 8, 9, 10}, {{0, 0, 1, 2}});
+  const DenseTensor a = MakeLoDTensor<float>(DDim{3, 2}, {1, 2, 3, 4, 5, 6}, {{0, 1, 1, 3}});
+  const DenseTensor b = MakeLoDTensor<float>(DDim{2, 2}, {7, 8, 9, 10}, {{0, 0, 1, 2}});
   auto r = RunOp("sequence_concat", {{"X", {a, b}}}, {{"Out", 1}});
   const DenseTensor& out = r.outputs["Out"][0];
   EXPECT_EQ(out.dims(), (DDim{5, 2}));
@@ -297,18 +290,18 @@ TEST_F(SequenceOpsTest, ConcatGradientMatchesFiniteDifferences) {
   GradCheck check;
   check.op_type = "sequence_concat";
   check.inputs = {{"X",
-                   {Seq<double>(DDim{4, 3}, RandomValues(12, -1, 1, 14), {{0, 2, 2, 4}}),
-                    Seq<double>(DDim{3, 3}, RandomValues(9, -1, 1, 15), {{0, 1, 3, 3}}),
-                    Seq<double>(DDim{2, 3}, RandomValues(6, -1, 1, 16), {{0, 0, 1, 2}})}}};
+                   {MakeLoDTensor<double>(DDim{4, 3}, RandomValues(12, -1, 1, 14), {{0, 2, 2, 4}}),
+                    MakeLoDTensor<double>(DDim{3, 3}, RandomValues(9, -1, 1, 15), {{0, 1, 3, 3}}),
+                    MakeLoDTensor<double>(DDim{2, 3}, RandomValues(6, -1, 1, 16), {{0, 0, 1, 2}})}}};
   check.outputs = {{"Out", 1}};
   CheckGradients(check);
 }
 
 TEST_F(SequenceOpsTest, ConcatErrors) {
-  const DenseTensor a = Seq<float>(DDim{3, 2}, RandomValues(6, -1, 1), {{0, 1, 3}});
+  const DenseTensor a = MakeLoDTensor<float>(DDim{3, 2}, RandomValues(6, -1, 1), {{0, 1, 3}});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("sequence_concat", {{"X", {a, Seq<float>(DDim{3, 2}, RandomValues(6, -1, 1), {{0, 1, 2, 3}})}}},
+        RunOp("sequence_concat", {{"X", {a, MakeLoDTensor<float>(DDim{3, 2}, RandomValues(6, -1, 1), {{0, 1, 2, 3}})}}},
               {{"Out", 1}});
       },
       {"sequence_concat", "`X[1]`", "expected 2 sequences", "received 3"});
@@ -317,7 +310,7 @@ TEST_F(SequenceOpsTest, ConcatErrors) {
       {"sequence_concat", "`X`", "at least 2"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("sequence_concat", {{"X", {a, Seq<float>(DDim{2, 3}, RandomValues(6, -1, 1), {{0, 1, 2}})}}},
+        RunOp("sequence_concat", {{"X", {a, MakeLoDTensor<float>(DDim{2, 3}, RandomValues(6, -1, 1), {{0, 1, 2}})}}},
               {{"Out", 1}});
       },
       {"sequence_concat", "`X`", "elements per row"});

@@ -13,17 +13,10 @@ namespace {
 
 using framework::LoD;
 
-template <typename T>
-DenseTensor Seq(const DDim& dims, const std::vector<double>& values, const LoD& lod) {
-  DenseTensor t = MakeTensor<T>(dims, values);
-  t.set_lod(lod);
-  return t;
-}
-
 TEST(SequencePadOps, DocExamples) {
   operators::RegisterAllOps();
   auto r = RunOp("sequence_pad",
-                 {{"X", {Seq<float>({3, 1}, {1, 2, 3}, {{0, 2, 3}})}}, {"PadValue", {MakeTensor<float>({1}, {0})}}},
+                 {{"X", {MakeLoDTensor<float>({3, 1}, {1, 2, 3}, {{0, 2, 3}})}}, {"PadValue", {MakeTensor<float>({1}, {0})}}},
                  {{"Out", 1}, {"Length", 1}});
   EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim({2, 2, 1}));
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{1, 2, 3, 0}));
@@ -35,7 +28,7 @@ TEST(SequencePadOps, DocExamples) {
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{1, 2, 3}));
   EXPECT_EQ(r.outputs.at("Out")[0].lod(), (LoD{{0, 2, 3}}));
   r = RunOp("sequence_expand_as",
-            {{"X", {MakeTensor<float>({2, 1}, {5, 7})}}, {"Y", {Seq<float>({4, 1}, {0, 0, 0, 0}, {{0, 3, 4}})}}},
+            {{"X", {MakeTensor<float>({2, 1}, {5, 7})}}, {"Y", {MakeLoDTensor<float>({4, 1}, {0, 0, 0, 0}, {{0, 3, 4}})}}},
             {{"Out", 1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{5, 5, 5, 7}));
   EXPECT_EQ(r.outputs.at("Out")[0].lod(), (LoD{{0, 3, 4}}));
@@ -49,7 +42,7 @@ TEST(SequencePadOps, PadAndUnpadMoveRowsByHand) {
   for (bool per_step : {false, true}) {
     SCOPED_TRACE(per_step ? "per-step pad value" : "scalar pad value");
     const DenseTensor pad = per_step ? MakeTensor<double>({2, 3}, step) : MakeTensor<double>({1}, {9});
-    const auto r = RunOp("sequence_pad", {{"X", {Seq<double>({8, 2, 3}, x, {lod})}}, {"PadValue", {pad}}},
+    const auto r = RunOp("sequence_pad", {{"X", {MakeLoDTensor<double>({8, 2, 3}, x, {lod})}}, {"PadValue", {pad}}},
                          {{"Out", 1}, {"Length", 1}}, {{"padded_length", 5}});
     std::vector<double> want;
     for (size_t i = 0; i + 1 < lod.size(); ++i) {
@@ -75,7 +68,7 @@ TEST(SequencePadOps, GradientsMatchFiniteDifferences) {
   operators::RegisterAllOps();
   GradCheck pad;
   pad.op_type = "sequence_pad";
-  pad.inputs = {{"X", {Seq<double>({5, 2}, RandomValues(10, -1, 1, 3), {{0, 2, 2, 5}})}},
+  pad.inputs = {{"X", {MakeLoDTensor<double>({5, 2}, RandomValues(10, -1, 1, 3), {{0, 2, 2, 5}})}},
                 {"PadValue", {MakeTensor<double>({1}, {0.5})}}};
   pad.wrt = {"X"};
   pad.outputs = {{"Out", 1}, {"Length", 1}};
@@ -92,7 +85,7 @@ TEST(SequencePadOps, GradientsMatchFiniteDifferences) {
   GradCheck expand;
   expand.op_type = "sequence_expand_as";
   expand.inputs = {{"X", {MakeTensor<double>({3, 2}, RandomValues(6, -1, 1, 5))}},
-                   {"Y", {Seq<double>({5, 1}, RandomValues(5, -1, 1, 6), {{0, 2, 2, 5}})}}};
+                   {"Y", {MakeLoDTensor<double>({5, 1}, RandomValues(5, -1, 1, 6), {{0, 2, 2, 5}})}}};
   expand.wrt = {"X"};
   expand.outputs = {{"Out", 1}};
   CheckGradients(expand);
@@ -100,7 +93,7 @@ TEST(SequencePadOps, GradientsMatchFiniteDifferences) {
 
 TEST(SequencePadOps, BadInputsAreRefused) {
   operators::RegisterAllOps();
-  const DenseTensor x = Seq<float>({4, 2}, RandomValues(8, 0, 1), {{0, 3, 4}});
+  const DenseTensor x = MakeLoDTensor<float>({4, 2}, RandomValues(8, 0, 1), {{0, 3, 4}});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
         RunOp("sequence_pad", {{"X", {x}}, {"PadValue", {MakeTensor<float>({1}, {0})}}},

@@ -138,30 +138,33 @@ WindowSource SourceOf(const SeqConvShape& s, int64_t begin, int64_t len, int64_t
   return {true, at < 0 ? at + s.up_pad : s.up_pad + (at - len)};
 }
 
-// The [T, contextLength * D] matrix of windows of X.
-template <typename T>
-std::vector<T> WindowMatrix(const SeqConvShape& s, const std::vector<size_t>& lod, const T* x,
-                            const T* padding) {
-  const int64_t cw = s.context_length * s.width;
-  std::vector<T> col(static_cast<size_t>(s.rows * cw), T(0));
+// Calls fn(output row, window entry j, source) for every window entry that reads a row, in a
+// fixed order: sequence by sequence, row by row, entry by entry.
+template <typename Fn>
+void ForEachWindowEntry(const SeqConvShape& s, const std::vector<size_t>& lod, Fn&& fn) {
   for (size_t i = 0; i + 1 < lod.size(); ++i) {
     const int64_t begin = static_cast<int64_t>(lod[i]);
     const int64_t len = static_cast<int64_t>(lod[i + 1]) - begin;
     for (int64_t r = 0; r < len; ++r) {
       for (int j = 0; j < s.context_length; ++j) {
         const WindowSource src = SourceOf(s, begin, len, r, j);
-        if (src.row < 0) continue;
-        const T* from = (src.from_padding ? padding : x) + src.row * s.width;
-        std::memcpy(col.data() + (begin + r) * cw + j * s.width, from, sizeof(T) * s.width);
+        if (src.row >= 0) fn(begin + r, j, src);
       }
     }
   }
-  return col;
 }
 
-const std::vector<size_t>& CheckedOffsets(const ExecutionContext& ctx, const DenseTensor& x) {
-  const std::vector<size_t>& lod = SequenceOffsets(ctx.Type(), "X", x, 1);
-  return lod;
+// The [T, contextLength * D] matrix of windows of X.
+template <typename T>
+std::vector<T> WindowMatrix(const SeqConvShape& s, const std::vector<size_t>& lod, const T* x,
+                            const T* padding) {
+  const int64_t cw = s.context_length * s.width;
+  std::vector<T> col(static_cast<size_t>(s.rows * cw), T(0));
+  ForEachWindowEntry(s, lod, [&](int64_t row, int j, const WindowSource& src) {
+    const T* from = (src.from_padding ? padding : x) + src.row * s.width;
+    std::memcpy(col.data() + row * cw + j * s.width, from, sizeof(T) * s.width);
+  });
+  return col;
 }
 
 SeqConvShape ResolveAtRun(const ExecutionContext& ctx) {
@@ -175,7 +178,7 @@ struct SequenceConvKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
     const SeqConvShape s = ResolveAtRun(ctx);
-    const std::vector<size_t>& lod = CheckedOffsets(ctx, *x);
+    const std::vector<size_t>& lod = SequenceOffsets(ctx.Type(), "X", *x, 1);
     const T* padding = s.trainable ? ctx.Input("PaddingData")->template data<T>() : nullptr;
     const std::vector<T> col = WindowMatrix(s, lod, x->data<T>(), padding);
     DenseTensor out(DDim{s.rows, s.out_width}, x->dtype());
@@ -229,7 +232,7 @@ struct SequenceConvGradKernel {
                                        ctx.Type(), static_cast<long long>(s.rows),
                                        static_cast<long long>(s.out_width),
                                        dout->dims().ToString()));
-    const std::vector<size_t>& lod = CheckedOffsets(ctx, *x);
+    const std::vector<size_t>& lod = SequenceOffsets(ctx.Type(), "X", *x, 1);
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     const int64_t cw = s.context_length * s.width;
     const T* padding = s.trainable ? ctx.Input("PaddingData")->template data<T>() : nullptr;
@@ -260,20 +263,11 @@ struct SequenceConvGradKernel {
     T* gpd = gpad.mutable_data<T>(ctx.GetPlace());
     std::fill(gxd, gxd + gx.numel(), T(0));
     std::fill(gpd, gpd + gpad.numel(), T(0));
-    // Rows are summed in a fixed order: sequence by sequence, window entry by entry.
-    for (size_t i = 0; i + 1 < lod.size(); ++i) {
-      const int64_t begin = static_cast<int64_t>(lod[i]);
-      const int64_t len = static_cast<int64_t>(lod[i + 1]) - begin;
-      for (int64_t r = 0; r < len; ++r) {
-        for (int j = 0; j < s.context_length; ++j) {
-          const WindowSource src = SourceOf(s, begin, len, r, j);
-          if (src.row < 0) continue;
-          T* to = (src.from_padding ? gpd : gxd) + src.row * s.width;
-          const T* from = dcol.data() + (begin + r) * cw + j * s.width;
-          for (int64_t k = 0; k < s.width; ++k) to[k] += from[k];
-        }
-      }
-    }
+    ForEachWindowEntry(s, lod, [&](int64_t row, int j, const WindowSource& src) {
+      T* to = (src.from_padding ? gpd : gxd) + src.row * s.width;
+      const T* from = dcol.data() + row * cw + j * s.width;
+      for (int64_t k = 0; k < s.width; ++k) to[k] += from[k];
+    });
     if (dx != nullptr) {
       gx.set_lod(x->lod());
       *dx = std::move(gx);

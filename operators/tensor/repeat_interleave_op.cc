@@ -78,6 +78,27 @@ std::vector<int64_t> Repeats(const ExecutionContext& ctx, const LineView& v) {
   return r;
 }
 
+// X around its `dim`, the counts and Out's dims: what the kernel and its backward share.
+struct Repetition {
+  LineView v;
+  std::vector<int64_t> counts;
+  int64_t total = 0;
+  DDim out_dims;
+};
+
+Repetition ResolveRepetition(const ExecutionContext& ctx, const DDim& x) {
+  Repetition rep;
+  const int dim = NormalizeAxis(ctx.Type(), "attribute `dim`", ctx.Attr<int>("dim"), x.size());
+  rep.v = ViewAround(ctx.Type(), x, dim);
+  rep.counts = Repeats(ctx, rep.v);
+  for (int64_t c : rep.counts) rep.total += c;
+  std::vector<int64_t> out = x.ToVector();
+  out[dim] = rep.total;
+  CheckShapeValues(ctx.Type(), "output", out, false);
+  rep.out_dims = DDim(out);
+  return rep;
+}
+
 void RepeatInterleaveInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
@@ -97,16 +118,11 @@ template <typename T>
 struct RepeatInterleaveKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
-    const int dim = NormalizeAxis(ctx.Type(), "attribute `dim`", ctx.Attr<int>("dim"),
-                                  x->dims().size());
-    const LineView v = ViewAround(ctx.Type(), x->dims(), dim);
-    const std::vector<int64_t> r = Repeats(ctx, v);
-    int64_t total = 0;
-    for (int64_t c : r) total += c;
-    std::vector<int64_t> out_dims = x->dims().ToVector();
-    out_dims[dim] = total;
-    CheckShapeValues(ctx.Type(), "output", out_dims, false);
-    DenseTensor out(DDim(out_dims), x->dtype());
+    const Repetition rep = ResolveRepetition(ctx, x->dims());
+    const LineView& v = rep.v;
+    const std::vector<int64_t>& r = rep.counts;
+    const int64_t total = rep.total;
+    DenseTensor out(rep.out_dims, x->dtype());
     T* o = out.mutable_data<T>(ctx.GetPlace());
     const T* in = x->data<T>();
     for (int64_t a = 0; a < v.outer; ++a) {
@@ -131,17 +147,14 @@ struct RepeatInterleaveGradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
-    const int dim = NormalizeAxis(ctx.Type(), "attribute `dim`", ctx.Attr<int>("dim"),
-                                  x->dims().size());
-    const LineView v = ViewAround(ctx.Type(), x->dims(), dim);
-    const std::vector<int64_t> r = Repeats(ctx, v);
-    int64_t total = 0;
-    for (int64_t c : r) total += c;
-    std::vector<int64_t> want = x->dims().ToVector();
-    want[dim] = total;
-    PL_ENFORCE(dout->dims() == DDim(want),
+    const Repetition rep = ResolveRepetition(ctx, x->dims());
+    const LineView& v = rep.v;
+    const std::vector<int64_t>& r = rep.counts;
+    const int64_t total = rep.total;
+    PL_ENFORCE(dout->dims() == rep.out_dims,
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
-                                       ctx.Type(), DDim(want).ToString(), dout->dims().ToString()));
+                                       ctx.Type(), rep.out_dims.ToString(),
+                                       dout->dims().ToString()));
     DenseTensor dx(x->dims(), dout->dtype());
     T* g = dx.mutable_data<T>(ctx.GetPlace());
     if (dx.numel() > 0) std::memset(g, 0, sizeof(T) * dx.numel());
