@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "framework/data_transform.h"
+#include "operators/detection/bbox_util.h"
 #include "operators/op_family.h"
 #include "tests/op_test_util.h"
 
@@ -166,6 +167,49 @@ TEST_F(DetectionOps, NmsKeepsTheBestOfOverlappingBoxesByHand) {
              {1, 0.8, 0, 0, 10, 10, 1, 0.6, 20, 20, 30, 30}, 1e-6, 0, "Out");
   ExpectNear(ToDoubles(r.outputs.at("Index")[0]), {0, 2}, 0, 0, "Index");
   ExpectNear(ToDoubles(r.outputs.at("NmsRoisNum")[0]), {2}, 0, 0, "NmsRoisNum");
+}
+
+// GreedyNms tests kept boxes a block at a time without branches; a plain loop that stops at
+// the first suppressing box, over JaccardOverlap, must keep the same boxes: many boxes (more
+// than one block kept), both pixel conventions, eta < 1, and a negative threshold (where boxes
+// that do not meet suppress too).
+TEST_F(DetectionOps, GreedyNmsMatchesOnePairAtATime) {
+  const int64_t n = 400;
+  std::vector<double> raw = RandomValues(n * 4, 0, 100, 21);
+  std::vector<float> boxes(n * 4);
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = raw[i * 4], y = raw[i * 4 + 1];
+    const double w = raw[i * 4 + 2] / 5, h = raw[i * 4 + 3] / 5;
+    boxes[i * 4] = static_cast<float>(x);
+    boxes[i * 4 + 1] = static_cast<float>(y);
+    boxes[i * 4 + 2] = static_cast<float>(x + w);
+    boxes[i * 4 + 3] = static_cast<float>(y + h);
+  }
+  std::vector<int64_t> order(n);
+  for (int64_t i = 0; i < n; ++i) order[i] = (i * 37) % n;
+  auto box_of = [&](int64_t i) { return boxes.data() + i * 4; };
+  for (bool normalized : {false, true}) {
+    for (const auto& [threshold, eta] : std::vector<std::pair<float, float>>{
+             {0.3f, 1.0f}, {0.7f, 1.0f}, {0.9f, 0.9f}, {0.0f, 1.0f}, {-0.1f, 1.0f}}) {
+      std::vector<int64_t> want;
+      float t = threshold;
+      for (int64_t cand : order) {
+        bool keep = true;
+        for (int64_t k : want) {
+          if (operators::JaccardOverlap(box_of(cand), box_of(k), normalized) > t) {
+            keep = false;
+            break;
+          }
+        }
+        if (!keep) continue;
+        want.push_back(cand);
+        if (eta < 1 && t > 0.5f) t *= eta;
+      }
+      EXPECT_EQ(operators::GreedyNms(order, box_of, threshold, eta, normalized), want)
+          << "threshold " << threshold << " eta " << eta << (normalized ? " normalized" : "");
+      if (threshold == 0.7f && !normalized) EXPECT_GT(want.size(), 64u);  // Several blocks.
+    }
+  }
 }
 
 TEST_F(DetectionOps, YoloBoxOfOneCellByHand) {

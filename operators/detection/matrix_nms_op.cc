@@ -144,15 +144,9 @@ void DecayClass(const T* boxes, const T* scores, int64_t m, int label, const Att
     return scores[l] > scores[r] || (scores[l] == scores[r] && l < r);
   });
   // The candidates' corners and areas in rows of their own, for the inner loop.
-  std::vector<T> x0(n), y0(n), x1(n), y1(n), area(n), max_iou(n, T(0));
-  for (int64_t i = 0; i < n; ++i) {
-    const T* b = boxes + order[i] * 4;
-    x0[i] = b[0];
-    y0[i] = b[1];
-    x1[i] = b[2];
-    y1[i] = b[3];
-    area[i] = BoxArea(b, a.normalized);
-  }
+  BoxRows<T> rows;
+  std::vector<T> max_iou(n, T(0));
+  for (int64_t i = 0; i < n; ++i) rows.Add(boxes + order[i] * 4, a.normalized);
   const T norm = a.normalized ? T(0) : T(1);
   const T sigma = static_cast<T>(a.sigma);
   for (int64_t i = 0; i < n; ++i) {
@@ -160,11 +154,7 @@ void DecayClass(const T* boxes, const T* scores, int64_t m, int label, const Att
     if (!kept->MayEnter(static_cast<double>(score))) break;
     T decay = T(1), largest = T(0);
     for (int64_t j = 0; j < i; ++j) {
-      // JaccardOverlap (bbox_util.h) with the same arithmetic, written without branches.
-      const bool apart = x0[j] > x1[i] || x1[j] < x0[i] || y0[j] > y1[i] || y1[j] < y0[i];
-      const T inter = (std::min(x1[i], x1[j]) - std::max(x0[i], x0[j]) + norm) *
-                      (std::min(y1[i], y1[j]) - std::max(y0[i], y0[j]) + norm);
-      const T iou = apart ? T(0) : inter / (area[i] + area[j] - inter);
+      const T iou = rows.IoU(j, rows.x0[i], rows.y0[i], rows.x1[i], rows.y1[i], rows.area[i], norm);
       largest = std::max(largest, iou);
       const T d = a.gaussian ? std::exp((max_iou[j] * max_iou[j] - iou * iou) * sigma)
                              : (T(1) - iou) / (T(1) - max_iou[j]);
