@@ -118,11 +118,19 @@ std::vector<PoolCase> ForwardCases() {
     add({{2, 3, 5, 5}, "", {3, 3}, {1, 1}, {1, 1}});
     add({{1, 2, 6, 7}, "", {3, 2}, {2, 1}, {1, 0, 0, 1}});
     add({{1, 2, 7, 7}, "", {3, 3}, {2, 2}, {1, 1}});
+    // 8 or more channels of row-major NCHW, which the oneDNN kernel pools in blocked
+    // channels: SPP's large windows at stride 1, and 12 channels (a partly filled block).
+    add({{1, 12, 10, 10}, "", {13, 13}, {1, 1}, {6, 6}});
+    add({{2, 8, 6, 6}, "", {5, 5}, {1, 1}, {2, 2}});
+    add({{1, 16, 9, 7}, "", {3, 3}, {2, 2}, {1, 1}});
     // ceil_mode: the last window reaches past the padding.
     PoolCase ceil{{1, 2, 5, 5}, "", {2, 2}, {2, 2}};
     ceil.ceil_mode = true;
     add(ceil);
     ceil = {{1, 1, 6, 7}, "", {3, 3}, {2, 2}, {1, 1}};
+    ceil.ceil_mode = true;
+    add(ceil);
+    ceil = {{1, 12, 6, 7}, "", {3, 3}, {2, 2}, {1, 1}};
     ceil.ceil_mode = true;
     add(ceil);
     // Global pooling ignores ksize and paddings.

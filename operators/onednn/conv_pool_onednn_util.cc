@@ -202,6 +202,15 @@ dnnl::pooling_forward::desc PoolForwardDesc(const OneDNNPoolDescs& d, dnnl::prop
                                      d.pad_r);
 }
 
+Tag BlockedChannelsTag() {
+  static const Tag tag = [] {
+    const int isa = static_cast<int>(dnnl::get_effective_cpu_isa());
+    const int avx512 = static_cast<int>(dnnl::cpu_isa::avx512_core);
+    return (isa & avx512) == avx512 ? Tag::nChw16c : Tag::nChw8c;
+  }();
+  return tag;
+}
+
 memory PoolInputMemory(const DenseTensor& x, OneDNNPoolDescs* d, const dnnl::engine& engine) {
   const memory src = InputMemory(x, d->src, engine);
   if (src.get_desc() != d->src) {

@@ -178,6 +178,10 @@ dnnl::pooling_forward::desc PoolForwardDesc(const OneDNNPoolDescs& d, dnnl::prop
 // Memory over pooling input `x` (InputMemory). When `x` is in a oneDNN blocked format, `d` is
 // changed to pool in it: `src` that format, `dst` format_tag::any (the primitive then picks
 // the same format).
+// The blocked-channels format oneDNN's vector kernels read on this CPU: nChw16c with
+// AVX-512, else nChw8c.
+dnnl::memory::format_tag BlockedChannelsTag();
+
 dnnl::memory PoolInputMemory(const framework::DenseTensor& x, OneDNNPoolDescs* d,
                              const dnnl::engine& engine);
 
