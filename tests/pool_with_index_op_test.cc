@@ -171,6 +171,17 @@ TEST(MaxPoolWithIndexOp, BadInputsAreRefused) {
                {"paddings", std::vector<int>{0, 0}}});
       },
       {"op `unpool` input `Indices`", "[1, 1, 1, 2]", "[1, 1, 2, 1]"});
+  ExpectError<platform::OutOfRangeError>(
+      [] {
+        RunOp("unpool",
+              {{"X", {MakeTensor<float>({1, 1, 1, 1}, {1})}},
+               {"Indices", {MakeTensor<int32_t>({1, 1, 1, 1}, {0})}}},
+              {{"Out", 1}},
+              {{"ksize", std::vector<int>{2, 2}}, {"strides", std::vector<int>{2, 2}},
+               {"paddings", std::vector<int>{0, 0}},
+               {"output_size", std::vector<int>{2147483647, 2147483647}}});
+      },
+      {"`unpool`", "[1, 1, 2147483647, 2147483647]", "exceeds int64"});
   ExpectError<platform::InvalidArgumentError>(
       [] {
         RunOp("max_pool2d_with_index", {{"X", {MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4})}}},

@@ -124,6 +124,13 @@ TEST(DiagV2Op, VectorsOntoAndOutOfDiagonals) {
   ExpectError<platform::InvalidArgumentError>(
       [] { RunOp("diag_v2", {{"X", {MakeTensor<float>({1, 1, 2}, {1, 2})}}}, {{"Out", 1}}); },
       {"op `diag_v2` input `X`", "rank 0, 1 or 2"});
+  // A matrix of 2^62 elements is refused before anything is allocated.
+  ExpectError<platform::OutOfRangeError>(
+      [] {
+        RunOp("diag_v2", {{"X", {MakeTensor<float>({2}, {1, 2})}}}, {{"Out", 1}},
+              {{"offset", 2147483647}});
+      },
+      {"`diag_v2`", "[2147483649, 2147483649]", "exceeds int64"});
 }
 
 TEST(DiagV2Op, GradientsMatchFiniteDifferences) {

@@ -250,6 +250,7 @@ DDim UnpoolOutputDims(const std::string& op, const DDim& x, const framework::Att
                                          ListToString(paddings)));
     }
   }
+  CheckShapeValues(op, "output", out, true);
   return DDim(out);
 }
 

@@ -124,6 +124,7 @@ struct SequencePadKernel {
     const int64_t padded = PaddedLength(ctx, lod);
     std::vector<int64_t> out_dims = {n, padded};
     out_dims.insert(out_dims.end(), step.begin(), step.end());
+    CheckShapeValues(ctx.Type(), "output `Out`", out_dims, false);
     DenseTensor out(DDim(out_dims), x->dtype());
     DenseTensor length(DDim{n}, DataType::INT64);
     T* o = out.mutable_data<T>(ctx.GetPlace());

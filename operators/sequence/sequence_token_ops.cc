@@ -113,6 +113,7 @@ struct SequenceEnumerateKernel {
     const std::vector<size_t>& lod = SequenceOffsets(ctx.Type(), "X", *x, 1);
     const int64_t win = ctx.Attr<int>("win_size");
     const T pad = static_cast<T>(ctx.Attr<int>("pad_value"));
+    CheckShapeValues(ctx.Type(), "output `Out`", {x->dims()[0], win}, false);
     DenseTensor out(DDim{x->dims()[0], win}, x->dtype());
     T* o = out.mutable_data<T>(ctx.GetPlace());
     const T* in = x->data<T>();

@@ -121,6 +121,7 @@ DDim DiagOutDims(const std::string& op, const DDim& x, int offset) {
   if (x.size() < 2) {
     const int64_t n = x.size() == 0 ? 1 : x[0];
     const int64_t side = n < 0 ? -1 : n + std::abs(static_cast<int64_t>(offset));
+    CheckShapeValues(op, "output (X's length and attribute `offset`)", {side, side}, true);
     return DDim{side, side};
   }
   if (x[0] < 0 || x[1] < 0) return DDim{-1};
