@@ -49,9 +49,12 @@ const ActivationCase kCases[] = {
     {"log2", [](double x) { return std::log(x) / std::log(2.0); }, 0.05, 10, "\\log_2"},
     {"log10", [](double x) { return std::log(x) / std::log(10.0); }, 0.05, 10, "\\log_{10}"},
     {"tanh_shrink", [](double x) { return x - std::tanh(x); }, -4, 4, "X - \\tanh"},
-    {"asinh", [](double x) { return std::log(x + std::sqrt(x * x + 1)); }, -5, 5, "\\operatorname{arsinh}"},
-    {"acosh", [](double x) { return std::log(x + std::sqrt(x * x - 1)); }, 1.05, 6, "\\operatorname{arcosh}"},
-    {"atanh", [](double x) { return 0.5 * std::log((1 + x) / (1 - x)); }, -0.95, 0.95, "\\operatorname{artanh}"},
+    {"asinh", [](double x) { return std::log(x + std::sqrt(x * x + 1)); }, -5, 5,
+     "\\operatorname{arsinh}"},
+    {"acosh", [](double x) { return std::log(x + std::sqrt(x * x - 1)); }, 1.05, 6,
+     "\\operatorname{arcosh}"},
+    {"atanh", [](double x) { return 0.5 * std::log((1 + x) / (1 - x)); }, -0.95, 0.95,
+     "\\operatorname{artanh}"},
 };
 
 const DDim kShapes[] = {DDim({3, 5}),  DDim({1, 1, 7}), DDim({0, 4}), DDim({}),

@@ -27,8 +27,9 @@ std::vector<double> Box(const std::vector<double>& x, const std::vector<int64_t>
 
 TEST(CropOp, DocExample) {
   operators::RegisterAllOps();
-  const auto r = RunOp("crop_tensor", {{"X", {MakeTensor<float>({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})}}},
-                       {{"Out", 1}}, {{"shape", std::vector<int>{2, 2}}, {"offsets", std::vector<int>{0, 1}}});
+  const auto r =
+      RunOp("crop_tensor", {{"X", {MakeTensor<float>({3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9})}}},
+            {{"Out", 1}}, {{"shape", std::vector<int>{2, 2}}, {"offsets", std::vector<int>{0, 1}}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{2, 3, 5, 6}));
 }
 
@@ -48,20 +49,24 @@ TEST(CropOp, CutsTheBoxFromEverySource) {
             {{"X", {xt}},
              {"Shape", {MakeTensor<int32_t>({3}, {2, 3, 4})}},
              {"Offsets", {MakeTensor<int64_t>({3}, {1, 2, 2})}}},
-            {{"Out", 1}}, {{"shape", std::vector<int>{1, 1, 1}}, {"offsets", std::vector<int>{0, 0, 0}}});
+            {{"Out", 1}},
+            {{"shape", std::vector<int>{1, 1, 1}}, {"offsets", std::vector<int>{0, 0, 0}}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), want);
   // Lists of one-element tensors.
   r = RunOp("crop_tensor",
             {{"X", {xt}},
-             {"ShapeTensor", {MakeTensor<int32_t>({1}, {2}), MakeTensor<int32_t>({1}, {3}),
-                              MakeTensor<int32_t>({1}, {4})}},
-             {"OffsetsTensor", {MakeTensor<int32_t>({1}, {1}), MakeTensor<int32_t>({1}, {2}),
-                                MakeTensor<int32_t>({1}, {2})}}},
+             {"ShapeTensor",
+              {MakeTensor<int32_t>({1}, {2}), MakeTensor<int32_t>({1}, {3}),
+               MakeTensor<int32_t>({1}, {4})}},
+             {"OffsetsTensor",
+              {MakeTensor<int32_t>({1}, {1}), MakeTensor<int32_t>({1}, {2}),
+               MakeTensor<int32_t>({1}, {2})}}},
             {{"Out", 1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), want);
   // crop: the shape of Y, offsets from a tensor; no offsets at all means zeros.
   r = RunOp("crop",
-            {{"X", {xt}}, {"Y", {MakeTensor<float>({2, 3, 4}, RandomValues(24, 0, 1))}},
+            {{"X", {xt}},
+             {"Y", {MakeTensor<float>({2, 3, 4}, RandomValues(24, 0, 1))}},
              {"Offsets", {MakeTensor<int32_t>({3}, {1, 2, 2})}}},
             {{"Out", 1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), want);
@@ -107,8 +112,7 @@ TEST(CropOp, BadInputsAreRefused) {
       {"op `crop_tensor` input `Offsets`", "expected 2 values", "[0, 0, 0]"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("crop", {{"X", {x}}}, {{"Out", 1}},
-              {{"shape", std::vector<int>{-2, 1}}});
+        RunOp("crop", {{"X", {x}}}, {{"Out", 1}}, {{"shape", std::vector<int>{-2, 1}}});
       },
       {"op `crop` attribute `shape`", "dim 0 of size -2"});
 }

@@ -20,14 +20,16 @@ TEST(CtcAlignOp, MergesRepeatsAndDropsBlanks) {
   auto r = RunOp("ctc_align", {{"Input", {x}}}, {{"Output", 1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Output")[0]), (std::vector<double>{1, 2, 1}));
   EXPECT_EQ(r.outputs.at("Output")[0].lod(), (LoD{{0, 3}}));
-  r = RunOp("ctc_align", {{"Input", {x}}}, {{"Output", 1}}, {{"merge_repeated", false}, {"blank", 1}});
+  r = RunOp("ctc_align", {{"Input", {x}}}, {{"Output", 1}},
+            {{"merge_repeated", false}, {"blank", 1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Output")[0]), (std::vector<double>{0, 0, 2, 2, 0}));
   // Padded rows with lengths; what is past a row's length is ignored.
   const DenseTensor padded = MakeTensor<int64_t>({2, 5}, {2, 2, 0, 3, 3, 0, 0, 4, 4, 9});
   r = RunOp("ctc_align",
             {{"Input", {padded}}, {"InputLength", {MakeTensor<int64_t>({2, 1}, {5, 3})}}},
             {{"Output", 1}, {"OutputLength", 1}}, {{"padding_value", -1}});
-  EXPECT_EQ(ToDoubles(r.outputs.at("Output")[0]), (std::vector<double>{2, 3, -1, -1, -1, 4, -1, -1, -1, -1}));
+  EXPECT_EQ(ToDoubles(r.outputs.at("Output")[0]),
+            (std::vector<double>{2, 3, -1, -1, -1, 4, -1, -1, -1, -1}));
   EXPECT_EQ(ToDoubles(r.outputs.at("OutputLength")[0]), (std::vector<double>{2, 1}));
   // Every sequence empty: [[-1]], as PaddlePaddle gives.
   DenseTensor blanks = MakeTensor<int64_t>({3, 1}, {0, 0, 0});
@@ -39,7 +41,10 @@ TEST(CtcAlignOp, MergesRepeatsAndDropsBlanks) {
 TEST(CtcAlignOp, BadInputsAreRefused) {
   operators::RegisterAllOps();
   ExpectError<platform::InvalidArgumentError>(
-      [] { RunOp("ctc_align", {{"Input", {MakeTensor<int64_t>({2, 2}, {1, 2, 3, 4})}}}, {{"Output", 1}}); },
+      [] {
+        RunOp("ctc_align", {{"Input", {MakeTensor<int64_t>({2, 2}, {1, 2, 3, 4})}}},
+              {{"Output", 1}});
+      },
       {"op `ctc_align` input `InputLength`", "required"});
   ExpectError<platform::InvalidArgumentError>(
       [] {
@@ -72,14 +77,15 @@ std::vector<double> NaivePatches(const std::vector<double>& img, int c, int h, i
 
 TEST(Im2SequenceOp, CutsPatchesByHand) {
   operators::RegisterAllOps();
-  auto ex = RunOp("im2sequence", {{"X", {MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4})}}}, {{"Out", 1}},
-                  {{"kernels", std::vector<int>{1, 2}}});
+  auto ex = RunOp("im2sequence", {{"X", {MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4})}}},
+                  {{"Out", 1}}, {{"kernels", std::vector<int>{1, 2}}});
   EXPECT_EQ(ToDoubles(ex.outputs.at("Out")[0]), (std::vector<double>{1, 2, 3, 4}));
   EXPECT_EQ(ex.outputs.at("Out")[0].lod(), (LoD{{0, 2}}));
   const std::vector<double> x = RandomValues(2 * 2 * 5 * 6, -1, 1, 3);
   // kernels [2, 3], strides [2, 1], paddings [up 1, left 0, down 1, right 2]: 3 x 6 patches.
   const auto r = RunOp("im2sequence", {{"X", {MakeTensor<double>({2, 2, 5, 6}, x)}}}, {{"Out", 1}},
-                       {{"kernels", std::vector<int>{2, 3}}, {"strides", std::vector<int>{2, 1}},
+                       {{"kernels", std::vector<int>{2, 3}},
+                        {"strides", std::vector<int>{2, 1}},
                         {"paddings", std::vector<int>{1, 0, 1, 2}}});
   std::vector<double> want;
   for (int n = 0; n < 2; ++n) {
@@ -92,14 +98,16 @@ TEST(Im2SequenceOp, CutsPatchesByHand) {
   EXPECT_EQ(r.outputs.at("Out")[0].lod(), (LoD{{0, 18, 36}}));
   // Real sizes [7, 9] and [4, 12] over out_stride [2, 2]: 4 x 5 and 2 x 6 patches of 1x1.
   const std::vector<double> y = RandomValues(2 * 6 * 8, -1, 1, 4);
-  const auto s = RunOp("im2sequence",
-                       {{"X", {MakeTensor<double>({2, 1, 6, 8}, y)}},
-                        {"Y", {MakeTensor<double>({2, 2}, {7, 9, 4, 12})}}},
-                       {{"Out", 1}},
-                       {{"kernels", std::vector<int>{1, 1}}, {"out_stride", std::vector<int>{2, 2}}});
+  const auto s = RunOp(
+      "im2sequence",
+      {{"X", {MakeTensor<double>({2, 1, 6, 8}, y)}},
+       {"Y", {MakeTensor<double>({2, 2}, {7, 9, 4, 12})}}},
+      {{"Out", 1}}, {{"kernels", std::vector<int>{1, 1}}, {"out_stride", std::vector<int>{2, 2}}});
   EXPECT_EQ(s.outputs.at("Out")[0].lod(), (LoD{{0, 20, 32}}));
-  std::vector<double> top_left = NaivePatches({y.begin(), y.begin() + 48}, 1, 6, 8, 1, 1, 1, 1, 0, 0, 4, 5);
-  const std::vector<double> second = NaivePatches({y.begin() + 48, y.end()}, 1, 6, 8, 1, 1, 1, 1, 0, 0, 2, 6);
+  std::vector<double> top_left =
+      NaivePatches({y.begin(), y.begin() + 48}, 1, 6, 8, 1, 1, 1, 1, 0, 0, 4, 5);
+  const std::vector<double> second =
+      NaivePatches({y.begin() + 48, y.end()}, 1, 6, 8, 1, 1, 1, 1, 0, 0, 2, 6);
   top_left.insert(top_left.end(), second.begin(), second.end());
   EXPECT_EQ(ToDoubles(s.outputs.at("Out")[0]), top_left);
 }
@@ -110,7 +118,8 @@ TEST(Im2SequenceOp, GradientMatchesFiniteDifferences) {
   check.op_type = "im2sequence";
   check.inputs = {{"X", {MakeTensor<double>({2, 2, 4, 3}, RandomValues(48, -1, 1, 5))}}};
   check.outputs = {{"Out", 1}};
-  check.attrs = {{"kernels", std::vector<int>{2, 2}}, {"strides", std::vector<int>{1, 2}},
+  check.attrs = {{"kernels", std::vector<int>{2, 2}},
+                 {"strides", std::vector<int>{1, 2}},
                  {"paddings", std::vector<int>{1, 1, 0, 1}}};  // Overlapping patches.
   CheckGradients(check);
 }
@@ -119,7 +128,9 @@ TEST(Im2SequenceOp, BadAttributesAreRefused) {
   operators::RegisterAllOps();
   const DenseTensor x = MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("im2sequence", {{"X", {x}}}, {{"Out", 1}}, {{"kernels", std::vector<int>{3, 1}}}); },
+      [&] {
+        RunOp("im2sequence", {{"X", {x}}}, {{"Out", 1}}, {{"kernels", std::vector<int>{3, 1}}});
+      },
       {"op `im2sequence` attribute `kernels`", "larger than X's padded image"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {

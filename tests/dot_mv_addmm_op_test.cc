@@ -12,12 +12,16 @@ namespace {
 
 TEST(DotMvAddmmOps, DocExamples) {
   operators::RegisterAllOps();
-  auto r = RunOp("dot", {{"X", {MakeTensor<float>({3}, {1, 2, 3})}}, {"Y", {MakeTensor<float>({3}, {4, 5, 6})}}},
-                 {{"Out", 1}});
+  auto r = RunOp(
+      "dot",
+      {{"X", {MakeTensor<float>({3}, {1, 2, 3})}}, {"Y", {MakeTensor<float>({3}, {4, 5, 6})}}},
+      {{"Out", 1}});
   EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim());
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{32}));
-  r = RunOp("mv", {{"X", {MakeTensor<float>({2, 2}, {1, 2, 3, 4})}}, {"Vec", {MakeTensor<float>({2}, {1, 1})}}},
-            {{"Out", 1}});
+  r = RunOp(
+      "mv",
+      {{"X", {MakeTensor<float>({2, 2}, {1, 2, 3, 4})}}, {"Vec", {MakeTensor<float>({2}, {1, 1})}}},
+      {{"Out", 1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{3, 7}));
   r = RunOp("addmm",
             {{"Input", {MakeTensor<float>({2}, {10, 20})}},
@@ -30,12 +34,15 @@ TEST(DotMvAddmmOps, DocExamples) {
 TEST(DotMvAddmmOps, MatchSumsWrittenOut) {
   operators::RegisterAllOps();
   const std::vector<double> a = RandomValues(12, -1, 1, 3), b = RandomValues(12, -1, 1, 4);
-  auto r = RunOp("dot", {{"X", {MakeTensor<double>({3, 4}, a)}}, {"Y", {MakeTensor<double>({3, 4}, b)}}},
-                 {{"Out", 1}});
+  auto r =
+      RunOp("dot", {{"X", {MakeTensor<double>({3, 4}, a)}}, {"Y", {MakeTensor<double>({3, 4}, b)}}},
+            {{"Out", 1}});
   std::vector<double> want(3, 0.0);
   for (int i = 0; i < 12; ++i) want[i / 4] += a[i] * b[i];
   ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-15, 1e-15, "dot");
-  r = RunOp("mv", {{"X", {MakeTensor<double>({3, 4}, a)}}, {"Vec", {MakeTensor<double>({4}, {b.begin(), b.begin() + 4})}}},
+  r = RunOp("mv",
+            {{"X", {MakeTensor<double>({3, 4}, a)}},
+             {"Vec", {MakeTensor<double>({4}, {b.begin(), b.begin() + 4})}}},
             {{"Out", 1}});
   std::fill(want.begin(), want.end(), 0.0);
   for (int i = 0; i < 12; ++i) want[i / 4] += a[i] * b[i % 4];
@@ -46,7 +53,8 @@ TEST(DotMvAddmmOps, MatchSumsWrittenOut) {
     SCOPED_TRACE("Input " + in_dims.ToString());
     const std::vector<double> in = RandomValues(in_dims.numel(), -1, 1, 6);
     r = RunOp("addmm",
-              {{"Input", {MakeTensor<double>(in_dims, in)}}, {"X", {MakeTensor<double>({3, 4}, a)}},
+              {{"Input", {MakeTensor<double>(in_dims, in)}},
+               {"X", {MakeTensor<double>({3, 4}, a)}},
                {"Y", {MakeTensor<double>({4, 2}, y)}}},
               {{"Out", 1}}, {{"Alpha", 0.5f}, {"Beta", -2.0f}});
     const int64_t rows = in_dims.size() == 2 ? in_dims[0] : 1, cols = in_dims[in_dims.size() - 1];
@@ -82,9 +90,10 @@ TEST(DotMvAddmmOps, GradientsMatchFiniteDifferences) {
     SCOPED_TRACE("Input " + in_dims.ToString());
     GradCheck addmm;
     addmm.op_type = "addmm";
-    addmm.inputs = {{"Input", {MakeTensor<double>(in_dims, RandomValues(in_dims.numel(), -1, 1, 7))}},
-                    {"X", {MakeTensor<double>({3, 4}, RandomValues(12, -1, 1, 8))}},
-                    {"Y", {MakeTensor<double>({4, 2}, RandomValues(8, -1, 1, 9))}}};
+    addmm.inputs = {
+        {"Input", {MakeTensor<double>(in_dims, RandomValues(in_dims.numel(), -1, 1, 7))}},
+        {"X", {MakeTensor<double>({3, 4}, RandomValues(12, -1, 1, 8))}},
+        {"Y", {MakeTensor<double>({4, 2}, RandomValues(8, -1, 1, 9))}}};
     addmm.outputs = {{"Out", 1}};
     addmm.attrs = {{"Alpha", 0.5f}, {"Beta", -2.0f}};
     CheckGradients(addmm);
@@ -95,13 +104,16 @@ TEST(DotMvAddmmOps, BadShapesAreRefused) {
   operators::RegisterAllOps();
   ExpectError<platform::InvalidArgumentError>(
       [] {
-        RunOp("dot", {{"X", {MakeTensor<float>({3}, {1, 2, 3})}}, {"Y", {MakeTensor<float>({2}, {1, 2})}}},
+        RunOp("dot",
+              {{"X", {MakeTensor<float>({3}, {1, 2, 3})}}, {"Y", {MakeTensor<float>({2}, {1, 2})}}},
               {{"Out", 1}});
       },
       {"op `dot` input `Y`", "[3]", "[2]"});
   ExpectError<platform::InvalidArgumentError>(
       [] {
-        RunOp("mv", {{"X", {MakeTensor<float>({2, 3}, RandomValues(6, 0, 1))}}, {"Vec", {MakeTensor<float>({2}, {1, 2})}}},
+        RunOp("mv",
+              {{"X", {MakeTensor<float>({2, 3}, RandomValues(6, 0, 1))}},
+               {"Vec", {MakeTensor<float>({2}, {1, 2})}}},
               {{"Out", 1}});
       },
       {"op `mv` input `Vec`", "[3]", "[2]"});

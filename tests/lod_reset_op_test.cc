@@ -17,7 +17,8 @@ TEST(LoDResetOp, SetsTheNewOffsets) {
   const std::vector<double> values = RandomValues(12, -1, 1, 3);
   DenseTensor x = MakeTensor<double>({6, 2}, values);
   x.set_lod({{0, 3, 6}});
-  auto r = RunOp("lod_reset", {{"X", {x}}}, {{"Out", 1}}, {{"target_lod", std::vector<int>{0, 1, 4, 6}}});
+  auto r = RunOp("lod_reset", {{"X", {x}}}, {{"Out", 1}},
+                 {{"target_lod", std::vector<int>{0, 1, 4, 6}}});
   EXPECT_EQ(r.outputs.at("Out")[0].lod(), (LoD{{0, 1, 4, 6}}));
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), values);
   // Y's values, appended below X's level (which groups the new level's 2 sequences).
@@ -52,13 +53,20 @@ TEST(LoDResetOp, BadInputsAreRefused) {
   operators::RegisterAllOps();
   const DenseTensor x = MakeTensor<float>({6, 2}, RandomValues(12, 0, 1));
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("lod_reset", {{"X", {x}}}, {{"Out", 1}}, {{"target_lod", std::vector<int>{0, 2, 5}}}); },
+      [&] {
+        RunOp("lod_reset", {{"X", {x}}}, {{"Out", 1}}, {{"target_lod", std::vector<int>{0, 2, 5}}});
+      },
       {"op `lod_reset` attribute `target_lod`", "[[0, 2, 5]]", "[6, 2]"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("lod_reset", {{"X", {x}}}, {{"Out", 1}}, {{"target_lod", std::vector<int>{0, 4, 2, 6}}}); },
+      [&] {
+        RunOp("lod_reset", {{"X", {x}}}, {{"Out", 1}},
+              {{"target_lod", std::vector<int>{0, 4, 2, 6}}});
+      },
       {"op `lod_reset` attribute `target_lod`", "[[0, 4, 2, 6]]"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("lod_reset", {{"X", {x}}, {"Y", {MakeTensor<int64_t>({2}, {0, -6})}}}, {{"Out", 1}}); },
+      [&] {
+        RunOp("lod_reset", {{"X", {x}}, {"Y", {MakeTensor<int64_t>({2}, {0, -6})}}}, {{"Out", 1}});
+      },
       {"op `lod_reset` input `Y`", ">= 0", "-6"});
 }
 

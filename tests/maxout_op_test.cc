@@ -34,8 +34,8 @@ TEST(MaxoutOp, TakesTheLargestOfEachGroup) {
             double best = -1e300;
             for (int64_t g = 0; g < groups; ++g) {
               const int64_t from = ch * groups + g;
-              best = std::max(best, nhwc ? x[(b * h * w + pix) * c + from]
-                                         : x[(b * c + from) * h * w + pix]);
+              best = std::max(
+                  best, nhwc ? x[(b * h * w + pix) * c + from] : x[(b * c + from) * h * w + pix]);
             }
             want.push_back(best);
           }
@@ -52,7 +52,9 @@ TEST(MaxoutOp, GradientsMatchFiniteDifferences) {
   for (int axis : {1, -1}) {
     GradCheck check;
     check.op_type = "maxout";
-    check.inputs = {{"X", {MakeTensor<double>(axis == 1 ? DDim{2, 6, 2, 2} : DDim{2, 2, 2, 6}, RandomValues(48, -1, 1, 6))}}};
+    check.inputs = {{"X",
+                     {MakeTensor<double>(axis == 1 ? DDim{2, 6, 2, 2} : DDim{2, 2, 2, 6},
+                                         RandomValues(48, -1, 1, 6))}}};
     check.outputs = {{"Out", 1}};
     check.attrs = {{"groups", 3}, {"axis", axis}};
     CheckGradients(check);

@@ -50,15 +50,20 @@ Pooled NaivePool(const std::vector<double>& x, int64_t planes, int64_t h, int64_
 
 TEST(MaxPoolWithIndexOp, DocExamples) {
   operators::RegisterAllOps();
-  const auto r = RunOp("max_pool2d_with_index", {{"X", {MakeTensor<float>({1, 1, 2, 2}, {1, 3, 4, 2})}}},
-                       {{"Out", 1}, {"Mask", 1}}, {{"ksize", std::vector<int>{2, 2}}, {"strides", std::vector<int>{2, 2}}});
+  const auto r =
+      RunOp("max_pool2d_with_index", {{"X", {MakeTensor<float>({1, 1, 2, 2}, {1, 3, 4, 2})}}},
+            {{"Out", 1}, {"Mask", 1}},
+            {{"ksize", std::vector<int>{2, 2}}, {"strides", std::vector<int>{2, 2}}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{4}));
   EXPECT_EQ(ToDoubles(r.outputs.at("Mask")[0]), (std::vector<double>{2}));
-  const auto u = RunOp("unpool", {{"X", {MakeTensor<float>({1, 1, 1, 1}, {4})}},
-                                  {"Indices", {MakeTensor<int32_t>({1, 1, 1, 1}, {2})}}},
+  const auto u = RunOp("unpool",
+                       {{"X", {MakeTensor<float>({1, 1, 1, 1}, {4})}},
+                        {"Indices", {MakeTensor<int32_t>({1, 1, 1, 1}, {2})}}},
                        {{"Out", 1}},
-                       {{"ksize", std::vector<int>{2, 2}}, {"strides", std::vector<int>{2, 2}},
-                        {"paddings", std::vector<int>{0, 0}}, {"output_size", std::vector<int>{2, 2}}});
+                       {{"ksize", std::vector<int>{2, 2}},
+                        {"strides", std::vector<int>{2, 2}},
+                        {"paddings", std::vector<int>{0, 0}},
+                        {"output_size", std::vector<int>{2, 2}}});
   EXPECT_EQ(ToDoubles(u.outputs.at("Out")[0]), (std::vector<double>{0, 0, 4, 0}));
 }
 
@@ -86,9 +91,9 @@ TEST(MaxPoolWithIndexOp, MatchesWindowsSearchedByHand) {
     EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), want.out);
     EXPECT_EQ(ToDoubles(r.outputs.at("Mask")[0]), want.mask);
   }
-  const auto a = RunOp("max_pool2d_with_index", {{"X", {MakeTensor<double>({n, c, h, w}, x)}}},
-                       {{"Out", 1}, {"Mask", 1}},
-                       {{"ksize", std::vector<int>{3, 4}}, {"adaptive", true}});
+  const auto a =
+      RunOp("max_pool2d_with_index", {{"X", {MakeTensor<double>({n, c, h, w}, x)}}},
+            {{"Out", 1}, {"Mask", 1}}, {{"ksize", std::vector<int>{3, 4}}, {"adaptive", true}});
   const Pooled want = NaivePool(x, n * c, h, w, 3, 4, 0, 0, 0, true);
   EXPECT_EQ(ToDoubles(a.outputs.at("Out")[0]), want.out);
   EXPECT_EQ(ToDoubles(a.outputs.at("Mask")[0]), want.mask);
@@ -108,10 +113,13 @@ TEST(MaxPoolWithIndexOp, UnpoolPutsValuesBackByHand) {
   }
   for (bool wide : {false, true}) {
     SlotTensors in = {{"X", {MakeTensor<double>({2, 3, 2, 2}, x)}}};
-    in["Indices"] = {wide ? MakeTensor<int64_t>({2, 3, 2, 2}, idx) : MakeTensor<int32_t>({2, 3, 2, 2}, idx)};
+    in["Indices"] = {wide ? MakeTensor<int64_t>({2, 3, 2, 2}, idx)
+                          : MakeTensor<int32_t>({2, 3, 2, 2}, idx)};
     const auto r = RunOp("unpool", in, {{"Out", 1}},
-                         {{"ksize", std::vector<int>{2, 2}}, {"strides", std::vector<int>{2, 2}},
-                          {"paddings", std::vector<int>{0, 0}}, {"output_size", std::vector<int>{3, 5}}});
+                         {{"ksize", std::vector<int>{2, 2}},
+                          {"strides", std::vector<int>{2, 2}},
+                          {"paddings", std::vector<int>{0, 0}},
+                          {"output_size", std::vector<int>{3, 5}}});
     std::vector<double> want(2 * 3 * 15, 0.0);
     for (int p = 0; p < 6; ++p) {
       for (int k = 0; k < 4; ++k) want[p * 15 + static_cast<int>(idx[p * 4 + k])] = x[p * 4 + k];
@@ -123,7 +131,8 @@ TEST(MaxPoolWithIndexOp, UnpoolPutsValuesBackByHand) {
                        {{"X", {MakeTensor<float>({1, 1, 2, 3}, RandomValues(6, 0, 1))}},
                         {"Indices", {MakeTensor<int32_t>({1, 1, 2, 3}, {0, 1, 2, 3, 4, 5})}}},
                        {{"Out", 1}},
-                       {{"ksize", std::vector<int>{3, 3}}, {"strides", std::vector<int>{2, 2}},
+                       {{"ksize", std::vector<int>{3, 3}},
+                        {"strides", std::vector<int>{2, 2}},
                         {"paddings", std::vector<int>{1, 1}}});
   EXPECT_EQ(d.outputs.at("Out")[0].dims(), DDim({1, 1, 3, 5}));
 }
@@ -135,7 +144,8 @@ TEST(MaxPoolWithIndexOp, GradientsMatchFiniteDifferences) {
   pool.inputs = {{"X", {MakeTensor<double>({1, 2, 5, 5}, RandomValues(50, -1, 1, 7))}}};
   pool.outputs = {{"Out", 1}, {"Mask", 1}};
   pool.loss_outputs = {"Out"};
-  pool.attrs = {{"ksize", std::vector<int>{3, 3}}, {"strides", std::vector<int>{2, 2}},
+  pool.attrs = {{"ksize", std::vector<int>{3, 3}},
+                {"strides", std::vector<int>{2, 2}},
                 {"paddings", std::vector<int>{1, 1}}};  // Overlapping windows.
   CheckGradients(pool);
   GradCheck unpool;
@@ -144,7 +154,8 @@ TEST(MaxPoolWithIndexOp, GradientsMatchFiniteDifferences) {
                    {"Indices", {MakeTensor<int32_t>({1, 2, 2, 2}, {0, 3, 10, 15, 1, 4, 9, 12})}}};
   unpool.wrt = {"X"};
   unpool.outputs = {{"Out", 1}};
-  unpool.attrs = {{"ksize", std::vector<int>{2, 2}}, {"strides", std::vector<int>{2, 2}},
+  unpool.attrs = {{"ksize", std::vector<int>{2, 2}},
+                  {"strides", std::vector<int>{2, 2}},
                   {"paddings", std::vector<int>{0, 0}}};
   CheckGradients(unpool);
 }
@@ -157,8 +168,10 @@ TEST(MaxPoolWithIndexOp, BadInputsAreRefused) {
               {{"X", {MakeTensor<float>({1, 1, 1, 2}, {1, 2})}},
                {"Indices", {MakeTensor<int32_t>({1, 1, 1, 2}, {0, 4})}}},
               {{"Out", 1}},
-              {{"ksize", std::vector<int>{2, 2}}, {"strides", std::vector<int>{2, 2}},
-               {"paddings", std::vector<int>{0, 0}}, {"output_size", std::vector<int>{2, 2}}});
+              {{"ksize", std::vector<int>{2, 2}},
+               {"strides", std::vector<int>{2, 2}},
+               {"paddings", std::vector<int>{0, 0}},
+               {"output_size", std::vector<int>{2, 2}}});
       },
       {"op `unpool` input `Indices`", "index 4", "4 elements"});
   ExpectError<platform::InvalidArgumentError>(
@@ -167,7 +180,8 @@ TEST(MaxPoolWithIndexOp, BadInputsAreRefused) {
               {{"X", {MakeTensor<float>({1, 1, 1, 2}, {1, 2})}},
                {"Indices", {MakeTensor<int32_t>({1, 1, 2, 1}, {0, 1})}}},
               {{"Out", 1}},
-              {{"ksize", std::vector<int>{2, 2}}, {"strides", std::vector<int>{2, 2}},
+              {{"ksize", std::vector<int>{2, 2}},
+               {"strides", std::vector<int>{2, 2}},
                {"paddings", std::vector<int>{0, 0}}});
       },
       {"op `unpool` input `Indices`", "[1, 1, 1, 2]", "[1, 1, 2, 1]"});
@@ -177,7 +191,8 @@ TEST(MaxPoolWithIndexOp, BadInputsAreRefused) {
               {{"X", {MakeTensor<float>({1, 1, 1, 1}, {1})}},
                {"Indices", {MakeTensor<int32_t>({1, 1, 1, 1}, {0})}}},
               {{"Out", 1}},
-              {{"ksize", std::vector<int>{2, 2}}, {"strides", std::vector<int>{2, 2}},
+              {{"ksize", std::vector<int>{2, 2}},
+               {"strides", std::vector<int>{2, 2}},
                {"paddings", std::vector<int>{0, 0}},
                {"output_size", std::vector<int>{2147483647, 2147483647}}});
       },

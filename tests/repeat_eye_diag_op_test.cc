@@ -16,8 +16,8 @@ TEST(RepeatInterleaveOp, RepeatsEachSliceInPlace) {
   const DenseTensor ex = MakeTensor<float>({2, 2}, {1, 2, 3, 4});
   auto r = RunOp("repeat_interleave", {{"X", {ex}}}, {{"Out", 1}}, {{"Repeats", 2}, {"dim", 1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{1, 1, 2, 2, 3, 3, 4, 4}));
-  r = RunOp("repeat_interleave", {{"X", {ex}}, {"RepeatsTensor", {MakeTensor<int32_t>({2}, {1, 2})}}},
-            {{"Out", 1}});
+  r = RunOp("repeat_interleave",
+            {{"X", {ex}}, {"RepeatsTensor", {MakeTensor<int32_t>({2}, {1, 2})}}}, {{"Out", 1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{1, 2, 3, 4, 3, 4}));
   // [2, 3, 2] along dim 1 (and -2) with counts [2, 0, 3]: rows by hand.
   const std::vector<double> x = RandomValues(12, -1, 1, 3);
@@ -59,24 +59,27 @@ TEST(RepeatInterleaveOp, BadInputsAreRefused) {
   const DenseTensor x = MakeTensor<float>({2, 2}, {1, 2, 3, 4});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("repeat_interleave", {{"X", {x}}, {"RepeatsTensor", {MakeTensor<int64_t>({3}, {1, 1, 1})}}},
-              {{"Out", 1}});
+        RunOp("repeat_interleave",
+              {{"X", {x}}, {"RepeatsTensor", {MakeTensor<int64_t>({3}, {1, 1, 1})}}}, {{"Out", 1}});
       },
       {"op `repeat_interleave` input `RepeatsTensor`", "expected 2 counts", "[3]"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("repeat_interleave", {{"X", {x}}, {"RepeatsTensor", {MakeTensor<int64_t>({2}, {1, -1})}}},
-              {{"Out", 1}});
+        RunOp("repeat_interleave",
+              {{"X", {x}}, {"RepeatsTensor", {MakeTensor<int64_t>({2}, {1, -1})}}}, {{"Out", 1}});
       },
       {"op `repeat_interleave` input `RepeatsTensor`", ">= 0", "-1"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("repeat_interleave", {{"X", {x}}}, {{"Out", 1}}, {{"Repeats", 1}, {"dim", 2}}); },
+      [&] {
+        RunOp("repeat_interleave", {{"X", {x}}}, {{"Out", 1}}, {{"Repeats", 1}, {"dim", 2}});
+      },
       {"op `repeat_interleave` attribute `dim`"});
 }
 
 TEST(EyeOp, OnesOnTheMainDiagonal) {
   operators::RegisterAllOps();
-  for (const auto& [rows, cols] : std::vector<std::pair<int64_t, int64_t>>{{2, 3}, {4, -1}, {3, 1}, {0, 2}}) {
+  for (const auto& [rows, cols] :
+       std::vector<std::pair<int64_t, int64_t>>{{2, 3}, {4, -1}, {3, 1}, {0, 2}}) {
     for (int dtype : {5, 6, 2, 3}) {
       const auto r = RunOp("eye", {}, {{"Out", 1}},
                            {{"num_rows", rows}, {"num_columns", cols}, {"dtype", dtype}});
@@ -89,13 +92,16 @@ TEST(EyeOp, OnesOnTheMainDiagonal) {
     }
   }
   ExpectError<platform::InvalidArgumentError>(
-      [] { RunOp("eye", {}, {{"Out", 1}}, {{"num_rows", int64_t{-2}}}); },
+      [] {
+        RunOp("eye", {}, {{"Out", 1}}, {{"num_rows", int64_t{-2}}});
+      },
       {"op `eye`", "num_rows"});
 }
 
 TEST(DiagV2Op, VectorsOntoAndOutOfDiagonals) {
   operators::RegisterAllOps();
-  auto r = RunOp("diag_v2", {{"X", {MakeTensor<float>({2}, {1, 2})}}}, {{"Out", 1}}, {{"offset", 1}});
+  auto r =
+      RunOp("diag_v2", {{"X", {MakeTensor<float>({2}, {1, 2})}}}, {{"Out", 1}}, {{"offset", 1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{0, 1, 0, 0, 0, 2, 0, 0, 0}));
   r = RunOp("diag_v2", {{"X", {MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}}}, {{"Out", 1}},
             {{"offset", -1}});
@@ -119,10 +125,15 @@ TEST(DiagV2Op, VectorsOntoAndOutOfDiagonals) {
     EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), want) << "offset " << k;
   }
   ExpectError<platform::InvalidArgumentError>(
-      [] { RunOp("diag_v2", {{"X", {MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}}}, {{"Out", 1}}, {{"offset", 3}}); },
+      [] {
+        RunOp("diag_v2", {{"X", {MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6})}}}, {{"Out", 1}},
+              {{"offset", 3}});
+      },
       {"op `diag_v2` attribute `offset`", "3", "[2, 3]"});
   ExpectError<platform::InvalidArgumentError>(
-      [] { RunOp("diag_v2", {{"X", {MakeTensor<float>({1, 1, 2}, {1, 2})}}}, {{"Out", 1}}); },
+      [] {
+        RunOp("diag_v2", {{"X", {MakeTensor<float>({1, 1, 2}, {1, 2})}}}, {{"Out", 1}});
+      },
       {"op `diag_v2` input `X`", "rank 0, 1 or 2"});
   // A matrix of 2^62 elements is refused before anything is allocated.
   ExpectError<platform::OutOfRangeError>(

@@ -58,24 +58,24 @@ TEST(SequenceConvOp, MatchesWindowsSummedByHand) {
   const int64_t d = 3, m = 2;
   for (const auto& lod : {std::vector<size_t>{0, 1, 4, 9}, std::vector<size_t>{0, 2, 2, 7}}) {
     const std::vector<double> x = RandomValues(lod.back() * d, -1, 1, 3);
-    for (const auto& [start, length] : std::vector<std::pair<int, int>>{
-             {-1, 3}, {0, 1}, {-4, 2}, {2, 3}, {-2, 5}, {0, 4}}) {
+    for (const auto& [start, length] :
+         std::vector<std::pair<int, int>>{{-1, 3}, {0, 1}, {-4, 2}, {2, 3}, {-2, 5}, {0, 4}}) {
       for (bool trainable : {false, true}) {
         SCOPED_TRACE("start " + std::to_string(start) + " length " + std::to_string(length) +
                      (trainable ? " trainable" : ""));
         const std::vector<double> w = RandomValues(length * d * m, -1, 1, 5);
         const int pad_rows = std::max(0, -start) + std::max(0, start + length - 1);
         const std::vector<double> pad = RandomValues(pad_rows * d, -1, 1, 9);
-        SlotTensors in = {{"X", {MakeLoDTensor<double>({static_cast<int64_t>(lod.back()), d}, x, {lod})}},
-                          {"Filter", {MakeTensor<double>({length * d, m}, w)}}};
+        SlotTensors in = {
+            {"X", {MakeLoDTensor<double>({static_cast<int64_t>(lod.back()), d}, x, {lod})}},
+            {"Filter", {MakeTensor<double>({length * d, m}, w)}}};
         if (trainable) in["PaddingData"] = {MakeTensor<double>({pad_rows, d}, pad)};
-        const auto r = RunOp("sequence_conv", in, {{"Out", 1}},
-                             {{"contextLength", length},
-                              {"contextStart", start},
-                              {"paddingTrainable", trainable}});
+        const auto r = RunOp(
+            "sequence_conv", in, {{"Out", 1}},
+            {{"contextLength", length}, {"contextStart", start}, {"paddingTrainable", trainable}});
         ExpectNear(ToDoubles(r.outputs.at("Out")[0]),
-                   NaiveSeqConv(x, lod, d, w, m, start, length, trainable ? &pad : nullptr),
-                   1e-12, 1e-12, "Out");
+                   NaiveSeqConv(x, lod, d, w, m, start, length, trainable ? &pad : nullptr), 1e-12,
+                   1e-12, "Out");
       }
     }
   }
@@ -87,9 +87,11 @@ TEST(SequenceConvOp, GradientsMatchFiniteDifferences) {
     SCOPED_TRACE(trainable ? "trainable" : "zero padding");
     GradCheck check;
     check.op_type = "sequence_conv";
-    check.inputs = {{"X", {MakeLoDTensor<double>({6, 2}, RandomValues(12, -1, 1, 3), {{0, 1, 4, 6}})}},
-                    {"Filter", {MakeTensor<double>({6, 3}, RandomValues(18, -1, 1, 4))}}};
-    if (trainable) check.inputs["PaddingData"] = {MakeTensor<double>({2, 2}, RandomValues(4, -1, 1, 5))};
+    check.inputs = {
+        {"X", {MakeLoDTensor<double>({6, 2}, RandomValues(12, -1, 1, 3), {{0, 1, 4, 6}})}},
+        {"Filter", {MakeTensor<double>({6, 3}, RandomValues(18, -1, 1, 4))}}};
+    if (trainable)
+      check.inputs["PaddingData"] = {MakeTensor<double>({2, 2}, RandomValues(4, -1, 1, 5))};
     check.outputs = {{"Out", 1}};
     check.attrs = {{"contextLength", 3}, {"contextStart", -2}, {"paddingTrainable", trainable}};
     CheckGradients(check);
@@ -102,7 +104,8 @@ TEST(SequenceConvOp, BadInputsAreRefused) {
   const DenseTensor w = MakeTensor<float>({6, 3}, RandomValues(18, -1, 1));
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("sequence_conv", {{"X", {x}}, {"Filter", {MakeTensor<float>({5, 3}, RandomValues(15, 0, 1))}}},
+        RunOp("sequence_conv",
+              {{"X", {x}}, {"Filter", {MakeTensor<float>({5, 3}, RandomValues(15, 0, 1))}}},
               {{"Out", 1}}, {{"contextLength", 3}});
       },
       {"op `sequence_conv` input `Filter`", "expected 6 rows", "[5, 3]"});
@@ -116,12 +119,14 @@ TEST(SequenceConvOp, BadInputsAreRefused) {
       [&] {
         RunOp("sequence_conv",
               {{"X", {x}}, {"Filter", {w}}, {"PaddingData", {MakeTensor<float>({1, 2}, {0, 0})}}},
-              {{"Out", 1}}, {{"contextLength", 3}, {"contextStart", -1}, {"paddingTrainable", true}});
+              {{"Out", 1}},
+              {{"contextLength", 3}, {"contextStart", -1}, {"paddingTrainable", true}});
       },
       {"op `sequence_conv` input `PaddingData`", "expected shape [2, 2]", "[1, 2]"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("sequence_conv", {{"X", {MakeTensor<float>({4, 2}, RandomValues(8, 0, 1))}}, {"Filter", {w}}},
+        RunOp("sequence_conv",
+              {{"X", {MakeTensor<float>({4, 2}, RandomValues(8, 0, 1))}}, {"Filter", {w}}},
               {{"Out", 1}}, {{"contextLength", 3}});
       },
       {"sequence_conv", "`X`", "without LoD"});

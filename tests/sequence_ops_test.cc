@@ -66,8 +66,7 @@ void CheckPoolValues() {
   for (const std::string type : kPoolTypes) {
     SCOPED_TRACE(type);
     auto r = RunOp("sequence_pool", {{"X", {MakeLoDTensor<T>(DDim{9, 3}, x, {lod})}}},
-                   {{"Out", 1}, {"MaxIndex", 1}},
-                   {{"pooltype", type}, {"pad_value", 0.5f}});
+                   {{"Out", 1}, {"MaxIndex", 1}}, {{"pooltype", type}, {"pad_value", 0.5f}});
     const DenseTensor& out = r.outputs["Out"][0];
     EXPECT_EQ(out.dims(), (DDim{4, 3}));
     EXPECT_TRUE(out.lod().empty());
@@ -96,7 +95,8 @@ TEST_F(SequenceOpsTest, PoolDocExampleAndTwoLevelLoD) {
   auto avg = RunOp("sequence_pool", {{"X", {x}}}, {{"Out", 1}});
   EXPECT_EQ(ToDoubles(avg.outputs["Out"][0]), (std::vector<double>{2, 4}));
   // Two levels: pooling over the last, the first stays as Out's LoD.
-  const DenseTensor x2 = MakeLoDTensor<double>(DDim{5, 1}, {1, 3, 2, 4, 6}, {{0, 1, 3}, {0, 2, 4, 5}});
+  const DenseTensor x2 =
+      MakeLoDTensor<double>(DDim{5, 1}, {1, 3, 2, 4, 6}, {{0, 1, 3}, {0, 2, 4, 5}});
   auto r = RunOp("sequence_pool", {{"X", {x2}}}, {{"Out", 1}, {"MaxIndex", 1}},
                  {{"pooltype", std::string("MAX")}});
   EXPECT_EQ(ToDoubles(r.outputs["Out"][0]), (std::vector<double>{3, 4, 6}));
@@ -108,7 +108,8 @@ TEST_F(SequenceOpsTest, PoolGradientsMatchFiniteDifferences) {
     SCOPED_TRACE(type);
     GradCheck check;
     check.op_type = "sequence_pool";
-    check.inputs = {{"X", {MakeLoDTensor<double>(DDim{7, 2}, RandomValues(14, -1, 1, 9), {{0, 3, 3, 4, 7}})}}};
+    check.inputs = {
+        {"X", {MakeLoDTensor<double>(DDim{7, 2}, RandomValues(14, -1, 1, 9), {{0, 3, 3, 4, 7}})}}};
     check.outputs = {{"Out", 1}, {"MaxIndex", 1}};
     check.loss_outputs = {"Out"};
     check.attrs = {{"pooltype", type}, {"pad_value", 1.5f}};
@@ -122,18 +123,26 @@ TEST_F(SequenceOpsTest, PoolErrors) {
       [&] { RunOp("sequence_pool", {{"X", {plain}}}, {{"Out", 1}}); },
       {"sequence_pool", "`X`", "without LoD"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("sequence_pool", {{"X", {MakeLoDTensor<float>(DDim{4, 2}, RandomValues(8, -1, 1), {{0, 2, 5}})}}}, {{"Out", 1}}); },
+      [&] {
+        RunOp("sequence_pool",
+              {{"X", {MakeLoDTensor<float>(DDim{4, 2}, RandomValues(8, -1, 1), {{0, 2, 5}})}}},
+              {{"Out", 1}});
+      },
       {"sequence_pool", "`X`", "ends at 5", "expected 4"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("sequence_pool", {{"X", {MakeLoDTensor<float>(DDim{4, 2}, RandomValues(8, -1, 1), {{0, 1}, {0, 2}, {0, 1, 4}})}}},
+        RunOp("sequence_pool",
+              {{"X",
+                {MakeLoDTensor<float>(DDim{4, 2}, RandomValues(8, -1, 1),
+                                      {{0, 1}, {0, 2}, {0, 1, 4}})}}},
               {{"Out", 1}});
       },
       {"sequence_pool", "`X`", "at most 2"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("sequence_pool", {{"X", {MakeLoDTensor<float>(DDim{4, 2}, RandomValues(8, -1, 1), {{0, 4}})}}}, {{"Out", 1}},
-              {{"pooltype", std::string("MIN")}});
+        RunOp("sequence_pool",
+              {{"X", {MakeLoDTensor<float>(DDim{4, 2}, RandomValues(8, -1, 1), {{0, 4}})}}},
+              {{"Out", 1}}, {{"pooltype", std::string("MIN")}});
       },
       {"sequence_pool", "pooltype", "MIN"});
 }
@@ -153,14 +162,17 @@ TEST_F(SequenceOpsTest, ExpandRowsWithoutLoD) {
 TEST_F(SequenceOpsTest, ExpandSequencesWithLoD) {
   // X's sequences [a, b], [c], [d]; Y's level 0 asks for 2, 0 and 1 copies.
   const DenseTensor x = MakeLoDTensor<int64_t>(DDim{4, 1}, {10, 11, 12, 13}, {{0, 2, 3, 4}});
-  const DenseTensor y = MakeLoDTensor<float>(DDim{5, 1}, RandomValues(5, 0, 1), {{0, 2, 2, 3}, {0, 1, 3, 5}});
+  const DenseTensor y =
+      MakeLoDTensor<float>(DDim{5, 1}, RandomValues(5, 0, 1), {{0, 2, 2, 3}, {0, 1, 3, 5}});
   auto r = RunOp("sequence_expand", {{"X", {x}}, {"Y", {y}}}, {{"Out", 1}}, {{"ref_level", 0}});
   const DenseTensor& out = r.outputs["Out"][0];
   EXPECT_EQ(ToDoubles(out), (std::vector<double>{10, 11, 10, 11, 13}));
   EXPECT_EQ(out.lod(), (LoD{{0, 2, 4, 5}}));
   // ref_level -1 follows the last level: 1, 2 and 2 copies of X's three sequences.
-  auto last = RunOp("sequence_expand", {{"X", {MakeLoDTensor<double>(DDim{4, 1}, {10, 11, 12, 13}, {{0, 2, 3, 4}})}}, {"Y", {y}}},
-                    {{"Out", 1}});
+  auto last = RunOp(
+      "sequence_expand",
+      {{"X", {MakeLoDTensor<double>(DDim{4, 1}, {10, 11, 12, 13}, {{0, 2, 3, 4}})}}, {"Y", {y}}},
+      {{"Out", 1}});
   EXPECT_EQ(ToDoubles(last.outputs["Out"][0]), (std::vector<double>{10, 11, 12, 12, 13, 13}));
   EXPECT_EQ(last.outputs["Out"][0].lod(), (LoD{{0, 2, 3, 4, 5, 6}}));
 }
@@ -172,8 +184,9 @@ TEST_F(SequenceOpsTest, ExpandGradientsMatchFiniteDifferences) {
     check.op_type = "sequence_expand";
     DenseTensor x = MakeTensor<double>(DDim{4, 2}, RandomValues(8, -1, 1, 5));
     if (x_lod) x.set_lod({{0, 1, 3, 4, 4}});
-    check.inputs = {{"X", {x}},
-                    {"Y", {MakeLoDTensor<double>(DDim{6, 1}, RandomValues(6, 0, 1), {{0, 2, 2, 5, 6}})}}};
+    check.inputs = {
+        {"X", {x}},
+        {"Y", {MakeLoDTensor<double>(DDim{6, 1}, RandomValues(6, 0, 1), {{0, 2, 2, 5, 6}})}}};
     check.outputs = {{"Out", 1}};
     check.wrt = {"X"};
     CheckGradients(check);
@@ -220,21 +233,26 @@ TEST_F(SequenceOpsTest, SoftmaxMatchesNaiveLoops) {
   CheckSoftmax<float>(DDim{8, 1});
   CheckSoftmax<double>(DDim{8});
   // Large values do not overflow.
-  auto r = RunOp("sequence_softmax", {{"X", {MakeLoDTensor<float>(DDim{2, 1}, {1000, 1000}, {{0, 2}})}}}, {{"Out", 1}});
+  auto r = RunOp("sequence_softmax",
+                 {{"X", {MakeLoDTensor<float>(DDim{2, 1}, {1000, 1000}, {{0, 2}})}}}, {{"Out", 1}});
   EXPECT_EQ(ToDoubles(r.outputs["Out"][0]), (std::vector<double>{0.5, 0.5}));
 }
 
 TEST_F(SequenceOpsTest, SoftmaxGradientMatchesFiniteDifferences) {
   GradCheck check;
   check.op_type = "sequence_softmax";
-  check.inputs = {{"X", {MakeLoDTensor<double>(DDim{7, 1}, RandomValues(7, -2, 2, 12), {{0, 2, 3, 7}})}}};
+  check.inputs = {
+      {"X", {MakeLoDTensor<double>(DDim{7, 1}, RandomValues(7, -2, 2, 12), {{0, 2, 3, 7}})}}};
   check.outputs = {{"Out", 1}};
   CheckGradients(check);
 }
 
 TEST_F(SequenceOpsTest, SoftmaxErrors) {
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("sequence_softmax", {{"X", {MakeLoDTensor<float>(DDim{2, 2}, {1, 2, 3, 4}, {{0, 2}})}}}, {{"Out", 1}}); },
+      [&] {
+        RunOp("sequence_softmax",
+              {{"X", {MakeLoDTensor<float>(DDim{2, 2}, {1, 2, 3, 4}, {{0, 2}})}}}, {{"Out", 1}});
+      },
       {"sequence_softmax", "`X`", "[N, 1] or [N]", "[2, 2]"});
   ExpectError<platform::InvalidArgumentError>(
       [&] { RunOp("sequence_softmax", {{"X", {MakeTensor<float>(DDim{3, 1}, {1, 2, 3})}}}, {{"Out", 1}}); },
@@ -244,19 +262,22 @@ TEST_F(SequenceOpsTest, SoftmaxErrors) {
 // ---- sequence_reverse ----
 
 TEST_F(SequenceOpsTest, ReverseWithinSequences) {
-  const DenseTensor x = MakeLoDTensor<float>(DDim{5, 2}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {{0, 2, 2, 5}});
+  const DenseTensor x =
+      MakeLoDTensor<float>(DDim{5, 2}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {{0, 2, 2, 5}});
   auto r = RunOp("sequence_reverse", {{"X", {x}}}, {{"Y", 1}});
   const DenseTensor& y = r.outputs["Y"][0];
   EXPECT_EQ(ToDoubles(y), (std::vector<double>{3, 4, 1, 2, 9, 10, 7, 8, 5, 6}));
   EXPECT_EQ(y.lod(), (LoD{{0, 2, 2, 5}}));
-  auto ints = RunOp("sequence_reverse", {{"X", {MakeLoDTensor<int32_t>(DDim{3, 1}, {1, 2, 3}, {{0, 3}})}}}, {{"Y", 1}});
+  auto ints = RunOp("sequence_reverse",
+                    {{"X", {MakeLoDTensor<int32_t>(DDim{3, 1}, {1, 2, 3}, {{0, 3}})}}}, {{"Y", 1}});
   EXPECT_EQ(ToDoubles(ints.outputs["Y"][0]), (std::vector<double>{3, 2, 1}));
 }
 
 TEST_F(SequenceOpsTest, ReverseGradientMatchesFiniteDifferences) {
   GradCheck check;
   check.op_type = "sequence_reverse";
-  check.inputs = {{"X", {MakeLoDTensor<double>(DDim{6, 2}, RandomValues(12, -1, 1, 13), {{0, 1, 4, 6}})}}};
+  check.inputs = {
+      {"X", {MakeLoDTensor<double>(DDim{6, 2}, RandomValues(12, -1, 1, 13), {{0, 1, 4, 6}})}}};
   check.outputs = {{"Y", 1}};
   check.max_order = 2;
   CheckGradients(check);
@@ -267,10 +288,16 @@ TEST_F(SequenceOpsTest, ReverseErrors) {
       [&] { RunOp("sequence_reverse", {{"X", {MakeTensor<float>(DDim{3, 1}, {1, 2, 3})}}}, {{"Y", 1}}); },
       {"sequence_reverse", "`X`", "without LoD"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("sequence_reverse", {{"X", {MakeLoDTensor<float>(DDim{3, 1}, {1, 2, 3}, {{0, 1}, {0, 3}})}}}, {{"Y", 1}}); },
+      [&] {
+        RunOp("sequence_reverse",
+              {{"X", {MakeLoDTensor<float>(DDim{3, 1}, {1, 2, 3}, {{0, 1}, {0, 3}})}}}, {{"Y", 1}});
+      },
       {"sequence_reverse", "`X`", "at most 1"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("sequence_reverse", {{"X", {MakeLoDTensor<float>(DDim{3}, {1, 2, 3}, {{0, 3}})}}}, {{"Y", 1}}); },
+      [&] {
+        RunOp("sequence_reverse", {{"X", {MakeLoDTensor<float>(DDim{3}, {1, 2, 3}, {{0, 3}})}}},
+              {{"Y", 1}});
+      },
       {"sequence_reverse", "`X`", "rank >= 2"});
 }
 
@@ -289,10 +316,11 @@ TEST_F(SequenceOpsTest, ConcatJoinsMatchingSequences) {
 TEST_F(SequenceOpsTest, ConcatGradientMatchesFiniteDifferences) {
   GradCheck check;
   check.op_type = "sequence_concat";
-  check.inputs = {{"X",
-                   {MakeLoDTensor<double>(DDim{4, 3}, RandomValues(12, -1, 1, 14), {{0, 2, 2, 4}}),
-                    MakeLoDTensor<double>(DDim{3, 3}, RandomValues(9, -1, 1, 15), {{0, 1, 3, 3}}),
-                    MakeLoDTensor<double>(DDim{2, 3}, RandomValues(6, -1, 1, 16), {{0, 0, 1, 2}})}}};
+  check.inputs = {
+      {"X",
+       {MakeLoDTensor<double>(DDim{4, 3}, RandomValues(12, -1, 1, 14), {{0, 2, 2, 4}}),
+        MakeLoDTensor<double>(DDim{3, 3}, RandomValues(9, -1, 1, 15), {{0, 1, 3, 3}}),
+        MakeLoDTensor<double>(DDim{2, 3}, RandomValues(6, -1, 1, 16), {{0, 0, 1, 2}})}}};
   check.outputs = {{"Out", 1}};
   CheckGradients(check);
 }
@@ -301,8 +329,10 @@ TEST_F(SequenceOpsTest, ConcatErrors) {
   const DenseTensor a = MakeLoDTensor<float>(DDim{3, 2}, RandomValues(6, -1, 1), {{0, 1, 3}});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("sequence_concat", {{"X", {a, MakeLoDTensor<float>(DDim{3, 2}, RandomValues(6, -1, 1), {{0, 1, 2, 3}})}}},
-              {{"Out", 1}});
+        RunOp(
+            "sequence_concat",
+            {{"X", {a, MakeLoDTensor<float>(DDim{3, 2}, RandomValues(6, -1, 1), {{0, 1, 2, 3}})}}},
+            {{"Out", 1}});
       },
       {"sequence_concat", "`X[1]`", "expected 2 sequences", "received 3"});
   ExpectError<platform::InvalidArgumentError>(
@@ -310,7 +340,8 @@ TEST_F(SequenceOpsTest, ConcatErrors) {
       {"sequence_concat", "`X`", "at least 2"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("sequence_concat", {{"X", {a, MakeLoDTensor<float>(DDim{2, 3}, RandomValues(6, -1, 1), {{0, 1, 2}})}}},
+        RunOp("sequence_concat",
+              {{"X", {a, MakeLoDTensor<float>(DDim{2, 3}, RandomValues(6, -1, 1), {{0, 1, 2}})}}},
               {{"Out", 1}});
       },
       {"sequence_concat", "`X`", "elements per row"});

@@ -16,19 +16,22 @@ using framework::LoD;
 TEST(SequencePadOps, DocExamples) {
   operators::RegisterAllOps();
   auto r = RunOp("sequence_pad",
-                 {{"X", {MakeLoDTensor<float>({3, 1}, {1, 2, 3}, {{0, 2, 3}})}}, {"PadValue", {MakeTensor<float>({1}, {0})}}},
+                 {{"X", {MakeLoDTensor<float>({3, 1}, {1, 2, 3}, {{0, 2, 3}})}},
+                  {"PadValue", {MakeTensor<float>({1}, {0})}}},
                  {{"Out", 1}, {"Length", 1}});
   EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim({2, 2, 1}));
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{1, 2, 3, 0}));
   EXPECT_EQ(ToDoubles(r.outputs.at("Length")[0]), (std::vector<double>{2, 1}));
   r = RunOp("sequence_unpad",
-            {{"X", {MakeTensor<float>({2, 2}, {1, 2, 3, 0})}}, {"Length", {MakeTensor<int64_t>({2}, {2, 1})}}},
+            {{"X", {MakeTensor<float>({2, 2}, {1, 2, 3, 0})}},
+             {"Length", {MakeTensor<int64_t>({2}, {2, 1})}}},
             {{"Out", 1}});
   EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim({3, 1}));
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{1, 2, 3}));
   EXPECT_EQ(r.outputs.at("Out")[0].lod(), (LoD{{0, 2, 3}}));
   r = RunOp("sequence_expand_as",
-            {{"X", {MakeTensor<float>({2, 1}, {5, 7})}}, {"Y", {MakeLoDTensor<float>({4, 1}, {0, 0, 0, 0}, {{0, 3, 4}})}}},
+            {{"X", {MakeTensor<float>({2, 1}, {5, 7})}},
+             {"Y", {MakeLoDTensor<float>({4, 1}, {0, 0, 0, 0}, {{0, 3, 4}})}}},
             {{"Out", 1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{5, 5, 5, 7}));
   EXPECT_EQ(r.outputs.at("Out")[0].lod(), (LoD{{0, 3, 4}}));
@@ -41,14 +44,17 @@ TEST(SequencePadOps, PadAndUnpadMoveRowsByHand) {
   const std::vector<double> step = RandomValues(6, 5, 6, 4);
   for (bool per_step : {false, true}) {
     SCOPED_TRACE(per_step ? "per-step pad value" : "scalar pad value");
-    const DenseTensor pad = per_step ? MakeTensor<double>({2, 3}, step) : MakeTensor<double>({1}, {9});
-    const auto r = RunOp("sequence_pad", {{"X", {MakeLoDTensor<double>({8, 2, 3}, x, {lod})}}, {"PadValue", {pad}}},
+    const DenseTensor pad =
+        per_step ? MakeTensor<double>({2, 3}, step) : MakeTensor<double>({1}, {9});
+    const auto r = RunOp("sequence_pad",
+                         {{"X", {MakeLoDTensor<double>({8, 2, 3}, x, {lod})}}, {"PadValue", {pad}}},
                          {{"Out", 1}, {"Length", 1}}, {{"padded_length", 5}});
     std::vector<double> want;
     for (size_t i = 0; i + 1 < lod.size(); ++i) {
       for (size_t t = 0; t < 5; ++t) {
         for (int k = 0; k < 6; ++k) {
-          want.push_back(lod[i] + t < lod[i + 1] ? x[(lod[i] + t) * 6 + k] : (per_step ? step[k] : 9.0));
+          want.push_back(lod[i] + t < lod[i + 1] ? x[(lod[i] + t) * 6 + k]
+                                                 : (per_step ? step[k] : 9.0));
         }
       }
     }
@@ -56,9 +62,9 @@ TEST(SequencePadOps, PadAndUnpadMoveRowsByHand) {
     EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), want);
     EXPECT_EQ(ToDoubles(r.outputs.at("Length")[0]), (std::vector<double>{3, 0, 1, 4}));
     // Unpadding the result gives X and its LoD back.
-    const auto back = RunOp("sequence_unpad",
-                            {{"X", {r.outputs.at("Out")[0]}}, {"Length", {r.outputs.at("Length")[0]}}},
-                            {{"Out", 1}});
+    const auto back = RunOp(
+        "sequence_unpad",
+        {{"X", {r.outputs.at("Out")[0]}}, {"Length", {r.outputs.at("Length")[0]}}}, {{"Out", 1}});
     EXPECT_EQ(ToDoubles(back.outputs.at("Out")[0]), x);
     EXPECT_EQ(back.outputs.at("Out")[0].lod(), (LoD{lod}));
   }
@@ -84,8 +90,9 @@ TEST(SequencePadOps, GradientsMatchFiniteDifferences) {
   CheckGradients(unpad);
   GradCheck expand;
   expand.op_type = "sequence_expand_as";
-  expand.inputs = {{"X", {MakeTensor<double>({3, 2}, RandomValues(6, -1, 1, 5))}},
-                   {"Y", {MakeLoDTensor<double>({5, 1}, RandomValues(5, -1, 1, 6), {{0, 2, 2, 5}})}}};
+  expand.inputs = {
+      {"X", {MakeTensor<double>({3, 2}, RandomValues(6, -1, 1, 5))}},
+      {"Y", {MakeLoDTensor<double>({5, 1}, RandomValues(5, -1, 1, 6), {{0, 2, 2, 5}})}}};
   expand.wrt = {"X"};
   expand.outputs = {{"Out", 1}};
   CheckGradients(expand);
@@ -109,13 +116,15 @@ TEST(SequencePadOps, BadInputsAreRefused) {
   ExpectError<platform::InvalidArgumentError>(
       [] {
         RunOp("sequence_unpad",
-              {{"X", {MakeTensor<float>({2, 3}, RandomValues(6, 0, 1))}}, {"Length", {MakeTensor<int64_t>({2}, {1, 4})}}},
+              {{"X", {MakeTensor<float>({2, 3}, RandomValues(6, 0, 1))}},
+               {"Length", {MakeTensor<int64_t>({2}, {1, 4})}}},
               {{"Out", 1}});
       },
       {"op `sequence_unpad` input `Length`", "value 4", "[0, 3]"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("sequence_expand_as", {{"X", {MakeTensor<float>({3, 1}, {1, 2, 3})}}, {"Y", {x}}}, {{"Out", 1}});
+        RunOp("sequence_expand_as", {{"X", {MakeTensor<float>({3, 1}, {1, 2, 3})}}, {"Y", {x}}},
+              {{"Out", 1}});
       },
       {"op `sequence_expand_as` input `Y`", "expected 3 sequences", "[[0, 3, 4]]"});
 }

@@ -13,11 +13,13 @@ namespace paddle_like {
 namespace testing {
 namespace {
 
-std::map<std::string, int> AllOutputs() { return {{"Out", 1}, {"Index", 1}, {"Indices", 1}, {"Counts", 1}}; }
+std::map<std::string, int> AllOutputs() {
+  return {{"Out", 1}, {"Index", 1}, {"Indices", 1}, {"Counts", 1}};
+}
 
 AttributeMap Wanting(bool sorted, std::vector<int> axis = {}, int dtype = 3) {
-  return {{"is_sorted", sorted}, {"return_index", true}, {"return_inverse", true},
-          {"return_counts", true}, {"axis", axis}, {"dtype", dtype}};
+  return {{"is_sorted", sorted},   {"return_index", true}, {"return_inverse", true},
+          {"return_counts", true}, {"axis", axis},         {"dtype", dtype}};
 }
 
 TEST(UniqueOp, DocExample) {
@@ -38,7 +40,8 @@ TEST(UniqueOp, MatchesDistinctValuesFoundByHand) {
   operators::RegisterAllOps();
   std::vector<double> x = RandomValues(40, 0, 6, 3);
   for (double& v : x) v = std::floor(v);
-  const auto r = RunOp("unique", {{"X", {MakeTensor<float>({5, 8}, x)}}}, AllOutputs(), Wanting(true, {}, 2));
+  const auto r =
+      RunOp("unique", {{"X", {MakeTensor<float>({5, 8}, x)}}}, AllOutputs(), Wanting(true, {}, 2));
   std::map<double, std::vector<int64_t>> where;  // Sorted values -> their positions.
   for (size_t i = 0; i < x.size(); ++i) where[x[i]].push_back(static_cast<int64_t>(i));
   std::vector<double> out, first, counts, inverse(x.size());
@@ -90,13 +93,19 @@ TEST(UniqueOp, BadAttributesAreRefused) {
   operators::RegisterAllOps();
   const DenseTensor x = MakeTensor<float>({2, 3}, RandomValues(6, 0, 1));
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("unique", {{"X", {x}}}, AllOutputs(), Wanting(true, {2})); },
+      [&] {
+        RunOp("unique", {{"X", {x}}}, AllOutputs(), Wanting(true, {2}));
+      },
       {"op `unique` attribute `axis`", "2"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("unique", {{"X", {x}}}, AllOutputs(), Wanting(true, {0, 1})); },
+      [&] {
+        RunOp("unique", {{"X", {x}}}, AllOutputs(), Wanting(true, {0, 1}));
+      },
       {"op `unique` attribute `axis`", "at most one axis"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("unique", {{"X", {x}}}, AllOutputs(), Wanting(false, {0})); },
+      [&] {
+        RunOp("unique", {{"X", {x}}}, AllOutputs(), Wanting(false, {0}));
+      },
       {"op `unique` attribute `axis`", "is_sorted"});
 }
 

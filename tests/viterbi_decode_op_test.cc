@@ -67,11 +67,13 @@ TEST(ViterbiDecodeOp, FindsTheBestOfEveryPath) {
     for (int64_t b = 0; b < batch; ++b) {
       double score = 0;
       std::vector<int64_t> best;
-      BestPath(std::vector<double>(x.begin() + b * steps * tags, x.begin() + (b + 1) * steps * tags),
-               steps, tags, trans, bos_eos, lengths[b], &score, &best);
+      BestPath(
+          std::vector<double>(x.begin() + b * steps * tags, x.begin() + (b + 1) * steps * tags),
+          steps, tags, trans, bos_eos, lengths[b], &score, &best);
       EXPECT_NEAR(got_score[b], score, 1e-12) << "sequence " << b;
       for (int64_t t = 0; t < 5; ++t) {
-        EXPECT_EQ(got_path[b * 5 + t], t < lengths[b] ? best[t] : 0) << "sequence " << b << " step " << t;
+        EXPECT_EQ(got_path[b * 5 + t], t < lengths[b] ? best[t] : 0)
+            << "sequence " << b << " step " << t;
       }
     }
   }
@@ -100,14 +102,17 @@ TEST(ViterbiDecodeOp, BadInputsAreRefused) {
   ExpectError<platform::InvalidArgumentError>(
       [&] {
         RunOp("viterbi_decode",
-              {{"Input", {x}}, {"Transition", {trans}}, {"Length", {MakeTensor<int64_t>({2}, {3, 4})}}},
+              {{"Input", {x}},
+               {"Transition", {trans}},
+               {"Length", {MakeTensor<int64_t>({2}, {3, 4})}}},
               {{"Scores", 1}, {"Path", 1}});
       },
       {"op `viterbi_decode` input `Length`", "value 4", "outside [0, 3]"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
         RunOp("viterbi_decode",
-              {{"Input", {x}}, {"Transition", {MakeTensor<float>({3, 3}, RandomValues(9, 0, 1))}},
+              {{"Input", {x}},
+               {"Transition", {MakeTensor<float>({3, 3}, RandomValues(9, 0, 1))}},
                {"Length", {MakeTensor<int64_t>({2}, {1, 2})}}},
               {{"Scores", 1}, {"Path", 1}});
       },
@@ -115,7 +120,9 @@ TEST(ViterbiDecodeOp, BadInputsAreRefused) {
   ExpectError<platform::InvalidArgumentError>(
       [&] {
         RunOp("viterbi_decode",
-              {{"Input", {x}}, {"Transition", {trans}}, {"Length", {MakeTensor<int64_t>({3}, {1, 2, 3})}}},
+              {{"Input", {x}},
+               {"Transition", {trans}},
+               {"Length", {MakeTensor<int64_t>({3}, {1, 2, 3})}}},
               {{"Scores", 1}, {"Path", 1}});
       },
       {"op `viterbi_decode` input `Length`", "[2]", "[3]"});

@@ -1,8 +1,9 @@
 // Activation ops (relu, sigmoid, tanh, exp, log, sin, cos, square, sign, abs, floor, ceil,
 // reciprocal, erf, silu, logsigmoid, softsign, tan, atan, asin, acos, sinh, cosh, log1p, expm1,
-// log2, log10, tanh_shrink, asinh, acosh, atanh): one op class, one maker template and one kernel template,
-// instantiated per tag of activation_op.h, and the grad maker of each tag. Also PaddlePaddle's fused grad op types (relu_grad, sigmoid_grad,
-// tanh_grad, exp_grad, square_grad), so that programs it built run here.
+// log2, log10, tanh_shrink, asinh, acosh, atanh): one op class, one maker template and one kernel
+// template, instantiated per tag of activation_op.h, and the grad maker of each tag. Also
+// PaddlePaddle's fused grad op types (relu_grad, sigmoid_grad, tanh_grad, exp_grad, square_grad),
+// so that programs it built run here.
 #include "operators/activation/activation_op.h"
 
 #include <string>

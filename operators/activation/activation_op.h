@@ -504,7 +504,8 @@ struct TanhShrinkTag {
 };
 struct AsinhTag {
   static constexpr const char* kType = "asinh";
-  static constexpr const char* kFormula = "Out = \\operatorname{arsinh}(X) = \\ln(X + \\sqrt{X^2 + 1})";
+  static constexpr const char* kFormula =
+      "Out = \\operatorname{arsinh}(X) = \\ln(X + \\sqrt{X^2 + 1})";
   static constexpr const char* kNote = "";
   static constexpr const char* kGradFormula = "dX = \\frac{dOut}{\\sqrt{X^2 + 1}}";
   template <typename T>
@@ -513,7 +514,8 @@ struct AsinhTag {
 };
 struct AcoshTag {
   static constexpr const char* kType = "acosh";
-  static constexpr const char* kFormula = "Out = \\operatorname{arcosh}(X) = \\ln(X + \\sqrt{X^2 - 1})";
+  static constexpr const char* kFormula =
+      "Out = \\operatorname{arcosh}(X) = \\ln(X + \\sqrt{X^2 - 1})";
   static constexpr const char* kNote = "Out is NaN where X < 1.";
   static constexpr const char* kGradFormula = "dX = \\frac{dOut}{\\sqrt{X^2 - 1}}";
   template <typename T>
@@ -522,7 +524,8 @@ struct AcoshTag {
 };
 struct AtanhTag {
   static constexpr const char* kType = "atanh";
-  static constexpr const char* kFormula = "Out = \\operatorname{artanh}(X) = \\frac{1}{2} \\ln \\frac{1 + X}{1 - X}";
+  static constexpr const char* kFormula =
+      "Out = \\operatorname{artanh}(X) = \\frac{1}{2} \\ln \\frac{1 + X}{1 - X}";
   static constexpr const char* kNote = "Out is NaN where |X| > 1 and infinite at |X| = 1.";
   static constexpr const char* kGradFormula = "dX = \\frac{dOut}{1 - X^2}";
   template <typename T>

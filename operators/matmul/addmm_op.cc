@@ -58,8 +58,8 @@ InputView CheckShapes(const std::string& op, const DDim& input, const DDim& x, c
                                      "received %s",
                                      op, static_cast<long long>(x[1]), y.ToString()));
   PL_ENFORCE(input.size() == 1 || input.size() == 2,
-             errors::InvalidArgument("op `%s` input `Input`: expected rank 1 or 2, received %s",
-                                     op, input.ToString()));
+             errors::InvalidArgument("op `%s` input `Input`: expected rank 1 or 2, received %s", op,
+                                     input.ToString()));
   *m = x[0];
   *n = y[1];
   InputView v;
@@ -172,7 +172,9 @@ struct AddmmGradKernel {
 
 PL_REGISTER_OPS(RegisterAddmmOp) {
   const framework::FusedGradDecl grad{
-      {"Input", "X", "Y"}, {"Out"}, {"Input", "X", "Y"},
+      {"Input", "X", "Y"},
+      {"Out"},
+      {"Input", "X", "Y"},
       R"DOC($$dInput = \beta \sum_{broadcast} dOut, \quad dX = \alpha \, dOut \, Y^T, \quad
 dY = \alpha \, X^T dOut$$)DOC"};
   framework::RegisterOp<AddmmOp, AddmmOpMaker>(kOp)

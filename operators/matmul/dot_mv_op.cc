@@ -181,8 +181,8 @@ struct MvGradKernel {
       T* gd = g.mutable_data<T>(ctx.GetPlace());
       std::fill(gd, gd + n, T(0));
       if (m > 0 && n > 0) {
-        math::Gemm<T>(ctx.device_context<platform::CPUDeviceContext>(), true, false, n, 1, m,
-                      T(1), x->data<T>(), n, d, 1, T(0), gd, 1);
+        math::Gemm<T>(ctx.device_context<platform::CPUDeviceContext>(), true, false, n, 1, m, T(1),
+                      x->data<T>(), n, d, 1, T(0), gd, 1);
       }
       *dvec = std::move(g);
     }
@@ -193,14 +193,17 @@ struct MvGradKernel {
 
 PL_REGISTER_OPS(RegisterDotMvOps) {
   const framework::FusedGradDecl dot_grad{
-      {"X", "Y"}, {"Out"}, {"X", "Y"},
+      {"X", "Y"},
+      {"Out"},
+      {"X", "Y"},
       R"DOC($$dX[b, n] = dOut[b] \, Y[b, n], \quad dY[b, n] = dOut[b] \, X[b, n]$$)DOC"};
   framework::RegisterOp<ProductOp, DotOpMaker>("dot")
       .InferShape([](InferShapeContext* ctx) {
         ctx->RequireInput("X");
         ctx->RequireInput("Y");
         ctx->RequireOutput("Out");
-        ctx->SetOutputDim("Out", DotOutDims(ctx->OpType(), ctx->GetInputDim("X"), ctx->GetInputDim("Y")));
+        ctx->SetOutputDim("Out",
+                          DotOutDims(ctx->OpType(), ctx->GetInputDim("X"), ctx->GetInputDim("Y")));
       })
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(framework::FusedGradMaker(dot_grad));
@@ -209,14 +212,17 @@ PL_REGISTER_OPS(RegisterDotMvOps) {
   RegisterPlainCpuFloatKernels<DotGradKernel>("dot_grad");
 
   const framework::FusedGradDecl mv_grad{
-      {"X", "Vec"}, {"Out"}, {"X", "Vec"},
+      {"X", "Vec"},
+      {"Out"},
+      {"X", "Vec"},
       R"DOC($$dX[m, n] = dOut[m] \, Vec[n], \quad dVec = X^T dOut$$)DOC"};
   framework::RegisterOp<ProductOp, MvOpMaker>("mv")
       .InferShape([](InferShapeContext* ctx) {
         ctx->RequireInput("X");
         ctx->RequireInput("Vec");
         ctx->RequireOutput("Out");
-        ctx->SetOutputDim("Out", MvOutDims(ctx->OpType(), ctx->GetInputDim("X"), ctx->GetInputDim("Vec")));
+        ctx->SetOutputDim("Out",
+                          MvOutDims(ctx->OpType(), ctx->GetInputDim("X"), ctx->GetInputDim("Vec")));
       })
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(framework::FusedGradMaker(mv_grad));

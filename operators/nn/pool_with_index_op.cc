@@ -27,15 +27,17 @@ class MaxPoolWithIndexOpMaker : public OpProtoAndCheckerMaker {
   void Make() override {
     AddInput("X", "[N, C, H, W].");
     AddOutput("Out", "[N, C, H_out, W_out]: the maximum of each window.");
-    AddOutput("Mask", "int32, Out's shape: where each maximum is, as h * W + w within its "
-                      "channel's [H, W] plane.");
+    AddOutput("Mask",
+              "int32, Out's shape: where each maximum is, as h * W + w within its "
+              "channel's [H, W] plane.");
     AddAttr<std::vector<int>>("ksize", "Window [kh, kw] (the output size when adaptive).");
     AddAttr<std::vector<int>>("strides", "[sh, sw].").SetDefault({1, 1});
     AddAttr<std::vector<int>>("paddings", "[ph, pw] or [top, bottom, left, right].")
         .SetDefault({0, 0});
     AddAttr<bool>("global_pooling", "One window over the whole plane.").SetDefault(false);
-    AddAttr<bool>("adaptive", "Window i of n over a length L covers [floor(i L / n), "
-                              "ceil((i + 1) L / n)).")
+    AddAttr<bool>("adaptive",
+                  "Window i of n over a length L covers [floor(i L / n), "
+                  "ceil((i + 1) L / n)).")
         .SetDefault(false);
     AddAttr<bool>("ceil_mode", "Round the output size up (a last window may be partial).")
         .SetDefault(false);
@@ -61,8 +63,9 @@ class UnpoolOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<std::vector<int>>("ksize", "The pooling window [kh, kw] being undone.");
     AddAttr<std::vector<int>>("strides", "[sh, sw].").SetDefault({1, 1});
     AddAttr<std::vector<int>>("paddings", "[ph, pw].").SetDefault({0, 0});
-    AddAttr<std::vector<int>>("output_size", "[H_out, W_out]; empty: (H - 1) sh - 2 ph + kh "
-                                             "and likewise for W.")
+    AddAttr<std::vector<int>>("output_size",
+                              "[H_out, W_out]; empty: (H - 1) sh - 2 ph + kh "
+                              "and likewise for W.")
         .SetDefault({});
     AddAttr<std::string>("unpooling_type", "Only max.").SetDefault("max").InEnum({"max"});
     AddAttr<std::string>("data_format", "Only NCHW.").SetDefault("NCHW").InEnum({"NCHW"});
@@ -104,7 +107,8 @@ void MaxPoolWithIndexInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
   ctx->RequireOutput("Mask");
-  const Pool2dGeometry g = ResolveMaxPoolWithIndex(ctx->OpType(), ctx->GetInputDim("X"), ctx->Attrs());
+  const Pool2dGeometry g =
+      ResolveMaxPoolWithIndex(ctx->OpType(), ctx->GetInputDim("X"), ctx->Attrs());
   ctx->SetOutputDim("Out", g.OutputDims());
   ctx->SetOutputDim("Mask", g.OutputDims());
 }
@@ -185,12 +189,12 @@ void ScatterByIndex(const std::string& op, const char* slot, const T* from, cons
     for (int64_t k = 0; k < in_plane; ++k) {
       const int64_t at = static_cast<int64_t>(index[p * in_plane + k]);
       if (at < 0 && add) continue;  // A window wholly in the padding.
-      PL_ENFORCE(at >= 0 && at < out_plane,
-                 errors::InvalidArgument("op `%s` input `%s`: index %lld at position %lld of plane "
-                                         "%lld is outside the %lld elements of an output plane",
-                                         op, slot, static_cast<long long>(at),
-                                         static_cast<long long>(k), static_cast<long long>(p),
-                                         static_cast<long long>(out_plane)));
+      PL_ENFORCE(
+          at >= 0 && at < out_plane,
+          errors::InvalidArgument("op `%s` input `%s`: index %lld at position %lld of plane "
+                                  "%lld is outside the %lld elements of an output plane",
+                                  op, slot, static_cast<long long>(at), static_cast<long long>(k),
+                                  static_cast<long long>(p), static_cast<long long>(out_plane)));
       T& dst = to[p * out_plane + at];
       dst = add ? dst + from[p * in_plane + k] : from[p * in_plane + k];
     }
@@ -209,8 +213,8 @@ struct MaxPoolWithIndexGradKernel {
     DenseTensor dx(x->dims(), dout->dtype());
     T* d = dx.mutable_data<T>(ctx.GetPlace());
     if (dx.numel() > 0) std::memset(d, 0, sizeof(T) * dx.numel());
-    ScatterByIndex(ctx.Type(), "Mask", dout->data<T>(), mask->data<int32_t>(),
-                   g.batch * g.channels, g.out_h * g.out_w, g.in_h * g.in_w, true, d);
+    ScatterByIndex(ctx.Type(), "Mask", dout->data<T>(), mask->data<int32_t>(), g.batch * g.channels,
+                   g.out_h * g.out_w, g.in_h * g.in_w, true, d);
     *ctx.Output("X@GRAD") = std::move(dx);
   }
 };
@@ -279,13 +283,13 @@ void Unpool(const ExecutionContext& ctx, const DenseTensor& x, const DenseTensor
 }
 
 void CheckIndices(const ExecutionContext& ctx, const DenseTensor& x, const DenseTensor& index) {
-  PL_ENFORCE(index.dims() == x.dims() &&
-                 (index.dtype() == DataType::INT32 || index.dtype() == DataType::INT64),
-             errors::InvalidArgument("op `%s` input `Indices`: expected int32 or int64 of X's "
-                                     "shape %s, received %s %s",
-                                     ctx.Type(), x.dims().ToString(),
-                                     platform::DataTypeName(index.dtype()),
-                                     index.dims().ToString()));
+  PL_ENFORCE(
+      index.dims() == x.dims() &&
+          (index.dtype() == DataType::INT32 || index.dtype() == DataType::INT64),
+      errors::InvalidArgument("op `%s` input `Indices`: expected int32 or int64 of X's "
+                              "shape %s, received %s %s",
+                              ctx.Type(), x.dims().ToString(),
+                              platform::DataTypeName(index.dtype()), index.dims().ToString()));
 }
 
 template <typename T>
@@ -356,20 +360,25 @@ struct UnpoolGradKernel {
 
 PL_REGISTER_OPS(RegisterPoolWithIndexOps) {
   const framework::FusedGradDecl pool_grad{
-      {"X", "Mask"}, {"Out"}, {"X"}, R"DOC($$dX[n, c, Mask[n, c, i, j]] \mathrel{+}= dOut[n, c, i, j]$$)DOC"};
+      {"X", "Mask"},
+      {"Out"},
+      {"X"},
+      R"DOC($$dX[n, c, Mask[n, c, i, j]] \mathrel{+}= dOut[n, c, i, j]$$)DOC"};
   framework::RegisterOp<PoolIndexOp, MaxPoolWithIndexOpMaker>(kPool)
       .InferShape(MaxPoolWithIndexInferShape)
       .InferVarType(MaxPoolWithIndexInferVarType)
       .GradOpMaker(framework::FusedGradMaker(pool_grad))
-      .Checkpoint("attribute ceil_mode",
-                  framework::OpVersionDesc().NewAttr("ceil_mode", "round the output size up",
-                                                     false));
+      .Checkpoint("attribute ceil_mode", framework::OpVersionDesc().NewAttr(
+                                             "ceil_mode", "round the output size up", false));
   RegisterPlainCpuFloatKernels<MaxPoolWithIndexKernel>(kPool);
   framework::RegisterFusedGradOp(kPool, pool_grad).InferShape(MaxPoolWithIndexGradInferShape);
   RegisterPlainCpuFloatKernels<MaxPoolWithIndexGradKernel>(std::string(kPool) + "_grad");
 
   const framework::FusedGradDecl unpool_grad{
-      {"X", "Indices"}, {"Out"}, {"X"}, R"DOC($$dX[n, c, i, j] = dOut[n, c, Indices[n, c, i, j]]$$)DOC"};
+      {"X", "Indices"},
+      {"Out"},
+      {"X"},
+      R"DOC($$dX[n, c, i, j] = dOut[n, c, Indices[n, c, i, j]]$$)DOC"};
   framework::RegisterOp<PoolIndexOp, UnpoolOpMaker>(kUnpool)
       .InferShape(UnpoolInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))

@@ -229,7 +229,8 @@ class Pool2dOneDNN final : public framework::OpKernel {
         }
       }
       if (ArrangedAsDescOf(*x, user_src_)) src = src_mem_.Over(arrangement_, x->raw_data(), engine);
-      const ScratchMemory blocked = block_input_ ? ToFormat(src, src_desc_, dev) : ScratchMemory(src);
+      const ScratchMemory blocked =
+          block_input_ ? ToFormat(src, src_desc_, dev) : ScratchMemory(src);
       src = blocked.mem();
       DenseTensor* target =
           OutputTarget(out, {x}, &fresh, g_.OutputDims(),

@@ -62,8 +62,7 @@ struct GatherTreeKernel {
                errors::InvalidArgument("op `%s` input `Parents`: expected Ids' shape %s and type "
                                        "%s, received %s %s",
                                        kOp, ids->dims().ToString(), DataTypeName(ids->dtype()),
-                                       parents->dims().ToString(),
-                                       DataTypeName(parents->dtype())));
+                                       parents->dims().ToString(), DataTypeName(parents->dtype())));
     const int64_t steps = ids->dims()[0], batch = ids->dims()[1], beams = ids->dims()[2];
     DenseTensor out(ids->dims(), ids->dtype());
     T* o = out.mutable_data<T>(ctx.GetPlace());
@@ -76,13 +75,13 @@ struct GatherTreeKernel {
           const int64_t at = (t * batch + b) * beams;
           o[at + k] = id[at + beam];
           const int64_t from = static_cast<int64_t>(parent[at + beam]);
-          PL_ENFORCE(t == 0 || (from >= 0 && from < beams),
-                     errors::InvalidArgument("op `%s` input `Parents`: value %lld at [%lld, "
-                                             "%lld, %lld] is not a beam in [0, %lld)",
-                                             kOp, static_cast<long long>(from),
-                                             static_cast<long long>(t), static_cast<long long>(b),
-                                             static_cast<long long>(beam),
-                                             static_cast<long long>(beams)));
+          PL_ENFORCE(
+              t == 0 || (from >= 0 && from < beams),
+              errors::InvalidArgument("op `%s` input `Parents`: value %lld at [%lld, "
+                                      "%lld, %lld] is not a beam in [0, %lld)",
+                                      kOp, static_cast<long long>(from), static_cast<long long>(t),
+                                      static_cast<long long>(b), static_cast<long long>(beam),
+                                      static_cast<long long>(beams)));
           beam = from;
         }
       }

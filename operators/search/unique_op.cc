@@ -3,10 +3,10 @@
 // were (paddle.unique; fluid's unique is the unsorted form).
 #include <algorithm>
 #include <cmath>
-#include <type_traits>
 #include <map>
 #include <numeric>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -25,28 +25,34 @@ class UniqueOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "The tensor whose distinct values (or slices along `axis`) are taken.");
-    AddOutput("Out", "The distinct values, 1-D (or X's shape with `axis` cut to the distinct "
-                     "slices).");
-    AddOutput("Indices", "[U], in `dtype`: the first position in X (flattened, or along axis) of "
-                         "each distinct value. With return_index.")
+    AddOutput("Out",
+              "The distinct values, 1-D (or X's shape with `axis` cut to the distinct "
+              "slices).");
+    AddOutput("Indices",
+              "[U], in `dtype`: the first position in X (flattened, or along axis) of "
+              "each distinct value. With return_index.")
         .AsDispensable();
     AddOutput("Index", "In `dtype`: for each element (or slice) of X, its position in Out.");
-    AddOutput("Counts", "[U], in `dtype`: how often each distinct value occurs. With "
-                        "return_counts.")
+    AddOutput("Counts",
+              "[U], in `dtype`: how often each distinct value occurs. With "
+              "return_counts.")
         .AsDispensable();
-    AddAttr<int>("dtype", "Type of Index, Indices and Counts as a VarType number: 2 int32, "
-                          "3 int64.")
+    AddAttr<int>("dtype",
+                 "Type of Index, Indices and Counts as a VarType number: 2 int32, "
+                 "3 int64.")
         .SetDefault(2)
         .InEnum({2, 3});
     AddAttr<bool>("return_index", "Write Indices.").SetDefault(false);
     AddAttr<bool>("return_inverse", "Write Index (always written, as PaddlePaddle does).")
         .SetDefault(false);
     AddAttr<bool>("return_counts", "Write Counts.").SetDefault(false);
-    AddAttr<std::vector<int>>("axis", "Empty: over all elements (flattened); [a]: over the "
-                                      "slices X[..., i, ...] along dim a.")
+    AddAttr<std::vector<int>>("axis",
+                              "Empty: over all elements (flattened); [a]: over the "
+                              "slices X[..., i, ...] along dim a.")
         .SetDefault({});
-    AddAttr<bool>("is_sorted", "Sort Out ascending (slices lexicographically); false: order of "
-                               "first appearance, flattened X only (fluid's unique).")
+    AddAttr<bool>("is_sorted",
+                  "Sort Out ascending (slices lexicographically); false: order of "
+                  "first appearance, flattened X only (fluid's unique).")
         .SetDefault(false);
     AddComment(R"DOC(
 Unique: with u_0 < u_1 < ... < u_{U-1} the distinct values of X (is_sorted), or the distinct

@@ -21,8 +21,9 @@ class CtcAlignOpMaker : public OpProtoAndCheckerMaker {
     AddInput("Input", "Token ids: a LoD tensor [T, 1], or without LoD a padded batch [N, T].");
     AddInput("InputLength", "Input's type, [N, 1]: the steps of each row of a padded Input.")
         .AsDispensable();
-    AddOutput("Output", "The aligned tokens: [T', 1] with one LoD sequence per input sequence, "
-                        "or [N, T] padded with padding_value.");
+    AddOutput("Output",
+              "The aligned tokens: [T', 1] with one LoD sequence per input sequence, "
+              "or [N, T] padded with padding_value.");
     AddOutput("OutputLength", "Input's type, [N, 1]: the tokens kept per row (padded Input).")
         .AsDispensable();
     AddAttr<int>("blank", "The blank token, dropped.").SetDefault(0);
@@ -103,12 +104,12 @@ struct CtcAlignKernel {
       T* ol = out_len.mutable_data<T>(ctx.GetPlace());
       const T pad = static_cast<T>(ctx.Attr<int>("padding_value"));
       for (int64_t r = 0; r < rows; ++r) {
-        PL_ENFORCE(lengths[r] >= 0 && lengths[r] <= steps,
-                   errors::InvalidArgument("op `%s` input `InputLength`: value %lld of row %lld "
-                                           "is outside [0, %lld]",
-                                           kOp, static_cast<long long>(lengths[r]),
-                                           static_cast<long long>(r),
-                                           static_cast<long long>(steps)));
+        PL_ENFORCE(
+            lengths[r] >= 0 && lengths[r] <= steps,
+            errors::InvalidArgument("op `%s` input `InputLength`: value %lld of row %lld "
+                                    "is outside [0, %lld]",
+                                    kOp, static_cast<long long>(lengths[r]),
+                                    static_cast<long long>(r), static_cast<long long>(steps)));
         std::vector<T> kept;
         Align(x + r * steps, lengths[r], blank, merge, &kept);
         for (int64_t t = 0; t < steps; ++t) {

@@ -21,15 +21,17 @@ class Im2SequenceOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "Images [N, C, H, W].");
-    AddInput("Y", "X's type, [N, 2]: each image's real [height, width] before a network that "
-                  "divided it by out_stride; read when N > 1.")
+    AddInput("Y",
+             "X's type, [N, 2]: each image's real [height, width] before a network that "
+             "divided it by out_stride; read when N > 1.")
         .AsDispensable();
     AddOutput("Out", "[patches, C kh kw] with one LoD sequence per image.");
     AddAttr<std::vector<int>>("kernels", "Patch [kh, kw].");
     AddAttr<std::vector<int>>("strides", "[sh, sw].").SetDefault({1, 1});
     AddAttr<std::vector<int>>("paddings", "[up, left, down, right].").SetDefault({0, 0, 0, 0});
-    AddAttr<std::vector<int>>("out_stride", "With Y: each real size is divided by this "
-                                            "(rounding up) before the patches are counted.")
+    AddAttr<std::vector<int>>("out_stride",
+                              "With Y: each real size is divided by this "
+                              "(rounding up) before the patches are counted.")
         .SetDefault({1, 1});
     AddComment(R"DOC(
 Image to sequence. With o_h = (H + up + down - kh) / sh + 1 patches down and o_w likewise
@@ -55,7 +57,9 @@ class Im2SequenceOp : public OperatorWithKernel {
 
 struct PatchGeometry {
   int64_t kh = 0, kw = 0, sh = 1, sw = 1, up = 0, left = 0, down = 0, right = 0;
-  int64_t PatchesDown(int64_t h) const { return std::max<int64_t>((h + up + down - kh) / sh + 1, 0); }
+  int64_t PatchesDown(int64_t h) const {
+    return std::max<int64_t>((h + up + down - kh) / sh + 1, 0);
+  }
   int64_t PatchesAcross(int64_t w) const {
     return std::max<int64_t>((w + left + right - kw) / sw + 1, 0);
   }
@@ -81,7 +85,8 @@ PatchGeometry ResolvePatches(const std::string& op, const framework::AttributeMa
                                      "left, down, right], received %s",
                                      op, ListToString(p)));
   PatchGeometry g{k[0], k[1], s[0], s[1], p[0], p[1], p[2], p[3]};
-  const bool fits = x[2] < 0 || x[3] < 0 || (x[2] + g.up + g.down >= g.kh && x[3] + g.left + g.right >= g.kw);
+  const bool fits =
+      x[2] < 0 || x[3] < 0 || (x[2] + g.up + g.down >= g.kh && x[3] + g.left + g.right >= g.kw);
   PL_ENFORCE(fits, errors::InvalidArgument("op `%s` attribute `kernels`: %s is larger than X's "
                                            "padded image (X %s, paddings %s)",
                                            op, ListToString(k), x.ToString(), ListToString(p)));
@@ -138,14 +143,15 @@ struct Im2SequenceKernel {
                  errors::InvalidArgument("op `%s` attribute `out_stride`: expected 2 values > 0, "
                                          "received %s",
                                          ctx.Type(), ListToString(stride)));
-      PL_ENFORCE(y->numel() == 2 * n,
-                 errors::InvalidArgument("op `%s` input `Y`: expected [%lld, 2] real sizes, "
-                                         "received %s",
-                                         ctx.Type(), static_cast<long long>(n),
-                                         y->dims().ToString()));
+      PL_ENFORCE(
+          y->numel() == 2 * n,
+          errors::InvalidArgument("op `%s` input `Y`: expected [%lld, 2] real sizes, "
+                                  "received %s",
+                                  ctx.Type(), static_cast<long long>(n), y->dims().ToString()));
       const T* sizes = y->data<T>();
       for (int64_t i = 0; i < n; ++i) {
-        const int64_t rh = static_cast<int64_t>(sizes[2 * i]), rw = static_cast<int64_t>(sizes[2 * i + 1]);
+        const int64_t rh = static_cast<int64_t>(sizes[2 * i]),
+                      rw = static_cast<int64_t>(sizes[2 * i + 1]);
         PL_ENFORCE(rh >= 0 && rw >= 0,
                    errors::InvalidArgument("op `%s` input `Y`: image %lld has size [%lld, %lld], "
                                            "expected values >= 0",
@@ -219,7 +225,9 @@ struct Im2SequenceGradKernel {
 
 PL_REGISTER_OPS(RegisterIm2SequenceOp) {
   const framework::FusedGradDecl grad{
-      {"X"}, {"Out"}, {"X"},
+      {"X"},
+      {"Out"},
+      {"X"},
       R"DOC($$dX[n, c, y, x] = \sum_{\text{patch entries from } (y, x)} dOut$$)DOC"};
   framework::RegisterOp<Im2SequenceOp, Im2SequenceOpMaker>(kOp)
       .InferShape(Im2SequenceInferShape)

@@ -20,8 +20,9 @@ class LoDResetOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "The tensor whose rows get the new offsets (rank >= 1).");
-    AddInput("Y", "The new offsets: Y's LoD when it has one, else Y's int32/int64 values; "
-                  "before `target_lod`.")
+    AddInput("Y",
+             "The new offsets: Y's LoD when it has one, else Y's int32/int64 values; "
+             "before `target_lod`.")
         .AsDispensable();
     AddOutput("Out", "X's values and shape with the new LoD.");
     AddAttr<std::vector<int>>("target_lod", "The new level's offsets when Y is not given.")
@@ -102,10 +103,9 @@ framework::LoD NewLoD(const ExecutionContext& ctx, const DenseTensor& x) {
   lod.push_back(level);
   const std::string problem = framework::LoDProblem(lod, x.dims()[0]);
   PL_ENFORCE(problem.empty(),
-             errors::InvalidArgument("op `%s` %s: the LoD %s does not fit X of shape %s%s: %s",
-                                     kOp, origin, framework::LoDToString(lod),
-                                     x.dims().ToString(), append ? " (appended to X's)" : "",
-                                     problem));
+             errors::InvalidArgument("op `%s` %s: the LoD %s does not fit X of shape %s%s: %s", kOp,
+                                     origin, framework::LoDToString(lod), x.dims().ToString(),
+                                     append ? " (appended to X's)" : "", problem));
   return lod;
 }
 
@@ -151,7 +151,8 @@ struct LoDResetGradKernel {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterLoDResetOp) {
-  const framework::FusedGradDecl grad{{"X"}, {"Out"}, {"X"}, R"DOC($$dX = dOut$$ with X's LoD.)DOC"};
+  const framework::FusedGradDecl grad{
+      {"X"}, {"Out"}, {"X"}, R"DOC($$dX = dOut$$ with X's LoD.)DOC"};
   framework::RegisterOp<LoDResetOp, LoDResetOpMaker>(kOp)
       .InferShape(LoDResetInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))

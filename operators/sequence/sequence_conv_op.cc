@@ -226,12 +226,12 @@ struct SequenceConvGradKernel {
     const DenseTensor* filter = ctx.Input("Filter");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
     const SeqConvShape s = ResolveAtRun(ctx);
-    PL_ENFORCE(dout->dims() == DDim({s.rows, s.out_width}),
-               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape [%lld, %lld], "
-                                       "received %s",
-                                       ctx.Type(), static_cast<long long>(s.rows),
-                                       static_cast<long long>(s.out_width),
-                                       dout->dims().ToString()));
+    PL_ENFORCE(
+        dout->dims() == DDim({s.rows, s.out_width}),
+        errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape [%lld, %lld], "
+                                "received %s",
+                                ctx.Type(), static_cast<long long>(s.rows),
+                                static_cast<long long>(s.out_width), dout->dims().ToString()));
     const std::vector<size_t>& lod = SequenceOffsets(ctx.Type(), "X", *x, 1);
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     const int64_t cw = s.context_length * s.width;
@@ -253,8 +253,8 @@ struct SequenceConvGradKernel {
     if (dx == nullptr && dpad == nullptr) return;
     std::vector<T> dcol(static_cast<size_t>(s.rows * cw), T(0));
     if (!dcol.empty() && s.out_width > 0) {
-      math::Gemm<T>(dev, false, true, s.rows, cw, s.out_width, T(1), dout->data<T>(),
-                    s.out_width, filter->data<T>(), s.out_width, T(0), dcol.data(), cw);
+      math::Gemm<T>(dev, false, true, s.rows, cw, s.out_width, T(1), dout->data<T>(), s.out_width,
+                    filter->data<T>(), s.out_width, T(0), dcol.data(), cw);
     }
     DenseTensor gx(x->dims(), x->dtype());
     DenseTensor gpad(dpad != nullptr ? ctx.Input("PaddingData")->dims() : DDim{0, s.width},
@@ -279,11 +279,10 @@ struct SequenceConvGradKernel {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterSequenceConvOp) {
-  const framework::FusedGradDecl grad{
-      {"X", "Filter", "PaddingData"},
-      {"Out"},
-      {"X", "Filter", "PaddingData"},
-      R"DOC($$dFilter = Col^T dOut, \quad dCol = dOut \, Filter^T$$
+  const framework::FusedGradDecl grad{{"X", "Filter", "PaddingData"},
+                                      {"Out"},
+                                      {"X", "Filter", "PaddingData"},
+                                      R"DOC($$dFilter = Col^T dOut, \quad dCol = dOut \, Filter^T$$
 with Col the [T, contextLength D] matrix of windows; each entry of dCol is added to the row
 of X (or of PaddingData, when trainable) its window entry was read from. PaddingData@GRAD is
 0 unless paddingTrainable is set.)DOC"};

@@ -19,8 +19,7 @@ class SequenceExpandAsOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "[N, ...] (rank >= 2): one row per sequence of Y.");
-    AddInput("Y", "LoD tensor of N sequences (one level); only its LoD is read.")
-        .AsNoNeedBuffer();
+    AddInput("Y", "LoD tensor of N sequences (one level); only its LoD is read.").AsNoNeedBuffer();
     AddOutput("Out", "[T, ...] with Y's LoD, T the rows of Y's sequences together.");
     AddComment(R"DOC(
 Sequence expand as: with y the offsets of Y's LoD,
@@ -77,7 +76,8 @@ struct SequenceExpandAsKernel {
     T* o = out.mutable_data<T>(ctx.GetPlace());
     const T* in = x->data<T>();
     for (size_t i = 0; i + 1 < y.size(); ++i) {
-      for (size_t r = y[i]; r < y[i + 1]; ++r) std::memcpy(o + r * width, in + i * width, sizeof(T) * width);
+      for (size_t r = y[i]; r < y[i + 1]; ++r)
+        std::memcpy(o + r * width, in + i * width, sizeof(T) * width);
     }
     out.set_lod(ctx.Input("Y")->lod());
     *ctx.Output("Out") = std::move(out);

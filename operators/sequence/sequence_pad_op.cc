@@ -20,8 +20,9 @@ class SequencePadOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "LoD tensor [T, ...] (rank >= 2, one LoD level): the sequences' steps.");
-    AddInput("PadValue", "X's type: one value ([1] or []) or one step ([...], X's dims after "
-                         "the first).");
+    AddInput("PadValue",
+             "X's type: one value ([1] or []) or one step ([...], X's dims after "
+             "the first).");
     AddOutput("Out", "[N, padded_length, ...]: sequence i in row i, padded after its end.");
     AddOutput("Length", "int64 [N]: each sequence's length.");
     AddAttr<int>("padded_length", "Steps per row; -1: the longest sequence's length.")
@@ -44,8 +45,9 @@ class SequenceUnpadOpMaker : public OpProtoAndCheckerMaker {
   void Make() override {
     AddInput("X", "[N, L, ...]: a padded batch (rank >= 2).");
     AddInput("Length", "int32/int64 [N]: the steps of each row to keep, each in [0, L].");
-    AddOutput("Out", "[sum(Length), ...] ([sum(Length), 1] for a rank-2 X), with the LoD of "
-                     "the lengths.");
+    AddOutput("Out",
+              "[sum(Length), ...] ([sum(Length), 1] for a rank-2 X), with the LoD of "
+              "the lengths.");
     AddComment(R"DOC(
 Sequence unpadding: the first Length_i steps of each row, one after the other,
 $$Out[s_i + t] = X[i, t], \quad 0 \le t < Length_i, \quad s_i = \sum_{j<i} Length_j$$
@@ -119,8 +121,7 @@ struct SequencePadKernel {
     PL_ENFORCE(pad->numel() == 1 || pad->dims() == DDim(step),
                errors::InvalidArgument("op `%s` input `PadValue`: expected one value or a step "
                                        "of shape %s, received %s",
-                                       ctx.Type(), DDim(step).ToString(),
-                                       pad->dims().ToString()));
+                                       ctx.Type(), DDim(step).ToString(), pad->dims().ToString()));
     const int64_t padded = PaddedLength(ctx, lod);
     std::vector<int64_t> out_dims = {n, padded};
     out_dims.insert(out_dims.end(), step.begin(), step.end());
@@ -166,8 +167,8 @@ struct SequencePadGradKernel {
     PL_ENFORCE(dout->dims() == DDim(want) && padded >= PaddedLength(ctx, lod),
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape [%lld, L >= the "
                                        "longest sequence, ...] for X %s, received %s",
-                                       ctx.Type(), static_cast<long long>(n),
-                                       x->dims().ToString(), dout->dims().ToString()));
+                                       ctx.Type(), static_cast<long long>(n), x->dims().ToString(),
+                                       dout->dims().ToString()));
     DenseTensor dx(x->dims(), dout->dtype());
     T* g = dx.mutable_data<T>(ctx.GetPlace());
     const T* d = dout->data<T>();
@@ -186,11 +187,11 @@ struct SequencePadGradKernel {
 std::vector<int64_t> UnpadLengths(const ExecutionContext& ctx, const DDim& x) {
   const DenseTensor* length = ctx.Input("Length");
   const std::vector<int64_t> len = ReadIntValues(*length, ctx.Type(), "Length");
-  PL_ENFORCE(length->dims().size() <= 1 && static_cast<int64_t>(len.size()) == x[0],
-             errors::InvalidArgument("op `%s` input `Length`: expected %lld values (X's rows), "
-                                     "received shape %s",
-                                     ctx.Type(), static_cast<long long>(x[0]),
-                                     length->dims().ToString()));
+  PL_ENFORCE(
+      length->dims().size() <= 1 && static_cast<int64_t>(len.size()) == x[0],
+      errors::InvalidArgument("op `%s` input `Length`: expected %lld values (X's rows), "
+                              "received shape %s",
+                              ctx.Type(), static_cast<long long>(x[0]), length->dims().ToString()));
   for (size_t i = 0; i < len.size(); ++i) {
     PL_ENFORCE(len[i] >= 0 && len[i] <= x[1],
                errors::InvalidArgument("op `%s` input `Length`: value %lld of row %zu is outside "
@@ -266,7 +267,8 @@ struct SequenceUnpadGradKernel {
     const T* d = dout->data<T>();
     int64_t at = 0;
     for (size_t i = 0; i < len.size(); ++i) {
-      if (len[i] > 0) std::memcpy(g + i * steps * width, d + at * width, sizeof(T) * len[i] * width);
+      if (len[i] > 0)
+        std::memcpy(g + i * steps * width, d + at * width, sizeof(T) * len[i] * width);
       at += len[i];
     }
     *ctx.Output("X@GRAD") = std::move(dx);
@@ -287,7 +289,9 @@ PL_REGISTER_OPS(RegisterSequencePadOps) {
   RegisterPlainCpuFloatKernels<SequencePadGradKernel>("sequence_pad_grad");
 
   const framework::FusedGradDecl unpad_grad{
-      {"X", "Length"}, {"Out"}, {"X"},
+      {"X", "Length"},
+      {"Out"},
+      {"X"},
       R"DOC($$dX[i, t] = dOut[s_i + t] \text{ for } t < Length_i, \text{ else } 0$$)DOC"};
   framework::RegisterOp<SequencePadOp, SequenceUnpadOpMaker>("sequence_unpad")
       .InferShape(SequenceUnpadInferShape)

@@ -19,8 +19,9 @@ class SequenceReshapeOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "LoD tensor [T, D] (one level).");
-    AddOutput("Out", "[T D / new_dim, new_dim], sequence i of L_i rows becoming L_i D / new_dim "
-                     "rows.");
+    AddOutput("Out",
+              "[T D / new_dim, new_dim], sequence i of L_i rows becoming L_i D / new_dim "
+              "rows.");
     AddAttr<int>("new_dim", "The new row width (> 0); every sequence's L_i D must divide by it.")
         .GreaterThan(0);
     AddComment(R"DOC(
@@ -116,8 +117,8 @@ struct SequenceReshapeGradKernel {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterSequenceReshapeOp) {
-  const framework::FusedGradDecl grad{{"X"}, {"Out"}, {"X"},
-                                      R"DOC($$dX = dOut$$ read as X's [T, D], with X's LoD.)DOC"};
+  const framework::FusedGradDecl grad{
+      {"X"}, {"Out"}, {"X"}, R"DOC($$dX = dOut$$ read as X's [T, D], with X's LoD.)DOC"};
   framework::RegisterOp<SequenceReshapeOp, SequenceReshapeOpMaker>(kOp)
       .InferShape(SequenceReshapeInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))

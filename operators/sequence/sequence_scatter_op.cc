@@ -135,9 +135,10 @@ struct SequenceScatterGradKernel {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterSequenceScatterOp) {
-  const framework::FusedGradDecl grad{
-      {"X", "Ids", "Updates"}, {"Out"}, {"X", "Updates"},
-      R"DOC($$dX = dOut, \quad dUpdates_r = dOut[i, Ids_r]$$)DOC"};
+  const framework::FusedGradDecl grad{{"X", "Ids", "Updates"},
+                                      {"Out"},
+                                      {"X", "Updates"},
+                                      R"DOC($$dX = dOut, \quad dUpdates_r = dOut[i, Ids_r]$$)DOC"};
   framework::RegisterOp<SequenceScatterOp, SequenceScatterOpMaker>(kOp)
       .InferShape(SequenceScatterInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))

@@ -73,12 +73,11 @@ Windows ResolveWindows(const ExecutionContext& ctx, const DenseTensor& x) {
   for (size_t i = 0; i < n; ++i) {
     const int64_t len = static_cast<int64_t>(lod[i + 1] - lod[i]);
     PL_ENFORCE(offset[i] >= 0 && length[i] >= 0 && offset[i] <= len && length[i] <= len - offset[i],
-               errors::InvalidArgument("op `%s` inputs `Offset` and `Length`: window [%lld, %lld + "
-                                       "%lld) of sequence %zu is outside its %lld rows",
-                                       kOp, static_cast<long long>(offset[i]),
-                                       static_cast<long long>(offset[i]),
-                                       static_cast<long long>(length[i]), i,
-                                       static_cast<long long>(len)));
+               errors::InvalidArgument(
+                   "op `%s` inputs `Offset` and `Length`: window [%lld, %lld + "
+                   "%lld) of sequence %zu is outside its %lld rows",
+                   kOp, static_cast<long long>(offset[i]), static_cast<long long>(offset[i]),
+                   static_cast<long long>(length[i]), i, static_cast<long long>(len)));
     w.first.push_back(static_cast<int64_t>(lod[i]) + offset[i]);
     w.offsets.push_back(w.offsets.back() + static_cast<size_t>(length[i]));
   }
@@ -98,7 +97,8 @@ struct SequenceSliceKernel {
     const T* in = x->data<T>();
     for (size_t i = 0; i < w.first.size(); ++i) {
       const size_t rows = w.offsets[i + 1] - w.offsets[i];
-      if (rows > 0) std::memcpy(o + w.offsets[i] * width, in + w.first[i] * width, sizeof(T) * rows * width);
+      if (rows > 0)
+        std::memcpy(o + w.offsets[i] * width, in + w.first[i] * width, sizeof(T) * rows * width);
     }
     out.set_lod({w.offsets});
     *ctx.Output("Out") = std::move(out);
@@ -130,7 +130,8 @@ struct SequenceSliceGradKernel {
     const T* d = dout->data<T>();
     for (size_t i = 0; i < w.first.size(); ++i) {
       const size_t rows = w.offsets[i + 1] - w.offsets[i];
-      if (rows > 0) std::memcpy(g + w.first[i] * width, d + w.offsets[i] * width, sizeof(T) * rows * width);
+      if (rows > 0)
+        std::memcpy(g + w.first[i] * width, d + w.offsets[i] * width, sizeof(T) * rows * width);
     }
     dx.set_lod(x->lod());
     *ctx.Output("X@GRAD") = std::move(dx);
@@ -141,7 +142,9 @@ struct SequenceSliceGradKernel {
 
 PL_REGISTER_OPS(RegisterSequenceSliceOp) {
   const framework::FusedGradDecl grad{
-      {"X", "Offset", "Length"}, {"Out"}, {"X"},
+      {"X", "Offset", "Length"},
+      {"Out"},
+      {"X"},
       R"DOC($$dX[s_i + Offset_i + t] = dOut_i[t], \quad t < Length_i; \text{ else } 0$$)DOC"};
   framework::RegisterOp<SequenceSliceOp, SequenceSliceOpMaker>(kOp)
       .InferShape(SequenceSliceInferShape)

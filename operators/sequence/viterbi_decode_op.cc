@@ -64,11 +64,11 @@ void ViterbiDecodeInferShape(InferShapeContext* ctx) {
   const int64_t n = x[2];
   const bool trans_ok = trans.size() == 2 && (n < 0 || trans[0] < 0 || trans[0] == n) &&
                         (n < 0 || trans[1] < 0 || trans[1] == n);
-  PL_ENFORCE(trans_ok, errors::InvalidArgument("op `%s` input `Transition`: expected [%lld, "
-                                               "%lld] for Input %s, received %s",
-                                               kOp, static_cast<long long>(n),
-                                               static_cast<long long>(n), x.ToString(),
-                                               trans.ToString()));
+  PL_ENFORCE(trans_ok,
+             errors::InvalidArgument("op `%s` input `Transition`: expected [%lld, "
+                                     "%lld] for Input %s, received %s",
+                                     kOp, static_cast<long long>(n), static_cast<long long>(n),
+                                     x.ToString(), trans.ToString()));
   PL_ENFORCE(len.size() == 1 && (x[0] < 0 || len[0] < 0 || len[0] == x[0]),
              errors::InvalidArgument("op `%s` input `Length`: expected shape [%lld] (Input's "
                                      "batch), received %s",
@@ -89,12 +89,12 @@ struct ViterbiDecodeKernel {
     const DenseTensor* transition = ctx.Input("Transition");
     const bool bos_eos = ctx.Attr<bool>("include_bos_eos_tag");
     const int64_t batch = input->dims()[0], steps = input->dims()[1], tags = input->dims()[2];
-    PL_ENFORCE(transition->dims() == DDim({tags, tags}),
-               errors::InvalidArgument("op `%s` input `Transition`: expected [%lld, %lld], "
-                                       "received %s",
-                                       kOp, static_cast<long long>(tags),
-                                       static_cast<long long>(tags),
-                                       transition->dims().ToString()));
+    PL_ENFORCE(
+        transition->dims() == DDim({tags, tags}),
+        errors::InvalidArgument("op `%s` input `Transition`: expected [%lld, %lld], "
+                                "received %s",
+                                kOp, static_cast<long long>(tags), static_cast<long long>(tags),
+                                transition->dims().ToString()));
     PL_ENFORCE(!bos_eos || tags >= 2,
                errors::InvalidArgument("op `%s` attribute `include_bos_eos_tag`: needs at least "
                                        "2 tags (start and stop), Input has %lld",

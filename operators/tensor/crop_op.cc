@@ -29,18 +29,22 @@ class CropTensorOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "The tensor to crop, rank 1 to 6.");
-    AddInput("Shape", "int32/int64 1-D, X's rank values: the output shape, before ShapeTensor "
-                      "and `shape`.")
+    AddInput("Shape",
+             "int32/int64 1-D, X's rank values: the output shape, before ShapeTensor "
+             "and `shape`.")
         .AsDispensable();
-    AddInput("ShapeTensor", "One-element int32/int64 tensors, one per dim: the output shape, "
-                            "before `shape`.")
+    AddInput("ShapeTensor",
+             "One-element int32/int64 tensors, one per dim: the output shape, "
+             "before `shape`.")
         .AsDuplicable()
         .AsDispensable();
-    AddInput("Offsets", "int32/int64 1-D, X's rank values: the offsets, before "
-                        "OffsetsTensor and `offsets`.")
+    AddInput("Offsets",
+             "int32/int64 1-D, X's rank values: the offsets, before "
+             "OffsetsTensor and `offsets`.")
         .AsDispensable();
-    AddInput("OffsetsTensor", "One-element int32/int64 tensors, one per dim: the offsets, "
-                              "before `offsets`.")
+    AddInput("OffsetsTensor",
+             "One-element int32/int64 tensors, one per dim: the offsets, "
+             "before `offsets`.")
         .AsDuplicable()
         .AsDispensable();
     AddOutput("Out", "The box, X's type.");
@@ -60,8 +64,9 @@ class CropOpMaker : public OpProtoAndCheckerMaker {
     AddInput("Offsets", "int32/int64 1-D, X's rank values: the offsets, before `offsets`.")
         .AsDispensable();
     AddOutput("Out", "The box, X's type.");
-    AddAttr<std::vector<int>>("shape", "The output shape when Y is not given (-1: the rest of "
-                                       "that dim).")
+    AddAttr<std::vector<int>>("shape",
+                              "The output shape when Y is not given (-1: the rest of "
+                              "that dim).")
         .SetDefault({});
     AddAttr<std::vector<int>>("offsets", "The box's first index per dim (default all 0).")
         .SetDefault({});
@@ -116,13 +121,12 @@ StridedBox CropBox(const ExecutionContext& ctx, const DDim& x) {
     const int64_t size = shape[d] == -1 ? x[d] - offsets[d] : shape[d];
     const bool inside = offsets[d] >= 0 && size >= 0 && offsets[d] <= x[d] &&
                         size <= x[d] - offsets[d] && (shape[d] >= 0 || shape[d] == -1);
-    PL_ENFORCE(inside, errors::InvalidArgument("op `%s` %s: dim %d of size %lld at offset %lld "
-                                               "does not fit X's %lld (X %s, offsets %s)",
-                                               ctx.Type(), origin, d,
-                                               static_cast<long long>(shape[d]),
-                                               static_cast<long long>(offsets[d]),
-                                               static_cast<long long>(x[d]), x.ToString(),
-                                               ListToString(offsets)));
+    PL_ENFORCE(inside, errors::InvalidArgument(
+                           "op `%s` %s: dim %d of size %lld at offset %lld "
+                           "does not fit X's %lld (X %s, offsets %s)",
+                           ctx.Type(), origin, d, static_cast<long long>(shape[d]),
+                           static_cast<long long>(offsets[d]), static_cast<long long>(x[d]),
+                           x.ToString(), ListToString(offsets)));
     box.first.push_back(offsets[d]);
     box.step.push_back(1);
     box.count.push_back(size);
@@ -206,8 +210,8 @@ struct CropGradKernel {
 
 PL_REGISTER_OPS(RegisterCropOps) {
   constexpr char kGradDoc[] = R"DOC($$dX[i + o] = dOut[i]$$ inside the box, 0 elsewhere.)DOC";
-  const framework::FusedGradDecl tensor_grad{{"X", "Offsets", "OffsetsTensor"}, {"Out"}, {"X"},
-                                             kGradDoc};
+  const framework::FusedGradDecl tensor_grad{
+      {"X", "Offsets", "OffsetsTensor"}, {"Out"}, {"X"}, kGradDoc};
   const framework::FusedGradDecl crop_grad{{"X", "Offsets"}, {"Out"}, {"X"}, kGradDoc};
   framework::RegisterOp<CropOp, CropTensorOpMaker>("crop_tensor")
       .InferShape(CropInferShape)

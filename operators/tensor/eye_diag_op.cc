@@ -20,8 +20,9 @@ class EyeOpMaker : public OpProtoAndCheckerMaker {
     AddOutput("Out", "[num_rows, num_columns] in `dtype`.");
     AddAttr<int64_t>("num_rows", "Rows (>= 0).");
     AddAttr<int64_t>("num_columns", "Columns (>= 0); -1: num_rows.").SetDefault(-1);
-    AddAttr<int>("dtype", "Element type as a VarType number: 2 int32, 3 int64, 5 float32, "
-                          "6 float64.")
+    AddAttr<int>("dtype",
+                 "Element type as a VarType number: 2 int32, 3 int64, 5 float32, "
+                 "6 float64.")
         .SetDefault(5)
         .InEnum({2, 3, 5, 6});
     AddComment(R"DOC(
@@ -75,8 +76,9 @@ class DiagV2OpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "A vector (rank 0 or 1) or a matrix (rank 2).");
-    AddOutput("Out", "For a vector, the square matrix with X on diagonal `offset`; for a "
-                     "matrix, its diagonal `offset` as a vector.");
+    AddOutput("Out",
+              "For a vector, the square matrix with X on diagonal `offset`; for a "
+              "matrix, its diagonal `offset` as a vector.");
     AddAttr<int>("offset", "0: the main diagonal; > 0 above it, < 0 below.").SetDefault(0);
     AddAttr<float>("padding_value", "The off-diagonal value of a matrix made from a vector.")
         .SetDefault(0.0f);
@@ -136,7 +138,8 @@ DDim DiagOutDims(const std::string& op, const DDim& x, int offset) {
 void DiagV2InferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
-  ctx->SetOutputDim("Out", DiagOutDims(ctx->OpType(), ctx->GetInputDim("X"), ctx->Attr<int>("offset")));
+  ctx->SetOutputDim("Out",
+                    DiagOutDims(ctx->OpType(), ctx->GetInputDim("X"), ctx->Attr<int>("offset")));
 }
 
 template <typename T>

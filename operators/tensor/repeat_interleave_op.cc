@@ -20,8 +20,9 @@ class RepeatInterleaveOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "The tensor to repeat (rank >= 1).");
-    AddInput("RepeatsTensor", "int32/int64 1-D, one count >= 0 per slice of X along dim; "
-                              "before `Repeats`.")
+    AddInput("RepeatsTensor",
+             "int32/int64 1-D, one count >= 0 per slice of X along dim; "
+             "before `Repeats`.")
         .AsDispensable();
     AddOutput("Out", "X with dim of size sum(repeats).");
     AddAttr<int>("Repeats", "One count for every slice when RepeatsTensor is not given.")
@@ -129,7 +130,8 @@ struct RepeatInterleaveKernel {
       T* dst = o + a * total * v.inner;
       for (int64_t i = 0; i < v.n; ++i) {
         const T* src = in + (a * v.n + i) * v.inner;
-        for (int64_t k = 0; k < r[i]; ++k, dst += v.inner) std::memcpy(dst, src, sizeof(T) * v.inner);
+        for (int64_t k = 0; k < r[i]; ++k, dst += v.inner)
+          std::memcpy(dst, src, sizeof(T) * v.inner);
       }
     }
     *ctx.Output("Out") = std::move(out);
@@ -151,10 +153,10 @@ struct RepeatInterleaveGradKernel {
     const LineView& v = rep.v;
     const std::vector<int64_t>& r = rep.counts;
     const int64_t total = rep.total;
-    PL_ENFORCE(dout->dims() == rep.out_dims,
-               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
-                                       ctx.Type(), rep.out_dims.ToString(),
-                                       dout->dims().ToString()));
+    PL_ENFORCE(
+        dout->dims() == rep.out_dims,
+        errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
+                                ctx.Type(), rep.out_dims.ToString(), dout->dims().ToString()));
     DenseTensor dx(x->dims(), dout->dtype());
     T* g = dx.mutable_data<T>(ctx.GetPlace());
     if (dx.numel() > 0) std::memset(g, 0, sizeof(T) * dx.numel());
@@ -176,7 +178,9 @@ struct RepeatInterleaveGradKernel {
 
 PL_REGISTER_OPS(RegisterRepeatInterleaveOp) {
   const framework::FusedGradDecl grad{
-      {"X", "RepeatsTensor"}, {"Out"}, {"X"},
+      {"X", "RepeatsTensor"},
+      {"Out"},
+      {"X"},
       R"DOC($$dX[\ldots, i, \ldots] = \sum_{j \in rows(i)} dOut[\ldots, j, \ldots]$$)DOC"};
   framework::RegisterOp<RepeatInterleaveOp, RepeatInterleaveOpMaker>(kOp)
       .InferShape(RepeatInterleaveInferShape)
