@@ -1,6 +1,7 @@
 // ctc_align (LoD and padded, merging or not, an all-empty result) against alignments written
 // by hand, and im2sequence against patches cut by hand (paddings, strides, real sizes), with
 // its gradient by finite differences; typed errors.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,14 @@ TEST(Im2SequenceOp, GradientMatchesFiniteDifferences) {
 
 TEST(Im2SequenceOp, BadAttributesAreRefused) {
   operators::RegisterAllOps();
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("im2sequence",
+              {{"X", {MakeTensor<float>({2, 1, 2, 2}, RandomValues(8, 0, 1))}},
+               {"Y", {MakeTensor<float>({2, 2}, {2, 2, std::nan(""), 1})}}},
+              {{"Out", 1}}, {{"kernels", std::vector<int>{1, 1}}});
+      },
+      {"op `im2sequence` input `Y`", "image 1", "nan"});
   const DenseTensor x = MakeTensor<float>({1, 1, 2, 2}, {1, 2, 3, 4});
   ExpectError<platform::InvalidArgumentError>(
       [&] {

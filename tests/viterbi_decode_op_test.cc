@@ -1,6 +1,7 @@
 // viterbi_decode against the best of every tag path scored by hand (with and without start
 // and stop tags, ragged lengths, a length of 0), the doc's example; gather_tree against
 // parents followed by hand and its doc example; typed errors of both.
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -176,6 +177,15 @@ TEST(GatherTreeOp, BadInputsAreRefused) {
               {{"Out", 1}});
       },
       {"op `gather_tree` input `Parents`", "[2, 1, 2]", "[2, 2]"});
+  // Float ids with a NaN parent: refused before any conversion to an index.
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("gather_tree",
+              {{"Ids", {MakeTensor<float>({2, 1, 2}, {1, 2, 3, 4})}},
+               {"Parents", {MakeTensor<float>({2, 1, 2}, {0, 0, std::nan(""), 0})}}},
+              {{"Out", 1}});
+      },
+      {"op `gather_tree` input `Parents`", "nan", "[0, 2)"});
 }
 
 }  // namespace

@@ -74,12 +74,15 @@ struct GatherTreeKernel {
         for (int64_t t = steps - 1; t >= 0; --t) {
           const int64_t at = (t * batch + b) * beams;
           o[at + k] = id[at + beam];
-          const int64_t from = static_cast<int64_t>(parent[at + beam]);
+          // Checked as T first: a NaN or huge parent never reaches the conversion.
+          const T p = parent[at + beam];
+          const bool valid = p >= T(0) && p < static_cast<T>(beams);
+          const int64_t from = valid ? static_cast<int64_t>(p) : -1;
           PL_ENFORCE(
-              t == 0 || (from >= 0 && from < beams),
-              errors::InvalidArgument("op `%s` input `Parents`: value %lld at [%lld, "
+              t == 0 || valid,
+              errors::InvalidArgument("op `%s` input `Parents`: value %g at [%lld, "
                                       "%lld, %lld] is not a beam in [0, %lld)",
-                                      kOp, static_cast<long long>(from), static_cast<long long>(t),
+                                      kOp, static_cast<double>(p), static_cast<long long>(t),
                                       static_cast<long long>(b), static_cast<long long>(beam),
                                       static_cast<long long>(beams)));
           beam = from;

@@ -70,7 +70,7 @@ void Align(const T* x, int64_t n, int64_t blank, bool merge, std::vector<T>* out
   bool has_prev = false;
   T prev = T(0);
   for (int64_t t = 0; t < n; ++t) {
-    if (static_cast<int64_t>(x[t]) != blank && !(merge && has_prev && x[t] == prev)) {
+    if (x[t] != static_cast<T>(blank) && !(merge && has_prev && x[t] == prev)) {
       out->push_back(x[t]);
     }
     prev = x[t];

@@ -150,13 +150,19 @@ struct Im2SequenceKernel {
                                   ctx.Type(), static_cast<long long>(n), y->dims().ToString()));
       const T* sizes = y->data<T>();
       for (int64_t i = 0; i < n; ++i) {
-        const int64_t rh = static_cast<int64_t>(sizes[2 * i]),
-                      rw = static_cast<int64_t>(sizes[2 * i + 1]);
-        PL_ENFORCE(rh >= 0 && rw >= 0,
-                   errors::InvalidArgument("op `%s` input `Y`: image %lld has size [%lld, %lld], "
+        // Checked as T first: a NaN or huge size never reaches the conversion (sizes past
+        // X's image take no more patches than X has).
+        const T limit = static_cast<T>(std::max(h, w) * std::max(stride[0], stride[1]));
+        const T sh = std::min(sizes[2 * i], limit), sw = std::min(sizes[2 * i + 1], limit);
+        const bool valid = sh >= T(0) && sw >= T(0);  // False for NaN.
+        const int64_t rh = valid ? static_cast<int64_t>(sh) : -1,
+                      rw = valid ? static_cast<int64_t>(sw) : -1;
+        PL_ENFORCE(valid,
+                   errors::InvalidArgument("op `%s` input `Y`: image %lld has size [%g, %g], "
                                            "expected values >= 0",
                                            ctx.Type(), static_cast<long long>(i),
-                                           static_cast<long long>(rh), static_cast<long long>(rw)));
+                                           static_cast<double>(sizes[2 * i]),
+                                           static_cast<double>(sizes[2 * i + 1])));
         // Patches come from X's image: never more than X's own size allows.
         oh[i] = std::min(g.PatchesDown((rh + stride[0] - 1) / stride[0]), g.PatchesDown(h));
         ow[i] = std::min(g.PatchesAcross((rw + stride[1] - 1) / stride[1]), g.PatchesAcross(w));

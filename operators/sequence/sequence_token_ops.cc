@@ -2,7 +2,6 @@
 // (each position's window of following tokens, the n-grams of fluid's text models).
 #include <algorithm>
 #include <string>
-#include <unordered_set>
 #include <vector>
 
 #include "operators/op_family.h"
@@ -77,13 +76,14 @@ struct SequenceEraseKernel {
     CheckTokenColumn(ctx.Type(), x->dims());
     const std::vector<size_t>& last = SequenceOffsets(ctx.Type(), "X", *x, x->lod().size());
     const std::vector<int>& erase = ctx.Attr<std::vector<int>>("tokens");
-    const std::unordered_set<int64_t> tokens(erase.begin(), erase.end());
+    std::vector<T> tokens;
+    for (int v : erase) tokens.push_back(static_cast<T>(v));
     const T* in = x->data<T>();
     std::vector<T> kept;
     std::vector<size_t> offsets(1, 0);
     for (size_t i = 0; i + 1 < last.size(); ++i) {
       for (size_t r = last[i]; r < last[i + 1]; ++r) {
-        if (!tokens.count(static_cast<int64_t>(in[r]))) kept.push_back(in[r]);
+        if (std::find(tokens.begin(), tokens.end(), in[r]) == tokens.end()) kept.push_back(in[r]);
       }
       offsets.push_back(kept.size());
     }
