@@ -139,12 +139,7 @@ struct LoDResetGradKernel {
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected X's shape %s, "
                                        "received %s",
                                        ctx.Type(), x->dims().ToString(), dout->dims().ToString()));
-    DenseTensor dx(x->dims(), dout->dtype());
-    if (x->numel() > 0) {
-      std::memcpy(dx.mutable_data<T>(ctx.GetPlace()), dout->data<T>(), sizeof(T) * x->numel());
-    }
-    dx.set_lod(x->lod());
-    *ctx.Output("X@GRAD") = std::move(dx);
+    *ctx.Output("X@GRAD") = ElementsAs<T>(*dout, *x, ctx.GetPlace());
   }
 };
 

@@ -106,11 +106,7 @@ struct SequenceReshapeGradKernel {
                                        "received shape %s",
                                        ctx.Type(), static_cast<long long>(x->numel()),
                                        dout->dims().ToString()));
-    DenseTensor dx(x->dims(), dout->dtype());
-    T* g = dx.mutable_data<T>(ctx.GetPlace());
-    if (dx.numel() > 0) std::memcpy(g, dout->data<T>(), sizeof(T) * dx.numel());
-    dx.set_lod(x->lod());
-    *ctx.Output("X@GRAD") = std::move(dx);
+    *ctx.Output("X@GRAD") = ElementsAs<T>(*dout, *x, ctx.GetPlace());
   }
 };
 

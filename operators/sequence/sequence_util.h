@@ -2,6 +2,7 @@
 // and the width of one row.
 #pragma once
 
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -19,6 +20,18 @@ const std::vector<size_t>& SequenceOffsets(const std::string& op, const std::str
 // Checks a LoD that may be absent (empty); otherwise as SequenceOffsets.
 void CheckOptionalLoD(const std::string& op, const std::string& slot, const DenseTensor& t,
                       size_t max_levels);
+
+// A copy of `from`'s elements (as many as `like` has) with `like`'s dims and LoD: the
+// gradient of ops that only relabel their input (lod_reset, sequence_reshape).
+template <typename T>
+DenseTensor ElementsAs(const DenseTensor& from, const DenseTensor& like,
+                       const platform::Place& place) {
+  DenseTensor out(like.dims(), from.dtype());
+  T* o = out.mutable_data<T>(place);
+  if (out.numel() > 0) std::memcpy(o, from.data<T>(), sizeof(T) * out.numel());
+  out.set_lod(like.lod());
+  return out;
+}
 
 // Elements per row: the product of dims[1:] (1 for a rank-1 tensor).
 int64_t RowWidth(const DDim& dims);
