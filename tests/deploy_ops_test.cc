@@ -152,6 +152,8 @@ TEST_F(DeployOps, ElementwiseExtrasOnFloatsWithBroadcasting) {
       {"elementwise_pow", [](double a, double b) { return std::pow(a, b); }},
       {"elementwise_max", [](double a, double b) { return std::max(a, b); }},
       {"elementwise_min", [](double a, double b) { return std::min(a, b); }},
+      {"elementwise_fmax", [](double a, double b) { return std::fmax(a, b); }},
+      {"elementwise_fmin", [](double a, double b) { return std::fmin(a, b); }},
       {"elementwise_mod", [](double a, double b) { return a - std::floor(a / b) * b; }},
       {"elementwise_floordiv", [](double a, double b) { return std::floor(a / b); }},
   };
@@ -196,7 +198,8 @@ TEST_F(DeployOps, MaxMinPowGradientsAgainstFiniteDifferences) {
   // Values apart so that no tie sits within the finite-difference step.
   const DenseTensor x = MakeTensor<double>({2, 3}, {0.5, 1.7, 0.9, 2.2, 0.3, 1.1});
   const DenseTensor y = MakeTensor<double>({3}, {1.0, 1.2, 0.6});
-  for (const char* op : {"elementwise_max", "elementwise_min", "elementwise_pow"}) {
+  for (const char* op : {"elementwise_max", "elementwise_min", "elementwise_fmax",
+                         "elementwise_fmin", "elementwise_pow"}) {
     SCOPED_TRACE(op);
     GradCheck check;
     check.op_type = op;
@@ -206,6 +209,36 @@ TEST_F(DeployOps, MaxMinPowGradientsAgainstFiniteDifferences) {
     check.rtol = 1e-4;
     check.atol = 1e-6;
     CheckGradients(check);
+  }
+}
+
+// fmax/fmin take the operand that is not NaN; ties and a NaN Y send the gradient to X, a NaN X
+// sends it to Y, two NaNs to X (PaddlePaddle's rule). With Y [1] broadcast, dY sums.
+TEST_F(DeployOps, FMaxFMinSkipNaNAndRouteTheGradient) {
+  const double nan = std::nan("");
+  const DenseTensor x = MakeTensor<double>({5}, {1, nan, 2, nan, -1});
+  const DenseTensor y = MakeTensor<double>({5}, {1, 3, nan, nan, 4});
+  const std::vector<double> fmax = ToDoubles(
+      Out(RunOp("elementwise_fmax", {{"X", {x}}, {"Y", {y}}}, {{"Out", 1}})));
+  const std::vector<double> fmin = ToDoubles(
+      Out(RunOp("elementwise_fmin", {{"X", {x}}, {"Y", {y}}}, {{"Out", 1}})));
+  const std::vector<double> want_max = {1, 3, 2, nan, 4}, want_min = {1, 3, 2, nan, -1};
+  for (size_t i = 0; i < 5; ++i) {
+    EXPECT_TRUE(std::isnan(want_max[i]) ? std::isnan(fmax[i]) : fmax[i] == want_max[i]) << i;
+    EXPECT_TRUE(std::isnan(want_min[i]) ? std::isnan(fmin[i]) : fmin[i] == want_min[i]) << i;
+  }
+  for (const auto& [op, dx_want] :
+       {std::pair<const char*, std::vector<double>>{"elementwise_fmax", {1, 0, 1, 1, 0}},
+        std::pair<const char*, std::vector<double>>{"elementwise_fmin", {1, 0, 1, 1, 1}}}) {
+    SCOPED_TRACE(op);
+    const auto g = NthGradient(op, {{"X", {x}}, {"Y", {y}}}, {{"Out", 1}}, {}, 1);
+    EXPECT_EQ(ToDoubles(g.at("X_0")), dx_want);
+    std::vector<double> dy_want;
+    for (double d : dx_want) dy_want.push_back(1 - d);
+    EXPECT_EQ(ToDoubles(g.at("Y_0")), dy_want);
+    const auto gb = NthGradient(op, {{"X", {x}}, {"Y", {MakeTensor<double>({1}, {1.5})}}},
+                                {{"Out", 1}}, {}, 1);
+    EXPECT_EQ(ToDoubles(gb.at("Y_0")), (std::vector<double>{std::string(op) == "elementwise_fmax" ? 4.0 : 3.0}));
   }
 }
 

@@ -1,5 +1,5 @@
 // Binary elementwise ops with broadcasting (elementwise_add, _sub, _mul, _div, _pow, _max,
-// _min, _mod, _floordiv), for float, double, int32 and int64: one op class, one maker
+// _min, _fmax, _fmin, _mod, _floordiv), for float, double, int32 and int64: one op class, one maker
 // template and one kernel template, instantiated per tag of elementwise_op.h.
 #include "operators/elementwise/elementwise_op.h"
 
@@ -318,6 +318,40 @@ void MaxMinGradMaker(GradOpBuilder* g, bool max) {
   }
 }
 
+// fmax and fmin: X wins where X >= Out (fmin: X <= Out) or Out is NaN, that is where X is the
+// larger (smaller) one or ties, or where Y is NaN (PaddlePaddle's rule). The mask is that
+// test cast to X's dtype; dX = reduce_as(dOut * mask, X), dY = reduce_as(dOut - dOut * mask, Y).
+void FMaxFMinGradMaker(GradOpBuilder* g, bool max) {
+  const std::string dout = g->OutputGrad("Out")[0];
+  const SideAxes axes = GradAxes(*g);
+  SideGrad dx(g, "X", axes.x);
+  SideGrad dy(g, "Y", axes.y);
+  if (!dx.wanted() && !dy.wanted()) return;
+  const std::string compared = g->NewTemp("x_reaches_out");
+  const std::string wins = g->NewTemp("x_wins");
+  g->AddOp(max ? "greater_equal" : "less_equal", {{"X", g->Input("X")}, {"Y", g->Output("Out")}},
+           {{"Out", {compared}}}, {{"axis", axes.x}});
+  const std::string out_nan = g->NewTemp("out_is_nan");
+  g->AddOp("not_equal", {{"X", g->Output("Out")}, {"Y", g->Output("Out")}}, {{"Out", {out_nan}}});
+  g->AddOp("logical_or", {{"X", {compared}}, {"Y", {out_nan}}}, {{"Out", {wins}}});
+  const framework::VarDesc* xv = FindForwardVar(*g, g->Input("X")[0]);
+  DataType dtype = xv == nullptr ? DataType::FLOAT32 : xv->GetDataType();
+  if (!platform::IsFloatingPoint(dtype)) dtype = DataType::FLOAT32;
+  const std::string mask = g->NewTemp("x_wins_mask");
+  g->AddOp("cast", {{"X", {wins}}}, {{"Out", {mask}}},
+           {{"in_dtype", static_cast<int>(DataType::BOOL)}, {"out_dtype", static_cast<int>(dtype)}});
+  const std::string x_part = g->NewTemp("dout_x_wins");
+  g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {mask}}}, {{"Out", {x_part}}},
+           {{"axis", -1}});
+  if (dx.wanted()) dx.Reduce(x_part);
+  if (dy.wanted()) {
+    const std::string v = dy.ValueName();
+    g->AddOp("elementwise_sub", {{"X", {dout}}, {"Y", {x_part}}}, {{"Out", {v}}},
+             {{"axis", -1}});
+    dy.Reduce(v);
+  }
+}
+
 // dX = reduce_as(dOut * Y * X^(Y - 1), X), dY = reduce_as(dOut * Out * log(X), Y).
 void PowGradMaker(GradOpBuilder* g) {
   const std::string dout = g->OutputGrad("Out")[0];
@@ -368,6 +402,10 @@ framework::GradOpMakerFn ElementwiseGradMaker() {
     return [](GradOpBuilder* g) { MaxMinGradMaker(g, true); };
   } else if constexpr (std::is_same_v<Tag, ElementwiseMinTag>) {
     return [](GradOpBuilder* g) { MaxMinGradMaker(g, false); };
+  } else if constexpr (std::is_same_v<Tag, ElementwiseFMaxTag>) {
+    return [](GradOpBuilder* g) { FMaxFMinGradMaker(g, true); };
+  } else if constexpr (std::is_same_v<Tag, ElementwiseFMinTag>) {
+    return [](GradOpBuilder* g) { FMaxFMinGradMaker(g, false); };
   } else {
     return nullptr;
   }
@@ -384,9 +422,13 @@ PL_REGISTER_OPS(RegisterElementwiseOps) {
         framework::RegisterOp<ElementwiseOp, ElementwiseOpMaker<Tag>>(type).InferShape(
             ElementwiseInferShape);
     if (framework::GradOpMakerFn grad = ElementwiseGradMaker<Tag>()) op.GradOpMaker(grad);
-    op.Checkpoint("Register " + type + " for adding the attribute of Scale_y",
+    // PaddlePaddle's fmax and fmin never had Scale_y: they stay at version 0.
+    if constexpr (!std::is_same_v<Tag, ElementwiseFMaxTag> &&
+                  !std::is_same_v<Tag, ElementwiseFMinTag>) {
+      op.Checkpoint("Register " + type + " for adding the attribute of Scale_y",
                     framework::OpVersionDesc().NewAttr(
-                        "Scale_y", "quantization scale of Y (int8 kernels only)", 1.0f));
+                          "Scale_y", "quantization scale of Y (int8 kernels only)", 1.0f));
+    }
     RegisterPlainCpuNumericKernels<ElementwiseCpuKernel<Tag>::template Kernel>(type);
     DeclarePlainInPlace(type, {{"X", "Out"}, {"Y", "Out"}});
   });

@@ -1,5 +1,5 @@
 // Binary elementwise ops with broadcasting: Out = X (op) Y for op in add, sub, mul, div, pow,
-// max, min, mod and floordiv.
+// max, min, fmax, fmin, mod and floordiv.
 //
 // Each op is described once, by a tag struct naming its type, its formula (for the op doc)
 // and its functor. The functors are plain host/device callables, shared by the CPU kernels
@@ -56,6 +56,17 @@ struct MaxFunctor {
 template <typename T>
 struct MinFunctor {
   PL_HOSTDEVICE T operator()(T x, T y) const { return x < y || x != x ? x : y; }
+};
+
+// fmax/fmin: NaN loses (the other operand is taken; NaN only when both are NaN); ties go to X.
+template <typename T>
+struct FMaxFunctor {
+  PL_HOSTDEVICE T operator()(T x, T y) const { return x >= y || y != y ? x : y; }
+};
+
+template <typename T>
+struct FMinFunctor {
+  PL_HOSTDEVICE T operator()(T x, T y) const { return x <= y || y != y ? x : y; }
 };
 
 // The remainder with the sign of Y (Python's %): X - floor(X / Y) * Y. Integer Y must not be
@@ -148,6 +159,28 @@ struct ElementwiseMinTag {
   template <typename T>
   using Functor = MinFunctor<T>;
 };
+struct ElementwiseFMaxTag {
+  static constexpr const char* kType = "elementwise_fmax";
+  static constexpr const char* kFormula =
+      "Out = \\mathrm{fmax}(X, Y) \\text{ (a NaN operand yields the other)}";
+  static constexpr const char* kGradFormula =
+      "dX = \\mathrm{reduce\\_as}(dOut \\odot m, X), \\quad "
+      "dY = \\mathrm{reduce\\_as}(dOut \\odot (1 - m), Y), \\quad "
+      "m = [X \\ge Y \\lor Y \\ne Y]";
+  template <typename T>
+  using Functor = FMaxFunctor<T>;
+};
+struct ElementwiseFMinTag {
+  static constexpr const char* kType = "elementwise_fmin";
+  static constexpr const char* kFormula =
+      "Out = \\mathrm{fmin}(X, Y) \\text{ (a NaN operand yields the other)}";
+  static constexpr const char* kGradFormula =
+      "dX = \\mathrm{reduce\\_as}(dOut \\odot m, X), \\quad "
+      "dY = \\mathrm{reduce\\_as}(dOut \\odot (1 - m), Y), \\quad "
+      "m = [X \\le Y \\lor Y \\ne Y]";
+  template <typename T>
+  using Functor = FMinFunctor<T>;
+};
 struct ElementwiseModTag {
   static constexpr const char* kType = "elementwise_mod";
   static constexpr const char* kFormula = "Out = X - \\lfloor X / Y \\rfloor Y";
@@ -186,6 +219,8 @@ void ForEachElementwise(Fn&& fn) {
   fn(ElementwisePowTag{});
   fn(ElementwiseMaxTag{});
   fn(ElementwiseMinTag{});
+  fn(ElementwiseFMaxTag{});
+  fn(ElementwiseFMinTag{});
   fn(ElementwiseModTag{});
   fn(ElementwiseFloorDivTag{});
 }
