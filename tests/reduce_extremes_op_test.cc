@@ -1,4 +1,5 @@
-// reduce_max, reduce_min, reduce_prod, reduce_all and reduce_any: every dim choice, keep_dim
+// reduce_max, reduce_min, reduce_amax, reduce_amin, reduce_prod, reduce_all and reduce_any:
+// every dim choice, keep_dim
 // and reduce_all against a naive fold written from the coordinates of each element; NaN and
 // empty dims; gradients of max, min and prod by finite differences (first and second order);
 // typed errors. PaddlePaddle's own outputs are checked by the fixture test.
@@ -170,6 +171,48 @@ TEST_F(ReduceExtremes, GradientsMatchFiniteDifferences) {
       GradCheck check;
       check.op_type = type;
       check.inputs = {{"X", {MakeTensor<double>({2, 3, 2}, x)}}};
+      check.outputs = {{"Out", 1}};
+      check.attrs = attrs;
+      check.max_order = 2;
+      CheckGradients(check);
+    }
+  }
+}
+
+// amax and amin fold as max and min (their `dim` is int64, as PaddlePaddle declares it); their
+// gradient is shared evenly by the tied elements, where max's goes whole to each.
+TEST_F(ReduceExtremes, AMaxAMinShareTheGradientOfTies) {
+  const std::vector<int64_t> dims = {2, 3, 4};
+  const std::vector<double> x = RandomValues(24, -1, 1, 5);
+  const struct {
+    const char* type;
+    Fold fold;
+  } cases[] = {{"reduce_amax", [](double a, double b) { return std::max(a, b); }},
+               {"reduce_amin", [](double a, double b) { return std::min(a, b); }}};
+  for (const auto& c : cases) {
+    for (const auto& [dim, reduced] :
+         {std::pair<std::vector<int64_t>, std::vector<bool>>{{1}, {false, true, false}},
+          {{0, -1}, {true, false, true}},
+          {{}, {true, true, true}}}) {
+      const auto r = RunOp(c.type, {{"X", {MakeTensor<double>(DDim(dims), x)}}}, {{"Out", 1}},
+                           {{"dim", dim}});
+      ExpectNear(ToDoubles(r.outputs.at("Out")[0]), NaiveReduce(x, dims, reduced, c.fold, 0), 0,
+                 0, c.type);
+    }
+    // Row 0 ties three ways at its extreme, row 1 has one extreme.
+    const double e = std::string(c.type) == "reduce_amax" ? 2 : -2;
+    const DenseTensor t = MakeTensor<double>({2, 4}, {e, 0.5, e, e, 0.1, e, 0.3, 0.2});
+    const auto g = NthGradient(c.type, {{"X", {t}}}, {{"Out", 1}},
+                               {{"dim", std::vector<int64_t>{1}}}, 1);
+    ExpectNear(ToDoubles(g.at("X_0")), {1.0 / 3, 0, 1.0 / 3, 1.0 / 3, 0, 1, 0, 0}, 1e-15, 1e-15,
+               c.type);
+    for (const auto& attrs : {AttributeMap{{"dim", std::vector<int64_t>{1}}},
+                              AttributeMap{{"dim", std::vector<int64_t>{0, 2}}, {"keep_dim", true}},
+                              AttributeMap{{"reduce_all", true}}}) {
+      SCOPED_TRACE(c.type);
+      GradCheck check;
+      check.op_type = c.type;
+      check.inputs = {{"X", {MakeTensor<double>({2, 3, 4}, x)}}};
       check.outputs = {{"Out", 1}};
       check.attrs = attrs;
       check.max_order = 2;

@@ -1,4 +1,5 @@
-// reduce_max, reduce_min, reduce_prod (float, double, int32, int64) and reduce_all, reduce_any
+// reduce_max, reduce_min, reduce_amax, reduce_amin, reduce_prod (float, double, int32, int64)
+// and reduce_all, reduce_any
 // (bool, float, double, int32, int64 in; bool out): X reduced over some (or all) dims with
 // PaddlePaddle's reduce attributes, the output shape as reduce_sum's. Each output folds its
 // elements in the row-major order of X, so the results do not depend on the number of threads.
@@ -23,6 +24,7 @@ namespace {
 // One reduction: its op type, the verb of its docs, its formula and the fold.
 struct MaxFold {
   static constexpr bool kLongDims = false;
+  static constexpr bool kLogical = false;
   static constexpr const char* kType = "reduce_max";
   static constexpr const char* kVerb = "take the maximum";
   static constexpr const char* kFormula = "Out = \\max_{i \\in dim} X";
@@ -35,6 +37,7 @@ struct MaxFold {
 };
 struct MinFold {
   static constexpr bool kLongDims = false;
+  static constexpr bool kLogical = false;
   static constexpr const char* kType = "reduce_min";
   static constexpr const char* kVerb = "take the minimum";
   static constexpr const char* kFormula = "Out = \\min_{i \\in dim} X";
@@ -45,8 +48,19 @@ struct MinFold {
     return (v != v || v < acc) ? v : acc;
   }
 };
+// amax and amin: max and min with int64 dims (and axis tensors) in PaddlePaddle's proto, and a
+// gradient shared evenly by the elements that equal the result.
+struct AMaxFold : MaxFold {
+  static constexpr bool kLongDims = true;
+  static constexpr const char* kType = "reduce_amax";
+};
+struct AMinFold : MinFold {
+  static constexpr bool kLongDims = true;
+  static constexpr const char* kType = "reduce_amin";
+};
 struct ProdFold {
   static constexpr bool kLongDims = false;
+  static constexpr bool kLogical = false;
   static constexpr const char* kType = "reduce_prod";
   static constexpr const char* kVerb = "multiply";
   static constexpr const char* kFormula = "Out = \\prod_{i \\in dim} X";
@@ -63,6 +77,7 @@ struct ProdFold {
 struct AllFold {
   // PaddlePaddle declares their `dim` as int64 values, with optional axis tensors.
   static constexpr bool kLongDims = true;
+  static constexpr bool kLogical = true;
   static constexpr const char* kType = "reduce_all";
   static constexpr const char* kVerb = "take the logical and";
   static constexpr const char* kFormula = "Out = \\bigwedge_{i \\in dim} X";
@@ -79,6 +94,7 @@ struct AllFold {
 struct AnyFold {
   // PaddlePaddle declares their `dim` as int64 values, with optional axis tensors.
   static constexpr bool kLongDims = true;
+  static constexpr bool kLogical = true;
   static constexpr const char* kType = "reduce_any";
   static constexpr const char* kVerb = "take the logical or";
   static constexpr const char* kFormula = "Out = \\bigvee_{i \\in dim} X";
@@ -98,7 +114,7 @@ class ReduceFoldOpMaker : public ReduceOpMaker {
  public:
   void Make() override {
     AddInput("X", "Input tensor of any shape.");
-    AddOutput("Out", Fold::kLongDims ? "bool: the reduced truth values (nonzero is true)."
+    AddOutput("Out", Fold::kLogical ? "bool: the reduced truth values (nonzero is true)."
                                      : "The reduced values, with X's dtype.");
     if constexpr (Fold::kLongDims) {
       AddInput("AxisTensor", "The dims as a tensor; not supported here (give `dim`).")
@@ -120,7 +136,13 @@ class ReduceFoldOpMaker : public ReduceOpMaker {
                       "$$\n\nover the dims in `dim` (all of them with `reduce_all` or an "
                       "empty `dim`); reduced dims are removed, or kept as size 1 with "
                       "`keep_dim`.";
-    if (std::string(Fold::kType) == "reduce_max" || std::string(Fold::kType) == "reduce_min") {
+    const std::string type = Fold::kType;
+    if (type == "reduce_amax" || type == "reduce_amin") {
+      doc +=
+          " A NaN among the values gives NaN. Reducing an empty dim is an error. Gradient: "
+          "dOut is shared evenly by the elements equal to the result,\n\n$$dX = dOut \\cdot "
+          "\\frac{[X = Out]}{\\sum_{i \\in dim} [X = Out]}$$\n";
+    } else if (type == "reduce_max" || type == "reduce_min") {
       doc +=
           " A NaN among the values gives NaN. Reducing an empty dim is an error. Gradient: "
           "dOut goes to every element equal to the result,\n\n$$dX = dOut \\cdot [X = "
@@ -143,21 +165,6 @@ class ReduceFoldOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
 };
 
-// The `dim` attribute as ints, whether the op declares it as int32 or int64 values.
-std::vector<int> ReduceDims(const framework::AttributeMap& attrs) {
-  auto it = attrs.find("dim");
-  if (it == attrs.end()) return {0};
-  if (const auto* longs = std::get_if<std::vector<int64_t>>(&it->second)) {
-    std::vector<int> dims;
-    for (int64_t d : *longs) {
-      dims.push_back(
-          static_cast<int>(std::max<int64_t>(std::min<int64_t>(d, 1 << 20), -(1 << 20))));
-    }
-    return dims;
-  }
-  return std::get<std::vector<int>>(it->second);
-}
-
 // Dims given as tensors are not read yet: refused with the op's name.
 template <typename Context>
 void RefuseAxisTensors(const Context& ctx, const std::string& op) {
@@ -174,7 +181,7 @@ void ReduceFoldInferShape(InferShapeContext* ctx) {
   ctx->RequireOutput("Out");
   RefuseAxisTensors(*ctx, ctx->OpType());
   const math::ReduceShape shape =
-      math::ComputeReduceShape(ctx->OpType(), ctx->GetInputDim("X"), ReduceDims(ctx->Attrs()),
+      math::ComputeReduceShape(ctx->OpType(), ctx->GetInputDim("X"), ReduceDimsOf(ctx->Attrs()),
                                ctx->Attr<bool>("keep_dim"), ctx->Attr<bool>("reduce_all"));
   ctx->SetOutputDim("Out", shape.out);
 }
@@ -187,7 +194,7 @@ struct ReduceFoldKernel {
       const DenseTensor* x = ctx.Input("X");
       const DDim dims = x->dims();
       const math::ReduceShape shape =
-          math::ComputeReduceShape(ctx.Type(), dims, ReduceDims(ctx.op().Attrs()),
+          math::ComputeReduceShape(ctx.Type(), dims, ReduceDimsOf(ctx.op().Attrs()),
                                    ctx.Attr<bool>("keep_dim"), ctx.Attr<bool>("reduce_all"));
       const int64_t outputs = shape.out.numel();
       PL_ENFORCE(Fold::kEmptyAllowed || dims.numel() > 0 || outputs == 0,
@@ -195,7 +202,7 @@ struct ReduceFoldKernel {
                                          "%s)",
                                          ctx.Type(), dims.ToString()));
       // reduce_all and reduce_any give bool whatever X holds (nonzero is true).
-      using OutT = std::conditional_t<Fold::kLongDims, bool, T>;
+      using OutT = std::conditional_t<Fold::kLogical, bool, T>;
       DenseTensor out(shape.out, platform::ToDataType<OutT>());
       OutT* o = out.mutable_data<OutT>(ctx.GetPlace());
       // The output index of each element of X, by strides over the kept dims.
@@ -218,7 +225,7 @@ struct ReduceFoldKernel {
       int64_t target = 0;
       for (int64_t e = 0; e < dims.numel(); ++e) {
         const OutT v =
-            Fold::kLongDims ? static_cast<OutT>(in[e] != T(0)) : static_cast<OutT>(in[e]);
+            Fold::kLogical ? static_cast<OutT>(in[e] != T(0)) : static_cast<OutT>(in[e]);
         if (started[target]) {
           o[target] = Fold::Fold(o[target], v);
         } else {
@@ -253,6 +260,35 @@ void ReduceExtremeGradMaker(framework::GradOpBuilder* g) {
            {{"Out", g->InputGrad("X")}});
 }
 
+// dX = m * expand(dOut) / expand(reduce_sum(m)) with m = [X == expand(Out)] in X's dtype: the
+// elements equal to the result share dOut evenly.
+void ReduceAExtremeGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const std::string out = AppendBroadcastToX(g, g->Output("Out")[0], "out_expanded");
+  const std::string dout = AppendBroadcastToX(g, g->OutputGrad("Out")[0], "dout_expanded");
+  const std::string hit = g->NewTemp("is_extreme");
+  g->AddOp("equal", {{"X", g->Input("X")}, {"Y", {out}}}, {{"Out", {hit}}}, {{"axis", -1}});
+  const std::string zeros = g->NewTemp("zeros");
+  const std::string ones = g->NewTemp("ones");
+  g->AddOp("fill_any_like", {{"X", g->Input("X")}}, {{"Out", {zeros}}},
+           {{"value", 0.0f}, {"dtype", -1}});
+  g->AddOp("fill_any_like", {{"X", g->Input("X")}}, {{"Out", {ones}}},
+           {{"value", 1.0f}, {"dtype", -1}});
+  const std::string mask = g->NewTemp("extreme_mask");
+  g->AddOp("where", {{"Condition", {hit}}, {"X", {ones}}, {"Y", {zeros}}}, {{"Out", {mask}}});
+  const std::string count = g->NewTemp("extreme_count");
+  g->AddOp("reduce_sum", {{"X", {mask}}}, {{"Out", {count}}},
+           {{"dim", ReduceDimsOf(g->Forward().Attrs())},
+            {"keep_dim", g->Attr<bool>("keep_dim")},
+            {"reduce_all", g->Attr<bool>("reduce_all")}});
+  const std::string count_expanded = AppendBroadcastToX(g, count, "count_expanded");
+  const std::string share = g->NewTemp("extreme_share");
+  g->AddOp("elementwise_div", {{"X", {mask}}, {"Y", {count_expanded}}}, {{"Out", {share}}},
+           {{"axis", -1}});
+  g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {share}}}, {{"Out", g->InputGrad("X")}},
+           {{"axis", -1}});
+}
+
 // dX = expand(dOut) * expand(Out) / X.
 void ReduceProdGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
@@ -277,7 +313,7 @@ framework::OpRegistrar RegisterFold(void (*grad)(framework::GradOpBuilder*)) {
       framework::RegisterOp<ReduceFoldOp, ReduceFoldOpMaker<Fold>>(Fold::kType)
           .InferShape(ReduceFoldInferShape)
           .GradOpMaker(grad);
-  if (Fold::kLongDims) r.InferVarType(LogicalInferVarType);
+  if (Fold::kLogical) r.InferVarType(LogicalInferVarType);
   return r;
 }
 
@@ -286,6 +322,8 @@ framework::OpRegistrar RegisterFold(void (*grad)(framework::GradOpBuilder*)) {
 PL_REGISTER_OPS(RegisterReduceExtremeOps) {
   RegisterFold<MaxFold>(ReduceExtremeGradMaker);
   RegisterFold<MinFold>(ReduceExtremeGradMaker);
+  RegisterFold<AMaxFold>(ReduceAExtremeGradMaker);
+  RegisterFold<AMinFold>(ReduceAExtremeGradMaker);
   RegisterFold<ProdFold>(ReduceProdGradMaker);
   RegisterFold<AllFold>(NoGradient);
   RegisterFold<AnyFold>(NoGradient);
@@ -293,6 +331,10 @@ PL_REGISTER_OPS(RegisterReduceExtremeOps) {
       MaxFold::kType);
   RegisterPlainCpuKernels<ReduceFoldKernel<MinFold>::Kernel, float, double, int32_t, int64_t>(
       MinFold::kType);
+  RegisterPlainCpuKernels<ReduceFoldKernel<AMaxFold>::Kernel, float, double, int32_t, int64_t>(
+      AMaxFold::kType);
+  RegisterPlainCpuKernels<ReduceFoldKernel<AMinFold>::Kernel, float, double, int32_t, int64_t>(
+      AMinFold::kType);
   RegisterPlainCpuKernels<ReduceFoldKernel<ProdFold>::Kernel, float, double, int32_t, int64_t>(
       ProdFold::kType);
   RegisterPlainCpuKernels<ReduceFoldKernel<AllFold>::Kernel, bool, float, double, int32_t, int64_t>(

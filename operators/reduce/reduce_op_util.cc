@@ -1,11 +1,28 @@
 #include "operators/reduce/reduce_op_util.h"
 
+#include <algorithm>
+
 #include "framework/block_desc.h"
 #include "framework/grad_op_maker.h"
 #include "operators/math/reduce.h"
 
 namespace paddle_like {
 namespace operators {
+
+std::vector<int> ReduceDimsOf(const framework::AttributeMap& attrs) {
+  auto it = attrs.find("dim");
+  if (it == attrs.end()) return {0};
+  if (const auto* longs = std::get_if<std::vector<int64_t>>(&it->second)) {
+    std::vector<int> dims;
+    // Clamped into int's range: out-of-range dims stay out of range for the checks.
+    for (int64_t d : *longs) {
+      dims.push_back(
+          static_cast<int>(std::max<int64_t>(std::min<int64_t>(d, 1 << 20), -(1 << 20))));
+    }
+    return dims;
+  }
+  return std::get<std::vector<int>>(it->second);
+}
 
 void ReduceOpMaker::AddReduceAttrs(const std::string& verb, bool int64_dims) {
   const std::string dim_doc =
@@ -58,7 +75,7 @@ ForwardReduction ReductionOf(framework::GradOpBuilder* g) {
   };
   r.keep_dim = attr_or("keep_dim", false);
   const math::ReduceShape shape =
-      math::ComputeReduceShape(g->ForwardType(), r.x_dims, attr_or("dim", std::vector<int>{0}),
+      math::ComputeReduceShape(g->ForwardType(), r.x_dims, ReduceDimsOf(g->Forward().Attrs()),
                                r.keep_dim, attr_or("reduce_all", false));
   for (int i = 0; i < r.x_dims.size(); ++i) {
     if (shape.reduced[i]) {

@@ -25,6 +25,10 @@ class ReduceOpMaker : public OpProtoAndCheckerMaker {
   void AddReduceAttrs(const std::string& verb, bool int64_dims = false);
 };
 
+// The `dim` attribute as ints, whether the op declares it as int32 or int64 values ({0} when
+// absent, its default).
+std::vector<int> ReduceDimsOf(const framework::AttributeMap& attrs);
+
 // The op class of the fused grad ops: the kernel computes in X's dtype (an Out@GRAD of
 // another dtype, from out_dtype, is converted to it).
 class ReduceGradOp : public OperatorWithKernel {
