@@ -170,6 +170,7 @@ void AbsTag::MakeGrad(GradOpBuilder* g) {
 // Piecewise constant: nothing flows back.
 void FloorTag::MakeGrad(GradOpBuilder*) {}
 void CeilTag::MakeGrad(GradOpBuilder*) {}
+void TruncTag::MakeGrad(GradOpBuilder*) {}
 
 void ReciprocalTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;

@@ -85,6 +85,11 @@ struct AbsFunctor {
 };
 
 template <typename T>
+struct TruncFunctor {
+  PL_HOSTDEVICE T operator()(T x) const { return std::trunc(x); }
+};
+
+template <typename T>
 struct FloorFunctor {
   PL_HOSTDEVICE T operator()(T x) const { return std::floor(x); }
 };
@@ -347,6 +352,16 @@ struct FloorTag {
   using Functor = FloorFunctor<T>;
   static void MakeGrad(framework::GradOpBuilder* g);
 };
+struct TruncTag {
+  static constexpr const char* kType = "trunc";
+  static constexpr const char* kFormula = "Out = \\operatorname{sign}(X) \\lfloor |X| \\rfloor";
+  static constexpr const char* kNote =
+      "Rounds towards zero. The gradient is zero almost everywhere: none flows back.";
+  static constexpr const char* kGradFormula = "dX = 0";
+  template <typename T>
+  using Functor = TruncFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
 struct CeilTag {
   static constexpr const char* kType = "ceil";
   static constexpr const char* kFormula = "Out = \\lceil X \\rceil";
@@ -567,6 +582,7 @@ void ForEachActivation(Fn&& fn) {
   fn(AsinhTag{});
   fn(AcoshTag{});
   fn(AtanhTag{});
+  fn(TruncTag{});
 }
 
 // Calls fn(Tag{}) for every activation op with a PaddlePaddle grad op type.

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cmath>
+#include <limits>
 
 #include "operators/activation/parametric_activation.h"
 
@@ -228,6 +229,32 @@ struct BreluGrad {
     return {AttrAs<T>(ctx, "t_min"), AttrAs<T>(ctx, "t_max")};
   }
   PL_HOSTDEVICE T operator()(T x, T dout) const { return x > t_min && x < t_max ? dout : T(0); }
+};
+
+// Out = log(c / (1 - c)) with c = X clipped to [eps, 1 - eps]; with eps = 0, NaN outside
+// [0, 1] (PaddlePaddle's rule).
+template <typename T>
+struct Logit {
+  T eps;
+  static Logit FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "eps")};
+  }
+  PL_HOSTDEVICE T operator()(T x) const {
+    if (eps == T(0) && (x < T(0) || x > T(1))) return std::numeric_limits<T>::quiet_NaN();
+    const T c = x < eps ? eps : (x > T(1) - eps ? T(1) - eps : x);
+    return std::log(c / (T(1) - c));
+  }
+};
+template <typename T>
+struct LogitGrad {
+  static constexpr const char* kGradDep = "X";
+  T eps;
+  static LogitGrad FromAttrs(const framework::ExecutionContext& ctx) {
+    return {AttrAs<T>(ctx, "eps")};
+  }
+  PL_HOSTDEVICE T operator()(T x, T dout) const {
+    return x < eps || x > T(1) - eps ? T(0) : dout / (x * (T(1) - x));
+  }
 };
 
 }  // namespace activation

@@ -1,4 +1,4 @@
-// elu, selu, celu, mish, stanh, hard_shrink, softshrink, thresholded_relu and brelu: one tag
+// elu, selu, celu, mish, stanh, hard_shrink, softshrink, thresholded_relu, brelu and logit: one tag
 // per op (its float attributes with PaddlePaddle's defaults, its doc with the formulas, its
 // functors from piecewise_activation.h), registered with PaddlePaddle's fused grad op
 // `<type>_grad` as the backward (first order only).
@@ -201,6 +201,25 @@ $$Out = \min(\max(X, t_{min}), t_{max})$$
   using GradFunctor = activation::BreluGrad<T>;
 };
 
+struct LogitTag {
+  static constexpr const char* kType = "logit";
+  static constexpr FloatAttrDecl kAttrs[] = {
+      {"eps", 1e-6f, "X is clipped to [eps, 1 - eps] first (0: no clipping)."}};
+  static constexpr const char* kDoc = R"DOC(
+Logit operator (the inverse of the sigmoid), elementwise:
+
+$$Out = \log \frac{c}{1 - c}, \quad c = \min(\max(X, eps), 1 - eps)$$
+
+With eps = 0, Out is NaN where X lies outside [0, 1] and infinite at 0 and 1.
+)DOC";
+  static constexpr const char* kGradDoc =
+      R"DOC($$dX = \frac{dOut}{X (1 - X)} \text{ where } eps \le X \le 1 - eps, \; 0 \text{ elsewhere}$$)DOC";
+  template <typename T>
+  using Functor = activation::Logit<T>;
+  template <typename T>
+  using GradFunctor = activation::LogitGrad<T>;
+};
+
 template <typename Tag>
 class PiecewiseActivationOpMaker : public UnaryOpMaker {
  protected:
@@ -242,6 +261,7 @@ PL_REGISTER_OPS(RegisterPiecewiseActivationOps) {
       "thresholded_relu with an output below the threshold",
       framework::OpVersionDesc().NewAttr("value", "The output at or below the threshold.", 0.0f));
   RegisterPiecewiseActivation<BreluTag>();
+  RegisterPiecewiseActivation<LogitTag>();
 }
 
 }  // namespace operators

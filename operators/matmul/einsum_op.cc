@@ -378,8 +378,8 @@ PL_REGISTER_OPS(RegisterEinsumOp) {
       {"Operands"},
       {"Out"},
       {"Operands"},
-      "dOperands_k = \\mathrm{einsum}(dOut, Operands_{j \\ne k}) \\text{ onto } "
-      "Operands_k\\text{'s labels}"};
+      "$$dOperands_k = \\mathrm{einsum}(dOut, Operands_{j \\ne k}) \\text{ onto } "
+      "Operands_k\\text{'s labels}$$"};
   framework::RegisterOp<EinsumOp, EinsumOpMaker>(kOp)
       .InferShape(EinsumInferShape)
       .InferVarType(OutputDataTypeOf("Operands", "Out"))
