@@ -172,9 +172,10 @@ void CheckGradients(const GradCheck& check) {
 
 std::map<std::string, DenseTensor> NthGradient(const std::string& op_type, const SlotTensors& inputs,
                                                const std::map<std::string, int>& outputs,
-                                               const AttributeMap& attrs, int order) {
+                                               const AttributeMap& attrs, int order,
+                                               const std::vector<std::string>& loss_outputs) {
   Built built;
-  const auto terms = BuildForward(&built, op_type, inputs, outputs, attrs, {}, {});
+  const auto terms = BuildForward(&built, op_type, inputs, outputs, attrs, {}, loss_outputs);
   built.loss = AddWeightedSum(&built, terms, nullptr);
   std::map<std::string, std::string> grad_names;
   for (int k = 1; k <= order; ++k) {

@@ -43,10 +43,11 @@ void CheckGradients(const GradCheck& check);
 // Builds `op_type`'s program, applies AppendBackward `order` times (each time to the sum of
 // all gradients of the previous order, unweighted), runs it and returns the order-`order`
 // gradient of every input variable "<slot>_<i>" (for closed-form checks such as
-// d^3/dx^3 sin x = -cos x).
+// d^3/dx^3 sin x = -cos x). `loss_outputs` as in GradCheck (empty: every output).
 std::map<std::string, DenseTensor> NthGradient(const std::string& op_type, const SlotTensors& inputs,
                                                const std::map<std::string, int>& outputs,
-                                               const AttributeMap& attrs, int order);
+                                               const AttributeMap& attrs, int order,
+                                               const std::vector<std::string>& loss_outputs = {});
 
 }  // namespace testing
 }  // namespace paddle_like
