@@ -172,6 +172,18 @@ void FloorTag::MakeGrad(GradOpBuilder*) {}
 void CeilTag::MakeGrad(GradOpBuilder*) {}
 void TruncTag::MakeGrad(GradOpBuilder*) {}
 
+// dX = dOut * sqrt(pi) / 2 * exp(Out^2).
+void ErfinvTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const Names out_squared = Temp(g, "out_squared");
+  EmitUnary(g, "square", g->Output("Out"), out_squared);
+  const Names grows = Temp(g, "exp_out_squared");
+  EmitUnary(g, "exp", out_squared, grows);
+  const Names slope = Temp(g, "slope");
+  EmitScale(g, grows, 0.88622692545275801f, 0.0f, slope);  // sqrt(pi) / 2
+  EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
+}
+
 void ReciprocalTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names out_squared = Temp(g, "out_squared");

@@ -84,6 +84,49 @@ struct AbsFunctor {
   PL_HOSTDEVICE T operator()(T x) const { return x < T(0) ? -x : x; }
 };
 
+// The inverse error function: a polynomial first guess (Giles, "Approximating the erfinv
+// function", 2010) refined by two Newton steps in double; +-inf at +-1, NaN outside [-1, 1].
+template <typename T>
+struct ErfinvFunctor {
+  PL_HOSTDEVICE T operator()(T x) const {
+    const double v = static_cast<double>(x);
+    if (!(v > -1.0 && v < 1.0)) {
+      if (v == 1.0) return static_cast<T>(INFINITY);
+      if (v == -1.0) return static_cast<T>(-INFINITY);
+      return static_cast<T>(NAN);
+    }
+    double w = -std::log((1.0 - v) * (1.0 + v)), p;
+    if (w < 5.0) {
+      w -= 2.5;
+      p = 2.81022636e-08;
+      p = 3.43273939e-07 + p * w;
+      p = -3.5233877e-06 + p * w;
+      p = -4.39150654e-06 + p * w;
+      p = 0.00021858087 + p * w;
+      p = -0.00125372503 + p * w;
+      p = -0.00417768164 + p * w;
+      p = 0.246640727 + p * w;
+      p = 1.50140941 + p * w;
+    } else {
+      w = std::sqrt(w) - 3.0;
+      p = -0.000200214257;
+      p = 0.000100950558 + p * w;
+      p = 0.00134934322 + p * w;
+      p = -0.00367342844 + p * w;
+      p = 0.00573950773 + p * w;
+      p = -0.0076224613 + p * w;
+      p = 0.00943887047 + p * w;
+      p = 1.00167406 + p * w;
+      p = 2.83297682 + p * w;
+    }
+    double y = p * v;
+    for (int step = 0; step < 2; ++step) {
+      y -= (std::erf(y) - v) / (1.1283791670955126 * std::exp(-y * y));  // 2 / sqrt(pi)
+    }
+    return static_cast<T>(y);
+  }
+};
+
 template <typename T>
 struct TruncFunctor {
   PL_HOSTDEVICE T operator()(T x) const { return std::trunc(x); }
@@ -352,6 +395,15 @@ struct FloorTag {
   using Functor = FloorFunctor<T>;
   static void MakeGrad(framework::GradOpBuilder* g);
 };
+struct ErfinvTag {
+  static constexpr const char* kType = "erfinv";
+  static constexpr const char* kFormula = "Out = \\operatorname{erf}^{-1}(X)";
+  static constexpr const char* kNote = "Out is +-inf at X = +-1 and NaN outside [-1, 1].";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot \\frac{\\sqrt{\\pi}}{2} e^{Out^2}";
+  template <typename T>
+  using Functor = ErfinvFunctor<T>;
+  static void MakeGrad(framework::GradOpBuilder* g);
+};
 struct TruncTag {
   static constexpr const char* kType = "trunc";
   static constexpr const char* kFormula = "Out = \\operatorname{sign}(X) \\lfloor |X| \\rfloor";
@@ -583,6 +635,7 @@ void ForEachActivation(Fn&& fn) {
   fn(AcoshTag{});
   fn(AtanhTag{});
   fn(TruncTag{});
+  fn(ErfinvTag{});
 }
 
 // Calls fn(Tag{}) for every activation op with a PaddlePaddle grad op type.
