@@ -32,10 +32,10 @@ TEST_F(MathOps, Atan2CoversEveryQuadrant) {
     ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, as_float ? 1e-7 : 1e-15, 1e-7, "atan2");
   }
   // Integers give float64.
-  const auto i = RunOp("atan2",
-                       {{"X1", {MakeTensor<int64_t>({2}, {1, -2})}},
-                        {"X2", {MakeTensor<int64_t>({2}, {-1, 0})}}},
-                       {{"Out", 1}});
+  const auto i = RunOp(
+      "atan2",
+      {{"X1", {MakeTensor<int64_t>({2}, {1, -2})}}, {"X2", {MakeTensor<int64_t>({2}, {-1, 0})}}},
+      {{"Out", 1}});
   EXPECT_EQ(i.outputs.at("Out")[0].dtype(), DataType::FLOAT64);
   ExpectNear(ToDoubles(i.outputs.at("Out")[0]), {3 * M_PI / 4, -M_PI / 2}, 1e-15, 0, "int64");
 }
@@ -65,9 +65,10 @@ TEST_F(MathOps, LogitClipsAndTruncRoundsTowardsZero) {
   const std::vector<double> t = {2.5, -2.5, 0.7, -0.7, 3, -0.0, 1e10 + 0.5};
   std::vector<double> want;
   for (double v : t) want.push_back(std::trunc(v));
-  ExpectNear(ToDoubles(RunOp("trunc", {{"X", {MakeTensor<double>({7}, t)}}}, {{"Out", 1}})
-                           .outputs.at("Out")[0]),
-             want, 0, 0, "trunc");
+  ExpectNear(
+      ToDoubles(
+          RunOp("trunc", {{"X", {MakeTensor<double>({7}, t)}}}, {{"Out", 1}}).outputs.at("Out")[0]),
+      want, 0, 0, "trunc");
 }
 
 TEST_F(MathOps, GradientsMatchFiniteDifferences) {

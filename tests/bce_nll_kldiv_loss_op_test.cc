@@ -24,8 +24,10 @@ TEST_F(Losses, BceLossWithItsLogFloor) {
     want.push_back(-(y[i] * std::max(std::log(p[i]), -100.0) +
                      (1 - y[i]) * std::max(std::log(1 - p[i]), -100.0)));
   }
-  const auto r = RunOp("bce_loss", {{"X", {MakeTensor<double>({2, 3}, p)}}, {"Label", {MakeTensor<double>({2, 3}, y)}}},
-                       {{"Out", 1}});
+  const auto r =
+      RunOp("bce_loss",
+            {{"X", {MakeTensor<double>({2, 3}, p)}}, {"Label", {MakeTensor<double>({2, 3}, y)}}},
+            {{"Out", 1}});
   ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-15, 1e-15, "bce");
   GradCheck g;
   g.op_type = "bce_loss";
@@ -36,7 +38,9 @@ TEST_F(Losses, BceLossWithItsLogFloor) {
   CheckGradients(g);
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("bce_loss", {{"X", {MakeTensor<double>({2}, {0.5, 1.5})}}, {"Label", {MakeTensor<double>({2}, {1, 0})}}},
+        RunOp("bce_loss",
+              {{"X", {MakeTensor<double>({2}, {0.5, 1.5})}},
+               {"Label", {MakeTensor<double>({2}, {1, 0})}}},
               {{"Out", 1}});
       },
       {"op `bce_loss` input `X`", "[0, 1]", "1.5", "index 1"});
@@ -65,7 +69,8 @@ TEST_F(Losses, NllLossEveryReduction) {
                           {"Label", {MakeTensor<int64_t>({2, 1, 2}, labels)}},
                           {"Weight", {MakeTensor<double>({3}, w)}}};
   for (const std::string reduction : {"none", "sum", "mean"}) {
-    const auto r = RunOp("nll_loss", in, {{"Out", 1}, {"Total_weight", 1}}, {{"reduction", reduction}});
+    const auto r =
+        RunOp("nll_loss", in, {{"Out", 1}, {"Total_weight", 1}}, {{"reduction", reduction}});
     const std::vector<double> want =
         reduction == "none" ? per_pos : std::vector<double>{reduction == "sum" ? sum : sum / total};
     ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-15, 1e-15, reduction);
@@ -81,14 +86,18 @@ TEST_F(Losses, NllLossEveryReduction) {
     CheckGradients(g);
   }
   // 2-D without weights.
-  const auto r = RunOp("nll_loss",
-                       {{"X", {MakeTensor<double>({2, 2}, {std::log(0.5), std::log(0.5), std::log(0.1), std::log(0.9)})}},
-                        {"Label", {MakeTensor<int64_t>({2}, {0, 1})}}},
-                       {{"Out", 1}, {"Total_weight", 1}});
-  ExpectNear(ToDoubles(r.outputs.at("Out")[0]), {-(std::log(0.5) + std::log(0.9)) / 2}, 1e-15, 0, "2-D");
+  const auto r = RunOp(
+      "nll_loss",
+      {{"X",
+        {MakeTensor<double>({2, 2}, {std::log(0.5), std::log(0.5), std::log(0.1), std::log(0.9)})}},
+       {"Label", {MakeTensor<int64_t>({2}, {0, 1})}}},
+      {{"Out", 1}, {"Total_weight", 1}});
+  ExpectNear(ToDoubles(r.outputs.at("Out")[0]), {-(std::log(0.5) + std::log(0.9)) / 2}, 1e-15, 0,
+             "2-D");
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("nll_loss", {{"X", in.at("X")}, {"Label", {MakeTensor<int64_t>({2, 1, 2}, {2, 3, 0, 0})}}},
+        RunOp("nll_loss",
+              {{"X", in.at("X")}, {"Label", {MakeTensor<int64_t>({2, 1, 2}, {2, 3, 0, 0})}}},
               {{"Out", 1}, {"Total_weight", 1}});
       },
       {"op `nll_loss` input `Label`", "[0, 3)", "3", "position 1"});
@@ -108,9 +117,11 @@ TEST_F(Losses, KldivLossEveryReduction) {
     for (double v : t) tv.push_back(log_target ? std::log(v + 0.05) : v);
     double sum = 0;
     for (double v : l) sum += v;
-    const SlotTensors in = {{"X", {MakeTensor<double>({2, 3}, x)}}, {"Target", {MakeTensor<double>({2, 3}, tv)}}};
+    const SlotTensors in = {{"X", {MakeTensor<double>({2, 3}, x)}},
+                            {"Target", {MakeTensor<double>({2, 3}, tv)}}};
     for (const std::string reduction : {"none", "sum", "mean", "batchmean"}) {
-      const auto r = RunOp("kldiv_loss", in, {{"Loss", 1}}, {{"reduction", reduction}, {"log_target", log_target}});
+      const auto r = RunOp("kldiv_loss", in, {{"Loss", 1}},
+                           {{"reduction", reduction}, {"log_target", log_target}});
       std::vector<double> want = l;
       if (reduction == "sum") want = {sum};
       if (reduction == "mean") want = {sum / 6};

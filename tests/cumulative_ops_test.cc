@@ -82,19 +82,22 @@ TEST_F(CumulativeOps, CumprodAndLogcumsumexpMatchTheLines) {
         const AttributeMap cumprod_attrs = {
             {"dim", axis - 3}, {"exclusive", exclusive}, {"reverse", reverse}};
         for (bool as_float : {false, true}) {
-          const DenseTensor t = as_float ? MakeTensor<float>(DDim(dims), x) : MakeTensor<double>(DDim(dims), x);
+          const DenseTensor t =
+              as_float ? MakeTensor<float>(DDim(dims), x) : MakeTensor<double>(DDim(dims), x);
           const double tol = as_float ? 1e-6 : 1e-14;
-          ExpectNear(ToDoubles(RunOp("cumprod", {{"X", {t}}}, {{"Out", 1}}, cumprod_attrs)
-                                   .outputs.at("Out")[0]),
-                     prod, tol, tol, "cumprod " + what);
+          ExpectNear(
+              ToDoubles(
+                  RunOp("cumprod", {{"X", {t}}}, {{"Out", 1}}, cumprod_attrs).outputs.at("Out")[0]),
+              prod, tol, tol, "cumprod " + what);
           // Exclusive scans start at log(0) = -inf: compared as a flag.
           const auto finite = [](std::vector<double> v) {
             for (double& a : v) a = std::isinf(a) && a < 0 ? -1e300 : a;
             return v;
           };
-          ExpectNear(finite(ToDoubles(RunOp("logcumsumexp", {{"X", {t}}}, {{"Out", 1}},
-                                            {{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}})
-                                          .outputs.at("Out")[0])),
+          ExpectNear(finite(ToDoubles(
+                         RunOp("logcumsumexp", {{"X", {t}}}, {{"Out", 1}},
+                               {{"axis", axis}, {"exclusive", exclusive}, {"reverse", reverse}})
+                             .outputs.at("Out")[0])),
                      finite(lse), tol, tol, "logcumsumexp " + what);
         }
       }
@@ -174,7 +177,8 @@ TEST_F(CumulativeOps, GradientsMatchFiniteDifferences) {
         want[k] += std::exp(v[k]) / s;
       }
     }
-    ExpectNear(ToDoubles(g.at("X_0")), want, 1e-12, 1e-14, reverse ? "exclusive reverse" : "exclusive");
+    ExpectNear(ToDoubles(g.at("X_0")), want, 1e-12, 1e-14,
+               reverse ? "exclusive reverse" : "exclusive");
   }
   GradCheck flat;
   flat.op_type = "logcumsumexp";
@@ -206,8 +210,8 @@ TEST_F(CumulativeOps, CumExtremesTakeTheLaterTieAndKeepNaN) {
       const auto r = RunOp(op, {{"x", {MakeTensor<double>({2, 4}, x)}}},
                            {{"out", 1}, {"indices", 1}}, {{"axis", 1}, {"dtype", dtype}});
       EXPECT_EQ(r.outputs.at("indices")[0].dtype(), static_cast<DataType>(dtype));
-      const std::vector<double> want_idx =
-          max ? std::vector<double>{0, 0, 2, 3, 0, 1, 2, 2} : std::vector<double>{0, 1, 1, 3, 0, 0, 0, 0};
+      const std::vector<double> want_idx = max ? std::vector<double>{0, 0, 2, 3, 0, 1, 2, 2}
+                                               : std::vector<double>{0, 1, 1, 3, 0, 0, 0, 0};
       EXPECT_EQ(ToDoubles(r.outputs.at("indices")[0]), want_idx) << op;
       const std::vector<double> out = ToDoubles(r.outputs.at("out")[0]);
       for (size_t k = 0; k < 8; ++k) {
@@ -232,13 +236,19 @@ TEST_F(CumulativeOps, CumExtremesTakeTheLaterTieAndKeepNaN) {
 TEST_F(CumulativeOps, BadAttributesAreRefused) {
   const DenseTensor x = MakeTensor<float>({2, 3}, RandomValues(6, 0, 1));
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("cumprod", {{"X", {x}}}, {{"Out", 1}}, {{"dim", 2}}); },
+      [&] {
+        RunOp("cumprod", {{"X", {x}}}, {{"Out", 1}}, {{"dim", 2}});
+      },
       {"op `cumprod`", "attribute `dim`"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("logcumsumexp", {{"X", {x}}}, {{"Out", 1}}, {{"axis", -3}}); },
+      [&] {
+        RunOp("logcumsumexp", {{"X", {x}}}, {{"Out", 1}}, {{"axis", -3}});
+      },
       {"op `logcumsumexp`", "attribute `axis`"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("cummax", {{"x", {x}}}, {{"out", 1}, {"indices", 1}}, {{"dtype", 5}}); },
+      [&] {
+        RunOp("cummax", {{"x", {x}}}, {{"out", 1}, {"indices", 1}}, {{"dtype", 5}});
+      },
       {"cummax", "dtype"});
 }
 

@@ -218,10 +218,10 @@ TEST_F(DeployOps, FMaxFMinSkipNaNAndRouteTheGradient) {
   const double nan = std::nan("");
   const DenseTensor x = MakeTensor<double>({5}, {1, nan, 2, nan, -1});
   const DenseTensor y = MakeTensor<double>({5}, {1, 3, nan, nan, 4});
-  const std::vector<double> fmax = ToDoubles(
-      Out(RunOp("elementwise_fmax", {{"X", {x}}, {"Y", {y}}}, {{"Out", 1}})));
-  const std::vector<double> fmin = ToDoubles(
-      Out(RunOp("elementwise_fmin", {{"X", {x}}, {"Y", {y}}}, {{"Out", 1}})));
+  const std::vector<double> fmax =
+      ToDoubles(Out(RunOp("elementwise_fmax", {{"X", {x}}, {"Y", {y}}}, {{"Out", 1}})));
+  const std::vector<double> fmin =
+      ToDoubles(Out(RunOp("elementwise_fmin", {{"X", {x}}, {"Y", {y}}}, {{"Out", 1}})));
   const std::vector<double> want_max = {1, 3, 2, nan, 4}, want_min = {1, 3, 2, nan, -1};
   for (size_t i = 0; i < 5; ++i) {
     EXPECT_TRUE(std::isnan(want_max[i]) ? std::isnan(fmax[i]) : fmax[i] == want_max[i]) << i;
@@ -236,9 +236,10 @@ TEST_F(DeployOps, FMaxFMinSkipNaNAndRouteTheGradient) {
     std::vector<double> dy_want;
     for (double d : dx_want) dy_want.push_back(1 - d);
     EXPECT_EQ(ToDoubles(g.at("Y_0")), dy_want);
-    const auto gb = NthGradient(op, {{"X", {x}}, {"Y", {MakeTensor<double>({1}, {1.5})}}},
-                                {{"Out", 1}}, {}, 1);
-    EXPECT_EQ(ToDoubles(gb.at("Y_0")), (std::vector<double>{std::string(op) == "elementwise_fmax" ? 4.0 : 3.0}));
+    const auto gb =
+        NthGradient(op, {{"X", {x}}, {"Y", {MakeTensor<double>({1}, {1.5})}}}, {{"Out", 1}}, {}, 1);
+    EXPECT_EQ(ToDoubles(gb.at("Y_0")),
+              (std::vector<double>{std::string(op) == "elementwise_fmax" ? 4.0 : 3.0}));
   }
 }
 

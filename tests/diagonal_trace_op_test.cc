@@ -71,8 +71,8 @@ TEST_F(DiagonalTrace, EveryDimPairAndOffsetMatchesTheScan) {
     }
   }
   // Integers.
-  const auto i = RunOp("trace", {{"Input", {MakeTensor<int64_t>({2, 2}, {7, 1, 1, -3})}}},
-                       {{"Out", 1}});
+  const auto i =
+      RunOp("trace", {{"Input", {MakeTensor<int64_t>({2, 2}, {7, 1, 1, -3})}}}, {{"Out", 1}});
   EXPECT_EQ(ToDoubles(i.outputs.at("Out")[0]), (std::vector<double>{4}));
 }
 
@@ -94,7 +94,9 @@ TEST_F(DiagonalTrace, GradientsMatchFiniteDifferences) {
 
 TEST_F(DiagonalTrace, BadDimsAreRefused) {
   ExpectError<platform::InvalidArgumentError>(
-      [] { RunOp("diagonal", {{"Input", {MakeTensor<float>({3}, {1, 2, 3})}}}, {{"Out", 1}}); },
+      [] {
+        RunOp("diagonal", {{"Input", {MakeTensor<float>({3}, {1, 2, 3})}}}, {{"Out", 1}});
+      },
       {"op `diagonal` input `Input`", "rank >= 2", "[3]"});
   ExpectError<platform::InvalidArgumentError>(
       [] {

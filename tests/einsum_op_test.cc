@@ -116,10 +116,11 @@ SlotTensors OperandsOf(const Case& c, std::vector<std::vector<double>>* values, 
 
 TEST(EinsumOp, DocExamples) {
   operators::RegisterAllOps();
-  auto r = RunOp("einsum",
-                 {{"Operands",
-                   {MakeTensor<float>({2, 2}, {1, 2, 3, 4}), MakeTensor<float>({2, 2}, {5, 6, 7, 8})}}},
-                 {{"Out", 1}}, {{"equation", std::string("ij,jk->ik")}});
+  auto r =
+      RunOp("einsum",
+            {{"Operands",
+              {MakeTensor<float>({2, 2}, {1, 2, 3, 4}), MakeTensor<float>({2, 2}, {5, 6, 7, 8})}}},
+            {{"Out", 1}}, {{"equation", std::string("ij,jk->ik")}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{19, 22, 43, 50}));
   r = RunOp("einsum", {{"Operands", {MakeTensor<float>({2, 2}, {1, 2, 3, 4})}}}, {{"Out", 1}},
             {{"equation", std::string("ii")}});
@@ -136,7 +137,8 @@ TEST(EinsumOp, MatchesTheLabelLoops) {
       const SlotTensors inputs = OperandsOf(c, &values, as_float);
       auto r = RunOp("einsum", inputs, {{"Out", 1}}, {{"equation", c.equation}});
       std::vector<int64_t> dims;
-      const std::vector<double> want = ReferenceEinsum(c.ref_terms, c.ref_out, c.dims, values, &dims);
+      const std::vector<double> want =
+          ReferenceEinsum(c.ref_terms, c.ref_out, c.dims, values, &dims);
       EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim(dims));
       ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, as_float ? 1e-5 : 1e-13,
                  as_float ? 1e-5 : 1e-13, c.equation);
@@ -163,25 +165,50 @@ TEST(EinsumOp, BadEquationsAndShapesAreRefused) {
   operators::RegisterAllOps();
   auto run = [](const std::string& equation, const std::vector<DDim>& dims) {
     SlotTensors inputs;
-    for (const DDim& d : dims) inputs["Operands"].push_back(MakeTensor<float>(d, RandomValues(d.numel(), 0, 1)));
+    for (const DDim& d : dims)
+      inputs["Operands"].push_back(MakeTensor<float>(d, RandomValues(d.numel(), 0, 1)));
     RunOp("einsum", inputs, {{"Out", 1}}, {{"equation", equation}});
   };
-  ExpectError<platform::InvalidArgumentError>([&] { run("ij,j1->i", {{2, 3}, {3, 2}}); },
-                                              {"op `einsum`", "found '1'"});
-  ExpectError<platform::InvalidArgumentError>([&] { run("ij,jk->ik", {{2, 3}}); },
-                                              {"input `Operands`", "2 input terms", "1 operands"});
-  ExpectError<platform::InvalidArgumentError>([&] { run("ij->i", {{2, 3, 4}}); },
-                                              {"`Operands`[0]", "2 dims", "rank 3"});
-  ExpectError<platform::InvalidArgumentError>([&] { run("ij,jk->ik", {{2, 3}, {4, 2}}); },
-                                              {"`Operands`[1]", "label 'j'", "3", "4"});
-  ExpectError<platform::InvalidArgumentError>([&] { run("ij->k", {{2, 3}}); },
-                                              {"output label 'k' is in no input"});
-  ExpectError<platform::InvalidArgumentError>([&] { run("ij->ii", {{2, 3}}); },
-                                              {"output label 'i' appears twice"});
-  ExpectError<platform::InvalidArgumentError>([&] { run("...i...->i", {{2, 3}}); },
-                                              {"more than one ellipsis"});
-  ExpectError<platform::InvalidArgumentError>([&] { run("ii->i", {{2, 3}}); },
-                                              {"label 'i' repeats", "2", "3"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run("ij,j1->i", {{2, 3}, {3, 2}});
+      },
+      {"op `einsum`", "found '1'"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run("ij,jk->ik", {{2, 3}});
+      },
+      {"input `Operands`", "2 input terms", "1 operands"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run("ij->i", {{2, 3, 4}});
+      },
+      {"`Operands`[0]", "2 dims", "rank 3"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run("ij,jk->ik", {{2, 3}, {4, 2}});
+      },
+      {"`Operands`[1]", "label 'j'", "3", "4"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run("ij->k", {{2, 3}});
+      },
+      {"output label 'k' is in no input"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run("ij->ii", {{2, 3}});
+      },
+      {"output label 'i' appears twice"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run("...i...->i", {{2, 3}});
+      },
+      {"more than one ellipsis"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run("ii->i", {{2, 3}});
+      },
+      {"label 'i' repeats", "2", "3"});
   ExpectError<platform::InvalidArgumentError>([&] { run("i->i->i", {{2}}); },
                                               {"more than one \"->\""});
 }

@@ -34,7 +34,8 @@ double QuantizeRef(double x, double s, double qmax, int round_type) {
 }
 
 // With s = qmax the scaled values are the values themselves: ties at .5 are exact.
-const std::vector<double> kTies = {2.5, 3.5, -2.5, -3.5, 0.5, -0.5, 126.5, 127.6, -128.5, -130, 200, 1.25};
+const std::vector<double> kTies = {2.5,   3.5,   -2.5,   -3.5, 0.5, -0.5,
+                                   126.5, 127.6, -128.5, -130, 200, 1.25};
 
 TEST_F(FakeQuantize, BothRoundingRulesOnTiesAndClipping) {
   for (int round_type : {0, 1}) {
@@ -51,9 +52,9 @@ TEST_F(FakeQuantize, BothRoundingRulesOnTiesAndClipping) {
     const auto dq = RunOp("dequantize_linear", {{"X", {q.outputs.at("Y")[0]}}, {"Scale", {scale}}},
                           {{"Y", 1}}, linear);
     EXPECT_EQ(ToDoubles(dq.outputs.at("Y")[0]), want_qdq);
-    const auto fq = RunOp("fake_quantize_moving_average_abs_max",
-                          {{"X", {x}}, {"InScale", {scale}}}, {{"Out", 1}, {"OutScale", 1}},
-                          {{"round_type", round_type}, {"is_test", true}});
+    const auto fq =
+        RunOp("fake_quantize_moving_average_abs_max", {{"X", {x}}, {"InScale", {scale}}},
+              {{"Out", 1}, {"OutScale", 1}}, {{"round_type", round_type}, {"is_test", true}});
     EXPECT_EQ(ToDoubles(fq.outputs.at("Out")[0]), want_q);
   }
   // Hand-checked: ties to even give 2, 4, -2, -4; away from zero 3, 4, -3, -4.
@@ -91,16 +92,17 @@ TEST_F(FakeQuantize, PerChannelScalesAlongEitherAxis) {
                        {{"Out", 1}, {"OutScale", 1}}, {{"quant_axis", 0}, {"round_type", 1}});
   std::vector<double> maxes(3, 0.0), want;
   for (int i = 0; i < 12; ++i) maxes[i / 4] = std::max(maxes[i / 4], std::abs(x[i]));
-  for (int i = 0; i < 12; ++i) want.push_back(QuantizeRef(x[i], maxes[i / 4], 127, 1) * maxes[i / 4] / 127);
+  for (int i = 0; i < 12; ++i)
+    want.push_back(QuantizeRef(x[i], maxes[i / 4], 127, 1) * maxes[i / 4] / 127);
   ExpectNear(ToDoubles(r.outputs.at("OutScale")[0]), maxes, 0, 0, "channel scales");
   ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-15, 1e-15, "channel qdq");
 }
 
 TEST_F(FakeQuantize, DequantizeReadsInt8AndOtherBitLengths) {
   const DenseTensor w = MakeTensor<int8_t>({2, 3}, {-128, -1, 0, 1, 64, 127});
-  const auto r = RunOp("dequantize_linear",
-                       {{"X", {w}}, {"Scale", {MakeTensor<float>({2}, {0.5f, 2.0f})}}},
-                       {{"Y", 1}}, {{"quant_axis", 0}});
+  const auto r =
+      RunOp("dequantize_linear", {{"X", {w}}, {"Scale", {MakeTensor<float>({2}, {0.5f, 2.0f})}}},
+            {{"Y", 1}}, {{"quant_axis", 0}});
   EXPECT_EQ(r.outputs.at("Y")[0].dtype(), DataType::FLOAT32);
   ExpectNear(ToDoubles(r.outputs.at("Y")[0]),
              {-128 * 0.5 / 127, -0.5 / 127, 0, 2.0 / 127, 128.0 / 127, 2.0}, 1e-7, 0, "int8");
@@ -110,11 +112,11 @@ TEST_F(FakeQuantize, DequantizeReadsInt8AndOtherBitLengths) {
                          {"Scale", {MakeTensor<double>({1}, {1.0})}}},
                         {{"Y", 1}}, {{"quant_axis", -1}, {"bit_length", 4}});
   EXPECT_EQ(ToDoubles(q4.outputs.at("Y")[0]), (std::vector<double>{4, -7, 2}));
-  const auto fd = RunOp("fake_channel_wise_dequantize_max_abs",
-                        {{"X", {MakeTensor<double>({2, 2, 1}, {127, -127, 64, 1})}},
-                         {"Scales", {MakeTensor<double>({2}, {1.0, 2.0}),
-                                     MakeTensor<double>({1}, {0.5})}}},
-                        {{"Out", 1}}, {{"quant_bits", std::vector<int>{8, 8}}});
+  const auto fd =
+      RunOp("fake_channel_wise_dequantize_max_abs",
+            {{"X", {MakeTensor<double>({2, 2, 1}, {127, -127, 64, 1})}},
+             {"Scales", {MakeTensor<double>({2}, {1.0, 2.0}), MakeTensor<double>({1}, {0.5})}}},
+            {{"Out", 1}}, {{"quant_bits", std::vector<int>{8, 8}}});
   // Channels along dim 1 times the overall scale, over 127 * 127.
   ExpectNear(ToDoubles(fd.outputs.at("Out")[0]),
              {127 * 0.5 / 16129, -127 * 2.0 * 0.5 / 16129, 64 * 0.5 / 16129, 1 * 2.0 * 0.5 / 16129},
@@ -143,10 +145,9 @@ TEST_F(FakeQuantize, TrainingUpdatesTheMovingAverage) {
   for (double v : {0.5, -2.0, 1.0, 0.25}) want.push_back(QuantizeRef(v, s, 127, 1) * s / 127);
   ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-15, 1e-15, "out");
   // The observer: Out = X and the same moving average.
-  const auto o = RunOp("moving_average_abs_max_scale",
-                       {{"X", {x}}, {"InAccum", {accum}}, {"InState", {state}}},
-                       {{"Out", 1}, {"OutScale", 1}, {"OutState", 1}, {"OutAccum", 1}},
-                       {{"is_test", false}});
+  const auto o = RunOp(
+      "moving_average_abs_max_scale", {{"X", {x}}, {"InAccum", {accum}}, {"InState", {state}}},
+      {{"Out", 1}, {"OutScale", 1}, {"OutState", 1}, {"OutAccum", 1}}, {{"is_test", false}});
   EXPECT_EQ(ToDoubles(o.outputs.at("Out")[0]), ToDoubles(x));
   ExpectNear(ToDoubles(o.outputs.at("OutScale")[0]), {s}, 1e-15, 0, "observer scale");
   // quantize_linear when training: per channel, the channel maxima.
@@ -158,9 +159,9 @@ TEST_F(FakeQuantize, TrainingUpdatesTheMovingAverage) {
 }
 
 TEST_F(FakeQuantize, QuantizeDequantizeGradientsGoStraightThrough) {
-  for (const char* op : {"fake_quantize_dequantize_abs_max",
-                         "fake_channel_wise_quantize_dequantize_abs_max",
-                         "moving_average_abs_max_scale"}) {
+  for (const char* op :
+       {"fake_quantize_dequantize_abs_max", "fake_channel_wise_quantize_dequantize_abs_max",
+        "moving_average_abs_max_scale"}) {
     SCOPED_TRACE(op);
     const auto g = NthGradient(op, {{"X", {MakeTensor<double>({2, 3}, RandomValues(6, -1, 1, 5))}}},
                                {{"Out", 1}, {"OutScale", 1}}, {}, 1, {"Out"});
@@ -178,8 +179,7 @@ TEST_F(FakeQuantize, BadArgumentsAreRefused) {
       {"op `quantize_linear` input `Scale`", "3 scale value(s)", "[1]"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("quantize_linear", {{"X", {x}}, {"Scale", {one}}}, {{"Y", 1}},
-              {{"quant_axis", 2}});
+        RunOp("quantize_linear", {{"X", {x}}, {"Scale", {one}}}, {{"Y", 1}}, {{"quant_axis", 2}});
       },
       {"op `quantize_linear` attribute `quant_axis`", "[2, 3]", "2"});
   ExpectError<platform::InvalidArgumentError>(
@@ -197,7 +197,8 @@ TEST_F(FakeQuantize, BadArgumentsAreRefused) {
   ExpectError<platform::InvalidArgumentError>(
       [&] {
         RunOp("fake_channel_wise_dequantize_max_abs",
-              {{"X", {x}}, {"Scales", {MakeTensor<float>({3}, {1, 1, 1}), one, one}}}, {{"Out", 1}});
+              {{"X", {x}}, {"Scales", {MakeTensor<float>({3}, {1, 1, 1}), one, one}}},
+              {{"Out", 1}});
       },
       {"op `fake_channel_wise_dequantize_max_abs` input `Scales`", "1 or 2"});
 }

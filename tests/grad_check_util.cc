@@ -170,7 +170,8 @@ void CheckGradients(const GradCheck& check) {
   }
 }
 
-std::map<std::string, DenseTensor> NthGradient(const std::string& op_type, const SlotTensors& inputs,
+std::map<std::string, DenseTensor> NthGradient(const std::string& op_type,
+                                               const SlotTensors& inputs,
                                                const std::map<std::string, int>& outputs,
                                                const AttributeMap& attrs, int order,
                                                const std::vector<std::string>& loss_outputs) {

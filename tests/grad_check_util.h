@@ -44,7 +44,8 @@ void CheckGradients(const GradCheck& check);
 // all gradients of the previous order, unweighted), runs it and returns the order-`order`
 // gradient of every input variable "<slot>_<i>" (for closed-form checks such as
 // d^3/dx^3 sin x = -cos x). `loss_outputs` as in GradCheck (empty: every output).
-std::map<std::string, DenseTensor> NthGradient(const std::string& op_type, const SlotTensors& inputs,
+std::map<std::string, DenseTensor> NthGradient(const std::string& op_type,
+                                               const SlotTensors& inputs,
                                                const std::map<std::string, int>& outputs,
                                                const AttributeMap& attrs, int order,
                                                const std::vector<std::string>& loss_outputs = {});

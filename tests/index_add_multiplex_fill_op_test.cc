@@ -28,8 +28,8 @@ TEST_F(IndexAddMultiplexFill, IndexAddAlongEveryAxis) {
   const std::vector<double> x = RandomValues(24, -1, 1, 3);
   for (int axis : {0, 1, -1}) {
     const int a = axis < 0 ? axis + 3 : axis;
-    const std::vector<double> idx = a == 0 ? std::vector<double>{1, -2, 1}
-                                           : std::vector<double>{2, 0, -1, 2, 0};
+    const std::vector<double> idx =
+        a == 0 ? std::vector<double>{1, -2, 1} : std::vector<double>{2, 0, -1, 2, 0};
     const int64_t k = static_cast<int64_t>(idx.size());
     std::vector<int64_t> add_dims = dims;
     add_dims[a] = k;
@@ -38,7 +38,8 @@ TEST_F(IndexAddMultiplexFill, IndexAddAlongEveryAxis) {
     const std::vector<double> add = RandomValues(add_n, -1, 1, 4);
     std::vector<double> want = x;
     for (int64_t e = 0; e < add_n; ++e) {
-      int64_t c[3] = {e / (add_dims[1] * add_dims[2]), (e / add_dims[2]) % add_dims[1], e % add_dims[2]};
+      int64_t c[3] = {e / (add_dims[1] * add_dims[2]), (e / add_dims[2]) % add_dims[1],
+                      e % add_dims[2]};
       int64_t at = static_cast<int64_t>(idx[c[a]]);
       c[a] = at < 0 ? at + dims[a] : at;
       want[(c[0] * 3 + c[1]) * 4 + c[2]] += add[e];
@@ -47,7 +48,8 @@ TEST_F(IndexAddMultiplexFill, IndexAddAlongEveryAxis) {
                             {"Index", {MakeTensor<int32_t>({k}, idx)}},
                             {"AddValue", {MakeTensor<double>(DDim(add_dims), add)}}};
     const auto r = RunOp("index_add", in, {{"Out", 1}}, {{"axis", axis}});
-    ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-15, 1e-15, "axis " + std::to_string(axis));
+    ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-15, 1e-15,
+               "axis " + std::to_string(axis));
     GradCheck g;
     g.op_type = "index_add";
     g.inputs = in;
@@ -86,8 +88,9 @@ TEST_F(IndexAddMultiplexFill, MultiplexPicksRowsAndRoutesTheirGradients) {
     const std::vector<double>& src = ids[i] == 0 ? a : (ids[i] == 1 ? b : c);
     want.insert(want.end(), src.begin() + 2 * i, src.begin() + 2 * i + 2);
   }
-  const SlotTensors in = {{"X", {MakeTensor<double>({4, 2}, a), MakeTensor<double>({4, 2}, b),
-                                 MakeTensor<double>({4, 2}, c)}},
+  const SlotTensors in = {{"X",
+                           {MakeTensor<double>({4, 2}, a), MakeTensor<double>({4, 2}, b),
+                            MakeTensor<double>({4, 2}, c)}},
                           {"Ids", {MakeTensor<int32_t>({4, 1}, ids)}}};
   const auto r = RunOp("multiplex", in, {{"Out", 1}});
   EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), want);
@@ -99,7 +102,8 @@ TEST_F(IndexAddMultiplexFill, MultiplexPicksRowsAndRoutesTheirGradients) {
   CheckGradients(g);
   ExpectError<platform::InvalidArgumentError>(
       [&] {
-        RunOp("multiplex", {{"X", in.at("X")}, {"Ids", {MakeTensor<int32_t>({4, 1}, {0, 3, 1, 1})}}},
+        RunOp("multiplex",
+              {{"X", in.at("X")}, {"Ids", {MakeTensor<int32_t>({4, 1}, {0, 3, 1, 1})}}},
               {{"Out", 1}});
       },
       {"op `multiplex` input `Ids`", "3"});
@@ -138,21 +142,25 @@ TEST_F(IndexAddMultiplexFill, FillDiagonalOfEveryKind) {
       grad_want[p] = 0;
     }
     const AttributeMap attrs = {{"value", 9.0f}, {"offset", c.offset}, {"wrap", c.wrap}};
-    const auto r = RunOp("fill_diagonal", {{"X", {MakeTensor<double>(DDim(c.dims), x)}}}, {{"Out", 1}}, attrs);
+    const auto r =
+        RunOp("fill_diagonal", {{"X", {MakeTensor<double>(DDim(c.dims), x)}}}, {{"Out", 1}}, attrs);
     EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), want)
         << DDim(c.dims).ToString() << " offset " << c.offset << " wrap " << c.wrap;
     const auto g = NthGradient("fill_diagonal", {{"X", {MakeTensor<double>(DDim(c.dims), x)}}},
                                {{"Out", 1}}, attrs, 1);
     EXPECT_EQ(ToDoubles(g.at("X_0")), grad_want);
   }
-  const auto f = RunOp("fill_any", {{"X", {MakeTensor<int64_t>({2, 2}, {1, 2, 3, 4})}}}, {{"Out", 1}},
-                       {{"value", 7.9f}});
+  const auto f = RunOp("fill_any", {{"X", {MakeTensor<int64_t>({2, 2}, {1, 2, 3, 4})}}},
+                       {{"Out", 1}}, {{"value", 7.9f}});
   EXPECT_EQ(ToDoubles(f.outputs.at("Out")[0]), (std::vector<double>{7, 7, 7, 7}));
-  const auto fg = NthGradient("fill_any", {{"X", {MakeTensor<double>({3}, {1, 2, 3})}}}, {{"Out", 1}},
-                              {{"value", 2.0f}}, 1);
+  const auto fg = NthGradient("fill_any", {{"X", {MakeTensor<double>({3}, {1, 2, 3})}}},
+                              {{"Out", 1}}, {{"value", 2.0f}}, 1);
   EXPECT_EQ(ToDoubles(fg.at("X_0")), (std::vector<double>{0, 0, 0}));
   ExpectError<platform::InvalidArgumentError>(
-      [] { RunOp("fill_diagonal", {{"X", {MakeTensor<float>({2, 3, 3}, std::vector<double>(18))}}}, {{"Out", 1}}); },
+      [] {
+        RunOp("fill_diagonal", {{"X", {MakeTensor<float>({2, 3, 3}, std::vector<double>(18))}}},
+              {{"Out", 1}});
+      },
       {"op `fill_diagonal` input `X`", "equal dims", "[2, 3, 3]"});
 }
 

@@ -92,8 +92,9 @@ TEST_F(KthvalueMode, EveryAxisMatchesBruteForce) {
         }
         AttributeMap attrs = {{"axis", axis}, {"keepdim", keepdim}};
         if (k > 0) attrs["k"] = k;
-        for (const DenseTensor& t : {MakeTensor<double>(DDim(dims), x), MakeTensor<float>(DDim(dims), x),
-                                     MakeTensor<int64_t>(DDim(dims), x)}) {
+        for (const DenseTensor& t :
+             {MakeTensor<double>(DDim(dims), x), MakeTensor<float>(DDim(dims), x),
+              MakeTensor<int64_t>(DDim(dims), x)}) {
           const auto r = RunOp(op, {{"X", {t}}}, {{"Out", 1}, {"Indices", 1}}, attrs);
           EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim(out_dims)) << what;
           EXPECT_EQ(r.outputs.at("Out")[0].dtype(), t.dtype()) << what;
@@ -147,16 +148,24 @@ TEST_F(KthvalueMode, GradientsGoToTheChosenPosition) {
 TEST_F(KthvalueMode, BadArgumentsAreRefused) {
   const DenseTensor x = MakeTensor<float>({2, 3}, RandomValues(6, 0, 1));
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("kthvalue", {{"X", {x}}}, {{"Out", 1}, {"Indices", 1}}, {{"k", 4}}); },
+      [&] {
+        RunOp("kthvalue", {{"X", {x}}}, {{"Out", 1}, {"Indices", 1}}, {{"k", 4}});
+      },
       {"op `kthvalue` attribute `k`", "[1, 3]", "4"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("kthvalue", {{"X", {x}}}, {{"Out", 1}, {"Indices", 1}}, {{"k", 0}}); },
+      [&] {
+        RunOp("kthvalue", {{"X", {x}}}, {{"Out", 1}, {"Indices", 1}}, {{"k", 0}});
+      },
       {"op `kthvalue` attribute `k`", "0"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("mode", {{"X", {x}}}, {{"Out", 1}, {"Indices", 1}}, {{"axis", 2}}); },
+      [&] {
+        RunOp("mode", {{"X", {x}}}, {{"Out", 1}, {"Indices", 1}}, {{"axis", 2}});
+      },
       {"op `mode`", "axis"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("mode", {{"X", {MakeTensor<float>({2, 0}, {})}}}, {{"Out", 1}, {"Indices", 1}}); },
+      [&] {
+        RunOp("mode", {{"X", {MakeTensor<float>({2, 0}, {})}}}, {{"Out", 1}, {"Indices", 1}});
+      },
       {"op `mode` input `X`", "empty", "[2, 0]"});
 }
 

@@ -64,8 +64,9 @@ TEST_F(LerpCrossKron, LerpBroadcastsItsThreeInputs) {
 TEST_F(LerpCrossKron, CrossAlongEveryVectorDim) {
   const DenseTensor e0 = MakeTensor<float>({3}, {1, 0, 0});
   const DenseTensor e1 = MakeTensor<float>({3}, {0, 1, 0});
-  EXPECT_EQ(ToDoubles(RunOp("cross", {{"X", {e0}}, {"Y", {e1}}}, {{"Out", 1}}).outputs.at("Out")[0]),
-            (std::vector<double>{0, 0, 1}));
+  EXPECT_EQ(
+      ToDoubles(RunOp("cross", {{"X", {e0}}, {"Y", {e1}}}, {{"Out", 1}}).outputs.at("Out")[0]),
+      (std::vector<double>{0, 0, 1}));
   // [2, 3, 3]: dim 1, dim 2 (-1), and the default (the first dim of size 3: 1).
   const std::vector<double> x = RandomValues(18, -1, 1, 6), y = RandomValues(18, -1, 1, 7);
   for (int dim : {1, -1, 9}) {
@@ -95,21 +96,27 @@ TEST_F(LerpCrossKron, CrossAlongEveryVectorDim) {
   }
   const DenseTensor bad = MakeTensor<float>({2, 4}, RandomValues(8, 0, 1));
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("cross", {{"X", {bad}}, {"Y", {bad}}}, {{"Out", 1}}); },
+      [&] {
+        RunOp("cross", {{"X", {bad}}, {"Y", {bad}}}, {{"Out", 1}});
+      },
       {"op `cross` input `X`", "size 3", "[2, 4]"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("cross", {{"X", {bad}}, {"Y", {bad}}}, {{"Out", 1}}, {{"dim", 1}}); },
+      [&] {
+        RunOp("cross", {{"X", {bad}}, {"Y", {bad}}}, {{"Out", 1}}, {{"dim", 1}});
+      },
       {"op `cross` attribute `dim`", "size 3"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("cross", {{"X", {e0}}, {"Y", {bad}}}, {{"Out", 1}}); },
+      [&] {
+        RunOp("cross", {{"X", {e0}}, {"Y", {bad}}}, {{"Out", 1}});
+      },
       {"op `cross` input `Y`", "[3]", "[2, 4]"});
 }
 
 TEST_F(LerpCrossKron, KronPadsTheLowerRank) {
-  const auto doc = RunOp("kron",
-                         {{"X", {MakeTensor<float>({1, 2}, {1, 2})}},
-                          {"Y", {MakeTensor<float>({2, 1}, {1, 10})}}},
-                         {{"Out", 1}});
+  const auto doc = RunOp(
+      "kron",
+      {{"X", {MakeTensor<float>({1, 2}, {1, 2})}}, {"Y", {MakeTensor<float>({2, 1}, {1, 10})}}},
+      {{"Out", 1}});
   EXPECT_EQ(doc.outputs.at("Out")[0].dims(), DDim({2, 2}));
   EXPECT_EQ(ToDoubles(doc.outputs.at("Out")[0]), (std::vector<double>{1, 2, 10, 20}));
   // X [3] (padded to [1, 3]) and Y [2, 2]: Out [2, 6], Out[i, 2a + b] = X[a] Y[i, b].
@@ -120,7 +127,8 @@ TEST_F(LerpCrossKron, KronPadsTheLowerRank) {
       for (int b = 0; b < 2; ++b) want.push_back(x[a] * y[i * 2 + b]);
     }
   }
-  const SlotTensors in = {{"X", {MakeTensor<double>({3}, x)}}, {"Y", {MakeTensor<double>({2, 2}, y)}}};
+  const SlotTensors in = {{"X", {MakeTensor<double>({3}, x)}},
+                          {"Y", {MakeTensor<double>({2, 2}, y)}}};
   const auto r = RunOp("kron", in, {{"Out", 1}});
   EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim({2, 6}));
   ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-15, 1e-15, "kron");
@@ -135,8 +143,10 @@ TEST_F(LerpCrossKron, KronPadsTheLowerRank) {
               {"Y", {MakeTensor<double>({3, 2}, RandomValues(6, -1, 1, 11))}}};
   h.outputs = {{"Out", 1}};
   CheckGradients(h);
-  const auto i = RunOp("kron", {{"X", {MakeTensor<int64_t>({2}, {2, 3})}}, {"Y", {MakeTensor<int64_t>({2}, {1, -1})}}},
-                       {{"Out", 1}});
+  const auto i =
+      RunOp("kron",
+            {{"X", {MakeTensor<int64_t>({2}, {2, 3})}}, {"Y", {MakeTensor<int64_t>({2}, {1, -1})}}},
+            {{"Out", 1}});
   EXPECT_EQ(ToDoubles(i.outputs.at("Out")[0]), (std::vector<double>{2, -2, 3, -3}));
 }
 

@@ -27,8 +27,9 @@ double IoU(const double* a, const double* b) {
 }
 
 TEST_F(NmsAndNorm, NmsKeepsWhatGreedySuppressionKeeps) {
-  const auto doc = RunOp("nms", {{"Boxes", {MakeTensor<float>({3, 4}, {0, 0, 2, 2, 0, 0, 2, 1.9, 3, 3, 4, 4})}}},
-                         {{"KeepBoxesIdxs", 1}}, {{"iou_threshold", 0.5f}});
+  const auto doc =
+      RunOp("nms", {{"Boxes", {MakeTensor<float>({3, 4}, {0, 0, 2, 2, 0, 0, 2, 1.9, 3, 3, 4, 4})}}},
+            {{"KeepBoxesIdxs", 1}}, {{"iou_threshold", 0.5f}});
   EXPECT_EQ(ToDoubles(doc.outputs.at("KeepBoxesIdxs")[0]), (std::vector<double>{0, 2}));
   // Three clusters of jittered boxes.
   std::vector<double> boxes;
@@ -42,20 +43,27 @@ TEST_F(NmsAndNorm, NmsKeepsWhatGreedySuppressionKeeps) {
     std::vector<double> kept;
     for (int j = 0; j < 30; ++j) {
       bool keep = true;
-      for (double k : kept) keep = keep && IoU(&boxes[4 * static_cast<int>(k)], &boxes[4 * j]) <= threshold;
+      for (double k : kept)
+        keep = keep && IoU(&boxes[4 * static_cast<int>(k)], &boxes[4 * j]) <= threshold;
       if (keep) kept.push_back(j);
     }
     for (bool as_float : {false, true}) {
-      const DenseTensor b = as_float ? MakeTensor<float>({30, 4}, boxes) : MakeTensor<double>({30, 4}, boxes);
-      const auto r = RunOp("nms", {{"Boxes", {b}}}, {{"KeepBoxesIdxs", 1}}, {{"iou_threshold", threshold}});
+      const DenseTensor b =
+          as_float ? MakeTensor<float>({30, 4}, boxes) : MakeTensor<double>({30, 4}, boxes);
+      const auto r =
+          RunOp("nms", {{"Boxes", {b}}}, {{"KeepBoxesIdxs", 1}}, {{"iou_threshold", threshold}});
       EXPECT_EQ(r.outputs.at("KeepBoxesIdxs")[0].dtype(), DataType::INT64);
       EXPECT_EQ(ToDoubles(r.outputs.at("KeepBoxesIdxs")[0]), kept) << "threshold " << threshold;
     }
   }
-  const auto empty = RunOp("nms", {{"Boxes", {MakeTensor<float>({0, 4}, {})}}}, {{"KeepBoxesIdxs", 1}});
+  const auto empty =
+      RunOp("nms", {{"Boxes", {MakeTensor<float>({0, 4}, {})}}}, {{"KeepBoxesIdxs", 1}});
   EXPECT_EQ(empty.outputs.at("KeepBoxesIdxs")[0].dims(), DDim({0}));
   ExpectError<platform::InvalidArgumentError>(
-      [] { RunOp("nms", {{"Boxes", {MakeTensor<float>({2, 3}, RandomValues(6, 0, 1))}}}, {{"KeepBoxesIdxs", 1}}); },
+      [] {
+        RunOp("nms", {{"Boxes", {MakeTensor<float>({2, 3}, RandomValues(6, 0, 1))}}},
+              {{"KeepBoxesIdxs", 1}});
+      },
       {"op `nms` input `Boxes`", "[N, 4]", "[2, 3]"});
 }
 
@@ -67,10 +75,9 @@ TEST_F(NmsAndNorm, FrobeniusNormOverEveryDimChoice) {
     bool reduce_all;
     std::vector<bool> reduced;
   };
-  for (const DimCase& c : {DimCase{{1}, false, {false, true, false}},
-                           DimCase{{0, -1}, false, {true, false, true}},
-                           DimCase{{}, false, {true, true, true}},
-                           DimCase{{1}, true, {true, true, true}}}) {
+  for (const DimCase& c :
+       {DimCase{{1}, false, {false, true, false}}, DimCase{{0, -1}, false, {true, false, true}},
+        DimCase{{}, false, {true, true, true}}, DimCase{{1}, true, {true, true, true}}}) {
     for (bool keep_dim : {false, true}) {
       std::vector<double> want;
       std::vector<int64_t> out_dims;
@@ -94,8 +101,9 @@ TEST_F(NmsAndNorm, FrobeniusNormOverEveryDimChoice) {
           }
         }
       }
-      const auto r = RunOp("frobenius_norm", {{"X", {MakeTensor<double>(DDim(dims), x)}}}, {{"Out", 1}},
-                           {{"dim", c.dim}, {"keep_dim", keep_dim}, {"reduce_all", c.reduce_all}});
+      const auto r =
+          RunOp("frobenius_norm", {{"X", {MakeTensor<double>(DDim(dims), x)}}}, {{"Out", 1}},
+                {{"dim", c.dim}, {"keep_dim", keep_dim}, {"reduce_all", c.reduce_all}});
       EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim(out_dims));
       ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-15, 1e-15, "frobenius_norm");
       GradCheck g;

@@ -194,16 +194,16 @@ TEST_F(ReduceExtremes, AMaxAMinShareTheGradientOfTies) {
          {std::pair<std::vector<int64_t>, std::vector<bool>>{{1}, {false, true, false}},
           {{0, -1}, {true, false, true}},
           {{}, {true, true, true}}}) {
-      const auto r = RunOp(c.type, {{"X", {MakeTensor<double>(DDim(dims), x)}}}, {{"Out", 1}},
-                           {{"dim", dim}});
-      ExpectNear(ToDoubles(r.outputs.at("Out")[0]), NaiveReduce(x, dims, reduced, c.fold, 0), 0,
-                 0, c.type);
+      const auto r =
+          RunOp(c.type, {{"X", {MakeTensor<double>(DDim(dims), x)}}}, {{"Out", 1}}, {{"dim", dim}});
+      ExpectNear(ToDoubles(r.outputs.at("Out")[0]), NaiveReduce(x, dims, reduced, c.fold, 0), 0, 0,
+                 c.type);
     }
     // Row 0 ties three ways at its extreme, row 1 has one extreme.
     const double e = std::string(c.type) == "reduce_amax" ? 2 : -2;
     const DenseTensor t = MakeTensor<double>({2, 4}, {e, 0.5, e, e, 0.1, e, 0.3, 0.2});
-    const auto g = NthGradient(c.type, {{"X", {t}}}, {{"Out", 1}},
-                               {{"dim", std::vector<int64_t>{1}}}, 1);
+    const auto g =
+        NthGradient(c.type, {{"X", {t}}}, {{"Out", 1}}, {{"dim", std::vector<int64_t>{1}}}, 1);
     ExpectNear(ToDoubles(g.at("X_0")), {1.0 / 3, 0, 1.0 / 3, 1.0 / 3, 0, 1, 0, 0}, 1e-15, 1e-15,
                c.type);
     for (const auto& attrs : {AttributeMap{{"dim", std::vector<int64_t>{1}}},

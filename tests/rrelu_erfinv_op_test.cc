@@ -29,11 +29,11 @@ TEST_F(RreluErfinv, RreluSlopes) {
   // Training: slopes in [lower, upper], Out = X * Noise, the same for the same seed.
   const std::vector<double> many = RandomValues(200, -1, 1, 3);
   platform::SetDefaultSeed(42);
-  const auto a = RunOp("rrelu", {{"X", {MakeTensor<double>({200}, many)}}}, {{"Out", 1}, {"Noise", 1}},
-                       {{"lower", 0.1f}, {"upper", 0.3f}});
+  const auto a = RunOp("rrelu", {{"X", {MakeTensor<double>({200}, many)}}},
+                       {{"Out", 1}, {"Noise", 1}}, {{"lower", 0.1f}, {"upper", 0.3f}});
   platform::SetDefaultSeed(42);
-  const auto b = RunOp("rrelu", {{"X", {MakeTensor<double>({200}, many)}}}, {{"Out", 1}, {"Noise", 1}},
-                       {{"lower", 0.1f}, {"upper", 0.3f}});
+  const auto b = RunOp("rrelu", {{"X", {MakeTensor<double>({200}, many)}}},
+                       {{"Out", 1}, {"Noise", 1}}, {{"lower", 0.1f}, {"upper", 0.3f}});
   const std::vector<double> noise = ToDoubles(a.outputs.at("Noise")[0]);
   const std::vector<double> out = ToDoubles(a.outputs.at("Out")[0]);
   EXPECT_EQ(noise, ToDoubles(b.outputs.at("Noise")[0]));
@@ -73,7 +73,8 @@ TEST_F(RreluErfinv, ErfinvInvertsErf) {
   for (double v : y) x.push_back(std::erf(v));
   for (bool as_float : {false, true}) {
     const DenseTensor t = as_float ? MakeTensor<float>({40}, x) : MakeTensor<double>({40}, x);
-    const std::vector<double> got = ToDoubles(RunOp("erfinv", {{"X", {t}}}, {{"Out", 1}}).outputs.at("Out")[0]);
+    const std::vector<double> got =
+        ToDoubles(RunOp("erfinv", {{"X", {t}}}, {{"Out", 1}}).outputs.at("Out")[0]);
     for (size_t i = 0; i < x.size(); ++i) {
       // Compare through erf, which is well conditioned where erfinv is not (near +-1).
       EXPECT_NEAR(std::erf(got[i]), as_float ? static_cast<double>(static_cast<float>(x[i])) : x[i],
@@ -82,7 +83,8 @@ TEST_F(RreluErfinv, ErfinvInvertsErf) {
     }
   }
   const std::vector<double> ends = ToDoubles(
-      RunOp("erfinv", {{"X", {MakeTensor<double>({5}, {1, -1, 1.5, -2, 0})}}}, {{"Out", 1}}).outputs.at("Out")[0]);
+      RunOp("erfinv", {{"X", {MakeTensor<double>({5}, {1, -1, 1.5, -2, 0})}}}, {{"Out", 1}})
+          .outputs.at("Out")[0]);
   EXPECT_EQ(ends[0], INFINITY);
   EXPECT_EQ(ends[1], -INFINITY);
   EXPECT_TRUE(std::isnan(ends[2]) && std::isnan(ends[3]));

@@ -47,10 +47,12 @@ TEST_F(SearchAndCount, SearchsortedCountsTheRowElementsBelow) {
       want.push_back(count);
     }
     for (bool as_int : {false, true}) {
-      const DenseTensor st = as_int ? MakeTensor<int64_t>({2, 5}, seq) : MakeTensor<float>({2, 5}, seq);
-      const DenseTensor vt = as_int ? MakeTensor<int64_t>({2, 3}, values) : MakeTensor<float>({2, 3}, values);
-      const auto b = RunOp("searchsorted", {{"SortedSequence", {st}}, {"Values", {vt}}}, {{"Out", 1}},
-                           {{"right", right}});
+      const DenseTensor st =
+          as_int ? MakeTensor<int64_t>({2, 5}, seq) : MakeTensor<float>({2, 5}, seq);
+      const DenseTensor vt =
+          as_int ? MakeTensor<int64_t>({2, 3}, values) : MakeTensor<float>({2, 3}, values);
+      const auto b = RunOp("searchsorted", {{"SortedSequence", {st}}, {"Values", {vt}}},
+                           {{"Out", 1}}, {{"right", right}});
       EXPECT_EQ(b.outputs.at("Out")[0].dims(), DDim({2, 3}));
       EXPECT_EQ(ToDoubles(b.outputs.at("Out")[0]), want) << (right ? "right" : "left");
     }
@@ -79,23 +81,27 @@ TEST_F(SearchAndCount, BincountCountsAndSumsWeights) {
     for (const DenseTensor& wt : {MakeTensor<float>({6}, w), MakeTensor<double>({6}, w),
                                   MakeTensor<int32_t>({6}, {1, 1, 2, 4, 8, 16})}) {
       const auto s = RunOp("bincount", {{"X", {x}}, {"Weights", {wt}}}, {{"Out", 1}});
-      const DataType want_type = wt.dtype() == DataType::FLOAT32 ? DataType::FLOAT32 : DataType::FLOAT64;
+      const DataType want_type =
+          wt.dtype() == DataType::FLOAT32 ? DataType::FLOAT32 : DataType::FLOAT64;
       EXPECT_EQ(s.outputs.at("Out")[0].dtype(), want_type);
       std::vector<double> expect = want;
       if (wt.dtype() == DataType::INT32) expect[1] = 1;  // The int weight is 1, not 0.5.
       EXPECT_EQ(ToDoubles(s.outputs.at("Out")[0]), expect);
     }
   }
-  const auto empty = RunOp("bincount", {{"X", {MakeTensor<int64_t>({0}, {})}}}, {{"Out", 1}},
-                           {{"minlength", 3}});
+  const auto empty =
+      RunOp("bincount", {{"X", {MakeTensor<int64_t>({0}, {})}}}, {{"Out", 1}}, {{"minlength", 3}});
   EXPECT_EQ(ToDoubles(empty.outputs.at("Out")[0]), (std::vector<double>{0, 0, 0}));
   ExpectError<platform::InvalidArgumentError>(
-      [] { RunOp("bincount", {{"X", {MakeTensor<int64_t>({3}, {1, -2, 0})}}}, {{"Out", 1}}); },
+      [] {
+        RunOp("bincount", {{"X", {MakeTensor<int64_t>({3}, {1, -2, 0})}}}, {{"Out", 1}});
+      },
       {"op `bincount` input `X`", "non-negative", "-2", "index 1"});
   ExpectError<platform::InvalidArgumentError>(
       [] {
         RunOp("bincount",
-              {{"X", {MakeTensor<int64_t>({3}, {1, 2, 0})}}, {"Weights", {MakeTensor<float>({2}, {1, 2})}}},
+              {{"X", {MakeTensor<int64_t>({3}, {1, 2, 0})}},
+               {"Weights", {MakeTensor<float>({2}, {1, 2})}}},
               {{"Out", 1}});
       },
       {"op `bincount` input `Weights`", "[3]", "[2]"});

@@ -79,8 +79,8 @@ TEST(UnfoldFold, MatchTheIndexFormulas) {
       });
     }
     for (bool as_float : {false, true}) {
-      const DenseTensor t = as_float ? MakeTensor<float>({n, c, h, wd}, x)
-                                     : MakeTensor<double>({n, c, h, wd}, x);
+      const DenseTensor t =
+          as_float ? MakeTensor<float>({n, c, h, wd}, x) : MakeTensor<double>({n, c, h, wd}, x);
       const auto r = RunOp("unfold", {{"X", {t}}}, {{"Y", 1}}, AttrsOf(w));
       EXPECT_EQ(r.outputs.at("Y")[0].dims(), DDim({n, rows, positions})) << what;
       const double tol = as_float ? 1e-7 : 0;  // float rounds X.
@@ -96,8 +96,8 @@ TEST(UnfoldFold, MatchTheIndexFormulas) {
     }
     AttributeMap attrs = AttrsOf(w);
     attrs["output_sizes"] = std::vector<int>{static_cast<int>(h), static_cast<int>(wd)};
-    const auto f = RunOp("fold", {{"X", {MakeTensor<double>({n, rows, positions}, cols)}}},
-                         {{"Y", 1}}, attrs);
+    const auto f =
+        RunOp("fold", {{"X", {MakeTensor<double>({n, rows, positions}, cols)}}}, {{"Y", 1}}, attrs);
     EXPECT_EQ(f.outputs.at("Y")[0].dims(), DDim({n, c, h, wd})) << what;
     ExpectNear(ToDoubles(f.outputs.at("Y")[0]), back, 1e-14, 1e-14, "fold " + what);
   }
@@ -129,7 +129,9 @@ TEST(UnfoldFold, BadWindowsAndShapesAreRefused) {
   operators::RegisterAllOps();
   const DenseTensor x = MakeTensor<float>({1, 2, 4, 4}, RandomValues(32, 0, 1));
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("unfold", {{"X", {x}}}, {{"Y", 1}}, {{"kernel_sizes", std::vector<int>{2}}}); },
+      [&] {
+        RunOp("unfold", {{"X", {x}}}, {{"Y", 1}}, {{"kernel_sizes", std::vector<int>{2}}});
+      },
       {"op `unfold` attribute `kernel_sizes`", "2 values"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
@@ -138,7 +140,9 @@ TEST(UnfoldFold, BadWindowsAndShapesAreRefused) {
       },
       {"op `unfold` attribute `paddings`", "4 values"});
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("unfold", {{"X", {x}}}, {{"Y", 1}}, {{"kernel_sizes", std::vector<int>{5, 2}}}); },
+      [&] {
+        RunOp("unfold", {{"X", {x}}}, {{"Y", 1}}, {{"kernel_sizes", std::vector<int>{5, 2}}});
+      },
       {"op `unfold`", "no block"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {

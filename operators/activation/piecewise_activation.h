@@ -236,9 +236,7 @@ struct BreluGrad {
 template <typename T>
 struct Logit {
   T eps;
-  static Logit FromAttrs(const framework::ExecutionContext& ctx) {
-    return {AttrAs<T>(ctx, "eps")};
-  }
+  static Logit FromAttrs(const framework::ExecutionContext& ctx) { return {AttrAs<T>(ctx, "eps")}; }
   PL_HOSTDEVICE T operator()(T x) const {
     if (eps == T(0) && (x < T(0) || x > T(1))) return std::numeric_limits<T>::quiet_NaN();
     const T c = x < eps ? eps : (x > T(1) - eps ? T(1) - eps : x);

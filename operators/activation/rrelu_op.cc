@@ -91,11 +91,11 @@ struct RreluGradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* noise = ctx.Input("Noise");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
-    PL_ENFORCE(noise->dims() == dout->dims(),
-               errors::InvalidArgument("op `%s` input `Noise`: expected Out@GRAD's shape %s, "
-                                       "received %s",
-                                       ctx.Type(), dout->dims().ToString(),
-                                       noise->dims().ToString()));
+    PL_ENFORCE(
+        noise->dims() == dout->dims(),
+        errors::InvalidArgument("op `%s` input `Noise`: expected Out@GRAD's shape %s, "
+                                "received %s",
+                                ctx.Type(), dout->dims().ToString(), noise->dims().ToString()));
     DenseTensor dx(dout->dims(), dout->dtype());
     T* d = dx.mutable_data<T>(ctx.GetPlace());
     const T* g = dout->numel() > 0 ? dout->data<T>() : nullptr;
@@ -108,14 +108,14 @@ struct RreluGradKernel {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterRreluOp) {
-  const framework::FusedGradDecl grad{{"Noise"}, {"Out"}, {"X"}, R"DOC($$dX = dOut \cdot Noise$$)DOC"};
+  const framework::FusedGradDecl grad{
+      {"Noise"}, {"Out"}, {"X"}, R"DOC($$dX = dOut \cdot Noise$$)DOC"};
   framework::RegisterOp<RreluOp, RreluOpMaker>(kOp)
       .InferShape(RreluInferShape)
       .GradOpMaker(framework::FusedGradMaker(grad));
   RegisterPlainCpuFloatKernels<RreluKernel>(kOp);
-  framework::RegisterFusedGradOp(kOp, grad).InferShape([](InferShapeContext* ctx) {
-    UnaryGradInferShape(ctx, "Noise");
-  });
+  framework::RegisterFusedGradOp(kOp, grad).InferShape(
+      [](InferShapeContext* ctx) { UnaryGradInferShape(ctx, "Noise"); });
   RegisterPlainCpuFloatKernels<RreluGradKernel>("rrelu_grad");
 }
 

@@ -74,10 +74,10 @@ struct Atan2Kernel {
     const DenseTensor* y = ctx.Input("X1");
     const DenseTensor* x = ctx.Input("X2");
     CheckSameShape(ctx.Type(), y->dims(), x->dims());
-    PL_ENFORCE(x->dtype() == y->dtype(),
-               errors::InvalidArgument("op `%s` input `X2`: expected X1's dtype %s, received %s",
-                                       ctx.Type(), DataTypeName(y->dtype()),
-                                       DataTypeName(x->dtype())));
+    PL_ENFORCE(
+        x->dtype() == y->dtype(),
+        errors::InvalidArgument("op `%s` input `X2`: expected X1's dtype %s, received %s",
+                                ctx.Type(), DataTypeName(y->dtype()), DataTypeName(x->dtype())));
     using OutT = std::conditional_t<std::is_integral_v<T>, double, T>;
     DenseTensor out(y->dims(), platform::ToDataType<OutT>());
     out.set_lod(y->lod());

@@ -338,16 +338,15 @@ void FMaxFMinGradMaker(GradOpBuilder* g, bool max) {
   DataType dtype = xv == nullptr ? DataType::FLOAT32 : xv->GetDataType();
   if (!platform::IsFloatingPoint(dtype)) dtype = DataType::FLOAT32;
   const std::string mask = g->NewTemp("x_wins_mask");
-  g->AddOp("cast", {{"X", {wins}}}, {{"Out", {mask}}},
-           {{"in_dtype", static_cast<int>(DataType::BOOL)}, {"out_dtype", static_cast<int>(dtype)}});
+  g->AddOp(
+      "cast", {{"X", {wins}}}, {{"Out", {mask}}},
+      {{"in_dtype", static_cast<int>(DataType::BOOL)}, {"out_dtype", static_cast<int>(dtype)}});
   const std::string x_part = g->NewTemp("dout_x_wins");
-  g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {mask}}}, {{"Out", {x_part}}},
-           {{"axis", -1}});
+  g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {mask}}}, {{"Out", {x_part}}}, {{"axis", -1}});
   if (dx.wanted()) dx.Reduce(x_part);
   if (dy.wanted()) {
     const std::string v = dy.ValueName();
-    g->AddOp("elementwise_sub", {{"X", {dout}}, {"Y", {x_part}}}, {{"Out", {v}}},
-             {{"axis", -1}});
+    g->AddOp("elementwise_sub", {{"X", {dout}}, {"Y", {x_part}}}, {{"Out", {v}}}, {{"axis", -1}});
     dy.Reduce(v);
   }
 }
@@ -427,7 +426,7 @@ PL_REGISTER_OPS(RegisterElementwiseOps) {
                   !std::is_same_v<Tag, ElementwiseFMinTag>) {
       op.Checkpoint("Register " + type + " for adding the attribute of Scale_y",
                     framework::OpVersionDesc().NewAttr(
-                          "Scale_y", "quantization scale of Y (int8 kernels only)", 1.0f));
+                        "Scale_y", "quantization scale of Y (int8 kernels only)", 1.0f));
     }
     RegisterPlainCpuNumericKernels<ElementwiseCpuKernel<Tag>::template Kernel>(type);
     DeclarePlainInPlace(type, {{"X", "Out"}, {"Y", "Out"}});

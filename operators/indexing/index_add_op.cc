@@ -62,7 +62,9 @@ void IndexAddInferShape(InferShapeContext* ctx) {
   for (const char* slot : {"X", "Index", "AddValue"}) ctx->RequireInput(slot);
   ctx->RequireOutput("Out");
   const DDim x = ctx->GetInputDim("X");
-  const int axis = x.size() == 0 ? 0 : NormalizeAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
+  const int axis = x.size() == 0 ? 0
+                                 : NormalizeAxis(ctx->OpType(), "attribute `axis`",
+                                                 ctx->Attr<int>("axis"), x.size());
   CheckShapes(ctx->OpType(), x, ctx->GetInputDim("Index"), ctx->GetInputDim("AddValue"), axis);
   ctx->SetOutputDim("Out", x);
   ctx->ShareLoD("X", "Out");

@@ -150,8 +150,8 @@ PL_REGISTER_OPS(RegisterKldivLossOp) {
       .InferVarType(OutputDataTypeOf("X", "Loss"))
       .GradOpMaker(framework::FusedGradMaker(grad))
       .Checkpoint("kldiv_loss with log_target",
-                  framework::OpVersionDesc().NewAttr("log_target",
-                                                     "Target holds log-probabilities", false));
+                  framework::OpVersionDesc().NewAttr("log_target", "Target holds log-probabilities",
+                                                     false));
   RegisterPlainCpuFloatKernels<KldivLossKernel>(kOp);
   framework::RegisterFusedGradOp(kOp, grad).InferShape(KldivLossGradInferShape);
   RegisterPlainCpuFloatKernels<KldivLossGradKernel>("kldiv_loss_grad");

@@ -23,8 +23,9 @@ class NllLossOpMaker : public OpProtoAndCheckerMaker {
     AddInput("Label", "int64 [N] or [N, H, W]: classes in [0, C), or ignore_index.");
     AddInput("Weight", "[C]: the weight of each class (1 when absent).").AsDispensable();
     AddOutput("Out", "reduction none: Label's shape; mean or sum: 0-D.");
-    AddOutput("Total_weight", "0-D: the summed weights of the labels not ignored (0 with "
-                              "reduction none).");
+    AddOutput("Total_weight",
+              "0-D: the summed weights of the labels not ignored (0 with "
+              "reduction none).");
     AddAttr<int64_t>("ignore_index", "A label whose positions count for nothing.").SetDefault(-100);
     AddAttr<std::string>("reduction", "none, mean or sum.")
         .SetDefault("mean")
@@ -94,10 +95,10 @@ void ForEachLabel(const ExecutionContext& ctx, const NllShape& s, Fn&& fn) {
              errors::InvalidArgument("op `%s` input `Label`: expected int64, received %s",
                                      ctx.Type(), DataTypeName(label_t->dtype())));
   const DenseTensor* weight_t = ctx.Input("Weight");
-  PL_ENFORCE(weight_t == nullptr || weight_t->dims() == DDim{s.classes},
-             errors::InvalidArgument("op `%s` input `Weight`: expected [%lld], received %s",
-                                     ctx.Type(), static_cast<long long>(s.classes),
-                                     weight_t->dims().ToString()));
+  PL_ENFORCE(
+      weight_t == nullptr || weight_t->dims() == DDim{s.classes},
+      errors::InvalidArgument("op `%s` input `Weight`: expected [%lld], received %s", ctx.Type(),
+                              static_cast<long long>(s.classes), weight_t->dims().ToString()));
   const int64_t ignore = ctx.Attr<int64_t>("ignore_index");
   const int64_t* labels = label_t->numel() > 0 ? label_t->data<int64_t>() : nullptr;
   const T* w = weight_t != nullptr && weight_t->numel() > 0 ? weight_t->data<T>() : nullptr;

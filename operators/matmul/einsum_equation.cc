@@ -91,11 +91,11 @@ EinsumEquation ParseEinsumEquation(const std::string& op, const std::string& equ
   for (size_t k = 0; k < terms.size(); ++k) {
     const int letters = static_cast<int>(terms[k].letters.size());
     const bool ok = terms[k].ellipsis_at >= 0 ? ranks[k] >= letters : ranks[k] == letters;
-    PL_ENFORCE(ok, errors::InvalidArgument("op `%s` input `Operands`[%zu]: the equation \"%s\" "
-                                           "gives it %s%d dims, received rank %d",
-                                           op, k, equation,
-                                           terms[k].ellipsis_at >= 0 ? "at least " : "", letters,
-                                           ranks[k]));
+    PL_ENFORCE(
+        ok, errors::InvalidArgument("op `%s` input `Operands`[%zu]: the equation \"%s\" "
+                                    "gives it %s%d dims, received rank %d",
+                                    op, k, equation, terms[k].ellipsis_at >= 0 ? "at least " : "",
+                                    letters, ranks[k]));
     if (terms[k].ellipsis_at >= 0) ellipsis_dims[k] = ranks[k] - letters;
     max_ellipsis = std::max(max_ellipsis, ellipsis_dims[k]);
   }
@@ -142,23 +142,23 @@ std::vector<int64_t> EinsumLabelSizes(const std::string& op, const EinsumEquatio
       if (d < 0) continue;
       for (size_t q = 0; q < p; ++q) {
         const int64_t e = dims[k][static_cast<int>(q)];
-        PL_ENFORCE(labels[q] != labels[p] || e < 0 || e == d,
-                   errors::InvalidArgument("op `%s` input `Operands`[%zu]: label '%s' repeats "
-                                           "(a diagonal) over dims of %lld and %lld (shape %s)",
-                                           op, k, EinsumLabelName(labels[p]),
-                                           static_cast<long long>(e), static_cast<long long>(d),
-                                           dims[k].ToString()));
+        PL_ENFORCE(
+            labels[q] != labels[p] || e < 0 || e == d,
+            errors::InvalidArgument("op `%s` input `Operands`[%zu]: label '%s' repeats "
+                                    "(a diagonal) over dims of %lld and %lld (shape %s)",
+                                    op, k, EinsumLabelName(labels[p]), static_cast<long long>(e),
+                                    static_cast<long long>(d), dims[k].ToString()));
       }
       int64_t& s = sizes[labels[p]];
       if (s < 0 || s == 1) {
         s = d;
       } else {
-        PL_ENFORCE(d == 1 || d == s,
-                   errors::InvalidArgument("op `%s` input `Operands`[%zu]: label '%s' has size "
-                                           "%lld elsewhere, received %lld (shape %s)",
-                                           op, k, EinsumLabelName(labels[p]),
-                                           static_cast<long long>(s), static_cast<long long>(d),
-                                           dims[k].ToString()));
+        PL_ENFORCE(
+            d == 1 || d == s,
+            errors::InvalidArgument("op `%s` input `Operands`[%zu]: label '%s' has size "
+                                    "%lld elsewhere, received %lld (shape %s)",
+                                    op, k, EinsumLabelName(labels[p]), static_cast<long long>(s),
+                                    static_cast<long long>(d), dims[k].ToString()));
       }
     }
   }

@@ -330,10 +330,10 @@ struct EinsumGradKernel {
     const EinsumSetup s = SetUp(ctx, xs);
     std::vector<int64_t> out_dims;
     for (int l : s.eq.out) out_dims.push_back(s.sizes[l]);
-    PL_ENFORCE(dout->dims() == DDim(out_dims),
-               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
-                                       ctx.Type(), DDim(out_dims).ToString(),
-                                       dout->dims().ToString()));
+    PL_ENFORCE(
+        dout->dims() == DDim(out_dims),
+        errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
+                                ctx.Type(), DDim(out_dims).ToString(), dout->dims().ToString()));
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     std::vector<LabeledView<T>> views;
     for (size_t k = 0; k < xs.size(); ++k) {
@@ -353,8 +353,8 @@ struct EinsumGradKernel {
       }
       // The operand's own labels (each once), then written back along its strides: onto the
       // diagonal of a repeated label; a broadcast dim (stride 0, size 1) was summed.
-      const std::vector<int> own = Where(static_cast<int>(s.sizes.size()),
-                                         [&](int l) { return views[k].has[l]; });
+      const std::vector<int> own =
+          Where(static_cast<int>(s.sizes.size()), [&](int l) { return views[k].has[l]; });
       const std::vector<T> g = Contract(dev, inputs, own, s.sizes);
       DenseTensor result(xs[k]->dims(), xs[k]->dtype());
       T* r = result.mutable_data<T>(ctx.GetPlace());

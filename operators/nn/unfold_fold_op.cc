@@ -46,7 +46,8 @@ class UnfoldOpMaker : public WindowOpMaker {
 Unfold (im2col): every sliding block of X as a column,
 $$Y[n, (c, i, j), (y, x)] = X[n, c, y \cdot sh - top + i \cdot dh, x \cdot sw - left + j \cdot dw]$$
 (0 where that falls in the padding).
-)DOC") + kWindowDoc + R"DOC(
+)DOC") + kWindowDoc +
+               R"DOC(
 Example: X [1, 1, 3, 3] holding 0..8, kernel [2, 2] -> Y [1, 4, 4], its first column
 [0, 1, 3, 4].
 
@@ -66,7 +67,8 @@ class FoldOpMaker : public WindowOpMaker {
 Fold (col2im), the adjoint of unfold: each column is added back where its block sits,
 $$Y[n, c, h, w] = \sum_{(i, j, y, x) \to (h, w)} X[n, (c, i, j), (y, x)]$$
 (entries that fall in the padding are dropped).
-)DOC") + kWindowDoc + R"DOC(
+)DOC") + kWindowDoc +
+               R"DOC(
 X's L must equal the number of block positions of [H, W].
 
 Gradient: dX = unfold(dY) with the same window.
@@ -80,11 +82,9 @@ class WindowOp : public OperatorWithKernel {
 };
 
 // The checked window for images of [h, w] (unknown dims: -1 in out_h / out_w).
-math::Conv2dWindow WindowOf(const std::string& op, const framework::AttributeMap& attrs,
-                            int64_t h, int64_t w) {
-  const auto get = [&](const char* name) {
-    return std::get<std::vector<int>>(attrs.at(name));
-  };
+math::Conv2dWindow WindowOf(const std::string& op, const framework::AttributeMap& attrs, int64_t h,
+                            int64_t w) {
+  const auto get = [&](const char* name) { return std::get<std::vector<int>>(attrs.at(name)); };
   const std::vector<int> k = get("kernel_sizes"), s = get("strides"), p = get("paddings"),
                          d = get("dilations");
   const auto check = [&](const char* name, const std::vector<int>& v, size_t size, int lowest) {
@@ -151,12 +151,11 @@ DDim FoldOutDims(const std::string& op, const framework::AttributeMap& attrs, co
                                      "%lld, received shape %s",
                                      op, static_cast<long long>(taps), x.ToString()));
   PL_ENFORCE(x[2] < 0 || x[2] == win.out_h * win.out_w,
-             errors::InvalidArgument("op `%s` input `X`: dim 2 must be the %lld x %lld = %lld "
-                                     "block positions of [%d, %d], received shape %s",
-                                     op, static_cast<long long>(win.out_h),
-                                     static_cast<long long>(win.out_w),
-                                     static_cast<long long>(win.out_h * win.out_w), size[0],
-                                     size[1], x.ToString()));
+             errors::InvalidArgument(
+                 "op `%s` input `X`: dim 2 must be the %lld x %lld = %lld "
+                 "block positions of [%d, %d], received shape %s",
+                 op, static_cast<long long>(win.out_h), static_cast<long long>(win.out_w),
+                 static_cast<long long>(win.out_h * win.out_w), size[0], size[1], x.ToString()));
   return DDim{x[0], x[1] < 0 ? -1 : x[1] / taps, size[0], size[1]};
 }
 
@@ -214,7 +213,8 @@ framework::AttributeMap WindowAttrs(const framework::GradOpBuilder& g) {
 void UnfoldGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const framework::BlockDesc* block = g->Forward().Block();
-  const framework::VarDesc* x = block == nullptr ? nullptr : block->FindVarRecursive(g->Input("X")[0]);
+  const framework::VarDesc* x =
+      block == nullptr ? nullptr : block->FindVarRecursive(g->Input("X")[0]);
   const std::vector<int64_t> shape = x == nullptr ? std::vector<int64_t>{} : x->GetShape();
   PL_ENFORCE(shape.size() == 4 && shape[2] > 0 && shape[3] > 0,
              errors::PreconditionNotMet("op `unfold` gradient: input `X` variable `%s` needs a "

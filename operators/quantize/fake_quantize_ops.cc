@@ -119,11 +119,11 @@ void QuantizeTensor(const T* x, const ChannelView& v, const std::vector<T>& scal
 template <typename T>
 std::vector<T> ScaleValues(const ExecutionContext& ctx, const char* slot, const DenseTensor& s,
                            int64_t want) {
-  PL_ENFORCE(s.numel() == want,
-             errors::InvalidArgument("op `%s` input `%s`: expected %lld scale value(s), received "
-                                     "shape %s",
-                                     ctx.Type(), slot, static_cast<long long>(want),
-                                     s.dims().ToString()));
+  PL_ENFORCE(
+      s.numel() == want,
+      errors::InvalidArgument("op `%s` input `%s`: expected %lld scale value(s), received "
+                              "shape %s",
+                              ctx.Type(), slot, static_cast<long long>(want), s.dims().ToString()));
   std::vector<T> out(static_cast<size_t>(want));
   platform::VisitDataType(s.dtype(), [&](auto tag) {
     using S = decltype(tag);
@@ -131,9 +131,10 @@ std::vector<T> ScaleValues(const ExecutionContext& ctx, const char* slot, const 
       const S* p = s.data<S>();
       for (int64_t i = 0; i < want; ++i) out[i] = static_cast<T>(p[i]);
     } else {
-      PL_THROW(errors::InvalidArgument("op `%s` input `%s`: expected a float or integer scale, "
-                                       "received %s",
-                                       ctx.Type(), slot, DataTypeName(s.dtype())));
+      PL_THROW(
+          errors::InvalidArgument("op `%s` input `%s`: expected a float or integer scale, "
+                                  "received %s",
+                                  ctx.Type(), slot, DataTypeName(s.dtype())));
     }
   });
   return out;
@@ -183,13 +184,13 @@ void Dequantize(const ExecutionContext& ctx, const ChannelView& v, Scale&& scale
     using X = decltype(tag);
     if constexpr (std::is_arithmetic_v<X>) {
       const X* in = x->data<X>();
-      ForEachElement(v, [&](int64_t c, int64_t i) {
-        o[i] = static_cast<T>(in[i]) * scale_of(c) / divisor;
-      });
+      ForEachElement(
+          v, [&](int64_t c, int64_t i) { o[i] = static_cast<T>(in[i]) * scale_of(c) / divisor; });
     } else {
-      PL_THROW(errors::InvalidArgument("op `%s` input `X`: expected float or integer values, "
-                                       "received %s",
-                                       ctx.Type(), DataTypeName(x->dtype())));
+      PL_THROW(
+          errors::InvalidArgument("op `%s` input `X`: expected float or integer values, "
+                                  "received %s",
+                                  ctx.Type(), DataTypeName(x->dtype())));
     }
   });
 }
@@ -225,8 +226,9 @@ class QuantMakerBase : public OpProtoAndCheckerMaker {
         .SetDefault(8);
   }
   void AddRoundType(int def) {
-    AddAttr<int>("round_type", "0: round half to even, clamp to [-qmax - 1, qmax]; 1: clip "
-                               "to [-s, s], round half away from zero.")
+    AddAttr<int>("round_type",
+                 "0: round half to even, clamp to [-qmax - 1, qmax]; 1: clip "
+                 "to [-s, s], round half away from zero.")
         .SetDefault(def)
         .InEnum({0, 1});
   }
@@ -255,17 +257,18 @@ class LinearQuantMaker : public QuantMakerBase {
     AddBitLength();
     AddAttr<int>("qmin", "Lowest quantized value (the kernels clamp to -qmax - 1).")
         .SetDefault(-128);
-    AddAttr<int>("qmax", "Highest quantized value; with bit_length other than 8 and the "
-                         "default 127, 2^(bit_length - 1) - 1 (programs saved before qmax).")
+    AddAttr<int>("qmax",
+                 "Highest quantized value; with bit_length other than 8 and the "
+                 "default 127, 2^(bit_length - 1) - 1 (programs saved before qmax).")
         .SetDefault(127);
     AddRoundType(0);
-    AddAttr<bool>("is_test", "Use Scale; otherwise compute it from X (training).")
-        .SetDefault(true);
+    AddAttr<bool>("is_test", "Use Scale; otherwise compute it from X (training).").SetDefault(true);
     AddAttr<bool>("only_observer", "Y = X (only the scale is tracked).").SetDefault(false);
     if (kQuantize) {
       AddComment(std::string(R"DOC(
 quantize_linear: $$Y = q(X)$$ per tensor (quant_axis < 0) or per channel.
-)DOC") + kArithmeticDoc + R"DOC(
+)DOC") + kArithmeticDoc +
+                 R"DOC(
 When training (is_test false) the scale is max |X| per channel, or per tensor its moving
 average (rate 0.9), written to OutScale.
 )DOC");
@@ -340,9 +343,9 @@ struct LinearQuantKernel {
         }
         QuantizeTensor(in, v, scales, qmax, round_type, false, out);
       } else {
-        const std::vector<T> scales =
-            ScaleValues<T>(ctx, "Scale", *ctx.Input("Scale"), v.channels);
-        Dequantize<T>(ctx, v, [&](int64_t c) { return scales[c]; }, qmax, &y);
+        const std::vector<T> scales = ScaleValues<T>(ctx, "Scale", *ctx.Input("Scale"), v.channels);
+        Dequantize<T>(
+            ctx, v, [&](int64_t c) { return scales[c]; }, qmax, &y);
       }
       *ctx.Output("Y") = std::move(y);
     }
@@ -431,13 +434,14 @@ struct FakeDequantizeKernel {
     const DenseTensor* x = ctx.Input("X");
     const T s = ScaleValues<T>(ctx, "Scale", *ctx.Input("Scale"), 1)[0];
     const T max_range = static_cast<T>(ctx.Attr<float>("max_range"));
-    PL_ENFORCE(max_range > T(0), errors::InvalidArgument("op `%s` attribute `max_range`: expected "
-                                                         "a positive value, received %g",
-                                                         ctx.Type(), static_cast<double>(max_range)));
+    PL_ENFORCE(max_range > T(0),
+               errors::InvalidArgument("op `%s` attribute `max_range`: expected "
+                                       "a positive value, received %g",
+                                       ctx.Type(), static_cast<double>(max_range)));
     DenseTensor out(x->dims(), platform::ToDataType<T>());
     out.set_lod(x->lod());
-    Dequantize<T>(ctx, ChannelsOf(ctx.Type(), x->dims(), -1), [s](int64_t) { return s; },
-                  max_range, &out);
+    Dequantize<T>(
+        ctx, ChannelsOf(ctx.Type(), x->dims(), -1), [s](int64_t) { return s; }, max_range, &out);
     *ctx.Output("Out") = std::move(out);
   }
 };
@@ -455,7 +459,8 @@ struct ChannelDequantizeKernel {
                                        "many `quant_bits`, received %zu and %zu",
                                        ctx.Type(), scales.size(), bits.size()));
     T max_range = T(1);
-    for (size_t k = 0; k < scales.size(); ++k) max_range *= static_cast<T>(QmaxOf(ctx.Type(), bits[k]));
+    for (size_t k = 0; k < scales.size(); ++k)
+      max_range *= static_cast<T>(QmaxOf(ctx.Type(), bits[k]));
     DenseTensor out(x->dims(), platform::ToDataType<T>());
     out.set_lod(x->lod());
     if (scales.size() == 1) {
@@ -466,7 +471,8 @@ struct ChannelDequantizeKernel {
                                          ctx.Type(), axis));
       const ChannelView v = ChannelsOf(ctx.Type(), x->dims(), axis);
       const std::vector<T> s = ScaleValues<T>(ctx, "Scales", *scales[0], v.channels);
-      Dequantize<T>(ctx, v, [&](int64_t c) { return s[c]; }, max_range, &out);
+      Dequantize<T>(
+          ctx, v, [&](int64_t c) { return s[c]; }, max_range, &out);
     } else {
       const int col = ctx.Attr<int>("x_num_col_dims");
       // The channel dim: x_num_col_dims when above 1, else dim 1.
@@ -474,7 +480,8 @@ struct ChannelDequantizeKernel {
       const ChannelView v = ChannelsOf(ctx.Type(), x->dims(), axis);
       const std::vector<T> s = ScaleValues<T>(ctx, "Scales", *scales[0], v.channels);
       const T overall = ScaleValues<T>(ctx, "Scales", *scales[1], 1)[0];
-      Dequantize<T>(ctx, v, [&](int64_t c) { return s[c] * overall; }, max_range, &out);
+      Dequantize<T>(
+          ctx, v, [&](int64_t c) { return s[c] * overall; }, max_range, &out);
     }
     *ctx.Output("Out") = std::move(out);
   }
@@ -529,11 +536,11 @@ class TensorQuantMaker : public QuantMakerBase {
     AddBitLength();
     AddRoundType(1);
     const std::string scale =
-        kMovingAverage ? "s = InScale (is_test) or the moving average of max |X|"
-                       : "s = max |X|";
-    AddComment(std::string("Simulated quantization with one scale per tensor, ") + scale +
-               ":\n$$Out = " + (kDequantize ? "x'" : "q") + "$$\n" + kArithmeticDoc +
-               (kDequantize ? "\nGradient (straight through): $$dX = dOut$$\n" : "\nNo gradient.\n"));
+        kMovingAverage ? "s = InScale (is_test) or the moving average of max |X|" : "s = max |X|";
+    AddComment(
+        std::string("Simulated quantization with one scale per tensor, ") + scale +
+        ":\n$$Out = " + (kDequantize ? "x'" : "q") + "$$\n" + kArithmeticDoc +
+        (kDequantize ? "\nGradient (straight through): $$dX = dOut$$\n" : "\nNo gradient.\n"));
   }
 };
 
@@ -552,9 +559,11 @@ class ChannelQuantMaker : public QuantMakerBase {
       AddAttr<bool>("is_test", "Read the scales OutScale holds instead of computing them.")
           .SetDefault(false);
     }
-    AddComment(std::string("Simulated quantization with one scale per channel, s_c = max |X_c|:\n$$Out = ") +
-               (kDequantize ? "x'" : "q") + "$$\n" + kArithmeticDoc +
-               (kDequantize ? "\nGradient (straight through): $$dX = dOut$$\n" : "\nNo gradient.\n"));
+    AddComment(
+        std::string(
+            "Simulated quantization with one scale per channel, s_c = max |X_c|:\n$$Out = ") +
+        (kDequantize ? "x'" : "q") + "$$\n" + kArithmeticDoc +
+        (kDequantize ? "\nGradient (straight through): $$dX = dOut$$\n" : "\nNo gradient.\n"));
   }
 };
 
@@ -581,8 +590,7 @@ class ChannelDequantizeMaker : public OpProtoAndCheckerMaker {
     AddAttr<std::vector<int>>("quant_bits", "Bits of each scale (qmax = 2^(bits - 1) - 1).")
         .SetDefault({8});
     AddAttr<int>("quant_axis", "The channel dim with one scale tensor, 0 or 1.").SetDefault(0);
-    AddAttr<int>("x_num_col_dims", "With two scales, the channel dim (1 when <= 1).")
-        .SetDefault(1);
+    AddAttr<int>("x_num_col_dims", "With two scales, the channel dim (1 when <= 1).").SetDefault(1);
     AddComment(R"DOC(
 Per-channel dequantization. One scale tensor (channels along quant_axis):
 $$Out = \frac{X \cdot s_c}{qmax_0}$$
@@ -626,9 +634,8 @@ PL_REGISTER_OPS(RegisterFakeQuantizeOps) {
   RegisterPlainCpuFloatKernels<LinearQuantKernel<true>::Kernel>("quantize_linear");
   framework::RegisterOp<QuantOp, LinearQuantMaker<false>>("dequantize_linear")
       .InferShape([](InferShapeContext* ctx) { SameAsXInferShape(ctx, "Y"); })
-      .InferVarType([](framework::VarTypeInferenceContext* ctx) {
-        QuantInferVarType(ctx, "Y", "Scale");
-      });
+      .InferVarType(
+          [](framework::VarTypeInferenceContext* ctx) { QuantInferVarType(ctx, "Y", "Scale"); });
   RegisterPlainCpuFloatKernels<LinearQuantKernel<false>::Kernel>("dequantize_linear");
 
   const auto tensor_shape = [](InferShapeContext* ctx) {
@@ -673,22 +680,20 @@ PL_REGISTER_OPS(RegisterFakeQuantizeOps) {
   framework::RegisterOp<QuantOp, ChannelQuantMaker<false>>("fake_channel_wise_quantize_abs_max")
       .InferShape(channel_shape)
       .Checkpoint("fake_channel_wise_quantize_abs_max with quant_axis",
-                  framework::OpVersionDesc().NewAttr(
-                      "quant_axis", "the channel dim of the scales (0 or 1)", 0));
+                  framework::OpVersionDesc().NewAttr("quant_axis",
+                                                     "the channel dim of the scales (0 or 1)", 0));
   RegisterPlainCpuFloatKernels<ChannelQuantKernel<false>::Kernel>(
       "fake_channel_wise_quantize_abs_max");
 
   framework::RegisterOp<QuantOp, FakeDequantizeMaker>("fake_dequantize_max_abs")
       .InferShape([](InferShapeContext* ctx) { SameAsXInferShape(ctx, "Out"); })
-      .InferVarType([](framework::VarTypeInferenceContext* ctx) {
-        QuantInferVarType(ctx, "Out", "Scale");
-      });
+      .InferVarType(
+          [](framework::VarTypeInferenceContext* ctx) { QuantInferVarType(ctx, "Out", "Scale"); });
   RegisterPlainCpuFloatKernels<FakeDequantizeKernel>("fake_dequantize_max_abs");
   framework::RegisterOp<QuantOp, ChannelDequantizeMaker>("fake_channel_wise_dequantize_max_abs")
       .InferShape([](InferShapeContext* ctx) { SameAsXInferShape(ctx, "Out"); })
-      .InferVarType([](framework::VarTypeInferenceContext* ctx) {
-        QuantInferVarType(ctx, "Out", "Scales");
-      });
+      .InferVarType(
+          [](framework::VarTypeInferenceContext* ctx) { QuantInferVarType(ctx, "Out", "Scales"); });
   RegisterPlainCpuFloatKernels<ChannelDequantizeKernel>("fake_channel_wise_dequantize_max_abs");
 
   framework::RegisterOp<QuantOp, ObserverMaker>("moving_average_abs_max_scale")

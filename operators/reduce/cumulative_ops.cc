@@ -34,7 +34,8 @@ struct ScanLine {
 template <typename Fn>
 void ForEachLine(const AxisSplit& s, bool reverse, Fn&& fn) {
   for (int64_t o = 0; o < s.outer; ++o) {
-    for (int64_t i = 0; i < s.inner; ++i) fn(ScanLine{o * s.axis * s.inner + i, s.axis, s.inner, reverse});
+    for (int64_t i = 0; i < s.inner; ++i)
+      fn(ScanLine{o * s.axis * s.inner + i, s.axis, s.inner, reverse});
   }
 }
 
@@ -88,7 +89,8 @@ void CumprodInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
   const DDim x = ctx->GetInputDim("X");
-  if (x.size() > 0) NormalizeAxis(ctx->OpType(), "attribute `dim`", ctx->Attr<int>("dim"), x.size());
+  if (x.size() > 0)
+    NormalizeAxis(ctx->OpType(), "attribute `dim`", ctx->Attr<int>("dim"), x.size());
   ctx->SetOutputDim("Out", x);
   ctx->ShareLoD("X", "Out");
 }
@@ -190,7 +192,8 @@ void LogcumsumexpInferShape(InferShapeContext* ctx) {
     ctx->SetOutputDim("Out", DDim({x.numel()}));
     return;
   }
-  if (x.size() > 0) NormalizeAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
+  if (x.size() > 0)
+    NormalizeAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
   ctx->SetOutputDim("Out", x);
   ctx->ShareLoD("X", "Out");
 }
@@ -283,9 +286,12 @@ class CumExtremeOpMaker : public OpProtoAndCheckerMaker {
     AddOutput("out", "The running " + what + ", x's shape and dtype.");
     AddOutput("indices", "Where along `axis` each output's value sits in x.");
     AddAttr<int>("axis", "The dim scanned along (negative counts from the end).").SetDefault(-1);
-    AddAttr<int>("dtype", "dtype of `indices`: 2 (int32) or 3 (int64).").SetDefault(3).InEnum({2, 3});
+    AddAttr<int>("dtype", "dtype of `indices`: 2 (int32) or 3 (int64).")
+        .SetDefault(3)
+        .InEnum({2, 3});
     AddComment(std::string("Running ") + what + " along `axis`:\n\n$$out_k = \\" +
-               (kMax ? "max" : "min") + R"DOC(_{j \le k} x_j, \qquad indices_k = \text{the } j \text{ it came from}$$
+               (kMax ? "max" : "min") +
+               R"DOC(_{j \le k} x_j, \qquad indices_k = \text{the } j \text{ it came from}$$
 
 A tie takes the later position; a NaN stays once met (as PyTorch and PaddlePaddle do).
 Example: x [1, 3, 2, 3] -> )DOC" +
@@ -301,7 +307,8 @@ Gradient, by the fused op: dx_j = the sum of dout_k over the k with indices_k = 
 void CumExtremeInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("x");
   const DDim x = ctx->GetInputDim("x");
-  if (x.size() > 0) NormalizeAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
+  if (x.size() > 0)
+    NormalizeAxis(ctx->OpType(), "attribute `axis`", ctx->Attr<int>("axis"), x.size());
   ctx->SetOutputDim("out", x);
   ctx->SetOutputDim("indices", x);
   ctx->SetOutputDataType("indices", static_cast<DataType>(ctx->Attr<int>("dtype")));
@@ -309,8 +316,8 @@ void CumExtremeInferShape(InferShapeContext* ctx) {
 
 AxisSplit CumExtremeSplit(const ExecutionContext& ctx, const DDim& dims) {
   if (dims.size() == 0) return AxisSplit{};
-  return SplitAtAxis(dims, NormalizeAxis(ctx.Type(), "attribute `axis`", ctx.Attr<int>("axis"),
-                                         dims.size()));
+  return SplitAtAxis(
+      dims, NormalizeAxis(ctx.Type(), "attribute `axis`", ctx.Attr<int>("axis"), dims.size()));
 }
 
 template <bool kMax>
@@ -369,9 +376,8 @@ struct CumExtremeGradKernel {
     ForEachLine(s, false, [&](const ScanLine& line) {
       for (int64_t k = 0; k < line.len; ++k) {
         const int64_t at = line.At(k);
-        const int64_t j = indices->dtype() == DataType::INT32
-                              ? indices->data<int32_t>()[at]
-                              : indices->data<int64_t>()[at];
+        const int64_t j = indices->dtype() == DataType::INT32 ? indices->data<int32_t>()[at]
+                                                              : indices->data<int64_t>()[at];
         PL_ENFORCE(j >= 0 && j <= k,
                    errors::InvalidArgument("op `%s` input `indices`: expected a position in [0, "
                                            "%lld] at flat index %lld, received %lld",
@@ -393,7 +399,10 @@ void SameAsInputGradInferShape(InferShapeContext* ctx, const char* in, const cha
 
 PL_REGISTER_OPS(RegisterCumulativeOps) {
   const framework::FusedGradDecl cumprod_grad{
-      {"X"}, {"Out"}, {"X"}, R"DOC($$dX_k = P_{k-1} S_k, \quad S_k = dOut_k + X_{k+1} S_{k+1}$$)DOC"};
+      {"X"},
+      {"Out"},
+      {"X"},
+      R"DOC($$dX_k = P_{k-1} S_k, \quad S_k = dOut_k + X_{k+1} S_{k+1}$$)DOC"};
   framework::RegisterOp<ScanOp, CumprodOpMaker>("cumprod")
       .InferShape(CumprodInferShape)
       .GradOpMaker(framework::FusedGradMaker(cumprod_grad))
@@ -424,9 +433,8 @@ PL_REGISTER_OPS(RegisterCumulativeOps) {
     const std::string type = max ? "cummax" : "cummin";
     const framework::FusedGradDecl grad{
         {"x", "indices"}, {"out"}, {"x"}, R"DOC($$dx_j = \sum_{k : indices_k = j} dout_k$$)DOC"};
-    framework::OpRegistrar op =
-        max ? framework::RegisterOp<ScanOp, CumExtremeOpMaker<true>>(type)
-            : framework::RegisterOp<ScanOp, CumExtremeOpMaker<false>>(type);
+    framework::OpRegistrar op = max ? framework::RegisterOp<ScanOp, CumExtremeOpMaker<true>>(type)
+                                    : framework::RegisterOp<ScanOp, CumExtremeOpMaker<false>>(type);
     op.InferShape(CumExtremeInferShape)
         .InferVarType([](framework::VarTypeInferenceContext* ctx) {
           ctx->SetOutputDataType("out", ctx->GetInputDataType("x"));
@@ -434,7 +442,8 @@ PL_REGISTER_OPS(RegisterCumulativeOps) {
         })
         .GradOpMaker(framework::FusedGradMaker(grad));
     if (max) {
-      RegisterPlainCpuKernels<CumExtremeKernel<true>::Kernel, float, double, int32_t, int64_t>(type);
+      RegisterPlainCpuKernels<CumExtremeKernel<true>::Kernel, float, double, int32_t, int64_t>(
+          type);
     } else {
       RegisterPlainCpuKernels<CumExtremeKernel<false>::Kernel, float, double, int32_t, int64_t>(
           type);

@@ -115,7 +115,7 @@ class ReduceFoldOpMaker : public ReduceOpMaker {
   void Make() override {
     AddInput("X", "Input tensor of any shape.");
     AddOutput("Out", Fold::kLogical ? "bool: the reduced truth values (nonzero is true)."
-                                     : "The reduced values, with X's dtype.");
+                                    : "The reduced values, with X's dtype.");
     if constexpr (Fold::kLongDims) {
       AddInput("AxisTensor", "The dims as a tensor; not supported here (give `dim`).")
           .AsDispensable();
@@ -224,8 +224,7 @@ struct ReduceFoldKernel {
       std::vector<int64_t> index(static_cast<size_t>(rank), 0);
       int64_t target = 0;
       for (int64_t e = 0; e < dims.numel(); ++e) {
-        const OutT v =
-            Fold::kLogical ? static_cast<OutT>(in[e] != T(0)) : static_cast<OutT>(in[e]);
+        const OutT v = Fold::kLogical ? static_cast<OutT>(in[e] != T(0)) : static_cast<OutT>(in[e]);
         if (started[target]) {
           o[target] = Fold::Fold(o[target], v);
         } else {

@@ -112,13 +112,14 @@ int64_t KthPosition(const std::vector<T>& line, int64_t k) {
   std::vector<int64_t> order(line.size());
   std::iota(order.begin(), order.end(), int64_t{0});
   const T* row = line.data();
-  std::nth_element(order.begin(), order.begin() + (k - 1), order.end(), [row](int64_t a, int64_t b) {
-    const T p = row[a], q = row[b];
-    const bool p_nan = p != p, q_nan = q != q;
-    if (p_nan != q_nan) return p_nan;
-    if (!p_nan && p != q) return p < q;
-    return a < b;
-  });
+  std::nth_element(order.begin(), order.begin() + (k - 1), order.end(),
+                   [row](int64_t a, int64_t b) {
+                     const T p = row[a], q = row[b];
+                     const bool p_nan = p != p, q_nan = q != q;
+                     if (p_nan != q_nan) return p_nan;
+                     if (!p_nan && p != q) return p < q;
+                     return a < b;
+                   });
   return order[k - 1];
 }
 
@@ -202,14 +203,14 @@ struct LineStatGradKernel {
     const DenseTensor* dout_t = ctx.Input("Out@GRAD");
     const LineView v = ViewAround(ctx.Type(), x_dims, ctx.Attr<int>("axis"));
     const int64_t lines = v.outer * v.inner;
-    PL_ENFORCE(idx_t->dtype() == DataType::INT64 && idx_t->numel() == lines &&
-                   dout_t->numel() == lines,
-               errors::InvalidArgument("op `%s` inputs `Indices` and `Out@GRAD`: expected int64 "
-                                       "and %lld elements each (one per line of X %s along axis "
-                                       "%d), received %s %s and %s",
-                                       ctx.Type(), static_cast<long long>(lines),
-                                       x_dims.ToString(), v.axis, DataTypeName(idx_t->dtype()),
-                                       idx_t->dims().ToString(), dout_t->dims().ToString()));
+    PL_ENFORCE(
+        idx_t->dtype() == DataType::INT64 && idx_t->numel() == lines && dout_t->numel() == lines,
+        errors::InvalidArgument("op `%s` inputs `Indices` and `Out@GRAD`: expected int64 "
+                                "and %lld elements each (one per line of X %s along axis "
+                                "%d), received %s %s and %s",
+                                ctx.Type(), static_cast<long long>(lines), x_dims.ToString(),
+                                v.axis, DataTypeName(idx_t->dtype()), idx_t->dims().ToString(),
+                                dout_t->dims().ToString()));
     DenseTensor dx_t(x_dims, dout_t->dtype());
     T* dx = dx_t.mutable_data<T>(ctx.GetPlace());
     if (dx_t.numel() > 0) std::memset(dx, 0, sizeof(T) * dx_t.numel());

@@ -19,9 +19,11 @@ namespace {
 class SearchsortedOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("SortedSequence", "[..., M], each row sorted increasingly (a NaN after every number).");
-    AddInput("Values", "The values to place: any shape for a 1-D SortedSequence, else "
-                       "SortedSequence's leading dims and any last dim.");
+    AddInput("SortedSequence",
+             "[..., M], each row sorted increasingly (a NaN after every number).");
+    AddInput("Values",
+             "The values to place: any shape for a 1-D SortedSequence, else "
+             "SortedSequence's leading dims and any last dim.");
     AddOutput("Out", "Values' shape: each value's insertion position in its row, in [0, M].");
     AddAttr<bool>("out_int32", "int32 positions (else int64).").SetDefault(false);
     AddAttr<bool>("right", "After equal elements (else before them).").SetDefault(false);
@@ -98,7 +100,8 @@ struct SearchsortedKernel {
                       : std::lower_bound(row, end, v[i], NanLast<T>)) -
                row;
     }
-    DenseTensor out(values->dims(), ctx.Attr<bool>("out_int32") ? DataType::INT32 : DataType::INT64);
+    DenseTensor out(values->dims(),
+                    ctx.Attr<bool>("out_int32") ? DataType::INT32 : DataType::INT64);
     if (out.dtype() == DataType::INT32) {
       int32_t* o = out.mutable_data<int32_t>(ctx.GetPlace());
       for (int64_t i = 0; i < n; ++i) o[i] = static_cast<int32_t>(pos[i]);
@@ -115,11 +118,13 @@ class BincountOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "1-D int32 or int64, non-negative.");
-    AddInput("Weights", "X's shape: the amount each element adds (float32, float64, int32 or "
-                        "int64).")
+    AddInput("Weights",
+             "X's shape: the amount each element adds (float32, float64, int32 or "
+             "int64).")
         .AsDispensable();
-    AddOutput("Out", "[max(max(X) + 1, minlength)]: int64 counts, or the summed weights (float32 "
-                     "for float32 weights, else float64).");
+    AddOutput("Out",
+              "[max(max(X) + 1, minlength)]: int64 counts, or the summed weights (float32 "
+              "for float32 weights, else float64).");
     AddAttr<int>("minlength", "The least length of Out (>= 0).").SetDefault(0);
     AddComment(R"DOC(
 Bincount: $$Out[k] = \sum_{i : X_i = k} w_i$$ with w_i = Weights_i, or 1 without Weights.
@@ -140,8 +145,8 @@ class BincountOp : public OperatorWithKernel {
   using OperatorWithKernel::OperatorWithKernel;
   DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
     const bool weighted = ctx.inputs.count("Weights") && !ctx.inputs.at("Weights").empty();
-    const DataType out = BincountOutType(weighted, weighted ? InputDataType(ctx, "Weights")
-                                                            : DataType::INT64);
+    const DataType out =
+        BincountOutType(weighted, weighted ? InputDataType(ctx, "Weights") : DataType::INT64);
     return out == DataType::INT64 ? DataType::FLOAT64 : out;
   }
 };
@@ -176,7 +181,8 @@ void Bincount(const ExecutionContext& ctx, const DenseTensor* x, const DenseTens
                                                     static_cast<long long>(i)));
     length = std::max<int64_t>(length, static_cast<int64_t>(ids[i]) + 1);
   }
-  const DataType out_type = BincountOutType(w != nullptr, w == nullptr ? DataType::INT64 : w->dtype());
+  const DataType out_type =
+      BincountOutType(w != nullptr, w == nullptr ? DataType::INT64 : w->dtype());
   DenseTensor out(DDim{length}, out_type);
   platform::VisitDataType(out_type, [&](auto out_tag) {
     using O = decltype(out_tag);
@@ -195,9 +201,10 @@ void Bincount(const ExecutionContext& ctx, const DenseTensor* x, const DenseTens
           const W* wv = w->data<W>();
           for (int64_t i = 0; i < n; ++i) o[ids[i]] += static_cast<O>(wv[i]);
         } else {
-          PL_THROW(errors::InvalidArgument("op `%s` input `Weights`: expected float32, float64, "
-                                           "int32 or int64, received %s",
-                                           ctx.Type(), DataTypeName(w->dtype())));
+          PL_THROW(
+              errors::InvalidArgument("op `%s` input `Weights`: expected float32, float64, "
+                                      "int32 or int64, received %s",
+                                      ctx.Type(), DataTypeName(w->dtype())));
         }
       });
     }
@@ -230,7 +237,8 @@ PL_REGISTER_OPS(RegisterSearchsortedBincountOps) {
   framework::RegisterOp<SearchsortedOp, SearchsortedOpMaker>("searchsorted")
       .InferShape(SearchsortedInferShape)
       .InferVarType([](framework::VarTypeInferenceContext* ctx) {
-        ctx->SetOutputDataType("Out", ctx->Attr<bool>("out_int32") ? DataType::INT32 : DataType::INT64);
+        ctx->SetOutputDataType("Out",
+                               ctx->Attr<bool>("out_int32") ? DataType::INT32 : DataType::INT64);
       });
   RegisterPlainCpuNumericKernels<SearchsortedKernel>("searchsorted");
   framework::RegisterOp<BincountOp, BincountOpMaker>("bincount")
@@ -238,7 +246,8 @@ PL_REGISTER_OPS(RegisterSearchsortedBincountOps) {
       .InferVarType([](framework::VarTypeInferenceContext* ctx) {
         const bool weighted = ctx->HasInput("Weights");
         ctx->SetOutputDataType(
-            "Out", BincountOutType(weighted, weighted ? ctx->GetInputDataType("Weights") : DataType::INT64));
+            "Out", BincountOutType(weighted,
+                                   weighted ? ctx->GetInputDataType("Weights") : DataType::INT64));
       });
   RegisterPlainCpuFloatKernels<BincountKernel>("bincount");
 }

@@ -72,7 +72,8 @@ void RowConvInferShape(InferShapeContext* ctx) {
 std::vector<size_t> Sequences(const std::string& op, const DenseTensor& x) {
   if (x.dims().size() == 3) {
     std::vector<size_t> offsets;
-    for (int64_t b = 0; b <= x.dims()[0]; ++b) offsets.push_back(static_cast<size_t>(b * x.dims()[1]));
+    for (int64_t b = 0; b <= x.dims()[0]; ++b)
+      offsets.push_back(static_cast<size_t>(b * x.dims()[1]));
     return offsets;
   }
   return SequenceOffsets(op, "X", x, 1);

@@ -23,8 +23,9 @@ class CrossOpMaker : public OpProtoAndCheckerMaker {
     AddInput("X", "Any shape with a dim of size 3.");
     AddInput("Y", "X's shape and dtype.");
     AddOutput("Out", "X's shape.");
-    AddAttr<int>("dim", "The dim of the 3-vectors (negative counts from the end); 9: the first "
-                        "dim of size 3.")
+    AddAttr<int>("dim",
+                 "The dim of the 3-vectors (negative counts from the end); 9: the first "
+                 "dim of size 3.")
         .SetDefault(kFirstDimOfThree);
     AddComment(R"DOC(
 Cross product of the 3-vectors along `dim`:
@@ -44,8 +45,9 @@ class KronOpMaker : public OpProtoAndCheckerMaker {
   void Make() override {
     AddInput("X", "Any shape.");
     AddInput("Y", "Any shape, X's dtype.");
-    AddOutput("Out", "Rank max(rank X, rank Y); each dim the product of X's and Y's (the lower "
-                     "rank padded with leading 1s).");
+    AddOutput("Out",
+              "Rank max(rank X, rank Y); each dim the product of X's and Y's (the lower "
+              "rank padded with leading 1s).");
     AddComment(R"DOC(
 Kronecker product: with both inputs padded to one rank,
 
@@ -79,8 +81,8 @@ int CrossDim(const std::string& op, const DDim& x, const DDim& y, int dim) {
     for (int i = 0; i < x.size(); ++i) {
       if (x[i] == 3) return i;
     }
-    PL_THROW(errors::InvalidArgument("op `%s` input `X`: expected a dim of size 3, received %s",
-                                     op, x.ToString()));
+    PL_THROW(errors::InvalidArgument("op `%s` input `X`: expected a dim of size 3, received %s", op,
+                                     x.ToString()));
   }
   const int d = NormalizeAxis(op, "attribute `dim`", dim, x.size());
   PL_ENFORCE(x[d] < 0 || x[d] == 3,
@@ -211,10 +213,10 @@ struct KronGradKernel {
     const DenseTensor* y = ctx.Input("Y");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
     const KronShape s = KronShapeOf(x->dims(), y->dims());
-    PL_ENFORCE(dout->dims() == DDim(s.out),
-               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
-                                       ctx.Type(), DDim(s.out).ToString(),
-                                       dout->dims().ToString()));
+    PL_ENFORCE(
+        dout->dims() == DDim(s.out),
+        errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
+                                ctx.Type(), DDim(s.out).ToString(), dout->dims().ToString()));
     DenseTensor dx(x->dims(), x->dtype()), dy(y->dims(), y->dtype());
     T* gx = dx.mutable_data<T>(ctx.GetPlace());
     T* gy = dy.mutable_data<T>(ctx.GetPlace());

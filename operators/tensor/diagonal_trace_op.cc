@@ -126,7 +126,8 @@ template <bool kTrace>
 void DiagonalInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Input");
   ctx->RequireOutput("Out");
-  ctx->SetOutputDim("Out", PlanOf(ctx->OpType(), ctx->GetInputDim("Input"), ctx->Attrs()).out_dims(kTrace));
+  ctx->SetOutputDim(
+      "Out", PlanOf(ctx->OpType(), ctx->GetInputDim("Input"), ctx->Attrs()).out_dims(kTrace));
 }
 
 template <bool kTrace>
@@ -174,9 +175,8 @@ struct DiagonalGradKernel {
       T* d = dx.mutable_data<T>(ctx.GetPlace());
       std::fill(d, d + dx.numel(), T(0));
       const T* g = dout->numel() > 0 ? dout->data<T>() : nullptr;
-      ForEachDiagonalElement(p, [&](int64_t at, int64_t flat, int64_t slice) {
-        d[at] = kTrace ? g[slice] : g[flat];
-      });
+      ForEachDiagonalElement(
+          p, [&](int64_t at, int64_t flat, int64_t slice) { d[at] = kTrace ? g[slice] : g[flat]; });
       *ctx.Output("Input@GRAD") = std::move(dx);
     }
   };

@@ -99,10 +99,10 @@ struct MultiplexGradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const std::vector<const DenseTensor*> xs = ctx.MultiInput("X");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
-    PL_ENFORCE(dout->dims() == xs[0]->dims(),
-               errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
-                                       ctx.Type(), xs[0]->dims().ToString(),
-                                       dout->dims().ToString()));
+    PL_ENFORCE(
+        dout->dims() == xs[0]->dims(),
+        errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
+                                ctx.Type(), xs[0]->dims().ToString(), dout->dims().ToString()));
     const std::vector<int64_t> ids =
         ReadIndices(ctx.Type(), "Ids", *ctx.Input("Ids"), static_cast<int64_t>(xs.size()), false);
     const int64_t rows = dout->dims()[0], row = rows == 0 ? 0 : dout->numel() / rows;
@@ -115,7 +115,8 @@ struct MultiplexGradKernel {
       T* d = dx.mutable_data<T>(ctx.GetPlace());
       std::fill(d, d + dx.numel(), T(0));
       for (int64_t i = 0; i < rows; ++i) {
-        if (ids[i] == static_cast<int64_t>(k)) std::memcpy(d + i * row, g + i * row, sizeof(T) * row);
+        if (ids[i] == static_cast<int64_t>(k))
+          std::memcpy(d + i * row, g + i * row, sizeof(T) * row);
       }
       *grad = std::move(dx);
     }
