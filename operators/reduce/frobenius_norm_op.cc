@@ -24,14 +24,7 @@ class FrobeniusNormOpMaker : public ReduceOpMaker {
     AddInput("X", "Input tensor of any shape.");
     AddOutput("Out", "The norms, with X's dtype.");
     AddReduceAttrs("take the norm");
-    AddAttr<int>("in_dtype", "Accepted for PaddlePaddle's programs; -1 (X's own) only.")
-        .SetDefault(-1)
-        .InEnum({-1})
-        .AsExtra();
-    AddAttr<int>("out_dtype", "Accepted for PaddlePaddle's programs; -1 (X's own) only.")
-        .SetDefault(-1)
-        .InEnum({-1})
-        .AsExtra();
+    AddOwnDtypeAttrs();
     AddComment(R"DOC(
 Frobenius norm over the dims in `dim` (all of them with `reduce_all` or an empty `dim`):
 

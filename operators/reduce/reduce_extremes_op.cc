@@ -124,14 +124,7 @@ class ReduceFoldOpMaker : public ReduceOpMaker {
           .AsDispensable();
     }
     AddReduceAttrs(Fold::kVerb, Fold::kLongDims);
-    AddAttr<int>("in_dtype", "Accepted for PaddlePaddle's programs; -1 (X's own) only.")
-        .SetDefault(-1)
-        .InEnum({-1})
-        .AsExtra();
-    AddAttr<int>("out_dtype", "Accepted for PaddlePaddle's programs; -1 (X's own) only.")
-        .SetDefault(-1)
-        .InEnum({-1})
-        .AsExtra();
+    AddOwnDtypeAttrs();
     std::string doc = std::string("Reduce operator `") + Fold::kType + "`.\n\n$$" + Fold::kFormula +
                       "$$\n\nover the dims in `dim` (all of them with `reduce_all` or an "
                       "empty `dim`); reduced dims are removed, or kept as size 1 with "

@@ -24,6 +24,15 @@ std::vector<int> ReduceDimsOf(const framework::AttributeMap& attrs) {
   return std::get<std::vector<int>>(it->second);
 }
 
+void ReduceOpMaker::AddOwnDtypeAttrs() {
+  for (const char* name : {"in_dtype", "out_dtype"}) {
+    AddAttr<int>(name, "Accepted for PaddlePaddle's programs; -1 (X's own) only.")
+        .SetDefault(-1)
+        .InEnum({-1})
+        .AsExtra();
+  }
+}
+
 void ReduceOpMaker::AddReduceAttrs(const std::string& verb, bool int64_dims) {
   const std::string dim_doc =
       "Dims to " + verb +

@@ -23,6 +23,8 @@ class ReduceOpMaker : public OpProtoAndCheckerMaker {
   // happens over the reduced dims ("sum", "average"). `int64_dims`: `dim` holds int64 values,
   // as PaddlePaddle declares it for reduce_all and reduce_any.
   void AddReduceAttrs(const std::string& verb, bool int64_dims = false);
+  // Declares `in_dtype` and `out_dtype` (extra) for ops that compute in X's dtype only: -1.
+  void AddOwnDtypeAttrs();
 };
 
 // The `dim` attribute as ints, whether the op declares it as int32 or int64 values ({0} when
