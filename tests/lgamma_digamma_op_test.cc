@@ -16,17 +16,17 @@ namespace {
 constexpr double kEulerGamma = 0.57721566490153286;
 
 std::vector<double> Elementwise(const std::string& op, const std::vector<double>& x) {
-  return ToDoubles(RunOp(op, {{"X", {MakeTensor<double>({static_cast<int64_t>(x.size())}, x)}}},
-                         {{"Out", 1}})
-                       .outputs.at("Out")[0]);
+  return ToDoubles(
+      RunOp(op, {{"X", {MakeTensor<double>({static_cast<int64_t>(x.size())}, x)}}}, {{"Out", 1}})
+          .outputs.at("Out")[0]);
 }
 
 TEST(LgammaDigamma, ClosedForms) {
   operators::RegisterAllOps();
   // Gamma(1/2) = sqrt(pi), Gamma(5) = 24, Gamma(-1/2) = -2 sqrt(pi).
   ExpectNear(Elementwise("lgamma", {0.5, 5, -0.5, 1}),
-             {0.5 * std::log(M_PI), std::log(24.0), std::log(2 * std::sqrt(M_PI)), 0}, 1e-14,
-             1e-14, "lgamma");
+             {0.5 * std::log(M_PI), std::log(24.0), std::log(2 * std::sqrt(M_PI)), 0}, 1e-14, 1e-14,
+             "lgamma");
   // psi(1), psi(1/2), psi(4) = 1 + 1/2 + 1/3 - gamma; psi(-1/2) = psi(1/2) + 2 = psi(3/2) (the
   // recurrence psi(x + 1) = psi(x) + 1/x, and the reflection at -1/2).
   const double psi_half = -kEulerGamma - 2 * std::log(2.0);

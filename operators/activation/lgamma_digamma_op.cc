@@ -30,7 +30,8 @@ double Digamma(double x) {
   for (; x < 10; x += 1) result -= 1 / x;
   const double inv = 1 / x, inv2 = inv * inv;
   return result + std::log(x) - 0.5 * inv -
-         inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132))));
+         inv2 *
+             (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (1.0 / 240 - inv2 / 132))));
 }
 
 // psi'(x): reflection below 1/2 (psi'(1 - x) + psi'(x) = pi^2 / sin^2(pi x)), the recurrence
