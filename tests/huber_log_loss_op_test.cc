@@ -20,7 +20,8 @@ TEST(HuberLogLoss, HuberLossOnBothSidesOfDelta) {
     residual.push_back(r);
     want.push_back(m <= 1.2 ? 0.5 * r * r : 1.2 * (m - 0.6));
   }
-  const SlotTensors in = {{"X", {MakeTensor<double>({5, 1}, x)}}, {"Y", {MakeTensor<double>({5, 1}, y)}}};
+  const SlotTensors in = {{"X", {MakeTensor<double>({5, 1}, x)}},
+                          {"Y", {MakeTensor<double>({5, 1}, y)}}};
   const auto r = RunOp("huber_loss", in, {{"Out", 1}, {"Residual", 1}}, {{"delta", 1.2f}});
   ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-7, 1e-7, "huber");
   ExpectNear(ToDoubles(r.outputs.at("Residual")[0]), residual, 1e-15, 1e-15, "residual");
@@ -32,7 +33,9 @@ TEST(HuberLogLoss, HuberLossOnBothSidesOfDelta) {
   g.attrs = {{"delta", 1.2f}};
   CheckGradients(g);
   ExpectError<platform::InvalidArgumentError>(
-      [&] { RunOp("huber_loss", in, {{"Out", 1}, {"Residual", 1}}, {{"delta", 0.0f}}); },
+      [&] {
+        RunOp("huber_loss", in, {{"Out", 1}, {"Residual", 1}}, {{"delta", 0.0f}});
+      },
       {"op `huber_loss` attribute `delta`", "positive", "0"});
   ExpectError<platform::InvalidArgumentError>(
       [&] {
@@ -50,9 +53,10 @@ TEST(HuberLogLoss, LogLossWithEpsilon) {
   for (size_t i = 0; i < p.size(); ++i) {
     want.push_back(-y[i] * std::log(p[i] + eps) - (1 - y[i]) * std::log(1 - p[i] + eps));
   }
-  const auto r = RunOp("log_loss",
-                       {{"Predicted", {MakeTensor<double>({5, 1}, p)}}, {"Labels", {MakeTensor<double>({5, 1}, y)}}},
-                       {{"Loss", 1}}, {{"epsilon", 1e-4f}});
+  const auto r = RunOp(
+      "log_loss",
+      {{"Predicted", {MakeTensor<double>({5, 1}, p)}}, {"Labels", {MakeTensor<double>({5, 1}, y)}}},
+      {{"Loss", 1}}, {{"epsilon", 1e-4f}});
   ExpectNear(ToDoubles(r.outputs.at("Loss")[0]), want, 1e-14, 1e-14, "log_loss");
   GradCheck g;
   g.op_type = "log_loss";

@@ -63,8 +63,8 @@ class ElementwiseLossOp : public OperatorWithKernel {
 void CheckSame(const std::string& op, const char* slot, const DDim& a, const DDim& b) {
   bool same = a.size() == b.size();
   for (int i = 0; same && i < a.size(); ++i) same = a[i] < 0 || b[i] < 0 || a[i] == b[i];
-  PL_ENFORCE(same, errors::InvalidArgument("op `%s` input `%s`: expected shape %s, received %s",
-                                           op, slot, a.ToString(), b.ToString()));
+  PL_ENFORCE(same, errors::InvalidArgument("op `%s` input `%s`: expected shape %s, received %s", op,
+                                           slot, a.ToString(), b.ToString()));
 }
 
 // ---------------------------------------------------------------- huber_loss
