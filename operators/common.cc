@@ -60,6 +60,17 @@ bool FlagAttr(const framework::AttributeMap& attrs, const std::string& name) {
   return false;
 }
 
+void CheckSameShape(const std::string& op, const std::string& slot, const DDim& dims,
+                    const std::string& like, const DDim& like_dims) {
+  bool same = dims.size() == like_dims.size();
+  for (int i = 0; same && i < dims.size(); ++i) {
+    same = dims[i] < 0 || like_dims[i] < 0 || dims[i] == like_dims[i];
+  }
+  PL_ENFORCE(same,
+             errors::InvalidArgument("op `%s` input `%s`: expected %s's shape %s, received %s", op,
+                                     slot, like, like_dims.ToString(), dims.ToString()));
+}
+
 double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot) {
   const DenseTensor* t = ctx.Input(slot);
   PL_ENFORCE(t != nullptr,

@@ -38,6 +38,12 @@ void InputListGradInferShape(InferShapeContext* ctx);
 // op indexing X by integer indices: the default would not know which input gives the dtype).
 framework::InferVarTypeFn OutputDataTypeOf(const std::string& in, const std::string& out);
 
+// Requires input `slot` of op `op` to have the shape `dims` of input `like` (same rank, equal
+// dims where both are known: unknown dims, -1, match anything at program-build time).
+// InvalidArgumentError "op `op` input `slot`: expected like's shape [..], received [..]".
+void CheckSameShape(const std::string& op, const std::string& slot, const DDim& dims,
+                    const std::string& like, const DDim& like_dims);
+
 // The value of the 1-element tensor of `slot` (any real or integer dtype, on any device) as a
 // double. InvalidArgumentError naming the op, slot and variable when it does not have 1
 // element; NotFoundError when the slot is empty.

@@ -46,19 +46,11 @@ class Atan2Op : public OperatorWithKernel {
 
 bool IntegerType(DataType t) { return t == DataType::INT32 || t == DataType::INT64; }
 
-void CheckSameShape(const std::string& op, const DDim& a, const DDim& b) {
-  bool same = a.size() == b.size();
-  for (int i = 0; same && i < a.size(); ++i) same = a[i] < 0 || b[i] < 0 || a[i] == b[i];
-  PL_ENFORCE(same, errors::InvalidArgument("op `%s` input `X2`: expected X1's shape %s, "
-                                           "received %s",
-                                           op, a.ToString(), b.ToString()));
-}
-
 void Atan2InferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X1");
   ctx->RequireInput("X2");
   ctx->RequireOutput("Out");
-  CheckSameShape(ctx->OpType(), ctx->GetInputDim("X1"), ctx->GetInputDim("X2"));
+  CheckSameShape(ctx->OpType(), "X2", ctx->GetInputDim("X2"), "X1", ctx->GetInputDim("X1"));
   ctx->SetOutputDim("Out", ctx->GetInputDim("X1"));
   ctx->ShareLoD("X1", "Out");
 }
@@ -73,7 +65,7 @@ struct Atan2Kernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* y = ctx.Input("X1");
     const DenseTensor* x = ctx.Input("X2");
-    CheckSameShape(ctx.Type(), y->dims(), x->dims());
+    CheckSameShape(ctx.Type(), "X2", x->dims(), "X1", y->dims());
     PL_ENFORCE(
         x->dtype() == y->dtype(),
         errors::InvalidArgument("op `%s` input `X2`: expected X1's dtype %s, received %s",

@@ -42,19 +42,11 @@ class BceLossOp : public OperatorWithKernel {
   }
 };
 
-void CheckLabel(const std::string& op, const DDim& x, const DDim& label) {
-  bool same = x.size() == label.size();
-  for (int i = 0; same && i < x.size(); ++i) same = x[i] < 0 || label[i] < 0 || x[i] == label[i];
-  PL_ENFORCE(same, errors::InvalidArgument("op `%s` input `Label`: expected X's shape %s, "
-                                           "received %s",
-                                           op, x.ToString(), label.ToString()));
-}
-
 void BceLossInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireInput("Label");
   ctx->RequireOutput("Out");
-  CheckLabel(ctx->OpType(), ctx->GetInputDim("X"), ctx->GetInputDim("Label"));
+  CheckSameShape(ctx->OpType(), "Label", ctx->GetInputDim("Label"), "X", ctx->GetInputDim("X"));
   ctx->SetOutputDim("Out", ctx->GetInputDim("X"));
   ctx->ShareLoD("X", "Out");
 }
@@ -64,7 +56,7 @@ struct BceLossKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
     const DenseTensor* label = ctx.Input("Label");
-    CheckLabel(ctx.Type(), x->dims(), label->dims());
+    CheckSameShape(ctx.Type(), "Label", label->dims(), "X", x->dims());
     DenseTensor out(x->dims(), x->dtype());
     out.set_lod(x->lod());
     T* o = out.mutable_data<T>(ctx.GetPlace());
@@ -92,8 +84,8 @@ struct BceLossGradKernel {
     const DenseTensor* x = ctx.Input("X");
     const DenseTensor* label = ctx.Input("Label");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
-    CheckLabel(ctx.Type(), x->dims(), label->dims());
-    CheckLabel(ctx.Type(), x->dims(), dout->dims());
+    CheckSameShape(ctx.Type(), "Label", label->dims(), "X", x->dims());
+    CheckSameShape(ctx.Type(), "Out@GRAD", dout->dims(), "X", x->dims());
     DenseTensor dx(x->dims(), x->dtype());
     dx.set_lod(x->lod());
     T* d = dx.mutable_data<T>(ctx.GetPlace());

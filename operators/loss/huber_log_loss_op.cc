@@ -60,13 +60,6 @@ class ElementwiseLossOp : public OperatorWithKernel {
   }
 };
 
-void CheckSame(const std::string& op, const char* slot, const DDim& a, const DDim& b) {
-  bool same = a.size() == b.size();
-  for (int i = 0; same && i < a.size(); ++i) same = a[i] < 0 || b[i] < 0 || a[i] == b[i];
-  PL_ENFORCE(same, errors::InvalidArgument("op `%s` input `%s`: expected shape %s, received %s", op,
-                                           slot, a.ToString(), b.ToString()));
-}
-
 // ---------------------------------------------------------------- huber_loss
 
 float HuberDelta(const std::string& op, float delta) {
@@ -81,7 +74,7 @@ void HuberLossInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Y");
   ctx->RequireOutput("Out");
   const DDim x = ctx->GetInputDim("X");
-  CheckSame(ctx->OpType(), "Y", x, ctx->GetInputDim("Y"));
+  CheckSameShape(ctx->OpType(), "Y", ctx->GetInputDim("Y"), "X", x);
   HuberDelta(ctx->OpType(), ctx->Attr<float>("delta"));
   ctx->SetOutputDim("Out", x);
   if (ctx->HasOutput("Residual")) ctx->SetOutputDim("Residual", x);
@@ -92,7 +85,7 @@ struct HuberLossKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
     const DenseTensor* y = ctx.Input("Y");
-    CheckSame(ctx.Type(), "Y", x->dims(), y->dims());
+    CheckSameShape(ctx.Type(), "Y", y->dims(), "X", x->dims());
     const T delta = static_cast<T>(HuberDelta(ctx.Type(), ctx.Attr<float>("delta")));
     DenseTensor out(x->dims(), x->dtype()), residual(x->dims(), x->dtype());
     T* o = out.mutable_data<T>(ctx.GetPlace());
@@ -122,7 +115,7 @@ struct HuberLossGradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* residual = ctx.Input("Residual");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
-    CheckSame(ctx.Type(), "Out@GRAD", residual->dims(), dout->dims());
+    CheckSameShape(ctx.Type(), "Out@GRAD", dout->dims(), "Residual", residual->dims());
     const T delta = static_cast<T>(HuberDelta(ctx.Type(), ctx.Attr<float>("delta")));
     DenseTensor dy(residual->dims(), residual->dtype());
     T* d = dy.mutable_data<T>(ctx.GetPlace());
@@ -148,7 +141,7 @@ void LogLossInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Labels");
   ctx->RequireOutput("Loss");
   const DDim p = ctx->GetInputDim("Predicted");
-  CheckSame(ctx->OpType(), "Labels", p, ctx->GetInputDim("Labels"));
+  CheckSameShape(ctx->OpType(), "Labels", ctx->GetInputDim("Labels"), "Predicted", p);
   ctx->SetOutputDim("Loss", p);
 }
 
@@ -157,7 +150,7 @@ struct LogLossKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* p_t = ctx.Input("Predicted");
     const DenseTensor* y_t = ctx.Input("Labels");
-    CheckSame(ctx.Type(), "Labels", p_t->dims(), y_t->dims());
+    CheckSameShape(ctx.Type(), "Labels", y_t->dims(), "Predicted", p_t->dims());
     const T eps = static_cast<T>(ctx.Attr<float>("epsilon"));
     DenseTensor loss(p_t->dims(), p_t->dtype());
     T* o = loss.mutable_data<T>(ctx.GetPlace());
@@ -184,7 +177,7 @@ struct LogLossGradKernel {
     const DenseTensor* p_t = ctx.Input("Predicted");
     const DenseTensor* y_t = ctx.Input("Labels");
     const DenseTensor* g_t = ctx.Input("Loss@GRAD");
-    CheckSame(ctx.Type(), "Loss@GRAD", p_t->dims(), g_t->dims());
+    CheckSameShape(ctx.Type(), "Loss@GRAD", g_t->dims(), "Predicted", p_t->dims());
     const T eps = static_cast<T>(ctx.Attr<float>("epsilon"));
     DenseTensor dp(p_t->dims(), p_t->dtype());
     T* d = dp.mutable_data<T>(ctx.GetPlace());

@@ -47,19 +47,11 @@ class KldivLossOp : public OperatorWithKernel {
   }
 };
 
-void CheckTarget(const std::string& op, const DDim& x, const DDim& target) {
-  bool same = x.size() == target.size();
-  for (int i = 0; same && i < x.size(); ++i) same = x[i] < 0 || target[i] < 0 || x[i] == target[i];
-  PL_ENFORCE(same, errors::InvalidArgument("op `%s` input `Target`: expected X's shape %s, "
-                                           "received %s",
-                                           op, x.ToString(), target.ToString()));
-}
-
 void KldivLossInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireInput("Target");
   ctx->RequireOutput("Loss");
-  CheckTarget(ctx->OpType(), ctx->GetInputDim("X"), ctx->GetInputDim("Target"));
+  CheckSameShape(ctx->OpType(), "Target", ctx->GetInputDim("Target"), "X", ctx->GetInputDim("X"));
   ctx->SetOutputDim("Loss",
                     ctx->Attr<std::string>("reduction") == "none" ? ctx->GetInputDim("X") : DDim());
 }
@@ -77,7 +69,7 @@ struct KldivLossKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
     const DenseTensor* target = ctx.Input("Target");
-    CheckTarget(ctx.Type(), x->dims(), target->dims());
+    CheckSameShape(ctx.Type(), "Target", target->dims(), "X", x->dims());
     const std::string& reduction = ctx.Attr<std::string>("reduction");
     const bool log_target = ctx.Attr<bool>("log_target");
     const T* a = x->numel() > 0 ? x->data<T>() : nullptr;
@@ -116,7 +108,7 @@ struct KldivLossGradKernel {
     const DenseTensor* x = ctx.Input("X");
     const DenseTensor* target = ctx.Input("Target");
     const DenseTensor* dout = ctx.Input("Loss@GRAD");
-    CheckTarget(ctx.Type(), x->dims(), target->dims());
+    CheckSameShape(ctx.Type(), "Target", target->dims(), "X", x->dims());
     const std::string& reduction = ctx.Attr<std::string>("reduction");
     const bool per_element = reduction == "none";
     PL_ENFORCE(dout->numel() == (per_element ? x->numel() : 1),

@@ -51,21 +51,11 @@ class ProductOp : public OperatorWithKernel {
   }
 };
 
-bool SameOrUnknown(const DDim& a, const DDim& b) {
-  if (a.size() != b.size()) return false;
-  for (int i = 0; i < a.size(); ++i) {
-    if (a[i] >= 0 && b[i] >= 0 && a[i] != b[i]) return false;
-  }
-  return true;
-}
-
 DDim DotOutDims(const std::string& op, const DDim& x, const DDim& y) {
   PL_ENFORCE(x.size() == 1 || x.size() == 2,
              errors::InvalidArgument("op `%s` input `X`: expected rank 1 or 2, received %s", op,
                                      x.ToString()));
-  PL_ENFORCE(SameOrUnknown(x, y), errors::InvalidArgument("op `%s` input `Y`: expected X's shape "
-                                                          "%s, received %s",
-                                                          op, x.ToString(), y.ToString()));
+  CheckSameShape(op, "Y", y, "X", x);
   return x.size() == 1 ? DDim() : DDim{x[0]};
 }
 

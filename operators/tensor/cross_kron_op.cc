@@ -73,10 +73,7 @@ class BinaryTensorOp : public OperatorWithKernel {
 // ---------------------------------------------------------------- cross
 
 int CrossDim(const std::string& op, const DDim& x, const DDim& y, int dim) {
-  bool same = x.size() == y.size();
-  for (int i = 0; same && i < x.size(); ++i) same = x[i] < 0 || y[i] < 0 || x[i] == y[i];
-  PL_ENFORCE(same, errors::InvalidArgument("op `%s` input `Y`: expected X's shape %s, received %s",
-                                           op, x.ToString(), y.ToString()));
+  CheckSameShape(op, "Y", y, "X", x);
   if (dim == kFirstDimOfThree) {
     for (int i = 0; i < x.size(); ++i) {
       if (x[i] == 3) return i;
