@@ -88,10 +88,9 @@ void StampOpVersions(ProgramDesc* program) {
   for (const auto& kv : OpInfoMap::Instance().map()) (*versions)[kv.first] = kv.second.version();
 }
 
-std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, int block_id,
-                                                   Scope* scope,
-                                                   const std::vector<std::string>& keep,
-                                                   const PlacementRules& rules) {
+std::unique_ptr<PreparedProgram> Executor::Prepare(
+    const ProgramDesc& program, int block_id, Scope* scope, const std::vector<std::string>& keep,
+    const PlacementRules& rules, const std::vector<std::string>& kept_any_layout) {
   CheckOpVersions(program);
   const BlockDesc& block = program.Block(static_cast<size_t>(block_id));
   auto prepared = std::unique_ptr<PreparedProgram>(new PreparedProgram);
@@ -148,7 +147,8 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(const ProgramDesc& program, i
     }
   }
   const std::set<std::string> opaque =
-      PlanOpaqueLayouts(program, block_id, ops, placements, place_, persistable, kept);
+      PlanOpaqueLayouts(program, block_id, ops, placements, place_, persistable, kept,
+                        std::set<std::string>(kept_any_layout.begin(), kept_any_layout.end()));
   for (size_t i = 0; i < ops.size(); ++i) {
     AtOp(block_id, i, ops[i]->Type(), ops[i], [&] {
       prepared->prepared_.push_back(

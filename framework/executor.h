@@ -54,9 +54,12 @@ class Executor {
   // `rules`: per-op-type placement on top of the ops' attributes (kernel_placement.h).
   // Errors while preparing or running an op name where it is: "block 0 op #12 `conv2d` ..."
   // (running out of memory is an UnavailableError).
+  // `kept_any_layout`: those of `keep` the caller reads through PlainTensor or
+  // OpaqueLayout::ToPlain, so they may stay in a kernel library's layout (layout_planning.h).
   std::unique_ptr<PreparedProgram> Prepare(const ProgramDesc& program, int block_id, Scope* scope,
                                            const std::vector<std::string>& keep = {},
-                                           const PlacementRules& rules = PlacementRules());
+                                           const PlacementRules& rules = PlacementRules(),
+                                           const std::vector<std::string>& kept_any_layout = {});
   // Runs every op once; with `profile`, records each op's kernel, transforms and time.
   void Run(PreparedProgram* prepared, ExecutionProfile* profile = nullptr);
 

@@ -10,6 +10,10 @@
 // read through (KernelInfo::opaque_inputs). Whatever kernel the readers end up running, the
 // prepared ops convert an input the kernel cannot read, so the plan affects speed, never
 // results.
+//
+// `kept_any_layout` names kept variables whose reader converts them itself (the inference
+// library's output handles, which reorder straight into the caller's buffer): one written by
+// an op qualifies like a temporary, whether or not an op reads it.
 #pragma once
 
 #include <set>
@@ -27,7 +31,8 @@ std::set<std::string> PlanOpaqueLayouts(const ProgramDesc& program, int block_id
                                         const std::vector<OpPlacement>& placements,
                                         const platform::Place& place,
                                         const std::set<std::string>& persistable,
-                                        const std::set<std::string>& keep);
+                                        const std::set<std::string>& keep,
+                                        const std::set<std::string>& kept_any_layout = {});
 
 }  // namespace framework
 }  // namespace paddle_like

@@ -40,7 +40,9 @@ struct Predictor::State {
       : model(std::move(m)), executor(model->place) {
     std::vector<std::string> keep = model->inputs;
     keep.insert(keep.end(), model->outputs.begin(), model->outputs.end());
-    prepared = executor.Prepare(model->program, 0, model->params.get(), keep, model->rules);
+    // Outputs may stay in a kernel library's layout: their handles reorder them on reading.
+    prepared = executor.Prepare(model->program, 0, model->params.get(), keep, model->rules,
+                                model->outputs);
   }
   std::shared_ptr<const Model> model;
   framework::Executor executor;

@@ -110,13 +110,21 @@ const T* Tensor::data(PlaceType* place, int* size) const {
   const framework::DenseTensor& t = Readable<T>(var_, name_);
   if (place != nullptr) *place = t.place().is_gpu() ? PlaceType::kGPU : PlaceType::kCPU;
   if (size != nullptr) *size = static_cast<int>(t.numel());
-  return t.data<T>();
+  if (t.is_plain()) return t.data<T>();
+  // An output left in a kernel library's layout (the predictor keeps its outputs as their
+  // kernels wrote them): converted once here, in place, and read row-major from then on.
+  framework::DenseTensor* held = Dense(var_);
+  *held = framework::PlainTensor(t);
+  return held->data<T>();
 }
 
 template <typename T>
 void Tensor::CopyToCpu(T* data) const {
   const framework::DenseTensor& t = Readable<T>(var_, name_);
-  if (t.numel() > 0) {
+  if (t.numel() > 0 && !t.is_plain()) {
+    // Left in a kernel library's layout: one reorder straight into the caller's buffer.
+    t.opaque_layout()->ToPlain(t.raw_data(), data);
+  } else if (t.numel() > 0) {
     // platform::Copy covers an output that a GPU predictor left in device memory.
     platform::Copy(platform::CPUPlace(), data, t.place(), t.data<T>(),
                    static_cast<size_t>(t.numel()) * sizeof(T));

@@ -135,7 +135,10 @@ class Tensor {
   template <typename T>
   void CopyToCpu(T* data) const;
   // Zero-copy access: an input's buffer to write (after Reshape), an output's to read (in
-  // device memory, *place = kGPU, when a GPU predictor computed it there).
+  // device memory, *place = kGPU, when a GPU predictor computed it there). A CPU output
+  // that its kernel wrote in a library's layout (oneDNN's blocked formats) is converted to
+  // row-major by the first data() after a Run; CopyToCpu converts straight into the
+  // caller's buffer. Either way the caller reads row-major values.
   template <typename T>
   T* mutable_data(PlaceType place = PlaceType::kCPU);
   template <typename T>

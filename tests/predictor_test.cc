@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "framework/execution_profile.h"
 #include "paddle_like/inference_api.h"
 #include "platform/file_util.h"
 #include "tests/model_goldens.h"
@@ -148,6 +149,53 @@ TEST(Predictor, ClonesInThreadsMatchOneThreadBitwise) {
   for (int c = 0; c < kClones; ++c) EXPECT_EQ(mismatches[c], 0) << "clone " << c;
   // The original still runs after its clones.
   EXPECT_EQ(RunOnce(predictor.get(), {1, 1, 28, 28}, first), one);
+}
+
+// A model ending in a convolution (conv2d + batch_norm + relu, fused by the passes): its
+// output stays in oneDNN's blocked layout after Run, as the profile shows, and the handles
+// still give row-major values equal to the plain kernels': CopyToCpu reorders into the
+// caller's buffer and data() converts once in place, and runs after either give the same.
+TEST(Predictor, OutputsLeftInOneDNNLayoutAreReadRowMajor) {
+  SKIP_WITHOUT("paddlelite_simple_model");
+  const std::string dir = kModels + "/paddlelite_simple_model";
+  const std::vector<int> shape = {2, 3, 40, 36};
+  const std::vector<float> input = Values(InputPattern({2, 3, 40, 36}));
+  Config plain_config(dir + "/model.pdmodel", dir + "/model.pdiparams");
+  plain_config.DisableMKLDNN();
+  std::vector<int> out_shape;
+  const std::vector<float> expected =
+      RunOnce(CreatePredictor(plain_config).get(), shape, input, &out_shape);
+  ASSERT_EQ(out_shape, (std::vector<int>{2, 32, 20, 18}));
+
+  Config config(dir + "/model.pdmodel", dir + "/model.pdiparams");
+  config.EnableProfile();
+  auto predictor = CreatePredictor(config);
+  const std::vector<float> copied = RunOnce(predictor.get(), shape, input);
+  ExpectNear(std::vector<double>(copied.begin(), copied.end()),
+             std::vector<double>(expected.begin(), expected.end()), 1e-5, 1e-6, "CopyToCpu");
+  ASSERT_NE(predictor->profile(), nullptr);
+  const framework::OpRecord& last = predictor->profile()->ops.back();
+  EXPECT_EQ(last.type, "conv2d");
+  EXPECT_EQ(last.opaque_outputs.size(), 1u) << "the output was reordered inside Run";
+
+  for (int round = 0; round < 2; ++round) {
+    SCOPED_TRACE("data() after run " + std::to_string(round + 2));
+    ASSERT_TRUE(predictor->Run());
+    auto out = predictor->GetOutputHandle(predictor->GetOutputNames()[0]);
+    infer::PlaceType place = infer::PlaceType::kGPU;
+    int size = 0;
+    const float* values = out->data<float>(&place, &size);
+    EXPECT_EQ(place, infer::PlaceType::kCPU);
+    ASSERT_EQ(size, static_cast<int>(expected.size()));
+    // A second read (and a second handle) sees the converted values without converting again.
+    EXPECT_EQ(
+        predictor->GetOutputHandle(predictor->GetOutputNames()[0])->data<float>(nullptr, nullptr),
+        values);
+    ExpectNear(std::vector<double>(values, values + size),
+               std::vector<double>(expected.begin(), expected.end()), 1e-5, 1e-6, "data()");
+  }
+  const std::vector<float> again = RunOnce(predictor.get(), shape, input);
+  EXPECT_EQ(again, copied);
 }
 
 TEST(Predictor, MisuseIsATypedError) {

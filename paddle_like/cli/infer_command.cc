@@ -59,31 +59,6 @@ constexpr char kInferUsage[] =
     "  Prints each output's dtype, shape and values; for an [N, C] output, each row's top 5;\n"
     "  for a detector's [N, 6] output, the boxes scoring at least --threshold.\n";
 
-template <typename T>
-DenseTensor CopyOut(const infer::Tensor& out, DataType dtype) {
-  std::vector<int64_t> dims;
-  for (int d : out.shape()) dims.push_back(d);
-  DenseTensor t(framework::DDim(dims), dtype);
-  out.CopyToCpu(t.mutable_data<T>(platform::CPUPlace()));
-  return t;
-}
-
-DenseTensor GetOutput(const infer::Tensor& out) {
-  switch (out.type()) {
-    case infer::DataType::FLOAT32: return CopyOut<float>(out, DataType::FLOAT32);
-    case infer::DataType::FLOAT64: return CopyOut<double>(out, DataType::FLOAT64);
-    case infer::DataType::INT32: return CopyOut<int32_t>(out, DataType::INT32);
-    case infer::DataType::INT64: return CopyOut<int64_t>(out, DataType::INT64);
-    case infer::DataType::INT8: return CopyOut<int8_t>(out, DataType::INT8);
-    case infer::DataType::UINT8: return CopyOut<uint8_t>(out, DataType::UINT8);
-    case infer::DataType::BOOL: return CopyOut<bool>(out, DataType::BOOL);
-    default:
-      throw errors::Unimplemented("infer: output `%s` has an element type this command cannot "
-                                  "show",
-                                  out.name());
-  }
-}
-
 // "row 0: 3 (0.998), 8 (0.001), ..." for each row of an [N, C] output.
 void PrintTopClasses(const DenseTensor& t) {
   const int64_t rows = t.dims()[0], classes = t.dims()[1];
@@ -313,7 +288,8 @@ int InferCommand(const std::vector<std::string>& argv) {
   }
   for (const std::string& name : predictor->GetOutputNames()) {
     const auto handle = predictor->GetOutputHandle(name);
-    const DenseTensor t = GetOutput(*handle);
+    DenseTensor t;
+    GetOutput("infer", *handle, &t);
     std::cout << name << "  " << platform::DataTypeName(t.dtype()) << t.dims().ToString()
               << LoDSuffixText(handle->lod()) << "  " << FormatValues(t);
     if (!out_dir.empty()) {

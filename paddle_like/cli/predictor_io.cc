@@ -7,6 +7,18 @@
 namespace paddle_like {
 namespace cli {
 
+namespace {
+
+template <typename T>
+void CopyOut(const infer::Tensor& out, framework::DenseTensor* t) {
+  std::vector<int64_t> dims;
+  for (int d : out.shape()) dims.push_back(d);
+  t->Resize(framework::DDim(dims));
+  out.CopyToCpu(t->mutable_data<T>(platform::CPUPlace()));
+}
+
+}  // namespace
+
 void SetInput(const char* verb, infer::Tensor* in, const framework::DenseTensor& t) {
   using platform::DataType;
   std::vector<int> shape;
@@ -37,6 +49,30 @@ void SetInput(const char* verb, infer::Tensor* in, const framework::DenseTensor&
     default:
       throw platform::errors::InvalidArgument("%s: input `%s`: %s .npy data is not supported", verb,
                                               in->name(), platform::DataTypeName(t.dtype()));
+  }
+}
+
+void GetOutput(const char* verb, const infer::Tensor& out, framework::DenseTensor* t) {
+  switch (out.type()) {
+    case infer::DataType::FLOAT32:
+      return CopyOut<float>(out, t);
+    case infer::DataType::FLOAT64:
+      return CopyOut<double>(out, t);
+    case infer::DataType::INT32:
+      return CopyOut<int32_t>(out, t);
+    case infer::DataType::INT64:
+      return CopyOut<int64_t>(out, t);
+    case infer::DataType::INT8:
+      return CopyOut<int8_t>(out, t);
+    case infer::DataType::UINT8:
+      return CopyOut<uint8_t>(out, t);
+    case infer::DataType::BOOL:
+      return CopyOut<bool>(out, t);
+    default:
+      throw platform::errors::Unimplemented(
+          "%s: output `%s` has an element type this command "
+          "cannot read",
+          verb, out.name());
   }
 }
 

@@ -11,5 +11,10 @@ namespace cli {
 // naming `verb` and the input for an element type a handle does not take.
 void SetInput(const char* verb, infer::Tensor* in, const framework::DenseTensor& t);
 
+// Copies output `out` (after Run) into `t`, row-major on the CPU, reusing t's buffer when it
+// already has the size; UnimplementedError naming `verb` and the output for an element type
+// a handle does not give.
+void GetOutput(const char* verb, const infer::Tensor& out, framework::DenseTensor* t);
+
 }  // namespace cli
 }  // namespace paddle_like

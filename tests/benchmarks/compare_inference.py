@@ -8,7 +8,9 @@
         [--rounds 3]
 
 For each model, batch and thread count: the median latency (ms) of `repeat` runs after 10
-warm-up runs, inputs set once (uniform [0, 1) floats), and the ratio of paddle_like to the
+warm-up runs, inputs set once (uniform [0, 1) floats), each run followed by reading every
+output into the caller's memory (paddle.inference's `copy_to_cpu`, `bench`'s `CopyToCpu`;
+`session.run` returns its outputs so), and the ratio of paddle_like to the
 faster of the two references. The three runtimes are measured one after the other, `rounds`
 times over (default 3), and each keeps its best median: on a shared machine a neighbour's
 burst then slows one round, not one runtime. Prints a Markdown table; `--json FILE` also
@@ -81,7 +83,15 @@ def paddle_latency(prog, params, inputs, threads, repeat):
         h = predictor.get_input_handle(name)
         h.reshape(list(value.shape))
         h.copy_from_cpu(value)
-    return time_calls(predictor.run, repeat)
+    outputs = [predictor.get_output_handle(n) for n in predictor.get_output_names()]
+
+    # Like session.run and `paddle_like bench`, a run includes reading the outputs: with
+    # oneDNN, paddle.inference leaves them in oneDNN's layout until copy_to_cpu reorders them.
+    def run_and_fetch():
+        predictor.run()
+        for h in outputs:
+            h.copy_to_cpu()
+    return time_calls(run_and_fetch, repeat)
 
 
 def onnx_latency(onnx_path, inputs, threads, repeat):
