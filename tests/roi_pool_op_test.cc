@@ -1,6 +1,8 @@
 // roi_pool against a max over the bins written out here (PaddlePaddle's rounding of the ROI
 // corners and bin edges), ROIs of two images by RoisNum and by LoD, a ROI partly outside the
 // map and one whose bins are empty; Argmax; gradients by finite differences; errors.
+// psroi_pool likewise against averages over its bins written out here, each read from its own
+// channel.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -123,6 +125,83 @@ TEST(RoiPoolOp, BadInputsAreRefused) {
               {{"Out", 1}}, {{"pooled_height", 2}, {"pooled_width", 2}});
       },
       {"op `roi_pool` input `ROIs`", "[R, 4]", "[2, 3]"});
+}
+
+// psroi_pool's averages, written out in double: ROI corners rounded, then scaled; bins of
+// max(size, 0.1) / p cells from floor(i bin + start) to ceil((i + 1) bin + start), clipped.
+std::vector<double> NaivePsPool(const std::vector<double>& x, int64_t channels,
+                                const std::vector<double>& rois, const std::vector<int64_t>& image,
+                                int64_t oc, int64_t ph, int64_t pw, double scale) {
+  std::vector<double> out;
+  for (size_t r = 0; r < image.size(); ++r) {
+    const double x0 = std::round(rois[r * 4]) * scale, y0 = std::round(rois[r * 4 + 1]) * scale;
+    const double x1 = (std::round(rois[r * 4 + 2]) + 1) * scale;
+    const double y1 = (std::round(rois[r * 4 + 3]) + 1) * scale;
+    const double bh = std::max(y1 - y0, 0.1) / ph, bw = std::max(x1 - x0, 0.1) / pw;
+    for (int64_t c = 0; c < oc; ++c) {
+      for (int64_t i = 0; i < ph; ++i) {
+        for (int64_t j = 0; j < pw; ++j) {
+          auto clip = [](double v, int64_t hi) {
+            return std::min<int64_t>(std::max<int64_t>(static_cast<int64_t>(v), 0), hi);
+          };
+          const int64_t h0 = clip(std::floor(i * bh + y0), kH),
+                        h1 = clip(std::ceil((i + 1) * bh + y0), kH);
+          const int64_t w0 = clip(std::floor(j * bw + x0), kW),
+                        w1 = clip(std::ceil((j + 1) * bw + x0), kW);
+          const int64_t k = (c * ph + i) * pw + j;
+          double sum = 0;
+          for (int64_t y = h0; y < h1; ++y) {
+            for (int64_t xx = w0; xx < w1; ++xx)
+              sum += x[((image[r] * channels + k) * kH + y) * kW + xx];
+          }
+          out.push_back(h1 <= h0 || w1 <= w0 ? 0.0
+                                             : sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST(PsroiPoolOp, AverageOfEachBinFromItsOwnChannel) {
+  operators::RegisterAllOps();
+  constexpr int64_t kOc = 2, kPh = 2, kPw = 3, kChannels = kOc * kPh * kPw;
+  const std::vector<double> x = RandomValues(2 * kChannels * kH * kW, -1, 1, 9);
+  const AttributeMap attrs = {
+      {"pooled_height", 2}, {"pooled_width", 3}, {"output_channels", 2}, {"spatial_scale", 0.5f}};
+  const std::vector<double> want = NaivePsPool(x, kChannels, kRois, kImage, kOc, kPh, kPw, 0.5);
+  for (bool by_lod : {false, true}) {
+    SCOPED_TRACE(by_lod ? "LoD" : "RoisNum");
+    DenseTensor rois = MakeTensor<float>({4, 4}, kRois);
+    SlotTensors in = {{"X", {MakeTensor<float>({2, kChannels, kH, kW}, x)}}};
+    if (by_lod) {
+      rois.set_lod({{0, 2, 4}});
+    } else {
+      in["RoisNum"] = {MakeTensor<int32_t>({2}, {2, 2})};
+    }
+    in["ROIs"] = {rois};
+    const auto r = RunOp("psroi_pool", in, {{"Out", 1}}, attrs);
+    EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim({4, kOc, kPh, kPw}));
+    ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want, 1e-5, 1e-6, "psroi_pool");
+  }
+  GradCheck check;
+  check.op_type = "psroi_pool";
+  check.inputs = {{"X", {MakeTensor<double>({2, kChannels, kH, kW}, x)}},
+                  {"ROIs", {MakeTensor<double>({4, 4}, kRois)}},
+                  {"RoisNum", {MakeTensor<int32_t>({2}, {2, 2})}}};
+  check.outputs = {{"Out", 1}};
+  check.wrt = {"X"};
+  check.attrs = attrs;
+  CheckGradients(check);
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("psroi_pool",
+              {{"X", {MakeTensor<float>({2, 5, kH, kW}, RandomValues(2 * 5 * kH * kW, 0, 1))}},
+               {"ROIs", {MakeTensor<float>({4, 4}, kRois)}},
+               {"RoisNum", {MakeTensor<int32_t>({2}, {2, 2})}}},
+              {{"Out", 1}}, attrs);
+      },
+      {"op `psroi_pool` input `X`", "2 x 2 x 3 = 12", "received 5"});
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 // searchsorted against counting the row elements below (or not above) each value, for 1-D and
 // batched sequences, NaN, both output types; bincount against counting, with and without
-// weights of every type; typed errors.
+// weights of every type; histogram against bins counted in double (given and data ranges,
+// integer X, weights, density); typed errors.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -105,6 +107,91 @@ TEST_F(SearchAndCount, BincountCountsAndSumsWeights) {
               {{"Out", 1}});
       },
       {"op `bincount` input `Weights`", "[3]", "[2]"});
+}
+
+// Bins of the values in [lo, hi] counted here in double: floor((v - lo) * bins / (hi - lo)),
+// the last bin closed.
+std::vector<double> CountBins(const std::vector<double>& v, const std::vector<double>& w,
+                              int64_t bins, double lo, double hi) {
+  std::vector<double> out(static_cast<size_t>(bins), 0.0);
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (!(v[i] >= lo && v[i] <= hi)) continue;
+    const auto b = std::min<int64_t>(
+        static_cast<int64_t>(std::floor((v[i] - lo) * bins / (hi - lo))), bins - 1);
+    out[static_cast<size_t>(b)] += w.empty() ? 1.0 : w[i];
+  }
+  return out;
+}
+
+TEST_F(SearchAndCount, HistogramCountsValuesInEqualBins) {
+  const double nan = std::nan("");
+  // Values away from the bin edges (a float rounding there could move a value), an outlier
+  // on each side, hi itself (the last bin) and a NaN (never counted).
+  std::vector<double> x = {0.13, 0.61, 1.77, 2.2, 2.9, -5, 9, 3.0, 0.41, 1.13, 2.47, nan};
+  const DenseTensor xt = MakeTensor<float>({3, 4}, x);
+  auto r = RunOp("histogram", {{"X", {xt}}}, {{"Out", 1}},
+                 {{"bins", int64_t{6}}, {"min", 0.0f}, {"max", 3.0f}});
+  EXPECT_EQ(r.outputs.at("Out")[0].dtype(), DataType::INT64);
+  EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), CountBins(x, {}, 6, 0, 3));
+  // min = max: the data's range (NaN-free data).
+  x.pop_back();
+  r = RunOp("histogram", {{"X", {MakeTensor<double>({11}, x)}}}, {{"Out", 1}},
+            {{"bins", int64_t{4}}});
+  EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), CountBins(x, {}, 4, -5, 9));
+  // One value only: the range becomes [v - 1, v + 1].
+  r = RunOp("histogram", {{"X", {MakeTensor<double>({2}, {2.5, 2.5})}}}, {{"Out", 1}},
+            {{"bins", int64_t{4}}});
+  EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{0, 0, 2, 0}));
+  // Integer X: the bin by integer division, (v - lo) * bins / (hi - lo).
+  const std::vector<double> ints = {0, 1, 2, 3, 4, 5, 6, 7, 7, -1, 8};
+  r = RunOp("histogram", {{"X", {MakeTensor<int32_t>({11}, ints)}}}, {{"Out", 1}},
+            {{"bins", int64_t{3}}, {"min", 0.0f}, {"max", 7.0f}});
+  std::vector<double> want(3, 0.0);
+  for (double v : ints) {
+    if (v >= 0 && v <= 7) want[std::min<int64_t>(static_cast<int64_t>(v) * 3 / 7, 2)] += 1;
+  }
+  EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), want);
+  // Weights give float32 sums; density scales them to integrate to 1.
+  const std::vector<double> v = {0.2, 0.7, 1.4, 1.6, 2.5}, w = {1.5, -0.5, 2, 0.25, 3};
+  const SlotTensors weighted = {{"X", {MakeTensor<double>({5}, v)}},
+                                {"Weight", {MakeTensor<double>({5}, w)}}};
+  r = RunOp("histogram", weighted, {{"Out", 1}},
+            {{"bins", int64_t{3}}, {"min", 0.0f}, {"max", 3.0f}});
+  EXPECT_EQ(r.outputs.at("Out")[0].dtype(), DataType::FLOAT32);
+  ExpectNear(ToDoubles(r.outputs.at("Out")[0]), CountBins(v, w, 3, 0, 3), 1e-6, 1e-6, "sums");
+  r = RunOp("histogram", weighted, {{"Out", 1}},
+            {{"bins", int64_t{3}}, {"min", 0.0f}, {"max", 3.0f}, {"density", true}});
+  std::vector<double> density = CountBins(v, w, 3, 0, 3);
+  double total = 0;
+  for (double d : density) total += d;
+  for (double& d : density) d *= 3 / 3.0 / total;
+  ExpectNear(ToDoubles(r.outputs.at("Out")[0]), density, 1e-6, 1e-6, "density");
+
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("histogram", {{"X", {xt}}}, {{"Out", 1}}, {{"bins", int64_t{0}}});
+      },
+      {"op `histogram` attribute `bins`", "at least 1", "0"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("histogram", {{"X", {xt}}}, {{"Out", 1}},
+              {{"bins", int64_t{2}}, {"min", 3.0f}, {"max", 1.0f}});
+      },
+      {"op `histogram`", "min <= max", "min 3, max 1"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("histogram", {{"X", {MakeTensor<float>({3}, {nan, 1, 2})}}}, {{"Out", 1}},
+              {{"bins", int64_t{2}}});
+      },
+      {"op `histogram`", "not finite"});  // The range of data led by a NaN.
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("histogram",
+              {{"X", {MakeTensor<double>({5}, v)}},
+               {"Weight", {MakeTensor<double>({4}, {1, 2, 3, 4})}}},
+              {{"Out", 1}}, {{"bins", int64_t{2}}});
+      },
+      {"op `histogram` input `Weight`", "[5]", "[4]"});
 }
 
 }  // namespace

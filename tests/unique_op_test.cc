@@ -1,6 +1,7 @@
 // unique against distinct values and slices found by hand (sorted, flattened or along an
 // axis, and in order of first appearance), with every optional output, index types, NaN,
-// the doc's example and typed errors.
+// the doc's example and typed errors; unique_consecutive against runs found by a scan
+// written here.
 #include <cmath>
 #include <limits>
 #include <map>
@@ -107,6 +108,116 @@ TEST(UniqueOp, BadAttributesAreRefused) {
         RunOp("unique", {{"X", {x}}}, AllOutputs(), Wanting(false, {0}));
       },
       {"op `unique` attribute `axis`", "is_sorted"});
+}
+
+// Runs of equal neighbours among `n` rows of `width` values, found by a scan written here.
+struct Runs {
+  std::vector<double> starts, inverse, counts;
+};
+Runs FindRuns(const std::vector<double>& rows, int64_t n, int64_t width) {
+  Runs r;
+  for (int64_t i = 0; i < n; ++i) {
+    bool same = i > 0;
+    for (int64_t k = 0; same && k < width; ++k) {
+      same = rows[i * width + k] == rows[static_cast<int64_t>(r.starts.back()) * width + k];
+    }
+    if (!same) {
+      r.starts.push_back(static_cast<double>(i));
+      r.counts.push_back(0);
+    }
+    r.inverse.push_back(static_cast<double>(r.starts.size() - 1));
+    ++r.counts.back();
+  }
+  return r;
+}
+
+TEST(UniqueConsecutiveOp, DocExampleAndNaNs) {
+  operators::RegisterAllOps();
+  const AttributeMap all = {{"return_inverse", true}, {"return_counts", true}, {"dtype", 3}};
+  auto r =
+      RunOp("unique_consecutive", {{"X", {MakeTensor<int32_t>({8}, {1, 1, 2, 2, 3, 1, 1, 2})}}},
+            {{"Out", 1}, {"Index", 1}, {"Counts", 1}}, all);
+  EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), (std::vector<double>{1, 2, 3, 1, 2}));
+  EXPECT_EQ(ToDoubles(r.outputs.at("Index")[0]), (std::vector<double>{0, 0, 1, 1, 2, 3, 3, 4}));
+  EXPECT_EQ(ToDoubles(r.outputs.at("Counts")[0]), (std::vector<double>{2, 2, 1, 2, 1}));
+  EXPECT_EQ(r.outputs.at("Out")[0].dtype(), DataType::INT32);
+  EXPECT_EQ(r.outputs.at("Index")[0].dtype(), DataType::INT64);
+  // NaNs never merge (== is false for them); the attribute's old default gives float indices.
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  r = RunOp("unique_consecutive", {{"X", {MakeTensor<double>({5}, {nan, nan, 1, 1, nan})}}},
+            {{"Out", 1}, {"Index", 1}, {"Counts", 1}},
+            {{"return_inverse", true}, {"return_counts", true}});
+  EXPECT_EQ(r.outputs.at("Out")[0].numel(), 4);
+  EXPECT_EQ(ToDoubles(r.outputs.at("Counts")[0]), (std::vector<double>{1, 1, 2, 1}));
+  EXPECT_EQ(r.outputs.at("Counts")[0].dtype(), DataType::FLOAT32);
+  // Without return_* only Out is written; an empty X gives empty outputs.
+  r = RunOp("unique_consecutive", {{"X", {MakeTensor<float>({0}, {})}}}, {{"Out", 1}}, all);
+  EXPECT_EQ(r.outputs.at("Out")[0].numel(), 0);
+}
+
+TEST(UniqueConsecutiveOp, RunsOfValuesAndOfSlicesMatchAScan) {
+  operators::RegisterAllOps();
+  std::vector<double> x = RandomValues(60, 0, 3, 11);
+  for (double& v : x) v = std::floor(v);
+  const AttributeMap flat = {{"return_inverse", true}, {"return_counts", true}, {"dtype", 2}};
+  auto r = RunOp("unique_consecutive", {{"X", {MakeTensor<float>({6, 10}, x)}}},
+                 {{"Out", 1}, {"Index", 1}, {"Counts", 1}}, flat);
+  Runs want = FindRuns(x, 60, 1);
+  std::vector<double> values;
+  for (double s : want.starts) values.push_back(x[static_cast<size_t>(s)]);
+  EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), values);
+  EXPECT_EQ(ToDoubles(r.outputs.at("Index")[0]), want.inverse);
+  EXPECT_EQ(ToDoubles(r.outputs.at("Counts")[0]), want.counts);
+
+  // Along axis 1 (and -2) of [2, 5, 3]: slices X[:, i, :], with repeated neighbours planted.
+  std::vector<double> y = RandomValues(30, 0, 2, 5);
+  for (double& v : y) v = std::floor(v);
+  for (int64_t a = 0; a < 2; ++a) {
+    for (int64_t k = 0; k < 3; ++k) {
+      y[(a * 5 + 2) * 3 + k] = y[(a * 5 + 1) * 3 + k];  // Slice 2 repeats slice 1.
+      y[(a * 5 + 4) * 3 + k] = y[(a * 5 + 3) * 3 + k];  // Slice 4 repeats slice 3.
+    }
+  }
+  std::vector<double> rows(30);
+  for (int64_t a = 0; a < 2; ++a) {
+    for (int64_t i = 0; i < 5; ++i) {
+      for (int64_t k = 0; k < 3; ++k) rows[i * 6 + a * 3 + k] = y[(a * 5 + i) * 3 + k];
+    }
+  }
+  want = FindRuns(rows, 5, 6);
+  ASSERT_LE(want.starts.size(), 3u);
+  for (int axis : {1, -2}) {
+    SCOPED_TRACE("axis " + std::to_string(axis));
+    AttributeMap attrs = flat;
+    attrs["axis"] = std::vector<int>{axis};
+    r = RunOp("unique_consecutive", {{"X", {MakeTensor<double>({2, 5, 3}, y)}}},
+              {{"Out", 1}, {"Index", 1}, {"Counts", 1}}, attrs);
+    const int64_t u = static_cast<int64_t>(want.starts.size());
+    EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim({2, u, 3}));
+    std::vector<double> out;
+    for (int64_t a = 0; a < 2; ++a) {
+      for (int64_t k = 0; k < u; ++k) {
+        for (int64_t c = 0; c < 3; ++c) {
+          out.push_back(y[(a * 5 + static_cast<int64_t>(want.starts[k])) * 3 + c]);
+        }
+      }
+    }
+    EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), out);
+    EXPECT_EQ(ToDoubles(r.outputs.at("Index")[0]), want.inverse);
+    EXPECT_EQ(ToDoubles(r.outputs.at("Counts")[0]), want.counts);
+  }
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("unique_consecutive", {{"X", {MakeTensor<double>({2, 5, 3}, y)}}}, {{"Out", 1}},
+              {{"axis", std::vector<int>{3}}});
+      },
+      {"op `unique_consecutive`", "axis", "3"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("unique_consecutive", {{"X", {MakeTensor<double>({2, 5, 3}, y)}}}, {{"Out", 1}},
+              {{"axis", std::vector<int>{0, 1}}});
+      },
+      {"op `unique_consecutive` attribute `axis`", "at most one axis"});
 }
 
 }  // namespace
