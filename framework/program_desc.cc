@@ -56,6 +56,25 @@ void CheckTensorDesc(const proto::VarType::TensorDesc& t, const std::string& sou
                                                       source, block, var, problem));
 }
 
+// PaddlePaddle's build-time shape inference multiplies unknown dims (a layer_norm over
+// [-1, 50] declares its Mean [-50]): any negative dim of a declared shape means unknown.
+void NormalizeUnknownDims(proto::VarType::TensorDesc* t) {
+  for (int i = 0; i < t->dims_size(); ++i) {
+    if (t->dims(i) < -1) t->set_dims(i, -1);
+  }
+}
+
+void NormalizeUnknownDims(proto::BlockDesc* b) {
+  for (auto& v : *b->mutable_vars()) {
+    auto* type = v.mutable_type();
+    if (type->has_lod_tensor()) NormalizeUnknownDims(type->mutable_lod_tensor()->mutable_tensor());
+    if (type->has_selected_rows()) NormalizeUnknownDims(type->mutable_selected_rows());
+    if (type->has_tensor_array()) {
+      NormalizeUnknownDims(type->mutable_tensor_array()->mutable_tensor());
+    }
+  }
+}
+
 // Checks what later code indexes with or allocates by: declared tensor shapes and types,
 // and block indices held by BLOCK/BLOCKS attributes.
 void CheckBlockProto(const proto::BlockDesc& b, int num_blocks, const std::string& source) {
@@ -90,7 +109,8 @@ void ProgramDesc::ParseFrom(const void* proto_program, const std::string& source
   const auto& p = *static_cast<const proto::ProgramDesc*>(proto_program);
   blocks_.clear();
   for (int i = 0; i < p.blocks_size(); ++i) {
-    const auto& b = p.blocks(i);
+    proto::BlockDesc b = p.blocks(i);
+    NormalizeUnknownDims(&b);
     PL_ENFORCE(b.idx() == i, errors::InvalidArgument(
                                  "program `%s`: block %d carries idx %d (blocks must be in order)",
                                  source, i, b.idx()));

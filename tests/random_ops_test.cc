@@ -170,6 +170,8 @@ TEST(RandomOps, SampleStatistics) {
       const auto v = ToDoubles(Draw("truncated_gaussian_random", {{"shape", std::vector<int>{n}},
                                                                   {"mean", -1.0f},
                                                                   {"std", 0.5f},
+                                                                  {"a", -2.0f},
+                                                                  {"b", 0.0f},
                                                                   {"seed", 3},
                                                                   {"dtype", dtype}}));
       const Moments m = Stats(v);
@@ -182,6 +184,49 @@ TEST(RandomOps, SampleStatistics) {
       EXPECT_LE(m.max, 0.0);
     }
   }
+}
+
+// N(mean, std^2) truncated to [a, b] (absolute bounds): its mean and standard deviation in
+// closed form, against samples drawn by rejection (most of the mass inside) and by the
+// inverse CDF (a bound far in a tail).
+TEST(RandomOps, TruncatedGaussianKeepsTheAbsoluteBounds) {
+  struct Case {
+    float mean, std, a, b;
+  };
+  const int64_t n = 100000;
+  for (const Case& c : {Case{1, 3, -4, 8}, Case{5, 1, -2, 2}, Case{0, 1, 2.5f, 3.5f}}) {
+    for (int dtype : {5, 6}) {
+      SCOPED_TRACE("mean " + std::to_string(c.mean) + " std " + std::to_string(c.std) + " [" +
+                   std::to_string(c.a) + ", " + std::to_string(c.b) + "] dtype " +
+                   std::to_string(dtype));
+      const auto v = ToDoubles(Draw("truncated_gaussian_random", {{"shape", std::vector<int>{n}},
+                                                                  {"mean", c.mean},
+                                                                  {"std", c.std},
+                                                                  {"a", c.a},
+                                                                  {"b", c.b},
+                                                                  {"seed", 7},
+                                                                  {"dtype", dtype}}));
+      const double alpha = (c.a - c.mean) / c.std, beta = (c.b - c.mean) / c.std;
+      auto pdf = [](double z) { return std::exp(-z * z / 2) / std::sqrt(2 * M_PI); };
+      auto cdf = [](double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); };
+      const double mass = cdf(beta) - cdf(alpha);
+      const double shift = (pdf(alpha) - pdf(beta)) / mass;
+      const double var = 1 + (alpha * pdf(alpha) - beta * pdf(beta)) / mass - shift * shift;
+      const Moments m = Stats(v);
+      EXPECT_GE(m.min, c.a);
+      EXPECT_LE(m.max, c.b);
+      EXPECT_NEAR(m.mean, c.mean + c.std * shift, 0.02 * c.std);
+      EXPECT_NEAR(m.std, c.std * std::sqrt(var), 0.02 * c.std);
+    }
+  }
+  // std 0: the mean, clipped to the bounds; bounds the wrong way round are refused.
+  const auto flat = ToDoubles(Draw(
+      "truncated_gaussian_random",
+      {{"shape", std::vector<int>{4}}, {"mean", 3.0f}, {"std", 0.0f}, {"a", -1.0f}, {"b", 1.5f}}));
+  EXPECT_EQ(flat, std::vector<double>(4, 1.5));
+  EXPECT_THROW(Draw("truncated_gaussian_random",
+                    {{"shape", std::vector<int>{4}}, {"a", 1.0f}, {"b", -1.0f}}),
+               platform::InvalidArgumentError);
 }
 
 TEST(RandomOps, UniformDiagonal) {

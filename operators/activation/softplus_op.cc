@@ -43,7 +43,13 @@ PL_REGISTER_OPS(RegisterSoftplusOp) {
       R"DOC($$dX = dOut \cdot \sigma(\beta X) \text{ where } \beta X \le threshold, \text{ else } dOut$$)DOC"};
   RegisterUnaryOpWithFusedGrad<SoftplusOp, SoftplusOpMaker,
                                UnaryFunctorKernel<activation::Softplus>::Kernel,
-                               UnaryGradFunctorKernel<activation::SoftplusGrad>::Kernel>(kOp, grad);
+                               UnaryGradFunctorKernel<activation::SoftplusGrad>::Kernel>(kOp, grad)
+      .Checkpoint(
+          "add attributes beta and threshold: Out = log(1 + exp(beta X)) / beta, X "
+          "itself where beta X > threshold",
+          framework::OpVersionDesc()
+              .NewAttr("beta", "the slope inside the exponential", 1.0f)
+              .NewAttr("threshold", "above it, Out is X", 20.0f));
 }
 
 }  // namespace operators

@@ -135,7 +135,10 @@ PL_REGISTER_OPS(RegisterMatmulOp) {
       R"DOC($$dX = \alpha\, dOut \cdot Y^T, \quad dY = \alpha\, X^T \cdot dOut$$ (per matrix, with the transpose flags as for matmul_v2))DOC"};
   framework::RegisterOp<MatmulOp, MatmulOpMaker>(kOp)
       .InferShape(MatmulInferShape)
-      .GradOpMaker(framework::FusedGradMaker(grad));
+      .GradOpMaker(framework::FusedGradMaker(grad))
+      .Checkpoint("add attribute fused_reshape_Y (a oneDNN fusion of PaddlePaddle's passes)",
+                  framework::OpVersionDesc().NewAttr("fused_reshape_Y", "reshape of Y fused in",
+                                                     std::vector<int>{}));
   RegisterPlainCpuFloatKernels<MatmulKernel>(kOp);
   framework::RegisterFusedGradOp(kOp, grad).InferShape([](InferShapeContext* ctx) {
     ctx->RequireInput("X");

@@ -5,8 +5,10 @@
 // seed of the process's default generator (reproducible with FLAGS_random_seed). Values are
 // generated one after another in element order on one thread, with the transforms of
 // random_transforms.h, so they do not depend on the thread count or the C++ library.
+#include <algorithm>
 #include <cmath>
 
+#include "operators/activation/activation_op.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
 #include "operators/random/random_transforms.h"
@@ -94,13 +96,18 @@ class TruncatedGaussianRandomOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<int>("dtype", "Element type as a VarType number: 5 float32, 6 float64.")
         .SetDefault(static_cast<int>(DataType::FLOAT32))
         .InEnum({5, 6});
+    AddAttr<float>("a", "Lowest value kept (an absolute bound, not in units of std).")
+        .SetDefault(-2.0f);
+    AddAttr<float>("b", "Highest value kept (>= a).").SetDefault(2.0f);
     AddComment(R"DOC(
-TruncatedGaussianRandom operator.
-
+TruncatedGaussianRandom operator: the normal distribution N(mean, std^2) conditioned on
+[a, b] (absolute bounds, as PaddlePaddle reads them since the op's version 1; before, the
+bounds were mean +- 2 std, which the defaults give for mean 0 and std 1):
 $$Out_i = mean + std \cdot z_i, \quad z_i \sim N(0, 1) \text{ conditioned on }
-  |Out_i - mean| \le 2 \cdot std$$
-
-A sample outside [mean - 2 std, mean + 2 std] (checked in the output dtype) is drawn again.
+  a \le Out_i \le b$$
+Where [a, b] holds at least a quarter of the distribution, a sample outside it (checked in
+the output dtype) is drawn again; otherwise each sample is the inverse CDF of a uniform draw
+between the CDF's values at a and b. std = 0 gives mean, clipped to [a, b].
 )DOC");
   }
 };
@@ -229,23 +236,45 @@ struct GaussianRandomKernel {
   }
 };
 
+// The standard normal CDF.
+double NormalCdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
 template <typename T>
 struct TruncatedGaussianRandomKernel {
   static void Compute(const ExecutionContext& ctx) {
     CheckStd(ctx);
     const double mean = ctx.Attr<float>("mean");
     const double std_dev = ctx.Attr<float>("std");
-    const T lo = static_cast<T>(mean - 2 * std_dev);
-    const T hi = static_cast<T>(mean + 2 * std_dev);
+    const double a = ctx.Attr<float>("a"), b = ctx.Attr<float>("b");
+    PL_ENFORCE(std::isfinite(a) && std::isfinite(b) && a <= b,
+               errors::InvalidArgument("op `%s` attributes `a` and `b`: expected finite bounds "
+                                       "with a <= b, received a %g, b %g",
+                                       ctx.Type(), a, b));
+    const T lo = static_cast<T>(a), hi = static_cast<T>(b);
     T* o = ctx.Output("Out")->mutable_data<T>(ctx.GetPlace());
     const int64_t n = ctx.Output("Out")->numel();
+    if (std_dev == 0) {
+      std::fill(o, o + n, static_cast<T>(std::min(std::max(mean, a), b)));
+      return;
+    }
     RandomSource source(platform::ResolveSeed(ctx.Attr<int>("seed")));
+    const double cdf_a = NormalCdf((a - mean) / std_dev), cdf_b = NormalCdf((b - mean) / std_dev);
+    if (cdf_b - cdf_a >= 0.25) {
+      for (int64_t i = 0; i < n; ++i) {
+        T v;
+        do {
+          v = static_cast<T>(mean + std_dev * source.Normal());
+        } while (v < lo || v > hi);
+        o[i] = v;
+      }
+      return;
+    }
+    // Far in a tail, where drawing again would rarely land inside.
+    const ErfinvFunctor<double> erfinv;
     for (int64_t i = 0; i < n; ++i) {
-      T v;
-      do {
-        v = static_cast<T>(mean + std_dev * source.Normal());
-      } while (v < lo || v > hi);
-      o[i] = v;
+      const double u = cdf_a + source.Uniform() * (cdf_b - cdf_a);
+      const double v = mean + std_dev * std::sqrt(2.0) * erfinv(2 * u - 1);
+      o[i] = std::min(std::max(static_cast<T>(v), lo), hi);
     }
   }
 };
@@ -272,6 +301,10 @@ PL_REGISTER_OPS(RegisterRandomOps) {
   RegisterPlainCpuFloatKernels<GaussianRandomKernel>("gaussian_random");
 
   framework::RegisterOp<RandomOp, TruncatedGaussianRandomOpMaker>("truncated_gaussian_random")
+      .Checkpoint("add attributes a and b: the truncation bounds, absolute",
+                  framework::OpVersionDesc()
+                      .NewAttr("a", "lowest value kept", -2.0f)
+                      .NewAttr("b", "highest value kept", 2.0f))
       .InferShape(RandomInferShape)
       .InferVarType(RandomInferVarType);
   RegisterPlainCpuFloatKernels<TruncatedGaussianRandomKernel>("truncated_gaussian_random");

@@ -73,6 +73,9 @@ void AppendInitializer(ProgramBuilder* builder, const std::string& name,
                           {"std", static_cast<float>(std)}, {"seed", builder->NextSeed()}};
     if (std::string(type) == "truncated_gaussian_random") {
       attrs["shape"] = std::vector<int>(shape.begin(), shape.end());
+      // Two standard deviations either side of the mean (the op's bounds are absolute).
+      attrs["a"] = static_cast<float>(mean - 2 * std);
+      attrs["b"] = static_cast<float>(mean + 2 * std);
     } else {
       attrs["shape"] = shape;
     }

@@ -32,6 +32,7 @@ struct Initializer {
   static Initializer Constant(float value);
   static Initializer Uniform(float low, float high);
   static Initializer Normal(float mean, float std);
+  // N(mean, std^2) redrawn outside mean +- 2 std.
   static Initializer TruncatedNormal(float mean, float std);
   // limit = sqrt(6 / (fan_in + fan_out)) (uniform) or std = sqrt(2 / (fan_in + fan_out)).
   static Initializer Xavier(bool uniform = true);
