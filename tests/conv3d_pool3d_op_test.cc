@@ -1,5 +1,6 @@
-// conv3d and pool3d against direct sums written here (every tap of every output cell), over
-// strides, paddings (3 and 6 values, SAME, VALID), dilations, groups, NDHWC, ceil_mode,
+// conv3d, conv3d_transpose and pool3d against direct sums written here (every tap of every
+// output cell; every input cell scattered for the transpose), over strides, paddings (3 and 6
+// values, SAME, VALID), dilations, groups, output_padding and output_size, NDHWC, ceil_mode,
 // exclusive, adaptive and global pooling; gradients against finite differences; errors.
 #include <algorithm>
 #include <cmath>
@@ -133,6 +134,129 @@ TEST(Conv3dOp, GradientsMatchFiniteDifferences) {
   check.outputs = {{"Output", 1}};
   check.attrs = ConvAttrs(c);
   CheckGradients(check);
+}
+
+// conv3d_transpose written out: every input cell scatters Filter[c, m] into the output.
+// Output sizes (in - 1) s - p0 - p1 + d (k - 1) + 1 + extra per axis.
+std::vector<double> NaiveConv3dTranspose(const ConvCase& c, const std::vector<int>& extra,
+                                         const std::vector<double>& x, const std::vector<double>& f,
+                                         std::vector<int64_t>* dims) {
+  const int64_t in[3] = {c.d, c.h, c.w}, k[3] = {c.kd, c.kh, c.kw};
+  int64_t out[3];
+  for (int a = 0; a < 3; ++a) {
+    out[a] = (in[a] - 1) * c.strides[a] - c.paddings[2 * a] - c.paddings[2 * a + 1] +
+             c.dilations[a] * (k[a] - 1) + 1 + extra[a];
+  }
+  const int64_t cg = c.c / c.groups, mg = c.m / c.groups;
+  *dims = {c.n, c.m, out[0], out[1], out[2]};
+  std::vector<double> y(static_cast<size_t>(c.n * c.m * out[0] * out[1] * out[2]), 0.0);
+  for (int64_t b = 0; b < c.n; ++b)
+    for (int64_t ci = 0; ci < c.c; ++ci)
+      for (int64_t z = 0; z < c.d; ++z)
+        for (int64_t yy = 0; yy < c.h; ++yy)
+          for (int64_t xx = 0; xx < c.w; ++xx)
+            for (int64_t m = 0; m < mg; ++m)
+              for (int64_t i = 0; i < c.kd; ++i)
+                for (int64_t j = 0; j < c.kh; ++j)
+                  for (int64_t kx = 0; kx < c.kw; ++kx) {
+                    const int64_t oz = z * c.strides[0] - c.paddings[0] + i * c.dilations[0];
+                    const int64_t oy = yy * c.strides[1] - c.paddings[2] + j * c.dilations[1];
+                    const int64_t ox = xx * c.strides[2] - c.paddings[4] + kx * c.dilations[2];
+                    if (oz < 0 || oz >= out[0] || oy < 0 || oy >= out[1] || ox < 0 ||
+                        ox >= out[2]) {
+                      continue;
+                    }
+                    const int64_t o = (ci / cg) * mg + m;
+                    y[(((b * c.m + o) * out[0] + oz) * out[1] + oy) * out[2] + ox] +=
+                        f[(((ci * mg + m) * c.kd + i) * c.kh + j) * c.kw + kx] *
+                        x[(((b * c.c + ci) * c.d + z) * c.h + yy) * c.w + xx];
+                  }
+  return y;
+}
+
+// c.c: the transpose's input channels, c.m its output channels.
+TEST(Conv3dTransposeOp, MatchesTheScatteredSumsInBothLayouts) {
+  operators::RegisterAllOps();
+  const std::vector<std::pair<ConvCase, std::vector<int>>> cases = {
+      {{1, 2, 3, 4, 2, 3, 3, 3, 3, 1, {1, 1, 1}, {1, 1, 1, 1, 1, 1}, {1, 1, 1}}, {0, 0, 0}},
+      {{2, 4, 3, 2, 3, 6, 2, 3, 2, 2, {2, 1, 3}, {0, 1, 1, 0, 1, 0}, {1, 2, 1}}, {1, 0, 2}},
+  };
+  for (const auto& [c, extra] : cases) {
+    const auto x = RandomValues(c.n * c.c * c.d * c.h * c.w, -1, 1, 71);
+    const auto f = RandomValues(c.c * c.m / c.groups * c.kd * c.kh * c.kw, -1, 1, 72);
+    std::vector<int64_t> dims;
+    const auto want = NaiveConv3dTranspose(c, extra, x, f, &dims);
+    const DDim fd{c.c, c.m / c.groups, c.kd, c.kh, c.kw};
+    AttributeMap attrs = ConvAttrs(c);
+    attrs["output_padding"] = extra;
+    const OpRunResult first = RunOp("conv3d_transpose",
+                                    {{"Input", {MakeTensor<double>({c.n, c.c, c.d, c.h, c.w}, x)}},
+                                     {"Filter", {MakeTensor<double>(fd, f)}}},
+                                    {{"Output", 1}}, attrs);
+    EXPECT_EQ(first.outputs.at("Output")[0].dims(), DDim(dims));
+    ExpectNear(ToDoubles(first.outputs.at("Output")[0]), want, 1e-12, 1e-12, "NCDHW");
+    // output_size naming the same sizes gives the same; NDHWC in float.
+    attrs.erase("output_padding");
+    attrs["output_size"] = std::vector<int>{static_cast<int>(dims[2]), static_cast<int>(dims[3]),
+                                            static_cast<int>(dims[4])};
+    attrs["data_format"] = std::string("NHWC");  // What this op reads as channels last.
+    const OpRunResult last =
+        RunOp("conv3d_transpose",
+              {{"Input",
+                {MakeTensor<float>({c.n, c.d, c.h, c.w, c.c},
+                                   ChannelsLast(x, c.n, c.c, c.d * c.h * c.w))}},
+               {"Filter", {MakeTensor<float>(fd, f)}}},
+              {{"Output", 1}}, attrs);
+    ExpectNear(ToDoubles(last.outputs.at("Output")[0]),
+               ChannelsLast(want, c.n, c.m, dims[2] * dims[3] * dims[4]), 1e-5, 1e-5, "NDHWC");
+  }
+}
+
+TEST(Conv3dTransposeOp, GradientsAndErrors) {
+  operators::RegisterAllOps();
+  GradCheck check;
+  check.op_type = "conv3d_transpose";
+  check.inputs = {{"Input", {MakeTensor<double>({1, 2, 2, 3, 2}, RandomValues(24, -1, 1, 73))}},
+                  {"Filter", {MakeTensor<double>({2, 2, 2, 2, 2}, RandomValues(32, -1, 1, 74))}}};
+  check.outputs = {{"Output", 1}};
+  check.attrs = {{"strides", std::vector<int>{2, 1, 2}},
+                 {"paddings", std::vector<int>{1, 0, 0}},
+                 {"dilations", std::vector<int>{1, 2, 1}},
+                 {"output_padding", std::vector<int>{1, 0, 1}},
+                 {"groups", 2}};
+  CheckGradients(check);
+  // SAME: the paddings conv3d would take over this input (ceil(in / s) outputs): depth 3
+  // with stride 2 and k 3 is padded 1 + 1, so (3 - 1) 2 - 2 + 3 = 5 (PaddlePaddle's size).
+  const OpRunResult same =
+      RunOp("conv3d_transpose",
+            {{"Input", {MakeTensor<float>({1, 1, 3, 4, 2}, RandomValues(24, -1, 1, 75))}},
+             {"Filter", {MakeTensor<float>({1, 2, 3, 2, 3}, RandomValues(36, -1, 1, 76))}}},
+            {{"Output", 1}},
+            {{"strides", std::vector<int>{2, 1, 3}}, {"padding_algorithm", std::string("SAME")}});
+  EXPECT_EQ(same.outputs.at("Output")[0].dims(), DDim({1, 2, 5, 4, 5}));
+  const SlotTensors in = {
+      {"Input", {MakeTensor<float>({1, 2, 2, 2, 2}, RandomValues(16, -1, 1))}},
+      {"Filter", {MakeTensor<float>({2, 1, 2, 2, 2}, RandomValues(16, -1, 1))}}};
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("conv3d_transpose", in, {{"Output", 1}},
+              {{"output_size", std::vector<int>{9, 3, 3}}});
+      },
+      {"op `conv3d_transpose` attribute `output_size`", "depth in [3, 4)", "9"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("conv3d_transpose", in, {{"Output", 1}},
+              {{"output_padding", std::vector<int>{1, 0, 0}}});
+      },
+      {"op `conv3d_transpose` attribute `output_padding`", "max(stride 1, dilation 1)", "1"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("conv3d_transpose",
+              {{"Input", in.at("Input")},
+               {"Filter", {MakeTensor<float>({3, 1, 2, 2, 2}, RandomValues(24, -1, 1))}}},
+              {{"Output", 1}});
+      },
+      {"op `conv3d_transpose` input `Filter`", "C_in = 2"});
 }
 
 struct PoolCase {

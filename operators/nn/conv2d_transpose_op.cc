@@ -42,8 +42,9 @@ class Conv2dTransposeAttrMaker : public OneDNNPrecisionAttrMaker {
                               "cropped from the full output.")
         .SetDefault(std::vector<int>{0, 0});
     AddAttr<std::string>("padding_algorithm",
-                         "EXPLICIT (use `paddings`), SAME (out = in * stride; dilations become "
-                         "1) or VALID (no padding).")
+                         "EXPLICIT (use `paddings`), SAME (the paddings conv2d would take over "
+                         "Input, for ceil(in / stride) outputs; dilations become 1) or VALID (no "
+                         "padding).")
         .SetDefault("EXPLICIT")
         .InEnum({"EXPLICIT", "SAME", "VALID"});
     AddAttr<std::vector<int>>("dilations", "[dilation_h, dilation_w], each >= 1.")

@@ -1,7 +1,8 @@
-// conv3d and pool3d on volumes [N, C, D, H, W] (NDHWC with data_format), as PaddlePaddle
-// computes them, with their fused gradient ops. conv3d unfolds each image's windows into
-// columns (vol2col) for one GEMM per group; pool3d takes the max or the average of each window
-// (fixed, adaptive or global).
+// conv3d, conv3d_transpose and pool3d on volumes [N, C, D, H, W] (NDHWC with data_format), as
+// PaddlePaddle computes them, with their fused gradient ops. conv3d unfolds each image's
+// windows into columns (vol2col) for one GEMM per group; conv3d_transpose is the input
+// gradient of the conv3d it undoes (a GEMM per group, then the columns summed back, col2vol);
+// pool3d takes the max or the average of each window (fixed, adaptive or global).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -55,6 +56,53 @@ $$Output[n, o, z, y, x] = \sum_{c \in group(o)} \sum_{i, j, k} Filter[o, c, i, j
 SAME pads so that out = ceil(in / s) (dilation 1), VALID pads nothing.
 
 Gradient (fused op): Input@GRAD and Filter@GRAD through the same columns.
+)DOC");
+  }
+};
+
+class Conv3dTransposeOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("Input", "Volumes [N, C_in, D, H, W] (NDHWC: [N, D, H, W, C_in]).");
+    AddInput("Filter", "Filter [C_in, C_out / groups, k_d, k_h, k_w].");
+    AddOutput("Output", "[N, C_out, D_out, H_out, W_out] (NDHWC: channels last).");
+    AddAttr<std::vector<int>>("output_padding",
+                              "Extra [d, h, w] at the far end of each axis (each below "
+                              "max(stride, dilation)); empty = none.")
+        .SetDefault(std::vector<int>{});
+    AddAttr<std::vector<int>>("output_size",
+                              "[D_out, H_out, W_out], each within [natural, natural + stride); "
+                              "empty = the natural size. Overrides output_padding.")
+        .SetDefault(std::vector<int>{});
+    AddAttr<int>("groups", "Channel groups: C_in divisible by it.").SetDefault(1);
+    AddAttr<std::vector<int>>("strides", "[s_d, s_h, s_w].").SetDefault(std::vector<int>{1, 1, 1});
+    AddAttr<std::vector<int>>("paddings", "[p_d, p_h, p_w] or [d0, d1, h0, h1, w0, w1].")
+        .SetDefault(std::vector<int>{0, 0, 0});
+    AddAttr<std::string>("padding_algorithm",
+                         "EXPLICIT, SAME (the paddings conv3d would take over Input; dilations "
+                         "become 1) or VALID.")
+        .SetDefault("EXPLICIT")
+        .InEnum({"EXPLICIT", "SAME", "VALID"});
+    AddAttr<std::vector<int>>("dilations", "[d_d, d_h, d_w].")
+        .SetDefault(std::vector<int>{1, 1, 1});
+    AddAttr<std::string>("data_format",
+                         "NHWC: channels last ([N, D, H, W, C]); any other value, NDHWC "
+                         "included (as PaddlePaddle reads it for this op): channels first.")
+        .SetDefault("NCHW")
+        .InEnum({"NCHW", "NCDHW", "NHWC", "NDHWC", "AnyLayout"});
+    AddComment(R"DOC(
+Transposed 3-D convolution: every input cell scatters the filter, scaled, into the output.
+With G = groups, C_g = C_in / G, M_g = C_out / G and input channel c in group g:
+$$Output[n, g M_g + m, z s_d - p_{d0} + i d_d, \ y s_h - p_{h0} + j d_h, \ x s_w - p_{w0} + k d_w]
+  \mathrel{+}= Filter[c, m, i, j, k] \cdot Input[n, c, z, y, x]$$
+(positions in the paddings dropped). Output size per axis:
+$$out = (in - 1) s - p_0 - p_1 + d (k - 1) + 1$$
+plus output_padding, or output_size when given (within [out, out + s)). SAME pads as conv3d
+would over this op's input (for ceil(in / s) outputs), VALID pads nothing. This is the input gradient of
+conv3d with the same filter and attributes.
+
+Gradient (fused op conv3d_transpose_grad, first order only): dInput is conv3d of dOutput
+with Filter; dFilter correlates Input with the columns of dOutput.
 )DOC");
   }
 };
@@ -125,15 +173,20 @@ std::vector<int64_t> Triple(const std::string& op, const framework::AttributeMap
   return {v[0], v[1], v[2]};
 }
 
-// Reads the layout, sizes, strides, dilations and paddings common to both ops; the kernel
-// size `k` per axis is given. Output sizes are left to the caller.
+bool NdhwcFormat(const framework::AttributeMap& attrs) {
+  return std::get<std::string>(attrs.at("data_format")) == "NDHWC";
+}
+
+// Reads the sizes, strides, dilations and paddings common to the ops; the kernel size `k`
+// per axis and the layout are given. Output sizes are left to the caller.
 VolumeGeometry ResolveVolume(const std::string& op, const DDim& x,
-                             const framework::AttributeMap& attrs, const int64_t k[3], bool conv) {
+                             const framework::AttributeMap& attrs, const int64_t k[3], bool conv,
+                             bool channel_last) {
   PL_ENFORCE(x.size() == 5, errors::InvalidArgument("op `%s` input `%s`: expected a 5-D volume, "
                                                     "received shape %s",
                                                     op, conv ? "Input" : "X", x.ToString()));
   VolumeGeometry g;
-  g.channel_last = std::get<std::string>(attrs.at("data_format")) == "NDHWC";
+  g.channel_last = channel_last;
   g.n = x[0];
   g.c = g.channel_last ? x[4] : x[1];
   const auto strides = Triple(op, attrs, "strides");
@@ -205,7 +258,7 @@ ConvGeometry ResolveConv3d(const std::string& op, const DDim& input, const DDim&
                                                          op, filter.ToString()));
   const int64_t k[3] = {filter[2], filter[3], filter[4]};
   ConvGeometry g;
-  g.v = ResolveVolume(op, input, attrs, k, true);
+  g.v = ResolveVolume(op, input, attrs, k, true, NdhwcFormat(attrs));
   g.m = filter[0];
   g.groups = std::get<int>(attrs.at("groups"));
   PL_ENFORCE(g.groups > 0 && (g.v.c < 0 || filter[1] * g.groups == g.v.c) && g.m % g.groups == 0,
@@ -214,6 +267,72 @@ ConvGeometry ResolveConv3d(const std::string& op, const DDim& input, const DDim&
                                      op, filter.ToString(), static_cast<long long>(g.v.c),
                                      static_cast<long long>(g.groups)));
   SetOutputSizes(op, input, false, &g.v);
+  return g;
+}
+
+// conv3d_transpose: the geometry of the conv3d whose input gradient it computes: v holds the
+// transpose's output (C_out channels, its cells the conv's input) and m its input's C_in
+// channels (the conv's output cells).
+ConvGeometry ResolveConv3dTranspose(const std::string& op, const DDim& input, const DDim& filter,
+                                    const framework::AttributeMap& attrs) {
+  PL_ENFORCE(filter.size() == 5, errors::InvalidArgument("op `%s` input `Filter`: expected [C_in, "
+                                                         "C_out / groups, k_d, k_h, k_w], "
+                                                         "received %s",
+                                                         op, filter.ToString()));
+  const int64_t k[3] = {filter[2], filter[3], filter[4]};
+  ConvGeometry g;
+  // Paddings as for a conv3d over this op's input; then the roles turn round. Channels come
+  // last with NHWC only: PaddlePaddle's conv3d_transpose reads NDHWC as channels first.
+  g.v = ResolveVolume(op, input, attrs, k, true,
+                      std::get<std::string>(attrs.at("data_format")) == "NHWC");
+  g.m = g.v.c;
+  g.groups = std::get<int>(attrs.at("groups"));
+  PL_ENFORCE(g.groups > 0 && (g.m < 0 || (filter[0] == g.m && g.m % g.groups == 0)),
+             errors::InvalidArgument("op `%s` input `Filter` %s: expected [C_in, C_out / groups, "
+                                     "k_d, k_h, k_w] with C_in = %lld divisible by groups = %lld",
+                                     op, filter.ToString(), static_cast<long long>(g.m),
+                                     static_cast<long long>(g.groups)));
+  g.v.c = filter[1] * g.groups;
+  const auto& sizes = std::get<std::vector<int>>(attrs.at("output_size"));
+  const auto& extra = std::get<std::vector<int>>(attrs.at("output_padding"));
+  for (const auto* list : {&sizes, &extra}) {
+    PL_ENFORCE(list->empty() || list->size() == 3,
+               errors::InvalidArgument("op `%s` attribute `%s`: expected 0 or 3 values, received "
+                                       "%zu",
+                                       op, list == &sizes ? "output_size" : "output_padding",
+                                       list->size()));
+  }
+  for (int a = 0; a < 3; ++a) {
+    Axis& ax = g.v.ax[a];
+    ax.out = ax.in;  // The transpose's input is the conv's output.
+    if (ax.out < 0) {
+      ax.in = sizes.empty() ? -1 : sizes[a];
+      continue;
+    }
+    const int64_t natural = (ax.out - 1) * ax.stride - ax.pad0 - ax.pad1 + ax.dil * (ax.k - 1) + 1;
+    ax.in = natural;
+    if (!sizes.empty()) {
+      ax.in = sizes[a];
+      PL_ENFORCE(ax.in >= natural && ax.in < natural + ax.stride,
+                 errors::InvalidArgument("op `%s` attribute `output_size`: expected %s in [%lld, "
+                                         "%lld) for Input %s, received %d",
+                                         op, kAxisNames[a], static_cast<long long>(natural),
+                                         static_cast<long long>(natural + ax.stride),
+                                         input.ToString(), sizes[a]));
+    } else if (!extra.empty()) {
+      PL_ENFORCE(extra[a] >= 0 && extra[a] < std::max(ax.stride, ax.dil),
+                 errors::InvalidArgument("op `%s` attribute `output_padding`: expected %s in [0, "
+                                         "max(stride %lld, dilation %lld)), received %d",
+                                         op, kAxisNames[a], static_cast<long long>(ax.stride),
+                                         static_cast<long long>(ax.dil), extra[a]));
+      ax.in += extra[a];
+    }
+    PL_ENFORCE(ax.in > 0, errors::InvalidArgument(
+                              "op `%s`: output %s would be %lld, expected > 0 (Input %s, Filter "
+                              "%s; out = (in - 1) * stride - pad0 - pad1 + dilation * (k - 1) + 1)",
+                              op, kAxisNames[a], static_cast<long long>(ax.in), input.ToString(),
+                              filter.ToString()));
+  }
   return g;
 }
 
@@ -226,7 +345,7 @@ VolumeGeometry ResolvePool3d(const std::string& op, const DDim& x,
     const auto ks = Triple(op, attrs, "ksize");
     std::copy(ks.begin(), ks.end(), k);
   }
-  VolumeGeometry g = ResolveVolume(op, x, attrs, k, false);
+  VolumeGeometry g = ResolveVolume(op, x, attrs, k, false, NdhwcFormat(attrs));
   for (Axis& ax : g.ax) {
     if (global) {
       ax.k = ax.in;
@@ -305,6 +424,82 @@ void Vol2Col(const VolumeGeometry& g, const T* img, T* col) {
   });
 }
 
+// The volume-level steps of a grouped conv3d with geometry g, on channel-first data: its
+// forward pass, its input gradient (which is also conv3d_transpose's forward pass) and its
+// filter gradient. x: [N, C, in cells]; y: [N, M, out cells]; w: [M, C / groups, k...].
+template <typename T>
+struct GroupedVolumeConv {
+  const ConvGeometry& g;
+  const platform::CPUDeviceContext& dev;
+  int64_t cells = g.v.InCells(), px = g.v.OutCells();
+  int64_t cg = g.v.c / g.groups, mg = g.m / g.groups;
+  int64_t kk = cg * g.v.ax[0].k * g.v.ax[1].k * g.v.ax[2].k;
+
+  // y = conv(x).
+  std::vector<T> Forward(const T* w, const T* x) const {
+    std::vector<T> y(static_cast<size_t>(g.v.n * g.m * px));
+    std::vector<T> col(static_cast<size_t>(g.groups * kk * px));
+    for (int64_t b = 0; b < g.v.n; ++b) {
+      Vol2Col(g.v, x + b * g.v.c * cells, col.data());
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        math::Gemm<T>(dev, false, false, mg, px, kk, T(1), w + grp * mg * kk, kk,
+                      col.data() + grp * kk * px, px, T(0), y.data() + (b * g.m + grp * mg) * px,
+                      px);
+      }
+    }
+    return y;
+  }
+
+  // dx = col2vol(w^T dy), per image.
+  std::vector<T> InputGrad(const T* w, const T* dy) const {
+    std::vector<T> dx(static_cast<size_t>(g.v.n * g.v.c * cells), T(0));
+    std::vector<T> dcol(static_cast<size_t>(g.groups * kk * px));
+    for (int64_t b = 0; b < g.v.n; ++b) {
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        math::Gemm<T>(dev, true, false, kk, px, mg, T(1), w + grp * mg * kk, kk,
+                      dy + (b * g.m + grp * mg) * px, px, T(0), dcol.data() + grp * kk * px, px);
+      }
+      T* dimg = dx.data() + b * g.v.c * cells;
+      ForEachColumnEntry(g.v, g.v.c, [&](int64_t row, int64_t pos, int64_t at) {
+        if (at >= 0) dimg[at] += dcol[static_cast<size_t>(row * px + pos)];
+      });
+    }
+    return dx;
+  }
+
+  // dw = sum over images of dy vol2col(x)^T, into `dw` (overwritten).
+  void FilterGrad(const T* x, const T* dy, T* dw, int64_t w_numel) const {
+    std::fill(dw, dw + w_numel, T(0));
+    std::vector<T> col(static_cast<size_t>(g.groups * kk * px));
+    for (int64_t b = 0; b < g.v.n; ++b) {
+      Vol2Col(g.v, x + b * g.v.c * cells, col.data());
+      for (int64_t grp = 0; grp < g.groups; ++grp) {
+        math::Gemm<T>(dev, false, true, mg, kk, px, T(1), dy + (b * g.m + grp * mg) * px, px,
+                      col.data() + grp * kk * px, px, T(1), dw + grp * mg * kk, kk);
+      }
+    }
+  }
+};
+
+// Writes channel-first `values` of `channels` channels into a fresh output tensor `slot` of
+// the op's layout.
+template <typename T>
+void WriteVolume(const ExecutionContext& ctx, const char* slot, const VolumeGeometry& v,
+                 const std::vector<T>& values, int64_t channels, bool out, DataType dtype) {
+  DenseTensor t(v.Dims(channels, out), dtype);
+  FromChannelFirst(values, v.n, channels, out ? v.OutCells() : v.InCells(), v.channel_last,
+                   t.mutable_data<T>(ctx.GetPlace()));
+  *ctx.Output(slot) = std::move(t);
+}
+
+// Output@GRAD checked against the forward output's dims `want`.
+void CheckOutputGrad(const ExecutionContext& ctx, const DDim& want) {
+  const DDim got = ctx.Input("Output@GRAD")->dims();
+  PL_ENFORCE(got == want, errors::InvalidArgument("op `%s` input `Output@GRAD`: expected shape "
+                                                  "%s, received %s",
+                                                  ctx.Type(), want.ToString(), got.ToString()));
+}
+
 template <typename T>
 struct Conv3dKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -312,25 +507,11 @@ struct Conv3dKernel {
     const DenseTensor* filter = ctx.Input("Filter");
     const ConvGeometry g =
         ResolveConv3d(ctx.Type(), input->dims(), filter->dims(), ctx.op().Attrs());
-    const VolumeGeometry& v = g.v;
-    const int64_t cells = v.InCells(), px = v.OutCells();
-    const int64_t cg = v.c / g.groups, mg = g.m / g.groups;
-    const int64_t kk = cg * v.ax[0].k * v.ax[1].k * v.ax[2].k;
-    const std::vector<T> x = ToChannelFirst(input->data<T>(), v.n, v.c, cells, v.channel_last);
-    std::vector<T> out(static_cast<size_t>(v.n * g.m * px));
-    std::vector<T> col(static_cast<size_t>(g.groups * kk * px));
-    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-    for (int64_t b = 0; b < v.n; ++b) {
-      Vol2Col(v, x.data() + b * v.c * cells, col.data());
-      for (int64_t grp = 0; grp < g.groups; ++grp) {
-        math::Gemm<T>(dev, false, false, mg, px, kk, T(1), filter->data<T>() + grp * mg * kk, kk,
-                      col.data() + grp * kk * px, px, T(0), out.data() + (b * g.m + grp * mg) * px,
-                      px);
-      }
-    }
-    DenseTensor fresh(v.Dims(g.m, true), input->dtype());
-    FromChannelFirst(out, v.n, g.m, px, v.channel_last, fresh.mutable_data<T>(ctx.GetPlace()));
-    *ctx.Output("Output") = std::move(fresh);
+    const GroupedVolumeConv<T> conv{g, ctx.device_context<platform::CPUDeviceContext>()};
+    const std::vector<T> x =
+        ToChannelFirst(input->data<T>(), g.v.n, g.v.c, conv.cells, g.v.channel_last);
+    WriteVolume(ctx, "Output", g.v, conv.Forward(filter->data<T>(), x.data()), g.m, true,
+                input->dtype());
   }
 };
 
@@ -342,43 +523,63 @@ struct Conv3dGradKernel {
     const DenseTensor* dout = ctx.Input("Output@GRAD");
     const ConvGeometry g =
         ResolveConv3d(ctx.Type(), input->dims(), filter->dims(), ctx.op().Attrs());
-    const VolumeGeometry& v = g.v;
-    PL_ENFORCE(
-        dout->dims() == v.Dims(g.m, true),
-        errors::InvalidArgument("op `%s` input `Output@GRAD`: expected shape %s, "
-                                "received %s",
-                                ctx.Type(), v.Dims(g.m, true).ToString(), dout->dims().ToString()));
-    const int64_t cells = v.InCells(), px = v.OutCells();
-    const int64_t cg = v.c / g.groups, mg = g.m / g.groups;
-    const int64_t kk = cg * v.ax[0].k * v.ax[1].k * v.ax[2].k;
-    const std::vector<T> x = ToChannelFirst(input->data<T>(), v.n, v.c, cells, v.channel_last);
-    const std::vector<T> go = ToChannelFirst(dout->data<T>(), v.n, g.m, px, v.channel_last);
-    std::vector<T> col(static_cast<size_t>(g.groups * kk * px)), dcol(col.size());
-    std::vector<T> dx(x.size(), T(0));
-    DenseTensor dfilter(filter->dims(), dout->dtype());
-    T* dw = dfilter.mutable_data<T>(ctx.GetPlace());
-    std::fill(dw, dw + dfilter.numel(), T(0));
-    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-    for (int64_t b = 0; b < v.n; ++b) {
-      Vol2Col(v, x.data() + b * v.c * cells, col.data());
-      for (int64_t grp = 0; grp < g.groups; ++grp) {
-        const T* gout = go.data() + (b * g.m + grp * mg) * px;
-        math::Gemm<T>(dev, true, false, kk, px, mg, T(1), filter->data<T>() + grp * mg * kk, kk,
-                      gout, px, T(0), dcol.data() + grp * kk * px, px);
-        math::Gemm<T>(dev, false, true, mg, kk, px, T(1), gout, px, col.data() + grp * kk * px, px,
-                      T(1), dw + grp * mg * kk, kk);
-      }
-      T* dimg = dx.data() + b * v.c * cells;
-      ForEachColumnEntry(v, v.c, [&](int64_t row, int64_t pos, int64_t at) {
-        if (at >= 0) dimg[at] += dcol[static_cast<size_t>(row * px + pos)];
-      });
+    CheckOutputGrad(ctx, g.v.Dims(g.m, true));
+    const GroupedVolumeConv<T> conv{g, ctx.device_context<platform::CPUDeviceContext>()};
+    const std::vector<T> go =
+        ToChannelFirst(dout->data<T>(), g.v.n, g.m, conv.px, g.v.channel_last);
+    if (ctx.Output("Input@GRAD") != nullptr) {
+      WriteVolume(ctx, "Input@GRAD", g.v, conv.InputGrad(filter->data<T>(), go.data()), g.v.c,
+                  false, dout->dtype());
     }
-    if (DenseTensor* out = ctx.Output("Input@GRAD")) {
-      DenseTensor t(input->dims(), dout->dtype());
-      FromChannelFirst(dx, v.n, v.c, cells, v.channel_last, t.mutable_data<T>(ctx.GetPlace()));
-      *out = std::move(t);
+    if (DenseTensor* out = ctx.Output("Filter@GRAD")) {
+      const std::vector<T> x =
+          ToChannelFirst(input->data<T>(), g.v.n, g.v.c, conv.cells, g.v.channel_last);
+      DenseTensor dw(filter->dims(), dout->dtype());
+      conv.FilterGrad(x.data(), go.data(), dw.mutable_data<T>(ctx.GetPlace()), dw.numel());
+      *out = std::move(dw);
     }
-    if (DenseTensor* out = ctx.Output("Filter@GRAD")) *out = std::move(dfilter);
+  }
+};
+
+// conv3d_transpose's Input is the conv's output (g.m channels), its Output the conv's input.
+template <typename T>
+struct Conv3dTransposeKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const ConvGeometry g =
+        ResolveConv3dTranspose(ctx.Type(), input->dims(), filter->dims(), ctx.op().Attrs());
+    const GroupedVolumeConv<T> conv{g, ctx.device_context<platform::CPUDeviceContext>()};
+    const std::vector<T> x =
+        ToChannelFirst(input->data<T>(), g.v.n, g.m, conv.px, g.v.channel_last);
+    WriteVolume(ctx, "Output", g.v, conv.InputGrad(filter->data<T>(), x.data()), g.v.c, false,
+                input->dtype());
+  }
+};
+
+template <typename T>
+struct Conv3dTransposeGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* input = ctx.Input("Input");
+    const DenseTensor* filter = ctx.Input("Filter");
+    const DenseTensor* dout = ctx.Input("Output@GRAD");
+    const ConvGeometry g =
+        ResolveConv3dTranspose(ctx.Type(), input->dims(), filter->dims(), ctx.op().Attrs());
+    CheckOutputGrad(ctx, g.v.Dims(g.v.c, false));
+    const GroupedVolumeConv<T> conv{g, ctx.device_context<platform::CPUDeviceContext>()};
+    const std::vector<T> go =
+        ToChannelFirst(dout->data<T>(), g.v.n, g.v.c, conv.cells, g.v.channel_last);
+    if (ctx.Output("Input@GRAD") != nullptr) {
+      WriteVolume(ctx, "Input@GRAD", g.v, conv.Forward(filter->data<T>(), go.data()), g.m, true,
+                  dout->dtype());
+    }
+    if (DenseTensor* out = ctx.Output("Filter@GRAD")) {
+      const std::vector<T> x =
+          ToChannelFirst(input->data<T>(), g.v.n, g.m, conv.px, g.v.channel_last);
+      DenseTensor dw(filter->dims(), dout->dtype());
+      conv.FilterGrad(go.data(), x.data(), dw.mutable_data<T>(ctx.GetPlace()), dw.numel());
+      *out = std::move(dw);
+    }
   }
 };
 
@@ -499,6 +700,15 @@ void Conv3dInferShape(InferShapeContext* ctx) {
   ctx->SetOutputDim("Output", g.v.Dims(g.m, true));
 }
 
+void Conv3dTransposeInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Input");
+  ctx->RequireInput("Filter");
+  ctx->RequireOutput("Output");
+  const ConvGeometry g = ResolveConv3dTranspose(ctx->OpType(), ctx->GetInputDim("Input"),
+                                                ctx->GetInputDim("Filter"), ctx->Attrs());
+  ctx->SetOutputDim("Output", g.v.Dims(g.v.c, false));
+}
+
 void Pool3dInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
@@ -539,6 +749,23 @@ PL_REGISTER_OPS(RegisterConv3dPool3dOps) {
   RegisterPlainCpuFloatKernels<Conv3dKernel>("conv3d");
   framework::RegisterFusedGradOp("conv3d", conv_grad).InferShape(SameDimsGradInferShape);
   RegisterPlainCpuFloatKernels<Conv3dGradKernel>("conv3d_grad");
+  const framework::FusedGradDecl transpose_grad{
+      {"Input", "Filter"},
+      {"Output"},
+      {"Input", "Filter"},
+      R"DOC($$dInput = \mathrm{conv3d}(dOutput, Filter), \quad dFilter = \sum_n Input_n \, \mathrm{vol2col}(dOutput_n)^T$$)DOC"};
+  framework::RegisterOp<VolumeOp, Conv3dTransposeOpMaker>("conv3d_transpose")
+      .InferShape(Conv3dTransposeInferShape)
+      .InferVarType(OutputDataTypeOf("Input", "Output"))
+      .GradOpMaker(framework::FusedGradMaker(transpose_grad))
+      .Checkpoint("output_padding",
+                  framework::OpVersionDesc().NewAttr(
+                      "output_padding", "extra cells at the far end of each axis of the output",
+                      std::vector<int>{}));
+  RegisterPlainCpuFloatKernels<Conv3dTransposeKernel>("conv3d_transpose");
+  framework::RegisterFusedGradOp("conv3d_transpose", transpose_grad)
+      .InferShape(SameDimsGradInferShape);
+  RegisterPlainCpuFloatKernels<Conv3dTransposeGradKernel>("conv3d_transpose_grad");
   const framework::FusedGradDecl pool_grad{
       {"X"},
       {"Out"},
