@@ -581,6 +581,121 @@ TEST(AdamOp, SelectedRowsGradLazyAndDense) {
   CheckAdamSparse<double>(true);
 }
 
+// ---- lamb ----
+
+struct LambRef {
+  double beta1, beta2, eps, decay, lr, beta1_pow, beta2_pow;
+  bool adapt;
+  void Step(std::vector<double>* p, std::vector<double>* m1, std::vector<double>* m2,
+            const std::vector<double>& g) {
+    std::vector<double> r(p->size());
+    double pn = 0, rn = 0;
+    for (size_t i = 0; i < p->size(); ++i) {
+      (*m1)[i] = beta1 * (*m1)[i] + (1 - beta1) * g[i];
+      (*m2)[i] = beta2 * (*m2)[i] + (1 - beta2) * g[i] * g[i];
+      r[i] = ((*m1)[i] / (1 - beta1_pow)) / (std::sqrt((*m2)[i] / (1 - beta2_pow)) + eps) +
+             decay * (*p)[i];
+      pn += (*p)[i] * (*p)[i];
+      rn += r[i] * r[i];
+    }
+    const double ratio = (decay > 0 || adapt) && pn > 0 && rn > 0 ? std::sqrt(pn / rn) : 1.0;
+    for (size_t i = 0; i < p->size(); ++i) (*p)[i] -= lr * ratio * r[i];
+    beta1_pow *= beta1;
+    beta2_pow *= beta2;
+  }
+};
+
+template <typename T>
+void CheckLambSteps(float decay, bool adapt) {
+  SCOPED_TRACE(::testing::Message() << "weight_decay " << decay << " always_adapt " << adapt);
+  OneOpProgram prog("lamb", AdamInputs(), AdamOutputs(),
+                    {{"weight_decay", decay}, {"always_adapt", adapt}, {"epsilon", 1e-6f}});
+  std::vector<double> p = RandomValues(12, -1, 1, 40);
+  std::vector<double> m1(12, 0.0), m2(12, 0.0);
+  LambRef ref{0.9f, 0.999f, 1e-6f, decay, static_cast<T>(0.05), 0.9f, 0.999f, adapt};
+  prog.Set("w", MakeTensor<T>({3, 4}, p));
+  prog.Set("m1", MakeTensor<T>({3, 4}, m1));
+  prog.Set("m2", MakeTensor<T>({3, 4}, m2));
+  prog.Set("lr", Scalar<T>(0.05));
+  prog.Set("b1p", Scalar<T>(0.9f));
+  prog.Set("b2p", Scalar<T>(0.999f));
+  for (int s = 0; s < 3; ++s) {
+    const std::vector<double> g = RandomValues(12, -1, 1, 41 + s);
+    prog.Set("g", MakeTensor<T>({3, 4}, g));
+    prog.Run();
+    std::vector<double> gt(12);
+    for (size_t i = 0; i < 12; ++i) gt[i] = static_cast<T>(g[i]);
+    ref.Step(&p, &m1, &m2, gt);
+  }
+  const double tol = std::is_same_v<T, float> ? 2e-5 : 1e-12;
+  ExpectNear(prog.Values("w"), p, tol, tol, "lamb param");
+  ExpectNear(prog.Values("m1"), m1, tol, tol, "lamb moment1");
+  ExpectNear(prog.Values("m2"), m2, tol, tol, "lamb moment2");
+  ExpectNear(prog.Values("b1p"), {ref.beta1_pow}, tol, 0, "lamb beta1 pow");
+}
+
+TEST(LambOp, ThreeStepsWithAndWithoutTheTrustRatio) {
+  for (float decay : {0.0f, 0.01f}) {
+    for (bool adapt : {false, true}) {
+      CheckLambSteps<float>(decay, adapt);
+      CheckLambSteps<double>(decay, adapt);
+    }
+  }
+}
+
+TEST(LambOp, SelectedRowsGradSkipUpdateAndErrors) {
+  Scope scope;
+  const int64_t height = 4, width = 2;
+  std::vector<double> p = RandomValues(8, -1, 1, 50);
+  std::vector<double> m1 = RandomValues(8, -0.1, 0.1, 51);
+  std::vector<double> m2 = RandomValues(8, 0.01, 0.2, 52);
+  const std::vector<int64_t> rows = {2, 0, 2};
+  const std::vector<double> vals = RandomValues(6, -1, 1, 53);
+  SetDense(&scope, "w", MakeTensor<double>({height, width}, p));
+  SetDense(&scope, "m1", MakeTensor<double>({height, width}, m1));
+  SetDense(&scope, "m2", MakeTensor<double>({height, width}, m2));
+  SetDense(&scope, "lr", Scalar<double>(0.1));
+  SetDense(&scope, "b1p", Scalar<double>(0.5));
+  SetDense(&scope, "b2p", Scalar<double>(0.75));
+  SetSparseGrad<double>(&scope, "g", rows, height, width, vals);
+  RunKernelDirect("lamb", AdamInputs(), AdamOutputs(), {{"weight_decay", 0.1f}}, &scope);
+  std::vector<bool> present;
+  const auto g = Densify(rows, height, width, vals, &present);  // Absent rows: 0.
+  LambRef ref{0.9f, 0.999f, 1e-6f, 0.1f, 0.1, 0.5, 0.75, false};
+  ref.Step(&p, &m1, &m2, g);
+  ExpectNear(Get(scope, "w"), p, 1e-12, 1e-12, "lamb sparse param");
+  ExpectNear(Get(scope, "m2"), m2, 1e-12, 1e-12, "lamb sparse m2");
+
+  // SkipUpdate: every output is its input.
+  const auto r = RunOp("lamb",
+                       {{"Param", {MakeTensor<float>({2}, {0.5, -0.5})}},
+                        {"Grad", {MakeTensor<float>({2}, {1, 1})}},
+                        {"LearningRate", {Scalar<float>(0.1)}},
+                        {"Moment1", {MakeTensor<float>({2}, {0.1, 0.2})}},
+                        {"Moment2", {MakeTensor<float>({2}, {0.3, 0.4})}},
+                        {"Beta1Pow", {Scalar<float>(0.5)}},
+                        {"Beta2Pow", {Scalar<float>(0.25)}},
+                        {"SkipUpdate", {MakeTensor<bool>({1}, {1})}}},
+                       {{"ParamOut", 1}, {"Moment1Out", 1}, {"Moment2Out", 1}, {"Beta1PowOut", 1}},
+                       {{"weight_decay", 0.01f}});
+  EXPECT_EQ(ToDoubles(r.outputs.at("ParamOut")[0]), (std::vector<double>{0.5, -0.5}));
+  ExpectNear(ToDoubles(r.outputs.at("Moment2Out")[0]), {0.3, 0.4}, 1e-7, 0, "moment2");
+  EXPECT_EQ(ToDoubles(r.outputs.at("Beta1PowOut")[0]), (std::vector<double>{0.5}));
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("lamb",
+              {{"Param", {MakeTensor<float>({2}, {0.5, -0.5})}},
+               {"Grad", {MakeTensor<float>({2}, {1, 1})}},
+               {"LearningRate", {Scalar<float>(0.1)}},
+               {"Moment1", {MakeTensor<float>({3}, {0.1, 0.2, 0.3})}},
+               {"Moment2", {MakeTensor<float>({2}, {0.3, 0.4})}},
+               {"Beta1Pow", {Scalar<float>(0.5)}},
+               {"Beta2Pow", {Scalar<float>(0.25)}}},
+              {{"ParamOut", 1}, {"Moment1Out", 1}, {"Moment2Out", 1}}, {{"weight_decay", 0.01f}});
+      },
+      {"op `lamb` input `Moment1`", "[2]", "[3]"});
+}
+
 // ---- reproducibility ----
 
 std::string Bytes(const DenseTensor& t) {

@@ -124,27 +124,6 @@ double ScalarOrAttr(const ExecutionContext& ctx, const char* slot, const char* a
   return ctx.HasInput(slot) ? ReadScalarInput(ctx, slot) : ctx.Attr<float>(attr);
 }
 
-// BetaPowOut = BetaPow * beta, computed in BetaPow's own dtype.
-void UpdateBetaPow(const ExecutionContext& ctx, const char* in, const char* out, double beta,
-                   bool multiply) {
-  const DenseTensor* pow = ctx.Input(in);
-  const double value = ReadScalarInput(ctx, in);
-  const DataType dtype = pow->dtype();
-  PL_ENFORCE(
-      dtype == DataType::FLOAT32 || dtype == DataType::FLOAT64,
-      errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected float32 or "
-                              "float64, received %s",
-                              ctx.Type(), in, ctx.InputName(in), platform::DataTypeName(dtype)));
-  const DDim dims = pow->dims();
-  double result = value;
-  if (multiply) {
-    result = dtype == DataType::FLOAT32
-                 ? static_cast<double>(static_cast<float>(value) * static_cast<float>(beta))
-                 : value * beta;
-  }
-  WriteScalarOutput(ctx, out, dtype, dims, result);
-}
-
 // One element's update: the moments, then the parameter from the first moment and the
 // second moment (or its running maximum with amsgrad), with the bias-corrected lr_t and eps_t.
 template <typename MT>

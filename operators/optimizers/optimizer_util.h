@@ -159,6 +159,11 @@ void WithComputeType(const ExecutionContext& ctx, Fn&& fn) {
   }
 }
 
+// Writes output `out` = input `in` * beta (with `multiply`; else `in` itself), a 1-element
+// tensor computed in the input's dtype (float32 or float64, else InvalidArgumentError).
+void UpdateBetaPow(const ExecutionContext& ctx, const char* in, const char* out, double beta,
+                   bool multiply);
+
 // Build-time dtypes: each (output slot, input slot) pair copies the input's dtype.
 void SetOutputTypesLike(framework::VarTypeInferenceContext* ctx,
                         const std::vector<std::pair<std::string, std::string>>& pairs);
