@@ -1,10 +1,12 @@
-// accuracy, top_k and arg_max: forward against naive references, ties and NaN, optional
-// tensor inputs, output dtypes at build and run time, top_k's gradient, op versions and
-// error messages.
+// accuracy, top_k, arg_max and auc: forward against naive references (auc: the fraction of
+// positive-negative pairs ordered right, counted pair by pair), ties and NaN, optional tensor
+// inputs, auc's sliding window and padding batches, output dtypes at build and run time,
+// top_k's gradient, op versions and error messages.
 #include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -423,6 +425,96 @@ TEST(ArgMax, VersionVarTypeAndErrors) {
         RunOp("arg_max", {{"X", {MakeTensor<float>({2, 0}, {})}}}, {{"Out", 1}});
       },
       {"arg_max", "input `X`", "empty"});
+}
+
+// auc's reference: over the samples of the batches in the window, the fraction of
+// (positive, negative) pairs whose positive has the higher bucket, ties counting half.
+double PairwiseAuc(const std::vector<std::vector<double>>& probs,
+                   const std::vector<std::vector<double>>& labels, int thresholds) {
+  std::vector<int64_t> pos, neg;
+  for (size_t b = 0; b < probs.size(); ++b) {
+    for (size_t i = 0; i < probs[b].size(); ++i) {
+      const auto bucket = static_cast<int64_t>(static_cast<float>(probs[b][i]) * thresholds);
+      if (labels[b][i] > 0) pos.push_back(bucket);
+      if (labels[b][i] == 0) neg.push_back(bucket);
+    }
+  }
+  double right = 0;
+  for (int64_t a : pos) {
+    for (int64_t c : neg) right += a > c ? 1.0 : (a == c ? 0.5 : 0.0);
+  }
+  return right / static_cast<double>(pos.size() * neg.size());
+}
+
+TEST(Auc, GlobalAndSlidingWindowsMatchPairCounts) {
+  operators::RegisterAllOps();
+  constexpr int kThresholds = 50;
+  std::vector<std::vector<double>> probs, labels;
+  for (int b = 0; b < 4; ++b) {
+    probs.push_back(RandomValues(12, 0, 1, 80 + b));
+    std::vector<double> y = RandomValues(12, 0, 1, 90 + b);
+    for (double& v : y) v = v < 0.45 ? 1 : 0;
+    y[0] = -1;  // Not counted.
+    labels.push_back(y);
+  }
+  for (int slide : {0, 2}) {
+    SCOPED_TRACE("slide_steps " + std::to_string(slide));
+    const int64_t size = (1 + slide) * (kThresholds + 1) + (slide > 0 ? 1 : 0);
+    DenseTensor pos = MakeTensor<int64_t>({size}, std::vector<double>(size, 0.0));
+    DenseTensor neg = pos;
+    for (int b = 0; b < 4; ++b) {
+      // Two columns: the second is the positive probability.
+      std::vector<double> two;
+      for (double p : probs[b]) {
+        two.push_back(1 - p);
+        two.push_back(p);
+      }
+      auto r = RunOp("auc",
+                     {{"Predict", {MakeTensor<float>({12, 2}, two)}},
+                      {"Label", {MakeTensor<int64_t>({12, 1}, labels[b])}},
+                      {"StatPos", {pos}},
+                      {"StatNeg", {neg}}},
+                     {{"AUC", 1}, {"StatPosOut", 1}, {"StatNegOut", 1}},
+                     {{"num_thresholds", kThresholds}, {"slide_steps", slide}});
+      pos = r.outputs.at("StatPosOut")[0];
+      neg = r.outputs.at("StatNegOut")[0];
+      const size_t first = slide == 0 ? 0 : static_cast<size_t>(std::max(0, b + 1 - slide));
+      const std::vector<std::vector<double>> wp(probs.begin() + first, probs.begin() + b + 1);
+      const std::vector<std::vector<double>> wl(labels.begin() + first, labels.begin() + b + 1);
+      EXPECT_EQ(r.outputs.at("AUC")[0].dtype(), DataType::FLOAT64);
+      EXPECT_NEAR(ToDoubles(r.outputs.at("AUC")[0])[0], PairwiseAuc(wp, wl, kThresholds), 1e-12)
+          << "after batch " << b;
+    }
+  }
+}
+
+TEST(Auc, PaddingBatchesAndErrors) {
+  operators::RegisterAllOps();
+  const int64_t size = 2 * 11 + 1;
+  const DenseTensor zeros = MakeTensor<int64_t>({size}, std::vector<double>(size, 0.0));
+  const SlotTensors batch = {{"Predict", {MakeTensor<double>({4, 1}, {0.9, 0.2, 0.6, 0.35})}},
+                             {"Label", {MakeTensor<int64_t>({4}, {1, 0, 1, 0})}},
+                             {"StatPos", {zeros}},
+                             {"StatNeg", {zeros}}};
+  const AttributeMap attrs = {{"num_thresholds", 10}, {"slide_steps", 1}};
+  const std::map<std::string, int> outs = {{"AUC", 1}, {"StatPosOut", 1}, {"StatNegOut", 1}};
+  auto r = RunOp("auc", batch, outs, attrs);
+  EXPECT_EQ(ToDoubles(r.outputs.at("AUC")[0]), (std::vector<double>{1.0}));
+  // A padding batch (InsTagWeight 0) stays out of the window sum: no counts, AUC 0.
+  SlotTensors padded = batch;
+  padded["InsTagWeight"] = {MakeTensor<float>({1}, {0})};
+  r = RunOp("auc", padded, outs, attrs);
+  EXPECT_EQ(ToDoubles(r.outputs.at("AUC")[0]), (std::vector<double>{0.0}));
+  EXPECT_EQ(ToDoubles(r.outputs.at("StatPosOut")[0])[size - 1], 1.0) << "the step counter";
+  SlotTensors bad = batch;
+  bad["Predict"] = {MakeTensor<double>({4, 1}, {0.9, 1.2, 0.6, 0.35})};
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { RunOp("auc", bad, outs, attrs); },
+      {"op `auc` input `Predict`", "row 1", "1.2", "[0, 1]"});
+  bad = batch;
+  bad["StatPos"] = {MakeTensor<int64_t>({5}, {0, 0, 0, 0, 0})};
+  ExpectError<platform::InvalidArgumentError>([&] { RunOp("auc", bad, outs, attrs); },
+                                              {"op `auc` input `StatPos`", "at least 23", "[5]"});
 }
 
 }  // namespace
