@@ -373,6 +373,85 @@ TEST(Pool3dOp, GradientsMatchFiniteDifferences) {
   }
 }
 
+// max_pool3d_with_index against windows scanned here: the first strict maximum and its
+// offset in the channel's volume; padding, ceil_mode and adaptive windows; gradient.
+TEST(MaxPool3dWithIndexOp, MaximaAndWhereTheyAre) {
+  operators::RegisterAllOps();
+  const int64_t n = 2, c = 2, d = 4, h = 5, w = 3;
+  std::vector<double> x = RandomValues(n * c * d * h * w, -1, 1, 81);
+  x[7] = x[8];  // A tie: the first one is taken.
+  struct Case {
+    std::vector<int> ksize, strides, paddings;
+    bool ceil, adaptive;
+  };
+  for (const Case& k : {Case{{2, 3, 2}, {2, 1, 2}, {1, 0, 1}, false, false},
+                        Case{{3, 2, 2}, {2, 2, 2}, {0, 1, 0}, true, false},
+                        Case{{3, 2, 2}, {1, 1, 1}, {0, 0, 0}, false, true}}) {
+    const int64_t in[3] = {d, h, w};
+    int64_t out[3];
+    for (int a = 0; a < 3; ++a) {
+      if (k.adaptive) {
+        out[a] = k.ksize[a];
+      } else {
+        const int64_t span =
+            in[a] + 2 * k.paddings[a] - k.ksize[a] + (k.ceil ? k.strides[a] - 1 : 0);
+        out[a] = span / k.strides[a] + 1;
+      }
+    }
+    std::vector<double> want_out, want_mask;
+    for (int64_t p = 0; p < n * c; ++p)
+      for (int64_t z = 0; z < out[0]; ++z)
+        for (int64_t y = 0; y < out[1]; ++y)
+          for (int64_t xx = 0; xx < out[2]; ++xx) {
+            const int64_t o[3] = {z, y, xx};
+            int64_t lo[3], hi[3];
+            for (int a = 0; a < 3; ++a) {
+              if (k.adaptive) {
+                lo[a] = o[a] * in[a] / out[a];
+                hi[a] = ((o[a] + 1) * in[a] + out[a] - 1) / out[a];
+              } else {
+                const int64_t start = o[a] * k.strides[a] - k.paddings[a];
+                lo[a] = std::max<int64_t>(start, 0);
+                hi[a] = std::min<int64_t>(start + k.ksize[a], in[a]);
+              }
+            }
+            double best = -std::numeric_limits<float>::max();
+            int64_t arg = -1;
+            for (int64_t i = lo[0]; i < hi[0]; ++i)
+              for (int64_t j = lo[1]; j < hi[1]; ++j)
+                for (int64_t l = lo[2]; l < hi[2]; ++l) {
+                  const int64_t at = (i * h + j) * w + l;
+                  if (best < x[p * d * h * w + at]) {
+                    best = x[p * d * h * w + at];
+                    arg = at;
+                  }
+                }
+            want_out.push_back(best);
+            want_mask.push_back(static_cast<double>(arg));
+          }
+    const AttributeMap attrs = {{"ksize", k.ksize},
+                                {"strides", k.strides},
+                                {"paddings", k.paddings},
+                                {"ceil_mode", k.ceil},
+                                {"adaptive", k.adaptive}};
+    const auto r = RunOp("max_pool3d_with_index", {{"X", {MakeTensor<double>({n, c, d, h, w}, x)}}},
+                         {{"Out", 1}, {"Mask", 1}}, attrs);
+    EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim({n, c, out[0], out[1], out[2]}));
+    EXPECT_EQ(ToDoubles(r.outputs.at("Out")[0]), want_out);
+    EXPECT_EQ(ToDoubles(r.outputs.at("Mask")[0]), want_mask);
+    EXPECT_EQ(r.outputs.at("Mask")[0].dtype(), DataType::INT32);
+  }
+  GradCheck check;
+  check.op_type = "max_pool3d_with_index";
+  std::vector<double> distinct(2 * 3 * 4 * 3);
+  for (size_t i = 0; i < distinct.size(); ++i) distinct[i] = std::sin(1.3 * static_cast<double>(i));
+  check.inputs = {{"X", {MakeTensor<double>({1, 2, 3, 4, 3}, distinct)}}};
+  check.outputs = {{"Out", 1}, {"Mask", 1}};
+  check.loss_outputs = {"Out"};
+  check.attrs = {{"ksize", std::vector<int>{2, 2, 2}}, {"strides", std::vector<int>{1, 2, 1}}};
+  CheckGradients(check);
+}
+
 TEST(Conv3dPool3dOps, ShapeErrors) {
   operators::RegisterAllOps();
   ExpectError<platform::InvalidArgumentError>(

@@ -1,6 +1,6 @@
-// conv3d, conv3d_transpose and pool3d on volumes [N, C, D, H, W] (NDHWC with data_format), as
-// PaddlePaddle computes them, with their fused gradient ops. conv3d unfolds each image's
-// windows into columns (vol2col) for one GEMM per group; conv3d_transpose is the input
+// conv3d, conv3d_transpose, pool3d and max_pool3d_with_index on volumes [N, C, D, H, W] (NDHWC with
+// data_format), as PaddlePaddle computes them, with their fused gradient ops. conv3d unfolds each
+// image's windows into columns (vol2col) for one GEMM per group; conv3d_transpose is the input
 // gradient of the conv3d it undoes (a GEMM per group, then the columns summed back, col2vol);
 // pool3d takes the max or the average of each window (fixed, adaptive or global).
 #include <algorithm>
@@ -103,6 +103,37 @@ conv3d with the same filter and attributes.
 
 Gradient (fused op conv3d_transpose_grad, first order only): dInput is conv3d of dOutput
 with Filter; dFilter correlates Input with the columns of dOutput.
+)DOC");
+  }
+};
+
+class MaxPool3dWithIndexOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Volumes [N, C, D, H, W].");
+    AddOutput("Out", "[N, C, D_out, H_out, W_out]: the maximum of each window.");
+    AddOutput("Mask",
+              "int32, Out's shape: where each maximum is, as (d H + h) W + w within its "
+              "channel's [D, H, W] volume.");
+    AddAttr<std::vector<int>>("ksize", "Window [k_d, k_h, k_w] (the output size when adaptive).");
+    AddAttr<std::vector<int>>("strides", "[s_d, s_h, s_w].").SetDefault({1, 1, 1});
+    AddAttr<std::vector<int>>("paddings", "[p_d, p_h, p_w] or [d0, d1, h0, h1, w0, w1].")
+        .SetDefault({0, 0, 0});
+    AddAttr<bool>("global_pooling", "One window over the whole volume.").SetDefault(false);
+    AddAttr<bool>("adaptive", "ksize is the output size; windows split the volume evenly.")
+        .SetDefault(false);
+    AddAttr<bool>("ceil_mode", "Round the output size up (a last window may be partial).")
+        .SetDefault(false);
+    AddComment(R"DOC(
+3-D max pooling with indices: for the window W(z, y, x) of each output cell, clipped to the
+volume,
+$$Out[n, c, z, y, x] = \max_{(d, h, w) \in W} X[n, c, d, h, w], \qquad
+Mask[n, c, z, y, x] = (d^* H + h^*) W + w^*$$
+with (d*, h*, w*) the first strict maximum in row-major order (NaNs never taken); a window
+holding no value above -FLT_MAX (or wholly in the padding) gives Out -FLT_MAX and Mask -1,
+as in PaddlePaddle.
+
+Gradient, by the fused op max_pool3d_with_index_grad: dX[n, c, Mask] += dOut.
 )DOC");
   }
 };
@@ -357,6 +388,20 @@ VolumeGeometry ResolvePool3d(const std::string& op, const DDim& x,
   }
   if (!global && !adaptive) SetOutputSizes(op, x, std::get<bool>(attrs.at("ceil_mode")), &g);
   return g;
+}
+
+// pool3d's geometry for the attributes max_pool3d_with_index has (max, NCDHW, explicit pads).
+VolumeGeometry ResolveMaxPool3dWithIndex(const std::string& op, const DDim& x,
+                                         const framework::AttributeMap& attrs) {
+  framework::AttributeMap pool = attrs;
+  pool["pooling_type"] = std::string("max");
+  pool["exclusive"] = true;
+  pool["data_format"] = std::string("NCDHW");
+  pool["padding_algorithm"] = std::string("EXPLICIT");
+  for (const char* name : {"global_pooling", "adaptive", "ceil_mode"}) {
+    if (!pool.count(name)) pool[name] = false;
+  }
+  return ResolvePool3d(op, x, pool);
 }
 
 // A volume in NCDHW order (a copy when it is NDHWC), or back.
@@ -691,6 +736,82 @@ struct Pool3dGradKernel {
   }
 };
 
+template <typename T>
+struct MaxPool3dWithIndexKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* xt = ctx.Input("X");
+    const VolumeGeometry g = ResolveMaxPool3dWithIndex(ctx.Type(), xt->dims(), ctx.op().Attrs());
+    const int64_t cells = g.InCells();
+    PL_ENFORCE(cells <= std::numeric_limits<int32_t>::max(),
+               errors::InvalidArgument("op `%s` input `X`: a volume of %lld cells is beyond the "
+                                       "int32 Mask",
+                                       ctx.Type(), static_cast<long long>(cells)));
+    DenseTensor out(g.Dims(g.c, true), xt->dtype()), mask(g.Dims(g.c, true), DataType::INT32);
+    T* o = out.mutable_data<T>(ctx.GetPlace());
+    int32_t* m = mask.mutable_data<int32_t>(ctx.GetPlace());
+    const T* x = xt->data<T>();
+    ForEachWindow(g, ctx.Attr<bool>("adaptive"), true,
+                  [&](int64_t at, const std::vector<int64_t>& members, int64_t) {
+                    T best = static_cast<T>(-std::numeric_limits<float>::max());
+                    int64_t arg = -1;
+                    for (int64_t i : members) {
+                      if (best < x[i]) {
+                        best = x[i];
+                        arg = i % cells;
+                      }
+                    }
+                    o[at] = best;
+                    m[at] = static_cast<int32_t>(arg);
+                  });
+    *ctx.Output("Out") = std::move(out);
+    *ctx.Output("Mask") = std::move(mask);
+  }
+};
+
+template <typename T>
+struct MaxPool3dWithIndexGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const DenseTensor* mask = ctx.Input("Mask");
+    const DenseTensor* dout = ctx.Input("Out@GRAD");
+    const VolumeGeometry g = ResolveMaxPool3dWithIndex(ctx.Type(), x->dims(), ctx.op().Attrs());
+    const DDim want = g.Dims(g.c, true);
+    PL_ENFORCE(mask->dims() == want && dout->dims() == want && mask->dtype() == DataType::INT32,
+               errors::InvalidArgument("op `%s`: expected an int32 Mask and Out@GRAD of shape %s, "
+                                       "received %s %s and %s",
+                                       ctx.Type(), want.ToString(), DataTypeName(mask->dtype()),
+                                       mask->dims().ToString(), dout->dims().ToString()));
+    const int64_t cells = g.InCells(), px = g.OutCells();
+    DenseTensor dx(x->dims(), dout->dtype());
+    T* d = dx.mutable_data<T>(ctx.GetPlace());
+    std::fill(d, d + dx.numel(), T(0));
+    const int32_t* idx = mask->data<int32_t>();
+    const T* g_out = dout->data<T>();
+    for (int64_t plane = 0; plane < g.n * g.c; ++plane) {
+      for (int64_t k = 0; k < px; ++k) {
+        const int64_t at = idx[plane * px + k];
+        if (at < 0) continue;  // A window with nothing taken.
+        PL_ENFORCE(at < cells, errors::InvalidArgument("op `%s` input `Mask`: index %lld is "
+                                                       "outside the %lld cells of a volume",
+                                                       ctx.Type(), static_cast<long long>(at),
+                                                       static_cast<long long>(cells)));
+        d[plane * cells + at] += g_out[plane * px + k];
+      }
+    }
+    *ctx.Output("X@GRAD") = std::move(dx);
+  }
+};
+
+void MaxPool3dWithIndexInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  ctx->RequireOutput("Mask");
+  const VolumeGeometry g =
+      ResolveMaxPool3dWithIndex(ctx->OpType(), ctx->GetInputDim("X"), ctx->Attrs());
+  ctx->SetOutputDim("Out", g.Dims(g.c, true));
+  ctx->SetOutputDim("Mask", g.Dims(g.c, true));
+}
+
 void Conv3dInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Input");
   ctx->RequireInput("Filter");
@@ -779,6 +900,24 @@ dX = \sum_{windows \ni x} dOut / |W| \ \text{(avg)}$$)DOC"};
   RegisterPlainCpuFloatKernels<Pool3dKernel>("pool3d");
   framework::RegisterFusedGradOp("pool3d", pool_grad).InferShape(SameDimsGradInferShape);
   RegisterPlainCpuFloatKernels<Pool3dGradKernel>("pool3d_grad");
+  const framework::FusedGradDecl index_grad{
+      {"X", "Mask"},
+      {"Out"},
+      {"X"},
+      R"DOC($$dX[n, c, Mask[n, c, z, y, x]] \mathrel{+}= dOut[n, c, z, y, x]$$)DOC"};
+  framework::RegisterOp<VolumeOp, MaxPool3dWithIndexOpMaker>("max_pool3d_with_index")
+      .InferShape(MaxPool3dWithIndexInferShape)
+      .InferVarType([](framework::VarTypeInferenceContext* ctx) {
+        ctx->SetOutputDataType("Out", ctx->GetInputDataType("X"));
+        ctx->SetOutputDataType("Mask", DataType::INT32);
+      })
+      .GradOpMaker(framework::FusedGradMaker(index_grad))
+      .Checkpoint("attribute ceil_mode", framework::OpVersionDesc().NewAttr(
+                                             "ceil_mode", "round the output size up", false));
+  RegisterPlainCpuFloatKernels<MaxPool3dWithIndexKernel>("max_pool3d_with_index");
+  framework::RegisterFusedGradOp("max_pool3d_with_index", index_grad)
+      .InferShape(SameDimsGradInferShape);
+  RegisterPlainCpuFloatKernels<MaxPool3dWithIndexGradKernel>("max_pool3d_with_index_grad");
 }
 
 }  // namespace operators
