@@ -1,8 +1,11 @@
-// Tensor ops: fill_constant, assign, cast, reshape2, transpose2. Forward values against
-// references written here, dtypes, zero-size tensors, build-time inference and errors.
+// Tensor ops: fill_constant, assign, cast, reshape2, transpose2, print. Forward values against
+// references written here, dtypes, zero-size tensors, build-time inference and errors; what
+// print writes, how often and in which phase.
 #include <cmath>
 #include <limits>
 
+#include "framework/backward.h"
+#include "framework/executor.h"
 #include "framework/program_desc.h"
 #include "framework/var_type_inference.h"
 #include "tests/op_test_util.h"
@@ -515,6 +518,65 @@ TEST(Transpose2Op, Errors) {
         RunOp("transpose2", in, {{"Out", 1}});
       },
       {"op `transpose2`", "attribute `axis`", "required"});
+}
+
+// print copies its input and describes it on stdout: first_n limits the prints of one prepared
+// op, print_phase picks the forward value, the gradient (its backward is a print op) or both.
+TEST(PrintOp, CopiesAndPrintsAsAskedInEachPhase) {
+  operators::RegisterAllOps();
+  for (const std::string phase : {"FORWARD", "BACKWARD", "BOTH"}) {
+    SCOPED_TRACE(phase);
+    framework::ProgramDesc program;
+    framework::BlockDesc& b = program.Block(0);
+    for (const char* name : {"x", "y", "loss"}) {
+      b.Var(name)->SetDataType(DataType::FLOAT32);
+      b.Var(name)->SetShape(name == std::string("loss") ? std::vector<int64_t>{1}
+                                                        : std::vector<int64_t>{2, 3});
+    }
+    b.Var("x")->SetPersistable(true);
+    framework::OpDesc* op = b.AppendOp();
+    op->SetType("print");
+    op->SetInput("In", {"x"});
+    op->SetOutput("Out", {"y"});
+    op->SetAttr("first_n", 2);
+    op->SetAttr("message", std::string("step"));
+    op->SetAttr("summarize", 4);
+    op->SetAttr("print_phase", phase);
+    framework::OpDesc* mean = b.AppendOp();
+    mean->SetType("mean");
+    mean->SetInput("X", {"y"});
+    mean->SetOutput("Out", {"loss"});
+    framework::AppendBackward(&program, "loss");
+    framework::Scope scope;
+    *scope.Var("x")->GetMutable<DenseTensor>() = MakeTensor<float>({2, 3}, {1, 2, 3, 4, 5, 6});
+    framework::Executor exec{platform::CPUPlace()};
+    auto prepared = exec.Prepare(program, 0, &scope, {"y", "x@GRAD"});
+    ::testing::internal::CaptureStdout();
+    for (int run = 0; run < 3; ++run) exec.Run(prepared.get());
+    const std::string printed = ::testing::internal::GetCapturedStdout();
+    const framework::Scope& local = *prepared->local_scope();
+    EXPECT_EQ(ToDoubles(local.FindVar("y")->Get<DenseTensor>()),
+              (std::vector<double>{1, 2, 3, 4, 5, 6}));
+    ExpectNear(ToDoubles(local.FindVar("x@GRAD")->Get<DenseTensor>()),
+               std::vector<double>(6, 1.0 / 6), 1e-7, 0, "x@GRAD through print's backward");
+    // Each print op (the forward one, the one in the backward) prints at most twice.
+    size_t prints = 0;
+    for (size_t at = printed.find("step\t"); at != std::string::npos;
+         at = printed.find("step\t", at + 1)) {
+      ++prints;
+    }
+    EXPECT_EQ(prints, phase == "BOTH" ? 4u : 2u) << printed;
+    EXPECT_NE(printed.find("Variable: "), std::string::npos) << printed;
+    EXPECT_NE(printed.find("  - shape: [2, 3]"), std::string::npos) << printed;
+    EXPECT_NE(printed.find("  - dtype: float32"), std::string::npos) << printed;
+    if (phase != "BACKWARD") {
+      EXPECT_NE(printed.find("Variable: x\n"), std::string::npos) << printed;
+      EXPECT_NE(printed.find("  - data: [1 2 3 4 ...]"), std::string::npos) << printed;
+    }
+    if (phase != "FORWARD") {
+      EXPECT_NE(printed.find("Variable: y@GRAD"), std::string::npos) << printed;
+    }
+  }
 }
 
 }  // namespace
