@@ -107,12 +107,7 @@ void AdamInferShape(InferShapeContext* ctx) {
   for (const char* slot : {"ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut"}) {
     ctx->RequireOutput(slot);
   }
-  for (const char* slot : {"LearningRate", "Beta1Pow", "Beta2Pow"}) {
-    const DDim d = ctx->GetInputDim(slot);
-    PL_ENFORCE(d.numel() == -1 || d.numel() == 1,
-               errors::InvalidArgument("op `%s` input `%s`: expected 1 element, received shape %s",
-                                       ctx->OpType(), slot, d.ToString()));
-  }
+  CheckOneElementInputs(ctx, {"LearningRate", "Beta1Pow", "Beta2Pow"});
   SetOutputDimsLike(ctx, OutputInputPairs());
 }
 

@@ -72,12 +72,7 @@ void LambInferShape(InferShapeContext* ctx) {
     ctx->RequireInput(slot);
   }
   for (const char* slot : {"ParamOut", "Moment1Out", "Moment2Out"}) ctx->RequireOutput(slot);
-  for (const char* slot : {"LearningRate", "Beta1Pow", "Beta2Pow"}) {
-    const DDim d = ctx->GetInputDim(slot);
-    PL_ENFORCE(d.numel() == -1 || d.numel() == 1,
-               errors::InvalidArgument("op `%s` input `%s`: expected 1 element, received shape %s",
-                                       ctx->OpType(), slot, d.ToString()));
-  }
+  CheckOneElementInputs(ctx, {"LearningRate", "Beta1Pow", "Beta2Pow"});
   SetOutputDimsLike(ctx, OutputInputPairs());
 }
 
@@ -109,8 +104,8 @@ struct LambKernel {
     const MT* m1 = ctx.Input("Moment1")->data<MT>();
     const MT* m2 = ctx.Input("Moment2")->data<MT>();
     std::vector<MT> update(static_cast<size_t>(n));
-    std::vector<MT> param_in(static_cast<size_t>(n));
-    for (int64_t i = 0; i < n; ++i) param_in[i] = p.Get(i);
+    // ParamOut is written only in the last loop, element i after reading it: an output that
+    // is its own input still holds the old parameter until then.
     AllocParamOutputs(ctx, &p);
     MT* m1_out = ctx.Output("Moment1Out")->Resize(dims).mutable_data<MT>(ctx.GetPlace());
     MT* m2_out = ctx.Output("Moment2Out")->Resize(dims).mutable_data<MT>(ctx.GetPlace());
@@ -119,7 +114,7 @@ struct LambKernel {
         const MT mom1 = m1[i], mom2 = m2[i];
         m1_out[i] = mom1;
         m2_out[i] = mom2;
-        p.Set(i, param_in[i]);
+        p.Set(i, p.Get(i));
       }
     } else {
       for (int64_t i = 0; i < n; ++i) {
@@ -128,21 +123,22 @@ struct LambKernel {
         const MT mom2 = beta2 * m2[i] + (MT(1) - beta2) * g * g;
         m1_out[i] = mom1;
         m2_out[i] = mom2;
-        update[i] = (mom1 / (MT(1) - b1p)) / (std::sqrt(mom2 / (MT(1) - b2p)) + epsilon) +
-                    decay * param_in[i];
+        update[i] =
+            (mom1 / (MT(1) - b1p)) / (std::sqrt(mom2 / (MT(1) - b2p)) + epsilon) + decay * p.Get(i);
       }
       MT ratio = 1;
       if (decay > MT(0) || ctx.Attr<bool>("always_adapt")) {
         MT p_sq = 0, u_sq = 0;  // Squared norms, summed in order.
         for (int64_t i = 0; i < n; ++i) {
-          p_sq += param_in[i] * param_in[i];
+          const MT param_i = p.Get(i);
+          p_sq += param_i * param_i;
           u_sq += update[i] * update[i];
         }
         const MT p_norm = std::sqrt(p_sq), u_norm = std::sqrt(u_sq);
         if (p_norm > MT(0) && u_norm > MT(0)) ratio = p_norm / u_norm;
       }
       const MT step = lr * ratio;
-      for (int64_t i = 0; i < n; ++i) p.Set(i, param_in[i] - step * update[i]);
+      for (int64_t i = 0; i < n; ++i) p.Set(i, p.Get(i) - step * update[i]);
     }
     if (ctx.HasOutput("Beta1PowOut")) UpdateBetaPow(ctx, "Beta1Pow", "Beta1PowOut", beta1, !skip);
     if (ctx.HasOutput("Beta2PowOut")) UpdateBetaPow(ctx, "Beta2Pow", "Beta2PowOut", beta2, !skip);

@@ -53,11 +53,7 @@ void MomentumInferShape(InferShapeContext* ctx) {
   for (const char* slot : {"Param", "Grad", "Velocity", "LearningRate"}) ctx->RequireInput(slot);
   ctx->RequireOutput("ParamOut");
   ctx->RequireOutput("VelocityOut");
-  const DDim lr = ctx->GetInputDim("LearningRate");
-  PL_ENFORCE(lr.numel() == -1 || lr.numel() == 1,
-             errors::InvalidArgument("op `%s` input `LearningRate`: expected 1 element, received "
-                                     "shape %s",
-                                     ctx->OpType(), lr.ToString()));
+  CheckOneElementInputs(ctx, {"LearningRate"});
   SetOutputDimsLike(
       ctx, {{"ParamOut", "Param"}, {"VelocityOut", "Velocity"}, {"MasterParamOut", "MasterParam"}});
 }

@@ -153,5 +153,14 @@ void UpdateBetaPow(const ExecutionContext& ctx, const char* in, const char* out,
   WriteScalarOutput(ctx, out, dtype, dims, result);
 }
 
+void CheckOneElementInputs(InferShapeContext* ctx, std::initializer_list<const char*> slots) {
+  for (const char* slot : slots) {
+    const DDim d = ctx->GetInputDim(slot);
+    PL_ENFORCE(d.numel() == -1 || d.numel() == 1,
+               errors::InvalidArgument("op `%s` input `%s`: expected 1 element, received shape %s",
+                                       ctx->OpType(), slot, d.ToString()));
+  }
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -163,6 +164,10 @@ void WithComputeType(const ExecutionContext& ctx, Fn&& fn) {
 // tensor computed in the input's dtype (float32 or float64, else InvalidArgumentError).
 void UpdateBetaPow(const ExecutionContext& ctx, const char* in, const char* out, double beta,
                    bool multiply);
+
+// Requires each input of `slots` to hold 1 element (or an unknown count at build time):
+// the learning rate and beta powers.
+void CheckOneElementInputs(InferShapeContext* ctx, std::initializer_list<const char*> slots);
 
 // Build-time dtypes: each (output slot, input slot) pair copies the input's dtype.
 void SetOutputTypesLike(framework::VarTypeInferenceContext* ctx,

@@ -39,11 +39,7 @@ so duplicate rows add up. ParamOut may be the same variable as Param.
 void SgdInferShape(InferShapeContext* ctx) {
   for (const char* slot : {"Param", "LearningRate", "Grad"}) ctx->RequireInput(slot);
   ctx->RequireOutput("ParamOut");
-  const int64_t lr = ctx->GetInputDim("LearningRate").numel();
-  PL_ENFORCE(lr == -1 || lr == 1,
-             errors::InvalidArgument("op `%s` input `LearningRate`: expected 1 element, received "
-                                     "shape %s",
-                                     ctx->OpType(), ctx->GetInputDim("LearningRate").ToString()));
+  CheckOneElementInputs(ctx, {"LearningRate"});
   SetOutputDimsLike(ctx, {{"ParamOut", "Param"}, {"MasterParamOut", "MasterParam"}});
 }
 
