@@ -226,6 +226,73 @@ TEST_F(DetectionOps, YoloBoxOfOneCellByHand) {
   ExpectNear(ToDoubles(r.outputs.at("Scores")[0]), {0.25}, 1e-12, 0, "Scores");
 }
 
+TEST_F(DetectionOps, RetinanetDetectionOutputByHand) {
+  // Two levels, one image (height 40, width 30, scale 2: clipped to 20 x 15), two classes.
+  // Level 0: anchor [0, 0, 9, 9] (w = h = 10, centre 5): zero deltas give [0, 0, 9, 9] / 2;
+  // anchor [1, 1, 10, 10] with dx = 0.1, dw = ln 2 gives centre 7, width 20: [-3, 1, 16, 10]
+  // / 2 = [-1.5, 0.5, 8, 5], x clipped to [0, 14]. Level 1 (the last: threshold 0): anchor
+  // [20, 20, 29, 29], zero deltas -> [10, 10, 14.5, 14.5], x clipped to 14 (y limit 19).
+  const double ln2 = std::log(2.0);
+  const DenseTensor d0 = MakeTensor<double>({1, 2, 4}, {0, 0, 0, 0, 0.1, 0, ln2, 0});
+  const DenseTensor s0 = MakeTensor<double>({1, 2, 2}, {0.9, 0.2, 0.8, 0.05});
+  const DenseTensor a0 = MakeTensor<double>({2, 4}, {0, 0, 9, 9, 1, 1, 10, 10});
+  const DenseTensor d1 = MakeTensor<double>({1, 1, 4}, {0, 0, 0, 0});
+  const DenseTensor s1 = MakeTensor<double>({1, 1, 2}, {0.1, 0.15});
+  const DenseTensor a1 = MakeTensor<double>({1, 4}, {20, 20, 29, 29});
+  const DenseTensor info = MakeTensor<double>({1, 3}, {40, 30, 2});
+  auto run = [&](float nms_threshold, int keep_top_k) {
+    const auto r = RunOp(
+        "retinanet_detection_output",
+        {{"BBoxes", {d0, d1}}, {"Scores", {s0, s1}}, {"Anchors", {a0, a1}}, {"ImInfo", {info}}},
+        {{"Out", 1}},
+        {{"score_threshold", 0.3f},
+         {"nms_top_k", 10},
+         {"nms_threshold", nms_threshold},
+         {"nms_eta", 1.0f},
+         {"keep_top_k", keep_top_k}});
+    return r.outputs.at("Out")[0];
+  };
+  // Class 0 (label 1): boxes [0, 0, 4.5, 4.5] (0.9) and [0, 0.5, 8, 5] (0.8) overlap with
+  // IoU (5.5 * 5) / (5.5 * 5.5 + 9 * 5.5 - 5.5 * 5) = 27.5 / 52.25 = 0.526;
+  // level 1 gives [10, 10, 14, 14.5] for both classes (0.1 and 0.15). 0.2 and 0.05 of
+  // level 0 are below the threshold.
+  const std::vector<double> a = {1, 0.9, 0, 0, 4.5, 4.5};
+  const std::vector<double> b = {1, 0.8, 0, 0.5, 8, 5};
+  const std::vector<double> c2 = {2, 0.15, 10, 10, 14, 14.5};
+  const std::vector<double> c1 = {1, 0.1, 10, 10, 14, 14.5};
+  auto rows = [](std::initializer_list<std::vector<double>> rs) {
+    std::vector<double> all;
+    for (const auto& r : rs) all.insert(all.end(), r.begin(), r.end());
+    return all;
+  };
+  DenseTensor out = run(0.7f, 10);  // nothing suppressed
+  ExpectNear(ToDoubles(out), rows({a, b, c2, c1}), 1e-12, 1e-12, "threshold 0.7");
+  EXPECT_EQ(out.lod(), (framework::LoD{{0, 4}}));
+  out = run(0.5f, 10);  // b suppressed by a
+  ExpectNear(ToDoubles(out), rows({a, c2, c1}), 1e-12, 1e-12, "threshold 0.5");
+  out = run(0.5f, 2);
+  ExpectNear(ToDoubles(out), rows({a, c2}), 1e-12, 1e-12, "keep_top_k 2");
+  EXPECT_EQ(out.dims(), DDim({2, 6}));
+}
+
+TEST_F(DetectionOps, PolygonBoxTransformAddsThePixelGrid) {
+  std::vector<double> in = RandomValues(2 * 4 * 2 * 3, -5, 5, 9), want;
+  for (int n = 0; n < 2; ++n)
+    for (int c = 0; c < 4; ++c)
+      for (int h = 0; h < 2; ++h)
+        for (int w = 0; w < 3; ++w)
+          want.push_back((c % 2 == 0 ? 4 * w : 4 * h) - in[((n * 4 + c) * 2 + h) * 3 + w]);
+  const auto r = RunOp("polygon_box_transform", {{"Input", {MakeTensor<float>({2, 4, 2, 3}, in)}}},
+                       {{"Output", 1}});
+  ExpectNear(ToDoubles(r.outputs.at("Output")[0]), want, 1e-6, 1e-6, "Output");
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("polygon_box_transform", {{"Input", {MakeTensor<float>({1, 3, 1, 1}, {0, 0, 0})}}},
+              {{"Output", 1}});
+      },
+      {"op `polygon_box_transform` input `Input`", "even", "[1, 3, 1, 1]"});
+}
+
 TEST_F(DetectionOps, BadInputsNameWhatIsWrong) {
   ExpectError<platform::InvalidArgumentError>(
       [&] {

@@ -67,6 +67,34 @@ TEST(DropoutOp, SeedTensorOverridesTheAttributes) {
   }
 }
 
+// The seed op, as PaddlePaddle's programs feed dropout's Seed: a non-zero attribute comes out
+// as it is (unless deterministic), else a non-zero draw from the default generator.
+TEST(DropoutOp, SeedOpGivesTheSeedOrADefaultDraw) {
+  auto seed_of = [](const AttributeMap& attrs) {
+    const auto r = RunOp("seed", {}, {{"Out", 1}}, attrs);
+    const DenseTensor& out = r.outputs.at("Out")[0];
+    EXPECT_EQ(out.dims(), DDim({1}));
+    EXPECT_EQ(out.dtype(), DataType::INT32);
+    return out.data<int32_t>()[0];
+  };
+  EXPECT_EQ(seed_of({{"seed", 99}}), 99);
+  EXPECT_EQ(seed_of({{"seed", -7}}), -7);
+  platform::SetDefaultSeed(42);
+  const int32_t a = seed_of({});
+  const int32_t b = seed_of({{"seed", 99}, {"deterministic", true}});
+  platform::SetDefaultSeed(42);
+  EXPECT_EQ(seed_of({}), a);
+  EXPECT_EQ(seed_of({}), b);
+  EXPECT_NE(a, 0);
+  EXPECT_NE(b, 0);
+  EXPECT_NE(a, b);
+  // Fed to dropout, it gives the mask of the same seed as an attribute.
+  SlotTensors seed;
+  seed["Seed"] = {MakeTensor<int32_t>({1}, {static_cast<double>(seed_of({{"seed", 31}}))})};
+  EXPECT_EQ(RunDropout<float>({200}, Train(0.5f, kDowngrade, 5), 1, seed).mask,
+            RunDropout<float>({200}, Train(0.5f, kDowngrade, 31)).mask);
+}
+
 TEST(DropoutOp, DefaultGeneratorIsReproducibleWhenSeeded) {
   const AttributeMap attrs = {{"dropout_prob", 0.5f}};
   platform::SetDefaultSeed(1234);
