@@ -361,6 +361,7 @@ TEST(MomentumOp, RequiresMuAndChecksVelocity) {
 
 struct AdamRef {
   double beta1, beta2, eps, lr, beta1_pow, beta2_pow;
+  double decay = 0;  // adamw: lr * lr_ratio * coeff, applied to the parameter first
   // One step; `present` (optional) limits the update to those elements (lazy_mode).
   void Step(std::vector<double>* p, std::vector<double>* m1, std::vector<double>* m2,
             const std::vector<double>& g, const std::vector<bool>* present = nullptr) {
@@ -368,6 +369,7 @@ struct AdamRef {
     const double eps_t = eps * std::sqrt(1 - beta2_pow);
     for (size_t i = 0; i < p->size(); ++i) {
       if (present != nullptr && !(*present)[i]) continue;
+      (*p)[i] -= decay * (*p)[i];
       (*m1)[i] = beta1 * (*m1)[i] + (1 - beta1) * g[i];
       (*m2)[i] = beta2 * (*m2)[i] + (1 - beta2) * g[i] * g[i];
       (*p)[i] -= lr_t * (*m1)[i] / (std::sqrt((*m2)[i]) + eps_t);
@@ -392,14 +394,18 @@ const VariableNameMap& AdamOutputs() {
   return kOut;
 }
 
+// adam, or adamw with `attrs` (decay = lr * lr_ratio * coeff when with_decay).
 template <typename T>
-void CheckAdamSteps() {
-  OneOpProgram prog("adam", AdamInputs(), AdamOutputs(), {});
+void CheckAdamSteps(const std::string& op = "adam", const AttributeMap& attrs = {},
+                    double decay = 0) {
+  SCOPED_TRACE(op);
+  OneOpProgram prog(op, AdamInputs(), AdamOutputs(), attrs);
   std::vector<double> p = RandomValues(12, -1, 1, 10);
   std::vector<double> m1(12, 0.0), m2(12, 0.0);
   const std::vector<double> g = RandomValues(12, -1, 1, 11);
   // The attributes are floats: the reference uses their float values.
   AdamRef ref{0.9f, 0.999f, 1e-8f, static_cast<T>(0.01), 0.9f, 0.999f};
+  ref.decay = decay;
   prog.Set("w", MakeTensor<T>({3, 4}, p));
   prog.Set("g", MakeTensor<T>({3, 4}, g));
   prog.Set("m1", MakeTensor<T>({3, 4}, m1));
@@ -424,6 +430,16 @@ void CheckAdamSteps() {
 TEST(AdamOp, FourStepsWithBetaPowAccumulation) {
   CheckAdamSteps<float>();
   CheckAdamSteps<double>();
+}
+
+// AdamW: decoupled weight decay at LearningRate * lr_ratio * coeff, then adam's step at the
+// unscaled learning rate (PaddlePaddle's CPU kernel); without with_decay it is adam.
+TEST(AdamOp, AdamWDecaysBeforeTheAdamStep) {
+  const AttributeMap decayed = {{"with_decay", true}, {"coeff", 0.1f}, {"lr_ratio", 0.5f}};
+  // The learning rate is a T tensor, lr_ratio and coeff float attributes.
+  CheckAdamSteps<double>("adamw", decayed, 0.01 * 0.5 * static_cast<double>(0.1f));
+  CheckAdamSteps<float>("adamw", decayed, 0.01f * 0.5f * 0.1f);
+  CheckAdamSteps<double>("adamw", {{"with_decay", false}, {"coeff", 0.1f}, {"lr_ratio", 0.5f}});
 }
 
 // AMSGrad: the denominator uses the running maximum of the second moment. Large gradients

@@ -1,5 +1,5 @@
 // adam: the Adam optimizer step, in PaddlePaddle's formulation (bias corrections folded into
-// the learning rate and epsilon).
+// the learning rate and epsilon); adamw: the same step after decoupled weight decay.
 #include <algorithm>
 #include <cmath>
 #include <type_traits>
@@ -13,7 +13,9 @@ namespace operators {
 namespace {
 
 constexpr char kOp[] = "adam";
+constexpr char kAdamW[] = "adamw";
 
+template <bool kW>
 class AdamOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
@@ -68,6 +70,25 @@ class AdamOpMaker : public OpProtoAndCheckerMaker {
                   "AMSGrad: divide by the running maximum of the second moment (Moment2Max) "
                   "instead of the second moment itself.")
         .SetDefault(false);
+    if (kW) {
+      AddAttr<float>("lr_ratio",
+                     "Multiplies the learning rate of the weight decay (not of "
+                     "the Adam step, as in PaddlePaddle's CPU kernel).")
+          .SetDefault(1.0f);
+      AddAttr<float>("coeff", "Weight decay coefficient.").SetDefault(0.01f);
+      AddAttr<bool>("with_decay", "Apply the weight decay (false: the plain Adam step).")
+          .SetDefault(false);
+      AddComment(R"DOC(
+AdamW operator (PaddlePaddle's formulation): the parameter first decays (when with_decay),
+$$Param' = Param - LearningRate \cdot lr\_ratio \cdot coeff \cdot Param$$
+then takes adam's step from Param':
+$$lr_t = LearningRate \cdot \frac{\sqrt{1 - Beta2Pow}}{1 - Beta1Pow}, \quad
+ParamOut = Param' - lr_t \cdot \frac{Moment1Out}{\sqrt{Moment2Out} + \epsilon_t}$$
+Moments, amsgrad, SkipUpdate, SelectedRows gradients (lazy_mode rows left alone are not
+decayed either) and the Beta*Pow outputs are as in `adam`.
+)DOC");
+      return;
+    }
     AddComment(R"DOC(
 Adam operator (PaddlePaddle's formulation).
 
@@ -124,6 +145,8 @@ double ScalarOrAttr(const ExecutionContext& ctx, const char* slot, const char* a
 template <typename MT>
 struct AdamStep {
   MT b1, b2, lr_t, eps_t;
+  MT decay;  // adamw's lr * coeff (0 for adam, which never applies it)
+  MT Decayed(MT param) const { return param - decay * param; }
   MT Moment1(MT m, MT g) const { return b1 * m + (MT(1) - b1) * g; }
   MT Moment2(MT m, MT g) const { return b2 * m + (MT(1) - b2) * g * g; }
   MT Param(MT param, MT mom1, MT mom2) const {
@@ -131,8 +154,8 @@ struct AdamStep {
   }
 };
 
-template <typename T>
-struct AdamKernel {
+template <typename T, bool kW>
+struct AdamKernelOf {
   static void Compute(const ExecutionContext& ctx) {
     WithComputeType<T>(ctx, [&](auto tag) { Run<decltype(tag)>(ctx); });
   }
@@ -177,9 +200,13 @@ struct AdamKernel {
     // Bias corrections in the compute type, as PaddlePaddle's kernel does.
     const MT b1p = static_cast<MT>(beta1_pow);
     const MT b2p = static_cast<MT>(beta2_pow);
-    const AdamStep<MT> step{static_cast<MT>(beta1), static_cast<MT>(beta2),
-                            static_cast<MT>(lr) * (std::sqrt(MT(1) - b2p) / (MT(1) - b1p)),
-                            static_cast<MT>(epsilon) * std::sqrt(MT(1) - b2p)};
+    AdamStep<MT> step{static_cast<MT>(beta1), static_cast<MT>(beta2),
+                      static_cast<MT>(lr) * (std::sqrt(MT(1) - b2p) / (MT(1) - b1p)),
+                      static_cast<MT>(epsilon) * std::sqrt(MT(1) - b2p), MT(0)};
+    if (kW && ctx.Attr<bool>("with_decay")) {
+      step.decay = static_cast<MT>(lr) * static_cast<MT>(ctx.Attr<float>("lr_ratio")) *
+                   static_cast<MT>(ctx.Attr<float>("coeff"));
+    }
 
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     bool updated = false;
@@ -199,7 +226,7 @@ struct AdamKernel {
             const MT mom2 = step.Moment2(m2[i], g[i]);
             m1_out[i] = mom1;
             m2_out[i] = mom2;
-            param_out[i] = step.Param(param[i], mom1, mom2);
+            param_out[i] = step.Param(kW ? step.Decayed(param[i]) : param[i], mom1, mom2);
           }
         });
         updated = true;
@@ -228,7 +255,7 @@ struct AdamKernel {
             denom_mom2 = std::max(m2max[i], mom2);
             m2max_out[i] = denom_mom2;
           }
-          p.Set(i, step.Param(param_i, mom1, denom_mom2));
+          p.Set(i, step.Param(kW ? step.Decayed(param_i) : param_i, mom1, denom_mom2));
         }
       });
     }
@@ -240,10 +267,15 @@ struct AdamKernel {
   }
 };
 
+template <typename T>
+using AdamKernel = AdamKernelOf<T, false>;
+template <typename T>
+using AdamWKernel = AdamKernelOf<T, true>;
+
 }  // namespace
 
 PL_REGISTER_OPS(RegisterAdamOp) {
-  framework::RegisterOp<OptimizerOp, AdamOpMaker>(kOp)
+  framework::RegisterOp<OptimizerOp, AdamOpMaker<false>>(kOp)
       .InferShape(AdamInferShape)
       .InferVarType(AdamInferVarType)
       .Checkpoint(
@@ -253,9 +285,9 @@ PL_REGISTER_OPS(RegisterAdamOp) {
               .NewAttr("multi_precision", "update a master copy of the parameter", false)
               .NewInput("MasterParam", "the parameter in its compute precision")
               .NewOutput("MasterParamOut", "the updated MasterParam"))
-      .Checkpoint("Upgrade adam, add 1 dispensable input [EpsilonTensor].",
-                  framework::OpVersionDesc().NewInput("EpsilonTensor",
-                                                      "overrides attribute epsilon"))
+      .Checkpoint(
+          "Upgrade adam, add 1 dispensable input [EpsilonTensor].",
+          framework::OpVersionDesc().NewInput("EpsilonTensor", "overrides attribute epsilon"))
       .Checkpoint("Upgrade adam, add 1 attribute [use_global_beta_pow].",
                   framework::OpVersionDesc().NewAttr(
                       "use_global_beta_pow", "Beta1Pow/Beta2Pow are maintained elsewhere", false))
@@ -270,6 +302,11 @@ PL_REGISTER_OPS(RegisterAdamOp) {
               .NewInput("Moment2Max", "the running maximum of the second moment")
               .NewOutput("Moment2MaxOut", "the updated Moment2Max"));
   RegisterPlainCpuFloatKernels<AdamKernel>(kOp);
+
+  framework::RegisterOp<OptimizerOp, AdamOpMaker<true>>(kAdamW)
+      .InferShape(AdamInferShape)
+      .InferVarType(AdamInferVarType);
+  RegisterPlainCpuFloatKernels<AdamWKernel>(kAdamW);
 }
 
 }  // namespace operators
