@@ -183,7 +183,10 @@ struct RetinanetDetectionOutputKernel {
         const Candidate<T>* c;
       };
       std::vector<Kept> kept;
-      for (const auto& [label, cands] : by_class) {
+      for (const auto& entry : by_class) {
+        // Named, not a structured binding: lambdas below capture it.
+        const int64_t label = entry.first;
+        const std::vector<Candidate<T>>& cands = entry.second;
         std::vector<int64_t> order(cands.size());
         for (size_t j = 0; j < order.size(); ++j) order[j] = static_cast<int64_t>(j);
         std::stable_sort(order.begin(), order.end(), [&cands](int64_t p, int64_t q) {
