@@ -94,7 +94,7 @@ TEST_F(IndexPut, GradientsByFiniteDifferences) {
         indices = {MakeTensor<int64_t>({2}, {2, 0})};
         value = MakeTensor<double>({2, 1}, {0.5, -1.5});
       } else if (variant == 1) {  // elements, duplicates only with accumulate
-        indices = {MakeTensor<int64_t>({3}, {0, 1, accumulate ? 0 : 2}),
+        indices = {MakeTensor<int64_t>({3}, {0, 1, accumulate ? 0.0 : 2.0}),
                    MakeTensor<int64_t>({3}, {1, 3, 1})};
         value = MakeTensor<double>({3}, {0.25, 2, -1});
       } else {  // a mask, one value for all
