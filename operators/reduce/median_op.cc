@@ -34,6 +34,12 @@ struct MedianSlots {
 constexpr MedianSlots kMedianSlots{"x", "out", "medians"};
 constexpr MedianSlots kNanmedianSlots{"X", "Out", "MedianIndex"};
 
+template <bool kNan>
+const MedianSlots& SlotsFor() {
+  return kNan ? kNanmedianSlots : kMedianSlots;
+}
+
+// For the op class, shared by both ops and their grads.
 const MedianSlots& SlotsOf(const std::string& type) {
   return type.rfind("nanmedian", 0) == 0 ? kNanmedianSlots : kMedianSlots;
 }
@@ -55,7 +61,7 @@ template <bool kNan>
 class MedianOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    const MedianSlots& s = kNan ? kNanmedianSlots : kMedianSlots;
+    const MedianSlots& s = SlotsFor<kNan>();
     AddInput(s.x, "Input of any rank (float, double, int32, int64).");
     if (!kNan) {
       AddInput("AxisTensor", "The axes as a 1-D int tensor (not supported: use `axis`).")
@@ -113,8 +119,8 @@ struct MedianGeometry {
 };
 
 template <typename AxisT>
-MedianGeometry GeometryOf(const std::string& op, const DDim& x, const std::vector<AxisT>& axis,
-                          bool keepdim, bool avg) {
+MedianGeometry GeometryOf(const std::string& op, const char* x_slot, const DDim& x,
+                          const std::vector<AxisT>& axis, bool keepdim, bool avg) {
   const int rank = x.size();
   std::vector<bool> reduced(static_cast<size_t>(rank), axis.empty());
   for (AxisT a : axis) {
@@ -158,7 +164,7 @@ MedianGeometry GeometryOf(const std::string& op, const DDim& x, const std::vecto
   PL_ENFORCE(!g.line_offsets.empty() || g.line_starts.empty(),
              errors::InvalidArgument("op `%s` input `%s`: the reduced dims of shape %s hold no "
                                      "element",
-                                     op, SlotsOf(op).x, x.ToString()));
+                                     op, x_slot, x.ToString()));
   g.out = DDim(out_dims);
   if (avg) out_dims.push_back(2);
   g.index = DDim(out_dims);
@@ -171,9 +177,11 @@ MedianGeometry GeometryFrom(const std::string& op, const DDim& x, const Ctx& ctx
   const bool keepdim = ctx.template Attr<bool>("keepdim");
   const bool avg = ctx.template Attr<std::string>("mode") == "avg";
   if constexpr (kNan) {
-    return GeometryOf(op, x, ctx.template Attr<std::vector<int>>("axis"), keepdim, avg);
+    return GeometryOf(op, SlotsFor<kNan>().x, x, ctx.template Attr<std::vector<int>>("axis"),
+                      keepdim, avg);
   } else {
-    return GeometryOf(op, x, ctx.template Attr<std::vector<int64_t>>("axis"), keepdim, avg);
+    return GeometryOf(op, SlotsFor<kNan>().x, x, ctx.template Attr<std::vector<int64_t>>("axis"),
+                      keepdim, avg);
   }
 }
 
@@ -186,7 +194,7 @@ void CheckNoAxisTensors(const std::string& op, bool axis_tensor, bool axis_tenso
 
 template <bool kNan>
 void MedianInferShape(InferShapeContext* ctx) {
-  const MedianSlots& s = SlotsOf(ctx->OpType());
+  const MedianSlots& s = SlotsFor<kNan>();
   ctx->RequireInput(s.x);
   ctx->RequireOutput(s.out);
   if (!kNan)
@@ -198,7 +206,7 @@ void MedianInferShape(InferShapeContext* ctx) {
 
 template <bool kNan>
 void MedianInferVarType(framework::VarTypeInferenceContext* ctx) {
-  const MedianSlots& s = kNan ? kNanmedianSlots : kMedianSlots;
+  const MedianSlots& s = SlotsFor<kNan>();
   ctx->SetOutputDataType(s.out, ctx->GetInputDataType(s.x));
   ctx->SetOutputDataType(s.index, DataType::INT64);
 }
@@ -254,7 +262,7 @@ struct MedianKernel {
   template <typename T>
   struct Kernel {
     static void Compute(const ExecutionContext& ctx) {
-      const MedianSlots& s = SlotsOf(ctx.Type());
+      const MedianSlots& s = SlotsFor<kNan>();
       if (!kNan)
         CheckNoAxisTensors(ctx.Type(), ctx.HasInput("AxisTensor"), ctx.HasInput("AxisTensorList"));
       const DenseTensor* x_t = ctx.Input(s.x);
@@ -288,7 +296,7 @@ struct MedianKernel {
 
 template <bool kNan>
 void MedianGradInferShape(InferShapeContext* ctx) {
-  const MedianSlots& s = kNan ? kNanmedianSlots : kMedianSlots;
+  const MedianSlots& s = SlotsFor<kNan>();
   const std::string dx = std::string(s.x) + "@GRAD";
   ctx->RequireInput(s.x);
   ctx->RequireInput(s.index);
@@ -301,7 +309,7 @@ struct MedianGradKernel {
   template <typename T>
   struct Kernel {
     static void Compute(const ExecutionContext& ctx) {
-      const MedianSlots& s = kNan ? kNanmedianSlots : kMedianSlots;
+      const MedianSlots& s = SlotsFor<kNan>();
       const std::string dout_slot = std::string(s.out) + "@GRAD";
       const DDim x_dims = ctx.Input(s.x)->dims();
       const DenseTensor* idx_t = ctx.Input(s.index);
@@ -350,7 +358,7 @@ struct MedianGradKernel {
 
 template <bool kNan>
 void RegisterMedian(const std::string& type) {
-  const MedianSlots& s = kNan ? kNanmedianSlots : kMedianSlots;
+  const MedianSlots& s = SlotsFor<kNan>();
   const framework::FusedGradDecl grad{
       {s.x, s.index},
       {s.out},
