@@ -16,6 +16,7 @@
 #include "operators/common.h"
 #include "operators/math/broadcast.h"
 #include "operators/op_family.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
@@ -120,18 +121,15 @@ IndexList ExpandIndices(const std::string& op, const DDim& x,
     PL_ENFORCE(at < x.size(), errors::InvalidArgument("op `%s` input `indices`: %d index "
                                                       "tensors for x of rank %d",
                                                       op, at + 1, x.size()));
-    std::vector<int64_t> v(static_cast<size_t>(t.numel()));
-    for (int64_t k = 0; k < t.numel(); ++k) {
-      const int64_t raw =
-          t.dtype() == DataType::INT32 ? t.data<int32_t>()[k] : t.data<int64_t>()[k];
-      PL_ENFORCE(
-          raw >= -x[at] && raw < x[at],
-          errors::InvalidArgument("op `%s` input `indices` #%zu: element %lld is %lld, "
-                                  "outside [%lld, %lld) for dim %d of x %s",
-                                  op, i, static_cast<long long>(k), static_cast<long long>(raw),
-                                  static_cast<long long>(-x[at]), static_cast<long long>(x[at]), at,
-                                  x.ToString()));
-      v[k] = raw < 0 ? raw + x[at] : raw;
+    std::vector<int64_t> v = ReadIntValues(t, op, "indices");
+    for (size_t k = 0; k < v.size(); ++k) {
+      PL_ENFORCE(v[k] >= -x[at] && v[k] < x[at],
+                 errors::InvalidArgument("op `%s` input `indices` #%zu: element %zu is %lld, "
+                                         "outside [%lld, %lld) for dim %d of x %s",
+                                         op, i, k, static_cast<long long>(v[k]),
+                                         static_cast<long long>(-x[at]),
+                                         static_cast<long long>(x[at]), at, x.ToString()));
+      if (v[k] < 0) v[k] += x[at];
     }
     list.dims.push_back(t.dims());
     list.values.push_back(std::move(v));
