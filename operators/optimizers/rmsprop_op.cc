@@ -1,0 +1,150 @@
+// rmsprop: RMSProp (Tieleman and Hinton), optionally centered, with momentum.
+#include <cmath>
+
+#include "operators/op_family.h"
+#include "operators/optimizers/optimizer_util.h"
+
+namespace paddle_like {
+namespace operators {
+
+namespace {
+
+constexpr char kOp[] = "rmsprop";
+
+class RmspropOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("Param", "The parameter to update (float32 or float64).");
+    AddInput("MeanSquare", "The running mean of squared gradients, Param's shape.");
+    AddInput("Grad",
+             "The gradient: a DenseTensor of Param's shape, or SelectedRows (absent rows count "
+             "as zero gradient).");
+    AddInput("Moment", "The momentum accumulator, Param's shape.");
+    AddInput("LearningRate", "The learning rate, a 1-element tensor.");
+    AddInput("MeanGrad", "With centered: the running mean of gradients, Param's shape.")
+        .AsDispensable();
+    AddInput("MasterParam", "With multi_precision: the parameter in its compute precision.")
+        .AsDispensable();
+    AddOutput("ParamOut", "The updated parameter (usually the same variable as Param).");
+    AddOutput("MomentOut", "The updated Moment.");
+    AddOutput("MeanSquareOut", "The updated MeanSquare.");
+    AddOutput("MeanGradOut", "With centered: the updated MeanGrad; else left as it is.");
+    AddOutput("MasterParamOut", "With multi_precision: the updated MasterParam.").AsDispensable();
+    AddAttr<float>("epsilon", "Added under the square root for numerical stability.")
+        .SetDefault(1.0e-10f);
+    AddAttr<float>("decay", "Discount factor of the running means (rho).").SetDefault(0.9f);
+    AddAttr<float>("momentum", "The momentum coefficient.").SetDefault(0.0f);
+    AddAttr<bool>("centered",
+                  "Divide by the estimated variance (MeanSquare minus MeanGrad squared) instead "
+                  "of the uncentered second moment.")
+        .SetDefault(false);
+    AddAttr<bool>("multi_precision",
+                  "Update MasterParam and write ParamOut as its value converted to Param's dtype.")
+        .SetDefault(false);
+    AddComment(R"DOC(
+RMSProp operator.
+
+$$MeanSquareOut = decay \cdot MeanSquare + (1 - decay) \cdot Grad^2$$
+$$MeanGradOut = decay \cdot MeanGrad + (1 - decay) \cdot Grad \text{ (centered only)}$$
+$$MomentOut = momentum \cdot Moment + \frac{LearningRate \cdot Grad}
+  {\sqrt{MeanSquareOut - [centered] \, MeanGradOut^2 + epsilon}}$$
+$$ParamOut = Param - MomentOut$$
+
+With a SelectedRows Grad, absent rows have Grad = 0: their running means decay and their
+parameters still move by the decayed momentum. Outputs may be the same variables as their
+inputs.
+)DOC");
+  }
+};
+
+void RmspropInferShape(InferShapeContext* ctx) {
+  for (const char* slot : {"Param", "MeanSquare", "Grad", "Moment", "LearningRate"}) {
+    ctx->RequireInput(slot);
+  }
+  for (const char* slot : {"ParamOut", "MomentOut", "MeanSquareOut"}) ctx->RequireOutput(slot);
+  CheckOneElementInputs(ctx, {"LearningRate"});
+  SetOutputDimsLike(ctx, {{"ParamOut", "Param"},
+                          {"MomentOut", "Moment"},
+                          {"MeanSquareOut", "MeanSquare"},
+                          {"MeanGradOut", "MeanGrad"},
+                          {"MasterParamOut", "MasterParam"}});
+}
+
+void RmspropInferVarType(framework::VarTypeInferenceContext* ctx) {
+  SetOutputTypesLike(ctx, {{"ParamOut", "Param"},
+                           {"MomentOut", "Moment"},
+                           {"MeanSquareOut", "MeanSquare"},
+                           {"MeanGradOut", "MeanGrad"},
+                           {"MasterParamOut", "MasterParam"}});
+}
+
+template <typename T>
+struct RmspropKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    WithComputeType<T>(ctx, [&](auto tag) { Run<decltype(tag)>(ctx); });
+  }
+
+  template <typename MT>
+  static void Run(const ExecutionContext& ctx) {
+    const DDim dims = ctx.Input("Param")->dims();
+    const int64_t n = ctx.Input("Param")->numel();
+    const DataType state_type = platform::ToDataType<MT>();
+    const bool centered = ctx.Attr<bool>("centered");
+    CheckStateInput(ctx, "MeanSquare", state_type, dims);
+    CheckStateInput(ctx, "Moment", state_type, dims);
+    if (centered) {
+      PL_ENFORCE(ctx.HasInput("MeanGrad") && ctx.HasOutput("MeanGradOut"),
+                 errors::InvalidArgument("op `%s` input `MeanGrad` and output `MeanGradOut`: "
+                                         "required when attribute `centered` is true",
+                                         ctx.Type()));
+      CheckStateInput(ctx, "MeanGrad", state_type, dims);
+    }
+    const MT lr = static_cast<MT>(ReadScalarInput(ctx, "LearningRate"));
+    const MT rho = static_cast<MT>(ctx.Attr<float>("decay"));
+    const MT epsilon = static_cast<MT>(ctx.Attr<float>("epsilon"));
+    const MT momentum = static_cast<MT>(ctx.Attr<float>("momentum"));
+    const GradView<T> grad(GetGrad(ctx, dims, platform::ToDataType<T>()), dims);
+
+    // Inputs first, then outputs (which may be the same tensors).
+    ParamAccess<T, MT> p = ParamInputs<T, MT>(ctx);
+    const MT* ms = ctx.Input("MeanSquare")->data<MT>();
+    const MT* mom = ctx.Input("Moment")->data<MT>();
+    const MT* mg = centered ? ctx.Input("MeanGrad")->data<MT>() : nullptr;
+    AllocParamOutputs(ctx, &p);
+    const platform::Place place = ctx.GetPlace();
+    MT* ms_out = ctx.Output("MeanSquareOut")->Resize(dims).mutable_data<MT>(place);
+    MT* mom_out = ctx.Output("MomentOut")->Resize(dims).mutable_data<MT>(place);
+    MT* mg_out =
+        centered ? ctx.Output("MeanGradOut")->Resize(dims).mutable_data<MT>(place) : nullptr;
+
+    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+        n, 1 << 14, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            const MT g = static_cast<MT>(grad[i]);
+            const MT square = rho * ms[i] + (MT(1) - rho) * g * g;
+            ms_out[i] = square;
+            MT variance = square;
+            if (centered) {
+              const MT mean = rho * mg[i] + (MT(1) - rho) * g;
+              mg_out[i] = mean;
+              variance -= mean * mean;
+            }
+            const MT step = momentum * mom[i] + lr * g / std::sqrt(variance + epsilon);
+            mom_out[i] = step;
+            p.Set(i, p.Get(i) - step);
+          }
+        });
+  }
+};
+
+}  // namespace
+
+PL_REGISTER_OPS(RegisterRmspropOp) {
+  framework::RegisterOp<OptimizerOp, RmspropOpMaker>(kOp)
+      .InferShape(RmspropInferShape)
+      .InferVarType(RmspropInferVarType);
+  RegisterPlainCpuFloatKernels<RmspropKernel>(kOp);
+}
+
+}  // namespace operators
+}  // namespace paddle_like
