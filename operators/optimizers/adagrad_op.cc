@@ -1,6 +1,9 @@
 // adagrad: AdaGrad (Duchi et al.), per-element learning rates from the summed squared
 // gradients.
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "operators/op_family.h"
 #include "operators/optimizers/optimizer_util.h"
@@ -11,6 +14,13 @@ namespace operators {
 namespace {
 
 constexpr char kOp[] = "adagrad";
+
+// Each output and the input whose dims and dtype it takes.
+const std::vector<std::pair<std::string, std::string>> kStateOutputs = {
+    {"ParamOut", "Param"},
+    {"MomentOut", "Moment"},
+    {"MasterParamOut", "MasterParam"},
+};
 
 class AdagradOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -48,13 +58,11 @@ void AdagradInferShape(InferShapeContext* ctx) {
   ctx->RequireOutput("ParamOut");
   ctx->RequireOutput("MomentOut");
   CheckOneElementInputs(ctx, {"LearningRate"});
-  SetOutputDimsLike(
-      ctx, {{"ParamOut", "Param"}, {"MomentOut", "Moment"}, {"MasterParamOut", "MasterParam"}});
+  SetOutputDimsLike(ctx, kStateOutputs);
 }
 
 void AdagradInferVarType(framework::VarTypeInferenceContext* ctx) {
-  SetOutputTypesLike(
-      ctx, {{"ParamOut", "Param"}, {"MomentOut", "Moment"}, {"MasterParamOut", "MasterParam"}});
+  SetOutputTypesLike(ctx, kStateOutputs);
 }
 
 template <typename T>

@@ -1,6 +1,9 @@
 // adamax: Adam with the infinity norm in place of the second moment (Kingma and Ba, 7.1).
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "operators/op_family.h"
 #include "operators/optimizers/optimizer_util.h"
@@ -11,6 +14,14 @@ namespace operators {
 namespace {
 
 constexpr char kOp[] = "adamax";
+
+// Each output and the input whose dims and dtype it takes.
+const std::vector<std::pair<std::string, std::string>> kStateOutputs = {
+    {"ParamOut", "Param"},
+    {"MomentOut", "Moment"},
+    {"InfNormOut", "InfNorm"},
+    {"MasterParamOut", "MasterParam"},
+};
 
 class AdamaxOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -56,17 +67,11 @@ void AdamaxInferShape(InferShapeContext* ctx) {
   }
   for (const char* slot : {"ParamOut", "MomentOut", "InfNormOut"}) ctx->RequireOutput(slot);
   CheckOneElementInputs(ctx, {"LearningRate", "Beta1Pow"});
-  SetOutputDimsLike(ctx, {{"ParamOut", "Param"},
-                          {"MomentOut", "Moment"},
-                          {"InfNormOut", "InfNorm"},
-                          {"MasterParamOut", "MasterParam"}});
+  SetOutputDimsLike(ctx, kStateOutputs);
 }
 
 void AdamaxInferVarType(framework::VarTypeInferenceContext* ctx) {
-  SetOutputTypesLike(ctx, {{"ParamOut", "Param"},
-                           {"MomentOut", "Moment"},
-                           {"InfNormOut", "InfNorm"},
-                           {"MasterParamOut", "MasterParam"}});
+  SetOutputTypesLike(ctx, kStateOutputs);
 }
 
 template <typename T>

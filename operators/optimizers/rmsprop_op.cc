@@ -1,5 +1,8 @@
 // rmsprop: RMSProp (Tieleman and Hinton), optionally centered, with momentum.
 #include <cmath>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "operators/op_family.h"
 #include "operators/optimizers/optimizer_util.h"
@@ -10,6 +13,12 @@ namespace operators {
 namespace {
 
 constexpr char kOp[] = "rmsprop";
+
+// Each output and the input whose dims and dtype it takes.
+const std::vector<std::pair<std::string, std::string>> kStateOutputs = {
+    {"ParamOut", "Param"},       {"MomentOut", "Moment"},           {"MeanSquareOut", "MeanSquare"},
+    {"MeanGradOut", "MeanGrad"}, {"MasterParamOut", "MasterParam"},
+};
 
 class RmspropOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -63,19 +72,11 @@ void RmspropInferShape(InferShapeContext* ctx) {
   }
   for (const char* slot : {"ParamOut", "MomentOut", "MeanSquareOut"}) ctx->RequireOutput(slot);
   CheckOneElementInputs(ctx, {"LearningRate"});
-  SetOutputDimsLike(ctx, {{"ParamOut", "Param"},
-                          {"MomentOut", "Moment"},
-                          {"MeanSquareOut", "MeanSquare"},
-                          {"MeanGradOut", "MeanGrad"},
-                          {"MasterParamOut", "MasterParam"}});
+  SetOutputDimsLike(ctx, kStateOutputs);
 }
 
 void RmspropInferVarType(framework::VarTypeInferenceContext* ctx) {
-  SetOutputTypesLike(ctx, {{"ParamOut", "Param"},
-                           {"MomentOut", "Moment"},
-                           {"MeanSquareOut", "MeanSquare"},
-                           {"MeanGradOut", "MeanGrad"},
-                           {"MasterParamOut", "MasterParam"}});
+  SetOutputTypesLike(ctx, kStateOutputs);
 }
 
 template <typename T>
