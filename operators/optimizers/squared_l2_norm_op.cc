@@ -1,5 +1,5 @@
-// squared_l2_norm (with its gradient) and clip_by_global_norm: the pieces of gradient
-// clipping by norm. Sums run in double, in element order, so results are reproducible.
+// squared_l2_norm (with its gradient), clip_by_global_norm and clip_by_norm: the pieces of
+// gradient clipping by norm. Sums run in double, in element order, so results are reproducible.
 #include <algorithm>
 #include <cmath>
 
@@ -174,56 +174,113 @@ void ClipByGlobalNormInferVarType(framework::VarTypeInferenceContext* ctx) {
   }
 }
 
+// X_i held for clipping: a dense tensor shares its buffer, a SelectedRows enters as its
+// merged rows (the dense tensor it stands for). Holding every input first lets an output that
+// is the same variable as an input get a new buffer, so no input is overwritten unread.
+struct HeldInput {
+  DenseTensor values;
+  framework::SelectedRows sparse;  // The merged rows, when X_i is a SelectedRows.
+  bool is_sparse = false;
+};
+
+template <typename T>
+HeldInput HoldInput(const ExecutionContext& ctx, size_t i) {
+  HeldInput h;
+  const framework::Variable* var = ctx.InputVar("X", i);
+  if (var->IsType<framework::SelectedRows>()) {
+    h.is_sparse = true;
+    math::MergeSelectedRows(var->Get<framework::SelectedRows>(), &h.sparse);
+    h.values = h.sparse.value();
+  } else {
+    h.values = *ctx.Input("X", i);
+  }
+  PL_ENFORCE(h.values.dtype() == platform::ToDataType<T>(),
+             errors::InvalidArgument("op `%s` input `X` (variable `%s`): expected %s, received %s",
+                                     ctx.Type(), ctx.InputName("X", i),
+                                     platform::DataTypeName(platform::ToDataType<T>()),
+                                     platform::DataTypeName(h.values.dtype())));
+  return h;
+}
+
+// Out_i = X_i * scale (computed in double), of X_i's kind.
+template <typename T>
+void WriteScaled(const ExecutionContext& ctx, size_t i, HeldInput* h, double scale) {
+  const DenseTensor& x = h->values;
+  DenseTensor scaled(x.dims(), x.dtype());
+  const T* in = x.data<T>();
+  T* o = scaled.mutable_data<T>(ctx.GetPlace());
+  ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+      x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
+        for (int64_t j = begin; j < end; ++j) {
+          o[j] = static_cast<T>(static_cast<double>(in[j]) * scale);
+        }
+      });
+  scaled.set_lod(x.lod());
+  framework::Variable* out = ctx.OutputVar("Out", i);
+  if (h->is_sparse) {
+    *h->sparse.mutable_value() = std::move(scaled);
+    *out->GetMutable<framework::SelectedRows>() = std::move(h->sparse);
+  } else {
+    *ctx.Output("Out", i) = std::move(scaled);
+  }
+}
+
 template <typename T>
 struct ClipByGlobalNormKernel {
   static void Compute(const ExecutionContext& ctx) {
     const size_t count = ctx.InputSize("X");
-    // Hold every input (sharing its buffer; a SelectedRows as its merged rows): an output
-    // that is the same variable as an input then gets a new buffer, so no input is
-    // overwritten before it is read.
-    std::vector<DenseTensor> values(count);
-    std::vector<framework::SelectedRows> sparse(count);
-    std::vector<bool> is_sparse(count, false);
+    std::vector<HeldInput> held;
     double sum = 0;
     for (size_t i = 0; i < count; ++i) {
-      const framework::Variable* var = ctx.InputVar("X", i);
-      if (var->IsType<framework::SelectedRows>()) {
-        is_sparse[i] = true;
-        math::MergeSelectedRows(var->Get<framework::SelectedRows>(), &sparse[i]);
-        values[i] = sparse[i].value();
-      } else {
-        values[i] = *ctx.Input("X", i);
-      }
-      PL_ENFORCE(values[i].dtype() == platform::ToDataType<T>(),
-                 errors::InvalidArgument("op `%s` input `X` (variable `%s`): expected %s like the "
-                                         "first X, received %s",
-                                         kClipOp, ctx.InputName("X", i),
-                                         platform::DataTypeName(platform::ToDataType<T>()),
-                                         platform::DataTypeName(values[i].dtype())));
-      sum += SumOfSquares(values[i].data<T>(), values[i].numel());
+      held.push_back(HoldInput<T>(ctx, i));
+      sum += SumOfSquares(held[i].values.data<T>(), held[i].values.numel());
     }
     const double max_norm = ctx.Attr<float>("max_global_norm");
     const double scale = max_norm / std::max(std::sqrt(sum), max_norm);
-    for (size_t i = 0; i < count; ++i) {
-      const DenseTensor& x = values[i];
-      DenseTensor scaled(x.dims(), x.dtype());
-      const T* in = x.data<T>();
-      T* o = scaled.mutable_data<T>(ctx.GetPlace());
-      ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-          x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
-            for (int64_t j = begin; j < end; ++j) {
-              o[j] = static_cast<T>(static_cast<double>(in[j]) * scale);
-            }
-          });
-      scaled.set_lod(x.lod());
-      framework::Variable* out = ctx.OutputVar("Out", i);
-      if (is_sparse[i]) {
-        *sparse[i].mutable_value() = std::move(scaled);
-        *out->GetMutable<framework::SelectedRows>() = std::move(sparse[i]);
-      } else {
-        *ctx.Output("Out", i) = std::move(scaled);
-      }
-    }
+    for (size_t i = 0; i < count; ++i) WriteScaled<T>(ctx, i, &held[i], scale);
+  }
+};
+
+// ---- clip_by_norm ----
+
+class ClipByNormOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "The tensor to clip (usually a gradient): a dense tensor or SelectedRows.");
+    AddOutput("Out", "The clipped tensor, X's shape and kind (may be the X variable).");
+    AddAttr<float>("max_norm", "The largest L2 norm left unchanged (> 0).");
+    AddComment(R"DOC(
+ClipByNorm operator: scales X so that its L2 norm is at most max_norm.
+
+$$norm = \sqrt{\sum_j X_j^2}$$
+$$Out = \begin{cases} X & norm \le max\_norm \\ X \cdot \frac{max\_norm}{norm} & \text{otherwise} \end{cases}$$
+
+The sum runs in double in element order; the scaling is done in double. A SelectedRows X
+enters with its duplicate rows merged (the norm of the dense tensor it stands for), and Out is
+that merged SelectedRows, scaled.
+)DOC");
+  }
+};
+
+void ClipByNormInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  const float max_norm = ctx->Attr<float>("max_norm");
+  PL_ENFORCE(max_norm > 0 && std::isfinite(max_norm),
+             errors::InvalidArgument("op `%s` attribute `max_norm`: expected a finite value > 0, "
+                                     "received %g",
+                                     ctx->OpType(), static_cast<double>(max_norm)));
+  ctx->SetOutputDim("Out", ctx->GetInputDim("X"));
+  ctx->ShareLoD("X", "Out");
+}
+
+template <typename T>
+struct ClipByNormKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    HeldInput held = HoldInput<T>(ctx, 0);
+    const double norm = std::sqrt(SumOfSquares(held.values.data<T>(), held.values.numel()));
+    const double max_norm = ctx.Attr<float>("max_norm");
+    WriteScaled<T>(ctx, 0, &held, norm <= max_norm ? 1.0 : max_norm / norm);
   }
 };
 
@@ -242,6 +299,11 @@ PL_REGISTER_OPS(RegisterSquaredL2NormOp) {
       .InferShape(ClipByGlobalNormInferShape)
       .InferVarType(ClipByGlobalNormInferVarType);
   RegisterPlainCpuFloatKernels<ClipByGlobalNormKernel>(kClipOp);
+
+  framework::RegisterOp<ClipByGlobalNormOp, ClipByNormOpMaker>("clip_by_norm")
+      .InferShape(ClipByNormInferShape)
+      .InferVarType(ClipByGlobalNormInferVarType);
+  RegisterPlainCpuFloatKernels<ClipByNormKernel>("clip_by_norm");
 }
 
 }  // namespace operators
