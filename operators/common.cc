@@ -52,6 +52,29 @@ framework::InferVarTypeFn OutputDataTypeOf(const std::string& in, const std::str
   };
 }
 
+void ShareInputsWithOutputs(const framework::OperatorBase& op, const framework::Scope& scope,
+                            const std::string& in, const std::string& out) {
+  const std::vector<std::string>& ins = op.InputNames(in);
+  const std::vector<std::string>& outs = op.OutputNames(out);
+  PL_ENFORCE(ins.size() == outs.size(),
+             errors::InvalidArgument("op `%s`: %zu inputs `%s` but %zu outputs `%s`", op.Type(),
+                                     ins.size(), in, outs.size(), out));
+  for (size_t i = 0; i < ins.size(); ++i) {
+    if (ins[i] == outs[i]) continue;
+    const framework::Variable* x = scope.FindVar(ins[i]);
+    PL_ENFORCE(x != nullptr, errors::NotFound("op `%s` input `%s`: variable `%s` not found",
+                                              op.Type(), in, ins[i]));
+    PL_ENFORCE(x->IsType<DenseTensor>(),
+               errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a dense "
+                                       "tensor",
+                                       op.Type(), in, ins[i]));
+    framework::Variable* y = scope.FindVar(outs[i]);
+    PL_ENFORCE(y != nullptr, errors::NotFound("op `%s` output `%s`: variable `%s` not found",
+                                              op.Type(), out, outs[i]));
+    y->GetMutable<DenseTensor>()->ShareDataWith(x->Get<DenseTensor>());
+  }
+}
+
 bool FlagAttr(const framework::AttributeMap& attrs, const std::string& name) {
   auto it = attrs.find(name);
   if (it == attrs.end()) return false;

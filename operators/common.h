@@ -53,6 +53,14 @@ double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot);
 // absent (an optional flag an op may not declare).
 bool FlagAttr(const framework::AttributeMap& attrs, const std::string& name);
 
+// Out[i] = X[i] for the variables of `op`'s slots `in` and `out`, pair by pair, sharing the
+// buffer (a later write to either gets its own: outputs still own their memory); pairs naming
+// one variable are left alone. For ops without kernels that hand tensors on unchanged
+// (ordering ops). InvalidArgumentError when the slots differ in length or an X is not a
+// dense tensor; NotFoundError when a variable is missing.
+void ShareInputsWithOutputs(const framework::OperatorBase& op, const framework::Scope& scope,
+                            const std::string& in, const std::string& out);
+
 // Registers KernelT<T>::Compute as the plain CPU kernel of `op_type` for every T in Ts.
 template <template <typename> class KernelT, typename... Ts>
 void RegisterPlainCpuKernels(const std::string& op_type) {

@@ -43,13 +43,13 @@ TYPED_TEST(CheckFiniteAndUnscaleTest, ZeroesFromTheFirstNonFiniteGradientOn) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   // The nan is in the second gradient: the first is unscaled, the second and third are
   // multiplied by 0 (an inf times 0 is nan).
-  const NamedOpRun r = RunNamedOp(
-      "check_finite_and_unscale", {{"X", {"a", "b", "c"}}, {"Scale", {"s"}}},
-      {{"Out", {"a", "b", "c"}}, {"FoundInfinite", {"found"}}},
-      {{"a", MakeTensor<S>({2}, {8, -4})},
-       {"b", MakeTensor<S>({3}, {2, nan, 6})},
-       {"c", MakeTensor<S>({2}, {inf, 3})},
-       {"s", Scalar<S>(4)}});
+  const NamedOpRun r =
+      RunNamedOp("check_finite_and_unscale", {{"X", {"a", "b", "c"}}, {"Scale", {"s"}}},
+                 {{"Out", {"a", "b", "c"}}, {"FoundInfinite", {"found"}}},
+                 {{"a", MakeTensor<S>({2}, {8, -4})},
+                  {"b", MakeTensor<S>({3}, {2, nan, 6})},
+                  {"c", MakeTensor<S>({2}, {inf, 3})},
+                  {"s", Scalar<S>(4)}});
   EXPECT_EQ(ToDoubles(r.vars.at("a")), (std::vector<double>{2, -1}));
   const std::vector<double> b = ToDoubles(r.vars.at("b"));
   EXPECT_EQ(b[0], 0);
@@ -63,22 +63,22 @@ TYPED_TEST(CheckFiniteAndUnscaleTest, ZeroesFromTheFirstNonFiniteGradientOn) {
 
 TEST(CheckFiniteAndUnscale, SixteenBitGradientsScaleInFloat) {
   RegisterAllOps();
-  const NamedOpRun r = RunNamedOp(
-      "check_finite_and_unscale", {{"X", {"h", "bf"}}, {"Scale", {"s"}}},
-      {{"Out", {"h_out", "bf_out"}}, {"FoundInfinite", {"found"}}},
-      {{"h", MakeTensor<platform::float16>({3}, {1024, -6, 0.5})},
-       {"bf", MakeTensor<platform::bfloat16>({2}, {96, -3})},
-       {"s", Scalar<float>(32)}});
+  const NamedOpRun r =
+      RunNamedOp("check_finite_and_unscale", {{"X", {"h", "bf"}}, {"Scale", {"s"}}},
+                 {{"Out", {"h_out", "bf_out"}}, {"FoundInfinite", {"found"}}},
+                 {{"h", MakeTensor<platform::float16>({3}, {1024, -6, 0.5})},
+                  {"bf", MakeTensor<platform::bfloat16>({2}, {96, -3})},
+                  {"s", Scalar<float>(32)}});
   EXPECT_EQ(r.vars.at("h_out").dtype(), DataType::FLOAT16);
   EXPECT_EQ(ToDoubles(r.vars.at("h_out")), (std::vector<double>{32, -0.1875, 0.015625}));
   EXPECT_EQ(ToDoubles(r.vars.at("bf_out")), (std::vector<double>{3, -0.09375}));
   EXPECT_EQ(ToDoubles(r.vars.at("found")), std::vector<double>{0});
 
   // A float16 overflow is found as inf.
-  const NamedOpRun o = RunNamedOp(
-      "check_finite_and_unscale", {{"X", {"h"}}, {"Scale", {"s"}}},
-      {{"Out", {"h"}}, {"FoundInfinite", {"found"}}},
-      {{"h", MakeTensor<platform::float16>({2}, {1e6, 1})}, {"s", Scalar<float>(2)}});
+  const NamedOpRun o =
+      RunNamedOp("check_finite_and_unscale", {{"X", {"h"}}, {"Scale", {"s"}}},
+                 {{"Out", {"h"}}, {"FoundInfinite", {"found"}}},
+                 {{"h", MakeTensor<platform::float16>({2}, {1e6, 1})}, {"s", Scalar<float>(2)}});
   EXPECT_EQ(ToDoubles(o.vars.at("found")), std::vector<double>{1});
 }
 
@@ -95,8 +95,7 @@ TEST(CheckFiniteAndUnscale, RejectsBadInputs) {
       [] {
         RunNamedOp("check_finite_and_unscale", {{"X", {"a"}}, {"Scale", {"s"}}},
                    {{"Out", {"a"}}, {"FoundInfinite", {"found"}}},
-                   {{"a", MakeTensor<float>({2}, {1, 2})},
-                    {"s", MakeTensor<float>({2}, {1, 2})}});
+                   {{"a", MakeTensor<float>({2}, {1, 2})}, {"s", MakeTensor<float>({2}, {1, 2})}});
       },
       {"check_finite_and_unscale", "`Scale`", "1 element"});
   ExpectError<platform::InvalidArgumentError>(
@@ -118,8 +117,8 @@ struct LossScaleState {
 };
 
 // The documented update, in double.
-LossScaleState NextState(const LossScaleState& s, bool found, int incr_n, int decr_n,
-                         double incr, double decr) {
+LossScaleState NextState(const LossScaleState& s, bool found, int incr_n, int decr_n, double incr,
+                         double decr) {
   LossScaleState n = s;
   if (found) {
     n.good = 0;
@@ -162,7 +161,7 @@ TEST(UpdateLossScaling, FollowsTheStateMachineOverManySteps) {
   prog.Set("good", MakeTensor<int32_t>({1}, {0}));
   prog.Set("bad", MakeTensor<int32_t>({1}, {0}));
   // Shrinks to the floor of 1, grows back, and a streak is broken by the other kind of step.
-  const bool pattern[] = {false, false, false, true, false, true, true, true, true,
+  const bool pattern[] = {false, false, false, true,  false, true,  true,  true,  true,
                           true,  true,  false, false, false, false, false, false, true};
   int step = 0;
   for (bool found : pattern) {
@@ -186,26 +185,25 @@ TEST(UpdateLossScaling, FollowsTheStateMachineOverManySteps) {
 
 TEST(UpdateLossScaling, KeepsAScaleThatWouldOverflow) {
   RegisterAllOps();
-  const NamedOpRun r = RunNamedOp(
-      "update_loss_scaling",
-      {{"X", {"g"}},
-       {"FoundInfinite", {"found"}},
-       {"PrevLossScaling", {"scale"}},
-       {"InGoodSteps", {"good"}},
-       {"InBadSteps", {"bad"}}},
-      {{"Out", {"g_out"}},
-       {"LossScaling", {"scale_out"}},
-       {"OutGoodSteps", {"good_out"}},
-       {"OutBadSteps", {"bad_out"}}},
-      {{"g", MakeTensor<double>({3}, {1, 2, 3})},
-       {"found", MakeTensor<bool>({1}, {0})},
-       {"scale", Scalar<float>(3e38)},
-       {"good", MakeTensor<int32_t>({1}, {1})},
-       {"bad", MakeTensor<int32_t>({1}, {4})}},
-      {{"incr_every_n_steps", 2},
-       {"decr_every_n_nan_or_inf", 1},
-       {"incr_ratio", 2.0f},
-       {"decr_ratio", 0.5f}});
+  const NamedOpRun r = RunNamedOp("update_loss_scaling",
+                                  {{"X", {"g"}},
+                                   {"FoundInfinite", {"found"}},
+                                   {"PrevLossScaling", {"scale"}},
+                                   {"InGoodSteps", {"good"}},
+                                   {"InBadSteps", {"bad"}}},
+                                  {{"Out", {"g_out"}},
+                                   {"LossScaling", {"scale_out"}},
+                                   {"OutGoodSteps", {"good_out"}},
+                                   {"OutBadSteps", {"bad_out"}}},
+                                  {{"g", MakeTensor<double>({3}, {1, 2, 3})},
+                                   {"found", MakeTensor<bool>({1}, {0})},
+                                   {"scale", Scalar<float>(3e38)},
+                                   {"good", MakeTensor<int32_t>({1}, {1})},
+                                   {"bad", MakeTensor<int32_t>({1}, {4})}},
+                                  {{"incr_every_n_steps", 2},
+                                   {"decr_every_n_nan_or_inf", 1},
+                                   {"incr_ratio", 2.0f},
+                                   {"decr_ratio", 0.5f}});
   EXPECT_EQ(ToDoubles(r.vars.at("scale_out")), std::vector<double>{static_cast<float>(3e38)});
   EXPECT_EQ(ToDoubles(r.vars.at("good_out")), std::vector<double>{0});
   EXPECT_EQ(ToDoubles(r.vars.at("bad_out")), std::vector<double>{0});
@@ -223,29 +221,25 @@ TEST(UpdateLossScaling, StopUpdateZeroesGradientsAndKeepsTheState) {
                                          {"InGoodSteps", {"good"}},
                                          {"InBadSteps", {"bad"}}};
     std::map<std::string, DenseTensor> feeds = {
-        {"g", MakeTensor<float>({2}, {5, 6})},
-        {"h", MakeTensor<platform::float16>({1}, {7})},
-        {"found", MakeTensor<bool>({1}, {1})},
-        {"scale", Scalar<double>(64)},
-        {"good", MakeTensor<int32_t>({1}, {0})},
-        {"bad", MakeTensor<int32_t>({1}, {1})}};
+        {"g", MakeTensor<float>({2}, {5, 6})},   {"h", MakeTensor<platform::float16>({1}, {7})},
+        {"found", MakeTensor<bool>({1}, {1})},   {"scale", Scalar<double>(64)},
+        {"good", MakeTensor<int32_t>({1}, {0})}, {"bad", MakeTensor<int32_t>({1}, {1})}};
     // The tensor overrides the attribute: a false attribute with a true tensor stops too.
     if (from_tensor) {
       inputs["StopUpdate"] = {"stop"};
       feeds["stop"] = MakeTensor<bool>({1}, {1});
     }
-    const NamedOpRun r = RunNamedOp(
-        "update_loss_scaling", inputs,
-        {{"Out", {"g", "h"}},
-         {"LossScaling", {"scale_out"}},
-         {"OutGoodSteps", {"good_out"}},
-         {"OutBadSteps", {"bad_out"}}},
-        feeds,
-        {{"incr_every_n_steps", 2},
-         {"decr_every_n_nan_or_inf", 2},
-         {"incr_ratio", 2.0f},
-         {"decr_ratio", 0.5f},
-         {"stop_update", !from_tensor}});
+    const NamedOpRun r = RunNamedOp("update_loss_scaling", inputs,
+                                    {{"Out", {"g", "h"}},
+                                     {"LossScaling", {"scale_out"}},
+                                     {"OutGoodSteps", {"good_out"}},
+                                     {"OutBadSteps", {"bad_out"}}},
+                                    feeds,
+                                    {{"incr_every_n_steps", 2},
+                                     {"decr_every_n_nan_or_inf", 2},
+                                     {"incr_ratio", 2.0f},
+                                     {"decr_ratio", 0.5f},
+                                     {"stop_update", !from_tensor}});
     EXPECT_EQ(ToDoubles(r.vars.at("g")), (std::vector<double>{0, 0}));
     EXPECT_EQ(ToDoubles(r.vars.at("h")), (std::vector<double>{0}));
     EXPECT_EQ(r.vars.at("h").dtype(), DataType::FLOAT16);
@@ -279,12 +273,14 @@ TEST(UpdateLossScaling, RejectsBadStateTensors) {
                 {"incr_ratio", 2.0f},
                 {"decr_ratio", 0.5f}});
   };
-  ExpectError<platform::InvalidArgumentError>([&] { run(MakeTensor<int64_t>({1}, {0})); },
-                                              {"update_loss_scaling", "`InGoodSteps`", "int32",
-                                               "int64"});
-  ExpectError<platform::InvalidArgumentError>([&] { run(MakeTensor<int32_t>({2}, {0, 0})); },
-                                              {"update_loss_scaling", "`InGoodSteps`",
-                                               "1 element"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { run(MakeTensor<int64_t>({1}, {0})); },
+      {"update_loss_scaling", "`InGoodSteps`", "int32", "int64"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run(MakeTensor<int32_t>({2}, {0, 0}));
+      },
+      {"update_loss_scaling", "`InGoodSteps`", "1 element"});
 }
 
 // ---- clip_by_norm ----
@@ -301,9 +297,9 @@ TYPED_TEST(ClipByNormTest, ScalesOnlyAboveTheLimit) {
   for (double v : x) sum += static_cast<double>(static_cast<T>(v)) * static_cast<T>(v);
   const double norm = std::sqrt(sum);
   for (double max_norm : {0.5 * norm, 2 * norm}) {
-    const NamedOpRun r = RunNamedOp("clip_by_norm", {{"X", {"x"}}}, {{"Out", {"out"}}},
-                                    {{"x", MakeTensor<T>({3, 4}, x)}},
-                                    {{"max_norm", static_cast<float>(max_norm)}});
+    const NamedOpRun r =
+        RunNamedOp("clip_by_norm", {{"X", {"x"}}}, {{"Out", {"out"}}},
+                   {{"x", MakeTensor<T>({3, 4}, x)}}, {{"max_norm", static_cast<float>(max_norm)}});
     const double limit = static_cast<float>(max_norm);
     const double scale = norm <= limit ? 1.0 : limit / norm;
     std::vector<double> expect;
@@ -320,8 +316,7 @@ TYPED_TEST(ClipByNormTest, SelectedRowsAreMergedThenScaled) {
   const std::vector<double> v = {3, 0, 0, 0, 4, 0, 1, 0, 0};
   SetSparseGrad<T>(&scope, "x", {2, 0, 2}, 4, 3, v);
   scope.Var("out")->GetMutable<SelectedRows>();  // As the program's var-type inference makes it.
-  RunKernelDirect("clip_by_norm", {{"X", {"x"}}}, {{"Out", {"out"}}}, {{"max_norm", 2.5f}},
-                  &scope);
+  RunKernelDirect("clip_by_norm", {{"X", {"x"}}}, {{"Out", {"out"}}}, {{"max_norm", 2.5f}}, &scope);
   const SelectedRows& out = scope.FindVar("out")->Get<SelectedRows>();
   EXPECT_EQ(out.height(), 4);
   ASSERT_EQ(out.rows().size(), 2u);

@@ -183,6 +183,57 @@ TEST(Reshape2Grad, IntegerKernels) {
                platform::Error);
 }
 
+// ---- reshape (the first version) ----
+
+TEST(ReshapeV1Grad, MatchesFiniteDifferencesToThirdOrder) {
+  // reshape -> reshape_grad (X's dims from X) -> reshape: the third order runs the gradient of
+  // reshape_grad.
+  unsigned seed = 70;
+  for (const auto& c : kReshapeCases) {
+    SCOPED_TRACE("reshape " + c.x.ToString() + " -> " + operators::ListToString(c.shape));
+    GradCheck check;
+    check.op_type = "reshape";
+    check.inputs = {{"X", {MakeTensor<double>(c.x, RandomValues(c.x.numel(), -2, 2, seed++))}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = {{"shape", c.shape}};
+    check.max_order = 3;
+    CheckGradients(check);
+  }
+  GradCheck from_tensor;
+  from_tensor.op_type = "reshape";
+  from_tensor.inputs = {{"X", {MakeTensor<double>({2, 3}, RandomValues(6, -2, 2, 90))}},
+                        {"Shape", {MakeTensor<int32_t>({3}, {3, 1, -1})}}};
+  from_tensor.outputs = {{"Out", 1}};
+  from_tensor.wrt = {"X"};
+  from_tensor.max_order = 2;
+  CheckGradients(from_tensor);
+}
+
+TEST(ReshapeV1Grad, GradOpReadsOnlyTheDimsOfX) {
+  ProgramDesc program = ProgramWithInput({2, 3});
+  BlockDesc& b = program.Block(0);
+  AddOp(&b, "reshape", {{"X", {"x"}}}, {{"Out", {"y"}}}, {{"shape", std::vector<int>{3, 2}}});
+  const size_t forward_ops = b.OpSize();
+  const auto result = framework::AppendBackward(&program, "y");
+  const std::string dx = result.grad_of.at("x");
+  const OpDesc* grad_op = nullptr;
+  for (size_t i = forward_ops; i < b.OpSize(); ++i) {
+    if (b.Op(i)->Type() == "reshape_grad") grad_op = b.Op(i);
+  }
+  ASSERT_NE(grad_op, nullptr);
+  EXPECT_EQ(grad_op->Inputs(),
+            (framework::VariableNameMap{{"X", {"x"}}, {"Out@GRAD", {"y@GRAD"}}}));
+  // X is read for its dims only: the memory plan may free its buffer after the forward op.
+  EXPECT_FALSE(framework::OpRegistry::CreateOp(*grad_op)->NeedsBuffer("X"));
+  EXPECT_EQ(b.FindVar(dx)->GetShape(), (std::vector<int64_t>{2, 3}));
+  framework::Scope scope;
+  const auto fetched =
+      framework::Executor(platform::CPUPlace())
+          .Run(program, &scope, {{"x", MakeTensor<double>({2, 3}, {1, 2, 3, 4, 5, 6})}}, {dx});
+  EXPECT_EQ(fetched[0].dims(), DDim({2, 3}));
+  ExpectNear(ToDoubles(fetched[0]), std::vector<double>(6, 1.0), 0, 0, "dx");
+}
+
 // ---- transpose2 ----
 
 struct TransposeCase {
@@ -235,6 +286,20 @@ TEST(Transpose2Grad, GradIsTransposeByTheInversePermutation) {
   EXPECT_NE(grad_op->Output("XShape")[0], "x_shape");
   EXPECT_EQ(ReadBy(program, forward_ops).count("x"), 0u);
   EXPECT_EQ(b.FindVar(dx)->GetShape(), (std::vector<int64_t>{2, 3, 2}));
+}
+
+TEST(TransposeV1Grad, FirstAndSecondOrderMatchFiniteDifferences) {
+  unsigned seed = 80;
+  for (const auto& c : kTransposeCases) {
+    SCOPED_TRACE("transpose " + c.x.ToString() + " axis " + operators::ListToString(c.axis));
+    GradCheck check;
+    check.op_type = "transpose";
+    check.inputs = {{"X", {MakeTensor<double>(c.x, RandomValues(c.x.numel(), -2, 2, seed++))}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = {{"axis", c.axis}};
+    check.max_order = 2;
+    CheckGradients(check);
+  }
 }
 
 // ---- cast ----

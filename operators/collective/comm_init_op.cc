@@ -30,26 +30,6 @@ Variable* FindVarOrThrow(const OperatorBase& op, const Scope& scope, const std::
   return var;
 }
 
-// Out[i] = X[i] (sharing the buffer; a later write to either makes its own copy).
-void PassThrough(const OperatorBase& op, const Scope& scope) {
-  const std::vector<std::string>& in = op.InputNames("X");
-  const std::vector<std::string>& out = op.OutputNames("Out");
-  PL_ENFORCE(in.size() == out.size(),
-             errors::InvalidArgument("op `%s`: %zu inputs `X` but %zu outputs `Out`", op.Type(),
-                                     in.size(), out.size()));
-  for (size_t i = 0; i < in.size(); ++i) {
-    if (in[i] == out[i]) continue;
-    const Variable* x = FindVarOrThrow(op, scope, "X", in[i]);
-    PL_ENFORCE(x->IsType<DenseTensor>(),
-               errors::InvalidArgument("op `%s` input `X` (variable `%s`): expected a dense "
-                                       "tensor",
-                                       op.Type(), in[i]));
-    FindVarOrThrow(op, scope, "Out", out[i])
-        ->GetMutable<DenseTensor>()
-        ->ShareDataWith(x->Get<DenseTensor>());
-  }
-}
-
 class CGenNcclIdOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
@@ -175,7 +155,7 @@ class BarrierOp : public OperatorBase {
  protected:
   void RunImpl(const Scope& scope, const platform::Place& place) const override {
     RingOf(*this, place)->Barrier();
-    PassThrough(*this, scope);
+    ShareInputsWithOutputs(*this, scope, "X", "Out");
   }
 };
 
@@ -212,7 +192,7 @@ class StreamOrderOp : public OperatorBase {
     // The host's computation is done when its op returns; communication may still run on
     // the ring's thread (all-reduces with use_calc_stream false).
     if (Type() == "c_sync_comm_stream" || Type() == "c_wait_comm") RingOf(*this, place)->WaitAll();
-    PassThrough(*this, scope);
+    ShareInputsWithOutputs(*this, scope, "X", "Out");
   }
 };
 

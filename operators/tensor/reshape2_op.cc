@@ -1,5 +1,7 @@
 // reshape2: Out = X with new dims (same elements in the same row-major order), and
 // reshape2_grad, its backward: X@GRAD = Out@GRAD with the dims of X (read from XShape).
+// reshape, the first version (no XShape, in older programs), and its reshape_grad, which
+// reads X's dims from X itself (its buffer is not needed), share the kernels.
 
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
@@ -14,6 +16,8 @@ namespace {
 
 constexpr char kOp[] = "reshape2";
 
+// kV2: reshape2 (with XShape); else reshape, the first version.
+template <bool kV2>
 class Reshape2OpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
@@ -26,14 +30,31 @@ class Reshape2OpMaker : public OpProtoAndCheckerMaker {
         .AsDuplicable()
         .AsDispensable();
     AddOutput("Out", "X with the new shape.");
-    AddOutput("XShape", "[0] + X.dims; carries no data, kept for the grad op.")
-        .AsIntermediate()
-        .AsDispensable();
+    if (kV2) {
+      AddOutput("XShape", "[0] + X.dims; carries no data, kept for the grad op.")
+          .AsIntermediate()
+          .AsDispensable();
+    }
     AddAttr<std::vector<int>>("shape",
                               "The new shape. 0 copies the dim of X at the same index; one dim "
                               "may be -1 and is inferred from the element count.")
         .SetDefault({});
-    AddComment(R"DOC(
+    AddComment(kV2 ? kDoc : kV1Doc);
+  }
+
+ private:
+  static constexpr const char* kV1Doc = R"DOC(
+Reshape operator (version 1: reshape2 without XShape, found in older programs).
+
+$$Out = \mathrm{reshape}(X, shape), \quad \mathrm{numel}(Out) = \mathrm{numel}(X)$$
+
+The shape comes from ShapeTensor, else Shape, else the attribute `shape`, as in reshape2.
+
+Gradient: $$dX = \mathrm{reshape}(dOut, X.dims)$$ by the op reshape_grad, which reads only X's
+dims (its buffer can be freed after the forward pass) and Out@GRAD; its own gradient is a
+reshape with this op's shape inputs.
+)DOC";
+  static constexpr const char* kDoc = R"DOC(
 Reshape operator (version 2, with XShape).
 
 $$Out = \mathrm{reshape}(X, shape), \quad \mathrm{numel}(Out) = \mathrm{numel}(X)$$
@@ -44,8 +65,7 @@ The shape comes from ShapeTensor, else Shape, else the attribute `shape`. Exampl
 Gradient: $$dX = \mathrm{reshape}(dOut, XShape.dims[1:])$$ by the op reshape2_grad, which reads
 only XShape and Out@GRAD (X's buffer can be freed after the forward pass). reshape2_grad is
 itself differentiable: its gradient is a reshape2 with this op's shape inputs.
-)DOC");
-  }
+)DOC";
 };
 
 class Reshape2Op : public OperatorWithKernel {
@@ -61,9 +81,10 @@ class Reshape2Op : public OperatorWithKernel {
 
 // Resolves 0 and -1 entries of `shape` against `in`. `origin` names where the shape came
 // from. At build time dims of `in` may be -1 (unknown); the result then may hold -1 too.
-DDim ResolveShape(const std::vector<int64_t>& shape, const DDim& in, const std::string& origin) {
+DDim ResolveShape(const std::string& op, const std::vector<int64_t>& shape, const DDim& in,
+                  const std::string& origin) {
   PL_ENFORCE(shape.size() <= static_cast<size_t>(DDim::kMaxRank),
-             errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %zu", kOp,
+             errors::InvalidArgument("op `%s` %s: expected at most %d dims, received %zu", op,
                                      origin, DDim::kMaxRank, shape.size()));
   std::vector<int64_t> out(shape.size(), -1);
   int infer_index = -1;
@@ -72,7 +93,7 @@ DDim ResolveShape(const std::vector<int64_t>& shape, const DDim& in, const std::
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       PL_ENFORCE(infer_index < 0,
-                 errors::InvalidArgument("op `%s` %s: expected at most one -1, received %s", kOp,
+                 errors::InvalidArgument("op `%s` %s: expected at most one -1, received %s", op,
                                          origin, ListToString(shape)));
       infer_index = static_cast<int>(i);
       continue;
@@ -81,11 +102,11 @@ DDim ResolveShape(const std::vector<int64_t>& shape, const DDim& in, const std::
       PL_ENFORCE(static_cast<int>(i) < in.size(),
                  errors::InvalidArgument("op `%s` %s: 0 at index %zu copies a dim of input `X`, "
                                          "but X has shape %s",
-                                         kOp, origin, i, in.ToString()));
+                                         op, origin, i, in.ToString()));
       out[i] = in[static_cast<int>(i)];
     } else {
       PL_ENFORCE(shape[i] > 0,
-                 errors::InvalidArgument("op `%s` %s: expected dims > 0, 0 or -1, received %s", kOp,
+                 errors::InvalidArgument("op `%s` %s: expected dims > 0, 0 or -1, received %s", op,
                                          origin, ListToString(shape)));
       out[i] = shape[i];
     }
@@ -93,7 +114,7 @@ DDim ResolveShape(const std::vector<int64_t>& shape, const DDim& in, const std::
   }
   // With the -1 entry still -1, the shape must be one a tensor can have: its known dims
   // multiplied must fit in int64 (so `known` below cannot overflow either).
-  CheckShapeValues(kOp, origin, out, /*allow_unknown=*/true);
+  CheckShapeValues(op, origin, out, /*allow_unknown=*/true);
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i] >= 0) known *= out[i];
   }
@@ -105,20 +126,20 @@ DDim ResolveShape(const std::vector<int64_t>& shape, const DDim& in, const std::
       PL_ENFORCE(known > 0,
                  errors::InvalidArgument("op `%s` %s: cannot infer the -1 dim of %s when the "
                                          "other dims multiply to 0",
-                                         kOp, origin, ListToString(shape)));
-      PL_ENFORCE(in_numel % known == 0,
-                 errors::InvalidArgument("op `%s` %s: cannot infer the -1 dim of %s, input `X` "
-                                         "has %lld elements (shape %s), not a multiple of %lld",
-                                         kOp, origin, ListToString(shape),
-                                         static_cast<long long>(in_numel), in.ToString(),
-                                         static_cast<long long>(known)));
+                                         op, origin, ListToString(shape)));
+      PL_ENFORCE(
+          in_numel % known == 0,
+          errors::InvalidArgument("op `%s` %s: cannot infer the -1 dim of %s, input `X` "
+                                  "has %lld elements (shape %s), not a multiple of %lld",
+                                  op, origin, ListToString(shape), static_cast<long long>(in_numel),
+                                  in.ToString(), static_cast<long long>(known)));
       out[infer_index] = in_numel / known;
     }
   } else if (!unknown && in_numel >= 0) {
     PL_ENFORCE(known == in_numel,
                errors::InvalidArgument("op `%s` %s: expected %lld elements (input `X` has shape "
                                        "%s), received %s with %lld elements",
-                                       kOp, origin, static_cast<long long>(in_numel), in.ToString(),
+                                       op, origin, static_cast<long long>(in_numel), in.ToString(),
                                        ListToString(shape), static_cast<long long>(known)));
   }
   return DDim(out);
@@ -150,8 +171,8 @@ void Reshape2InferShape(InferShapeContext* ctx) {
     return;
   }
   const auto& attr = ctx->Attr<std::vector<int>>("shape");
-  const DDim out =
-      ResolveShape(std::vector<int64_t>(attr.begin(), attr.end()), x, "attribute `shape`");
+  const DDim out = ResolveShape(ctx->OpType(), std::vector<int64_t>(attr.begin(), attr.end()), x,
+                                "attribute `shape`");
   ctx->SetOutputDim("Out", out);
   if (!ctx->IsRuntime() && out.size() > 0 && x.size() > 0 && out[0] == x[0]) {
     ctx->ShareLoD("X", "Out");
@@ -175,17 +196,17 @@ DDim ShapeFromTensors(const ExecutionContext& ctx, const DDim& x) {
       PL_ENFORCE(t->numel() == 1,
                  errors::InvalidArgument("op `%s` input `ShapeTensor`: expected 1-element "
                                          "tensors, received shape %s",
-                                         kOp, t->dims().ToString()));
-      shape.push_back(ReadIntValues(*t, kOp, "ShapeTensor")[0]);
+                                         ctx.Type(), t->dims().ToString()));
+      shape.push_back(ReadIntValues(*t, ctx.Type(), "ShapeTensor")[0]);
     }
-    return ResolveShape(shape, x, "input `ShapeTensor`");
+    return ResolveShape(ctx.Type(), shape, x, "input `ShapeTensor`");
   }
   const DenseTensor* t = ctx.Input("Shape");
   PL_ENFORCE(t->dims().size() == 1,
              errors::InvalidArgument("op `%s` input `Shape`: expected a 1-D tensor, received "
                                      "shape %s",
-                                     kOp, t->dims().ToString()));
-  return ResolveShape(ReadIntValues(*t, kOp, "Shape"), x, "input `Shape`");
+                                     ctx.Type(), t->dims().ToString()));
+  return ResolveShape(ctx.Type(), ReadIntValues(*t, ctx.Type(), "Shape"), x, "input `Shape`");
 }
 
 template <typename T>
@@ -220,10 +241,16 @@ struct Reshape2Kernel {
 
 constexpr char kGradOp[] = "reshape2_grad";
 
+// kV2: reshape2_grad (X's dims from XShape); else reshape_grad (from X, its buffer unused).
+template <bool kV2>
 class Reshape2GradOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("XShape", "XShape of the forward reshape2: [0] + X.dims, no data.").AsNoNeedBuffer();
+    if (kV2) {
+      AddInput("XShape", "XShape of the forward reshape2: [0] + X.dims, no data.").AsNoNeedBuffer();
+    } else {
+      AddInput("X", "The forward reshape's X; only its dims are read.").AsNoNeedBuffer();
+    }
     AddInput("Out@GRAD", "Gradient of the forward output Out.");
     AddInput("Shape",
              "The forward reshape2's `Shape` input, when it had one; read only by the gradient "
@@ -240,13 +267,14 @@ class Reshape2GradOpMaker : public OpProtoAndCheckerMaker {
                               "gradient of this op.")
         .SetDefault({});
     AddComment(R"DOC(
-Gradient of reshape2.
+Gradient of reshape2 (reshape2_grad) and of reshape (reshape_grad).
 
-$$X@GRAD = \mathrm{reshape}(Out@GRAD, XShape.dims[1:])$$
+$$X@GRAD = \mathrm{reshape}(Out@GRAD, X.dims)$$
 
-Reads only XShape (which holds no data) and Out@GRAD, so the forward X need not be kept.
-Its own gradient is reshape2 applied to the gradient of X@GRAD with the forward op's shape
-inputs and attribute, which gives the dims of Out back.
+X's dims come from XShape (reshape2_grad; XShape.dims[1:]) or from X (reshape_grad), whose
+data is not read, so the forward X need not be kept. Its own gradient is the forward op
+applied to the gradient of X@GRAD with the forward op's shape inputs and attribute, which
+gives the dims of Out back.
 )DOC");
   }
 };
@@ -273,18 +301,22 @@ DDim DimsFromXShape(const DDim& xshape) {
   return DDim(d);
 }
 
+// The grad op's slot holding X's dims: XShape (reshape2_grad) or X (reshape_grad).
+bool HasXShape(const std::string& grad_op) { return grad_op == kGradOp; }
+
 void Reshape2GradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("XShape");
+  const bool v2 = HasXShape(ctx->OpType());
+  ctx->RequireInput(v2 ? "XShape" : "X");
   ctx->RequireInput("Out@GRAD");
   ctx->RequireOutput("X@GRAD");
-  const DDim x = DimsFromXShape(ctx->GetInputDim("XShape"));
+  const DDim x = v2 ? DimsFromXShape(ctx->GetInputDim("XShape")) : ctx->GetInputDim("X");
   const DDim dout = ctx->GetInputDim("Out@GRAD");
   if (x.numel() >= 0 && dout.numel() >= 0) {
     PL_ENFORCE(x.numel() == dout.numel(),
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected %lld elements (X has "
                                        "shape %s), received shape %s",
-                                       kGradOp, static_cast<long long>(x.numel()), x.ToString(),
-                                       dout.ToString()));
+                                       ctx->OpType(), static_cast<long long>(x.numel()),
+                                       x.ToString(), dout.ToString()));
   }
   ctx->SetOutputDim("X@GRAD", x);
 }
@@ -299,11 +331,12 @@ struct Reshape2GradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* dout = ctx.Input("Out@GRAD");
     DenseTensor* dx = ctx.Output("X@GRAD");
-    const DDim x_dims = DimsFromXShape(ctx.Input("XShape")->dims());
+    const DDim x_dims = HasXShape(ctx.Type()) ? DimsFromXShape(ctx.Input("XShape")->dims())
+                                              : ctx.Input("X")->dims();
     PL_ENFORCE(x_dims.numel() == dout->numel(),
                errors::InvalidArgument("op `%s` input `Out@GRAD`: expected %lld elements (X has "
                                        "shape %s), received shape %s",
-                                       kGradOp, static_cast<long long>(x_dims.numel()),
+                                       ctx.Type(), static_cast<long long>(x_dims.numel()),
                                        x_dims.ToString(), dout->dims().ToString()));
     if (dx == dout) {  // In place: only the dims change.
       dx->Resize(x_dims);
@@ -333,8 +366,15 @@ framework::AttributeMap ShapeAttr(const framework::GradOpBuilder& g) {
 }
 
 // reshape2 -> reshape2_grad(XShape, Out@GRAD) -> X@GRAD. X itself is not read.
+// reshape -> reshape_grad(X, Out@GRAD) -> X@GRAD, reading only X's dims.
 void Reshape2GradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
+  if (g->ForwardType() == "reshape") {
+    framework::VariableNameMap inputs = {{"X", g->Input("X")}, {"Out@GRAD", g->OutputGrad("Out")}};
+    CopyShapeInputs(*g, &inputs);
+    g->AddOp("reshape_grad", inputs, {{"X@GRAD", g->InputGrad("X")}}, ShapeAttr(*g));
+    return;
+  }
   PL_ENFORCE(!g->Output("XShape").empty(),
              errors::InvalidArgument("op `%s` output `XShape`: the gradient reads X's dims from "
                                      "XShape, but the op producing `%s` has none",
@@ -351,6 +391,10 @@ void Reshape2GradGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("Out@GRAD")) return;
   framework::VariableNameMap inputs = {{"X", g->OutputGrad("X@GRAD")}};
   CopyShapeInputs(*g, &inputs);
+  if (g->ForwardType() == "reshape_grad") {
+    g->AddOp("reshape", inputs, {{"Out", g->InputGrad("Out@GRAD")}}, ShapeAttr(*g));
+    return;
+  }
   g->AddOp(kOp, inputs,
            {{"Out", g->InputGrad("Out@GRAD")}, {"XShape", {g->NewTemp("xshape")}}},
            ShapeAttr(*g));
@@ -359,16 +403,24 @@ void Reshape2GradGradMaker(framework::GradOpBuilder* g) {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterReshape2Op) {
-  framework::RegisterOp<Reshape2Op, Reshape2OpMaker>(kOp)
-      .InferShape(Reshape2InferShape)
-      .InferVarType(Reshape2InferVarType)
-      .GradOpMaker(Reshape2GradMaker);
-  RegisterPlainKernelsOnEveryDevice<Reshape2Kernel, float, double, int32_t, int64_t>(kOp);
-  framework::RegisterOp<Reshape2GradOp, Reshape2GradOpMaker>(kGradOp)
-      .InferShape(Reshape2GradInferShape)
-      .InferVarType(Reshape2GradInferVarType)
-      .GradOpMaker(Reshape2GradGradMaker);
-  RegisterPlainKernelsOnEveryDevice<Reshape2GradKernel, float, double, int32_t, int64_t>(kGradOp);
+  for (const bool v2 : {true, false}) {
+    const std::string type = v2 ? kOp : "reshape";
+    const std::string grad = v2 ? kGradOp : "reshape_grad";
+    framework::OpRegistrar op =
+        v2 ? framework::RegisterOp<Reshape2Op, Reshape2OpMaker<true>>(type)
+           : framework::RegisterOp<Reshape2Op, Reshape2OpMaker<false>>(type);
+    op.InferShape(Reshape2InferShape)
+        .InferVarType(Reshape2InferVarType)
+        .GradOpMaker(Reshape2GradMaker);
+    RegisterPlainKernelsOnEveryDevice<Reshape2Kernel, float, double, int32_t, int64_t>(type);
+    framework::OpRegistrar grad_op =
+        v2 ? framework::RegisterOp<Reshape2GradOp, Reshape2GradOpMaker<true>>(grad)
+           : framework::RegisterOp<Reshape2GradOp, Reshape2GradOpMaker<false>>(grad);
+    grad_op.InferShape(Reshape2GradInferShape)
+        .InferVarType(Reshape2GradInferVarType)
+        .GradOpMaker(Reshape2GradGradMaker);
+    RegisterPlainKernelsOnEveryDevice<Reshape2GradKernel, float, double, int32_t, int64_t>(grad);
+  }
 }
 
 }  // namespace operators

@@ -1,4 +1,5 @@
-// transpose2: Out = X with its dims permuted.
+// transpose2: Out = X with its dims permuted; transpose, the first version (no XShape, in
+// older programs), shares everything but XShape.
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
@@ -12,14 +13,18 @@ namespace {
 
 constexpr char kOp[] = "transpose2";
 
+// kV2: transpose2 (with XShape); else transpose, the first version.
+template <bool kV2>
 class Transpose2OpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
     AddInput("X", "Tensor to transpose.");
     AddOutput("Out", "X with permuted dims.");
-    AddOutput("XShape", "[0] + X.dims; carries no data, kept for the grad op.")
-        .AsIntermediate()
-        .AsDispensable();
+    if (kV2) {
+      AddOutput("XShape", "[0] + X.dims; carries no data, kept for the grad op.")
+          .AsIntermediate()
+          .AsDispensable();
+    }
     AddAttr<std::vector<int>>("axis",
                               "A permutation of [0, rank(X)); negative entries count from the "
                               "end. Out.dims[i] = X.dims[axis[i]].");
@@ -30,7 +35,7 @@ class Transpose2OpMaker : public OpProtoAndCheckerMaker {
         .SetDefault(false)
         .AsExtra();
     AddComment(R"DOC(
-Transpose operator (version 2, with XShape).
+Transpose operator (transpose2, with XShape; transpose, the first version, has none).
 
 $$Out[i_0, \ldots, i_{n-1}] = X[j_0, \ldots, j_{n-1}], \quad j_{axis[k]} = i_k$$
 
@@ -60,7 +65,7 @@ void Transpose2InferShape(InferShapeContext* ctx) {
     PL_ENFORCE(d.size() <= static_cast<size_t>(DDim::kMaxRank),
                errors::InvalidArgument("op `%s` output `XShape`: input `X` of rank %d leaves no "
                                        "room for the leading 0 (max rank %d)",
-                                       kOp, x.size(), DDim::kMaxRank));
+                                       ctx->OpType(), x.size(), DDim::kMaxRank));
     ctx->SetOutputDim("XShape", DDim(d));
   }
   ctx->SetOutputDim("Out", out);
@@ -82,7 +87,7 @@ struct Transpose2Kernel {
     DenseTensor* out = ctx.Output("Out");
     PL_ENFORCE(out != x, errors::Unimplemented("op `%s` output `Out`: cannot be input `X` itself "
                                                "(variable `%s`); transpose into a new variable",
-                                               kOp, ctx.InputName("X")));
+                                               ctx.Type(), ctx.InputName("X")));
     const DDim in_dims = x->dims();
     const std::vector<int> axis =
         CheckedTransposeAxis(ctx.Attr<std::vector<int>>("axis"), in_dims.size());
@@ -137,11 +142,16 @@ void Transpose2GradMaker(framework::GradOpBuilder* g) {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterTranspose2Op) {
-  framework::RegisterOp<Transpose2Op, Transpose2OpMaker>(kOp)
-      .InferShape(Transpose2InferShape)
-      .InferVarType(Transpose2InferVarType)
-      .GradOpMaker(Transpose2GradMaker);
-  RegisterPlainCpuKernels<Transpose2Kernel, float, double, int32_t, int64_t>(kOp);
+  for (const bool v2 : {true, false}) {
+    const std::string type = v2 ? kOp : "transpose";
+    framework::OpRegistrar op =
+        v2 ? framework::RegisterOp<Transpose2Op, Transpose2OpMaker<true>>(type)
+           : framework::RegisterOp<Transpose2Op, Transpose2OpMaker<false>>(type);
+    op.InferShape(Transpose2InferShape)
+        .InferVarType(Transpose2InferVarType)
+        .GradOpMaker(Transpose2GradMaker);
+    RegisterPlainCpuKernels<Transpose2Kernel, float, double, int32_t, int64_t>(type);
+  }
 }
 
 }  // namespace operators
