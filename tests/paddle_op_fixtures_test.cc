@@ -71,12 +71,19 @@ struct Case {
   double rtol = 1e-5, atol = 1e-6;
 };
 
+// "0,2,5" (one level) or "0,1,3;0,2,4,5" (levels separated by ';').
 LoD ParseLoD(const std::string& s) {
-  std::vector<size_t> level;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ',')) level.push_back(std::stoul(item));
-  return {level};
+  LoD lod;
+  std::stringstream levels(s);
+  std::string level_text;
+  while (std::getline(levels, level_text, ';')) {
+    std::vector<size_t> level;
+    std::stringstream in(level_text);
+    std::string item;
+    while (std::getline(in, item, ',')) level.push_back(std::stoul(item));
+    lod.push_back(std::move(level));
+  }
+  return lod;
 }
 
 Case ReadCase(const std::string& name) {
