@@ -1,6 +1,6 @@
-// rmsprop, adagrad and adamax against their closed forms computed here in double: several
-// steps run as programs whose outputs are the input variables, SelectedRows gradients,
-// multi-precision master parameters and the errors for missing or mismatched state.
+// rmsprop, adagrad, adamax, adadelta and decayed_adagrad against their closed forms computed here
+// in double: several steps run as programs whose outputs are the input variables, SelectedRows
+// gradients, multi-precision master parameters and the errors for missing or mismatched state.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -291,6 +291,139 @@ TEST(AdamaxOp, Beta1PowOfOneAndStateDtypeAreErrors) {
   } catch (const platform::InvalidArgumentError& e) {
     EXPECT_NE(std::string(e.what()).find("Moment"), std::string::npos) << e.what();
   }
+}
+
+// ---- adadelta ----
+
+template <typename T>
+void CheckAdadeltaSteps() {
+  OneOpProgram prog(
+      "adadelta",
+      {{"Param", {"w"}},
+       {"Grad", {"g"}},
+       {"AvgSquaredGrad", {"sg"}},
+       {"AvgSquaredUpdate", {"su"}},
+       {"LearningRate", {"lr"}}},
+      {{"ParamOut", {"w"}}, {"AvgSquaredGradOut", {"sg"}}, {"AvgSquaredUpdateOut", {"su"}}},
+      {{"rho", 0.9f}, {"epsilon", 1e-3f}});
+  std::vector<double> p = RandomValues(12, -1, 1, 51);
+  const std::vector<double> g = RandomValues(12, -1, 1, 52);
+  std::vector<double> sg = RandomValues(12, 0, 0.5, 53), su = RandomValues(12, 0, 0.1, 54);
+  prog.Set("w", MakeTensor<T>({3, 4}, p));
+  prog.Set("g", MakeTensor<T>({3, 4}, g));
+  prog.Set("sg", MakeTensor<T>({3, 4}, sg));
+  prog.Set("su", MakeTensor<T>({3, 4}, su));
+  prog.Set("lr", Scalar<T>(0.5));
+  prog.Run(4);
+  const double rho = static_cast<T>(0.9f), eps = static_cast<T>(1e-3f), lr = static_cast<T>(0.5);
+  for (int s = 0; s < 4; ++s) {
+    for (size_t i = 0; i < 12; ++i) {
+      const double gi = static_cast<T>(g[i]);
+      sg[i] = rho * sg[i] + (1 - rho) * gi * gi;
+      const double update = -std::sqrt((su[i] + eps) / (sg[i] + eps)) * gi;
+      su[i] = rho * su[i] + (1 - rho) * update * update;
+      p[i] += lr * update;
+    }
+  }
+  ExpectNear(prog.Values("w"), p, Tol<T>(), Tol<T>(), "adadelta param");
+  ExpectNear(prog.Values("sg"), sg, Tol<T>(), Tol<T>(), "adadelta avg squared grad");
+  ExpectNear(prog.Values("su"), su, Tol<T>(), Tol<T>(), "adadelta avg squared update");
+}
+
+TEST(AdadeltaOp, StepsClosedForm) {
+  CheckAdadeltaSteps<float>();
+  CheckAdadeltaSteps<double>();
+}
+
+TEST(AdadeltaOp, SparseGradAndMasterParam) {
+  // Rows 2 and 0 of a [3, 2] parameter; row 1 has a zero gradient: its averages decay and
+  // the parameter stays. The update runs on the float64 master of a float32 parameter.
+  Scope scope;
+  const auto master = RandomValues(6, -1, 1, 55);
+  const auto sg0 = RandomValues(6, 0, 0.5, 56), su0 = RandomValues(6, 0, 0.1, 57);
+  const std::vector<int64_t> rows = {2, 0};
+  const std::vector<double> vals = {0.5, -1, 2, 0.25};
+  SetDense(&scope, "w", MakeTensor<float>({3, 2}, master));
+  SetDense(&scope, "mw", MakeTensor<double>({3, 2}, master));
+  SetDense(&scope, "sg", MakeTensor<double>({3, 2}, sg0));
+  SetDense(&scope, "su", MakeTensor<double>({3, 2}, su0));
+  SetDense(&scope, "lr", Scalar<float>(0.5));
+  SetSparseGrad<float>(&scope, "g", rows, 3, 2, vals);
+  RunKernelDirect("adadelta",
+                  {{"Param", {"w"}},
+                   {"Grad", {"g"}},
+                   {"AvgSquaredGrad", {"sg"}},
+                   {"AvgSquaredUpdate", {"su"}},
+                   {"LearningRate", {"lr"}},
+                   {"MasterParam", {"mw"}}},
+                  {{"ParamOut", {"w"}},
+                   {"AvgSquaredGradOut", {"sg"}},
+                   {"AvgSquaredUpdateOut", {"su"}},
+                   {"MasterParamOut", {"mw"}}},
+                  {{"multi_precision", true}}, &scope);
+  std::vector<bool> present;
+  const auto g = Densify(rows, 3, 2, vals, &present);
+  std::vector<double> wp = master, wg = sg0, wu = su0;
+  const double rho = static_cast<double>(0.95f), eps = static_cast<double>(1e-6f);
+  for (size_t i = 0; i < 6; ++i) {
+    wg[i] = rho * sg0[i] + (1 - rho) * g[i] * g[i];
+    const double update = -std::sqrt((su0[i] + eps) / (wg[i] + eps)) * g[i];
+    wu[i] = rho * su0[i] + (1 - rho) * update * update;
+    wp[i] = master[i] + 0.5 * update;
+  }
+  ExpectNear(Get(scope, "mw"), wp, 1e-12, 1e-12, "adadelta master");
+  ExpectNear(Get(scope, "w"), wp, 1e-6, 1e-7, "adadelta param");
+  ExpectNear(Get(scope, "sg"), wg, 1e-12, 1e-12, "adadelta avg squared grad");
+  ExpectNear(Get(scope, "su"), wu, 1e-12, 1e-12, "adadelta avg squared update");
+  EXPECT_EQ(Get(scope, "w")[2], static_cast<float>(master[2]));  // Row 1: no gradient.
+}
+
+TEST(AdadeltaOp, StateOfAnotherDtypeIsAnError) {
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("adadelta",
+              {{"Param", {MakeTensor<float>({2}, {1, 2})}},
+               {"Grad", {MakeTensor<float>({2}, {1, 2})}},
+               {"AvgSquaredGrad", {MakeTensor<double>({2}, {0, 0})}},
+               {"AvgSquaredUpdate", {MakeTensor<float>({2}, {0, 0})}},
+               {"LearningRate", {Scalar<float>(0.1)}}},
+              {{"ParamOut", 1}, {"AvgSquaredGradOut", 1}, {"AvgSquaredUpdateOut", 1}});
+      },
+      {"adadelta", "`AvgSquaredGrad`"});
+}
+
+// ---- decayed_adagrad ----
+
+template <typename T>
+void CheckDecayedAdagradSteps() {
+  OneOpProgram prog(
+      "decayed_adagrad",
+      {{"Param", {"w"}}, {"Grad", {"g"}}, {"Moment", {"m"}}, {"LearningRate", {"lr"}}},
+      {{"ParamOut", {"w"}}, {"MomentOut", {"m"}}}, {{"decay", 0.8f}, {"epsilon", 1e-3f}});
+  std::vector<double> p = RandomValues(10, -1, 1, 61);
+  const std::vector<double> g = RandomValues(10, -1, 1, 62);
+  std::vector<double> m = RandomValues(10, 0, 0.5, 63);
+  prog.Set("w", MakeTensor<T>({2, 5}, p));
+  prog.Set("g", MakeTensor<T>({2, 5}, g));
+  prog.Set("m", MakeTensor<T>({2, 5}, m));
+  prog.Set("lr", Scalar<T>(0.05));
+  prog.Run(3);
+  const double decay = static_cast<T>(0.8f), eps = static_cast<T>(1e-3f);
+  const double lr = static_cast<T>(0.05);
+  for (int s = 0; s < 3; ++s) {
+    for (size_t i = 0; i < 10; ++i) {
+      const double gi = static_cast<T>(g[i]);
+      m[i] = decay * m[i] + (1 - decay) * gi * gi;
+      p[i] -= lr * gi / (std::sqrt(m[i]) + eps);
+    }
+  }
+  ExpectNear(prog.Values("w"), p, Tol<T>(), Tol<T>(), "decayed_adagrad param");
+  ExpectNear(prog.Values("m"), m, Tol<T>(), Tol<T>(), "decayed_adagrad moment");
+}
+
+TEST(DecayedAdagradOp, StepsClosedForm) {
+  CheckDecayedAdagradSteps<float>();
+  CheckDecayedAdagradSteps<double>();
 }
 
 }  // namespace
