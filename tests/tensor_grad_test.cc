@@ -252,17 +252,21 @@ const TransposeCase kTransposeCases[] = {
 };
 
 TEST(Transpose2Grad, FirstAndSecondOrderMatchFiniteDifferences) {
+  // transpose2 and transpose, its first version (no XShape).
   unsigned seed = 40;
-  for (const auto& c : kTransposeCases) {
-    SCOPED_TRACE("transpose2 " + c.x.ToString() + " axis " + operators::ListToString(c.axis));
-    GradCheck check;
-    check.op_type = "transpose2";
-    check.inputs = {{"X", {MakeTensor<double>(c.x, RandomValues(c.x.numel(), -2, 2, seed++))}}};
-    check.outputs = {{"Out", 1}, {"XShape", 1}};
-    check.loss_outputs = {"Out"};
-    check.attrs = {{"axis", c.axis}};
-    check.max_order = 2;
-    CheckGradients(check);
+  for (const std::string type : {"transpose2", "transpose"}) {
+    for (const auto& c : kTransposeCases) {
+      SCOPED_TRACE(type + " " + c.x.ToString() + " axis " + operators::ListToString(c.axis));
+      GradCheck check;
+      check.op_type = type;
+      check.inputs = {{"X", {MakeTensor<double>(c.x, RandomValues(c.x.numel(), -2, 2, seed++))}}};
+      check.outputs = {{"Out", 1}};
+      if (type == "transpose2") check.outputs["XShape"] = 1;
+      check.loss_outputs = {"Out"};
+      check.attrs = {{"axis", c.axis}};
+      check.max_order = 2;
+      CheckGradients(check);
+    }
   }
 }
 
@@ -286,20 +290,6 @@ TEST(Transpose2Grad, GradIsTransposeByTheInversePermutation) {
   EXPECT_NE(grad_op->Output("XShape")[0], "x_shape");
   EXPECT_EQ(ReadBy(program, forward_ops).count("x"), 0u);
   EXPECT_EQ(b.FindVar(dx)->GetShape(), (std::vector<int64_t>{2, 3, 2}));
-}
-
-TEST(TransposeV1Grad, FirstAndSecondOrderMatchFiniteDifferences) {
-  unsigned seed = 80;
-  for (const auto& c : kTransposeCases) {
-    SCOPED_TRACE("transpose " + c.x.ToString() + " axis " + operators::ListToString(c.axis));
-    GradCheck check;
-    check.op_type = "transpose";
-    check.inputs = {{"X", {MakeTensor<double>(c.x, RandomValues(c.x.numel(), -2, 2, seed++))}}};
-    check.outputs = {{"Out", 1}};
-    check.attrs = {{"axis", c.axis}};
-    check.max_order = 2;
-    CheckGradients(check);
-  }
 }
 
 // ---- cast ----

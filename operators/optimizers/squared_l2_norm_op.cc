@@ -149,14 +149,16 @@ class ClipByGlobalNormOp : public OperatorWithKernel {
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
 
-void ClipByGlobalNormInferShape(InferShapeContext* ctx) {
+// clip_by_global_norm and clip_by_norm: a finite limit > 0, and Out_i with X_i's dims.
+void ClipInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
-  const float max_norm = ctx->Attr<float>("max_global_norm");
+  const char* attr = ctx->OpType() == kClipOp ? "max_global_norm" : "max_norm";
+  const float max_norm = ctx->Attr<float>(attr);
   PL_ENFORCE(max_norm > 0 && std::isfinite(max_norm),
-             errors::InvalidArgument("op `%s` attribute `max_global_norm`: expected a finite "
-                                     "value > 0, received %g",
-                                     ctx->OpType(), static_cast<double>(max_norm)));
+             errors::InvalidArgument("op `%s` attribute `%s`: expected a finite value > 0, "
+                                     "received %g",
+                                     ctx->OpType(), attr, static_cast<double>(max_norm)));
   PL_ENFORCE(ctx->InputSize("X") == ctx->OutputSize("Out"),
              errors::InvalidArgument("op `%s` output `Out`: expected %zu variables (one per X), "
                                      "received %zu",
@@ -262,18 +264,6 @@ that merged SelectedRows, scaled.
   }
 };
 
-void ClipByNormInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  ctx->RequireOutput("Out");
-  const float max_norm = ctx->Attr<float>("max_norm");
-  PL_ENFORCE(max_norm > 0 && std::isfinite(max_norm),
-             errors::InvalidArgument("op `%s` attribute `max_norm`: expected a finite value > 0, "
-                                     "received %g",
-                                     ctx->OpType(), static_cast<double>(max_norm)));
-  ctx->SetOutputDim("Out", ctx->GetInputDim("X"));
-  ctx->ShareLoD("X", "Out");
-}
-
 template <typename T>
 struct ClipByNormKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -296,12 +286,12 @@ PL_REGISTER_OPS(RegisterSquaredL2NormOp) {
   RegisterPlainCpuFloatKernels<SquaredL2NormGradKernel>(kNormGradOp);
 
   framework::RegisterOp<ClipByGlobalNormOp, ClipByGlobalNormOpMaker>(kClipOp)
-      .InferShape(ClipByGlobalNormInferShape)
+      .InferShape(ClipInferShape)
       .InferVarType(ClipByGlobalNormInferVarType);
   RegisterPlainCpuFloatKernels<ClipByGlobalNormKernel>(kClipOp);
 
   framework::RegisterOp<ClipByGlobalNormOp, ClipByNormOpMaker>("clip_by_norm")
-      .InferShape(ClipByNormInferShape)
+      .InferShape(ClipInferShape)
       .InferVarType(ClipByGlobalNormInferVarType);
   RegisterPlainCpuFloatKernels<ClipByNormKernel>("clip_by_norm");
 }
