@@ -85,22 +85,14 @@ Outputs may be the same variables as their inputs.
 };
 
 void AdadeltaInferShape(InferShapeContext* ctx) {
-  for (const char* slot : {"Param", "Grad", "AvgSquaredGrad", "AvgSquaredUpdate", "LearningRate"}) {
-    ctx->RequireInput(slot);
-  }
-  for (const char* slot : {"ParamOut", "AvgSquaredGradOut", "AvgSquaredUpdateOut"}) {
-    ctx->RequireOutput(slot);
-  }
-  CheckOneElementInputs(ctx, {"LearningRate"});
-  SetOutputDimsLike(ctx, kAdadeltaState);
+  InferOptimizerShape(ctx, {"Param", "Grad", "AvgSquaredGrad", "AvgSquaredUpdate", "LearningRate"},
+                      {"ParamOut", "AvgSquaredGradOut", "AvgSquaredUpdateOut"}, {"LearningRate"},
+                      kAdadeltaState);
 }
 
 void DecayedAdagradInferShape(InferShapeContext* ctx) {
-  for (const char* slot : {"Param", "Grad", "Moment", "LearningRate"}) ctx->RequireInput(slot);
-  ctx->RequireOutput("ParamOut");
-  ctx->RequireOutput("MomentOut");
-  CheckOneElementInputs(ctx, {"LearningRate"});
-  SetOutputDimsLike(ctx, kDecayedAdagradState);
+  InferOptimizerShape(ctx, {"Param", "Grad", "Moment", "LearningRate"}, {"ParamOut", "MomentOut"},
+                      {"LearningRate"}, kDecayedAdagradState);
 }
 
 template <typename T>
@@ -113,8 +105,8 @@ struct AdadeltaKernel {
   static void Run(const ExecutionContext& ctx) {
     const DDim dims = ctx.Input("Param")->dims();
     const int64_t n = ctx.Input("Param")->numel();
-    CheckStateInput(ctx, "AvgSquaredGrad", platform::ToDataType<MT>(), dims);
-    CheckStateInput(ctx, "AvgSquaredUpdate", platform::ToDataType<MT>(), dims);
+    const MT* sq_grad = StateInput<MT>(ctx, "AvgSquaredGrad", dims);
+    const MT* sq_update = StateInput<MT>(ctx, "AvgSquaredUpdate", dims);
     const MT lr = static_cast<MT>(ReadScalarInput(ctx, "LearningRate"));
     const MT rho = static_cast<MT>(ctx.Attr<float>("rho"));
     const MT epsilon = static_cast<MT>(ctx.Attr<float>("epsilon"));
@@ -122,13 +114,9 @@ struct AdadeltaKernel {
 
     // Inputs first, then outputs (which may be the same tensors).
     ParamAccess<T, MT> p = ParamInputs<T, MT>(ctx);
-    const MT* sq_grad = ctx.Input("AvgSquaredGrad")->data<MT>();
-    const MT* sq_update = ctx.Input("AvgSquaredUpdate")->data<MT>();
     AllocParamOutputs(ctx, &p);
-    MT* sq_grad_out =
-        ctx.Output("AvgSquaredGradOut")->Resize(dims).mutable_data<MT>(ctx.GetPlace());
-    MT* sq_update_out =
-        ctx.Output("AvgSquaredUpdateOut")->Resize(dims).mutable_data<MT>(ctx.GetPlace());
+    MT* sq_grad_out = StateOutput<MT>(ctx, "AvgSquaredGradOut", dims);
+    MT* sq_update_out = StateOutput<MT>(ctx, "AvgSquaredUpdateOut", dims);
 
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
         n, 1 << 14, [&](int64_t begin, int64_t end) {
@@ -150,16 +138,15 @@ struct DecayedAdagradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DDim dims = ctx.Input("Param")->dims();
     const int64_t n = ctx.Input("Param")->numel();
-    CheckStateInput(ctx, "Moment", platform::ToDataType<T>(), dims);
+    const T* moment = StateInput<T>(ctx, "Moment", dims);
     const T lr = static_cast<T>(ReadScalarInput(ctx, "LearningRate"));
     const T decay = static_cast<T>(ctx.Attr<float>("decay"));
     const T epsilon = static_cast<T>(ctx.Attr<float>("epsilon"));
     const GradView<T> grad(GetGrad(ctx, dims, platform::ToDataType<T>()), dims);
 
     const T* param = ctx.Input("Param")->data<T>();
-    const T* moment = ctx.Input("Moment")->data<T>();
-    T* param_out = ctx.Output("ParamOut")->Resize(dims).mutable_data<T>(ctx.GetPlace());
-    T* moment_out = ctx.Output("MomentOut")->Resize(dims).mutable_data<T>(ctx.GetPlace());
+    T* param_out = StateOutput<T>(ctx, "ParamOut", dims);
+    T* moment_out = StateOutput<T>(ctx, "MomentOut", dims);
 
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
         n, 1 << 14, [&](int64_t begin, int64_t end) {

@@ -54,11 +54,8 @@ not change. Outputs may be the same variables as their inputs.
 };
 
 void AdagradInferShape(InferShapeContext* ctx) {
-  for (const char* slot : {"Param", "Grad", "Moment", "LearningRate"}) ctx->RequireInput(slot);
-  ctx->RequireOutput("ParamOut");
-  ctx->RequireOutput("MomentOut");
-  CheckOneElementInputs(ctx, {"LearningRate"});
-  SetOutputDimsLike(ctx, kStateOutputs);
+  InferOptimizerShape(ctx, {"Param", "Grad", "Moment", "LearningRate"}, {"ParamOut", "MomentOut"},
+                      {"LearningRate"}, kStateOutputs);
 }
 
 void AdagradInferVarType(framework::VarTypeInferenceContext* ctx) {
@@ -75,16 +72,15 @@ struct AdagradKernel {
   static void Run(const ExecutionContext& ctx) {
     const DDim dims = ctx.Input("Param")->dims();
     const int64_t n = ctx.Input("Param")->numel();
-    CheckStateInput(ctx, "Moment", platform::ToDataType<MT>(), dims);
+    const MT* moment = StateInput<MT>(ctx, "Moment", dims);
     const MT lr = static_cast<MT>(ReadScalarInput(ctx, "LearningRate"));
     const MT epsilon = static_cast<MT>(ctx.Attr<float>("epsilon"));
     const GradView<T> grad(GetGrad(ctx, dims, platform::ToDataType<T>()), dims);
 
     // Inputs first, then outputs (which may be the same tensors).
     ParamAccess<T, MT> p = ParamInputs<T, MT>(ctx);
-    const MT* moment = ctx.Input("Moment")->data<MT>();
     AllocParamOutputs(ctx, &p);
-    MT* moment_out = ctx.Output("MomentOut")->Resize(dims).mutable_data<MT>(ctx.GetPlace());
+    MT* moment_out = StateOutput<MT>(ctx, "MomentOut", dims);
 
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
         n, 1 << 14, [&](int64_t begin, int64_t end) {

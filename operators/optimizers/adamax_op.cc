@@ -62,12 +62,9 @@ Outputs may be the same variables as their inputs.
 };
 
 void AdamaxInferShape(InferShapeContext* ctx) {
-  for (const char* slot : {"Param", "Grad", "LearningRate", "Moment", "InfNorm", "Beta1Pow"}) {
-    ctx->RequireInput(slot);
-  }
-  for (const char* slot : {"ParamOut", "MomentOut", "InfNormOut"}) ctx->RequireOutput(slot);
-  CheckOneElementInputs(ctx, {"LearningRate", "Beta1Pow"});
-  SetOutputDimsLike(ctx, kStateOutputs);
+  InferOptimizerShape(ctx, {"Param", "Grad", "LearningRate", "Moment", "InfNorm", "Beta1Pow"},
+                      {"ParamOut", "MomentOut", "InfNormOut"}, {"LearningRate", "Beta1Pow"},
+                      kStateOutputs);
 }
 
 void AdamaxInferVarType(framework::VarTypeInferenceContext* ctx) {
@@ -84,8 +81,8 @@ struct AdamaxKernel {
   static void Run(const ExecutionContext& ctx) {
     const DDim dims = ctx.Input("Param")->dims();
     const int64_t n = ctx.Input("Param")->numel();
-    CheckStateInput(ctx, "Moment", platform::ToDataType<MT>(), dims);
-    CheckStateInput(ctx, "InfNorm", platform::ToDataType<MT>(), dims);
+    const MT* moment = StateInput<MT>(ctx, "Moment", dims);
+    const MT* inf_norm = StateInput<MT>(ctx, "InfNorm", dims);
     const MT beta1_pow = static_cast<MT>(ReadScalarInput(ctx, "Beta1Pow"));
     PL_ENFORCE(beta1_pow != MT(1),
                errors::InvalidArgument("op `%s` input `Beta1Pow` (variable `%s`): expected a "
@@ -100,12 +97,9 @@ struct AdamaxKernel {
 
     // Inputs first, then outputs (which may be the same tensors).
     ParamAccess<T, MT> p = ParamInputs<T, MT>(ctx);
-    const MT* moment = ctx.Input("Moment")->data<MT>();
-    const MT* inf_norm = ctx.Input("InfNorm")->data<MT>();
     AllocParamOutputs(ctx, &p);
-    const platform::Place place = ctx.GetPlace();
-    MT* moment_out = ctx.Output("MomentOut")->Resize(dims).mutable_data<MT>(place);
-    MT* inf_norm_out = ctx.Output("InfNormOut")->Resize(dims).mutable_data<MT>(place);
+    MT* moment_out = StateOutput<MT>(ctx, "MomentOut", dims);
+    MT* inf_norm_out = StateOutput<MT>(ctx, "InfNormOut", dims);
 
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
         n, 1 << 14, [&](int64_t begin, int64_t end) {

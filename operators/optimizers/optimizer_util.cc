@@ -162,5 +162,15 @@ void CheckOneElementInputs(InferShapeContext* ctx, std::initializer_list<const c
   }
 }
 
+void InferOptimizerShape(InferShapeContext* ctx, std::initializer_list<const char*> inputs,
+                         std::initializer_list<const char*> outputs,
+                         std::initializer_list<const char*> scalars,
+                         const std::vector<std::pair<std::string, std::string>>& state) {
+  for (const char* slot : inputs) ctx->RequireInput(slot);
+  for (const char* slot : outputs) ctx->RequireOutput(slot);
+  CheckOneElementInputs(ctx, scalars);
+  SetOutputDimsLike(ctx, state);
+}
+
 }  // namespace operators
 }  // namespace paddle_like

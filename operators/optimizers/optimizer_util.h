@@ -160,6 +160,27 @@ void WithComputeType(const ExecutionContext& ctx, Fn&& fn) {
   }
 }
 
+// The data of state input `slot` (Moment, ...), checked to have dtype MT and Param's `dims`.
+// Take every input pointer before allocating any output (outputs may be their inputs).
+template <typename MT>
+const MT* StateInput(const ExecutionContext& ctx, const std::string& slot, const DDim& dims) {
+  CheckStateInput(ctx, slot, platform::ToDataType<MT>(), dims);
+  return ctx.Input(slot)->template data<MT>();
+}
+
+// State output `slot` with Param's `dims`, allocated as MT.
+template <typename MT>
+MT* StateOutput(const ExecutionContext& ctx, const std::string& slot, const DDim& dims) {
+  return ctx.Output(slot)->Resize(dims).template mutable_data<MT>(ctx.GetPlace());
+}
+
+// Shape inference of an optimizer op: requires `inputs` and `outputs`, 1-element `scalars`
+// (learning rate, beta powers), and gives each output of `state` its input's dims.
+void InferOptimizerShape(InferShapeContext* ctx, std::initializer_list<const char*> inputs,
+                         std::initializer_list<const char*> outputs,
+                         std::initializer_list<const char*> scalars,
+                         const std::vector<std::pair<std::string, std::string>>& state);
+
 // Writes output `out` = input `in` * beta (with `multiply`; else `in` itself), a 1-element
 // tensor computed in the input's dtype (float32 or float64, else InvalidArgumentError).
 void UpdateBetaPow(const ExecutionContext& ctx, const char* in, const char* out, double beta,

@@ -67,12 +67,8 @@ inputs.
 };
 
 void RmspropInferShape(InferShapeContext* ctx) {
-  for (const char* slot : {"Param", "MeanSquare", "Grad", "Moment", "LearningRate"}) {
-    ctx->RequireInput(slot);
-  }
-  for (const char* slot : {"ParamOut", "MomentOut", "MeanSquareOut"}) ctx->RequireOutput(slot);
-  CheckOneElementInputs(ctx, {"LearningRate"});
-  SetOutputDimsLike(ctx, kStateOutputs);
+  InferOptimizerShape(ctx, {"Param", "MeanSquare", "Grad", "Moment", "LearningRate"},
+                      {"ParamOut", "MomentOut", "MeanSquareOut"}, {"LearningRate"}, kStateOutputs);
 }
 
 void RmspropInferVarType(framework::VarTypeInferenceContext* ctx) {
@@ -89,16 +85,16 @@ struct RmspropKernel {
   static void Run(const ExecutionContext& ctx) {
     const DDim dims = ctx.Input("Param")->dims();
     const int64_t n = ctx.Input("Param")->numel();
-    const DataType state_type = platform::ToDataType<MT>();
     const bool centered = ctx.Attr<bool>("centered");
-    CheckStateInput(ctx, "MeanSquare", state_type, dims);
-    CheckStateInput(ctx, "Moment", state_type, dims);
+    const MT* ms = StateInput<MT>(ctx, "MeanSquare", dims);
+    const MT* mom = StateInput<MT>(ctx, "Moment", dims);
+    const MT* mg = nullptr;
     if (centered) {
       PL_ENFORCE(ctx.HasInput("MeanGrad") && ctx.HasOutput("MeanGradOut"),
                  errors::InvalidArgument("op `%s` input `MeanGrad` and output `MeanGradOut`: "
                                          "required when attribute `centered` is true",
                                          ctx.Type()));
-      CheckStateInput(ctx, "MeanGrad", state_type, dims);
+      mg = StateInput<MT>(ctx, "MeanGrad", dims);
     }
     const MT lr = static_cast<MT>(ReadScalarInput(ctx, "LearningRate"));
     const MT rho = static_cast<MT>(ctx.Attr<float>("decay"));
@@ -108,15 +104,10 @@ struct RmspropKernel {
 
     // Inputs first, then outputs (which may be the same tensors).
     ParamAccess<T, MT> p = ParamInputs<T, MT>(ctx);
-    const MT* ms = ctx.Input("MeanSquare")->data<MT>();
-    const MT* mom = ctx.Input("Moment")->data<MT>();
-    const MT* mg = centered ? ctx.Input("MeanGrad")->data<MT>() : nullptr;
     AllocParamOutputs(ctx, &p);
-    const platform::Place place = ctx.GetPlace();
-    MT* ms_out = ctx.Output("MeanSquareOut")->Resize(dims).mutable_data<MT>(place);
-    MT* mom_out = ctx.Output("MomentOut")->Resize(dims).mutable_data<MT>(place);
-    MT* mg_out =
-        centered ? ctx.Output("MeanGradOut")->Resize(dims).mutable_data<MT>(place) : nullptr;
+    MT* ms_out = StateOutput<MT>(ctx, "MeanSquareOut", dims);
+    MT* mom_out = StateOutput<MT>(ctx, "MomentOut", dims);
+    MT* mg_out = centered ? StateOutput<MT>(ctx, "MeanGradOut", dims) : nullptr;
 
     ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
         n, 1 << 14, [&](int64_t begin, int64_t end) {
