@@ -139,19 +139,28 @@ LossScaleState NextState(const LossScaleState& s, bool found, int incr_n, int de
   return n;
 }
 
+// update_loss_scaling's inputs over the variables found, scale, good, bad and gradients `xs`.
+framework::VariableNameMap UpdateInputs(const std::vector<std::string>& xs) {
+  return {{"X", xs},
+          {"FoundInfinite", {"found"}},
+          {"PrevLossScaling", {"scale"}},
+          {"InGoodSteps", {"good"}},
+          {"InBadSteps", {"bad"}}};
+}
+
+// Its outputs: gradients `outs`; the scale and counts in place or into "<name>_out".
+framework::VariableNameMap UpdateOutputs(const std::vector<std::string>& outs, bool in_place) {
+  const std::string suffix = in_place ? "" : "_out";
+  return {{"Out", outs},
+          {"LossScaling", {"scale" + suffix}},
+          {"OutGoodSteps", {"good" + suffix}},
+          {"OutBadSteps", {"bad" + suffix}}};
+}
+
 TEST(UpdateLossScaling, FollowsTheStateMachineOverManySteps) {
   RegisterAllOps();
   const int incr_n = 3, decr_n = 2;
-  OneOpProgram prog("update_loss_scaling",
-                    {{"X", {"g"}},
-                     {"FoundInfinite", {"found"}},
-                     {"PrevLossScaling", {"scale"}},
-                     {"InGoodSteps", {"good"}},
-                     {"InBadSteps", {"bad"}}},
-                    {{"Out", {"g"}},
-                     {"LossScaling", {"scale"}},
-                     {"OutGoodSteps", {"good"}},
-                     {"OutBadSteps", {"bad"}}},
+  OneOpProgram prog("update_loss_scaling", UpdateInputs({"g"}), UpdateOutputs({"g"}, true),
                     {{"incr_every_n_steps", incr_n},
                      {"decr_every_n_nan_or_inf", decr_n},
                      {"incr_ratio", 2.0f},
@@ -185,25 +194,17 @@ TEST(UpdateLossScaling, FollowsTheStateMachineOverManySteps) {
 
 TEST(UpdateLossScaling, KeepsAScaleThatWouldOverflow) {
   RegisterAllOps();
-  const NamedOpRun r = RunNamedOp("update_loss_scaling",
-                                  {{"X", {"g"}},
-                                   {"FoundInfinite", {"found"}},
-                                   {"PrevLossScaling", {"scale"}},
-                                   {"InGoodSteps", {"good"}},
-                                   {"InBadSteps", {"bad"}}},
-                                  {{"Out", {"g_out"}},
-                                   {"LossScaling", {"scale_out"}},
-                                   {"OutGoodSteps", {"good_out"}},
-                                   {"OutBadSteps", {"bad_out"}}},
-                                  {{"g", MakeTensor<double>({3}, {1, 2, 3})},
-                                   {"found", MakeTensor<bool>({1}, {0})},
-                                   {"scale", Scalar<float>(3e38)},
-                                   {"good", MakeTensor<int32_t>({1}, {1})},
-                                   {"bad", MakeTensor<int32_t>({1}, {4})}},
-                                  {{"incr_every_n_steps", 2},
-                                   {"decr_every_n_nan_or_inf", 1},
-                                   {"incr_ratio", 2.0f},
-                                   {"decr_ratio", 0.5f}});
+  const NamedOpRun r =
+      RunNamedOp("update_loss_scaling", UpdateInputs({"g"}), UpdateOutputs({"g_out"}, false),
+                 {{"g", MakeTensor<double>({3}, {1, 2, 3})},
+                  {"found", MakeTensor<bool>({1}, {0})},
+                  {"scale", Scalar<float>(3e38)},
+                  {"good", MakeTensor<int32_t>({1}, {1})},
+                  {"bad", MakeTensor<int32_t>({1}, {4})}},
+                 {{"incr_every_n_steps", 2},
+                  {"decr_every_n_nan_or_inf", 1},
+                  {"incr_ratio", 2.0f},
+                  {"decr_ratio", 0.5f}});
   EXPECT_EQ(ToDoubles(r.vars.at("scale_out")), std::vector<double>{static_cast<float>(3e38)});
   EXPECT_EQ(ToDoubles(r.vars.at("good_out")), std::vector<double>{0});
   EXPECT_EQ(ToDoubles(r.vars.at("bad_out")), std::vector<double>{0});
@@ -215,11 +216,7 @@ TEST(UpdateLossScaling, StopUpdateZeroesGradientsAndKeepsTheState) {
   RegisterAllOps();
   for (bool from_tensor : {false, true}) {
     SCOPED_TRACE(from_tensor ? "StopUpdate tensor" : "stop_update attribute");
-    framework::VariableNameMap inputs = {{"X", {"g", "h"}},
-                                         {"FoundInfinite", {"found"}},
-                                         {"PrevLossScaling", {"scale"}},
-                                         {"InGoodSteps", {"good"}},
-                                         {"InBadSteps", {"bad"}}};
+    framework::VariableNameMap inputs = UpdateInputs({"g", "h"});
     std::map<std::string, DenseTensor> feeds = {
         {"g", MakeTensor<float>({2}, {5, 6})},   {"h", MakeTensor<platform::float16>({1}, {7})},
         {"found", MakeTensor<bool>({1}, {1})},   {"scale", Scalar<double>(64)},
@@ -229,17 +226,13 @@ TEST(UpdateLossScaling, StopUpdateZeroesGradientsAndKeepsTheState) {
       inputs["StopUpdate"] = {"stop"};
       feeds["stop"] = MakeTensor<bool>({1}, {1});
     }
-    const NamedOpRun r = RunNamedOp("update_loss_scaling", inputs,
-                                    {{"Out", {"g", "h"}},
-                                     {"LossScaling", {"scale_out"}},
-                                     {"OutGoodSteps", {"good_out"}},
-                                     {"OutBadSteps", {"bad_out"}}},
-                                    feeds,
-                                    {{"incr_every_n_steps", 2},
-                                     {"decr_every_n_nan_or_inf", 2},
-                                     {"incr_ratio", 2.0f},
-                                     {"decr_ratio", 0.5f},
-                                     {"stop_update", !from_tensor}});
+    const NamedOpRun r =
+        RunNamedOp("update_loss_scaling", inputs, UpdateOutputs({"g", "h"}, false), feeds,
+                   {{"incr_every_n_steps", 2},
+                    {"decr_every_n_nan_or_inf", 2},
+                    {"incr_ratio", 2.0f},
+                    {"decr_ratio", 0.5f},
+                    {"stop_update", !from_tensor}});
     EXPECT_EQ(ToDoubles(r.vars.at("g")), (std::vector<double>{0, 0}));
     EXPECT_EQ(ToDoubles(r.vars.at("h")), (std::vector<double>{0}));
     EXPECT_EQ(r.vars.at("h").dtype(), DataType::FLOAT16);
@@ -253,16 +246,7 @@ TEST(UpdateLossScaling, StopUpdateZeroesGradientsAndKeepsTheState) {
 TEST(UpdateLossScaling, RejectsBadStateTensors) {
   RegisterAllOps();
   const auto run = [](DenseTensor good) {
-    RunNamedOp("update_loss_scaling",
-               {{"X", {"g"}},
-                {"FoundInfinite", {"found"}},
-                {"PrevLossScaling", {"scale"}},
-                {"InGoodSteps", {"good"}},
-                {"InBadSteps", {"bad"}}},
-               {{"Out", {"g"}},
-                {"LossScaling", {"scale"}},
-                {"OutGoodSteps", {"good"}},
-                {"OutBadSteps", {"bad"}}},
+    RunNamedOp("update_loss_scaling", UpdateInputs({"g"}), UpdateOutputs({"g"}, true),
                {{"g", MakeTensor<float>({1}, {1})},
                 {"found", MakeTensor<bool>({1}, {0})},
                 {"scale", Scalar<float>(2)},
