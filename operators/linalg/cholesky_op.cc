@@ -1,0 +1,279 @@
+// cholesky and triangular_solve, with fused backwards. triangular_solve broadcasts the batch
+// dims of its two inputs as matmul_v2 does.
+#include <string>
+#include <vector>
+
+#include "framework/fused_grad_op.h"
+#include "operators/common.h"
+#include "operators/linalg/linalg_util.h"
+#include "operators/matmul/matmul_shape.h"
+#include "operators/op_family.h"
+
+namespace paddle_like {
+namespace operators {
+namespace {
+
+using linalg::ConstMatrixMap;
+using linalg::Matrix;
+using linalg::MatrixAt;
+using linalg::MatrixBatch;
+
+class CholeskyOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X",
+             "[..., N, N]: symmetric positive definite matrices (the lower triangle is read).");
+    AddOutput("Out", "X's shape: the triangular factors.");
+    AddAttr<bool>("upper",
+                  "Give the upper factor U (X = U^T U) instead of the lower L (X = L L^T).")
+        .SetDefault(false);
+    AddComment(R"DOC(
+Cholesky factor of each symmetric positive definite matrix, from its lower triangle:
+$$X = L L^T \;(upper = false), \quad X = U^T U \;(upper = true, U = L^T)$$
+A matrix that is not positive definite is refused with an error naming its index.
+Gradient, by the fused op cholesky_grad (symmetric, as X is): with
+$\Phi$ the lower triangle with its diagonal halved,
+$$S = L^{-T} \, \Phi(L^T dL) \, L^{-1}, \quad dX = (S + S^T) / 2$$
+)DOC");
+  }
+};
+
+class TriangularSolveOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "[..., M, M]: triangular matrices (the other triangle is not read).");
+    AddInput("Y", "[..., M, K]: right-hand sides; batch dims broadcast with X's.");
+    AddOutput("Out", "[broadcast batch, M, K].");
+    AddAttr<bool>("upper", "X is upper (true) or lower (false) triangular.").SetDefault(true);
+    AddAttr<bool>("transpose", "Solve with X^T instead of X.").SetDefault(false);
+    AddAttr<bool>("unitriangular", "Take X's diagonal as ones (it is not read).").SetDefault(false);
+    AddComment(R"DOC(
+Solves triangular systems by substitution: $$op(X) \cdot Out = Y, \quad op(X) = X \text{ or }
+X^T$$
+Gradient, by the fused op triangular_solve_grad (summed over broadcast batch dims):
+$$dY = op(X)^{-T} dOut, \quad dX = -dY \, Out^T \;(\text{or } -Out \, dY^T \text{ when
+transposed})$$ restricted to X's triangle (without the diagonal when unitriangular).
+)DOC");
+  }
+};
+
+class LinalgOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
+// ---------------------------------------------------------------- cholesky
+
+void CholeskyInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  const DDim dims = ctx->GetInputDim("X");
+  linalg::SquareMatrices(ctx->OpType(), "X", dims);
+  ctx->SetOutputDim("Out", dims);
+}
+
+template <typename T>
+struct CholeskyKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const bool upper = ctx.Attr<bool>("upper");
+    const MatrixBatch b = linalg::SquareMatrices(ctx.Type(), "X", x->dims());
+    DenseTensor out(x->dims(), x->dtype());
+    T* o = out.mutable_data<T>(ctx.GetPlace());
+    for (int64_t i = 0; i < b.batch; ++i) {
+      if (b.rows == 0) continue;
+      const Eigen::LLT<Matrix<T>> llt(MatrixAt<T>(*x, b, i));
+      PL_ENFORCE(llt.info() == Eigen::Success,
+                 errors::InvalidArgument("op `%s` input `X`: matrix %d of the batch is not "
+                                         "positive definite (the Cholesky decomposition failed)",
+                                         ctx.Type(), i));
+      const Matrix<T> lower = llt.matrixL();
+      if (upper) {
+        MatrixAt(o, b, i) = lower.transpose();
+      } else {
+        MatrixAt(o, b, i) = lower;
+      }
+    }
+    *ctx.Output("Out") = std::move(out);
+  }
+};
+
+void CholeskyGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("Out");
+  ctx->RequireInput("Out@GRAD");
+  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("Out"));
+}
+
+template <typename T>
+struct CholeskyGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* out = ctx.Input("Out");
+    const DenseTensor* dout = ctx.Input("Out@GRAD");
+    CheckSameShape(ctx.Type(), "Out@GRAD", dout->dims(), "Out", out->dims());
+    const bool upper = ctx.Attr<bool>("upper");
+    const MatrixBatch b = linalg::SquareMatrices(ctx.Type(), "Out", out->dims());
+    DenseTensor dx(out->dims(), out->dtype());
+    T* g = dx.mutable_data<T>(ctx.GetPlace());
+    for (int64_t i = 0; i < b.batch; ++i) {
+      if (b.rows == 0) continue;
+      Matrix<T> l = MatrixAt<T>(*out, b, i);
+      Matrix<T> dl = MatrixAt<T>(*dout, b, i);
+      if (upper) {
+        l.transposeInPlace();
+        dl.transposeInPlace();
+      }
+      l = l.template triangularView<Eigen::Lower>();
+      dl = dl.template triangularView<Eigen::Lower>();
+      Matrix<T> phi = (l.transpose() * dl).template triangularView<Eigen::Lower>();
+      phi.diagonal() *= T(0.5);
+      // S = L^{-T} phi L^{-1}: two triangular solves.
+      // S = L^{-T} phi L^{-1}: with U = L^T, A = U^{-1} phi and S^T = U^{-1} A^T.
+      const Matrix<T> u = l.transpose();
+      const Matrix<T> left = u.template triangularView<Eigen::Upper>().solve(phi);
+      const Matrix<T> s =
+          u.template triangularView<Eigen::Upper>().solve(left.transpose()).transpose();
+      MatrixAt(g, b, i) = (s + s.transpose()) * T(0.5);
+    }
+    *ctx.Output("X@GRAD") = std::move(dx);
+  }
+};
+
+// ---------------------------------------------------------------- triangular_solve
+
+struct TriangularFlags {
+  bool upper = true, transpose = false, unit = false;
+};
+
+TriangularFlags ReadFlags(const ExecutionContext& ctx) {
+  return {ctx.Attr<bool>("upper"), ctx.Attr<bool>("transpose"), ctx.Attr<bool>("unitriangular")};
+}
+
+// X [.., M, M] and Y [.., M, K] under matmul_v2's batch broadcasting.
+MatmulV2Shape AnalyzeTriangularSolve(const std::string& op, const DDim& x, const DDim& y) {
+  linalg::SquareMatrices(op, "X", x);
+  linalg::Matrices(op, "Y", y);
+  return AnalyzeMatmulV2(op, x, y, false, false);
+}
+
+void TriangularSolveInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireInput("Y");
+  ctx->RequireOutput("Out");
+  ctx->SetOutputDim(
+      "Out",
+      AnalyzeTriangularSolve(ctx->OpType(), ctx->GetInputDim("X"), ctx->GetInputDim("Y")).out_dims);
+}
+
+// op(A)^{-1} B for the triangle of A that `f` names.
+template <typename T>
+Matrix<T> SolveTriangular(const Eigen::Ref<const Matrix<T>>& a,
+                          const Eigen::Ref<const Matrix<T>>& rhs, const TriangularFlags& f) {
+  // op(A) = A^T turns the upper triangle into a lower one.
+  const bool upper_op = f.upper != f.transpose;
+  const Matrix<T> m = f.transpose ? Matrix<T>(a.transpose()) : Matrix<T>(a);
+  if (upper_op) {
+    return f.unit ? Matrix<T>(m.template triangularView<Eigen::UnitUpper>().solve(rhs))
+                  : Matrix<T>(m.template triangularView<Eigen::Upper>().solve(rhs));
+  }
+  return f.unit ? Matrix<T>(m.template triangularView<Eigen::UnitLower>().solve(rhs))
+                : Matrix<T>(m.template triangularView<Eigen::Lower>().solve(rhs));
+}
+
+template <typename T>
+struct TriangularSolveKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const DenseTensor* y = ctx.Input("Y");
+    CheckOperandTypes(ctx.Type(), *x, *y, platform::ToDataType<T>());
+    const MatmulV2Shape s = AnalyzeTriangularSolve(ctx.Type(), x->dims(), y->dims());
+    const TriangularFlags f = ReadFlags(ctx);
+    std::vector<int64_t> x_off, y_off;
+    s.BatchOffsets(&x_off, &y_off);
+    DenseTensor out(s.out_dims, x->dtype());
+    T* o = out.mutable_data<T>(ctx.GetPlace());
+    for (int64_t p = 0; p < s.BatchCount(); ++p) {
+      if (s.M == 0 || s.N == 0) break;
+      const ConstMatrixMap<T> a(x->data<T>() + x_off[p], s.M, s.M);
+      const ConstMatrixMap<T> rhs(y->data<T>() + y_off[p], s.M, s.N);
+      linalg::MatrixMap<T>(o + p * s.M * s.N, s.M, s.N) = SolveTriangular<T>(a, rhs, f);
+    }
+    *ctx.Output("Out") = std::move(out);
+  }
+};
+
+void TriangularSolveGradInferShape(InferShapeContext* ctx) {
+  for (const char* slot : {"X", "Y", "Out", "Out@GRAD"}) ctx->RequireInput(slot);
+  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
+  if (ctx->HasOutput("Y@GRAD")) ctx->SetOutputDim("Y@GRAD", ctx->GetInputDim("Y"));
+}
+
+template <typename T>
+struct TriangularSolveGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const DenseTensor* y = ctx.Input("Y");
+    const DenseTensor* out = ctx.Input("Out");
+    const DenseTensor* dout = ctx.Input("Out@GRAD");
+    const MatmulV2Shape s = AnalyzeTriangularSolve(ctx.Type(), x->dims(), y->dims());
+    CheckSameShape(ctx.Type(), "Out", out->dims(), "Out", s.out_dims);
+    CheckSameShape(ctx.Type(), "Out@GRAD", dout->dims(), "Out", s.out_dims);
+    const TriangularFlags f = ReadFlags(ctx);
+    TriangularFlags adjoint = f;
+    adjoint.transpose = !f.transpose;
+    std::vector<int64_t> x_off, y_off;
+    s.BatchOffsets(&x_off, &y_off);
+    DenseTensor dx(x->dims(), x->dtype()), dy(y->dims(), y->dtype());
+    T* gx = dx.mutable_data<T>(ctx.GetPlace());
+    T* gy = dy.mutable_data<T>(ctx.GetPlace());
+    std::fill(gx, gx + dx.numel(), T(0));
+    std::fill(gy, gy + dy.numel(), T(0));
+    for (int64_t p = 0; p < s.BatchCount(); ++p) {
+      if (s.M == 0 || s.N == 0) break;
+      const ConstMatrixMap<T> a(x->data<T>() + x_off[p], s.M, s.M);
+      const ConstMatrixMap<T> sol(out->data<T>() + p * s.M * s.N, s.M, s.N);
+      const ConstMatrixMap<T> g(dout->data<T>() + p * s.M * s.N, s.M, s.N);
+      const Matrix<T> grad_y = SolveTriangular<T>(a, g, adjoint);
+      linalg::MatrixMap<T>(gy + y_off[p], s.M, s.N) += grad_y;
+      Matrix<T> grad_x = f.transpose ? Matrix<T>(-(sol * grad_y.transpose()))
+                                     : Matrix<T>(-(grad_y * sol.transpose()));
+      grad_x = f.upper ? Matrix<T>(grad_x.template triangularView<Eigen::Upper>())
+                       : Matrix<T>(grad_x.template triangularView<Eigen::Lower>());
+      if (f.unit) grad_x.diagonal().setZero();
+      linalg::MatrixMap<T>(gx + x_off[p], s.M, s.M) += grad_x;
+    }
+    if (DenseTensor* o = ctx.Output("X@GRAD")) *o = std::move(dx);
+    if (DenseTensor* o = ctx.Output("Y@GRAD")) *o = std::move(dy);
+  }
+};
+
+}  // namespace
+
+PL_REGISTER_OPS(RegisterCholeskyOps) {
+  const framework::FusedGradDecl cholesky_grad{
+      {"Out"},
+      {"Out"},
+      {"X"},
+      R"DOC($$S = L^{-T} \Phi(L^T dL) L^{-1}, \quad dX = (S + S^T) / 2$$)DOC"};
+  framework::RegisterOp<LinalgOp, CholeskyOpMaker>("cholesky")
+      .InferShape(CholeskyInferShape)
+      .GradOpMaker(framework::FusedGradMaker(cholesky_grad));
+  RegisterPlainCpuFloatKernels<CholeskyKernel>("cholesky");
+  framework::RegisterFusedGradOp("cholesky", cholesky_grad).InferShape(CholeskyGradInferShape);
+  RegisterPlainCpuFloatKernels<CholeskyGradKernel>("cholesky_grad");
+
+  const framework::FusedGradDecl triangular_solve_grad{
+      {"X", "Y", "Out"},
+      {"Out"},
+      {"X", "Y"},
+      R"DOC($$dY = op(X)^{-T} dOut, \quad dX = -dY \, Out^T$$ (X's triangle))DOC"};
+  framework::RegisterOp<LinalgOp, TriangularSolveOpMaker>("triangular_solve")
+      .InferShape(TriangularSolveInferShape)
+      .GradOpMaker(framework::FusedGradMaker(triangular_solve_grad));
+  RegisterPlainCpuFloatKernels<TriangularSolveKernel>("triangular_solve");
+  framework::RegisterFusedGradOp("triangular_solve", triangular_solve_grad)
+      .InferShape(TriangularSolveGradInferShape);
+  RegisterPlainCpuFloatKernels<TriangularSolveGradKernel>("triangular_solve_grad");
+}
+
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,70 @@
+#include "operators/linalg/linalg_util.h"
+
+#include "platform/enforce.h"
+
+namespace paddle_like {
+namespace operators {
+namespace linalg {
+
+MatrixBatch Matrices(const std::string& op, const std::string& slot, const framework::DDim& dims) {
+  PL_ENFORCE(dims.size() >= 2,
+             errors::InvalidArgument("op `%s` input `%s`: expected a tensor of rank >= 2 ([..., "
+                                     "M, N]), received %s",
+                                     op, slot, dims.ToString()));
+  MatrixBatch b;
+  b.rows = dims[dims.size() - 2];
+  b.cols = dims[dims.size() - 1];
+  b.batch = 1;
+  for (int i = 0; i + 2 < dims.size(); ++i) {
+    if (dims[i] < 0 || b.batch < 0) {
+      b.batch = -1;
+    } else {
+      b.batch *= dims[i];
+    }
+  }
+  return b;
+}
+
+MatrixBatch SquareMatrices(const std::string& op, const std::string& slot,
+                           const framework::DDim& dims) {
+  const MatrixBatch b = Matrices(op, slot, dims);
+  PL_ENFORCE(b.rows < 0 || b.cols < 0 || b.rows == b.cols,
+             errors::InvalidArgument("op `%s` input `%s`: expected square matrices ([..., N, "
+                                     "N]), received %s",
+                                     op, slot, dims.ToString()));
+  return b;
+}
+
+std::vector<int64_t> BatchDims(const framework::DDim& dims) {
+  std::vector<int64_t> batch;
+  for (int i = 0; i + 2 < dims.size(); ++i) batch.push_back(dims[i]);
+  return batch;
+}
+
+framework::DDim WithBatchDims(const framework::DDim& matrices, const std::vector<int64_t>& tail) {
+  std::vector<int64_t> dims = BatchDims(matrices);
+  dims.insert(dims.end(), tail.begin(), tail.end());
+  return framework::DDim(dims);
+}
+
+template <typename T>
+Matrix<T> InverseOrThrow(const std::string& op, const std::string& slot,
+                         const Eigen::Ref<const Matrix<T>>& a, int64_t index) {
+  if (a.rows() == 0) return Matrix<T>(0, 0);
+  const Eigen::PartialPivLU<Matrix<T>> lu(a);
+  const T min_pivot = lu.matrixLU().diagonal().cwiseAbs().minCoeff();
+  PL_ENFORCE(min_pivot > T(0) && std::isfinite(static_cast<double>(min_pivot)),
+             errors::InvalidArgument("op `%s` input `%s`: matrix %d of the batch is not "
+                                     "invertible (its LU decomposition has a pivot of %g)",
+                                     op, slot, index, static_cast<double>(min_pivot)));
+  return lu.inverse();
+}
+
+template Matrix<float> InverseOrThrow<float>(const std::string&, const std::string&,
+                                             const Eigen::Ref<const Matrix<float>>&, int64_t);
+template Matrix<double> InverseOrThrow<double>(const std::string&, const std::string&,
+                                               const Eigen::Ref<const Matrix<double>>&, int64_t);
+
+}  // namespace linalg
+}  // namespace operators
+}  // namespace paddle_like

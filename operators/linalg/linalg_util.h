@@ -1,0 +1,61 @@
+// Batched matrices for the linear-algebra ops: a tensor [..., rows, cols] holds `batch`
+// row-major matrices, viewed one at a time as Eigen maps. The shape checks are shared by the
+// ops' shape inference (dims may be -1 at program-build time) and their kernels.
+#pragma once
+
+#include <Eigen/Dense>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "framework/ddim.h"
+#include "framework/dense_tensor.h"
+
+namespace paddle_like {
+namespace operators {
+namespace linalg {
+
+template <typename T>
+using Matrix = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+template <typename T>
+using MatrixMap = Eigen::Map<Matrix<T>>;
+template <typename T>
+using ConstMatrixMap = Eigen::Map<const Matrix<T>>;
+
+struct MatrixBatch {
+  int64_t batch = 0, rows = 0, cols = 0;  // -1 where a dim is unknown.
+  int64_t size() const { return rows * cols; }
+};
+
+// [..., rows, cols] of rank >= 2, else InvalidArgumentError "op `op` input `slot`: expected
+// a tensor of rank >= 2 ([..., M, N]), received [..]".
+MatrixBatch Matrices(const std::string& op, const std::string& slot, const framework::DDim& dims);
+// Matrices, each square where both dims are known.
+MatrixBatch SquareMatrices(const std::string& op, const std::string& slot,
+                           const framework::DDim& dims);
+
+// All dims but the last two.
+std::vector<int64_t> BatchDims(const framework::DDim& dims);
+// The batch dims of `matrices` followed by `tail`.
+framework::DDim WithBatchDims(const framework::DDim& matrices, const std::vector<int64_t>& tail);
+
+// Matrix `i` of a tensor holding the matrices `b`.
+template <typename T>
+ConstMatrixMap<T> MatrixAt(const framework::DenseTensor& t, const MatrixBatch& b, int64_t i) {
+  return ConstMatrixMap<T>(t.numel() > 0 ? t.data<T>() + i * b.size() : nullptr, b.rows, b.cols);
+}
+template <typename T>
+MatrixMap<T> MatrixAt(T* data, const MatrixBatch& b, int64_t i) {
+  return MatrixMap<T>(data + i * b.size(), b.rows, b.cols);
+}
+
+// The inverse of the square `a` by LU with partial pivoting; InvalidArgumentError naming the
+// op, the slot and the matrix's index in the batch when a pivot is zero (or not finite), as
+// PaddlePaddle refuses it.
+template <typename T>
+Matrix<T> InverseOrThrow(const std::string& op, const std::string& slot,
+                         const Eigen::Ref<const Matrix<T>>& a, int64_t index);
+
+}  // namespace linalg
+}  // namespace operators
+}  // namespace paddle_like

@@ -1,0 +1,740 @@
+// The linear-algebra ops (operators/linalg) against references in double written here
+// (Gauss-Jordan elimination, Cholesky-Banachiewicz, cofactors, products), the decompositions
+// by their defining properties, and the gradients by finite differences: through
+// CheckGradients where the op reads every element, and under symmetric perturbations where it
+// reads one triangle of a symmetric input (cholesky, eigh, eigvalsh).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "tests/grad_check_util.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using Values = std::vector<double>;
+
+DenseTensor Make(DataType t, const DDim& dims, const Values& v) {
+  return t == DataType::FLOAT64 ? MakeTensor<double>(dims, v) : MakeTensor<float>(dims, v);
+}
+
+Values Matmul(const Values& a, const Values& b, int64_t m, int64_t k, int64_t n) {
+  Values c(static_cast<size_t>(m * n), 0.0);
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t q = 0; q < k; ++q) c[i * n + j] += a[i * k + q] * b[q * n + j];
+    }
+  }
+  return c;
+}
+
+Values Transposed(const Values& a, int64_t rows, int64_t cols) {
+  Values t(a.size());
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) t[j * rows + i] = a[i * cols + j];
+  }
+  return t;
+}
+
+Values Identity(int64_t n) {
+  Values v(static_cast<size_t>(n * n), 0.0);
+  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1.0;
+  return v;
+}
+
+Values MatrixOf(const Values& v, int64_t index, int64_t size) {
+  return Values(v.begin() + index * size, v.begin() + (index + 1) * size);
+}
+
+// `batch` random n x n matrices with a dominant diagonal (well conditioned).
+Values Invertible(int64_t batch, int64_t n, unsigned seed) {
+  Values v = RandomValues(batch * n * n, -1, 1, seed);
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < n; ++i) v[b * n * n + i * n + i] += static_cast<double>(n);
+  }
+  return v;
+}
+
+// B B^T + n I per matrix.
+Values PositiveDefinite(int64_t batch, int64_t n, unsigned seed) {
+  const Values b = RandomValues(batch * n * n, -1, 1, seed);
+  Values out;
+  for (int64_t i = 0; i < batch; ++i) {
+    const Values m = MatrixOf(b, i, n * n);
+    Values p = Matmul(m, Transposed(m, n, n), n, n, n);
+    for (int64_t d = 0; d < n; ++d) p[d * n + d] += static_cast<double>(n);
+    out.insert(out.end(), p.begin(), p.end());
+  }
+  return out;
+}
+
+// Gauss-Jordan elimination with partial pivoting; the determinant on the side.
+Values GaussJordanInverse(Values a, int64_t n, double* det = nullptr) {
+  Values inv = Identity(n);
+  double d = 1.0;
+  for (int64_t c = 0; c < n; ++c) {
+    int64_t p = c;
+    for (int64_t r = c + 1; r < n; ++r) {
+      if (std::abs(a[r * n + c]) > std::abs(a[p * n + c])) p = r;
+    }
+    if (p != c) {
+      for (int64_t j = 0; j < n; ++j) {
+        std::swap(a[p * n + j], a[c * n + j]);
+        std::swap(inv[p * n + j], inv[c * n + j]);
+      }
+      d = -d;
+    }
+    const double pivot = a[c * n + c];
+    d *= pivot;
+    if (pivot == 0.0) break;
+    for (int64_t j = 0; j < n; ++j) {
+      a[c * n + j] /= pivot;
+      inv[c * n + j] /= pivot;
+    }
+    for (int64_t r = 0; r < n; ++r) {
+      if (r == c) continue;
+      const double f = a[r * n + c];
+      for (int64_t j = 0; j < n; ++j) {
+        a[r * n + j] -= f * a[c * n + j];
+        inv[r * n + j] -= f * inv[c * n + j];
+      }
+    }
+  }
+  if (det != nullptr) *det = d;
+  return inv;
+}
+
+double Det(const Values& a, int64_t n) {
+  double d = 1.0;
+  GaussJordanInverse(a, n, &d);
+  return d;
+}
+
+// The cofactor matrix: C_ij = (-1)^(i+j) det(a without row i and column j).
+Values Cofactors(const Values& a, int64_t n) {
+  Values c(a.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      Values minor;
+      for (int64_t r = 0; r < n; ++r) {
+        for (int64_t q = 0; q < n; ++q) {
+          if (r != i && q != j) minor.push_back(a[r * n + q]);
+        }
+      }
+      c[i * n + j] = ((i + j) % 2 == 0 ? 1.0 : -1.0) * Det(minor, n - 1);
+    }
+  }
+  return c;
+}
+
+double Tol(DataType t) { return t == DataType::FLOAT64 ? 1e-10 : 2e-4; }
+
+std::vector<DataType> BothTypes() { return {DataType::FLOAT64, DataType::FLOAT32}; }
+
+// ------------------------------------------------------------------------ inverse
+
+TEST(InverseOp, TimesItsInputIsTheIdentity) {
+  operators::RegisterAllOps();
+  const int64_t n = 4;
+  const Values x = Invertible(6, n, 1);
+  for (DataType t : BothTypes()) {
+    const OpRunResult r =
+        RunOp("inverse", {{"Input", {Make(t, DDim({2, 3, n, n}), x)}}}, {{"Output", 1}});
+    const DenseTensor& out = r.outputs.at("Output")[0];
+    ASSERT_EQ(out.dims(), DDim({2, 3, n, n}));
+    const Values inv = ToDoubles(out);
+    for (int64_t b = 0; b < 6; ++b) {
+      ExpectNear(Matmul(MatrixOf(x, b, n * n), MatrixOf(inv, b, n * n), n, n, n), Identity(n), 0,
+                 Tol(t), "X * inverse(X)");
+      ExpectNear(MatrixOf(inv, b, n * n), GaussJordanInverse(MatrixOf(x, b, n * n), n), Tol(t),
+                 Tol(t), "inverse against Gauss-Jordan");
+    }
+  }
+  // Closed form of a 2 x 2 inverse: [[d, -b], [-c, a]] / (ad - bc).
+  const OpRunResult r =
+      RunOp("inverse", {{"Input", {MakeTensor<double>({2, 2}, {2, 1, 7, 4})}}}, {{"Output", 1}});
+  ExpectNear(ToDoubles(r.outputs.at("Output")[0]), {4, -1, -7, 2}, 1e-14, 1e-14, "2 x 2");
+}
+
+TEST(InverseOp, RefusesSingularAndNonSquareMatrices) {
+  operators::RegisterAllOps();
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("inverse", {{"Input", {MakeTensor<float>({2, 2, 2}, {1, 0, 0, 1, 1, 2, 2, 4})}}},
+              {{"Output", 1}});
+      },
+      {"op `inverse` input `Input`", "matrix 1 of the batch is not invertible"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("inverse", {{"Input", {MakeTensor<float>({2, 3}, RandomValues(6, -1, 1))}}},
+              {{"Output", 1}});
+      },
+      {"op `inverse` input `Input`", "expected square matrices", "received [2, 3]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("inverse", {{"Input", {MakeTensor<float>({3}, RandomValues(3, -1, 1))}}},
+              {{"Output", 1}});
+      },
+      {"op `inverse` input `Input`", "rank >= 2", "received [3]"});
+}
+
+TEST(InverseOp, GradientsUpToSecondOrder) {
+  operators::RegisterAllOps();
+  GradCheck check;
+  check.op_type = "inverse";
+  check.inputs = {{"Input", {MakeTensor<double>({2, 3, 3}, Invertible(2, 3, 2))}}};
+  check.outputs = {{"Output", 1}};
+  check.max_order = 2;
+  check.rtol = 1e-4;
+  CheckGradients(check);
+}
+
+// ------------------------------------------------------------------------ matrix_power
+
+TEST(MatrixPowerOp, MatchesRepeatedProducts) {
+  operators::RegisterAllOps();
+  const int64_t n = 3;
+  Values x = Invertible(2, n, 3);
+  for (double& v : x) v /= 3.0;  // Powers stay of order 1.
+  for (int power : {-3, -1, 0, 1, 2, 5}) {
+    for (DataType t : BothTypes()) {
+      const OpRunResult r = RunOp("matrix_power", {{"X", {Make(t, DDim({2, n, n}), x)}}},
+                                  {{"Out", 1}}, {{"n", power}});
+      const Values out = ToDoubles(r.outputs.at("Out")[0]);
+      for (int64_t b = 0; b < 2; ++b) {
+        Values base = MatrixOf(x, b, n * n);
+        if (power < 0) base = GaussJordanInverse(base, n);
+        Values want = Identity(n);
+        for (int k = 0; k < std::abs(power); ++k) want = Matmul(want, base, n, n, n);
+        ExpectNear(MatrixOf(out, b, n * n), want, Tol(t), Tol(t),
+                   "matrix_power n=" + std::to_string(power));
+      }
+    }
+  }
+}
+
+TEST(MatrixPowerOp, Gradients) {
+  operators::RegisterAllOps();
+  for (int power : {-2, 0, 1, 3}) {
+    GradCheck check;
+    check.op_type = "matrix_power";
+    Values x = Invertible(2, 3, 4);
+    for (double& v : x) v /= 3.0;
+    check.inputs = {{"X", {MakeTensor<double>({2, 3, 3}, x)}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = {{"n", power}};
+    check.rtol = 1e-4;
+    CheckGradients(check);
+  }
+}
+
+// ------------------------------------------------------------------------ determinants
+
+TEST(DeterminantOp, MatchesGaussianElimination) {
+  operators::RegisterAllOps();
+  struct Shape {
+    DDim dims;
+    DDim out;
+    int64_t n;
+  };
+  for (const Shape& s : {Shape{DDim({2, 3, 5, 5}), DDim({2, 3}), 5},
+                         Shape{DDim({3, 3}), DDim({}), 3}, Shape{DDim({4, 1, 1}), DDim({4}), 1}}) {
+    const int64_t batch = s.dims.numel() / (s.n * s.n);
+    const Values x = RandomValues(s.dims.numel(), -1.5, 1.5, 5);
+    for (DataType t : BothTypes()) {
+      const DenseTensor in = Make(t, s.dims, x);
+      const DenseTensor det =
+          RunOp("determinant", {{"Input", {in}}}, {{"Out", 1}}).outputs.at("Out")[0];
+      const DenseTensor slog =
+          RunOp("slogdeterminant", {{"Input", {in}}}, {{"Out", 1}}).outputs.at("Out")[0];
+      EXPECT_EQ(det.dims(), s.out);
+      std::vector<int64_t> slog_dims = {2};
+      for (int i = 0; i < s.out.size(); ++i) slog_dims.push_back(s.out[i]);
+      EXPECT_EQ(slog.dims(), DDim(slog_dims));
+      Values want, want_sign, want_log;
+      for (int64_t b = 0; b < batch; ++b) {
+        const double d = Det(MatrixOf(x, b, s.n * s.n), s.n);
+        want.push_back(d);
+        want_sign.push_back(d > 0 ? 1.0 : -1.0);
+        want_log.push_back(std::log(std::abs(d)));
+      }
+      ExpectNear(ToDoubles(det), want, Tol(t), Tol(t), "determinant");
+      Values both = want_sign;
+      both.insert(both.end(), want_log.begin(), want_log.end());
+      ExpectNear(ToDoubles(slog), both, Tol(t), Tol(t), "slogdeterminant");
+    }
+  }
+  // A singular matrix: sign 0 and log|det| = -inf.
+  const Values slog =
+      ToDoubles(RunOp("slogdeterminant", {{"Input", {MakeTensor<double>({2, 2}, {1, 2, 2, 4})}}},
+                      {{"Out", 1}})
+                    .outputs.at("Out")[0]);
+  EXPECT_EQ(slog[0], 0.0);
+  EXPECT_EQ(slog[1], -std::numeric_limits<double>::infinity());
+  // Large matrices do not overflow log|det|: 60 x 60 with 10 on the diagonal.
+  Values big(60 * 60, 0.0);
+  for (int i = 0; i < 60; ++i) big[i * 60 + i] = i % 2 == 0 ? 1e10 : -1e10;
+  const Values big_slog = ToDoubles(
+      RunOp("slogdeterminant", {{"Input", {MakeTensor<float>({60, 60}, big)}}}, {{"Out", 1}})
+          .outputs.at("Out")[0]);
+  EXPECT_EQ(big_slog[0], 1.0);  // 30 negative pivots.
+  EXPECT_NEAR(big_slog[1], 600 * std::log(10.0), 1e-3);
+}
+
+TEST(DeterminantOp, Gradients) {
+  operators::RegisterAllOps();
+  GradCheck det;
+  det.op_type = "determinant";
+  det.inputs = {{"Input", {MakeTensor<double>({2, 4, 4}, RandomValues(32, -1, 1, 6))}}};
+  det.outputs = {{"Out", 1}};
+  det.rtol = 1e-4;
+  CheckGradients(det);
+  GradCheck slog;
+  slog.op_type = "slogdeterminant";
+  slog.inputs = {{"Input", {MakeTensor<double>({3, 3, 3}, Invertible(3, 3, 7))}}};
+  slog.outputs = {{"Out", 1}};
+  slog.rtol = 1e-4;
+  CheckGradients(slog);
+}
+
+TEST(DeterminantOp, GradientOfASingularMatrixIsTheTransposedAdjugate) {
+  operators::RegisterAllOps();
+  const auto grad = [](const Values& x, int64_t n, double dout) {
+    const DenseTensor in = MakeTensor<double>({n, n}, x);
+    const DenseTensor det =
+        RunOp("determinant", {{"Input", {in}}}, {{"Out", 1}}).outputs.at("Out")[0];
+    return ToDoubles(
+        RunOp("determinant_grad",
+              {{"Input", {in}}, {"Out", {det}}, {"Out@GRAD", {MakeTensor<double>({}, {dout})}}},
+              {{"Input@GRAD", 1}})
+            .outputs.at("Input@GRAD")[0]);
+  };
+  // d det / dX is the cofactor matrix, for a 2 x 2 [[d, -c], [-b, a]].
+  ExpectNear(grad({1, 2, 2, 4}, 2, 1.5), {6, -3, -3, 1.5}, 1e-12, 1e-12, "2 x 2 singular");
+  // Rank 2 of 3: the cofactors are not all zero.
+  const Values rank2 = {1, 2, 3, 4, 5, 6, 5, 7, 9};
+  Values want = Cofactors(rank2, 3);
+  for (double& v : want) v *= -2.0;
+  ExpectNear(grad(rank2, 3, -2.0), want, 1e-9, 1e-9, "3 x 3 of rank 2");
+  // Rank 1 of 3: every cofactor is 0.
+  ExpectNear(grad({1, 2, 3, 2, 4, 6, 3, 6, 9}, 3, 1.0), Values(9, 0.0), 0, 1e-9, "rank 1");
+}
+
+// ------------------------------------------------------------------------ symmetric inputs
+
+// For loss(A) = sum(W o f(A)) of an op f that reads one triangle of a symmetric A, the
+// gradient G the op's backward gives is symmetric; perturbing A_ij and A_ji together by e
+// changes the loss by e (G_ij + G_ji) (by e G_ii on the diagonal). Checks that against
+// central differences for every i >= j.
+void CheckSymmetricGradient(const std::function<double(const Values&)>& loss, const Values& a,
+                            const Values& grad, int64_t n, const std::string& what) {
+  const double eps = 1e-6;
+  for (int64_t i = 0; i < n; ++i) {
+    EXPECT_NEAR(grad[i * n + (i + 1) % n], grad[((i + 1) % n) * n + i], 1e-10)
+        << what << ": the gradient is symmetric";
+    for (int64_t j = 0; j <= i; ++j) {
+      Values plus = a, minus = a;
+      plus[i * n + j] += eps;
+      minus[i * n + j] -= eps;
+      if (i != j) {
+        plus[j * n + i] += eps;
+        minus[j * n + i] -= eps;
+      }
+      const double numeric = (loss(plus) - loss(minus)) / (2 * eps);
+      const double analytic = i == j ? grad[i * n + i] : grad[i * n + j] + grad[j * n + i];
+      EXPECT_NEAR(analytic, numeric, 1e-6 + 1e-5 * std::abs(numeric))
+          << what << " at (" << i << ", " << j << ")";
+    }
+  }
+}
+
+double WeightedSum(const Values& w, const Values& v) {
+  double s = 0;
+  for (size_t i = 0; i < v.size(); ++i) s += w[i] * v[i];
+  return s;
+}
+
+// Cholesky-Banachiewicz on the lower triangle.
+Values CholeskyLower(const Values& a, int64_t n) {
+  Values l(a.size(), 0.0);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j <= i; ++j) {
+      double s = a[i * n + j];
+      for (int64_t k = 0; k < j; ++k) s -= l[i * n + k] * l[j * n + k];
+      l[i * n + j] = i == j ? std::sqrt(s) : s / l[j * n + j];
+    }
+  }
+  return l;
+}
+
+TEST(CholeskyOp, MatchesBanachiewiczAndReadsTheLowerTriangle) {
+  operators::RegisterAllOps();
+  const int64_t n = 5;
+  const Values spd = PositiveDefinite(2, n, 8);
+  // Garbage above the diagonal: the op must not read it.
+  Values x = spd;
+  for (int64_t b = 0; b < 2; ++b) {
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = i + 1; j < n; ++j) x[b * n * n + i * n + j] = 100.0 + j;
+    }
+  }
+  for (bool upper : {false, true}) {
+    for (DataType t : BothTypes()) {
+      const Values out = ToDoubles(RunOp("cholesky", {{"X", {Make(t, DDim({2, n, n}), x)}}},
+                                         {{"Out", 1}}, {{"upper", upper}})
+                                       .outputs.at("Out")[0]);
+      for (int64_t b = 0; b < 2; ++b) {
+        const Values l = CholeskyLower(MatrixOf(spd, b, n * n), n);
+        ExpectNear(MatrixOf(out, b, n * n), upper ? Transposed(l, n, n) : l, Tol(t), Tol(t),
+                   upper ? "cholesky upper" : "cholesky lower");
+      }
+    }
+  }
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("cholesky", {{"X", {MakeTensor<double>({2, 2, 2}, {4, 0, 0, 4, 1, 2, 2, 1})}}},
+              {{"Out", 1}});
+      },
+      {"op `cholesky` input `X`", "matrix 1 of the batch is not positive definite"});
+}
+
+TEST(CholeskyOp, GradientUnderSymmetricPerturbations) {
+  operators::RegisterAllOps();
+  const int64_t n = 4;
+  const Values a = PositiveDefinite(1, n, 9);
+  const Values w = RandomValues(n * n, -1, 1, 10);
+  for (bool upper : {false, true}) {
+    const auto factor = [&](const Values& m) {
+      return RunOp("cholesky", {{"X", {MakeTensor<double>({n, n}, m)}}}, {{"Out", 1}},
+                   {{"upper", upper}})
+          .outputs.at("Out")[0];
+    };
+    const Values grad =
+        ToDoubles(RunOp("cholesky_grad",
+                        {{"Out", {factor(a)}}, {"Out@GRAD", {MakeTensor<double>({n, n}, w)}}},
+                        {{"X@GRAD", 1}}, {{"upper", upper}})
+                      .outputs.at("X@GRAD")[0]);
+    CheckSymmetricGradient([&](const Values& m) { return WeightedSum(w, ToDoubles(factor(m))); }, a,
+                           grad, n, upper ? "cholesky_grad upper" : "cholesky_grad lower");
+  }
+}
+
+// ------------------------------------------------------------------------ triangular_solve
+
+TEST(TriangularSolveOp, MatchesTheInverseOfTheTriangle) {
+  operators::RegisterAllOps();
+  const int64_t m = 3, k = 2;
+  const Values x = Invertible(2, m, 11);                // [2, 1, 3, 3]
+  const Values y = RandomValues(2 * m * k, -1, 1, 12);  // [1, 2, 3, 2]
+  for (bool upper : {true, false}) {
+    for (bool transpose : {false, true}) {
+      for (bool unit : {false, true}) {
+        const std::string what = std::string("upper=") + (upper ? "1" : "0") +
+                                 " transpose=" + (transpose ? "1" : "0") +
+                                 " unit=" + (unit ? "1" : "0");
+        for (DataType t : BothTypes()) {
+          const OpRunResult r = RunOp(
+              "triangular_solve",
+              {{"X", {Make(t, DDim({2, 1, m, m}), x)}}, {"Y", {Make(t, DDim({1, 2, m, k}), y)}}},
+              {{"Out", 1}}, {{"upper", upper}, {"transpose", transpose}, {"unitriangular", unit}});
+          const DenseTensor& out = r.outputs.at("Out")[0];
+          ASSERT_EQ(out.dims(), DDim({2, 2, m, k}));
+          const Values got = ToDoubles(out);
+          for (int64_t p = 0; p < 2; ++p) {
+            Values tri = MatrixOf(x, p, m * m);
+            for (int64_t i = 0; i < m; ++i) {
+              for (int64_t j = 0; j < m; ++j) {
+                if (upper ? j < i : j > i) tri[i * m + j] = 0.0;
+                if (unit && i == j) tri[i * m + j] = 1.0;
+              }
+            }
+            if (transpose) tri = Transposed(tri, m, m);
+            const Values inv = GaussJordanInverse(tri, m);
+            for (int64_t q = 0; q < 2; ++q) {
+              ExpectNear(MatrixOf(got, p * 2 + q, m * k),
+                         Matmul(inv, MatrixOf(y, q, m * k), m, m, k), Tol(t), Tol(t), what);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(TriangularSolveOp, GradientsSumOverBroadcastBatches) {
+  operators::RegisterAllOps();
+  for (const auto& [upper, transpose, unit] : std::vector<std::tuple<bool, bool, bool>>{
+           {true, false, false}, {false, true, true}, {true, true, false}, {false, false, true}}) {
+    GradCheck check;
+    check.op_type = "triangular_solve";
+    check.inputs = {{"X", {MakeTensor<double>({2, 1, 3, 3}, Invertible(2, 3, 13))}},
+                    {"Y", {MakeTensor<double>({1, 2, 3, 2}, RandomValues(12, -1, 1, 14))}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = {{"upper", upper}, {"transpose", transpose}, {"unitriangular", unit}};
+    check.rtol = 1e-4;
+    CheckGradients(check);
+  }
+}
+
+// ------------------------------------------------------------------------ decompositions
+
+// Expects a^T a = I for the [rows, cols] matrix a.
+void ExpectOrthonormalColumns(const Values& a, int64_t rows, int64_t cols, double tol,
+                              const std::string& what) {
+  ExpectNear(Matmul(Transposed(a, rows, cols), a, cols, rows, cols), Identity(cols), 0, tol, what);
+}
+
+TEST(QrOp, FactorsIntoOrthonormalAndUpperTriangular) {
+  operators::RegisterAllOps();
+  struct Case {
+    std::vector<int64_t> shape;
+    std::string mode;
+  };
+  for (const Case& c :
+       {Case{{2, 5, 3}, "reduced"}, Case{{2, 5, 3}, "complete"}, Case{{3, 5}, "complete"},
+        Case{{2, 3, 4}, "reduced"}, Case{{2, 3, 4}, "r"}}) {
+    const int64_t rows = c.shape[c.shape.size() - 2], cols = c.shape.back();
+    const int64_t k = std::min(rows, cols);
+    const int64_t batch = DDim(c.shape).numel() / (rows * cols);
+    const int64_t q_cols = c.mode == "complete" ? rows : k;
+    const Values x = RandomValues(DDim(c.shape).numel(), -1, 1, 15);
+    for (DataType t : BothTypes()) {
+      const OpRunResult r = RunOp("qr", {{"X", {Make(t, DDim(c.shape), x)}}}, {{"Q", 1}, {"R", 1}},
+                                  {{"mode", c.mode}});
+      const Values r_values = ToDoubles(r.outputs.at("R")[0]);
+      const std::string what = "qr " + c.mode + " " + DDim(c.shape).ToString();
+      if (c.mode == "r") {
+        EXPECT_EQ(r.outputs.at("Q")[0].dims(), DDim({0}));
+        const Values reduced =
+            ToDoubles(RunOp("qr", {{"X", {Make(t, DDim(c.shape), x)}}}, {{"Q", 1}, {"R", 1}})
+                          .outputs.at("R")[0]);
+        ExpectNear(r_values, reduced, 0, 0, what);
+        continue;
+      }
+      const Values q = ToDoubles(r.outputs.at("Q")[0]);
+      for (int64_t b = 0; b < batch; ++b) {
+        const Values qb = MatrixOf(q, b, rows * q_cols), rb = MatrixOf(r_values, b, q_cols * cols);
+        ExpectOrthonormalColumns(qb, rows, q_cols, Tol(t), what + " Q^T Q");
+        ExpectNear(Matmul(qb, rb, rows, q_cols, cols), MatrixOf(x, b, rows * cols), Tol(t), Tol(t),
+                   what + " Q R");
+        for (int64_t i = 0; i < q_cols; ++i) {
+          for (int64_t j = 0; j < std::min(i, cols); ++j) EXPECT_EQ(rb[i * cols + j], 0.0) << what;
+        }
+      }
+    }
+  }
+}
+
+TEST(SvdOp, ReconstructsWithOrthonormalVectorsAndDescendingValues) {
+  operators::RegisterAllOps();
+  struct Case {
+    std::vector<int64_t> shape;
+    bool full;
+  };
+  for (const Case& c :
+       {Case{{2, 5, 3}, false}, Case{{3, 6}, false}, Case{{2, 4, 3}, true}, Case{{3, 5}, true}}) {
+    const int64_t rows = c.shape[c.shape.size() - 2], cols = c.shape.back();
+    const int64_t k = std::min(rows, cols);
+    const int64_t batch = DDim(c.shape).numel() / (rows * cols);
+    const int64_t u_cols = c.full ? rows : k, v_rows = c.full ? cols : k;
+    const Values x = RandomValues(DDim(c.shape).numel(), -1, 1, 16);
+    const std::string what = "svd " + DDim(c.shape).ToString() + (c.full ? " full" : "");
+    for (DataType t : BothTypes()) {
+      const OpRunResult r = RunOp("svd", {{"X", {Make(t, DDim(c.shape), x)}}},
+                                  {{"U", 1}, {"S", 1}, {"VH", 1}}, {{"full_matrices", c.full}});
+      const Values u = ToDoubles(r.outputs.at("U")[0]), s = ToDoubles(r.outputs.at("S")[0]),
+                   vh = ToDoubles(r.outputs.at("VH")[0]);
+      ASSERT_EQ(s.size(), static_cast<size_t>(batch * k));
+      for (int64_t b = 0; b < batch; ++b) {
+        const Values ub = MatrixOf(u, b, rows * u_cols), vb = MatrixOf(vh, b, v_rows * cols);
+        ExpectOrthonormalColumns(ub, rows, u_cols, Tol(t), what + " U^T U");
+        ExpectOrthonormalColumns(Transposed(vb, v_rows, cols), cols, v_rows, Tol(t),
+                                 what + " VH VH^T");
+        // U[:, :k] diag(S) VH[:k, :] = X.
+        Values us(static_cast<size_t>(rows * k)), v_top(vb.begin(), vb.begin() + k * cols);
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t j = 0; j < k; ++j) us[i * k + j] = ub[i * u_cols + j] * s[b * k + j];
+        }
+        ExpectNear(Matmul(us, v_top, rows, k, cols), MatrixOf(x, b, rows * cols), Tol(t), Tol(t),
+                   what + " U S VH");
+        for (int64_t j = 0; j < k; ++j) {
+          EXPECT_GE(s[b * k + j], 0.0) << what;
+          if (j > 0) EXPECT_GE(s[b * k + j - 1], s[b * k + j]) << what;
+        }
+      }
+    }
+  }
+}
+
+// The symmetric matrix that `uplo`'s triangle of a describes.
+Values Symmetrized(const Values& a, int64_t n, bool upper) {
+  Values s(a.size());
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      const bool in_triangle = upper ? j >= i : j <= i;
+      s[i * n + j] = in_triangle ? a[i * n + j] : a[j * n + i];
+    }
+  }
+  return s;
+}
+
+TEST(EighOp, EigenpairsOfTheTriangleItReads) {
+  operators::RegisterAllOps();
+  const int64_t n = 4;
+  const Values x = RandomValues(2 * n * n, -1, 1, 17);  // Not symmetric.
+  for (const std::string uplo : {"L", "U"}) {
+    for (DataType t : BothTypes()) {
+      const DenseTensor in = Make(t, DDim({2, n, n}), x);
+      const OpRunResult r =
+          RunOp("eigh", {{"X", {in}}}, {{"Eigenvalues", 1}, {"Eigenvectors", 1}}, {{"UPLO", uplo}});
+      const Values w = ToDoubles(r.outputs.at("Eigenvalues")[0]);
+      const Values v = ToDoubles(r.outputs.at("Eigenvectors")[0]);
+      const Values only_values =
+          ToDoubles(RunOp("eigvalsh", {{"X", {in}}}, {{"Eigenvalues", 1}, {"Eigenvectors", 1}},
+                          {{"UPLO", uplo}, {"is_test", true}})
+                        .outputs.at("Eigenvalues")[0]);
+      ExpectNear(only_values, w, 0, 0, "eigvalsh against eigh");
+      for (int64_t b = 0; b < 2; ++b) {
+        const Values sym = Symmetrized(MatrixOf(x, b, n * n), n, uplo == "U");
+        const Values vb = MatrixOf(v, b, n * n);
+        ExpectOrthonormalColumns(vb, n, n, Tol(t), "eigh V^T V, UPLO " + uplo);
+        Values v_scaled = vb;
+        for (int64_t i = 0; i < n; ++i) {
+          for (int64_t j = 0; j < n; ++j) v_scaled[i * n + j] *= w[b * n + j];
+        }
+        ExpectNear(Matmul(sym, vb, n, n, n), v_scaled, Tol(t), Tol(t), "eigh A V = V diag(w)");
+        double trace = 0, sum = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          trace += sym[i * n + i];
+          sum += w[b * n + i];
+          if (i > 0) EXPECT_LE(w[b * n + i - 1], w[b * n + i]);
+        }
+        EXPECT_NEAR(trace, sum, Tol(t));
+      }
+    }
+  }
+}
+
+TEST(EighOp, GradientsUnderSymmetricPerturbations) {
+  operators::RegisterAllOps();
+  const int64_t n = 4;
+  const Values a = Symmetrized(RandomValues(n * n, -1, 1, 18), n, false);
+  const Values wv = RandomValues(n, -1, 1, 19), wm = RandomValues(n * n, -1, 1, 20);
+  const auto run = [&](const Values& m) {
+    return RunOp("eigh", {{"X", {MakeTensor<double>({n, n}, m)}}},
+                 {{"Eigenvalues", 1}, {"Eigenvectors", 1}});
+  };
+  const OpRunResult base = run(a);
+  const Values v0 = ToDoubles(base.outputs.at("Eigenvectors")[0]);
+  // Eigenvectors are unique up to sign: the loss fixes each column's sign by its largest
+  // entry at the base point, so it is smooth; its gradient is W with those signs.
+  std::vector<int64_t> pivot_row(n);
+  Values sign(n);
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t p = 0;
+    for (int64_t i = 1; i < n; ++i) {
+      if (std::abs(v0[i * n + j]) > std::abs(v0[p * n + j])) p = i;
+    }
+    pivot_row[j] = p;
+    sign[j] = v0[p * n + j] > 0 ? 1.0 : -1.0;
+  }
+  const auto loss = [&](const Values& m) {
+    const OpRunResult r = run(m);
+    const Values w = ToDoubles(r.outputs.at("Eigenvalues")[0]);
+    const Values v = ToDoubles(r.outputs.at("Eigenvectors")[0]);
+    double total = WeightedSum(wv, w);
+    for (int64_t j = 0; j < n; ++j) {
+      const double s = v[pivot_row[j] * n + j] > 0 ? 1.0 : -1.0;
+      for (int64_t i = 0; i < n; ++i) total += wm[i * n + j] * s * v[i * n + j];
+    }
+    return total;
+  };
+  Values dv = wm;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) dv[i * n + j] *= sign[j];
+  }
+  const Values grad = ToDoubles(RunOp("eigh_grad",
+                                      {{"Eigenvalues", {base.outputs.at("Eigenvalues")[0]}},
+                                       {"Eigenvectors", {base.outputs.at("Eigenvectors")[0]}},
+                                       {"Eigenvalues@GRAD", {MakeTensor<double>({n}, wv)}},
+                                       {"Eigenvectors@GRAD", {MakeTensor<double>({n, n}, dv)}}},
+                                      {{"X@GRAD", 1}})
+                                    .outputs.at("X@GRAD")[0]);
+  CheckSymmetricGradient(loss, a, grad, n, "eigh_grad");
+
+  const Values values_grad =
+      ToDoubles(RunOp("eigvalsh_grad",
+                      {{"Eigenvectors", {base.outputs.at("Eigenvectors")[0]}},
+                       {"Eigenvalues@GRAD", {MakeTensor<double>({n}, wv)}}},
+                      {{"X@GRAD", 1}}, {{"UPLO", std::string("L")}})
+                    .outputs.at("X@GRAD")[0]);
+  CheckSymmetricGradient(
+      [&](const Values& m) {
+        return WeightedSum(wv, ToDoubles(run(m).outputs.at("Eigenvalues")[0]));
+      },
+      a, values_grad, n, "eigvalsh_grad");
+}
+
+TEST(LuOp, RowSwapsOfTheInputAreLTimesU) {
+  operators::RegisterAllOps();
+  for (const std::vector<int64_t>& shape :
+       std::vector<std::vector<int64_t>>{{2, 4, 4}, {6, 4}, {2, 3, 5}}) {
+    const int64_t rows = shape[shape.size() - 2], cols = shape.back(), k = std::min(rows, cols);
+    const int64_t batch = DDim(shape).numel() / (rows * cols);
+    const Values x = RandomValues(DDim(shape).numel(), -1, 1, 21);
+    for (DataType t : BothTypes()) {
+      const OpRunResult r = RunOp("lu", {{"X", {Make(t, DDim(shape), x)}}},
+                                  {{"Out", 1}, {"Pivots", 1}, {"Infos", 1}});
+      const Values lu = ToDoubles(r.outputs.at("Out")[0]);
+      const DenseTensor& pivots = r.outputs.at("Pivots")[0];
+      const DenseTensor& infos = r.outputs.at("Infos")[0];
+      ASSERT_EQ(pivots.dtype(), DataType::INT32);
+      ASSERT_EQ(pivots.numel(), batch * k);
+      ASSERT_EQ(infos.numel(), batch);
+      for (int64_t b = 0; b < batch; ++b) {
+        EXPECT_EQ(infos.data<int32_t>()[b], 0);
+        Values swapped = MatrixOf(x, b, rows * cols);
+        for (int64_t j = 0; j < k; ++j) {
+          const int64_t p = pivots.data<int32_t>()[b * k + j] - 1;
+          ASSERT_GE(p, j);
+          ASSERT_LT(p, rows);
+          for (int64_t c = 0; c < cols; ++c)
+            std::swap(swapped[j * cols + c], swapped[p * cols + c]);
+        }
+        Values l(static_cast<size_t>(rows * k), 0.0), u(static_cast<size_t>(k * cols), 0.0);
+        const Values m = MatrixOf(lu, b, rows * cols);
+        for (int64_t i = 0; i < rows; ++i) {
+          for (int64_t j = 0; j < cols; ++j) {
+            if (j < i && j < k) l[i * k + j] = m[i * cols + j];
+            if (j >= i && i < k) u[i * cols + j] = m[i * cols + j];
+          }
+          if (i < k) l[i * k + i] = 1.0;
+        }
+        for (double v : l) EXPECT_LE(std::abs(v), 1.0);  // Partial pivoting bounds L.
+        ExpectNear(Matmul(l, u, rows, k, cols), swapped, Tol(t), Tol(t), "P X = L U");
+      }
+    }
+  }
+  // An exactly zero pivot in column 2 (1-based): Infos says so.
+  const OpRunResult r =
+      RunOp("lu", {{"X", {MakeTensor<double>({3, 3}, {1, 0, 2, 3, 0, 1, 2, 0, 5})}}},
+            {{"Out", 1}, {"Pivots", 1}, {"Infos", 1}});
+  EXPECT_EQ(r.outputs.at("Infos")[0].data<int32_t>()[0], 2);
+  ExpectError<platform::UnimplementedError>(
+      [] {
+        RunOp("lu", {{"X", {MakeTensor<double>({2, 2}, {1, 2, 3, 4})}}},
+              {{"Out", 1}, {"Pivots", 1}, {"Infos", 1}}, {{"pivots", false}});
+      },
+      {"op `lu` attribute `pivots`", "expected true"});
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
