@@ -573,6 +573,74 @@ TEST(SvdOp, ReconstructsWithOrthonormalVectorsAndDescendingValues) {
   }
 }
 
+TEST(QrOp, Gradients) {
+  operators::RegisterAllOps();
+  struct Case {
+    std::vector<int64_t> shape;
+    std::string mode;
+  };
+  for (const Case& c : {Case{{5, 3}, "reduced"}, Case{{2, 3, 3}, "complete"},
+                        Case{{2, 3, 5}, "reduced"}, Case{{3, 4}, "complete"}}) {
+    SCOPED_TRACE("qr " + c.mode + " " + DDim(c.shape).ToString());
+    GradCheck check;
+    check.op_type = "qr";
+    check.inputs = {
+        {"X", {MakeTensor<double>(DDim(c.shape), RandomValues(DDim(c.shape).numel(), -1, 1, 22))}}};
+    check.outputs = {{"Q", 1}, {"R", 1}};
+    check.attrs = {{"mode", c.mode}};
+    check.rtol = 1e-4;
+    CheckGradients(check);
+  }
+  // Q of mode complete with M > N is not determined by X; mode r has no Q.
+  const DenseTensor x = MakeTensor<double>({3, 2}, RandomValues(6, -1, 1, 23));
+  for (const std::string mode : {"complete", "r"}) {
+    const OpRunResult f = RunOp("qr", {{"X", {x}}}, {{"Q", 1}, {"R", 1}}, {{"mode", mode}});
+    const DenseTensor& q = f.outputs.at("Q")[0];
+    const DenseTensor& r = f.outputs.at("R")[0];
+    ExpectError<platform::UnimplementedError>(
+        [&] {
+          RunOp("qr_grad", {{"X", {x}}, {"Q", {q}}, {"R", {r}}, {"Q@GRAD", {q}}, {"R@GRAD", {r}}},
+                {{"X@GRAD", 1}}, {{"mode", mode}});
+        },
+        {"op `qr_grad` attribute `mode`", "received " + mode + " with X [3, 2]"});
+  }
+}
+
+TEST(SvdOp, Gradients) {
+  operators::RegisterAllOps();
+  struct Case {
+    std::vector<int64_t> shape;
+    bool full;
+  };
+  for (const Case& c : {Case{{2, 4, 3}, false}, Case{{3, 5}, false}, Case{{3, 3}, true}}) {
+    SCOPED_TRACE("svd " + DDim(c.shape).ToString());
+    GradCheck check;
+    check.op_type = "svd";
+    check.inputs = {
+        {"X", {MakeTensor<double>(DDim(c.shape), RandomValues(DDim(c.shape).numel(), -1, 1, 24))}}};
+    check.outputs = {{"U", 1}, {"S", 1}, {"VH", 1}};
+    check.attrs = {{"full_matrices", c.full}};
+    check.rtol = 1e-4;
+    CheckGradients(check);
+  }
+  const DenseTensor x = MakeTensor<double>({3, 2}, RandomValues(6, -1, 1, 25));
+  ExpectError<platform::UnimplementedError>(
+      [&] {
+        const OpRunResult f =
+            RunOp("svd", {{"X", {x}}}, {{"U", 1}, {"S", 1}, {"VH", 1}}, {{"full_matrices", true}});
+        RunOp("svd_grad",
+              {{"X", {x}},
+               {"U", f.outputs.at("U")},
+               {"S", f.outputs.at("S")},
+               {"VH", f.outputs.at("VH")},
+               {"U@GRAD", f.outputs.at("U")},
+               {"S@GRAD", f.outputs.at("S")},
+               {"VH@GRAD", f.outputs.at("VH")}},
+              {{"X@GRAD", 1}}, {{"full_matrices", true}});
+      },
+      {"op `svd_grad` attribute `full_matrices`", "received true with X [3, 2]"});
+}
+
 // The symmetric matrix that `uplo`'s triangle of a describes.
 Values Symmetrized(const Values& a, int64_t n, bool upper) {
   Values s(a.size());

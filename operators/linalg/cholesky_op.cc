@@ -14,6 +14,7 @@ namespace operators {
 namespace {
 
 using linalg::ConstMatrixMap;
+using linalg::LinalgOp;
 using linalg::Matrix;
 using linalg::MatrixAt;
 using linalg::MatrixBatch;
@@ -55,11 +56,6 @@ $$dY = op(X)^{-T} dOut, \quad dX = -dY \, Out^T \;(\text{or } -Out \, dY^T \text
 transposed})$$ restricted to X's triangle (without the diagonal when unitriangular).
 )DOC");
   }
-};
-
-class LinalgOp : public OperatorWithKernel {
- public:
-  using OperatorWithKernel::OperatorWithKernel;
 };
 
 // ---------------------------------------------------------------- cholesky

@@ -14,6 +14,7 @@ namespace operators {
 namespace {
 
 using linalg::ConstMatrixMap;
+using linalg::LinalgOp;
 using linalg::Matrix;
 using linalg::MatrixAt;
 using linalg::MatrixBatch;
@@ -45,11 +46,6 @@ A singular matrix gives sign 0 and -inf. Gradient, by the fused op slogdetermina
 sign has none): $$dInput = dOut[1] \cdot Input^{-T}$$
 )DOC");
   }
-};
-
-class LinalgOp : public OperatorWithKernel {
- public:
-  using OperatorWithKernel::OperatorWithKernel;
 };
 
 // adj(A) = det(U) det(V) V adj(S) U^T for A = U S V^T, with adj(S) = diag(prod_{j != i} s_j):

@@ -14,6 +14,7 @@ namespace operators {
 namespace {
 
 using linalg::ConstMatrixMap;
+using linalg::LinalgOp;
 using linalg::Matrix;
 using linalg::MatrixAt;
 using linalg::MatrixBatch;
@@ -47,11 +48,6 @@ $$dA = \sum_{k=0}^{m-1} (A^k)^T \, dOut \, (A^{m-1-k})^T, \quad dX = dA \;(n > 0
 dX = -A^T dA A^T \;(n < 0)$$ and dX = 0 for n = 0.
 )DOC");
   }
-};
-
-class LinalgOp : public OperatorWithKernel {
- public:
-  using OperatorWithKernel::OperatorWithKernel;
 };
 
 // ---------------------------------------------------------------- inverse

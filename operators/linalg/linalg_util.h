@@ -4,12 +4,14 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "framework/ddim.h"
 #include "framework/dense_tensor.h"
+#include "framework/operator.h"
 
 namespace paddle_like {
 namespace operators {
@@ -21,6 +23,15 @@ template <typename T>
 using MatrixMap = Eigen::Map<Matrix<T>>;
 template <typename T>
 using ConstMatrixMap = Eigen::Map<const Matrix<T>>;
+
+// The op class of the linear-algebra ops.
+class LinalgOp : public framework::OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+};
+
+// min(m, n), or -1 when either is unknown (at program-build time).
+inline int64_t MinDim(int64_t m, int64_t n) { return m < 0 || n < 0 ? -1 : std::min(m, n); }
 
 struct MatrixBatch {
   int64_t batch = 0, rows = 0, cols = 0;  // -1 where a dim is unknown.

@@ -1,5 +1,5 @@
-// Matrix decompositions: qr, svd, eigh and eigvalsh, lu. eigh and eigvalsh have fused
-// backwards; qr, svd and lu are forward only.
+// eigh and eigvalsh (symmetric eigendecompositions, with fused backwards) and lu (LU with
+// partial pivoting, forward only).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -16,42 +16,12 @@ namespace operators {
 namespace {
 
 using linalg::ConstMatrixMap;
+using linalg::LinalgOp;
 using linalg::Matrix;
 using linalg::MatrixAt;
 using linalg::MatrixBatch;
 using linalg::MatrixMap;
-
-class QrOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput("X", "[..., M, N].");
-    AddOutput("Q", "[..., M, K] (reduced), [..., M, M] (complete), [0] (r); K = min(M, N).");
-    AddOutput("R", "[..., K, N] (reduced, r) or [..., M, N] (complete): upper triangular.");
-    AddAttr<std::string>("mode", "reduced, complete or r (R only).")
-        .SetDefault("reduced")
-        .InEnum({"reduced", "complete", "r"});
-    AddComment(R"DOC(
-QR decomposition of each matrix by Householder reflections (LAPACK's sign convention):
-$$X = Q R, \quad Q^T Q = I, \quad R \text{ upper triangular}$$
-)DOC");
-  }
-};
-
-class SvdOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput("X", "[..., M, N].");
-    AddOutput("U", "[..., M, K], or [..., M, M] with full_matrices; K = min(M, N).");
-    AddOutput("S", "[..., K]: the singular values, descending.");
-    AddOutput("VH", "[..., K, N], or [..., N, N] with full_matrices.");
-    AddAttr<bool>("full_matrices", "Give the square U and VH.").SetDefault(false);
-    AddComment(R"DOC(
-Singular value decomposition of each matrix (two-sided Jacobi rotations):
-$$X = U \operatorname{diag}(S) \, VH, \quad S_1 \ge S_2 \ge \dots \ge 0$$
-The signs of the singular vectors are those of the algorithm; compare U diag(S) VH, not U.
-)DOC");
-  }
-};
+using linalg::MinDim;
 
 class EighOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -104,117 +74,6 @@ class LuOpMaker : public OpProtoAndCheckerMaker {
 LU decomposition with partial pivoting (LAPACK getrf): $$P X = L U$$ with the largest absolute
 value of each column below the diagonal as its pivot (the first one on ties).
 )DOC");
-  }
-};
-
-class LinalgOp : public OperatorWithKernel {
- public:
-  using OperatorWithKernel::OperatorWithKernel;
-};
-
-int64_t MinDim(int64_t m, int64_t n) { return m < 0 || n < 0 ? -1 : std::min(m, n); }
-
-// ---------------------------------------------------------------- qr
-
-struct QrDims {
-  DDim q, r;
-};
-
-QrDims QrShape(const std::string& op, const DDim& x, const std::string& mode) {
-  const MatrixBatch b = linalg::Matrices(op, "X", x);
-  const int64_t k = MinDim(b.rows, b.cols);
-  if (mode == "complete") {
-    return {linalg::WithBatchDims(x, {b.rows, b.rows}), linalg::WithBatchDims(x, {b.rows, b.cols})};
-  }
-  const DDim r = linalg::WithBatchDims(x, {k, b.cols});
-  return {mode == "r" ? DDim({0}) : linalg::WithBatchDims(x, {b.rows, k}), r};
-}
-
-void QrInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  const QrDims d = QrShape(ctx->OpType(), ctx->GetInputDim("X"), ctx->Attr<std::string>("mode"));
-  if (ctx->HasOutput("Q")) ctx->SetOutputDim("Q", d.q);
-  ctx->RequireOutput("R");
-  ctx->SetOutputDim("R", d.r);
-}
-
-template <typename T>
-struct QrKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor* x = ctx.Input("X");
-    const std::string mode = ctx.Attr<std::string>("mode");
-    const QrDims d = QrShape(ctx.Type(), x->dims(), mode);
-    const MatrixBatch b = linalg::Matrices(ctx.Type(), "X", x->dims());
-    const bool complete = mode == "complete";
-    const int64_t q_cols = complete ? b.rows : std::min(b.rows, b.cols);
-    const int64_t r_rows = q_cols;
-    DenseTensor q(d.q, x->dtype()), r(d.r, x->dtype());
-    T* qd = q.mutable_data<T>(ctx.GetPlace());
-    T* rd = r.mutable_data<T>(ctx.GetPlace());
-    for (int64_t i = 0; i < b.batch; ++i) {
-      MatrixMap<T> r_i(rd + i * r_rows * b.cols, r_rows, b.cols);
-      if (b.rows == 0 || b.cols == 0) {
-        r_i.setZero();
-        if (mode != "r") MatrixMap<T>(qd + i * b.rows * q_cols, b.rows, q_cols).setIdentity();
-        continue;
-      }
-      const Eigen::HouseholderQR<Matrix<T>> qr(MatrixAt<T>(*x, b, i));
-      r_i = qr.matrixQR().topRows(r_rows).template triangularView<Eigen::Upper>();
-      if (mode != "r") {
-        MatrixMap<T>(qd + i * b.rows * q_cols, b.rows, q_cols) =
-            qr.householderQ() * Matrix<T>::Identity(b.rows, q_cols);
-      }
-    }
-    if (DenseTensor* o = ctx.Output("Q")) *o = std::move(q);
-    *ctx.Output("R") = std::move(r);
-  }
-};
-
-// ---------------------------------------------------------------- svd
-
-void SvdInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  const DDim x = ctx->GetInputDim("X");
-  const MatrixBatch b = linalg::Matrices(ctx->OpType(), "X", x);
-  const bool full = ctx->Attr<bool>("full_matrices");
-  const int64_t k = MinDim(b.rows, b.cols);
-  ctx->SetOutputDim("U", linalg::WithBatchDims(x, {b.rows, full ? b.rows : k}));
-  ctx->SetOutputDim("S", linalg::WithBatchDims(x, {k}));
-  ctx->SetOutputDim("VH", linalg::WithBatchDims(x, {full ? b.cols : k, b.cols}));
-}
-
-template <typename T>
-struct SvdKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor* x = ctx.Input("X");
-    const bool full = ctx.Attr<bool>("full_matrices");
-    const MatrixBatch b = linalg::Matrices(ctx.Type(), "X", x->dims());
-    const int64_t k = std::min(b.rows, b.cols);
-    const int64_t u_cols = full ? b.rows : k, v_rows = full ? b.cols : k;
-    DenseTensor u(linalg::WithBatchDims(x->dims(), {b.rows, u_cols}), x->dtype());
-    DenseTensor s(linalg::WithBatchDims(x->dims(), {k}), x->dtype());
-    DenseTensor vh(linalg::WithBatchDims(x->dims(), {v_rows, b.cols}), x->dtype());
-    T* ud = u.mutable_data<T>(ctx.GetPlace());
-    T* sd = s.mutable_data<T>(ctx.GetPlace());
-    T* vd = vh.mutable_data<T>(ctx.GetPlace());
-    for (int64_t i = 0; i < b.batch; ++i) {
-      MatrixMap<T> u_i(ud + i * b.rows * u_cols, b.rows, u_cols);
-      MatrixMap<T> vh_i(vd + i * v_rows * b.cols, v_rows, b.cols);
-      if (k == 0) {
-        u_i.setIdentity();
-        vh_i.setIdentity();
-        continue;
-      }
-      const Eigen::JacobiSVD<Matrix<T>> svd(MatrixAt<T>(*x, b, i),
-                                            full ? (Eigen::ComputeFullU | Eigen::ComputeFullV)
-                                                 : (Eigen::ComputeThinU | Eigen::ComputeThinV));
-      Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(sd + i * k, k) = svd.singularValues();
-      u_i = svd.matrixU();
-      vh_i = svd.matrixV().transpose();
-    }
-    *ctx.Output("U") = std::move(u);
-    *ctx.Output("S") = std::move(s);
-    *ctx.Output("VH") = std::move(vh);
   }
 };
 
@@ -380,11 +239,7 @@ struct LuKernel {
 
 }  // namespace
 
-PL_REGISTER_OPS(RegisterDecompositionOps) {
-  framework::RegisterOp<LinalgOp, QrOpMaker>("qr").InferShape(QrInferShape);
-  RegisterPlainCpuFloatKernels<QrKernel>("qr");
-  framework::RegisterOp<LinalgOp, SvdOpMaker>("svd").InferShape(SvdInferShape);
-  RegisterPlainCpuFloatKernels<SvdKernel>("svd");
+PL_REGISTER_OPS(RegisterEighLuOps) {
   framework::RegisterOp<LinalgOp, LuOpMaker>("lu")
       .InferShape(LuInferShape)
       .InferVarType(LuInferVarType);
