@@ -803,6 +803,223 @@ TEST(LuOp, RowSwapsOfTheInputAreLTimesU) {
       {"op `lu` attribute `pivots`", "expected true"});
 }
 
+// ------------------------------------------------------------------------ multi_dot
+
+TEST(MultiDotOp, MatchesLeftToRightProducts) {
+  operators::RegisterAllOps();
+  struct Case {
+    std::vector<std::vector<int64_t>> shapes;
+    std::vector<int64_t> out;
+  };
+  for (const Case& c : {Case{{{3, 4}, {4, 5}, {5, 2}}, {3, 2}}, Case{{{4}, {4, 3}, {3, 2}}, {2}},
+                        Case{{{2, 3}, {3, 4}, {4}}, {2}}, Case{{{3}, {3, 4}, {4}}, {}},
+                        Case{{{6, 2}, {2, 6}, {6, 2}, {2, 5}}, {6, 5}}}) {
+    std::vector<Values> values;
+    for (size_t i = 0; i < c.shapes.size(); ++i) {
+      values.push_back(RandomValues(DDim(c.shapes[i]).numel(), -1, 1, 30 + i));
+    }
+    // Left to right as [rows, cols] matrices (1-D ends as a row and a column).
+    Values want = values[0];
+    int64_t rows = c.shapes[0].size() == 1 ? 1 : c.shapes[0][0];
+    int64_t inner = c.shapes[0].back();
+    for (size_t i = 1; i < values.size(); ++i) {
+      const int64_t cols = c.shapes[i].size() == 1 ? 1 : c.shapes[i][1];
+      want = Matmul(want, values[i], rows, inner, cols);
+      inner = cols;
+    }
+    for (DataType t : BothTypes()) {
+      std::vector<DenseTensor> xs;
+      for (size_t i = 0; i < values.size(); ++i)
+        xs.push_back(Make(t, DDim(c.shapes[i]), values[i]));
+      const DenseTensor out = RunOp("multi_dot", {{"X", xs}}, {{"Out", 1}}).outputs.at("Out")[0];
+      EXPECT_EQ(out.dims(), DDim(c.out));
+      ExpectNear(ToDoubles(out), want, Tol(t), Tol(t), "multi_dot " + DDim(c.out).ToString());
+    }
+    GradCheck check;
+    check.op_type = "multi_dot";
+    for (size_t i = 0; i < values.size(); ++i) {
+      check.inputs["X"].push_back(MakeTensor<double>(DDim(c.shapes[i]), values[i]));
+    }
+    check.outputs = {{"Out", 1}};
+    CheckGradients(check);
+  }
+  const auto run = [](const std::vector<std::vector<int64_t>>& shapes) {
+    std::vector<DenseTensor> xs;
+    for (const auto& s : shapes)
+      xs.push_back(MakeTensor<float>(DDim(s), RandomValues(DDim(s).numel(), -1, 1)));
+    RunOp("multi_dot", {{"X", xs}}, {{"Out", 1}});
+  };
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run({{2, 3}});
+      },
+      {"op `multi_dot` input `X`", "at least 2"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run({{2, 3}, {4, 5}});
+      },
+      {"op `multi_dot` input `X`", "tensor 1 [4, 5] does not chain with tensor 0 [2, 3]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        run({{2, 3}, {3}, {3, 2}});
+      },
+      {"op `multi_dot` input `X` (tensor 1)", "expected a matrix, received [3]"});
+}
+
+// ------------------------------------------------------------------------ matrix_rank
+
+TEST(MatrixRankOp, CountsSingularValuesAboveTheTolerance) {
+  operators::RegisterAllOps();
+  // B C with B [5, r] and C [r, 4] has rank r.
+  const int64_t m = 5, n = 4;
+  Values x;
+  std::vector<int64_t> ranks = {0, 1, 2, 4};
+  for (int64_t r : ranks) {
+    Values prod(m * n, 0.0);
+    if (r > 0) {
+      prod =
+          Matmul(RandomValues(m * r, -1, 1, 40 + r), RandomValues(r * n, -1, 1, 50 + r), m, r, n);
+    }
+    x.insert(x.end(), prod.begin(), prod.end());
+  }
+  for (DataType t : BothTypes()) {
+    const DenseTensor out =
+        RunOp("matrix_rank", {{"X", {Make(t, DDim({2, 2, m, n}), x)}}}, {{"Out", 1}})
+            .outputs.at("Out")[0];
+    ASSERT_EQ(out.dtype(), DataType::INT64);
+    ASSERT_EQ(out.dims(), DDim({2, 2}));
+    for (size_t i = 0; i < ranks.size(); ++i) EXPECT_EQ(out.data<int64_t>()[i], ranks[i]);
+  }
+  // Symmetric B B^T of rank 2, read through its eigenvalues.
+  const Values b = RandomValues(4 * 2, -1, 1, 60);
+  const Values sym = Matmul(b, Transposed(b, 4, 2), 4, 2, 4);
+  const DenseTensor herm = RunOp("matrix_rank", {{"X", {MakeTensor<double>({4, 4}, sym)}}},
+                                 {{"Out", 1}}, {{"hermitian", true}})
+                               .outputs.at("Out")[0];
+  EXPECT_EQ(herm.data<int64_t>()[0], 2);
+  // Absolute tolerances: singular values 3, 1 and 0.2 (a diagonal matrix).
+  const DenseTensor diag = MakeTensor<double>({3, 3}, {3, 0, 0, 0, -1, 0, 0, 0, 0.2});
+  for (const auto& [tol, rank] :
+       std::vector<std::pair<float, int64_t>>{{0.1f, 3}, {0.5f, 2}, {2.0f, 1}, {5.0f, 0}}) {
+    const DenseTensor out = RunOp("matrix_rank", {{"X", {diag}}}, {{"Out", 1}},
+                                  {{"tol", tol}, {"use_default_tol", false}})
+                                .outputs.at("Out")[0];
+    EXPECT_EQ(out.data<int64_t>()[0], rank) << "tol " << tol;
+  }
+  // A TolTensor [3] broadcast against the batch [2, 1]: out [2, 3].
+  Values two;
+  for (double scale : {1.0, 10.0}) {
+    for (double v : ToDoubles(diag)) two.push_back(v * scale);
+  }
+  const DenseTensor out = RunOp("matrix_rank",
+                                {{"X", {MakeTensor<double>({2, 1, 3, 3}, two)}},
+                                 {"TolTensor", {MakeTensor<double>({3}, {0.5, 2.5, 20})}}},
+                                {{"Out", 1}}, {{"use_default_tol", false}})
+                              .outputs.at("Out")[0];
+  ASSERT_EQ(out.dims(), DDim({2, 3}));
+  const std::vector<int64_t> want = {2, 1, 0, 3, 2, 1};
+  for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(out.data<int64_t>()[i], want[i]) << i;
+}
+
+// ------------------------------------------------------------------------ cholesky_solve
+
+TEST(CholeskySolveOp, SolvesWithTheFactorsTriangle) {
+  operators::RegisterAllOps();
+  const int64_t m = 3, k = 2;
+  const Values spd = PositiveDefinite(2, m, 70);
+  const Values rhs = RandomValues(2 * m * k, -1, 1, 71);  // X [2, 1, 3, 2]
+  for (bool upper : {false, true}) {
+    // The factors [1, 2, 3, 3] with garbage in the triangle that is not read.
+    Values factors;
+    for (int64_t b = 0; b < 2; ++b) {
+      Values l = CholeskyLower(MatrixOf(spd, b, m * m), m);
+      if (upper) l = Transposed(l, m, m);
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < m; ++j) {
+          if (upper ? j < i : j > i) l[i * m + j] = 50.0 + i;
+        }
+      }
+      factors.insert(factors.end(), l.begin(), l.end());
+    }
+    for (DataType t : BothTypes()) {
+      const DenseTensor out = RunOp("cholesky_solve",
+                                    {{"X", {Make(t, DDim({2, 1, m, k}), rhs)}},
+                                     {"Y", {Make(t, DDim({1, 2, m, m}), factors)}}},
+                                    {{"Out", 1}}, {{"upper", upper}})
+                                  .outputs.at("Out")[0];
+      ASSERT_EQ(out.dims(), DDim({2, 2, m, k}));
+      const Values got = ToDoubles(out);
+      for (int64_t p = 0; p < 2; ++p) {
+        for (int64_t q = 0; q < 2; ++q) {
+          const Values inv = GaussJordanInverse(MatrixOf(spd, q, m * m), m);
+          ExpectNear(MatrixOf(got, p * 2 + q, m * k), Matmul(inv, MatrixOf(rhs, p, m * k), m, m, k),
+                     Tol(t), Tol(t), upper ? "cholesky_solve upper" : "cholesky_solve lower");
+        }
+      }
+    }
+    GradCheck check;
+    check.op_type = "cholesky_solve";
+    check.inputs = {{"X", {MakeTensor<double>({2, 1, m, k}, rhs)}},
+                    {"Y", {MakeTensor<double>({1, 2, m, m}, factors)}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = {{"upper", upper}};
+    check.rtol = 1e-4;
+    CheckGradients(check);
+  }
+}
+
+// ------------------------------------------------------------------------ lu_unpack
+
+TEST(LuUnpackOp, PermutationTimesLTimesUIsTheInput) {
+  operators::RegisterAllOps();
+  for (const std::vector<int64_t>& shape :
+       std::vector<std::vector<int64_t>>{{2, 4, 4}, {5, 3}, {2, 3, 5}}) {
+    const int64_t rows = shape[shape.size() - 2], cols = shape.back(), k = std::min(rows, cols);
+    const int64_t batch = DDim(shape).numel() / (rows * cols);
+    const Values x = RandomValues(DDim(shape).numel(), -1, 1, 80);
+    for (DataType t : BothTypes()) {
+      const OpRunResult lu = RunOp("lu", {{"X", {Make(t, DDim(shape), x)}}},
+                                   {{"Out", 1}, {"Pivots", 1}, {"Infos", 1}});
+      const OpRunResult r =
+          RunOp("lu_unpack", {{"X", lu.outputs.at("Out")}, {"Pivots", lu.outputs.at("Pivots")}},
+                {{"Pmat", 1}, {"L", 1}, {"U", 1}});
+      const Values p = ToDoubles(r.outputs.at("Pmat")[0]), l = ToDoubles(r.outputs.at("L")[0]),
+                   u = ToDoubles(r.outputs.at("U")[0]);
+      for (int64_t b = 0; b < batch; ++b) {
+        const Values lu_b =
+            Matmul(MatrixOf(l, b, rows * k), MatrixOf(u, b, k * cols), rows, k, cols);
+        ExpectNear(Matmul(MatrixOf(p, b, rows * rows), lu_b, rows, rows, cols),
+                   MatrixOf(x, b, rows * cols), Tol(t), Tol(t),
+                   "P L U = X " + DDim(shape).ToString());
+      }
+      const OpRunResult none = RunOp(
+          "lu_unpack", {{"X", lu.outputs.at("Out")}, {"Pivots", lu.outputs.at("Pivots")}},
+          {{"Pmat", 1}, {"L", 1}, {"U", 1}}, {{"unpack_ludata", false}, {"unpack_pivots", false}});
+      for (const char* slot : {"Pmat", "L", "U"})
+        EXPECT_EQ(none.outputs.at(slot)[0].dims(), DDim({0}));
+    }
+    const OpRunResult lu = RunOp("lu", {{"X", {MakeTensor<double>(DDim(shape), x)}}},
+                                 {{"Out", 1}, {"Pivots", 1}, {"Infos", 1}});
+    GradCheck check;
+    check.op_type = "lu_unpack";
+    check.inputs = {{"X", lu.outputs.at("Out")}, {"Pivots", lu.outputs.at("Pivots")}};
+    check.outputs = {{"Pmat", 1}, {"L", 1}, {"U", 1}};
+    check.wrt = {"X"};
+    check.loss_outputs = {"L", "U"};
+    CheckGradients(check);
+  }
+  DenseTensor pivots(DDim({2}), DataType::INT32);
+  pivots.mutable_data<int32_t>(platform::CPUPlace())[0] = 1;
+  pivots.mutable_data<int32_t>(platform::CPUPlace())[1] = 7;
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("lu_unpack",
+              {{"X", {MakeTensor<double>({2, 2}, {1, 2, 3, 4})}}, {"Pivots", {pivots}}},
+              {{"Pmat", 1}, {"L", 1}, {"U", 1}});
+      },
+      {"op `lu_unpack` input `Pivots`", "entry 1 of matrix 0 is 7", "expected a row in [2, 2]"});
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace paddle_like
