@@ -172,10 +172,11 @@ TEST(PaddleGradOps, EveryUnaryFusedGradOpAgainstFiniteDifferences) {
     // defaults name no offsets), diag_v2 (a vector becomes a matrix), cumprod (a scan) and
     // cholesky (square matrices; its gradient is symmetric).
     if (fwd == "lod_reset" || fwd == "diag_v2" || fwd == "cumprod" || fwd == "cholesky") continue;
-    // An op with a required input besides X (sequence_pad's PadValue) is not unary.
+    // An op with a required input besides X (sequence_pad's PadValue), or whose X is a list
+    // (multi_dot), is not unary.
     const auto& fwd_inputs = framework::OpInfoMap::Instance().Get(fwd).spec.inputs;
     if (std::any_of(fwd_inputs.begin(), fwd_inputs.end(), [](const framework::OpSlotSpec& s) {
-          return s.name != "X" && !s.dispensable;
+          return (s.name != "X" && !s.dispensable) || (s.name == "X" && s.duplicable);
         })) {
       continue;
     }
