@@ -61,11 +61,7 @@ transposed})$$ restricted to X's triangle (without the diagonal when unitriangul
 // ---------------------------------------------------------------- cholesky
 
 void CholeskyInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  ctx->RequireOutput("Out");
-  const DDim dims = ctx->GetInputDim("X");
-  linalg::SquareMatrices(ctx->OpType(), "X", dims);
-  ctx->SetOutputDim("Out", dims);
+  linalg::SameSquareMatricesInferShape(ctx, "X", "Out");
 }
 
 template <typename T>
@@ -198,9 +194,7 @@ struct TriangularSolveKernel {
 };
 
 void TriangularSolveGradInferShape(InferShapeContext* ctx) {
-  for (const char* slot : {"X", "Y", "Out", "Out@GRAD"}) ctx->RequireInput(slot);
-  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
-  if (ctx->HasOutput("Y@GRAD")) ctx->SetOutputDim("Y@GRAD", ctx->GetInputDim("Y"));
+  linalg::InputGradsInferShape(ctx, {"X", "Y"});
 }
 
 template <typename T>
@@ -250,25 +244,18 @@ PL_REGISTER_OPS(RegisterCholeskyOps) {
       {"Out"},
       {"X"},
       R"DOC($$S = L^{-T} \Phi(L^T dL) L^{-1}, \quad dX = (S + S^T) / 2$$)DOC"};
-  framework::RegisterOp<LinalgOp, CholeskyOpMaker>("cholesky")
-      .InferShape(CholeskyInferShape)
-      .GradOpMaker(framework::FusedGradMaker(cholesky_grad));
-  RegisterPlainCpuFloatKernels<CholeskyKernel>("cholesky");
-  framework::RegisterFusedGradOp("cholesky", cholesky_grad).InferShape(CholeskyGradInferShape);
-  RegisterPlainCpuFloatKernels<CholeskyGradKernel>("cholesky_grad");
+  linalg::RegisterWithFusedGrad<CholeskyOpMaker, CholeskyKernel, CholeskyGradKernel>(
+      "cholesky", CholeskyInferShape, cholesky_grad, CholeskyGradInferShape);
 
   const framework::FusedGradDecl triangular_solve_grad{
       {"X", "Y", "Out"},
       {"Out"},
       {"X", "Y"},
       R"DOC($$dY = op(X)^{-T} dOut, \quad dX = -dY \, Out^T$$ (X's triangle))DOC"};
-  framework::RegisterOp<LinalgOp, TriangularSolveOpMaker>("triangular_solve")
-      .InferShape(TriangularSolveInferShape)
-      .GradOpMaker(framework::FusedGradMaker(triangular_solve_grad));
-  RegisterPlainCpuFloatKernels<TriangularSolveKernel>("triangular_solve");
-  framework::RegisterFusedGradOp("triangular_solve", triangular_solve_grad)
-      .InferShape(TriangularSolveGradInferShape);
-  RegisterPlainCpuFloatKernels<TriangularSolveGradKernel>("triangular_solve_grad");
+  linalg::RegisterWithFusedGrad<TriangularSolveOpMaker, TriangularSolveKernel,
+                                TriangularSolveGradKernel>(
+      "triangular_solve", TriangularSolveInferShape, triangular_solve_grad,
+      TriangularSolveGradInferShape);
 }
 
 }  // namespace operators

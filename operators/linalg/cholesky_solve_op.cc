@@ -85,9 +85,7 @@ struct CholeskySolveKernel {
 };
 
 void CholeskySolveGradInferShape(InferShapeContext* ctx) {
-  for (const char* slot : {"X", "Y", "Out", "Out@GRAD"}) ctx->RequireInput(slot);
-  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
-  if (ctx->HasOutput("Y@GRAD")) ctx->SetOutputDim("Y@GRAD", ctx->GetInputDim("Y"));
+  linalg::InputGradsInferShape(ctx, {"X", "Y"});
 }
 
 template <typename T>
@@ -138,13 +136,8 @@ PL_REGISTER_OPS(RegisterCholeskySolveOp) {
       {"Out"},
       {"X", "Y"},
       R"DOC($$dX = A^{-1} dOut, \quad dY = -(dX Out^T + Out dX^T) Y$$ (Y's triangle))DOC"};
-  framework::RegisterOp<LinalgOp, CholeskySolveOpMaker>("cholesky_solve")
-      .InferShape(CholeskySolveInferShape)
-      .GradOpMaker(framework::FusedGradMaker(cholesky_solve_grad));
-  RegisterPlainCpuFloatKernels<CholeskySolveKernel>("cholesky_solve");
-  framework::RegisterFusedGradOp("cholesky_solve", cholesky_solve_grad)
-      .InferShape(CholeskySolveGradInferShape);
-  RegisterPlainCpuFloatKernels<CholeskySolveGradKernel>("cholesky_solve_grad");
+  linalg::RegisterWithFusedGrad<CholeskySolveOpMaker, CholeskySolveKernel, CholeskySolveGradKernel>(
+      "cholesky_solve", CholeskySolveInferShape, cholesky_solve_grad, CholeskySolveGradInferShape);
 }
 
 }  // namespace operators

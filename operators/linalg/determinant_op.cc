@@ -92,9 +92,7 @@ struct DeterminantKernel {
 };
 
 void DeterminantGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("Input");
-  ctx->RequireInput("Out@GRAD");
-  if (ctx->HasOutput("Input@GRAD")) ctx->SetOutputDim("Input@GRAD", ctx->GetInputDim("Input"));
+  linalg::InputGradsInferShape(ctx, {"Input"});
 }
 
 template <typename T>
@@ -193,23 +191,15 @@ struct SlogDeterminantGradKernel {
 PL_REGISTER_OPS(RegisterDeterminantOps) {
   const framework::FusedGradDecl determinant_grad{
       {"Input", "Out"}, {"Out"}, {"Input"}, R"DOC($$dInput = dOut \cdot adj(Input)^T$$)DOC"};
-  framework::RegisterOp<LinalgOp, DeterminantOpMaker>("determinant")
-      .InferShape(DeterminantInferShape)
-      .GradOpMaker(framework::FusedGradMaker(determinant_grad));
-  RegisterPlainCpuFloatKernels<DeterminantKernel>("determinant");
-  framework::RegisterFusedGradOp("determinant", determinant_grad)
-      .InferShape(DeterminantGradInferShape);
-  RegisterPlainCpuFloatKernels<DeterminantGradKernel>("determinant_grad");
+  linalg::RegisterWithFusedGrad<DeterminantOpMaker, DeterminantKernel, DeterminantGradKernel>(
+      "determinant", DeterminantInferShape, determinant_grad, DeterminantGradInferShape);
 
   const framework::FusedGradDecl slogdeterminant_grad{
       {"Input", "Out"}, {"Out"}, {"Input"}, R"DOC($$dInput = dOut[1] \cdot Input^{-T}$$)DOC"};
-  framework::RegisterOp<LinalgOp, SlogDeterminantOpMaker>("slogdeterminant")
-      .InferShape(SlogDeterminantInferShape)
-      .GradOpMaker(framework::FusedGradMaker(slogdeterminant_grad));
-  RegisterPlainCpuFloatKernels<SlogDeterminantKernel>("slogdeterminant");
-  framework::RegisterFusedGradOp("slogdeterminant", slogdeterminant_grad)
-      .InferShape(DeterminantGradInferShape);
-  RegisterPlainCpuFloatKernels<SlogDeterminantGradKernel>("slogdeterminant_grad");
+  linalg::RegisterWithFusedGrad<SlogDeterminantOpMaker, SlogDeterminantKernel,
+                                SlogDeterminantGradKernel>(
+      "slogdeterminant", SlogDeterminantInferShape, slogdeterminant_grad,
+      DeterminantGradInferShape);
 }
 
 }  // namespace operators

@@ -250,21 +250,13 @@ PL_REGISTER_OPS(RegisterEighLuOps) {
       {"Eigenvalues", "Eigenvectors"},
       {"X"},
       R"DOC($$G = V (diag(dw) + F \circ (V^T dV)) V^T, \quad dX = (G + G^T) / 2$$)DOC"};
-  framework::RegisterOp<LinalgOp, EighOpMaker>("eigh")
-      .InferShape(EighInferShape)
-      .GradOpMaker(framework::FusedGradMaker(eigh_grad));
-  RegisterPlainCpuFloatKernels<EighKernel>("eigh");
-  framework::RegisterFusedGradOp("eigh", eigh_grad).InferShape(EighGradInferShape);
-  RegisterPlainCpuFloatKernels<EighGradKernel>("eigh_grad");
+  linalg::RegisterWithFusedGrad<EighOpMaker, EighKernel, EighGradKernel>(
+      "eigh", EighInferShape, eigh_grad, EighGradInferShape);
 
   const framework::FusedGradDecl eigvalsh_grad{
       {"Eigenvectors"}, {"Eigenvalues"}, {"X"}, R"DOC($$dX = V diag(dw) V^T$$)DOC"};
-  framework::RegisterOp<LinalgOp, EigvalshOpMaker>("eigvalsh")
-      .InferShape(EighInferShape)
-      .GradOpMaker(framework::FusedGradMaker(eigvalsh_grad));
-  RegisterPlainCpuFloatKernels<EighKernel>("eigvalsh");
-  framework::RegisterFusedGradOp("eigvalsh", eigvalsh_grad).InferShape(EighGradInferShape);
-  RegisterPlainCpuFloatKernels<EigvalshGradKernel>("eigvalsh_grad");
+  linalg::RegisterWithFusedGrad<EigvalshOpMaker, EighKernel, EigvalshGradKernel>(
+      "eigvalsh", EighInferShape, eigvalsh_grad, EighGradInferShape);
 }
 
 }  // namespace operators

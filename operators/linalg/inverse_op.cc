@@ -53,11 +53,7 @@ dX = -A^T dA A^T \;(n < 0)$$ and dX = 0 for n = 0.
 // ---------------------------------------------------------------- inverse
 
 void InverseInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("Input");
-  ctx->RequireOutput("Output");
-  const DDim dims = ctx->GetInputDim("Input");
-  linalg::SquareMatrices(ctx->OpType(), "Input", dims);
-  ctx->SetOutputDim("Output", dims);
+  linalg::SameSquareMatricesInferShape(ctx, "Input", "Output");
 }
 
 template <typename T>
@@ -124,11 +120,7 @@ Matrix<T> Power(Matrix<T> base, int64_t m) {
 }
 
 void MatrixPowerInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  ctx->RequireOutput("Out");
-  const DDim dims = ctx->GetInputDim("X");
-  linalg::SquareMatrices(ctx->OpType(), "X", dims);
-  ctx->SetOutputDim("Out", dims);
+  linalg::SameSquareMatricesInferShape(ctx, "X", "Out");
 }
 
 template <typename T>
@@ -148,11 +140,7 @@ struct MatrixPowerKernel {
   }
 };
 
-void MatrixPowerGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  ctx->RequireInput("Out@GRAD");
-  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
-}
+void MatrixPowerGradInferShape(InferShapeContext* ctx) { linalg::InputGradsInferShape(ctx, {"X"}); }
 
 template <typename T>
 struct MatrixPowerGradKernel {
@@ -204,13 +192,8 @@ PL_REGISTER_OPS(RegisterInverseOps) {
       {"Out"},
       {"X"},
       R"DOC($$dX = \sum_{k=0}^{n-1} (X^k)^T dOut (X^{n-1-k})^T$$ (through X^{-1} for n < 0))DOC"};
-  framework::RegisterOp<LinalgOp, MatrixPowerOpMaker>("matrix_power")
-      .InferShape(MatrixPowerInferShape)
-      .GradOpMaker(framework::FusedGradMaker(matrix_power_grad));
-  RegisterPlainCpuFloatKernels<MatrixPowerKernel>("matrix_power");
-  framework::RegisterFusedGradOp("matrix_power", matrix_power_grad)
-      .InferShape(MatrixPowerGradInferShape);
-  RegisterPlainCpuFloatKernels<MatrixPowerGradKernel>("matrix_power_grad");
+  linalg::RegisterWithFusedGrad<MatrixPowerOpMaker, MatrixPowerKernel, MatrixPowerGradKernel>(
+      "matrix_power", MatrixPowerInferShape, matrix_power_grad, MatrixPowerGradInferShape);
 }
 
 }  // namespace operators

@@ -47,6 +47,25 @@ framework::DDim WithBatchDims(const framework::DDim& matrices, const std::vector
   return framework::DDim(dims);
 }
 
+void SameSquareMatricesInferShape(framework::InferShapeContext* ctx, const std::string& in,
+                                  const std::string& out) {
+  ctx->RequireInput(in);
+  ctx->RequireOutput(out);
+  const framework::DDim dims = ctx->GetInputDim(in);
+  SquareMatrices(ctx->OpType(), in, dims);
+  ctx->SetOutputDim(out, dims);
+}
+
+void InputGradsInferShape(framework::InferShapeContext* ctx,
+                          const std::vector<std::string>& slots) {
+  for (const std::string& slot : slots) {
+    const std::string grad = slot + "@GRAD";
+    if (!ctx->HasOutput(grad)) continue;
+    ctx->RequireInput(slot);
+    ctx->SetOutputDim(grad, ctx->GetInputDim(slot));
+  }
+}
+
 template <typename T>
 Matrix<T> InverseOrThrow(const std::string& op, const std::string& slot,
                          const Eigen::Ref<const Matrix<T>>& a, int64_t index) {

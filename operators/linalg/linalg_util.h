@@ -11,7 +11,9 @@
 
 #include "framework/ddim.h"
 #include "framework/dense_tensor.h"
+#include "framework/fused_grad_op.h"
 #include "framework/operator.h"
+#include "operators/common.h"
 
 namespace paddle_like {
 namespace operators {
@@ -49,6 +51,29 @@ MatrixBatch SquareMatrices(const std::string& op, const std::string& slot,
 std::vector<int64_t> BatchDims(const framework::DDim& dims);
 // The batch dims of `matrices` followed by `tail`.
 framework::DDim WithBatchDims(const framework::DDim& matrices, const std::vector<int64_t>& tail);
+
+// Shape inference of an op whose output `out` has the shape of its input `in` of square
+// matrices.
+void SameSquareMatricesInferShape(framework::InferShapeContext* ctx, const std::string& in,
+                                  const std::string& out);
+
+// Shape inference of a fused grad op: `<slot>@GRAD` takes the dims of input `slot`, for each of
+// `slots` whose gradient the op writes.
+void InputGradsInferShape(framework::InferShapeContext* ctx, const std::vector<std::string>& slots);
+
+// Registers the linear-algebra op `type` (LinalgOp, MakerT) with KernelT<float> and
+// KernelT<double>, and its fused grad op `<type>_grad` per `grad` with GradKernelT's.
+template <typename MakerT, template <typename> class KernelT, template <typename> class GradKernelT>
+void RegisterWithFusedGrad(const std::string& type, framework::InferShapeFn infer_shape,
+                           const framework::FusedGradDecl& grad,
+                           framework::InferShapeFn grad_infer_shape) {
+  framework::RegisterOp<LinalgOp, MakerT>(type)
+      .InferShape(std::move(infer_shape))
+      .GradOpMaker(framework::FusedGradMaker(grad));
+  RegisterPlainCpuFloatKernels<KernelT>(type);
+  framework::RegisterFusedGradOp(type, grad).InferShape(std::move(grad_infer_shape));
+  RegisterPlainCpuFloatKernels<GradKernelT>(type + "_grad");
+}
 
 // Matrix `i` of a tensor holding the matrices `b`.
 template <typename T>

@@ -129,10 +129,7 @@ struct LuUnpackKernel {
   }
 };
 
-void LuUnpackGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
-}
+void LuUnpackGradInferShape(InferShapeContext* ctx) { linalg::InputGradsInferShape(ctx, {"X"}); }
 
 template <typename T>
 struct LuUnpackGradKernel {

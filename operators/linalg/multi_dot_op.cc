@@ -177,12 +177,8 @@ PL_REGISTER_OPS(RegisterMultiDotOp) {
       {"Out"},
       {"X"},
       R"DOC($$dX_i = (X_1 \cdots X_{i-1})^T dOut (X_{i+1} \cdots X_n)^T$$)DOC"};
-  framework::RegisterOp<LinalgOp, MultiDotOpMaker>("multi_dot")
-      .InferShape(MultiDotInferShape)
-      .GradOpMaker(framework::FusedGradMaker(multi_dot_grad));
-  RegisterPlainCpuFloatKernels<MultiDotKernel>("multi_dot");
-  framework::RegisterFusedGradOp("multi_dot", multi_dot_grad).InferShape(MultiDotGradInferShape);
-  RegisterPlainCpuFloatKernels<MultiDotGradKernel>("multi_dot_grad");
+  linalg::RegisterWithFusedGrad<MultiDotOpMaker, MultiDotKernel, MultiDotGradKernel>(
+      "multi_dot", MultiDotInferShape, multi_dot_grad, MultiDotGradInferShape);
 }
 
 }  // namespace operators

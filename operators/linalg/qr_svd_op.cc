@@ -182,8 +182,7 @@ Matrix<T> QrGradTall(const Matrix<T>& q, const Matrix<T>& r, const Matrix<T>& dq
 }
 
 void DecompositionGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
+  linalg::InputGradsInferShape(ctx, {"X"});
 }
 
 template <typename T>
@@ -311,24 +310,16 @@ PL_REGISTER_OPS(RegisterQrSvdOps) {
       {"Q", "R"},
       {"X"},
       R"DOC($$dX = (dQ + Q \operatorname{copyltu}(R dR^T - dQ^T Q)) R^{-T}$$ (M >= N))DOC"};
-  framework::RegisterOp<LinalgOp, QrOpMaker>("qr")
-      .InferShape(QrInferShape)
-      .GradOpMaker(framework::FusedGradMaker(qr_grad));
-  RegisterPlainCpuFloatKernels<QrKernel>("qr");
-  framework::RegisterFusedGradOp("qr", qr_grad).InferShape(DecompositionGradInferShape);
-  RegisterPlainCpuFloatKernels<QrGradKernel>("qr_grad");
+  linalg::RegisterWithFusedGrad<QrOpMaker, QrKernel, QrGradKernel>("qr", QrInferShape, qr_grad,
+                                                                   DecompositionGradInferShape);
 
   const framework::FusedGradDecl svd_grad{
       {"X", "U", "S", "VH"},
       {"U", "S", "VH"},
       {"X"},
       R"DOC($$dX = U [skew(U^T dU) / E \, S + S \, skew(V^T dV) / E + diag(dS)] V^T + \dots$$)DOC"};
-  framework::RegisterOp<LinalgOp, SvdOpMaker>("svd")
-      .InferShape(SvdInferShape)
-      .GradOpMaker(framework::FusedGradMaker(svd_grad));
-  RegisterPlainCpuFloatKernels<SvdKernel>("svd");
-  framework::RegisterFusedGradOp("svd", svd_grad).InferShape(DecompositionGradInferShape);
-  RegisterPlainCpuFloatKernels<SvdGradKernel>("svd_grad");
+  linalg::RegisterWithFusedGrad<SvdOpMaker, SvdKernel, SvdGradKernel>(
+      "svd", SvdInferShape, svd_grad, DecompositionGradInferShape);
 }
 
 }  // namespace operators
