@@ -153,6 +153,27 @@ void WriteState(const ExecutionContext& ctx, const std::string& slot, T value) {
                     static_cast<double>(value));
 }
 
+// m' = beta1 m + (1 - beta1) g and v' = beta2 v + (1 - beta2) g^2 for every element, written
+// to moment1_out and moment2_out, and param_out = step(param, g, m', v').
+template <typename T, typename Step>
+void UpdateWithMoments(const ExecutionContext& ctx, const MomentInputs<T>& in, T beta1, T beta2,
+                       Step&& step) {
+  T* param_out = StateOutput<T>(ctx, "param_out", in.dims);
+  T* m_out = StateOutput<T>(ctx, "moment1_out", in.dims);
+  T* v_out = StateOutput<T>(ctx, "moment2_out", in.dims);
+  ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+      in.n, 1 << 14, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) {
+          const T g = in.grad[i];
+          const T m = beta1 * in.m[i] + (T(1) - beta1) * g;
+          const T v = beta2 * in.v[i] + (T(1) - beta2) * g * g;
+          m_out[i] = m;
+          v_out[i] = v;
+          param_out[i] = step(in.param[i], g, m, v);
+        }
+      });
+}
+
 template <typename T>
 struct NadamKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -169,23 +190,12 @@ struct NadamKernel {
     const T mu_product = ReadState<T>(ctx, "mu_product") * mu_t;
     const T mu_product_next = mu_product * mu_next;
 
-    T* param_out = StateOutput<T>(ctx, "param_out", in.dims);
-    T* m_out = StateOutput<T>(ctx, "moment1_out", in.dims);
-    T* v_out = StateOutput<T>(ctx, "moment2_out", in.dims);
-    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-        in.n, 1 << 14, [&](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) {
-            const T g = in.grad[i];
-            const T m = beta1 * in.m[i] + (T(1) - beta1) * g;
-            const T v = beta2 * in.v[i] + (T(1) - beta2) * g * g;
-            const T m_hat =
-                mu_next * m / (T(1) - mu_product_next) + (T(1) - mu_t) * g / (T(1) - mu_product);
-            const T v_hat = v / (T(1) - beta2_pow);
-            m_out[i] = m;
-            v_out[i] = v;
-            param_out[i] = in.param[i] - in.lr * m_hat / (std::sqrt(v_hat) + eps);
-          }
-        });
+    UpdateWithMoments(ctx, in, beta1, beta2, [&](T param, T g, T m, T v) {
+      const T m_hat =
+          mu_next * m / (T(1) - mu_product_next) + (T(1) - mu_t) * g / (T(1) - mu_product);
+      const T v_hat = v / (T(1) - beta2_pow);
+      return param - in.lr * m_hat / (std::sqrt(v_hat) + eps);
+    });
     WriteState(ctx, "momentum_decay_pow", decay_pow);
     WriteState(ctx, "beta2_pow", beta2_pow);
     WriteState(ctx, "mu_product", mu_product);
@@ -210,23 +220,11 @@ struct RadamKernel {
                             : T(0);
     const T sqrt_bias2 = std::sqrt(T(1) - beta2_pow);
 
-    T* param_out = StateOutput<T>(ctx, "param_out", in.dims);
-    T* m_out = StateOutput<T>(ctx, "moment1_out", in.dims);
-    T* v_out = StateOutput<T>(ctx, "moment2_out", in.dims);
-    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-        in.n, 1 << 14, [&](int64_t begin, int64_t end) {
-          for (int64_t i = begin; i < end; ++i) {
-            const T g = in.grad[i];
-            const T m = beta1 * in.m[i] + (T(1) - beta1) * g;
-            const T v = beta2 * in.v[i] + (T(1) - beta2) * g * g;
-            const T m_hat = m / (T(1) - beta1_pow);
-            m_out[i] = m;
-            v_out[i] = v;
-            param_out[i] =
-                rectified ? in.param[i] - in.lr * m_hat * r_t * sqrt_bias2 / (std::sqrt(v) + eps)
-                          : in.param[i] - in.lr * m_hat;
-          }
-        });
+    UpdateWithMoments(ctx, in, beta1, beta2, [&](T param, T /*g*/, T m, T v) {
+      const T m_hat = m / (T(1) - beta1_pow);
+      return rectified ? param - in.lr * m_hat * r_t * sqrt_bias2 / (std::sqrt(v) + eps)
+                       : param - in.lr * m_hat;
+    });
     WriteState(ctx, "beta1_pow", beta1_pow);
     WriteState(ctx, "beta2_pow", beta2_pow);
     WriteState(ctx, "rho", rho);
