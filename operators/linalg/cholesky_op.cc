@@ -142,19 +142,10 @@ TriangularFlags ReadFlags(const ExecutionContext& ctx) {
 
 // X [.., M, M] and Y [.., M, K] under matmul_v2's batch broadcasting.
 MatmulV2Shape AnalyzeTriangularSolve(const std::string& op, const DDim& x, const DDim& y) {
-  linalg::SquareMatrices(op, "X", x);
-  linalg::Matrices(op, "Y", y);
-  return AnalyzeMatmulV2(op, x, y, false, false);
+  return linalg::AnalyzeSolve(op, "X", x, "Y", y);
 }
 
-void TriangularSolveInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  ctx->RequireInput("Y");
-  ctx->RequireOutput("Out");
-  ctx->SetOutputDim(
-      "Out",
-      AnalyzeTriangularSolve(ctx->OpType(), ctx->GetInputDim("X"), ctx->GetInputDim("Y")).out_dims);
-}
+void TriangularSolveInferShape(InferShapeContext* ctx) { linalg::SolveInferShape(ctx, "X", "Y"); }
 
 // op(A)^{-1} B for the triangle of A that `f` names.
 template <typename T>

@@ -40,19 +40,10 @@ dY = -Y (dX \, Out^T + Out \, dX^T) \;(upper)$$ restricted to Y's triangle.
 
 // Y [.., M, M] and X [.., M, K] under matmul_v2's batch broadcasting (Y first).
 MatmulV2Shape AnalyzeCholeskySolve(const std::string& op, const DDim& x, const DDim& y) {
-  linalg::Matrices(op, "X", x);
-  linalg::SquareMatrices(op, "Y", y);
-  return AnalyzeMatmulV2(op, y, x, false, false);
+  return linalg::AnalyzeSolve(op, "Y", y, "X", x);
 }
 
-void CholeskySolveInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("X");
-  ctx->RequireInput("Y");
-  ctx->RequireOutput("Out");
-  ctx->SetOutputDim(
-      "Out",
-      AnalyzeCholeskySolve(ctx->OpType(), ctx->GetInputDim("X"), ctx->GetInputDim("Y")).out_dims);
-}
+void CholeskySolveInferShape(InferShapeContext* ctx) { linalg::SolveInferShape(ctx, "Y", "X"); }
 
 // A^{-1} B with A from the factor's triangle.
 template <typename T>

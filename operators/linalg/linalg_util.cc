@@ -66,6 +66,24 @@ void InputGradsInferShape(framework::InferShapeContext* ctx,
   }
 }
 
+MatmulV2Shape AnalyzeSolve(const std::string& op, const std::string& a_slot,
+                           const framework::DDim& a, const std::string& b_slot,
+                           const framework::DDim& b) {
+  SquareMatrices(op, a_slot, a);
+  Matrices(op, b_slot, b);
+  return AnalyzeMatmulV2(op, a, b, false, false);
+}
+
+void SolveInferShape(framework::InferShapeContext* ctx, const std::string& a_slot,
+                     const std::string& b_slot) {
+  ctx->RequireInput(a_slot);
+  ctx->RequireInput(b_slot);
+  ctx->RequireOutput("Out");
+  ctx->SetOutputDim("Out", AnalyzeSolve(ctx->OpType(), a_slot, ctx->GetInputDim(a_slot), b_slot,
+                                        ctx->GetInputDim(b_slot))
+                               .out_dims);
+}
+
 template <typename T>
 Matrix<T> InverseOrThrow(const std::string& op, const std::string& slot,
                          const Eigen::Ref<const Matrix<T>>& a, int64_t index) {

@@ -14,6 +14,7 @@
 #include "framework/fused_grad_op.h"
 #include "framework/operator.h"
 #include "operators/common.h"
+#include "operators/matmul/matmul_shape.h"
 
 namespace paddle_like {
 namespace operators {
@@ -74,6 +75,16 @@ void RegisterWithFusedGrad(const std::string& type, framework::InferShapeFn infe
   framework::RegisterFusedGradOp(type, grad).InferShape(std::move(grad_infer_shape));
   RegisterPlainCpuFloatKernels<GradKernelT>(type + "_grad");
 }
+
+// The systems A Out = B of the solve ops: A [.., M, M] of input `a_slot`, B [.., M, K] of input
+// `b_slot`, their batch dims broadcast as matmul_v2's for A B (offsets of A as its X, of B as
+// its Y).
+MatmulV2Shape AnalyzeSolve(const std::string& op, const std::string& a_slot,
+                           const framework::DDim& a, const std::string& b_slot,
+                           const framework::DDim& b);
+// Shape inference of Out for such a solve.
+void SolveInferShape(framework::InferShapeContext* ctx, const std::string& a_slot,
+                     const std::string& b_slot);
 
 // Matrix `i` of a tensor holding the matrices `b`.
 template <typename T>

@@ -163,17 +163,10 @@ struct DecayedAdagradKernel {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterAdadeltaOps) {
-  framework::RegisterOp<OptimizerOp, AdadeltaOpMaker>("adadelta")
-      .InferShape(AdadeltaInferShape)
-      .InferVarType(
-          [](framework::VarTypeInferenceContext* ctx) { SetOutputTypesLike(ctx, kAdadeltaState); });
-  RegisterPlainCpuFloatKernels<AdadeltaKernel>("adadelta");
-  framework::RegisterOp<OptimizerOp, DecayedAdagradOpMaker>("decayed_adagrad")
-      .InferShape(DecayedAdagradInferShape)
-      .InferVarType([](framework::VarTypeInferenceContext* ctx) {
-        SetOutputTypesLike(ctx, kDecayedAdagradState);
-      });
-  RegisterPlainCpuFloatKernels<DecayedAdagradKernel>("decayed_adagrad");
+  RegisterOptimizerOp<AdadeltaOpMaker, AdadeltaKernel>("adadelta", AdadeltaInferShape,
+                                                       kAdadeltaState);
+  RegisterOptimizerOp<DecayedAdagradOpMaker, DecayedAdagradKernel>(
+      "decayed_adagrad", DecayedAdagradInferShape, kDecayedAdagradState);
 }
 
 }  // namespace operators

@@ -58,10 +58,6 @@ void AdagradInferShape(InferShapeContext* ctx) {
                       {"LearningRate"}, kStateOutputs);
 }
 
-void AdagradInferVarType(framework::VarTypeInferenceContext* ctx) {
-  SetOutputTypesLike(ctx, kStateOutputs);
-}
-
 template <typename T>
 struct AdagradKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -97,10 +93,7 @@ struct AdagradKernel {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterAdagradOp) {
-  framework::RegisterOp<OptimizerOp, AdagradOpMaker>(kOp)
-      .InferShape(AdagradInferShape)
-      .InferVarType(AdagradInferVarType);
-  RegisterPlainCpuFloatKernels<AdagradKernel>(kOp);
+  RegisterOptimizerOp<AdagradOpMaker, AdagradKernel>(kOp, AdagradInferShape, kStateOutputs);
 }
 
 }  // namespace operators

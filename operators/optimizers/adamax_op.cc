@@ -67,10 +67,6 @@ void AdamaxInferShape(InferShapeContext* ctx) {
                       kStateOutputs);
 }
 
-void AdamaxInferVarType(framework::VarTypeInferenceContext* ctx) {
-  SetOutputTypesLike(ctx, kStateOutputs);
-}
-
 template <typename T>
 struct AdamaxKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -118,10 +114,7 @@ struct AdamaxKernel {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterAdamaxOp) {
-  framework::RegisterOp<OptimizerOp, AdamaxOpMaker>(kOp)
-      .InferShape(AdamaxInferShape)
-      .InferVarType(AdamaxInferVarType);
-  RegisterPlainCpuFloatKernels<AdamaxKernel>(kOp);
+  RegisterOptimizerOp<AdamaxOpMaker, AdamaxKernel>(kOp, AdamaxInferShape, kStateOutputs);
 }
 
 }  // namespace operators

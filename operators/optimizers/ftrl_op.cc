@@ -58,10 +58,6 @@ void FtrlInferShape(InferShapeContext* ctx) {
       {"ParamOut", "SquaredAccumOut", "LinearAccumOut"}, {"LearningRate"}, kStateOutputs);
 }
 
-void FtrlInferVarType(framework::VarTypeInferenceContext* ctx) {
-  SetOutputTypesLike(ctx, kStateOutputs);
-}
-
 template <typename T>
 T PowerOf(T n, T lr_power) {
   return lr_power == T(-0.5) ? std::sqrt(n) : std::pow(n, -lr_power);
@@ -111,10 +107,7 @@ struct FtrlKernel {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterFtrlOp) {
-  framework::RegisterOp<OptimizerOp, FtrlOpMaker>(kOp)
-      .InferShape(FtrlInferShape)
-      .InferVarType(FtrlInferVarType);
-  RegisterPlainCpuFloatKernels<FtrlKernel>(kOp);
+  RegisterOptimizerOp<FtrlOpMaker, FtrlKernel>(kOp, FtrlInferShape, kStateOutputs);
 }
 
 }  // namespace operators

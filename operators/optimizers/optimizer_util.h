@@ -194,6 +194,18 @@ void CheckOneElementInputs(InferShapeContext* ctx, std::initializer_list<const c
 void SetOutputTypesLike(framework::VarTypeInferenceContext* ctx,
                         const std::vector<std::pair<std::string, std::string>>& pairs);
 
+// Registers optimizer `type` (OptimizerOp with MakerT) with `infer_shape`, build-time dtypes
+// from `state` (each output takes its input's dtype) and KernelT<float>, KernelT<double>.
+template <typename MakerT, template <typename> class KernelT>
+void RegisterOptimizerOp(const std::string& type, framework::InferShapeFn infer_shape,
+                         const std::vector<std::pair<std::string, std::string>>& state) {
+  framework::RegisterOp<OptimizerOp, MakerT>(type)
+      .InferShape(std::move(infer_shape))
+      .InferVarType(
+          [state](framework::VarTypeInferenceContext* ctx) { SetOutputTypesLike(ctx, state); });
+  RegisterPlainCpuFloatKernels<KernelT>(type);
+}
+
 // Run/build-time shapes: each (output slot, input slot) pair copies the input's dims.
 void SetOutputDimsLike(InferShapeContext* ctx,
                        const std::vector<std::pair<std::string, std::string>>& pairs);

@@ -71,10 +71,6 @@ void RmspropInferShape(InferShapeContext* ctx) {
                       {"ParamOut", "MomentOut", "MeanSquareOut"}, {"LearningRate"}, kStateOutputs);
 }
 
-void RmspropInferVarType(framework::VarTypeInferenceContext* ctx) {
-  SetOutputTypesLike(ctx, kStateOutputs);
-}
-
 template <typename T>
 struct RmspropKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -132,10 +128,7 @@ struct RmspropKernel {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterRmspropOp) {
-  framework::RegisterOp<OptimizerOp, RmspropOpMaker>(kOp)
-      .InferShape(RmspropInferShape)
-      .InferVarType(RmspropInferVarType);
-  RegisterPlainCpuFloatKernels<RmspropKernel>(kOp);
+  RegisterOptimizerOp<RmspropOpMaker, RmspropKernel>(kOp, RmspropInferShape, kStateOutputs);
 }
 
 }  // namespace operators
