@@ -6,7 +6,6 @@
 #include "framework/fused_grad_op.h"
 #include "operators/common.h"
 #include "operators/linalg/linalg_util.h"
-#include "operators/matmul/matmul_shape.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -140,11 +139,6 @@ TriangularFlags ReadFlags(const ExecutionContext& ctx) {
   return {ctx.Attr<bool>("upper"), ctx.Attr<bool>("transpose"), ctx.Attr<bool>("unitriangular")};
 }
 
-// X [.., M, M] and Y [.., M, K] under matmul_v2's batch broadcasting.
-MatmulV2Shape AnalyzeTriangularSolve(const std::string& op, const DDim& x, const DDim& y) {
-  return linalg::AnalyzeSolve(op, "X", x, "Y", y);
-}
-
 void TriangularSolveInferShape(InferShapeContext* ctx) { linalg::SolveInferShape(ctx, "X", "Y"); }
 
 // op(A)^{-1} B for the triangle of A that `f` names.
@@ -165,22 +159,11 @@ Matrix<T> SolveTriangular(const Eigen::Ref<const Matrix<T>>& a,
 template <typename T>
 struct TriangularSolveKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor* x = ctx.Input("X");
-    const DenseTensor* y = ctx.Input("Y");
-    CheckOperandTypes(ctx.Type(), *x, *y, platform::ToDataType<T>());
-    const MatmulV2Shape s = AnalyzeTriangularSolve(ctx.Type(), x->dims(), y->dims());
     const TriangularFlags f = ReadFlags(ctx);
-    std::vector<int64_t> x_off, y_off;
-    s.BatchOffsets(&x_off, &y_off);
-    DenseTensor out(s.out_dims, x->dtype());
-    T* o = out.mutable_data<T>(ctx.GetPlace());
-    for (int64_t p = 0; p < s.BatchCount(); ++p) {
-      if (s.M == 0 || s.N == 0) break;
-      const ConstMatrixMap<T> a(x->data<T>() + x_off[p], s.M, s.M);
-      const ConstMatrixMap<T> rhs(y->data<T>() + y_off[p], s.M, s.N);
-      linalg::MatrixMap<T>(o + p * s.M * s.N, s.M, s.N) = SolveTriangular<T>(a, rhs, f);
-    }
-    *ctx.Output("Out") = std::move(out);
+    linalg::RunSolve<T>(ctx, "X", "Y",
+                        [&f](const ConstMatrixMap<T>& a, const ConstMatrixMap<T>& b) {
+                          return SolveTriangular<T>(a, b, f);
+                        });
   }
 };
 
@@ -191,39 +174,20 @@ void TriangularSolveGradInferShape(InferShapeContext* ctx) {
 template <typename T>
 struct TriangularSolveGradKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor* x = ctx.Input("X");
-    const DenseTensor* y = ctx.Input("Y");
-    const DenseTensor* out = ctx.Input("Out");
-    const DenseTensor* dout = ctx.Input("Out@GRAD");
-    const MatmulV2Shape s = AnalyzeTriangularSolve(ctx.Type(), x->dims(), y->dims());
-    CheckSameShape(ctx.Type(), "Out", out->dims(), "Out", s.out_dims);
-    CheckSameShape(ctx.Type(), "Out@GRAD", dout->dims(), "Out", s.out_dims);
     const TriangularFlags f = ReadFlags(ctx);
     TriangularFlags adjoint = f;
     adjoint.transpose = !f.transpose;
-    std::vector<int64_t> x_off, y_off;
-    s.BatchOffsets(&x_off, &y_off);
-    DenseTensor dx(x->dims(), x->dtype()), dy(y->dims(), y->dtype());
-    T* gx = dx.mutable_data<T>(ctx.GetPlace());
-    T* gy = dy.mutable_data<T>(ctx.GetPlace());
-    std::fill(gx, gx + dx.numel(), T(0));
-    std::fill(gy, gy + dy.numel(), T(0));
-    for (int64_t p = 0; p < s.BatchCount(); ++p) {
-      if (s.M == 0 || s.N == 0) break;
-      const ConstMatrixMap<T> a(x->data<T>() + x_off[p], s.M, s.M);
-      const ConstMatrixMap<T> sol(out->data<T>() + p * s.M * s.N, s.M, s.N);
-      const ConstMatrixMap<T> g(dout->data<T>() + p * s.M * s.N, s.M, s.N);
-      const Matrix<T> grad_y = SolveTriangular<T>(a, g, adjoint);
-      linalg::MatrixMap<T>(gy + y_off[p], s.M, s.N) += grad_y;
-      Matrix<T> grad_x = f.transpose ? Matrix<T>(-(sol * grad_y.transpose()))
-                                     : Matrix<T>(-(grad_y * sol.transpose()));
-      grad_x = f.upper ? Matrix<T>(grad_x.template triangularView<Eigen::Upper>())
-                       : Matrix<T>(grad_x.template triangularView<Eigen::Lower>());
-      if (f.unit) grad_x.diagonal().setZero();
-      linalg::MatrixMap<T>(gx + x_off[p], s.M, s.M) += grad_x;
-    }
-    if (DenseTensor* o = ctx.Output("X@GRAD")) *o = std::move(dx);
-    if (DenseTensor* o = ctx.Output("Y@GRAD")) *o = std::move(dy);
+    linalg::RunSolveGrad<T>(
+        ctx, "X", "Y",
+        [&](const ConstMatrixMap<T>& a, const ConstMatrixMap<T>& sol, const ConstMatrixMap<T>& g,
+            Matrix<T>* grad_x, Matrix<T>* grad_y) {
+          *grad_y = SolveTriangular<T>(a, g, adjoint);
+          const Matrix<T> full = f.transpose ? Matrix<T>(-(sol * grad_y->transpose()))
+                                             : Matrix<T>(-(*grad_y * sol.transpose()));
+          *grad_x = f.upper ? Matrix<T>(full.template triangularView<Eigen::Upper>())
+                            : Matrix<T>(full.template triangularView<Eigen::Lower>());
+          if (f.unit) grad_x->diagonal().setZero();
+        });
   }
 };
 

@@ -86,6 +86,19 @@ MatmulV2Shape AnalyzeSolve(const std::string& op, const std::string& a_slot,
 void SolveInferShape(framework::InferShapeContext* ctx, const std::string& a_slot,
                      const std::string& b_slot);
 
+// Out_p = solve(A_p, B_p) for every broadcast batch p of a solve op (AnalyzeSolve), written to
+// output Out; `solve` returns a Matrix<T> [M, K] from the two ConstMatrixMap<T>.
+template <typename T, typename Solve>
+void RunSolve(const framework::ExecutionContext& ctx, const std::string& a_slot,
+              const std::string& b_slot, Solve&& solve);
+
+// The backward of a solve op: grads(A_p, Out_p, dOut_p, &dA_p, &dB_p) gives the gradients of
+// one system (Matrix<T>), summed over broadcast batches into `<a_slot>@GRAD` and
+// `<b_slot>@GRAD` (written where wanted).
+template <typename T, typename Grads>
+void RunSolveGrad(const framework::ExecutionContext& ctx, const std::string& a_slot,
+                  const std::string& b_slot, Grads&& grads);
+
 // Matrix `i` of a tensor holding the matrices `b`.
 template <typename T>
 ConstMatrixMap<T> MatrixAt(const framework::DenseTensor& t, const MatrixBatch& b, int64_t i) {
@@ -102,6 +115,54 @@ MatrixMap<T> MatrixAt(T* data, const MatrixBatch& b, int64_t i) {
 template <typename T>
 Matrix<T> InverseOrThrow(const std::string& op, const std::string& slot,
                          const Eigen::Ref<const Matrix<T>>& a, int64_t index);
+
+template <typename T, typename Solve>
+void RunSolve(const framework::ExecutionContext& ctx, const std::string& a_slot,
+              const std::string& b_slot, Solve&& solve) {
+  const framework::DenseTensor* a = ctx.Input(a_slot);
+  const framework::DenseTensor* b = ctx.Input(b_slot);
+  CheckOperandTypes(ctx.Type(), *a, *b, platform::ToDataType<T>());
+  const MatmulV2Shape s = AnalyzeSolve(ctx.Type(), a_slot, a->dims(), b_slot, b->dims());
+  std::vector<int64_t> a_off, b_off;
+  s.BatchOffsets(&a_off, &b_off);
+  framework::DenseTensor out(s.out_dims, a->dtype());
+  T* o = out.mutable_data<T>(ctx.GetPlace());
+  for (int64_t p = 0; p < s.BatchCount() && s.M > 0 && s.N > 0; ++p) {
+    MatrixMap<T>(o + p * s.M * s.N, s.M, s.N) =
+        solve(ConstMatrixMap<T>(a->data<T>() + a_off[p], s.M, s.M),
+              ConstMatrixMap<T>(b->data<T>() + b_off[p], s.M, s.N));
+  }
+  *ctx.Output("Out") = std::move(out);
+}
+
+template <typename T, typename Grads>
+void RunSolveGrad(const framework::ExecutionContext& ctx, const std::string& a_slot,
+                  const std::string& b_slot, Grads&& grads) {
+  const framework::DenseTensor* a = ctx.Input(a_slot);
+  const framework::DenseTensor* b = ctx.Input(b_slot);
+  const framework::DenseTensor* out = ctx.Input("Out");
+  const framework::DenseTensor* dout = ctx.Input("Out@GRAD");
+  const MatmulV2Shape s = AnalyzeSolve(ctx.Type(), a_slot, a->dims(), b_slot, b->dims());
+  CheckSameShape(ctx.Type(), "Out", out->dims(), "Out", s.out_dims);
+  CheckSameShape(ctx.Type(), "Out@GRAD", dout->dims(), "Out", s.out_dims);
+  std::vector<int64_t> a_off, b_off;
+  s.BatchOffsets(&a_off, &b_off);
+  framework::DenseTensor da(a->dims(), a->dtype()), db(b->dims(), b->dtype());
+  T* ga = da.mutable_data<T>(ctx.GetPlace());
+  T* gb = db.mutable_data<T>(ctx.GetPlace());
+  std::fill(ga, ga + da.numel(), T(0));
+  std::fill(gb, gb + db.numel(), T(0));
+  Matrix<T> grad_a, grad_b;
+  for (int64_t p = 0; p < s.BatchCount() && s.M > 0 && s.N > 0; ++p) {
+    grads(ConstMatrixMap<T>(a->data<T>() + a_off[p], s.M, s.M),
+          ConstMatrixMap<T>(out->data<T>() + p * s.M * s.N, s.M, s.N),
+          ConstMatrixMap<T>(dout->data<T>() + p * s.M * s.N, s.M, s.N), &grad_a, &grad_b);
+    MatrixMap<T>(ga + a_off[p], s.M, s.M) += grad_a;
+    MatrixMap<T>(gb + b_off[p], s.M, s.N) += grad_b;
+  }
+  if (framework::DenseTensor* o = ctx.Output(a_slot + "@GRAD")) *o = std::move(da);
+  if (framework::DenseTensor* o = ctx.Output(b_slot + "@GRAD")) *o = std::move(db);
+}
 
 }  // namespace linalg
 }  // namespace operators
