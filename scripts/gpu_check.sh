@@ -13,7 +13,8 @@
 #   5. the kernel tests again under compute-sanitizer (memcheck), when it is installed and
 #      GPU_CHECK_MEMCHECK is not 0 (the memcheck runs take longer than everything else).
 #
-#   [GPU_CHECK_MEMCHECK=0] scripts/gpu_check.sh BUNDLE.tar.xz OUT_DIR
+#   [GPU_CHECK_MEMCHECK=0] [GPU_CHECK_PER_CASE=0] [GPU_CHECK_BENCH_FILTER=REGEX] [GPU_CHECK_TORCH_ROUNDS=N] \
+#     scripts/gpu_check.sh BUNDLE.tar.xz OUT_DIR
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUNDLE="$(realpath "$1")"
@@ -40,17 +41,34 @@ export LD_LIBRARY_PATH
 echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH" | tee "$OUT/env.txt"
 ldd "$B/bin/cuda_kernel_test" | grep -E "not found|cudnn|cublas|cudart" | tee -a "$OUT/env.txt"
 
-# One process per test case: a crash in one case does not hide the others.
-for t in cuda_kernel_test cuda_cudnn_test cuda_conv_transpose_test cuda_norm_dropout_test \
-  cuda_interp_lookup_test cuda_detection_test cuda_common_ops_test cuda_collective_test; do
-  start=$SECONDS
-  passed=0
-  failed=()
+# One process per test case: a crash in one case does not hide the others. With
+# GPU_CHECK_PER_CASE=0 each program runs its cases in one process (much faster: CUDA starts
+# once), and only a program that crashes is run again case by case.
+per_case() {  # per_case PROGRAM: every case in its own process
+  local t=$1 c passed=0
+  local failed=()
   for c in $("$B/bin/$t" --gtest_list_tests | awk '/^[^ ]/ {s = $1} /^  / {print s $1}'); do
     timeout 120 "$B/bin/$t" --gtest_filter="$c" >>"$OUT/$t.log" 2>&1
     if [[ $? -eq 0 ]]; then passed=$((passed + 1)); else failed+=("$c"); fi
   done
-  note "$t: $passed passed, ${#failed[@]} failed ${failed[*]} ($((SECONDS - start)) s)"
+  echo "$passed passed, ${#failed[@]} failed ${failed[*]}"
+}
+for t in cuda_kernel_test cuda_cudnn_test cuda_conv_transpose_test cuda_norm_dropout_test \
+  cuda_interp_lookup_test cuda_detection_test cuda_common_ops_test cuda_collective_test; do
+  start=$SECONDS
+  if [[ ${GPU_CHECK_PER_CASE:-1} == 0 ]]; then
+    timeout 300 "$B/bin/$t" >"$OUT/$t.log" 2>&1
+    rc=$?
+    if grep -qE '^\[  PASSED  \]' "$OUT/$t.log"; then
+      result="exit $rc, $(counts "$OUT/$t.log")$(grep -E '^\[  FAILED  \] [A-Za-z]' \
+        "$OUT/$t.log" | awk '{print $3}' | sort -u | tr '\n' ' ')"
+    else
+      result="crashed (exit $rc), case by case: $(per_case "$t")"
+    fi
+  else
+    result="$(per_case "$t")"
+  fi
+  note "$t: $result ($((SECONDS - start)) s)"
 done
 
 start=$SECONDS
@@ -103,7 +121,7 @@ summary+=("$(cat "$OUT/compare.txt")")
 if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
   PYTHONUNBUFFERED=1 timeout 300 python3 "$ROOT/tests/benchmarks/train_vs_pytorch.py" \
     --binary "$B/bin/paddle_like" --place gpu --data "$B/datasets/fashion-mnist-10k" \
-    --model lenet --epochs 3 --rounds 3 --threads 4 >"$OUT/vs_pytorch.log" 2>&1
+    --model lenet --epochs 3 --rounds "${GPU_CHECK_TORCH_ROUNDS:-3}" --threads 4 >"$OUT/vs_pytorch.log" 2>&1
   note "vs pytorch (exit $?): $(tail -4 "$OUT/vs_pytorch.log" | tr '\n' ' ')"
 fi
 
@@ -125,7 +143,9 @@ bench ppyolo_tiny
 bench face_det_blazeface --shape image=1x3x640x640
 
 start=$SECONDS
+# GPU_CHECK_BENCH_FILTER narrows the benchmark to some rows (a regular expression).
 timeout 400 "$B/bin/cuda_vs_library_benchmark" --benchmark_min_time=0.3 \
+  --benchmark_filter="${GPU_CHECK_BENCH_FILTER:-.}" \
   --benchmark_repetitions=3 --benchmark_enable_random_interleaving=true \
   --benchmark_report_aggregates_only=true \
   --benchmark_out="$OUT/cuda_vs_library.json" --benchmark_out_format=json \
