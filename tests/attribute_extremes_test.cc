@@ -180,7 +180,7 @@ TEST(AttributeExtremes, RandomOpsShapeExtremes) {
     ExpectRunError(op, {{"ShapeTensor", {Int64Tensor({2}, {kI64Max, 3})}}}, {{"Out", 1}}, {},
                    {"input `ShapeTensor`", "fits in int64"});
     ExpectBuildError(op, {{"ShapeTensor", "s", DataType::INT64, {int64_t{1} << 40}}}, {"Out"}, {},
-                     {"shape input", "at most 9 dims"});
+                     {"input `ShapeTensor`", "at most 9 dims"});
   }
   ExpectRunError("truncated_gaussian_random", {}, {{"Out", 1}},
                  {{"shape", std::vector<int>{kIntMax, kIntMax, kIntMax}}},

@@ -1,9 +1,11 @@
 // Bitwise ops (bitwise_and, bitwise_or, bitwise_xor with the broadcasting of the elementwise
-// ops; bitwise_not) on bool and integer tensors, as PaddlePaddle's. Bits have no meaning on
-// floats, so these are the ops without float kernels. No gradient.
+// ops; bitwise_not; bitwise_left_shift and bitwise_right_shift) on bool and integer tensors,
+// as PaddlePaddle's. Bits have no meaning on floats, so these are the ops without float
+// kernels. No gradient.
 #include <cstdint>
 #include <iterator>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "framework/var_type_inference.h"
@@ -111,6 +113,84 @@ struct BitwiseNotKernel {
   }
 };
 
+class BitwiseShiftOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("x", "The values shifted: uint8, int8, int16, int32 or int64.");
+    AddInput("y", "The shift counts, x's dtype; broadcast against x.");
+    AddOutput("out", "x's dtype, of the broadcast shape.");
+    AddAttr<bool>("is_arithmetic",
+                  "Right shift: copy the sign bit in (true) or shift zeros in (false). A left "
+                  "shift is the same either way.")
+        .SetDefault(true);
+    AddComment(R"DOC(
+Bit shift operators `bitwise_left_shift` and `bitwise_right_shift`, elementwise with NumPy
+broadcasting, on the B-bit two's-complement representation of x (B = 8 * sizeof(dtype)):
+
+$$out = egin{cases} x \ll y \;/\; x \gg y & 0 \le y < B \
+	ext{(every bit shifted out)} & 	ext{otherwise} \end{cases}$$
+
+A left shift drops the bits above B. A right shift with is_arithmetic fills with the sign bit
+(so a count outside [0, B) gives -1 for negative x and 0 otherwise); a logical right shift
+fills with zeros (a count outside [0, B) gives 0). Example, int8: x = -16, y = 2 -> left -64,
+arithmetic right -4, logical right 60. No gradient.
+)DOC");
+  }
+};
+
+// One shift of x by y; Left picks the direction.
+template <typename T, bool kLeft>
+T Shift(T x, T y, bool arithmetic) {
+  using U = std::make_unsigned_t<T>;
+  constexpr int kBits = 8 * static_cast<int>(sizeof(T));
+  const bool in_range = y >= T(0) && static_cast<int64_t>(y) < kBits;
+  if constexpr (kLeft) {
+    return in_range ? static_cast<T>(static_cast<U>(static_cast<U>(x) << y)) : T(0);
+  } else {
+    if (arithmetic && std::is_signed_v<T>) {
+      if (in_range) return static_cast<T>(x >> y);
+      return x < T(0) ? static_cast<T>(-1) : T(0);
+    }
+    return in_range ? static_cast<T>(static_cast<U>(x) >> y) : T(0);
+  }
+}
+
+template <typename T>
+struct BitwiseShiftKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const bool arithmetic = ctx.Attr<bool>("is_arithmetic");
+    const BinarySlots slots{"x", "y", "out"};
+    const auto none = [](const T*, int64_t) {};
+    if (ctx.Type() == "bitwise_left_shift") {
+      ComputeBroadcastBinary<T, T>(
+          ctx, -1, [](T x, T y) { return Shift<T, true>(x, y, false); }, none, slots);
+    } else {
+      ComputeBroadcastBinary<T, T>(
+          ctx, -1, [arithmetic](T x, T y) { return Shift<T, false>(x, y, arithmetic); }, none,
+          slots);
+    }
+  }
+};
+
+void BitwiseShiftInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("x");
+  ctx->RequireInput("y");
+  ctx->RequireOutput("out");
+  ctx->SetOutputDim("out", math::ComputeBroadcastDims(ctx->OpType(), ctx->GetInputDim("x"),
+                                                      ctx->GetInputDim("y"), -1)
+                               .out);
+}
+
+// The kernel follows x's dtype; y must match (nothing is cast).
+class BitwiseShiftOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return InputDataType(ctx, "x");
+  }
+  bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
+};
+
 void BitwiseBinaryInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireInput("Y");
@@ -150,6 +230,12 @@ PL_REGISTER_OPS(RegisterBitwiseOps) {
       .InferShape(BitwiseNotInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"));
   RegisterBitwiseKernels<BitwiseNotKernel>("bitwise_not");
+  for (const char* shift : {"bitwise_left_shift", "bitwise_right_shift"}) {
+    framework::RegisterOp<BitwiseShiftOp, BitwiseShiftOpMaker>(shift)
+        .InferShape(BitwiseShiftInferShape)
+        .InferVarType(OutputDataTypeOf("x", "out"));
+    RegisterPlainCpuKernels<BitwiseShiftKernel, uint8_t, int8_t, int16_t, int32_t, int64_t>(shift);
+  }
 }
 
 }  // namespace operators

@@ -38,16 +38,24 @@ void CheckDataType(const ExecutionContext& ctx, const char* slot, const DenseTen
                                      platform::DataTypeName(t.dtype())));
 }
 
+// The slots of a binary op's operands and result: X, Y, Out unless the op names them
+// otherwise (PaddlePaddle's newer ops use x, y, out).
+struct BinarySlots {
+  const char* x = "X";
+  const char* y = "Y";
+  const char* out = "Out";
+};
+
 // Out (dtype `Out`; its dims were set by shape inference) = f(X, Y) elementwise, X and Y of
 // dtype In; `check_y(y, n)` sees Y's values before anything is written (a divisor check).
 template <typename In, typename Out, typename F, typename CheckY>
 void ComputeBroadcastBinary(const ExecutionContext& ctx, int axis, const F& f,
-                            const CheckY& check_y) {
-  const DenseTensor* x = ctx.Input("X");
-  const DenseTensor* y = ctx.Input("Y");
-  DenseTensor* out = ctx.Output("Out");
-  CheckDataType<In>(ctx, "X", *x);
-  CheckDataType<In>(ctx, "Y", *y);
+                            const CheckY& check_y, const BinarySlots& slots = BinarySlots()) {
+  const DenseTensor* x = ctx.Input(slots.x);
+  const DenseTensor* y = ctx.Input(slots.y);
+  DenseTensor* out = ctx.Output(slots.out);
+  CheckDataType<In>(ctx, slots.x, *x);
+  CheckDataType<In>(ctx, slots.y, *y);
   const math::BroadcastDims dims = math::ComputeBroadcastDims(ctx.Type(), x->dims(), y->dims(), axis);
   const math::BroadcastPlan plan = math::MakeBroadcastPlan(dims);
   // Read the inputs' buffers before Out gets one: Out may be X or Y, and gets a buffer of its

@@ -12,6 +12,7 @@
 #include "operators/common.h"
 #include "operators/op_family.h"
 #include "operators/random/random_transforms.h"
+#include "operators/tensor/shape_inputs.h"
 #include "operators/tensor/tensor_op_util.h"
 #include "platform/random.h"
 
@@ -122,39 +123,7 @@ class RandomOp : public OperatorWithKernel {
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
 
-// The `shape` attribute (LONGS or INTS) as int64 values.
-std::vector<int64_t> ShapeAttr(const framework::AttributeMap& attrs) {
-  const framework::Attribute& a = attrs.at("shape");
-  if (const auto* l = std::get_if<std::vector<int64_t>>(&a)) return *l;
-  const auto& i = std::get<std::vector<int>>(a);
-  return std::vector<int64_t>(i.begin(), i.end());
-}
-
-bool HasShapeTensors(const InferShapeContext* ctx) {
-  return ctx->HasInput("ShapeTensor") || ctx->HasInput("ShapeTensorList");
-}
-
-void RandomInferShape(InferShapeContext* ctx) {
-  ctx->RequireOutput("Out");
-  const std::vector<int64_t> shape = ShapeAttr(ctx->Attrs());
-  if (ctx->IsRuntime()) {
-    if (HasShapeTensors(ctx)) return;  // The kernel reads the values.
-    CheckShapeValues(ctx->OpType(), "attribute `shape`", shape, false);
-    ctx->SetOutputDim("Out", DDim(shape));
-    return;
-  }
-  // Build time: a non-empty attribute may spell the known dims (-1 for the others).
-  if (!shape.empty() || !HasShapeTensors(ctx)) {
-    CheckShapeValues(ctx->OpType(), "attribute `shape`", shape, true);
-    ctx->SetOutputDim("Out", DDim(shape));
-    return;
-  }
-  int64_t rank = static_cast<int64_t>(ctx->InputSize("ShapeTensorList"));
-  if (ctx->HasInput("ShapeTensor")) rank = ctx->GetInputDim("ShapeTensor").numel();
-  if (rank < 0) return;
-  // The rank is checked before a vector of that many dims is built.
-  ctx->SetOutputDim("Out", UnknownDims(ctx->OpType(), "shape input", rank));
-}
+void RandomInferShape(InferShapeContext* ctx) { ShapeInputsInferShape(ctx); }
 
 void RandomInferVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
@@ -165,19 +134,8 @@ void RandomInferVarType(framework::VarTypeInferenceContext* ctx) {
 template <typename T>
 T* AllocOut(const ExecutionContext& ctx) {
   DenseTensor* out = ctx.Output("Out");
-  if (ctx.HasInput("ShapeTensor")) {
-    const DenseTensor* t = ctx.Input("ShapeTensor");
-    PL_ENFORCE(t->dims().size() <= 1,
-               errors::InvalidArgument("op `%s` input `ShapeTensor`: expected a 1-D tensor, "
-                                       "received shape %s",
-                                       ctx.Type(), t->dims().ToString()));
-    const std::vector<int64_t> shape = ReadIntValues(*t, ctx.Type(), "ShapeTensor");
-    CheckShapeValues(ctx.Type(), "input `ShapeTensor`", shape, false);
-    out->Resize(DDim(shape));
-  } else if (ctx.HasInput("ShapeTensorList")) {
-    const std::vector<int64_t> shape = ReadOneElementInts(ctx, "ShapeTensorList");
-    CheckShapeValues(ctx.Type(), "input `ShapeTensorList`", shape, false);
-    out->Resize(DDim(shape));
+  if (ctx.HasInput("ShapeTensor") || ctx.HasInput("ShapeTensorList")) {
+    out->Resize(ShapeFromInputs(ctx));
   }
   return out->mutable_data<T>(ctx.GetPlace());
 }

@@ -1,5 +1,6 @@
-// fill_constant: a tensor of a given shape and dtype filled with one value; and
-// fill_constant_batch_size_like, whose batch dim comes from another tensor.
+// fill_constant: a tensor of a given shape and dtype filled with one value;
+// fill_constant_batch_size_like, whose batch dim comes from another tensor; and empty, a
+// tensor of a given shape and dtype whose values are unspecified (zeros here).
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -10,6 +11,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/tensor/shape_inputs.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -74,52 +76,11 @@ class FillConstantOp : public OperatorWithKernel {
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
 
-void FillConstantInferShape(InferShapeContext* ctx) {
-  ctx->RequireOutput("Out");
-  const auto& shape = ctx->Attr<std::vector<int64_t>>("shape");
-  const bool shape_from_tensor = ctx->HasInput("ShapeTensor") || ctx->HasInput("ShapeTensorList");
-  if (ctx->IsRuntime()) {
-    if (shape_from_tensor) return;  // The kernel reads the values.
-    CheckShapeValues(kOp, "attribute `shape`", shape, false);
-    ctx->SetOutputDim("Out", DDim(shape));
-    return;
-  }
-  // Build time: a non-empty attribute may spell the known dims (-1 for the others).
-  if (!shape.empty() || !shape_from_tensor) {
-    CheckShapeValues(kOp, "attribute `shape`", shape, true);
-    ctx->SetOutputDim("Out", DDim(shape));
-  } else if (ctx->HasInput("ShapeTensor")) {
-    // The rank is checked before a vector of that many dims is built.
-    const int64_t rank = ctx->GetInputDim("ShapeTensor").numel();
-    if (rank >= 0) ctx->SetOutputDim("Out", UnknownDims(kOp, "input `ShapeTensor`", rank));
-  } else {
-    const auto rank = static_cast<int64_t>(ctx->InputSize("ShapeTensorList"));
-    ctx->SetOutputDim("Out", UnknownDims(kOp, "input `ShapeTensorList`", rank));
-  }
-}
+void FillConstantInferShape(InferShapeContext* ctx) { ShapeInputsInferShape(ctx); }
 
 void FillConstantInferVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
   ctx->SetOutputDataType("Out", static_cast<DataType>(ctx->Attr<int>("dtype")));
-}
-
-// The shape given by ShapeTensor, else by ShapeTensorList (one of them is given).
-DDim ShapeFromTensors(const ExecutionContext& ctx) {
-  std::vector<int64_t> shape;
-  const char* origin = "input `ShapeTensor`";
-  if (ctx.HasInput("ShapeTensor")) {
-    const DenseTensor* t = ctx.Input("ShapeTensor");
-    PL_ENFORCE(t->dims().size() <= 1,
-               errors::InvalidArgument("op `%s` input `ShapeTensor`: expected a 1-D tensor, "
-                                       "received shape %s",
-                                       kOp, t->dims().ToString()));
-    shape = ReadIntValues(*t, kOp, "ShapeTensor");
-  } else {
-    shape = ReadOneElementInts(ctx, "ShapeTensorList");
-    origin = "input `ShapeTensorList`";
-  }
-  CheckShapeValues(kOp, origin, shape, false);
-  return DDim(shape);
 }
 
 // A fill value before conversion to the kernel's type: integers stay exact.
@@ -215,7 +176,7 @@ T ConvertFillValue(const std::string& op, const FillValue& v) {
 template <typename T>
 T PrepareFillConstant(const ExecutionContext& ctx) {
   if (ctx.HasInput("ShapeTensor") || ctx.HasInput("ShapeTensorList")) {
-    ctx.Output("Out")->Resize(ShapeFromTensors(ctx));
+    ctx.Output("Out")->Resize(ShapeFromInputs(ctx));
   }
   return ConvertFillValue<T>(ctx.Type(), GetFillValue(ctx));
 }
@@ -315,6 +276,46 @@ struct FillConstantBatchSizeLikeKernel {
   }
 };
 
+class EmptyOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("ShapeTensor", "Optional 1-D int32/int64 tensor; overrides `shape`.").AsDispensable();
+    AddInput("ShapeTensorList",
+             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `shape` "
+             "(ShapeTensor wins over it).")
+        .AsDuplicable()
+        .AsDispensable();
+    AddOutput("Out", "The new tensor.");
+    AddAttr<std::vector<int64_t>>("shape", "Shape of Out (each dim >= 0 at run time).")
+        .SetDefault({});
+    AddAttr<int>("dtype",
+                 "Element type as a VarType number: 0 bool, 2 int32, 3 int64, 5 float32, "
+                 "6 float64.")
+        .SetDefault(static_cast<int>(DataType::FLOAT32))
+        .InEnum({0, 2, 3, 5, 6});
+    AddComment(R"DOC(
+Empty operator: a tensor of shape `shape` and dtype `dtype` whose values a program must not
+rely on (paddle.empty). This kernel writes zeros, so runs stay reproducible:
+
+$$Out[i] = 0$$
+
+The shape comes from ShapeTensor, else ShapeTensorList, else the attribute shape. No gradient.
+)DOC");
+  }
+};
+
+template <typename T>
+struct EmptyKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    DenseTensor* out = ctx.Output("Out");
+    if (ctx.HasInput("ShapeTensor") || ctx.HasInput("ShapeTensorList")) {
+      out->Resize(ShapeFromInputs(ctx));
+    }
+    T* o = out->mutable_data<T>(ctx.GetPlace());
+    std::fill(o, o + out->numel(), T(0));
+  }
+};
+
 }  // namespace
 
 PL_REGISTER_OPS(RegisterFillConstantOp) {
@@ -331,6 +332,11 @@ PL_REGISTER_OPS(RegisterFillConstantOp) {
       .InferVarType(FillConstantInferVarType);
   RegisterPlainCpuKernels<FillConstantBatchSizeLikeKernel, float, double, int32_t, int64_t, bool>(
       kBatchOp);
+  // empty takes fill_constant's shape inputs and dtype rule.
+  framework::RegisterOp<FillConstantOp, EmptyOpMaker>("empty")
+      .InferShape(FillConstantInferShape)
+      .InferVarType(FillConstantInferVarType);
+  RegisterPlainCpuKernels<EmptyKernel, float, double, int32_t, int64_t, bool>("empty");
 }
 
 }  // namespace operators
