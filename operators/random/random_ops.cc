@@ -1,4 +1,4 @@
-// Random initializers: uniform_random, gaussian_random, truncated_gaussian_random.
+// Random initializers: uniform_random, gaussian_random, truncated_gaussian_random, randint.
 //
 // Each op draws from std::mt19937_64 seeded with platform::ResolveSeed(seed): a non-zero
 // `seed` attribute gives the same tensor on every run, bit for bit; seed 0 takes the next
@@ -109,6 +109,34 @@ $$Out_i = mean + std \cdot z_i, \quad z_i \sim N(0, 1) \text{ conditioned on }
 Where [a, b] holds at least a quarter of the distribution, a sample outside it (checked in
 the output dtype) is drawn again; otherwise each sample is the inverse CDF of a uniform draw
 between the CDF's values at a and b. std = 0 gives mean, clipped to [a, b].
+)DOC");
+  }
+};
+
+class RandintOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("ShapeTensor", "Optional 1-D int32/int64 tensor; overrides `shape`.").AsDispensable();
+    AddInput("ShapeTensorList",
+             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `shape` "
+             "(ShapeTensor wins over it).")
+        .AsDuplicable()
+        .AsDispensable();
+    AddOutput("Out", "The random integers.");
+    AddAttr<int>("low", "Lower bound (inclusive).").SetDefault(0);
+    AddAttr<int>("high", "Upper bound (exclusive), > low.").SetDefault(1);
+    AddAttr<std::vector<int64_t>>("shape", "Shape of Out.").SetDefault({});
+    AddAttr<int>("dtype", "Element type as a VarType number: 2 int32, 3 int64.")
+        .SetDefault(static_cast<int>(DataType::INT64))
+        .InEnum({2, 3});
+    AddAttr<int>("seed", "Random seed; 0 takes the next seed of the default generator.")
+        .SetDefault(0);
+    AddComment(R"DOC(
+Randint operator: integers drawn uniformly, each value equally likely,
+
+$$Out_i \in \{low, low + 1, \dots, high - 1\}$$
+
+from std::mt19937_64 (one draw modulo high - low, drawn again above the largest multiple).
 )DOC");
   }
 };
@@ -237,6 +265,23 @@ struct TruncatedGaussianRandomKernel {
   }
 };
 
+template <typename T>
+struct RandintKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const int64_t low = ctx.Attr<int>("low"), high = ctx.Attr<int>("high");
+    PL_ENFORCE(low < high, errors::InvalidArgument("op `%s` attributes `low`, `high`: expected "
+                                                   "low < high, received %lld >= %lld",
+                                                   ctx.Type(), static_cast<long long>(low),
+                                                   static_cast<long long>(high)));
+    T* o = AllocOut<T>(ctx);
+    const int64_t n = ctx.Output("Out")->numel();
+    RandomSource source(platform::ResolveSeed(ctx.Attr<int>("seed")));
+    const auto span = static_cast<uint64_t>(high - low);
+    for (int64_t i = 0; i < n; ++i)
+      o[i] = static_cast<T>(low + static_cast<int64_t>(source.Below(span)));
+  }
+};
+
 }  // namespace
 
 PL_REGISTER_OPS(RegisterRandomOps) {
@@ -266,6 +311,11 @@ PL_REGISTER_OPS(RegisterRandomOps) {
       .InferShape(RandomInferShape)
       .InferVarType(RandomInferVarType);
   RegisterPlainCpuFloatKernels<TruncatedGaussianRandomKernel>("truncated_gaussian_random");
+
+  framework::RegisterOp<RandomOp, RandintOpMaker>("randint")
+      .InferShape(RandomInferShape)
+      .InferVarType(RandomInferVarType);
+  RegisterPlainCpuKernels<RandintKernel, int32_t, int64_t>("randint");
 }
 
 }  // namespace operators

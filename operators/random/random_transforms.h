@@ -3,6 +3,7 @@
 // std::uniform_real_distribution and std::normal_distribution are implementation-defined.
 //
 // - Uniform [0, 1): the top 53 bits of one 64-bit draw, times 2^-53 (exact in a double).
+// - Integer in [0, n): one 64-bit draw modulo n, drawn again above the largest multiple of n.
 // - Standard normal: Box-Muller on two such uniforms, u1 taken as 1 - u in (0, 1]:
 //     r = sqrt(-2 ln u1),  z0 = r cos(2 pi u2),  z1 = r sin(2 pi u2)
 //   z0 then z1 are returned in turn; one pair uses two draws.
@@ -24,6 +25,15 @@ class RandomSource {
 
   // Uniform in [0, 1) with 53 random bits.
   double Uniform() { return static_cast<double>(engine_() >> 11) * 0x1.0p-53; }
+
+  // Uniform integer in [0, n) for n >= 1: draws above the largest multiple of n are drawn
+  // again, so every value is equally likely.
+  uint64_t Below(uint64_t n) {
+    const uint64_t limit = UINT64_MAX - UINT64_MAX % n;
+    uint64_t v = engine_();
+    while (v >= limit) v = engine_();
+    return v % n;
+  }
 
   // Standard normal (Box-Muller, see above).
   double Normal() {
