@@ -1,6 +1,7 @@
-// randint, randperm, bernoulli and multinomial: ranges, permutations, frequencies against their
-// probabilities (bounds of several standard deviations, fixed seeds, so the tests are
-// deterministic), reproducibility under a seed, and typed errors.
+// randint, randperm, bernoulli, multinomial and gumbel_softmax: ranges, permutations,
+// frequencies against their probabilities (bounds of several standard deviations, fixed seeds,
+// so the tests are deterministic), reproducibility under a seed, gumbel_softmax's gradient
+// against finite differences of the soft sample at its noise, and typed errors.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -125,6 +126,72 @@ TEST_F(SamplingOps, MultinomialWithAndWithoutReplacement) {
         Draw("multinomial", {{"X", {MakeTensor<float>({2}, {1, -1})}}}, {});
       },
       {"op `multinomial`", "`X`", "-1"});
+}
+
+TEST_F(SamplingOps, GumbelSoftmaxSamplesTheSoftmaxOfX) {
+  // Gumbel-max: the largest entry is category i with probability softmax(X)_i, any tau.
+  const std::vector<double> p = {0.1, 0.2, 0.7};
+  std::vector<double> x;
+  for (int r = 0; r < 3000; ++r) {
+    for (double v : p) x.push_back(std::log(v) + 3.0);  // a shift per line changes nothing
+  }
+  const std::vector<double> hard =
+      Draw("gumbel_softmax", {{"X", {MakeTensor<double>({3000, 3}, x)}}},
+           {{"hard", true}, {"temperature", 0.5f}});
+  std::vector<double> count(3, 0);
+  for (int r = 0; r < 3000; ++r) {
+    double line = 0;
+    for (int k = 0; k < 3; ++k) {
+      ASSERT_TRUE(hard[r * 3 + k] == 0 || hard[r * 3 + k] == 1);
+      line += hard[r * 3 + k];
+      count[k] += hard[r * 3 + k];
+    }
+    ASSERT_EQ(line, 1) << r;
+  }
+  for (int k = 0; k < 3; ++k) ExpectFrequency(count[k], 3000, p[k], std::to_string(k));
+  // Soft samples along axis 0 of [3, 2]: positive, each column summing to 1.
+  const std::vector<double> xs = RandomValues(6, -1, 1, 8);
+  const std::vector<double> soft =
+      Draw("gumbel_softmax", {{"X", {MakeTensor<double>({3, 2}, xs)}}}, {{"axis", 0}});
+  for (int c = 0; c < 2; ++c) {
+    EXPECT_NEAR(soft[c] + soft[2 + c] + soft[4 + c], 1.0, 1e-15);
+    for (int k = 0; k < 3; ++k) EXPECT_GT(soft[k * 2 + c], 0);
+  }
+  // The gradient from Out against finite differences of f(X) = softmax((X + g) / tau) at the
+  // noise of that sample (g = tau log Out - X, up to a constant per line).
+  const double tau = 0.7;
+  const std::vector<double> out = Draw("gumbel_softmax", {{"X", {MakeTensor<double>({3, 2}, xs)}}},
+                                       {{"axis", 0}, {"temperature", static_cast<float>(tau)}});
+  std::vector<double> g(6);
+  for (int i = 0; i < 6; ++i) g[i] = tau * std::log(out[i]) - xs[i];
+  const std::vector<double> dout = RandomValues(6, -1, 1, 9);
+  const auto loss = [&](const std::vector<double>& v) {
+    double total = 0;
+    for (int c = 0; c < 2; ++c) {
+      double sum = 0;
+      for (int k = 0; k < 3; ++k) sum += std::exp((v[k * 2 + c] + g[k * 2 + c]) / tau);
+      for (int k = 0; k < 3; ++k) {
+        total += dout[k * 2 + c] * std::exp((v[k * 2 + c] + g[k * 2 + c]) / tau) / sum;
+      }
+    }
+    return total;
+  };
+  const auto r = RunOp("gumbel_softmax_grad",
+                       {{"Out", {MakeTensor<double>({3, 2}, out)}},
+                        {"Out@GRAD", {MakeTensor<double>({3, 2}, dout)}}},
+                       {{"X@GRAD", 1}}, {{"axis", 0}, {"temperature", static_cast<float>(tau)}});
+  const std::vector<double> dx = ToDoubles(r.outputs.at("X@GRAD")[0]);
+  for (int i = 0; i < 6; ++i) {
+    std::vector<double> up = xs, down = xs;
+    up[i] += 1e-6;
+    down[i] -= 1e-6;
+    EXPECT_NEAR(dx[i], (loss(up) - loss(down)) / 2e-6, 1e-8) << i;
+  }
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        Draw("gumbel_softmax", {{"X", {MakeTensor<double>({3, 2}, xs)}}}, {{"temperature", 0.0f}});
+      },
+      {"op `gumbel_softmax`", "`temperature`", "0"});
 }
 
 }  // namespace

@@ -233,7 +233,7 @@ TEST_F(SignMaskShapeOps, LogspaceRaisesTheBaseToEvenlySpacedExponents) {
     return ToDoubles(Out(RunOp("logspace",
                                {{"Start", {MakeTensor<double>({1}, {start})}},
                                 {"Stop", {MakeTensor<double>({1}, {stop})}},
-                                {"Num", {MakeTensor<int32_t>({1}, {num})}},
+                                {"Num", {MakeTensor<int32_t>({1}, {static_cast<double>(num)})}},
                                 {"Base", {MakeTensor<double>({1}, {base})}}},
                                {{"Out", 1}}, {{"dtype", dtype}})));
   };
