@@ -21,15 +21,10 @@ namespace operators {
 
 namespace {
 
-class UniformRandomOpMaker : public OpProtoAndCheckerMaker {
+class UniformRandomOpMaker : public ShapeInputsOpMaker {
  public:
   void Make() override {
-    AddInput("ShapeTensor", "Optional 1-D int32/int64 tensor; overrides `shape`.").AsDispensable();
-    AddInput("ShapeTensorList",
-             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `shape` "
-             "(ShapeTensor wins over it).")
-        .AsDuplicable()
-        .AsDispensable();
+    AddShapeInputs();
     AddOutput("Out", "The random tensor.");
     AddAttr<std::vector<int64_t>>("shape", "Shape of Out.").SetDefault({});
     AddAttr<int>("dtype", "Element type as a VarType number: 5 float32, 6 float64.")
@@ -57,15 +52,10 @@ in the flattened tensor.
   }
 };
 
-class GaussianRandomOpMaker : public OpProtoAndCheckerMaker {
+class GaussianRandomOpMaker : public ShapeInputsOpMaker {
  public:
   void Make() override {
-    AddInput("ShapeTensor", "Optional 1-D int32/int64 tensor; overrides `shape`.").AsDispensable();
-    AddInput("ShapeTensorList",
-             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `shape` "
-             "(ShapeTensor wins over it).")
-        .AsDuplicable()
-        .AsDispensable();
+    AddShapeInputs();
     AddOutput("Out", "The random tensor.");
     AddAttr<std::vector<int64_t>>("shape", "Shape of Out.").SetDefault({});
     AddAttr<float>("mean", "Mean of the distribution.").SetDefault(0.0f);
@@ -113,15 +103,10 @@ between the CDF's values at a and b. std = 0 gives mean, clipped to [a, b].
   }
 };
 
-class RandintOpMaker : public OpProtoAndCheckerMaker {
+class RandintOpMaker : public ShapeInputsOpMaker {
  public:
   void Make() override {
-    AddInput("ShapeTensor", "Optional 1-D int32/int64 tensor; overrides `shape`.").AsDispensable();
-    AddInput("ShapeTensorList",
-             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `shape` "
-             "(ShapeTensor wins over it).")
-        .AsDuplicable()
-        .AsDispensable();
+    AddShapeInputs();
     AddOutput("Out", "The random integers.");
     AddAttr<int>("low", "Lower bound (inclusive).").SetDefault(0);
     AddAttr<int>("high", "Upper bound (exclusive), > low.").SetDefault(1);

@@ -21,17 +21,12 @@ namespace {
 
 constexpr char kOp[] = "fill_constant";
 
-class FillConstantOpMaker : public OpProtoAndCheckerMaker {
+class FillConstantOpMaker : public ShapeInputsOpMaker {
  public:
   void Make() override {
     AddInput("ValueTensor", "Optional 1-element tensor of any dtype; overrides `value`.")
         .AsDispensable();
-    AddInput("ShapeTensor", "Optional 1-D int32/int64 tensor; overrides `shape`.").AsDispensable();
-    AddInput("ShapeTensorList",
-             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `shape` "
-             "(ShapeTensor wins over it).")
-        .AsDuplicable()
-        .AsDispensable();
+    AddShapeInputs();
     AddOutput("Out", "The filled tensor.");
     AddAttr<int>("dtype",
                  "Element type as a VarType number: 0 bool, 2 int32, 3 int64, 5 float32, "
@@ -276,15 +271,10 @@ struct FillConstantBatchSizeLikeKernel {
   }
 };
 
-class EmptyOpMaker : public OpProtoAndCheckerMaker {
+class EmptyOpMaker : public ShapeInputsOpMaker {
  public:
   void Make() override {
-    AddInput("ShapeTensor", "Optional 1-D int32/int64 tensor; overrides `shape`.").AsDispensable();
-    AddInput("ShapeTensorList",
-             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `shape` "
-             "(ShapeTensor wins over it).")
-        .AsDuplicable()
-        .AsDispensable();
+    AddShapeInputs();
     AddOutput("Out", "The new tensor.");
     AddAttr<std::vector<int64_t>>("shape", "Shape of Out (each dim >= 0 at run time).")
         .SetDefault({});

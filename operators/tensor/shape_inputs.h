@@ -10,6 +10,20 @@
 namespace paddle_like {
 namespace operators {
 
+// The maker of an op that takes its shape so: AddShapeInputs declares ShapeTensor and
+// ShapeTensorList (the attribute `shape` is the op's own: INTS or LONGS).
+class ShapeInputsOpMaker : public OpProtoAndCheckerMaker {
+ protected:
+  void AddShapeInputs() {
+    AddInput("ShapeTensor", "Optional 1-D int32/int64 tensor; overrides `shape`.").AsDispensable();
+    AddInput("ShapeTensorList",
+             "Optional list of 1-element int32/int64 tensors, one per dim; overrides `shape` "
+             "(ShapeTensor wins over it).")
+        .AsDuplicable()
+        .AsDispensable();
+  }
+};
+
 // The attribute `shape` (INTS or LONGS) as int64 values.
 std::vector<int64_t> ShapeAttr(const framework::AttributeMap& attrs);
 
