@@ -90,9 +90,8 @@ struct CholeskyKernel {
 };
 
 void CholeskyGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("Out");
   ctx->RequireInput("Out@GRAD");
-  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("Out"));
+  linalg::InputGradLikeOutputInferShape(ctx, "X", "Out");
 }
 
 template <typename T>

@@ -117,8 +117,7 @@ struct EighKernel {
 };
 
 void EighGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("Eigenvectors");
-  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("Eigenvectors"));
+  linalg::InputGradLikeOutputInferShape(ctx, "X", "Eigenvectors");
 }
 
 // G = V (diag(dw) + F o (V^T dV)) V^T, symmetrized; without dV (eigvalsh) only the first term.

@@ -84,9 +84,8 @@ void InverseGradMaker(framework::GradOpBuilder* g) {
 
 // PaddlePaddle's inverse_grad, for programs that carry it.
 void InverseGradInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("Output");
   ctx->RequireInput("Output@GRAD");
-  if (ctx->HasOutput("Input@GRAD")) ctx->SetOutputDim("Input@GRAD", ctx->GetInputDim("Output"));
+  linalg::InputGradLikeOutputInferShape(ctx, "Input", "Output");
 }
 
 template <typename T>

@@ -66,6 +66,13 @@ void InputGradsInferShape(framework::InferShapeContext* ctx,
   }
 }
 
+void InputGradLikeOutputInferShape(framework::InferShapeContext* ctx, const std::string& in,
+                                   const std::string& out) {
+  ctx->RequireInput(out);
+  const std::string grad = in + "@GRAD";
+  if (ctx->HasOutput(grad)) ctx->SetOutputDim(grad, ctx->GetInputDim(out));
+}
+
 MatmulV2Shape AnalyzeSolve(const std::string& op, const std::string& a_slot,
                            const framework::DDim& a, const std::string& b_slot,
                            const framework::DDim& b) {

@@ -62,6 +62,11 @@ void SameSquareMatricesInferShape(framework::InferShapeContext* ctx, const std::
 // `slots` whose gradient the op writes.
 void InputGradsInferShape(framework::InferShapeContext* ctx, const std::vector<std::string>& slots);
 
+// Shape inference of a fused grad op that reads a forward output instead of the input (the
+// input's shape is the output's): `<in>@GRAD`, when written, takes the dims of `out`.
+void InputGradLikeOutputInferShape(framework::InferShapeContext* ctx, const std::string& in,
+                                   const std::string& out);
+
 // Registers the linear-algebra op `type` (LinalgOp, MakerT) with KernelT<float> and
 // KernelT<double>, and its fused grad op `<type>_grad` per `grad` with GradKernelT's.
 template <typename MakerT, template <typename> class KernelT, template <typename> class GradKernelT>

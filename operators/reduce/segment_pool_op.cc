@@ -74,6 +74,17 @@ void SegmentPoolInferShape(InferShapeContext* ctx) {
   if (ctx->HasOutput("SummedIds")) ctx->SetOutputDim("SummedIds", DDim({-1, 1}));
 }
 
+enum class Pool { kSum, kMean, kMax, kMin };
+
+// The attribute `pooltype`, resolved once per run (the checker admits only these four).
+Pool PoolOf(const ExecutionContext& ctx) {
+  const std::string& pool = ctx.Attr<std::string>("pooltype");
+  if (pool == "MEAN") return Pool::kMean;
+  if (pool == "MAX") return Pool::kMax;
+  if (pool == "MIN") return Pool::kMin;
+  return Pool::kSum;
+}
+
 // The segment ids as int64, checked non-decreasing and >= 0.
 std::vector<int64_t> ReadIds(const std::string& op, const DenseTensor& ids) {
   std::vector<int64_t> v(static_cast<size_t>(ids.numel()));
@@ -114,7 +125,7 @@ struct SegmentPoolKernel {
     const DenseTensor* x = ctx.Input("X");
     CheckIds(kOp, x->dims(), ctx.Input("SegmentIds")->dims());
     const std::vector<int64_t> ids = ReadIds(kOp, *ctx.Input("SegmentIds"));
-    const std::string pool = ctx.Attr<std::string>("pooltype");
+    const Pool pool = PoolOf(ctx);
     const int64_t segments = ids.empty() ? 0 : ids.back() + 1;
     const int64_t width = x->dims()[0] == 0 ? 0 : x->numel() / x->dims()[0];
     std::vector<int64_t> dims = x->dims().ToVector();
@@ -133,15 +144,15 @@ struct SegmentPoolKernel {
         double acc = static_cast<double>(xd[begin * width + j]);
         for (int64_t i = begin + 1; i < end; ++i) {
           const double v = static_cast<double>(xd[i * width + j]);
-          if (pool == "MAX") {
+          if (pool == Pool::kMax) {
             acc = std::max(acc, v);
-          } else if (pool == "MIN") {
+          } else if (pool == Pool::kMin) {
             acc = std::min(acc, v);
           } else {
             acc += v;
           }
         }
-        row[j] = static_cast<T>(pool == "MEAN" ? acc / static_cast<double>(end - begin) : acc);
+        row[j] = static_cast<T>(pool == Pool::kMean ? acc / static_cast<double>(end - begin) : acc);
       }
     });
     *ctx.Output("Out") = std::move(out);
@@ -156,7 +167,7 @@ struct SegmentPoolGradKernel {
     const DenseTensor* out = ctx.Input("Out");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
     const std::vector<int64_t> ids = ReadIds(kOp, *ctx.Input("SegmentIds"));
-    const std::string pool = ctx.Attr<std::string>("pooltype");
+    const Pool pool = PoolOf(ctx);
     CheckSameShape(ctx.Type(), "Out@GRAD", dout->dims(), "Out", out->dims());
     const int64_t width = x->dims()[0] == 0 ? 0 : x->numel() / x->dims()[0];
     DenseTensor dx(x->dims(), x->dtype());
@@ -165,9 +176,9 @@ struct SegmentPoolGradKernel {
     const T* xd = x->data<T>();
     const T* od = out->data<T>();
     const T* dd = dout->data<T>();
-    const bool extreme = pool == "MAX" || pool == "MIN";
+    const bool extreme = pool == Pool::kMax || pool == Pool::kMin;
     ForEachSegment(ids, [&](int64_t s, int64_t begin, int64_t end) {
-      const T scale = pool == "MEAN" ? static_cast<T>(end - begin) : T(1);
+      const T scale = pool == Pool::kMean ? static_cast<T>(end - begin) : T(1);
       for (int64_t i = begin; i < end; ++i) {
         for (int64_t j = 0; j < width; ++j) {
           const T d = dd[s * width + j];

@@ -1,7 +1,7 @@
 // tril_indices and triu_indices: the coordinates of a matrix's lower or upper triangle
 // (paddle.tril_indices, paddle.triu_indices), as a [2, count] integer tensor. No gradient.
+#include <algorithm>
 #include <string>
-#include <vector>
 
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
@@ -53,35 +53,39 @@ class TriIndicesOp : public OperatorWithKernel {
   }
 };
 
-// The coordinates in row-major order, after checking the sizes.
+// The sizes, checked, and the first and past-the-end column of row r in the triangle.
 template <const TriDecl& kDecl>
-std::vector<int64_t> Coordinates(const std::string& op, const framework::AttributeMap& attrs) {
-  const int rows = std::get<int>(attrs.at(kDecl.rows));
-  const int cols = std::get<int>(attrs.at(kDecl.cols));
-  const int64_t offset = std::get<int>(attrs.at("offset"));
-  PL_ENFORCE(rows >= 0 && cols >= 0,
-             errors::InvalidArgument("op `%s` attributes `%s`, `%s`: expected sizes >= 0, "
-                                     "received %d x %d",
-                                     op, kDecl.rows, kDecl.cols, rows, cols));
-  std::vector<int64_t> r, c;
-  for (int64_t i = 0; i < rows; ++i) {
-    for (int64_t j = 0; j < cols; ++j) {
-      if (kDecl.lower ? j - i <= offset : j - i >= offset) {
-        r.push_back(i);
-        c.push_back(j);
-      }
-    }
+struct Triangle {
+  int64_t rows = 0, cols = 0, offset = 0;
+
+  Triangle(const std::string& op, const framework::AttributeMap& attrs)
+      : rows(std::get<int>(attrs.at(kDecl.rows))),
+        cols(std::get<int>(attrs.at(kDecl.cols))),
+        offset(std::get<int>(attrs.at("offset"))) {
+    PL_ENFORCE(rows >= 0 && cols >= 0,
+               errors::InvalidArgument("op `%s` attributes `%s`, `%s`: expected sizes >= 0, "
+                                       "received %lld x %lld",
+                                       op, kDecl.rows, kDecl.cols, static_cast<long long>(rows),
+                                       static_cast<long long>(cols)));
   }
-  r.insert(r.end(), c.begin(), c.end());
-  return r;
-}
+  // Columns c with c - r <= offset (lower) or c - r >= offset (upper), clamped to the matrix.
+  int64_t Begin(int64_t r) const {
+    return kDecl.lower ? 0 : std::clamp(r + offset, int64_t{0}, cols);
+  }
+  int64_t End(int64_t r) const {
+    return kDecl.lower ? std::clamp(r + offset + 1, int64_t{0}, cols) : cols;
+  }
+  int64_t Count() const {
+    int64_t n = 0;
+    for (int64_t r = 0; r < rows; ++r) n += End(r) - Begin(r);
+    return n;
+  }
+};
 
 template <const TriDecl& kDecl>
 void TriIndicesInferShape(InferShapeContext* ctx) {
   ctx->RequireOutput("out");
-  const int64_t count =
-      static_cast<int64_t>(Coordinates<kDecl>(ctx->OpType(), ctx->Attrs()).size()) / 2;
-  ctx->SetOutputDim("out", DDim({2, count}));
+  ctx->SetOutputDim("out", DDim({2, Triangle<kDecl>(ctx->OpType(), ctx->Attrs()).Count()}));
 }
 
 void TriIndicesInferVarType(framework::VarTypeInferenceContext* ctx) {
@@ -94,10 +98,17 @@ struct TriIndicesKernel {
   template <typename T>
   struct Of {
     static void Compute(const ExecutionContext& ctx) {
-      const std::vector<int64_t> v = Coordinates<kDecl>(ctx.Type(), ctx.op().Attrs());
-      DenseTensor out(DDim({2, static_cast<int64_t>(v.size()) / 2}), platform::ToDataType<T>());
+      const Triangle<kDecl> t(ctx.Type(), ctx.op().Attrs());
+      const int64_t n = t.Count();
+      DenseTensor out(DDim({2, n}), platform::ToDataType<T>());
       T* o = out.mutable_data<T>(ctx.GetPlace());
-      for (size_t i = 0; i < v.size(); ++i) o[i] = static_cast<T>(v[i]);
+      int64_t k = 0;
+      for (int64_t r = 0; r < t.rows; ++r) {
+        for (int64_t c = t.Begin(r); c < t.End(r); ++c, ++k) {
+          o[k] = static_cast<T>(r);
+          o[n + k] = static_cast<T>(c);
+        }
+      }
       *ctx.Output("out") = std::move(out);
     }
   };
