@@ -1,9 +1,5 @@
 // diagonal (the diagonals of the 2-D slices over two dims) and trace (their sums), with fused
-// backwards that write dOut back onto those diagonals.
-//
-// With Input's dims D, the two dims a1 != a2 and the offset k (above the main diagonal for
-// k > 0), each slice's diagonal has L = max(0, min(D[a1] - max(-k, 0), D[a2] - max(k, 0)))
-// elements; element i sits at index i + max(-k, 0) along a1 and i + max(k, 0) along a2.
+// backwards that write dOut back onto those diagonals (diagonal_plan.h says where they sit).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -11,7 +7,7 @@
 #include "framework/fused_grad_op.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
-#include "operators/tensor/tensor_op_util.h"
+#include "operators/tensor/diagonal_plan.h"
 
 namespace paddle_like {
 namespace operators {
@@ -59,67 +55,9 @@ class DiagonalOp : public OperatorWithKernel {
   }
 };
 
-// Where the diagonals sit in Input: the other dims with their strides, the diagonal's
-// length, the offset of its first element and the step between elements.
-struct DiagonalPlan {
-  std::vector<int64_t> rest_dims, rest_strides;
-  int64_t length = 0, start = 0, step = 0;
-  DDim out_dims(bool trace) const {
-    std::vector<int64_t> d = rest_dims;
-    if (!trace) d.push_back(length);
-    return DDim(d);
-  }
-};
-
-DiagonalPlan PlanDiagonal(const std::string& op, const DDim& in, int offset, int axis1, int axis2) {
-  PL_ENFORCE(in.size() >= 2, errors::InvalidArgument("op `%s` input `Input`: expected rank >= 2, "
-                                                     "received shape %s",
-                                                     op, in.ToString()));
-  const int a1 = NormalizeAxis(op, "attribute `axis1`", axis1, in.size());
-  const int a2 = NormalizeAxis(op, "attribute `axis2`", axis2, in.size());
-  PL_ENFORCE(a1 != a2, errors::InvalidArgument("op `%s` attributes `axis1` and `axis2`: expected "
-                                               "two different dims, both name dim %d",
-                                               op, a1));
-  std::vector<int64_t> strides(in.size(), 1);
-  for (int d = in.size() - 2; d >= 0; --d) strides[d] = strides[d + 1] * in[d + 1];
-  DiagonalPlan p;
-  for (int d = 0; d < in.size(); ++d) {
-    if (d == a1 || d == a2) continue;
-    p.rest_dims.push_back(in[d]);
-    p.rest_strides.push_back(strides[d]);
-  }
-  const int64_t k = offset, row0 = std::max<int64_t>(-k, 0), col0 = std::max<int64_t>(k, 0);
-  if (in[a1] >= 0 && in[a2] >= 0) {
-    p.length = std::max<int64_t>(0, std::min(in[a1] - row0, in[a2] - col0));
-  } else {
-    p.length = -1;
-  }
-  p.start = row0 * strides[a1] + col0 * strides[a2];
-  p.step = strides[a1] + strides[a2];
-  return p;
-}
-
-// fn(offset of diagonal element i of slice r in Input, flat index of (r, i) in the diagonals).
-template <typename Fn>
-void ForEachDiagonalElement(const DiagonalPlan& p, Fn&& fn) {
-  int64_t slices = 1;
-  for (int64_t d : p.rest_dims) slices *= d;
-  const int rank = static_cast<int>(p.rest_dims.size());
-  std::vector<int64_t> index(rank, 0);
-  for (int64_t r = 0; r < slices; ++r) {
-    int64_t base = p.start;
-    for (int d = 0; d < rank; ++d) base += index[d] * p.rest_strides[d];
-    for (int64_t i = 0; i < p.length; ++i) fn(base + i * p.step, r * p.length + i, r);
-    for (int d = rank - 1; d >= 0; --d) {
-      if (++index[d] < p.rest_dims[d]) break;
-      index[d] = 0;
-    }
-  }
-}
-
 DiagonalPlan PlanOf(const std::string& op, const DDim& in, const framework::AttributeMap& attrs) {
-  return PlanDiagonal(op, in, std::get<int>(attrs.at("offset")), std::get<int>(attrs.at("axis1")),
-                      std::get<int>(attrs.at("axis2")));
+  return PlanDiagonal(op, DiagonalNames(), in, std::get<int>(attrs.at("offset")),
+                      std::get<int>(attrs.at("axis1")), std::get<int>(attrs.at("axis2")));
 }
 
 template <bool kTrace>
