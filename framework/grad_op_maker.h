@@ -83,5 +83,9 @@ class GradOpBuilder {
 // a fused kernel registered as `<type>_grad` (those are not differentiable again).
 void DefaultGradOpMaker(GradOpBuilder* builder);
 
+// The grad maker of ops through which no gradient flows (integer or piecewise-constant
+// outputs, random draws): it emits nothing, so their inputs get no gradient from them.
+inline void NoGradient(GradOpBuilder*) {}
+
 }  // namespace framework
 }  // namespace paddle_like

@@ -1,5 +1,6 @@
 // round: to `decimals` decimal places, halves to even, as PaddlePaddle 3 rounds (version 1
 // of the op added `decimals`). Piecewise constant, so no gradient flows back.
+#include "framework/grad_op_maker.h"
 #include "operators/activation/parametric_activation.h"
 #include "operators/activation/unary_elementwise.h"
 #include "operators/op_family.h"
@@ -26,15 +27,12 @@ none flows back.
   }
 };
 
-// Piecewise constant: nothing flows back.
-void RoundGradMaker(framework::GradOpBuilder*) {}
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterRoundOp) {
   framework::RegisterOp<UnaryOp, RoundOpMaker>("round")
       .InferShape(SameShapeInferShape)
-      .GradOpMaker(RoundGradMaker)
+      .GradOpMaker(framework::NoGradient)
       .Checkpoint("PaddlePaddle 3: attribute `decimals`",
                   framework::OpVersionDesc().NewAttr(
                       "decimals", "decimal places kept; 0 rounds to integers as before", 0));

@@ -275,12 +275,7 @@ void GammainccInferShape(InferShapeContext* ctx) {
 }
 
 void NextafterInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("x");
-  ctx->RequireInput("y");
-  ctx->RequireOutput("out");
-  ctx->SetOutputDim("out", math::ComputeBroadcastDims(ctx->OpType(), ctx->GetInputDim("x"),
-                                                      ctx->GetInputDim("y"), -1)
-                               .out);
+  BroadcastBinaryInferShape(ctx, -1, BinarySlots{"x", "y", "out"});
 }
 
 template <typename T>
@@ -330,8 +325,6 @@ struct NextafterKernel {
   }
 };
 
-void NoGradMaker(framework::GradOpBuilder*) {}
-
 template <double (*Slope)(double)>
 void RegisterWithFusedGrad(const std::string& type, const framework::FusedGradDecl& grad,
                            framework::OpRegistrar forward) {
@@ -353,7 +346,7 @@ PL_REGISTER_OPS(RegisterSpecialFunctionOps) {
   RegisterPlainCpuFloatKernels<PolygammaKernel>("polygamma");
   framework::RegisterOp<SpecialOp, DocMaker<kRintDoc>>("rint")
       .InferShape(UnaryInferShape)
-      .GradOpMaker(NoGradMaker);
+      .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuFloatKernels<RintKernel>("rint");
 
   framework::RegisterOp<SpecialOp, DocMaker<kI0Doc>>("i0")
@@ -398,7 +391,7 @@ PL_REGISTER_OPS(RegisterSpecialFunctionOps) {
   framework::RegisterOp<SpecialOp, NextafterOpMaker>("nextafter")
       .InferShape(NextafterInferShape)
       .InferVarType(OutputDataTypeOf("x", "out"))
-      .GradOpMaker(NoGradMaker);
+      .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuFloatKernels<NextafterKernel>("nextafter");
 }
 

@@ -2,6 +2,7 @@
 // to the corners of its text polygon) turned into absolute corner coordinates.
 #include <string>
 
+#include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
@@ -73,15 +74,13 @@ struct PolygonBoxTransformKernel {
   }
 };
 
-void NoGrad(framework::GradOpBuilder*) {}
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterPolygonBoxTransformOp) {
   framework::RegisterOp<PolygonBoxTransformOp, PolygonBoxTransformOpMaker>(kOp)
       .InferShape(PolygonBoxTransformInferShape)
       .InferVarType(OutputDataTypeOf("Input", "Output"))
-      .GradOpMaker(NoGrad);
+      .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuFloatKernels<PolygonBoxTransformKernel>(kOp);
 }
 

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/detection/bbox_util.h"
@@ -216,15 +217,13 @@ struct RetinanetDetectionOutputKernel {
   }
 };
 
-void NoGrad(framework::GradOpBuilder*) {}
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterRetinanetDetectionOutputOp) {
   framework::RegisterOp<RetinanetDetectionOutputOp, RetinanetDetectionOutputOpMaker>(kOp)
       .InferShape(RetinanetInferShape)
       .InferVarType(RetinanetInferVarType)
-      .GradOpMaker(NoGrad);
+      .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuFloatKernels<RetinanetDetectionOutputKernel>(kOp);
 }
 

@@ -173,12 +173,7 @@ struct BitwiseShiftKernel {
 };
 
 void BitwiseShiftInferShape(InferShapeContext* ctx) {
-  ctx->RequireInput("x");
-  ctx->RequireInput("y");
-  ctx->RequireOutput("out");
-  ctx->SetOutputDim("out", math::ComputeBroadcastDims(ctx->OpType(), ctx->GetInputDim("x"),
-                                                      ctx->GetInputDim("y"), -1)
-                               .out);
+  BroadcastBinaryInferShape(ctx, -1, BinarySlots{"x", "y", "out"});
 }
 
 // The kernel follows x's dtype; y must match (nothing is cast).

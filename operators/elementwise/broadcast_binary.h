@@ -46,6 +46,19 @@ struct BinarySlots {
   const char* out = "Out";
 };
 
+// Shape inference of a binary op with broadcasting: out gets the broadcast shape of x and y
+// (`axis` as in the elementwise ops; -1 aligns trailing dims, NumPy's rule) and x's LoD.
+inline void BroadcastBinaryInferShape(InferShapeContext* ctx, int axis,
+                                      const BinarySlots& s = BinarySlots()) {
+  ctx->RequireInput(s.x);
+  ctx->RequireInput(s.y);
+  ctx->RequireOutput(s.out);
+  ctx->SetOutputDim(s.out, math::ComputeBroadcastDims(ctx->OpType(), ctx->GetInputDim(s.x),
+                                                      ctx->GetInputDim(s.y), axis)
+                               .out);
+  ctx->ShareLoD(s.x, s.out);
+}
+
 // Out (dtype `Out`; its dims were set by shape inference) = f(X, Y) elementwise, X and Y of
 // dtype In; `check_y(y, n)` sees Y's values before anything is written (a divisor check).
 template <typename In, typename Out, typename F, typename CheckY>

@@ -104,20 +104,11 @@ class BoolResultOp : public OperatorWithKernel {
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
 
-// Out: the broadcast shape of X and Y (`axis` as in the elementwise ops), X's LoD.
-void BroadcastInferShape(InferShapeContext* ctx, int axis) {
-  ctx->RequireInput("X");
-  ctx->RequireInput("Y");
-  ctx->RequireOutput("Out");
-  ctx->SetOutputDim("Out", math::ComputeBroadcastDims(ctx->OpType(), ctx->GetInputDim("X"),
-                                                      ctx->GetInputDim("Y"), axis)
-                               .out);
-  ctx->ShareLoD("X", "Out");
+void CompareInferShape(InferShapeContext* ctx) {
+  BroadcastBinaryInferShape(ctx, ctx->Attr<int>("axis"));
 }
 
-void CompareInferShape(InferShapeContext* ctx) { BroadcastInferShape(ctx, ctx->Attr<int>("axis")); }
-
-void LogicalBinaryInferShape(InferShapeContext* ctx) { BroadcastInferShape(ctx, -1); }
+void LogicalBinaryInferShape(InferShapeContext* ctx) { BroadcastBinaryInferShape(ctx, -1); }
 
 void BoolOutVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);

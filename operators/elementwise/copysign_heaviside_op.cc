@@ -66,13 +66,7 @@ BinarySlots CopysignSlots() { return BinarySlots{"x", "y", "out"}; }
 // Out's dims: the broadcast of the two operands (trailing dims aligned).
 template <bool kLowerCase>
 void BroadcastInferShape(InferShapeContext* ctx) {
-  const BinarySlots s = kLowerCase ? CopysignSlots() : BinarySlots();
-  ctx->RequireInput(s.x);
-  ctx->RequireInput(s.y);
-  ctx->RequireOutput(s.out);
-  ctx->SetOutputDim(s.out, math::ComputeBroadcastDims(ctx->OpType(), ctx->GetInputDim(s.x),
-                                                      ctx->GetInputDim(s.y), -1)
-                               .out);
+  BroadcastBinaryInferShape(ctx, -1, kLowerCase ? CopysignSlots() : BinarySlots());
 }
 
 template <typename T>

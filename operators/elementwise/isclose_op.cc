@@ -7,6 +7,7 @@
 #include <string>
 
 #include "framework/data_transform.h"
+#include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
@@ -140,14 +141,12 @@ struct CloseKernel {
   };
 };
 
-void NoGrad(framework::GradOpBuilder*) {}
-
 template <bool kAll>
 framework::OpRegistrar RegisterClose(const std::string& type) {
   framework::OpRegistrar op = framework::RegisterOp<CloseOp, CloseOpMaker<kAll>>(type)
                                   .InferShape(CloseInferShape<kAll>)
                                   .InferVarType(CloseInferVarType)
-                                  .GradOpMaker(NoGrad);
+                                  .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuKernels<CloseKernel<kAll>::template Kernel, float, double>(type);
   return op;
 }

@@ -102,17 +102,6 @@ class WarpCtcOp : public OperatorWithKernel {
   }
 };
 
-// Whether Logits and Label come padded (with both lengths) or as LoD tensors (with neither).
-bool IsPadded(const std::string& op, bool has_logits_length, bool has_label_length) {
-  PL_ENFORCE(has_logits_length == has_label_length,
-             errors::InvalidArgument("op `%s` input `%s`: LogitsLength and LabelLength come "
-                                     "together (a padded batch) or not at all (LoD tensors); "
-                                     "received only %s",
-                                     op, has_logits_length ? "LabelLength" : "LogitsLength",
-                                     has_logits_length ? "LogitsLength" : "LabelLength"));
-  return has_logits_length;
-}
-
 void WarpCtcInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Logits");
   ctx->RequireInput("Label");
@@ -120,7 +109,8 @@ void WarpCtcInferShape(InferShapeContext* ctx) {
   const DDim logits = ctx->GetInputDim("Logits");
   const DDim label = ctx->GetInputDim("Label");
   const bool padded =
-      IsPadded(ctx->OpType(), ctx->HasInput("LogitsLength"), ctx->HasInput("LabelLength"));
+      PaddedWithLengths(ctx->OpType(), "LogitsLength", ctx->HasInput("LogitsLength"), "LabelLength",
+                        ctx->HasInput("LabelLength"));
   const int expected = padded ? 3 : 2;
   PL_ENFORCE(
       logits.size() == expected,
@@ -193,7 +183,8 @@ std::vector<int64_t> CheckedLengths(const DenseTensor& t, const char* slot, int6
 CtcBatch ReadBatch(const ExecutionContext& ctx) {
   const DenseTensor* logits = ctx.Input("Logits");
   const DenseTensor* label = ctx.Input("Label");
-  const bool padded = IsPadded(kOp, ctx.HasInput("LogitsLength"), ctx.HasInput("LabelLength"));
+  const bool padded = PaddedWithLengths(kOp, "LogitsLength", ctx.HasInput("LogitsLength"),
+                                        "LabelLength", ctx.HasInput("LabelLength"));
   PL_ENFORCE(label->dtype() == DataType::INT32 || label->dtype() == DataType::INT64,
              errors::InvalidArgument("op `%s` input `Label`: expected int32 or int64 ids, "
                                      "received %s",

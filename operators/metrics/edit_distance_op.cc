@@ -54,20 +54,11 @@ class EditDistanceOp : public OperatorWithKernel {
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
 };
 
-bool IsPadded(bool has_hyps_length, bool has_refs_length) {
-  PL_ENFORCE(has_hyps_length == has_refs_length,
-             errors::InvalidArgument("op `%s` input `%s`: HypsLength and RefsLength come "
-                                     "together (padded batches) or not at all (LoD tensors); "
-                                     "received only %s",
-                                     kOp, has_hyps_length ? "RefsLength" : "HypsLength",
-                                     has_hyps_length ? "HypsLength" : "RefsLength"));
-  return has_hyps_length;
-}
-
 void EditDistanceInferShape(InferShapeContext* ctx) {
   for (const char* slot : {"Hyps", "Refs"}) ctx->RequireInput(slot);
   for (const char* slot : {"SequenceNum", "Out"}) ctx->RequireOutput(slot);
-  const bool padded = IsPadded(ctx->HasInput("HypsLength"), ctx->HasInput("RefsLength"));
+  const bool padded = PaddedWithLengths(kOp, "HypsLength", ctx->HasInput("HypsLength"),
+                                        "RefsLength", ctx->HasInput("RefsLength"));
   const DDim hyps = ctx->GetInputDim("Hyps"), refs = ctx->GetInputDim("Refs");
   for (const auto& [slot, d] : {std::pair<const char*, DDim>{"Hyps", hyps}, {"Refs", refs}}) {
     PL_ENFORCE(d.size() == 2, errors::InvalidArgument(
@@ -141,7 +132,8 @@ int64_t Levenshtein(const std::vector<int64_t>& h, const std::vector<int64_t>& r
 template <typename T>
 struct EditDistanceKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const bool padded = IsPadded(ctx.HasInput("HypsLength"), ctx.HasInput("RefsLength"));
+    const bool padded = PaddedWithLengths(kOp, "HypsLength", ctx.HasInput("HypsLength"),
+                                          "RefsLength", ctx.HasInput("RefsLength"));
     const auto hyps = ReadSequences(ctx, "Hyps", "HypsLength", padded);
     const auto refs = ReadSequences(ctx, "Refs", "RefsLength", padded);
     PL_ENFORCE(hyps.size() == refs.size(),

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
@@ -71,15 +72,13 @@ struct SeedKernel {
   }
 };
 
-void NoGrad(framework::GradOpBuilder*) {}
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterSeedOp) {
   framework::RegisterOp<SeedOp, SeedOpMaker>(kOp)
       .InferShape(SeedInferShape)
       .InferVarType(SeedInferVarType)
-      .GradOpMaker(NoGrad)
+      .GradOpMaker(framework::NoGradient)
       .Checkpoint("add the attribute force_cpu",
                   framework::OpVersionDesc().NewAttr("force_cpu", "keep Out on the host", false));
   RegisterPlainCpuFloatKernels<SeedKernel>(kOp);

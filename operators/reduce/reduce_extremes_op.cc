@@ -293,8 +293,6 @@ void ReduceProdGradMaker(framework::GradOpBuilder* g) {
            {{"axis", -1}});
 }
 
-void NoGradient(framework::GradOpBuilder*) {}
-
 void LogicalInferVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputDataType("Out", DataType::BOOL);
 }
@@ -317,8 +315,8 @@ PL_REGISTER_OPS(RegisterReduceExtremeOps) {
   RegisterFold<AMaxFold>(ReduceAExtremeGradMaker);
   RegisterFold<AMinFold>(ReduceAExtremeGradMaker);
   RegisterFold<ProdFold>(ReduceProdGradMaker);
-  RegisterFold<AllFold>(NoGradient);
-  RegisterFold<AnyFold>(NoGradient);
+  RegisterFold<AllFold>(framework::NoGradient);
+  RegisterFold<AnyFold>(framework::NoGradient);
   RegisterPlainCpuKernels<ReduceFoldKernel<MaxFold>::Kernel, float, double, int32_t, int64_t>(
       MaxFold::kType);
   RegisterPlainCpuKernels<ReduceFoldKernel<MinFold>::Kernel, float, double, int32_t, int64_t>(

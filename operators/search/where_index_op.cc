@@ -73,15 +73,13 @@ struct WhereIndexKernel {
   }
 };
 
-void NoGrad(framework::GradOpBuilder*) {}
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterWhereIndexOp) {
   framework::RegisterOp<WhereIndexOp, WhereIndexOpMaker>(kOp)
       .InferShape(WhereIndexInferShape)
       .InferVarType(WhereIndexInferVarType)
-      .GradOpMaker(NoGrad);
+      .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuKernels<WhereIndexKernel, bool, float, double, int32_t, int64_t>(kOp);
 }
 

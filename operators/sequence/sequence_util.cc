@@ -45,5 +45,14 @@ void CheckMinRank(const std::string& op, const std::string& slot, const DDim& di
                                      op, slot, min_rank, dims.ToString()));
 }
 
+bool PaddedWithLengths(const std::string& op, const char* a, bool has_a, const char* b,
+                       bool has_b) {
+  PL_ENFORCE(has_a == has_b,
+             errors::InvalidArgument("op `%s` input `%s`: %s and %s come together (padded "
+                                     "batches) or not at all (LoD tensors); received only %s",
+                                     op, has_a ? b : a, a, b, has_a ? a : b));
+  return has_a;
+}
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -33,6 +33,11 @@ DenseTensor ElementsAs(const DenseTensor& from, const DenseTensor& like,
   return out;
 }
 
+// Whether an op's sequences come as padded batches with lengths (length slots `a` and `b`
+// both given) or as LoD tensors (neither). InvalidArgumentError naming `op` and the missing
+// slot when only one is given.
+bool PaddedWithLengths(const std::string& op, const char* a, bool has_a, const char* b, bool has_b);
+
 // Elements per row: the product of dims[1:] (1 for a rank-1 tensor).
 int64_t RowWidth(const DDim& dims);
 

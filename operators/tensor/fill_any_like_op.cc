@@ -111,23 +111,20 @@ struct FillZerosLikeKernel {
   }
 };
 
-// Out does not depend on X's values: nothing flows back.
-void FillAnyLikeGradMaker(framework::GradOpBuilder*) {}
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterFillAnyLikeOp) {
   framework::RegisterOp<FillAnyLikeOp, FillAnyLikeOpMaker>(kOp)
       .InferShape(SameShapeInferShape)
       .InferVarType(FillAnyLikeInferVarType)
-      .GradOpMaker(FillAnyLikeGradMaker);
+      .GradOpMaker(framework::NoGradient);
   // The CUDA kernels (operators/tensor/tensor_op.cu) take the same dtypes.
   RegisterPlainCpuKernels<FillAnyLikeKernel, float, double, int32_t, int64_t, bool>(kOp);
   // No `dtype` attribute: the op class follows X's dtype.
   framework::RegisterOp<FillAnyLikeOp, FillZerosLikeOpMaker>("fill_zeros_like")
       .InferShape(SameShapeInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
-      .GradOpMaker(FillAnyLikeGradMaker);
+      .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuKernels<FillZerosLikeKernel, float, double, int32_t, int64_t, bool>(
       "fill_zeros_like");
 }

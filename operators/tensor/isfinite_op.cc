@@ -5,6 +5,7 @@
 #include <string>
 #include <type_traits>
 
+#include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
@@ -86,14 +87,12 @@ struct TestKernel {
   };
 };
 
-void NoGrad(framework::GradOpBuilder*) {}
-
 template <typename Tag>
 void RegisterTest() {
   framework::RegisterOp<TestOp, TestOpMaker<Tag>>(Tag::kType)
       .InferShape(SameShapeInferShape)
       .InferVarType(BoolOutVarType)
-      .GradOpMaker(NoGrad);
+      .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuKernels<TestKernel<Tag>::template Kernel, float, double, int32_t, int64_t>(
       Tag::kType);
 }

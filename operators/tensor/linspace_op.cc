@@ -128,22 +128,20 @@ struct LogspaceKernel {
   }
 };
 
-void NoGrad(framework::GradOpBuilder*) {}
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterLinspaceOp) {
   framework::RegisterOp<LinspaceOp, LinspaceOpMaker>(kOp)
       .InferShape(LinspaceInferShape)
       .InferVarType(LinspaceInferVarType)
-      .GradOpMaker(NoGrad)
+      .GradOpMaker(framework::NoGradient)
       .Checkpoint("output dtype", framework::OpVersionDesc().NewAttr(
                                       "dtype", "Out's dtype (framework.proto VarType).", 5));
   RegisterPlainCpuKernels<LinspaceKernel, float, double, int32_t, int64_t>(kOp);
   framework::RegisterOp<LinspaceOp, LogspaceOpMaker>("logspace")
       .InferShape(LinspaceInferShape)
       .InferVarType(LinspaceInferVarType)
-      .GradOpMaker(NoGrad);
+      .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuKernels<LogspaceKernel, float, double, int32_t, int64_t>("logspace");
 }
 

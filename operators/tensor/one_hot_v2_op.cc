@@ -120,16 +120,13 @@ struct OneHotV2Kernel {
   }
 };
 
-// Integer ids: no gradient.
-void NoGradient(framework::GradOpBuilder*) {}
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterOneHotV2Op) {
   framework::RegisterOp<OneHotV2Op, OneHotV2OpMaker>(kOp)
       .InferShape(OneHotV2InferShape)
       .InferVarType(OneHotV2InferVarType)
-      .GradOpMaker(NoGradient);
+      .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuKernels<OneHotV2Kernel, float, double, int32_t, int64_t>(kOp);
 }
 

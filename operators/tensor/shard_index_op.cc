@@ -85,15 +85,13 @@ struct ShardIndexKernel {
   }
 };
 
-void NoGradMaker(framework::GradOpBuilder*) {}
-
 }  // namespace
 
 PL_REGISTER_OPS(RegisterShardIndexOp) {
   framework::RegisterOp<ShardIndexOp, ShardIndexOpMaker>(kOp)
       .InferShape(ShardIndexInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
-      .GradOpMaker(NoGradMaker);
+      .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuKernels<ShardIndexKernel, int32_t, int64_t>(kOp);
 }
 
