@@ -12,12 +12,6 @@ namespace paddle_like {
 namespace operators {
 namespace {
 
-using linalg::ConstMatrixMap;
-using linalg::LinalgOp;
-using linalg::Matrix;
-using linalg::MatrixAt;
-using linalg::MatrixBatch;
-
 class CholeskyOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {

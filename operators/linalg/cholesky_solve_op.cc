@@ -12,10 +12,6 @@ namespace paddle_like {
 namespace operators {
 namespace {
 
-using linalg::ConstMatrixMap;
-using linalg::LinalgOp;
-using linalg::Matrix;
-
 class CholeskySolveOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {

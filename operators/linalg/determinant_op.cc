@@ -13,12 +13,6 @@ namespace paddle_like {
 namespace operators {
 namespace {
 
-using linalg::ConstMatrixMap;
-using linalg::LinalgOp;
-using linalg::Matrix;
-using linalg::MatrixAt;
-using linalg::MatrixBatch;
-
 class DeterminantOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {

@@ -170,5 +170,15 @@ void RunSolveGrad(const framework::ExecutionContext& ctx, const std::string& a_s
 }
 
 }  // namespace linalg
+
+// The linalg op files name these often enough to drop the prefix.
+using linalg::ConstMatrixMap;
+using linalg::LinalgOp;
+using linalg::Matrix;
+using linalg::MatrixAt;
+using linalg::MatrixBatch;
+using linalg::MatrixMap;
+using linalg::MinDim;
+
 }  // namespace operators
 }  // namespace paddle_like

@@ -13,11 +13,6 @@ namespace paddle_like {
 namespace operators {
 namespace {
 
-using linalg::LinalgOp;
-using linalg::MatrixAt;
-using linalg::MatrixBatch;
-using linalg::MinDim;
-
 class LuUnpackOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {

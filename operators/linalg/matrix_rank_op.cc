@@ -13,10 +13,6 @@ namespace paddle_like {
 namespace operators {
 namespace {
 
-using linalg::LinalgOp;
-using linalg::Matrix;
-using linalg::MatrixBatch;
-
 class MatrixRankOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {

@@ -13,9 +13,6 @@ namespace paddle_like {
 namespace operators {
 namespace {
 
-using linalg::LinalgOp;
-using linalg::Matrix;
-
 class MultiDotOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
