@@ -6,6 +6,19 @@
 namespace paddle_like {
 namespace framework {
 
+void ExecutionProfile::Average(const ExecutionProfile& run) {
+  if (ops.empty() || ops.size() != run.ops.size()) {
+    *this = run;
+    averaged_runs = 1;
+    return;
+  }
+  const double n = averaged_runs;
+  auto mean = [n](double so_far, double next) { return (so_far * n + next) / (n + 1); };
+  for (size_t i = 0; i < ops.size(); ++i) ops[i].seconds = mean(ops[i].seconds, run.ops[i].seconds);
+  seconds = mean(seconds, run.seconds);
+  ++averaged_runs;
+}
+
 std::vector<ExecutionProfile::TypeTotal> ExecutionProfile::ByType() const {
   std::map<std::string, TypeTotal> by_type;
   double all = 0;

@@ -39,6 +39,12 @@ struct OpRecord {
 struct ExecutionProfile {
   std::vector<OpRecord> ops;
   double seconds = 0;  // The whole run, freeing of temporaries included.
+  // How many runs the times average (Average); one run's profile is a noisy sample.
+  int averaged_runs = 1;
+
+  // Folds another run of the same program into this profile, whose times become the mean
+  // of the runs folded so far. An empty profile takes the run as it is.
+  void Average(const ExecutionProfile& run);
 
   // Per op type, in order of total time: count, total seconds, share of the ops' time.
   struct TypeTotal {

@@ -513,6 +513,37 @@ TEST_F(ExecutorTest, CheckNanInfNamesOpOutputAndVariable) {
   }
 }
 
+TEST(ExecutionProfile, AverageKeepsTheMeanOfTheRunsOfOneProgram) {
+  auto run = [](double first, double second) {
+    ExecutionProfile p;
+    p.ops.resize(2);
+    p.ops[0].type = "mul";
+    p.ops[0].seconds = first;
+    p.ops[1].type = "relu";
+    p.ops[1].seconds = second;
+    p.seconds = first + second;
+    return p;
+  };
+  ExecutionProfile mean;
+  mean.Average(run(1.0, 4.0));
+  EXPECT_EQ(mean.averaged_runs, 1);
+  mean.Average(run(3.0, 2.0));
+  mean.Average(run(5.0, 3.0));
+  EXPECT_EQ(mean.averaged_runs, 3);
+  EXPECT_DOUBLE_EQ(mean.ops[0].seconds, 3.0);
+  EXPECT_DOUBLE_EQ(mean.ops[1].seconds, 3.0);
+  EXPECT_DOUBLE_EQ(mean.seconds, 6.0);
+  EXPECT_EQ(mean.ops[1].type, "relu");
+  // A run of another program (another op count) starts the mean again.
+  ExecutionProfile other;
+  other.ops.resize(1);
+  other.ops[0].seconds = 7.0;
+  mean.Average(other);
+  EXPECT_EQ(mean.averaged_runs, 1);
+  ASSERT_EQ(mean.ops.size(), 1u);
+  EXPECT_DOUBLE_EQ(mean.ops[0].seconds, 7.0);
+}
+
 TEST(Scope, HierarchyAndConcurrentCreation) {
   Scope root;
   root.Var("w");

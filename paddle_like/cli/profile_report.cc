@@ -28,6 +28,7 @@ void WriteKey(JsonWriter* w, const framework::KernelKey& key) {
 std::string ProfileJson(const framework::ExecutionProfile& profile, int runs) {
   JsonWriter w;
   w.BeginObject().Key("runs").Int(runs);
+  w.Key("averaged_runs").Int(profile.averaged_runs);
   w.Key("profiled_run_ms").Raw(Fixed(profile.seconds * 1e3, 4));
   w.Key("ops").BeginArray();
   for (const auto& op : profile.ops) {
@@ -78,8 +79,13 @@ std::string ProfileJson(const framework::ExecutionProfile& profile, int runs) {
 std::string ProfileTable(const framework::ExecutionProfile& profile) {
   char line[160];
   std::string s;
-  std::snprintf(line, sizeof(line), "profile of one run: %zu ops, %.3f ms\n", profile.ops.size(),
-                profile.seconds * 1e3);
+  if (profile.averaged_runs > 1) {
+    std::snprintf(line, sizeof(line), "mean profile of %d runs: %zu ops, %.3f ms\n",
+                  profile.averaged_runs, profile.ops.size(), profile.seconds * 1e3);
+  } else {
+    std::snprintf(line, sizeof(line), "profile of one run: %zu ops, %.3f ms\n", profile.ops.size(),
+                  profile.seconds * 1e3);
+  }
   s += line;
   std::snprintf(line, sizeof(line), "  %-32s %6s %12s %7s\n", "op type", "count", "total ms",
                 "share");

@@ -42,8 +42,9 @@ struct TrainOptions {
   // Where the training program runs (ops without a kernel there run on the CPU, with
   // transfers); evaluation of the saved model runs on the CPU.
   platform::Place place = platform::CPUPlace();
-  // Optional, not owned: filled with the profile of the last training step (kernels,
-  // transforms, time per op).
+  // Optional, not owned: filled with the profile of the last epoch's last full-size steps
+  // (kernels, transforms, time per op averaged over up to kProfiledSteps of them; the last
+  // step when none is full-size).
   framework::ExecutionProfile* profile = nullptr;
 };
 

@@ -106,6 +106,23 @@ void BM_MatmulPrimitiveRowMajorY(benchmark::State& state) {
   RunPrimitive(state, WeightUse::kRowMajor);
 }
 
+// The machine's single-precision peak as far as oneDNN reaches it: dnnl_sgemm on 2048-cubed
+// row-major matrices, on 1 and 2 threads (argument `threads`). The training section of
+// docs/benchmarks.md states LeNet's epoch time as a share of this.
+void BM_SgemmPeak(benchmark::State& state) {
+  const int64_t n = 2048;
+  platform::LimitOpenMPThreadsOfCallingThread(static_cast<int>(state.range(0)));
+  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
+  for (auto _ : state) {
+    dnnl_sgemm('N', 'N', n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["GFLOPS"] =
+      benchmark::Counter(2.0 * n * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  platform::LimitOpenMPThreadsOfCallingThread(1);
+}
+
+BENCHMARK(BM_SgemmPeak)->ArgName("threads")->DenseRange(1, 2)->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_MatmulKernel)->ArgName("shape")->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_MatmulPlainKernel)->ArgName("shape")->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_MatmulPrimitive)->ArgName("shape")->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
