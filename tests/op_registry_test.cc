@@ -27,6 +27,8 @@ Attribute SampleValue(const OpAttrSpec& a) {
     case AttrType::LONGS: return std::vector<int64_t>{1};
     case AttrType::FLOAT: return 0.5f;
     case AttrType::FLOATS: return std::vector<float>{1.0f};
+    case AttrType::STRINGS:
+      return std::vector<std::string>{"x"};
     case AttrType::BOOLEAN: return false;
     case AttrType::BLOCK:
       return framework::BlockIndex{1};

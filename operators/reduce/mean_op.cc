@@ -55,25 +55,9 @@ struct MeanCpuKernel {
   }
 };
 
-// dX = expand_as_v2(dOut / cast(size(X)), X): the division happens on the 0-D gradient.
 void MeanGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
-  const std::string& x = g->Input("X")[0];
-  const framework::BlockDesc* block = g->Forward().Block();
-  const framework::VarDesc* xv = block == nullptr ? nullptr : block->FindVarRecursive(x);
-  DataType dtype = xv == nullptr ? DataType::FLOAT32 : xv->GetDataType();
-  if (!platform::IsFloatingPoint(dtype)) dtype = DataType::FLOAT32;
-  const std::string count = g->NewTemp("numel");
-  g->AddOp("size", {{"Input", {x}}}, {{"Out", {count}}});
-  const std::string n = g->NewTemp("numel_float");
-  g->AddOp("cast", {{"X", {count}}}, {{"Out", {n}}},
-           {{"in_dtype", static_cast<int>(DataType::INT64)},
-            {"out_dtype", static_cast<int>(dtype)}});
-  const std::string scaled = g->NewTemp("dout_over_n");
-  g->AddOp("elementwise_div", {{"X", g->OutputGrad("Out")}, {"Y", {n}}}, {{"Out", {scaled}}},
-           {{"axis", -1}});
-  g->AddOp("expand_as_v2", {{"X", {scaled}}, {"Y", {x}}}, {{"Out", g->InputGrad("X")}},
-           {{"axis", -1}});
+  AppendMeanOfAllGrad(g, g->Input("X")[0], g->OutputGrad("Out"), g->InputGrad("X"));
 }
 
 // ---------------------------------------------------------------- PaddlePaddle grad op types

@@ -108,6 +108,23 @@ std::string KeepReducedDims(framework::GradOpBuilder* g, const ForwardReduction&
 
 }  // namespace
 
+void AppendMeanOfAllGrad(framework::GradOpBuilder* g, const std::string& x,
+                         const std::vector<std::string>& dout, const std::vector<std::string>& dx) {
+  const framework::BlockDesc* block = g->Forward().Block();
+  const framework::VarDesc* xv = block == nullptr ? nullptr : block->FindVarRecursive(x);
+  DataType dtype = xv == nullptr ? DataType::FLOAT32 : xv->GetDataType();
+  if (!platform::IsFloatingPoint(dtype)) dtype = DataType::FLOAT32;
+  const std::string count = g->NewTemp("numel");
+  g->AddOp("size", {{"Input", {x}}}, {{"Out", {count}}});
+  const std::string n = g->NewTemp("numel_float");
+  g->AddOp(
+      "cast", {{"X", {count}}}, {{"Out", {n}}},
+      {{"in_dtype", static_cast<int>(DataType::INT64)}, {"out_dtype", static_cast<int>(dtype)}});
+  const std::string scaled = g->NewTemp("dout_over_n");
+  g->AddOp("elementwise_div", {{"X", dout}, {"Y", {n}}}, {{"Out", {scaled}}}, {{"axis", -1}});
+  g->AddOp("expand_as_v2", {{"X", {scaled}}, {"Y", {x}}}, {{"Out", dx}}, {{"axis", -1}});
+}
+
 std::string AppendBroadcastToX(framework::GradOpBuilder* g, const std::string& value,
                                const std::string& hint) {
   const ForwardReduction r = ReductionOf(g);

@@ -51,6 +51,12 @@ void ReduceGradInferShape(InferShapeContext* ctx);
 void AppendReduceGradBroadcast(framework::GradOpBuilder* g, const std::string& dout,
                                int from_dtype);
 
+// Appends the gradient of the mean of all elements of `x` (a 0-D `dout`) as differentiable
+// ops: dx = expand_as_v2(dout / cast(size(x)), x), the division on the 0-D gradient. The
+// cast goes to x's declared dtype (float32 when x is not declared or not floating point).
+void AppendMeanOfAllGrad(framework::GradOpBuilder* g, const std::string& x,
+                         const std::vector<std::string>& dout, const std::vector<std::string>& dx);
+
 // Appends the ops that broadcast `value` (shaped like the forward reduce op's Out) back to X's
 // shape (unsqueeze2 where the reduced dims were removed, then expand_as_v2), and returns the
 // name of the result, a new temporary named after `hint`.
