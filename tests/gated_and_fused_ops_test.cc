@@ -1,7 +1,7 @@
-// swiglu, l1_norm, identity_loss and fused_elemwise_activation against references written
-// here in double (naive loops with their own broadcasting), their gradients by finite
-// differences to the orders they claim; and AppendCompositeGrad, which gives
-// fused_elemwise_activation the gradients of the two ops it fuses.
+// swiglu, l1_norm, identity_loss, rms_norm and fused_elemwise_activation against references
+// written here in double (naive loops with their own broadcasting), their gradients by finite
+// differences to the orders they claim; fused_elemwise_activation's through
+// AppendCompositeGrad, which gives it the gradients of the two ops it fuses.
 #include <cmath>
 #include <functional>
 #include <string>
@@ -109,6 +109,68 @@ TEST(IdentityLoss, EachReductionAndItsGradient) {
               {{"reduction", 3}});
       },
       {"identity_loss", "reduction", "3"});
+}
+
+// rms_norm ------------------------------------------------------------------------------------
+
+TEST(RmsNorm, NormalisesTheTrailingDims) {
+  const std::vector<double> x = RandomValues(24, -2, 2, 21), scale = RandomValues(12, 0.5, 1.5, 22);
+  const double eps = 1e-3;
+  // normalized_shape [3, 4] over x [2, 3, 4]: two rows of 12.
+  auto r = RunOp(
+      "rms_norm",
+      {{"x", {MakeTensor<double>({2, 3, 4}, x)}}, {"scale", {MakeTensor<double>({3, 4}, scale)}}},
+      {{"y", 1}, {"invvar", 1}},
+      {{"normalized_shape", std::vector<int64_t>{3, 4}}, {"epsilon", static_cast<float>(eps)}});
+  std::vector<double> y(24), inv(2);
+  for (int row = 0; row < 2; ++row) {
+    double ms = 0;
+    for (int i = 0; i < 12; ++i) ms += x[row * 12 + i] * x[row * 12 + i] / 12;
+    inv[row] = 1 / std::sqrt(ms + static_cast<float>(eps));
+    for (int i = 0; i < 12; ++i) y[row * 12 + i] = x[row * 12 + i] * inv[row] * scale[i];
+  }
+  EXPECT_EQ(r.outputs.at("invvar")[0].dims(), DDim({2}));
+  ExpectNear(ToDoubles(r.outputs.at("y")[0]), y, 1e-14, 1e-15, "y");
+  ExpectNear(ToDoubles(r.outputs.at("invvar")[0]), inv, 1e-14, 0, "invvar");
+  // Without scale, over the last dim: y has unit mean square in each row (eps aside).
+  r = RunOp("rms_norm", {{"x", {MakeTensor<double>({2, 3, 4}, x)}}}, {{"y", 1}, {"invvar", 1}},
+            {{"normalized_shape", std::vector<int64_t>{4}}, {"epsilon", 0.0f}});
+  EXPECT_EQ(r.outputs.at("invvar")[0].dims(), DDim({2, 3}));
+  const std::vector<double> unscaled = ToDoubles(r.outputs.at("y")[0]);
+  for (int row = 0; row < 6; ++row) {
+    double ms = 0;
+    for (int i = 0; i < 4; ++i) ms += unscaled[row * 4 + i] * unscaled[row * 4 + i] / 4;
+    EXPECT_NEAR(ms, 1.0, 1e-14) << "row " << row;
+  }
+}
+
+TEST(RmsNorm, ShapesThatDoNotMatchAreTypedErrors) {
+  const DenseTensor x = MakeTensor<double>({2, 3, 4}, RandomValues(24, -1, 1));
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("rms_norm", {{"x", {x}}}, {{"y", 1}, {"invvar", 1}},
+              {{"normalized_shape", std::vector<int64_t>{3}}});
+      },
+      {"rms_norm", "`normalized_shape`", "[2, 3, 4]", "[3]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("rms_norm", {{"x", {x}}, {"scale", {MakeTensor<double>({3}, {1, 2, 3})}}},
+              {{"y", 1}, {"invvar", 1}}, {{"normalized_shape", std::vector<int64_t>{4}}});
+      },
+      {"rms_norm", "`scale`", "[4]", "[3]"});
+}
+
+TEST(RmsNorm, GradientsOfInputAndScale) {
+  for (bool scaled : {true, false}) {
+    GradCheck g;
+    g.op_type = "rms_norm";
+    g.inputs = {{"x", {MakeTensor<double>({3, 2, 4}, RandomValues(24, -2, 2, 23))}}};
+    if (scaled) g.inputs["scale"] = {MakeTensor<double>({2, 4}, RandomValues(8, 0.5, 1.5, 24))};
+    g.outputs = {{"y", 1}, {"invvar", 1}};
+    g.loss_outputs = {"y"};
+    g.attrs = {{"normalized_shape", std::vector<int64_t>{2, 4}}, {"epsilon", 1e-4f}};
+    CheckGradients(g);
+  }
 }
 
 // fused_elemwise_activation ------------------------------------------------------------------

@@ -195,7 +195,7 @@ struct FusedElemwiseActivationKernel {
 // The two ops it fuses, through an intermediate `t`: Out = B(X, U(Y)) or U(B(X, Y)).
 void FusedElemwiseActivationGradMaker(framework::GradOpBuilder* g) {
   const Compound c = ParseCompound(kOp, g->Attr<std::vector<std::string>>("functor_list"));
-  const std::string t = "fused_elemwise_activation_inner";
+  const std::string t = "fused_elemwise_activation@inner";
   auto unary = [&](const std::vector<std::string>& in, const std::vector<std::string>& out) {
     framework::AttributeMap attrs;
     if (c.unary == "scale") {
