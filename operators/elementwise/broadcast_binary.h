@@ -59,6 +59,21 @@ inline void BroadcastBinaryInferShape(InferShapeContext* ctx, int axis,
   ctx->ShareLoD(s.x, s.out);
 }
 
+// o = f(x, y) over `plan` (from MakeBroadcastPlan of x's and y's aligned dims), split across
+// the CPU threads.
+template <typename In, typename Out, typename F>
+void RunBroadcastBinary(const platform::CPUDeviceContext& dev, const math::BroadcastPlan& plan,
+                        const F& f, const In* x, const In* y, Out* o) {
+  if (plan.numel == 0) return;
+  const int64_t xs = plan.x_inner_stride();
+  const int64_t ys = plan.y_inner_stride();
+  dev.ParallelFor(plan.numel, 1 << 14, [&](int64_t begin, int64_t end) {
+    math::ForEachBroadcastRun(plan, begin, end, [&](int64_t oo, int64_t xo, int64_t yo, int64_t n) {
+      BinaryRun(f, x + xo, xs, y + yo, ys, o + oo, n);
+    });
+  });
+}
+
 // Out (dtype `Out`; its dims were set by shape inference) = f(X, Y) elementwise, X and Y of
 // dtype In; `check_y(y, n)` sees Y's values before anything is written (a divisor check).
 template <typename In, typename Out, typename F, typename CheckY>
@@ -78,16 +93,7 @@ void ComputeBroadcastBinary(const ExecutionContext& ctx, int axis, const F& f,
   const In* yp = empty ? nullptr : y->data<In>();
   if (!empty) check_y(yp, y->numel());
   Out* o = out->mutable_data<Out>(ctx.GetPlace());
-  if (empty) return;
-  const int64_t xs = plan.x_inner_stride();
-  const int64_t ys = plan.y_inner_stride();
-  ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-      plan.numel, 1 << 14, [&](int64_t begin, int64_t end) {
-        math::ForEachBroadcastRun(plan, begin, end,
-                                  [&](int64_t oo, int64_t xo, int64_t yo, int64_t n) {
-                                    BinaryRun(f, xp + xo, xs, yp + yo, ys, o + oo, n);
-                                  });
-      });
+  RunBroadcastBinary(ctx.device_context<platform::CPUDeviceContext>(), plan, f, xp, yp, o);
 }
 
 template <typename In, typename Out, typename F>

@@ -127,18 +127,9 @@ void BroadcastApply(const ExecutionContext& ctx, int axis, const F& f, const Den
   const math::BroadcastPlan plan = math::MakeBroadcastPlan(dims);
   DenseTensor result(dims.out, x.dtype());
   T* o = result.mutable_data<T>(ctx.GetPlace());
-  if (plan.numel > 0) {
-    const T* xp = x.data<T>();
-    const T* yp = y.data<T>();
-    const int64_t xs = plan.x_inner_stride(), ys = plan.y_inner_stride();
-    ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-        plan.numel, 1 << 14, [&](int64_t begin, int64_t end) {
-          math::ForEachBroadcastRun(plan, begin, end,
-                                    [&](int64_t oo, int64_t xo, int64_t yo, int64_t n) {
-                                      BinaryRun(f, xp + xo, xs, yp + yo, ys, o + oo, n);
-                                    });
-        });
-  }
+  const T* xp = plan.numel > 0 ? x.data<T>() : nullptr;
+  const T* yp = plan.numel > 0 ? y.data<T>() : nullptr;
+  RunBroadcastBinary(ctx.device_context<platform::CPUDeviceContext>(), plan, f, xp, yp, o);
   *out = std::move(result);
 }
 
