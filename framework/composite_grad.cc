@@ -37,7 +37,7 @@ void Rename(const std::map<std::string, std::string>& names, OpDesc* op) {
 void AppendCompositeGrad(GradOpBuilder* g, std::vector<OpDesc> parts) {
   const OpDesc& forward = g->Forward();
   // Gradient names of the composite's inputs ("" where not wanted) and outputs.
-  std::map<std::string, std::string> input_grad, output_grad;
+  std::map<std::string, std::string> input_grad;
   for (const auto& slot : forward.Inputs()) {
     const std::vector<std::string> grads = g->InputGrad(slot.first);
     for (size_t i = 0; i < slot.second.size(); ++i) {
@@ -97,7 +97,7 @@ void AppendCompositeGrad(GradOpBuilder* g, std::vector<OpDesc> parts) {
   for (size_t i = parts.size(); i-- > 0;) {
     const OpDesc& part = parts[i];
     bool any_grad = false;
-    for (const auto& in : part.InputArgumentNames()) any_grad |= !grad_name_of(in).empty();
+    for (const auto& in : part.InputArgumentNames()) any_grad |= !find_grad(in).empty();
     if (!any_grad) continue;
     GradOpBuilder part_builder(part, grad_name_of, &counter);
     OpInfoMap::Instance().Get(part.Type()).grad_op_maker(&part_builder);
@@ -106,12 +106,7 @@ void AppendCompositeGrad(GradOpBuilder* g, std::vector<OpDesc> parts) {
     for (auto& op : part_builder.TakeOps()) {
       for (const auto& out : op->OutputArgumentNames()) {
         if (out == kEmptyVarName || temps.count(out) || handed_out.count(out)) continue;
-        const size_t slash = out.find('/'), tmp = out.rfind("@TMP_");
-        const std::string hint =
-            slash != std::string::npos && tmp != std::string::npos && tmp > slash
-                ? out.substr(slash + 1, tmp - slash - 1)
-                : out;
-        temps[out] = g->NewTemp(part.Type() + "_" + hint);
+        temps[out] = g->NewTemp(out.substr(out.rfind('/') + 1));
       }
       Rename(temps, op.get());
       g->AddOp(op->Type(), op->Inputs(), op->Outputs(), op->Attrs());

@@ -104,19 +104,35 @@ void FusedElemwiseActivationInferShape(InferShapeContext* ctx) {
   }
 }
 
+// The unary function, resolved from its name once per run, not per element.
 template <typename T>
 struct UnaryFunction {
-  std::string name;
-  T scale;
+  enum Kind { kScale, kRelu, kTanh, kSigmoid, kGelu };
+  UnaryFunction(const std::string& name, T s)
+      : kind(name == "scale"     ? kScale
+             : name == "relu"    ? kRelu
+             : name == "tanh"    ? kTanh
+             : name == "sigmoid" ? kSigmoid
+                                 : kGelu),
+        scale(s) {}
   T operator()(T v) const {
-    if (name == "scale") return v * scale;
-    if (name == "relu") return v > T(0) ? v : T(0);
-    if (name == "tanh") return std::tanh(v);
-    if (name == "sigmoid") return T(1) / (T(1) + std::exp(-v));
-    // gelu, tanh approximation.
-    const T k = static_cast<T>(0.79788456080286535588);  // sqrt(2 / pi)
-    return T(0.5) * v * (T(1) + std::tanh(k * (v + static_cast<T>(0.044715) * v * v * v)));
+    switch (kind) {
+      case kScale:
+        return v * scale;
+      case kRelu:
+        return v > T(0) ? v : T(0);
+      case kTanh:
+        return std::tanh(v);
+      case kSigmoid:
+        return T(1) / (T(1) + std::exp(-v));
+      default: {                                             // gelu, tanh approximation.
+        const T k = static_cast<T>(0.79788456080286535588);  // sqrt(2 / pi)
+        return T(0.5) * v * (T(1) + std::tanh(k * (v + static_cast<T>(0.044715) * v * v * v)));
+      }
+    }
   }
+  Kind kind;
+  T scale;
 };
 
 // out = f(x, y) over the broadcast shape of x's and y's dims.
@@ -158,7 +174,7 @@ struct FusedElemwiseActivationKernel {
     CheckDataType<T>(ctx, "Y", *y);
     const Compound c =
         ParseCompound(ctx.Type(), ctx.Attr<std::vector<std::string>>("functor_list"));
-    const UnaryFunction<T> unary{c.unary, static_cast<T>(ctx.Attr<float>("scale"))};
+    const UnaryFunction<T> unary(c.unary, static_cast<T>(ctx.Attr<float>("scale")));
     const int axis = ctx.Attr<int>("axis");
     const bool add = c.binary == "elementwise_add";
     auto binary = [&](const DenseTensor& a, const DenseTensor& b, DenseTensor* out) {
