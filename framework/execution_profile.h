@@ -41,6 +41,11 @@ struct ExecutionProfile {
   double seconds = 0;  // The whole run, freeing of temporaries included.
   // How many runs the times average (Average); one run's profile is a noisy sample.
   int averaged_runs = 1;
+  // Set by the caller. True: on an asynchronous device (a GPU) the run waits for each op, so
+  // an op's time is its kernels' too. False: it does not, so an op's time is only its host
+  // side (shape inference, transforms, launches), what a device waits for when the host is
+  // the slower of the two.
+  bool wait_for_device = true;
 
   // Folds another run of the same program into this profile, whose times become the mean
   // of the runs folded so far. An empty profile takes the run as it is.

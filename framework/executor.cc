@@ -201,7 +201,7 @@ void Executor::Run(PreparedProgram* prepared, ExecutionProfile* profile) {
     const Clock::time_point op_start = profile != nullptr ? Clock::now() : Clock::time_point();
     AtOp(prepared->block_id_, i, base.Type(), &base, [&] { op.Run(); });
     if (profile != nullptr) {
-      if (device != nullptr) device->Wait();
+      if (device != nullptr && profile->wait_for_device) device->Wait();
       OpRecord r;
       r.seconds = std::chrono::duration<double>(Clock::now() - op_start).count();
       r.index = i;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Packs what scripts/gpu_check.sh needs into build/gpu_bundle/bundle.tar.xz, so that the GPU
+# Packs what scripts/gpu_check.sh needs into build/gpu_bundle/bundle.part{1,2,3}.tar.xz, so that the GPU
 # checks run on a machine that has an NVIDIA GPU and CUDA's runtime libraries but none of the
 # build's other dependencies: the paddle_like tool, the CUDA test and benchmark programs, the
 # project's shared libraries, the third-party libraries they load (oneDNN, protobuf, glog,
@@ -53,6 +53,13 @@ if [[ -d $ROOT/../shared/models ]]; then
   cp -r "$ROOT/../shared/models" "$STAGE/models"
   cp -r "$ROOT/tests/fixtures/mobile_models" "$STAGE/goldens"
 fi
-tar -C "$STAGE" -cJf "$OUT/bundle.tar.xz" .
+# Three parts of about 10 MB each rather than one file: what travels to a GPU machine with
+# the working tree has a size limit, and each part can travel with a call of its own.
+big1=(lib/libdnnl.so.2)
+big2=(lib/libpl_operators.so datasets/fashion-mnist-10k)
+tar -C "$STAGE" -cJf "$OUT/bundle.part1.tar.xz" "${big1[@]}"
+tar -C "$STAGE" -cJf "$OUT/bundle.part2.tar.xz" "${big2[@]}"
+tar -C "$STAGE" -cJf "$OUT/bundle.part3.tar.xz" "${big1[@]/#/--exclude=./}" \
+  "${big2[@]/#/--exclude=./}" .
 rm -rf "$STAGE"
-ls -la "$OUT/bundle.tar.xz"
+ls -la "$OUT"/bundle.part*.tar.xz

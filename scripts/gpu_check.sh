@@ -14,14 +14,19 @@
 #      GPU_CHECK_MEMCHECK is not 0 (the memcheck runs take longer than everything else).
 #
 #   [GPU_CHECK_MEMCHECK=0] [GPU_CHECK_PER_CASE=0] [GPU_CHECK_BENCH_FILTER=REGEX] [GPU_CHECK_TORCH_ROUNDS=N] \
-#     scripts/gpu_check.sh BUNDLE.tar.xz OUT_DIR
+#     scripts/gpu_check.sh BUNDLE.tar.xz|BUNDLE_DIR OUT_DIR
 set -uo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 BUNDLE="$(realpath "$1")"
 OUT="$(realpath -m "$2")"
 mkdir -p "$OUT"
 B="$(mktemp -d)"
-tar -C "$B" -xJf "$BUNDLE"
+# BUNDLE is one archive, or a folder of the parts that gpu_bundle.sh writes.
+if [[ -d $BUNDLE ]]; then
+  for part in "$BUNDLE"/*.tar.xz; do tar -C "$B" -xJf "$part"; done
+else
+  tar -C "$B" -xJf "$BUNDLE"
+fi
 summary=()
 note() { summary+=("$1"); echo "== $1"; }
 counts() {  # The gtest totals of a log, on one line.

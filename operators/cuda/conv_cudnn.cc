@@ -8,6 +8,7 @@
 // only deterministic algorithms are taken, so the kernels are registered as deterministic and
 // honour the flag themselves.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -76,16 +77,14 @@ template <typename T>
 class Conv2dCudnnKernel : public framework::OpKernel {
  public:
   void Compute(const ExecutionContext& ctx) override {
-    const std::string& op = ctx.Type();
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* filter = ctx.Input("Filter");
-    const Conv2dGeometry g = ResolveConv2d(op, input->dims(), filter->dims(), ctx.op().Attrs());
     const DenseTensor* bias = ctx.HasInput("Bias") ? ctx.Input("Bias") : nullptr;
     const DenseTensor* residual =
         ctx.HasInput("ResidualData") ? ctx.Input("ResidualData") : nullptr;
-    const ConvFusion fusion =
-        ResolveConvFusion(op, ctx.op().Attrs(), g, bias ? &bias->dims() : nullptr,
-                          residual ? &residual->dims() : nullptr);
+    const Resolved& r = Resolve(ctx, *input, *filter, bias, residual);
+    const Conv2dGeometry& g = r.g;
+    const ConvFusion& fusion = r.fusion;
     DenseTensor* output = ctx.Output("Output");
     // The result cannot be written over an operand: use a fresh buffer then.
     DenseTensor fresh;
@@ -96,28 +95,63 @@ class Conv2dCudnnKernel : public framework::OpKernel {
     target->set_dtype(input->dtype());
     T* out = target->mutable_data<T>(ctx.GetPlace());
     if (target->numel() > 0) {
-      Run(ctx, g, fusion, *input, *filter, fusion.bias ? bias : nullptr,
+      Run(ctx, r, *input, *filter, fusion.bias ? bias : nullptr,
           fusion.residual ? residual : nullptr, out);
     }
     if (target == &fresh) *output = std::move(fresh);
   }
 
  private:
-  void Run(const ExecutionContext& ctx, const Conv2dGeometry& g, const ConvFusion& fusion,
-           const DenseTensor& input, const DenseTensor& filter, const DenseTensor* bias,
-           const DenseTensor* residual, T* out) {
+  // What the attributes and one set of operand shapes resolve to. A network runs each op on
+  // one shape, so the last resolution is kept: its attribute lookups cost the host
+  // microseconds that a small convolution's device time does not hide.
+  struct Resolved {
+    framework::DDim input, filter, bias, residual;  // Empty when the input is absent.
+    Conv2dGeometry g;
+    ConvFusion fusion;
+    ConvPlan p;
+  };
+
+  const Resolved& Resolve(const ExecutionContext& ctx, const DenseTensor& input,
+                          const DenseTensor& filter, const DenseTensor* bias,
+                          const DenseTensor* residual) {
+    const framework::DDim none;
+    const framework::DDim& bias_dims = bias ? bias->dims() : none;
+    const framework::DDim& residual_dims = residual ? residual->dims() : none;
+    if (resolved_ && resolved_->input == input.dims() && resolved_->filter == filter.dims() &&
+        resolved_->bias == bias_dims && resolved_->residual == residual_dims) {
+      return *resolved_;
+    }
+    resolved_.reset();  // A failed resolution below leaves nothing stale behind.
     const std::string& op = ctx.Type();
+    Resolved r;
+    r.input = input.dims();
+    r.filter = filter.dims();
+    r.bias = bias_dims;
+    r.residual = residual_dims;
+    r.g = ResolveConv2d(op, input.dims(), filter.dims(), ctx.op().Attrs());
+    r.fusion = ResolveConvFusion(op, ctx.op().Attrs(), r.g, bias ? &bias->dims() : nullptr,
+                                 residual ? &residual->dims() : nullptr);
+    r.p = cudnn::MakeConvPlan(r.g, false);
+    resolved_ = std::move(r);
+    return *resolved_;
+  }
+
+  void Run(const ExecutionContext& ctx, const Resolved& r, const DenseTensor& input,
+           const DenseTensor& filter, const DenseTensor* bias, const DenseTensor* residual,
+           T* out) {
+    const std::string& op = ctx.Type();
+    const Conv2dGeometry& g = r.g;
+    const ConvFusion& fusion = r.fusion;
+    const ConvPlan& p = r.p;
     const auto& dev = ctx.device_context<CUDADeviceContext>();
     const cudnnHandle_t h = dev.cudnn_handle();
-    const ConvPlan p = cudnn::MakeConvPlan(g, false);
     const cudnn::View4d y_view = p.YBuffer();
     const cudnnDataType_t type = cudnn::DataTypeOf<T>::value;
     const cudnn::Scale<T> one = 1, zero = 0;
     // The result in NCHW: the output itself, or a buffer for NHWC.
     platform::AllocationPtr y_hold, x_hold;
     T* y = g.channel_last ? cudnn::TemporaryBuffer<T>(dev, y_view.numel(), &y_hold) : out;
-    cudnn::TensorDesc y_desc;
-    y_desc.Set(op, type, y_view);
     if (input.numel() == 0 || filter.numel() == 0) {
       // No input channels or taps: every output is an empty sum (the plain kernel's 0).
       cudnn::FillDevice<T>(dev, op, y, y_view.numel(), 0);
@@ -136,30 +170,35 @@ class Conv2dCudnnKernel : public framework::OpKernel {
                  "cudnnConvolutionForward");
     }
     // The epilogue, in the plain kernels' order: + Bias[c], + ResidualData, activation.
+    cudnnActivationMode_t mode = CUDNN_ACTIVATION_IDENTITY;
+    double coef = 0.0;
+    const bool device_act = !fusion.act.empty() && CudnnActivation(fusion.act, &mode, &coef);
+    // The descriptor of y as the epilogue's calls see it (made only for an epilogue: cuDNN's
+    // descriptors cost the host microseconds).
+    std::optional<cudnn::TensorDesc> y_desc;
+    if (bias != nullptr || device_act) y_desc.emplace().Set(op, type, y_view);
     if (bias != nullptr) {
       cudnn::TensorDesc bias_desc;
       bias_desc.Set(op, type, cudnn::PackedNchw(1, g.out_c, 1, 1));
-      CheckCudnn(cudnnAddTensor(h, &one, bias_desc.get(), bias->data<T>(), &one, y_desc.get(), y),
+      CheckCudnn(cudnnAddTensor(h, &one, bias_desc.get(), bias->data<T>(), &one, y_desc->get(), y),
                  "cudnnAddTensor");
     }
     if (residual != nullptr) {
       cudnn::TransformTensor<T>(dev, op, p.YUser(), residual->data<T>(), 1, y_view, y);
     }
-    cudnnActivationMode_t mode = CUDNN_ACTIVATION_IDENTITY;
-    double coef = 0.0;
-    const bool device_act = !fusion.act.empty() && CudnnActivation(fusion.act, &mode, &coef);
     if (device_act) {
       cudnn::ActivationDesc act;
       CheckCudnn(cudnnSetActivationDescriptor(act.get(), mode, CUDNN_PROPAGATE_NAN, coef),
                  "cudnnSetActivationDescriptor");
-      CheckCudnn(cudnnActivationForward(h, act.get(), &one, y_desc.get(), y, &zero, y_desc.get(),
-                                        y),
-                 "cudnnActivationForward");
+      CheckCudnn(
+          cudnnActivationForward(h, act.get(), &one, y_desc->get(), y, &zero, y_desc->get(), y),
+          "cudnnActivationForward");
     }
     if (g.channel_last) cudnn::TransformTensor<T>(dev, op, y_view, y, 0, p.YUser(), out);
     if (!fusion.act.empty() && !device_act) ActivationOnHost(dev, fusion.act, out, y_view.numel());
   }
 
+  std::optional<Resolved> resolved_;
   cudnn::ConvDescCache<T> descs_;
   AlgoCache<T> cache_;
 };

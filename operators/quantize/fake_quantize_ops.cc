@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/data_transform.h"
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
@@ -117,8 +118,11 @@ void QuantizeTensor(const T* x, const ChannelView& v, const std::vector<T>& scal
 
 // The scale values of a tensor, as T, with the count checked.
 template <typename T>
-std::vector<T> ScaleValues(const ExecutionContext& ctx, const char* slot, const DenseTensor& s,
+std::vector<T> ScaleValues(const ExecutionContext& ctx, const char* slot, const DenseTensor& held,
                            int64_t want) {
+  // An output's held scales are not moved to the kernel's place as inputs are: in a GPU
+  // program they may still be in device memory.
+  const DenseTensor s = framework::OnCpu(held);
   PL_ENFORCE(
       s.numel() == want,
       errors::InvalidArgument("op `%s` input `%s`: expected %lld scale value(s), received "
