@@ -1,7 +1,8 @@
 // gru: every combination of direction, origin_mode, H0 and activation against a naive
 // per-sequence recurrence in double (no batch reordering), including an empty sequence;
 // gradients of Input, H0, Weight and Bias by finite differences; typed errors. PaddlePaddle's
-// own outputs are checked by the fixture test (tests/fixtures/ops/gru_*).
+// own outputs are checked by the fixture test (tests/fixtures/ops/gru_*). fusion_gru: X's
+// projection by WeightX computed naively, then the same recurrence, and its shape errors.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -186,6 +187,86 @@ TEST_F(GruOp, BadInputsNameWhatIsWrong) {
   ExpectError<platform::InvalidArgumentError>(
       [&] { RunOp("gru", Inputs<double>(s), kOutputs, bad_act); },
       {"op `gru` attribute `gate_activation`", "\"softmax\""});
+}
+
+// fusion_gru's X [6, kM] and WeightX [kM, 3 D]; NaiveGru then runs on X WeightX.
+constexpr int64_t kM = 2;
+
+TEST_F(GruOp, FusionGruIsTheProjectionThenTheRecurrence) {
+  const int64_t rows = static_cast<int64_t>(kLoD[0].back());
+  const std::vector<double> x = RandomValues(rows * kM, -1, 1, 11);
+  const std::vector<double> wx = RandomValues(kM * 3 * kD, -0.8, 0.8, 13);
+  for (bool reverse : {false, true}) {
+    for (bool origin : {false, true}) {
+      for (bool with_h0 : {false, true}) {
+        for (bool with_bias : {false, true}) {
+          GruSetup s = RandomSetup();
+          s.reverse = reverse;
+          s.origin = origin;
+          s.with_h0 = with_h0;
+          if (!with_bias) s.b.assign(s.b.size(), 0.0);
+          s.x.assign(rows * 3 * kD, 0.0);
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t j = 0; j < 3 * kD; ++j) {
+              for (int64_t k = 0; k < kM; ++k)
+                s.x[r * 3 * kD + j] += x[r * kM + k] * wx[k * 3 * kD + j];
+            }
+          }
+          const std::string what = std::string("reverse ") + (reverse ? "1" : "0") + " origin " +
+                                   (origin ? "1" : "0") + " h0 " + (with_h0 ? "1" : "0") +
+                                   " bias " + (with_bias ? "1" : "0");
+          auto run = [&](auto tag) {
+            using T = decltype(tag);
+            DenseTensor xt = MakeTensor<T>({rows, kM}, x);
+            xt.set_lod(kLoD);
+            SlotTensors in = {{"X", {xt}},
+                              {"WeightX", {MakeTensor<T>({kM, 3 * kD}, wx)}},
+                              {"WeightH", {MakeTensor<T>({kD, 3 * kD}, s.w)}}};
+            if (with_bias) in["Bias"] = {MakeTensor<T>({1, 3 * kD}, s.b)};
+            if (with_h0) in["H0"] = {MakeTensor<T>({4, kD}, s.h0)};
+            AttributeMap attrs = Attrs(s);
+            attrs["use_seq"] = true;
+            return RunOp("fusion_gru", in, {{"XX", 1}, {"Hidden", 1}}, attrs);
+          };
+          const auto r = run(double());
+          const DenseTensor& hidden = r.outputs.at("Hidden")[0];
+          EXPECT_EQ(hidden.dims(), DDim({rows, kD})) << what;
+          EXPECT_EQ(hidden.lod(), kLoD) << what;
+          ExpectNear(ToDoubles(hidden), NaiveGru(s), 1e-12, 1e-12, what);
+          ExpectNear(ToDoubles(r.outputs.at("XX")[0]), s.x, 1e-12, 1e-12, what + " XX");
+          ExpectNear(ToDoubles(run(float()).outputs.at("Hidden")[0]), NaiveGru(s), 1e-5, 1e-5,
+                     what + " float");
+        }
+      }
+    }
+  }
+}
+
+TEST_F(GruOp, FusionGruRejectsMismatchedWeights) {
+  const int64_t rows = static_cast<int64_t>(kLoD[0].back());
+  DenseTensor x = MakeTensor<double>({rows, kM}, RandomValues(rows * kM, -1, 1, 1));
+  x.set_lod(kLoD);
+  auto inputs = [&](DDim wx, DDim wh) {
+    return SlotTensors{{"X", {x}},
+                       {"WeightX", {MakeTensor<double>(wx, std::vector<double>(wx.numel(), 0.1))}},
+                       {"WeightH", {MakeTensor<double>(wh, std::vector<double>(wh.numel(), 0.1))}}};
+  };
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("fusion_gru", inputs({kM + 1, 3 * kD}, {kD, 3 * kD}), {{"Hidden", 1}}, {});
+      },
+      {"op `fusion_gru` input `WeightX`", "expected [M, 3 D] = [2, 9]", "[3, 9]"});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("fusion_gru", inputs({kM, 3 * kD}, {kD, 2 * kD}), {{"Hidden", 1}}, {});
+      },
+      {"op `fusion_gru` input `WeightH`", "expected [D, 3 D]", "[3, 6]"});
+  x.set_lod({});
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("fusion_gru", inputs({kM, 3 * kD}, {kD, 3 * kD}), {{"Hidden", 1}}, {});
+      },
+      {"op `fusion_gru`", "expected a level-1 LoD"});
 }
 
 }  // namespace

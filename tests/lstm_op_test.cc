@@ -2,7 +2,8 @@
 // naive per-sequence recurrence in double (no batch reordering), including an empty
 // sequence; gradients of Input, H0, C0, Weight and Bias (peepholes included) by finite
 // differences, through Hidden and Cell both; typed errors. PaddlePaddle's own outputs are
-// checked by the fixture test (tests/fixtures/ops/lstm_*).
+// checked by the fixture test (tests/fixtures/ops/lstm_*). fusion_lstm: X's projection by
+// WeightX computed naively, then the same recurrence, and its shape errors.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -215,6 +216,79 @@ TEST_F(LstmOp, BadInputsNameWhatIsWrong) {
   ExpectError<platform::InvalidArgumentError>(
       [&] { RunOp("lstm", Inputs<double>(s), kOutputs, bad_act); },
       {"op `lstm` attribute `cell_activation`", "\"softmax\""});
+}
+
+// fusion_lstm's X [kRows, kM] and WeightX [kM, 4 D]; NaiveLstm then runs on X WeightX.
+constexpr int64_t kM = 2;
+
+TEST_F(LstmOp, FusionLstmIsTheProjectionThenTheRecurrence) {
+  const std::vector<double> x = RandomValues(kRows * kM, -1, 1, 11);
+  const std::vector<double> wx = RandomValues(kM * 4 * kD, -0.8, 0.8, 13);
+  for (bool reverse : {false, true}) {
+    for (bool peepholes : {false, true}) {
+      for (int states = 0; states < 4; ++states) {
+        LstmSetup s = RandomSetup();
+        s.reverse = reverse;
+        s.peepholes = peepholes;
+        s.with_h0 = states & 1;
+        s.with_c0 = states & 2;
+        s.x.assign(kRows * 4 * kD, 0.0);
+        for (int64_t r = 0; r < kRows; ++r) {
+          for (int64_t j = 0; j < 4 * kD; ++j) {
+            for (int64_t k = 0; k < kM; ++k)
+              s.x[r * 4 * kD + j] += x[r * kM + k] * wx[k * 4 * kD + j];
+          }
+        }
+        const std::string what = std::string("reverse ") + (reverse ? "1" : "0") + " peepholes " +
+                                 (peepholes ? "1" : "0") + " states " + std::to_string(states);
+        auto run = [&](auto tag) {
+          using T = decltype(tag);
+          SlotTensors in = Inputs<T>(s);
+          DenseTensor xt = MakeTensor<T>({kRows, kM}, x);
+          xt.set_lod(kLoD);
+          in["X"] = {xt};
+          in["WeightX"] = {MakeTensor<T>({kM, 4 * kD}, wx)};
+          in["WeightH"] = in.at("Weight");
+          in.erase("Input");
+          in.erase("Weight");
+          return RunOp("fusion_lstm", in, {{"Hidden", 1}, {"Cell", 1}, {"XX", 1}}, Attrs(s));
+        };
+        const LstmResult want = NaiveLstm(s);
+        const auto r = run(double());
+        EXPECT_EQ(r.outputs.at("Hidden")[0].lod(), kLoD) << what;
+        EXPECT_EQ(r.outputs.at("Cell")[0].lod(), kLoD) << what;
+        ExpectNear(ToDoubles(r.outputs.at("Hidden")[0]), want.hidden, 1e-12, 1e-12, what);
+        ExpectNear(ToDoubles(r.outputs.at("Cell")[0]), want.cell, 1e-12, 1e-12, what + " cell");
+        ExpectNear(ToDoubles(r.outputs.at("XX")[0]), s.x, 1e-12, 1e-12, what + " XX");
+        ExpectNear(ToDoubles(run(float()).outputs.at("Hidden")[0]), want.hidden, 1e-5, 1e-5,
+                   what + " float");
+      }
+    }
+  }
+}
+
+TEST_F(LstmOp, FusionLstmRejectsMismatchedWeights) {
+  LstmSetup s = RandomSetup();
+  SlotTensors in = Inputs<double>(s);
+  DenseTensor x = MakeTensor<double>({kRows, kM}, RandomValues(kRows * kM, -1, 1, 1));
+  x.set_lod(kLoD);
+  in["X"] = {x};
+  in["WeightX"] = {MakeTensor<double>({kM + 1, 4 * kD}, std::vector<double>((kM + 1) * 4 * kD))};
+  in["WeightH"] = in.at("Weight");
+  in.erase("Input");
+  in.erase("Weight");
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("fusion_lstm", in, {{"Hidden", 1}, {"Cell", 1}}, Attrs(s));
+      },
+      {"op `fusion_lstm` inputs `X` and `WeightX`", "[6, 2] and [3, 12]"});
+  in["WeightX"] = {MakeTensor<double>({kM, 4 * kD}, std::vector<double>(kM * 4 * kD))};
+  in["WeightH"] = {MakeTensor<double>({kD, 3 * kD}, std::vector<double>(3 * kD * kD))};
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("fusion_lstm", in, {{"Hidden", 1}, {"Cell", 1}}, Attrs(s));
+      },
+      {"op `fusion_lstm` input `WeightH`", "expected [D, 4 D]", "[3, 9]"});
 }
 
 }  // namespace

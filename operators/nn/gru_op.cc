@@ -1,6 +1,9 @@
 // gru: a gated recurrent unit over the sequences of a level-1 LoD batch, as PaddlePaddle's
 // dynamic GRU computes it. The input is already projected (x W_x, 3 D columns per step).
 //
+// fusion_gru (also here) is the fc + gru pair that PaddlePaddle's inference passes fuse: it
+// projects X by WeightX itself, then runs the same recurrence.
+//
 // The steps run in PaddlePaddle's "batch" order: sequences sorted by length (longest first),
 // step t of every sequence still running stacked together, so that one GEMM per step serves
 // all of them. BatchGate, BatchResetHiddenPrev and BatchHidden are the intermediates in that
@@ -12,6 +15,7 @@
 #include <vector>
 
 #include "framework/fused_grad_op.h"
+#include "framework/grad_op_maker.h"
 #include "operators/activation/fused_activation.h"
 #include "operators/common.h"
 #include "operators/math/blas.h"
@@ -66,20 +70,9 @@ struct GruDims {
   int64_t steps = 0, width = 0;  // T and D.
 };
 
-GruDims CheckGruShapes(InferShapeContext* ctx) {
+// Bias [1, 3 D] and H0 [N, D], when given.
+void CheckGruBiasAndH0(InferShapeContext* ctx, int64_t d) {
   const std::string& op = ctx->OpType();
-  const DDim in = ctx->GetInputDim("Input");
-  const DDim w = ctx->GetInputDim("Weight");
-  PL_ENFORCE(w.size() == 2 && (w[0] < 0 || w[1] < 0 || w[1] == 3 * w[0]),
-             errors::InvalidArgument("op `%s` input `Weight`: expected [D, 3 D], received shape "
-                                     "%s",
-                                     op, w.ToString()));
-  const int64_t d = w[0];
-  PL_ENFORCE(in.size() == 2 && (in[1] < 0 || d < 0 || in[1] == 3 * d),
-             errors::InvalidArgument("op `%s` input `Input`: expected [T, 3 D] = [T, %lld] "
-                                     "(Weight is %s), received shape %s",
-                                     op, static_cast<long long>(3 * d), w.ToString(),
-                                     in.ToString()));
   if (ctx->HasInput("Bias")) {
     const DDim b = ctx->GetInputDim("Bias");
     PL_ENFORCE(b.size() == 2 && (b[0] < 0 || b[0] == 1) && (b[1] < 0 || d < 0 || b[1] == 3 * d),
@@ -94,7 +87,50 @@ GruDims CheckGruShapes(InferShapeContext* ctx) {
                                        "%s",
                                        op, static_cast<long long>(d), h0.ToString()));
   }
+}
+
+GruDims CheckGruShapes(InferShapeContext* ctx) {
+  const std::string& op = ctx->OpType();
+  const DDim in = ctx->GetInputDim("Input");
+  const DDim w = ctx->GetInputDim("Weight");
+  PL_ENFORCE(w.size() == 2 && (w[0] < 0 || w[1] < 0 || w[1] == 3 * w[0]),
+             errors::InvalidArgument("op `%s` input `Weight`: expected [D, 3 D], received shape "
+                                     "%s",
+                                     op, w.ToString()));
+  const int64_t d = w[0];
+  PL_ENFORCE(
+      in.size() == 2 && (in[1] < 0 || d < 0 || in[1] == 3 * d),
+      errors::InvalidArgument("op `%s` input `Input`: expected [T, 3 D] = [T, %lld] "
+                              "(Weight is %s), received shape %s",
+                              op, static_cast<long long>(3 * d), w.ToString(), in.ToString()));
+  CheckGruBiasAndH0(ctx, d);
   return {in[0], d};
+}
+
+// fusion_gru's operands: X [T, M], WeightX [M, 3 D], WeightH [D, 3 D], and Bias and H0 as gru's.
+GruDims CheckFusionGruShapes(InferShapeContext* ctx) {
+  const std::string& op = ctx->OpType();
+  const DDim x = ctx->GetInputDim("X");
+  const DDim wx = ctx->GetInputDim("WeightX");
+  const DDim wh = ctx->GetInputDim("WeightH");
+  PL_ENFORCE(wh.size() == 2 && (wh[0] < 0 || wh[1] < 0 || wh[1] == 3 * wh[0]),
+             errors::InvalidArgument("op `%s` input `WeightH`: expected [D, 3 D], received "
+                                     "shape %s",
+                                     op, wh.ToString()));
+  const int64_t d = wh[0];
+  PL_ENFORCE(x.size() == 2,
+             errors::InvalidArgument("op `%s` input `X`: expected a [T, M] matrix, received "
+                                     "shape %s",
+                                     op, x.ToString()));
+  PL_ENFORCE(
+      wx.size() == 2 && (wx[0] < 0 || x[1] < 0 || wx[0] == x[1]) &&
+          (wx[1] < 0 || d < 0 || wx[1] == 3 * d),
+      errors::InvalidArgument("op `%s` input `WeightX`: expected [M, 3 D] = [%lld, %lld] "
+                              "(X is %s, WeightH %s), received shape %s",
+                              op, static_cast<long long>(x[1]), static_cast<long long>(3 * d),
+                              x.ToString(), wh.ToString(), wx.ToString()));
+  CheckGruBiasAndH0(ctx, d);
+  return {x[0], d};
 }
 
 void GruInferShape(InferShapeContext* ctx) {
@@ -123,89 +159,180 @@ class GruOp : public OperatorWithKernel {
   }
 };
 
+// The recurrence over `input` (projected: [T, 3 D] with a level-1 LoD) with the hidden
+// weights `weight` [D, 3 D]; Bias and H0 come from the op's slots of those names. Writes
+// Hidden, and those of gru's intermediate outputs that the op has.
+template <typename T>
+void ComputeGru(const ExecutionContext& ctx, const DenseTensor* input, const DenseTensor* weight) {
+  const std::string& op = ctx.Type();
+  const DenseTensor* bias = ctx.HasInput("Bias") ? ctx.Input("Bias") : nullptr;
+  const DenseTensor* h0 = ctx.HasInput("H0") ? ctx.Input("H0") : nullptr;
+  const int64_t d = weight->dims()[0];
+  const int64_t steps = input->dims()[0];
+  const std::vector<size_t>& offsets = SequenceOffsets(op, *input);
+  const int64_t n = static_cast<int64_t>(offsets.size()) - 1;
+  PL_ENFORCE(h0 == nullptr || h0->dims()[0] == n,
+             errors::InvalidArgument("op `%s` input `H0`: expected one row per sequence, %lld, "
+                                     "received shape %s",
+                                     op, static_cast<long long>(n), h0->dims().ToString()));
+  const FusedActivation act =
+      RecurrentActivation(op, "activation", ctx.Attr<std::string>("activation"));
+  const FusedActivation gate_act =
+      RecurrentActivation(op, "gate_activation", ctx.Attr<std::string>("gate_activation"));
+  const bool origin_mode = ctx.Attr<bool>("origin_mode");
+  const BatchOrder order = MakeBatchOrder(offsets, ctx.Attr<bool>("is_reverse"));
+  const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+
+  const DataType dtype = input->dtype();
+  DenseTensor gate(DDim{steps, 3 * d}, dtype), reset(DDim{steps, d}, dtype),
+      hidden_batch(DDim{steps, d}, dtype), hidden(DDim{steps, d}, dtype);
+  T* g = gate.mutable_data<T>(ctx.GetPlace());
+  T* rh = reset.mutable_data<T>(ctx.GetPlace());
+  T* hb = hidden_batch.mutable_data<T>(ctx.GetPlace());
+  const T* x = input->data<T>();
+  const T* b = bias ? bias->data<T>() : nullptr;
+  for (size_t k = 0; k < order.rows.size(); ++k) {
+    const T* src = x + order.rows[k] * 3 * d;
+    T* dst = g + k * 3 * d;
+    for (int64_t j = 0; j < 3 * d; ++j) dst[j] = src[j] + (b ? b[j] : T(0));
+  }
+  // The state before the first step, one row per sequence in sorted order.
+  std::vector<T> start(static_cast<size_t>(n * d), T(0));
+  if (h0 != nullptr) {
+    for (int64_t i = 0; i < n; ++i) {
+      std::memcpy(&start[i * d], h0->data<T>() + order.seqs[i] * d, sizeof(T) * d);
+    }
+  }
+  const T* gate_w = weight->data<T>();
+  const T* state_w = gate_w + 2 * d * d;
+  for (size_t t = 0; t + 1 < order.step_begin.size(); ++t) {
+    const int64_t first = order.step_begin[t];
+    const int64_t rows = order.step_begin[t + 1] - first;
+    // The sequences running at step t are the first `rows` of those at step t - 1.
+    const T* prev = t == 0 ? start.data() : hb + order.step_begin[t - 1] * d;
+    T* gt = g + first * 3 * d;
+    T* rt = rh + first * d;
+    T* ht = hb + first * d;
+    math::Gemm<T>(dev, false, false, rows, 2 * d, d, T(1), prev, d, gate_w, 2 * d, T(1), gt, 3 * d);
+    for (int64_t i = 0; i < rows; ++i) {
+      T* row = gt + i * 3 * d;
+      ApplyFusedActivation<T>(gate_act, row, 2 * d);
+      for (int64_t j = 0; j < d; ++j) rt[i * d + j] = row[d + j] * prev[i * d + j];
+    }
+    math::Gemm<T>(dev, false, false, rows, d, d, T(1), rt, d, state_w, d, T(1), gt + 2 * d, 3 * d);
+    for (int64_t i = 0; i < rows; ++i) {
+      T* row = gt + i * 3 * d;
+      ApplyFusedActivation<T>(act, row + 2 * d, d);
+      for (int64_t j = 0; j < d; ++j) {
+        const T u = row[j], c = row[2 * d + j], h = prev[i * d + j];
+        ht[i * d + j] = origin_mode ? u * h + (T(1) - u) * c : (T(1) - u) * h + u * c;
+      }
+    }
+  }
+  T* out = hidden.mutable_data<T>(ctx.GetPlace());
+  for (size_t k = 0; k < order.rows.size(); ++k) {
+    std::memcpy(out + order.rows[k] * d, hb + k * d, sizeof(T) * d);
+  }
+  hidden.set_lod(input->lod());
+  *ctx.Output("Hidden") = std::move(hidden);
+  if (ctx.HasOutput("BatchGate")) *ctx.Output("BatchGate") = std::move(gate);
+  if (ctx.HasOutput("BatchResetHiddenPrev")) {
+    *ctx.Output("BatchResetHiddenPrev") = std::move(reset);
+  }
+  if (ctx.HasOutput("BatchHidden")) *ctx.Output("BatchHidden") = std::move(hidden_batch);
+}
+
 template <typename T>
 struct GruKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const std::string& op = ctx.Type();
-    const DenseTensor* input = ctx.Input("Input");
-    const DenseTensor* weight = ctx.Input("Weight");
-    const DenseTensor* bias = ctx.HasInput("Bias") ? ctx.Input("Bias") : nullptr;
-    const DenseTensor* h0 = ctx.HasInput("H0") ? ctx.Input("H0") : nullptr;
-    const int64_t d = weight->dims()[0];
-    const int64_t steps = input->dims()[0];
-    const std::vector<size_t>& offsets = SequenceOffsets(op, *input);
-    const int64_t n = static_cast<int64_t>(offsets.size()) - 1;
-    PL_ENFORCE(h0 == nullptr || h0->dims()[0] == n,
-               errors::InvalidArgument("op `%s` input `H0`: expected one row per sequence, %lld, "
-                                       "received shape %s",
-                                       op, static_cast<long long>(n), h0->dims().ToString()));
-    const FusedActivation act =
-        RecurrentActivation(op, "activation", ctx.Attr<std::string>("activation"));
-    const FusedActivation gate_act =
-        RecurrentActivation(op, "gate_activation", ctx.Attr<std::string>("gate_activation"));
-    const bool origin_mode = ctx.Attr<bool>("origin_mode");
-    const BatchOrder order = MakeBatchOrder(offsets, ctx.Attr<bool>("is_reverse"));
-    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    ComputeGru<T>(ctx, ctx.Input("Input"), ctx.Input("Weight"));
+  }
+};
 
-    const DataType dtype = input->dtype();
-    DenseTensor gate(DDim{steps, 3 * d}, dtype), reset(DDim{steps, d}, dtype),
-        hidden_batch(DDim{steps, d}, dtype), hidden(DDim{steps, d}, dtype);
-    T* g = gate.mutable_data<T>(ctx.GetPlace());
-    T* rh = reset.mutable_data<T>(ctx.GetPlace());
-    T* hb = hidden_batch.mutable_data<T>(ctx.GetPlace());
-    const T* x = input->data<T>();
-    const T* b = bias ? bias->data<T>() : nullptr;
-    for (size_t k = 0; k < order.rows.size(); ++k) {
-      const T* src = x + order.rows[k] * 3 * d;
-      T* dst = g + k * 3 * d;
-      for (int64_t j = 0; j < 3 * d; ++j) dst[j] = src[j] + (b ? b[j] : T(0));
-    }
-    // The state before the first step, one row per sequence in sorted order.
-    std::vector<T> start(static_cast<size_t>(n * d), T(0));
-    if (h0 != nullptr) {
-      for (int64_t i = 0; i < n; ++i) {
-        std::memcpy(&start[i * d], h0->data<T>() + order.seqs[i] * d, sizeof(T) * d);
-      }
-    }
-    const T* gate_w = weight->data<T>();
-    const T* state_w = gate_w + 2 * d * d;
-    for (size_t t = 0; t + 1 < order.step_begin.size(); ++t) {
-      const int64_t first = order.step_begin[t];
-      const int64_t rows = order.step_begin[t + 1] - first;
-      // The sequences running at step t are the first `rows` of those at step t - 1.
-      const T* prev = t == 0 ? start.data() : hb + order.step_begin[t - 1] * d;
-      T* gt = g + first * 3 * d;
-      T* rt = rh + first * d;
-      T* ht = hb + first * d;
-      math::Gemm<T>(dev, false, false, rows, 2 * d, d, T(1), prev, d, gate_w, 2 * d, T(1), gt,
-                    3 * d);
-      for (int64_t i = 0; i < rows; ++i) {
-        T* row = gt + i * 3 * d;
-        ApplyFusedActivation<T>(gate_act, row, 2 * d);
-        for (int64_t j = 0; j < d; ++j) rt[i * d + j] = row[d + j] * prev[i * d + j];
-      }
-      math::Gemm<T>(dev, false, false, rows, d, d, T(1), rt, d, state_w, d, T(1), gt + 2 * d,
-                    3 * d);
-      for (int64_t i = 0; i < rows; ++i) {
-        T* row = gt + i * 3 * d;
-        ApplyFusedActivation<T>(act, row + 2 * d, d);
-        for (int64_t j = 0; j < d; ++j) {
-          const T u = row[j], c = row[2 * d + j], h = prev[i * d + j];
-          ht[i * d + j] = origin_mode ? u * h + (T(1) - u) * c : (T(1) - u) * h + u * c;
-        }
-      }
-    }
-    T* out = hidden.mutable_data<T>(ctx.GetPlace());
-    for (size_t k = 0; k < order.rows.size(); ++k) {
-      std::memcpy(out + order.rows[k] * d, hb + k * d, sizeof(T) * d);
-    }
-    hidden.set_lod(input->lod());
-    *ctx.Output("Hidden") = std::move(hidden);
-    if (ctx.HasOutput("BatchGate")) *ctx.Output("BatchGate") = std::move(gate);
-    if (ctx.HasOutput("BatchResetHiddenPrev")) {
-      *ctx.Output("BatchResetHiddenPrev") = std::move(reset);
-    }
-    if (ctx.HasOutput("BatchHidden")) *ctx.Output("BatchHidden") = std::move(hidden_batch);
+// ---- fusion_gru: X WeightX, then gru's recurrence ----
+
+class FusionGruOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Inputs [T, M] with a level-1 LoD (one sequence per offset pair).");
+    AddInput("H0", "Initial hidden state [N, D], row i for sequence i; zeros when absent.")
+        .AsDispensable();
+    AddInput("WeightX",
+             "[M, 3 D]: X's projection onto the update gate, reset gate and "
+             "candidate columns.");
+    AddInput("WeightH",
+             "[D, 3 D]: gru's Weight (gate weights [D, 2 D], then candidate "
+             "weights [D, D]).");
+    AddInput("Bias", "[1, 3 D], added to the projection; zeros when absent.").AsDispensable();
+    AddOutput("ReorderedH0", "Unused here (PaddlePaddle's batch-mode scratch).")
+        .AsIntermediate()
+        .AsDispensable();
+    AddOutput("XX", "[T, 3 D]: X WeightX, before Bias.").AsIntermediate().AsDispensable();
+    AddOutput("BatchedInput", "Unused here (PaddlePaddle's batch-mode scratch).")
+        .AsIntermediate()
+        .AsDispensable();
+    AddOutput("BatchedOut", "Unused here (PaddlePaddle's batch-mode scratch).")
+        .AsIntermediate()
+        .AsDispensable();
+    AddOutput("Hidden", "[T, D]: hidden states, with X's LoD.");
+    AddAttr<std::string>("activation", "Candidate activation: tanh, sigmoid, relu or identity.")
+        .SetDefault("tanh");
+    AddAttr<std::string>("gate_activation", "Gate activation: sigmoid, tanh, relu or identity.")
+        .SetDefault("sigmoid");
+    AddAttr<bool>("is_reverse", "Run each sequence from its last step to its first.")
+        .SetDefault(false);
+    AddAttr<bool>("use_seq",
+                  "PaddlePaddle's choice of loop (per sequence or batched); the "
+                  "result is the same.")
+        .SetDefault(true);
+    AddAttr<bool>("origin_mode",
+                  "Use h = u h_prev + (1 - u) c instead of "
+                  "h = (1 - u) h_prev + u c.")
+        .SetDefault(false);
+    AddAttr<bool>("force_fp32_output", "For int8 programs; no effect on float inputs.")
+        .SetDefault(false)
+        .AsExtra();
+    AddComment(R"DOC(
+The fc + gru pair that inference passes fuse: with x_t the row of
+$$XX = X \, WeightX \; (+ Bias)$$
+for step t of a sequence, gru's recurrence with WeightH as its Weight:
+$$u_t = act_g(x_{u,t} + h_{t-1} W_u), \quad r_t = act_g(x_{r,t} + h_{t-1} W_r), \quad
+c_t = act_c(x_{c,t} + (r_t \odot h_{t-1}) W_c)$$
+$$h_t = (1 - u_t) \odot h_{t-1} + u_t \odot c_t \quad (h_t = u_t \odot h_{t-1} + (1 - u_t)
+\odot c_t \text{ with origin\_mode})$$
+An inference op: it has no gradient (training programs hold mul and gru).
+)DOC");
+  }
+};
+
+void FusionGruInferShape(InferShapeContext* ctx) {
+  for (const char* slot : {"X", "WeightX", "WeightH"}) ctx->RequireInput(slot);
+  ctx->RequireOutput("Hidden");
+  const GruDims g = CheckFusionGruShapes(ctx);
+  RecurrentActivation(ctx->OpType(), "activation", ctx->Attr<std::string>("activation"));
+  RecurrentActivation(ctx->OpType(), "gate_activation", ctx->Attr<std::string>("gate_activation"));
+  if (ctx->HasOutput("XX")) {
+    ctx->SetOutputDim("XX", DDim{g.steps, g.width < 0 ? -1 : 3 * g.width});
+    ctx->ShareLoD("X", "XX");
+  }
+  ctx->SetOutputDim("Hidden", DDim{g.steps, g.width});
+  ctx->ShareLoD("X", "Hidden");
+}
+
+class FusionGruOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return InputDataType(ctx, "X");
+  }
+};
+
+template <typename T>
+struct FusionGruKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    DenseTensor xx = ProjectSequenceRows<T>(ctx, *ctx.Input("X"), *ctx.Input("WeightX"));
+    ComputeGru<T>(ctx, &xx, ctx.Input("WeightH"));
+    if (ctx.HasOutput("XX")) *ctx.Output("XX") = std::move(xx);
   }
 };
 
@@ -377,6 +504,11 @@ dW sums h_{t-1}^T [du_t, dr_t] and (r_t h_{t-1})^T dc_t.)DOC"};
   RegisterPlainCpuFloatKernels<GruKernel>("gru");
   framework::RegisterFusedGradOp("gru", grad).InferShape(GruGradInferShape);
   RegisterPlainCpuFloatKernels<GruGradKernel>("gru_grad");
+
+  framework::RegisterOp<FusionGruOp, FusionGruOpMaker>("fusion_gru")
+      .InferShape(FusionGruInferShape)
+      .GradOpMaker(framework::NoGradient);
+  RegisterPlainCpuFloatKernels<FusionGruKernel>("fusion_gru");
 }
 
 }  // namespace operators

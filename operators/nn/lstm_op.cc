@@ -6,12 +6,16 @@
 // The steps run in the batch order of sequence_batch.h. BatchGate (the activated gates) and
 // BatchCellPreAct (the activated cell) are the intermediates in that order; Hidden and Cell
 // are in the order of the input rows.
+//
+// fusion_lstm (also here) is the fc + lstm pair that PaddlePaddle's inference passes fuse: it
+// projects X by WeightX itself, then runs the same recurrence.
 #include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "framework/fused_grad_op.h"
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/blas.h"
 #include "operators/nn/sequence_batch.h"
@@ -76,14 +80,14 @@ struct LstmDims {
   int64_t steps = 0, width = 0;  // T and D.
 };
 
-LstmDims CheckLstmShapes(InferShapeContext* ctx) {
+// `in` is the projected input's dims (Input's for lstm), `weight_slot` the hidden weights'.
+LstmDims CheckLstmShapes(InferShapeContext* ctx, const DDim& in, const char* weight_slot) {
   const std::string& op = ctx->OpType();
-  const DDim in = ctx->GetInputDim("Input");
-  const DDim w = ctx->GetInputDim("Weight");
+  const DDim w = ctx->GetInputDim(weight_slot);
   PL_ENFORCE(w.size() == 2 && (w[0] < 0 || w[1] < 0 || w[1] == 4 * w[0]),
-             errors::InvalidArgument("op `%s` input `Weight`: expected [D, 4 D], received shape "
+             errors::InvalidArgument("op `%s` input `%s`: expected [D, 4 D], received shape "
                                      "%s",
-                                     op, w.ToString()));
+                                     op, weight_slot, w.ToString()));
   const int64_t d = w[0];
   PL_ENFORCE(
       in.size() == 2 && (in[1] < 0 || d < 0 || in[1] == 4 * d),
@@ -118,7 +122,7 @@ void LstmInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Bias");
   ctx->RequireOutput("Hidden");
   ctx->RequireOutput("Cell");
-  const LstmDims l = CheckLstmShapes(ctx);
+  const LstmDims l = CheckLstmShapes(ctx, ctx->GetInputDim("Input"), "Weight");
   const int64_t gates = l.width < 0 ? -1 : 4 * l.width;
   if (ctx->HasOutput("BatchGate")) ctx->SetOutputDim("BatchGate", DDim{l.steps, gates});
   if (ctx->HasOutput("BatchCellPreAct")) {
@@ -192,8 +196,11 @@ struct LstmSetup {
   std::vector<T> start_h, start_c, peep;
 
   explicit LstmSetup(const ExecutionContext& ctx)
-      : input(ctx.Input("Input")),
-        weight(ctx.Input("Weight")),
+      : LstmSetup(ctx, ctx.Input("Input"), ctx.Input("Weight")) {}
+  // `input` projected ([T, 4 D] with a level-1 LoD), `weight` the hidden weights [D, 4 D].
+  LstmSetup(const ExecutionContext& ctx, const DenseTensor* input, const DenseTensor* weight)
+      : input(input),
+        weight(weight),
         bias(ctx.Input("Bias")),
         d(weight->dims()[0]),
         steps(input->dims()[0]),
@@ -207,77 +214,185 @@ struct LstmSetup {
   const T* w_oc() const { return peep.data() + 2 * d; }
 };
 
+// The recurrence of setup `s`: writes Hidden and Cell, and BatchGate and BatchCellPreAct when
+// the op has them.
 template <typename T>
-struct LstmKernel {
-  static void Compute(const ExecutionContext& ctx) {
-    const LstmSetup<T> s(ctx);
-    const DenseTensor* input = s.input;
-    const DenseTensor* weight = s.weight;
-    const int64_t d = s.d, steps = s.steps;
-    const BatchOrder& order = s.order;
-    const LstmActivations& act = s.act;
-    const std::vector<T>& start_h = s.start_h;
-    const std::vector<T>& start_c = s.start_c;
-    const T* w_ic = s.w_ic();
-    const T* w_fc = s.w_fc();
-    const T* w_oc = s.w_oc();
-    const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+void ComputeLstm(const ExecutionContext& ctx, const LstmSetup<T>& s) {
+  const DenseTensor* input = s.input;
+  const DenseTensor* weight = s.weight;
+  const int64_t d = s.d, steps = s.steps;
+  const BatchOrder& order = s.order;
+  const LstmActivations& act = s.act;
+  const std::vector<T>& start_h = s.start_h;
+  const std::vector<T>& start_c = s.start_c;
+  const T* w_ic = s.w_ic();
+  const T* w_fc = s.w_fc();
+  const T* w_oc = s.w_oc();
+  const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
 
-    const DataType dtype = input->dtype();
-    DenseTensor gate(DDim{steps, 4 * d}, dtype), cell_act(DDim{steps, d}, dtype);
-    std::vector<T> hb(static_cast<size_t>(steps * d)), cb(hb.size());
-    T* g = gate.mutable_data<T>(ctx.GetPlace());
-    T* ab = cell_act.mutable_data<T>(ctx.GetPlace());
-    const T* x = input->data<T>();
-    const T* b = s.bias->template data<T>();
-    for (size_t k = 0; k < order.rows.size(); ++k) {
-      const T* src = x + order.rows[k] * 4 * d;
-      T* dst = g + k * 4 * d;
-      for (int64_t j = 0; j < 4 * d; ++j) dst[j] = src[j] + b[j];
-    }
-    for (size_t t = 0; t + 1 < order.step_begin.size(); ++t) {
-      const int64_t first = order.step_begin[t];
-      const int64_t rows = order.step_begin[t + 1] - first;
-      // The sequences running at step t are the first `rows` of those at step t - 1.
-      const T* prev_h = t == 0 ? start_h.data() : hb.data() + order.step_begin[t - 1] * d;
-      const T* prev_c = t == 0 ? start_c.data() : cb.data() + order.step_begin[t - 1] * d;
-      T* gt = g + first * 4 * d;
-      math::Gemm<T>(dev, false, false, rows, 4 * d, d, T(1), prev_h, d, weight->data<T>(), 4 * d,
-                    T(1), gt, 4 * d);
-      for (int64_t i = 0; i < rows; ++i) {
-        T* row = gt + i * 4 * d;
-        const T* cp = prev_c + i * d;
-        T* c = cb.data() + (first + i) * d;
-        T* s = ab + (first + i) * d;
-        T* h = hb.data() + (first + i) * d;
-        for (int64_t j = 0; j < d; ++j) {
-          const T cand = ApplyRecurrentActivation(act.candidate, row[j]);
-          const T in_gate = ApplyRecurrentActivation(act.gate, row[d + j] + cp[j] * w_ic[j]);
-          const T forget = ApplyRecurrentActivation(act.gate, row[2 * d + j] + cp[j] * w_fc[j]);
-          c[j] = forget * cp[j] + in_gate * cand;
-          const T out_gate = ApplyRecurrentActivation(act.gate, row[3 * d + j] + c[j] * w_oc[j]);
-          s[j] = ApplyRecurrentActivation(act.cell, c[j]);
-          h[j] = out_gate * s[j];
-          row[j] = cand;
-          row[d + j] = in_gate;
-          row[2 * d + j] = forget;
-          row[3 * d + j] = out_gate;
-        }
+  const DataType dtype = input->dtype();
+  DenseTensor gate(DDim{steps, 4 * d}, dtype), cell_act(DDim{steps, d}, dtype);
+  std::vector<T> hb(static_cast<size_t>(steps * d)), cb(hb.size());
+  T* g = gate.mutable_data<T>(ctx.GetPlace());
+  T* ab = cell_act.mutable_data<T>(ctx.GetPlace());
+  const T* x = input->data<T>();
+  const T* b = s.bias->template data<T>();
+  for (size_t k = 0; k < order.rows.size(); ++k) {
+    const T* src = x + order.rows[k] * 4 * d;
+    T* dst = g + k * 4 * d;
+    for (int64_t j = 0; j < 4 * d; ++j) dst[j] = src[j] + b[j];
+  }
+  for (size_t t = 0; t + 1 < order.step_begin.size(); ++t) {
+    const int64_t first = order.step_begin[t];
+    const int64_t rows = order.step_begin[t + 1] - first;
+    // The sequences running at step t are the first `rows` of those at step t - 1.
+    const T* prev_h = t == 0 ? start_h.data() : hb.data() + order.step_begin[t - 1] * d;
+    const T* prev_c = t == 0 ? start_c.data() : cb.data() + order.step_begin[t - 1] * d;
+    T* gt = g + first * 4 * d;
+    math::Gemm<T>(dev, false, false, rows, 4 * d, d, T(1), prev_h, d, weight->data<T>(), 4 * d,
+                  T(1), gt, 4 * d);
+    for (int64_t i = 0; i < rows; ++i) {
+      T* row = gt + i * 4 * d;
+      const T* cp = prev_c + i * d;
+      T* c = cb.data() + (first + i) * d;
+      T* s = ab + (first + i) * d;
+      T* h = hb.data() + (first + i) * d;
+      for (int64_t j = 0; j < d; ++j) {
+        const T cand = ApplyRecurrentActivation(act.candidate, row[j]);
+        const T in_gate = ApplyRecurrentActivation(act.gate, row[d + j] + cp[j] * w_ic[j]);
+        const T forget = ApplyRecurrentActivation(act.gate, row[2 * d + j] + cp[j] * w_fc[j]);
+        c[j] = forget * cp[j] + in_gate * cand;
+        const T out_gate = ApplyRecurrentActivation(act.gate, row[3 * d + j] + c[j] * w_oc[j]);
+        s[j] = ApplyRecurrentActivation(act.cell, c[j]);
+        h[j] = out_gate * s[j];
+        row[j] = cand;
+        row[d + j] = in_gate;
+        row[2 * d + j] = forget;
+        row[3 * d + j] = out_gate;
       }
     }
-    DenseTensor hidden(DDim{steps, d}, dtype), cell(DDim{steps, d}, dtype);
-    T* h_out = hidden.mutable_data<T>(ctx.GetPlace());
-    T* c_out = cell.mutable_data<T>(ctx.GetPlace());
-    for (size_t k = 0; k < order.rows.size(); ++k) {
-      std::memcpy(h_out + order.rows[k] * d, &hb[k * d], sizeof(T) * d);
-      std::memcpy(c_out + order.rows[k] * d, &cb[k * d], sizeof(T) * d);
+  }
+  DenseTensor hidden(DDim{steps, d}, dtype), cell(DDim{steps, d}, dtype);
+  T* h_out = hidden.mutable_data<T>(ctx.GetPlace());
+  T* c_out = cell.mutable_data<T>(ctx.GetPlace());
+  for (size_t k = 0; k < order.rows.size(); ++k) {
+    std::memcpy(h_out + order.rows[k] * d, &hb[k * d], sizeof(T) * d);
+    std::memcpy(c_out + order.rows[k] * d, &cb[k * d], sizeof(T) * d);
+  }
+  hidden.set_lod(input->lod());
+  cell.set_lod(input->lod());
+  *ctx.Output("Hidden") = std::move(hidden);
+  *ctx.Output("Cell") = std::move(cell);
+  if (ctx.HasOutput("BatchGate")) *ctx.Output("BatchGate") = std::move(gate);
+  if (ctx.HasOutput("BatchCellPreAct")) *ctx.Output("BatchCellPreAct") = std::move(cell_act);
+}
+
+template <typename T>
+struct LstmKernel {
+  static void Compute(const ExecutionContext& ctx) { ComputeLstm<T>(ctx, LstmSetup<T>(ctx)); }
+};
+
+// ---- fusion_lstm: X WeightX, then lstm's recurrence ----
+
+class FusionLstmOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Inputs [T, M] with a level-1 LoD (one sequence per offset pair).");
+    AddInput("WeightX",
+             "[M, 4 D]: X's projection onto the candidate, input, forget and "
+             "output gate columns.");
+    AddInput("WeightH", "[D, 4 D]: lstm's Weight.");
+    AddInput("Bias", "[1, 4 D], or [1, 7 D] with use_peepholes (then w_ic, w_fc, w_oc).");
+    AddInput("H0", "Initial hidden state [N, D]; zeros when absent.").AsDispensable();
+    AddInput("C0", "Initial cell state [N, D]; zeros when absent.").AsDispensable();
+    AddOutput("Hidden", "[T, D]: hidden states, with X's LoD.");
+    AddOutput("Cell", "[T, D]: cell states, with X's LoD.");
+    AddOutput("XX", "[T, 4 D]: X WeightX, before Bias.").AsIntermediate().AsDispensable();
+    for (const char* scratch : {"BatchedInput", "BatchedHidden", "BatchedCell", "ReorderedH0",
+                                "ReorderedC0", "CheckedCell"}) {
+      AddOutput(scratch, "Unused here (PaddlePaddle's batch-mode scratch).")
+          .AsIntermediate()
+          .AsDispensable();
     }
-    hidden.set_lod(input->lod());
-    cell.set_lod(input->lod());
-    *ctx.Output("Hidden") = std::move(hidden);
-    *ctx.Output("Cell") = std::move(cell);
-    if (ctx.HasOutput("BatchGate")) *ctx.Output("BatchGate") = std::move(gate);
-    if (ctx.HasOutput("BatchCellPreAct")) *ctx.Output("BatchCellPreAct") = std::move(cell_act);
+    AddAttr<bool>("use_peepholes", "Peephole connections from the cell to the gates.")
+        .SetDefault(true);
+    AddAttr<bool>("is_reverse", "Run each sequence from its last step to its first.")
+        .SetDefault(false);
+    AddAttr<bool>("use_seq",
+                  "PaddlePaddle's choice of loop (per sequence or batched); the "
+                  "result is the same.")
+        .SetDefault(true);
+    AddAttr<std::string>("gate_activation", "Gate activation: sigmoid, tanh, relu or identity.")
+        .SetDefault("sigmoid");
+    AddAttr<std::string>("cell_activation",
+                         "Activation of the cell in h: tanh, sigmoid, relu "
+                         "or identity.")
+        .SetDefault("tanh");
+    AddAttr<std::string>("candidate_activation",
+                         "Candidate activation: tanh, sigmoid, relu or "
+                         "identity.")
+        .SetDefault("tanh");
+    AddAttr<float>("Scale_data", "For int8 programs; no effect on float inputs.")
+        .SetDefault(1.0f)
+        .AsExtra();
+    AddAttr<float>("Shift_data", "For int8 programs; no effect on float inputs.")
+        .SetDefault(0.0f)
+        .AsExtra();
+    AddAttr<std::vector<float>>("Scale_weights", "For int8 programs; no effect on float inputs.")
+        .SetDefault({1.0f})
+        .AsExtra();
+    AddAttr<bool>("force_fp32_output", "For int8 programs; no effect on float inputs.")
+        .SetDefault(false)
+        .AsExtra();
+    AddComment(R"DOC(
+The fc + lstm pair that inference passes fuse: with x_t the row of
+$$XX = X \, WeightX \; (+ Bias)$$
+for step t of a sequence, lstm's recurrence with WeightH as its Weight:
+$$i_t = act_g(x_{i,t} + h_{t-1} W_i + w_{ic} \odot c_{t-1}), \quad
+f_t = act_g(x_{f,t} + h_{t-1} W_f + w_{fc} \odot c_{t-1})$$
+$$c_t = f_t \odot c_{t-1} + i_t \odot act_{cand}(x_{c,t} + h_{t-1} W_c), \quad
+o_t = act_g(x_{o,t} + h_{t-1} W_o + w_{oc} \odot c_t), \quad h_t = o_t \odot act_{cell}(c_t)$$
+An inference op: it has no gradient (training programs hold mul and lstm).
+)DOC");
+  }
+};
+
+void FusionLstmInferShape(InferShapeContext* ctx) {
+  for (const char* slot : {"X", "WeightX", "WeightH", "Bias"}) ctx->RequireInput(slot);
+  ctx->RequireOutput("Hidden");
+  ctx->RequireOutput("Cell");
+  const std::string& op = ctx->OpType();
+  const DDim x = ctx->GetInputDim("X");
+  const DDim wx = ctx->GetInputDim("WeightX");
+  PL_ENFORCE(x.size() == 2 && wx.size() == 2 && (wx[0] < 0 || x[1] < 0 || wx[0] == x[1]),
+             errors::InvalidArgument("op `%s` inputs `X` and `WeightX`: expected [T, M] and "
+                                     "[M, 4 D], received shapes %s and %s",
+                                     op, x.ToString(), wx.ToString()));
+  const LstmDims l = CheckLstmShapes(ctx, DDim{x[0], wx[1]}, "WeightH");
+  if (ctx->HasOutput("XX")) {
+    ctx->SetOutputDim("XX", DDim{l.steps, wx[1]});
+    ctx->ShareLoD("X", "XX");
+  }
+  for (const char* out : {"Hidden", "Cell"}) {
+    ctx->SetOutputDim(out, DDim{l.steps, l.width});
+    ctx->ShareLoD("X", out);
+  }
+}
+
+class FusionLstmOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return InputDataType(ctx, "X");
+  }
+};
+
+template <typename T>
+struct FusionLstmKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    DenseTensor xx = ProjectSequenceRows<T>(ctx, *ctx.Input("X"), *ctx.Input("WeightX"));
+    ComputeLstm<T>(ctx, LstmSetup<T>(ctx, &xx, ctx.Input("WeightH")));
+    if (ctx.HasOutput("XX")) *ctx.Output("XX") = std::move(xx);
   }
 };
 
@@ -288,7 +403,7 @@ void LstmGradInferShape(InferShapeContext* ctx) {
                            "BatchCellPreAct", "Hidden@GRAD"}) {
     ctx->RequireInput(slot);
   }
-  CheckLstmShapes(ctx);
+  CheckLstmShapes(ctx, ctx->GetInputDim("Input"), "Weight");
   for (const char* slot : {"Input", "H0", "C0", "Weight", "Bias"}) {
     const std::string grad = std::string(slot) + "@GRAD";
     if (!ctx->HasOutput(grad)) continue;
@@ -457,6 +572,11 @@ di_t c_{t-1}, df_t c_{t-1}, do_t c_t), dW sums h_{t-1}^T [d\tilde c_t, di_t, df_
   RegisterPlainCpuFloatKernels<LstmKernel>("lstm");
   framework::RegisterFusedGradOp("lstm", grad).InferShape(LstmGradInferShape);
   RegisterPlainCpuFloatKernels<LstmGradKernel>("lstm_grad");
+
+  framework::RegisterOp<FusionLstmOp, FusionLstmOpMaker>("fusion_lstm")
+      .InferShape(FusionLstmInferShape)
+      .GradOpMaker(framework::NoGradient);
+  RegisterPlainCpuFloatKernels<FusionLstmKernel>("fusion_lstm");
 }
 
 }  // namespace operators

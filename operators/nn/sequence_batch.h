@@ -1,5 +1,6 @@
-// What PaddlePaddle's LoD recurrent ops (gru, lstm) share: the "batch" order in which they
-// step, the activations they accept by name, and those activations' slopes.
+// What PaddlePaddle's LoD recurrent ops (gru, lstm, and their fused forms) share: the "batch"
+// order in which they step, the activations they accept by name, those activations' slopes,
+// and the fused forms' input projection.
 //
 // Batch order: sequences sorted by length (longest first), step t of every sequence still
 // running stacked together, so that one GEMM per step serves all of them.
@@ -14,6 +15,7 @@
 #include "framework/dense_tensor.h"
 #include "operators/activation/fused_activation.h"
 #include "operators/common.h"
+#include "operators/math/blas.h"
 
 namespace paddle_like {
 namespace operators {
@@ -86,6 +88,23 @@ T ActivationSlope(const FusedActivation& a, T y) {
   if (a.name == "tanh") return T(1) - y * y;
   if (a.name == "relu") return y > T(0) ? T(1) : T(0);
   return T(1);
+}
+
+// X [T, M] times W [M, N] into a new [T, N] tensor with X's LoD: the projection that
+// fusion_gru and fusion_lstm make before their recurrence.
+template <typename T>
+framework::DenseTensor ProjectSequenceRows(const framework::ExecutionContext& ctx,
+                                           const framework::DenseTensor& x,
+                                           const framework::DenseTensor& w) {
+  const int64_t rows = x.dims()[0], m = x.dims()[1], n = w.dims()[1];
+  framework::DenseTensor out(framework::DDim{rows, n}, x.dtype());
+  T* o = out.mutable_data<T>(ctx.GetPlace());
+  if (rows > 0 && n > 0) {
+    math::Gemm<T>(ctx.device_context<platform::CPUDeviceContext>(), false, false, rows, n, m, T(1),
+                  x.data<T>(), m, w.data<T>(), n, T(0), o, n);
+  }
+  out.set_lod(x.lod());
+  return out;
 }
 
 }  // namespace operators
