@@ -1,11 +1,14 @@
 // sequence_conv: a 1-D convolution along each sequence of a LoD tensor (the text CNNs of
-// fluid's `sequence_conv_pool`), and sequence_conv_grad, its fused backward.
+// fluid's `sequence_conv_pool`), and sequence_conv_grad, its fused backward; and
+// fusion_seqconv_eltadd_relu, relu(sequence_conv + Bias) as PaddlePaddle's
+// seqconv_eltadd_relu_fuse_pass makes it (inference only: no gradient).
 #include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "framework/fused_grad_op.h"
+#include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/math/blas.h"
 #include "operators/op_family.h"
@@ -194,6 +197,84 @@ struct SequenceConvKernel {
   }
 };
 
+// ---- fusion_seqconv_eltadd_relu ----
+
+class FusionSeqConvEltAddReluOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "[T, D] with a level-1 LoD (one sequence per offset pair).");
+    AddInput("Filter", "[contextLength * D, M].");
+    AddInput("Bias", "[1, M] (or [M]), added to every row.");
+    AddOutput("Out", "[T, M], with X's LoD.");
+    AddOutput("ColMat", "[T, contextLength * D]: the windows.").AsIntermediate().AsDispensable();
+    AddAttr<int>("contextLength", "Rows per window.").GreaterThan(0);
+    AddAttr<int>("contextStart", "Offset of a window's first row from the output row.")
+        .SetDefault(0);
+    AddAttr<int>("contextStride", "Only 1.").SetDefault(1);
+    AddComment(R"DOC(
+sequence_conv with zero padding, then the bias and relu:
+$$Out = \max(Col \, Filter + Bias, 0)$$
+with Col the [T, contextLength D] matrix of windows: row r holds the rows r + contextStart
+... r + contextStart + contextLength - 1 of r's own sequence, zeros outside it.
+)DOC");
+  }
+};
+
+constexpr char kFusedOp[] = "fusion_seqconv_eltadd_relu";
+
+void FusionSeqConvEltAddReluInferShape(InferShapeContext* ctx) {
+  for (const char* slot : {"X", "Filter", "Bias"}) ctx->RequireInput(slot);
+  ctx->RequireOutput("Out");
+  PL_ENFORCE(ctx->Attr<int>("contextStride") == 1,
+             errors::InvalidArgument("op `%s` attribute `contextStride`: expected 1, received %d",
+                                     kFusedOp, ctx->Attr<int>("contextStride")));
+  const SeqConvShape s = ResolveSeqConv(ctx->OpType(), ctx->Attrs(), ctx->GetInputDim("X"),
+                                        ctx->GetInputDim("Filter"), nullptr);
+  const DDim b = ctx->GetInputDim("Bias");
+  const int64_t b_width = b.size() > 0 ? b[b.size() - 1] : -1;
+  PL_ENFORCE((b.size() == 1 || (b.size() == 2 && (b[0] < 0 || b[0] == 1))) &&
+                 (b_width < 0 || s.out_width < 0 || b_width == s.out_width),
+             errors::InvalidArgument("op `%s` input `Bias`: expected [1, %lld], received shape "
+                                     "%s",
+                                     kFusedOp, static_cast<long long>(s.out_width), b.ToString()));
+  ctx->SetOutputDim("Out", DDim{s.rows, s.out_width});
+  ctx->ShareLoD("X", "Out");
+  if (ctx->HasOutput("ColMat")) {
+    ctx->SetOutputDim("ColMat", DDim{s.rows, s.width < 0 ? -1 : s.context_length * s.width});
+  }
+}
+
+template <typename T>
+struct FusionSeqConvEltAddReluKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const SeqConvShape s = ResolveAtRun(ctx);
+    const std::vector<size_t>& lod = SequenceOffsets(ctx.Type(), "X", *x, 1);
+    const int64_t cw = s.context_length * s.width;
+    DenseTensor col(DDim{s.rows, cw}, x->dtype());
+    T* c = col.mutable_data<T>(ctx.GetPlace());
+    const std::vector<T> windows = WindowMatrix<T>(s, lod, x->data<T>(), nullptr);
+    std::copy(windows.begin(), windows.end(), c);
+    DenseTensor out(DDim{s.rows, s.out_width}, x->dtype());
+    T* o = out.mutable_data<T>(ctx.GetPlace());
+    if (out.numel() > 0) {
+      math::Gemm<T>(ctx.device_context<platform::CPUDeviceContext>(), false, false, s.rows,
+                    s.out_width, cw, T(1), c, cw, ctx.Input("Filter")->data<T>(), s.out_width, T(0),
+                    o, s.out_width);
+    }
+    const T* b = ctx.Input("Bias")->data<T>();
+    for (int64_t r = 0; r < s.rows; ++r) {
+      for (int64_t j = 0; j < s.out_width; ++j) {
+        const T v = o[r * s.out_width + j] + b[j];
+        o[r * s.out_width + j] = v > T(0) ? v : T(0);
+      }
+    }
+    out.set_lod(x->lod());
+    *ctx.Output("Out") = std::move(out);
+    if (ctx.HasOutput("ColMat")) *ctx.Output("ColMat") = std::move(col);
+  }
+};
+
 // ---- sequence_conv_grad ----
 
 void SequenceConvGradInferShape(InferShapeContext* ctx) {
@@ -293,6 +374,11 @@ of X (or of PaddingData, when trainable) its window entry was read from. Padding
   RegisterPlainCpuFloatKernels<SequenceConvKernel>(kOp);
   framework::RegisterFusedGradOp(kOp, grad).InferShape(SequenceConvGradInferShape);
   RegisterPlainCpuFloatKernels<SequenceConvGradKernel>(kGradOp);
+
+  framework::RegisterOp<SequenceConvOp, FusionSeqConvEltAddReluOpMaker>(kFusedOp)
+      .InferShape(FusionSeqConvEltAddReluInferShape)
+      .GradOpMaker(framework::NoGradient);
+  RegisterPlainCpuFloatKernels<FusionSeqConvEltAddReluKernel>(kFusedOp);
 }
 
 }  // namespace operators

@@ -128,15 +128,7 @@ struct SequencePoolKernel {
           }
         }
       } else {  // SUM, AVERAGE, SQRT
-        for (int64_t k = 0; k < w; ++k) row[k] = T(0);
-        for (int64_t r = 0; r < len; ++r) {
-          for (int64_t k = 0; k < w; ++k) row[k] += first[r * w + k];
-        }
-        if (pooltype != "SUM") {
-          const T div = pooltype == "AVERAGE" ? static_cast<T>(len)
-                                              : std::sqrt(static_cast<T>(len));
-          for (int64_t k = 0; k < w; ++k) row[k] /= div;
-        }
+        SumPoolRows(pooltype, first, len, w, row);
       }
     }
     if (x->lod().size() == 2) out.set_lod({x->lod()[0]});

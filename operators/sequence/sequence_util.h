@@ -2,6 +2,7 @@
 // and the width of one row.
 #pragma once
 
+#include <cmath>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -43,6 +44,21 @@ int64_t RowWidth(const DDim& dims);
 
 // Requires rank >= `min_rank` of input `slot` (dims known or not).
 void CheckMinRank(const std::string& op, const std::string& slot, const DDim& dims, int min_rank);
+
+// One sequence's pooled row `out` [w] for pooltype SUM, AVERAGE or SQRT: the sum of the
+// `len` rows [w] starting at `first`, divided by len (AVERAGE) or sqrt(len) (SQRT). The caller
+// handles an empty sequence (len 0).
+template <typename T>
+void SumPoolRows(const std::string& pooltype, const T* first, int64_t len, int64_t w, T* out) {
+  for (int64_t k = 0; k < w; ++k) out[k] = T(0);
+  for (int64_t r = 0; r < len; ++r) {
+    for (int64_t k = 0; k < w; ++k) out[k] += first[r * w + k];
+  }
+  if (pooltype != "SUM") {
+    const T div = pooltype == "AVERAGE" ? static_cast<T>(len) : std::sqrt(static_cast<T>(len));
+    for (int64_t k = 0; k < w; ++k) out[k] /= div;
+  }
+}
 
 }  // namespace operators
 }  // namespace paddle_like
