@@ -2,6 +2,7 @@
 // (both rounding rules, ties and clipping), their training paths (moving averages, channel
 // scales), the straight-through gradients, typed errors. PaddlePaddle's own outputs are
 // checked by the fixture test.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -156,6 +157,53 @@ TEST_F(FakeQuantize, TrainingUpdatesTheMovingAverage) {
                         {"Scale", {MakeTensor<double>({2}, {1, 1})}}},
                        {{"Y", 1}, {"OutScale", 1}}, {{"quant_axis", 0}, {"is_test", false}});
   EXPECT_EQ(ToDoubles(q.outputs.at("OutScale")[0]), (std::vector<double>{2.0, 1.0}));
+}
+
+// fake_quantize_range_abs_max over six training steps with a window of 3, its state carried
+// from step to step as a program carries it (OutScale is InScale's variable, OutScales the
+// window's), against the window's definition: the scale is the largest max |X| among the
+// last three steps.
+TEST_F(FakeQuantize, RangeAbsMaxKeepsTheLargestOfTheWindow) {
+  const std::vector<double> peaks = {0.5, 0.9, 0.3, 0.2, 0.1, 0.4};
+  DenseTensor scale = MakeTensor<double>({1}, {0.001});
+  DenseTensor window;
+  std::vector<double> recent;  // The last three peaks.
+  for (size_t it = 0; it < peaks.size(); ++it) {
+    const std::vector<double> xv = {peaks[it] / 2, -peaks[it], peaks[it] / 3};
+    std::map<std::string, DenseTensor> feeds = {{"x", MakeTensor<double>({3}, xv)},
+                                                {"scale", scale},
+                                                {"iter", MakeTensor<int64_t>({1}, {double(it)})}};
+    if (window.initialized()) feeds["window"] = window;
+    const auto r = RunNamedOp(
+        "fake_quantize_range_abs_max", {{"X", {"x"}}, {"InScale", {"scale"}}, {"Iter", {"iter"}}},
+        {{"Out", {"out"}}, {"OutScale", {"scale"}}, {"OutScales", {"window"}}}, feeds,
+        {{"window_size", 3}, {"is_test", false}, {"round_type", 1}});
+    recent.push_back(peaks[it]);
+    if (recent.size() > 3) recent.erase(recent.begin());
+    const double want = *std::max_element(recent.begin(), recent.end());
+    const std::string what = "step " + std::to_string(it);
+    ExpectNear(ToDoubles(r.vars.at("scale")), {want}, 0, 0, what + " scale");
+    std::vector<double> q;
+    for (double v : xv) q.push_back(QuantizeRef(v, want, 127, 1));
+    ExpectNear(ToDoubles(r.vars.at("out")), q, 0, 0, what + " out");
+    scale = r.vars.at("scale");
+    window = r.vars.at("window");
+  }
+  // is_test uses InScale as it is.
+  const auto t = RunOp("fake_quantize_range_abs_max",
+                       {{"X", {MakeTensor<double>({2}, {0.5, -2.0})}},
+                        {"InScale", {MakeTensor<double>({1}, {1.0})}}},
+                       {{"Out", 1}, {"OutScale", 1}}, {{"is_test", true}});
+  ExpectNear(ToDoubles(t.outputs.at("Out")[0]), {QuantizeRef(0.5, 1, 127, 1), -127}, 0, 0,
+             "is_test");
+  ExpectError<platform::NotFoundError>(
+      [&] {
+        RunOp("fake_quantize_range_abs_max",
+              {{"X", {MakeTensor<double>({2}, {0.5, -2.0})}},
+               {"InScale", {MakeTensor<double>({1}, {1.0})}}},
+              {{"Out", 1}, {"OutScale", 1}}, {{"is_test", false}});
+      },
+      {"op `fake_quantize_range_abs_max` input `Iter`", "required when training"});
 }
 
 TEST_F(FakeQuantize, QuantizeDequantizeGradientsGoStraightThrough) {

@@ -1,8 +1,8 @@
 // The fused ops of PaddlePaddle's CPU inference passes that are not recurrences
 // (fusion_repeated_fc_relu, fusion_squared_mat_sub, fusion_seqpool_concat,
-// fusion_seqconv_eltadd_relu) against references written here in double with naive loops,
-// in float and double, and their typed errors. PaddlePaddle's own outputs are checked by the
-// fixture test (tests/fixtures/ops/fusion_*). fusion_gru and fusion_lstm are in
+// fusion_seqpool_cvm_concat, fusion_seqconv_eltadd_relu) against references written here in double
+// with naive loops, in float and double, and their typed errors. PaddlePaddle's own outputs are
+// checked by the fixture test (tests/fixtures/ops/fusion_*). fusion_gru and fusion_lstm are in
 // gru_op_test.cc and lstm_op_test.cc.
 #include <cmath>
 #include <string>
@@ -151,6 +151,37 @@ TEST(FusionSeqPoolConcat, PoolsEachInputThenConcatenates) {
     ExpectNear(ToDoubles(out), expected, 1e-14, 1e-15, pooltype);
     ExpectNear(ToDoubles(run(float()).outputs.at("Out")[0]), expected, 1e-6, 1e-6,
                std::string(pooltype) + " float");
+  }
+}
+
+TEST(FusionSeqPoolCvmConcat, CvmOnEachPooledRow) {
+  const LoD lod = {{0, 2, 3}};
+  const std::vector<double> a = {1, 2, 0.5, 3, 4, 1, 2, 0, 5, 6, 7, -1};  // [3, 4].
+  const std::vector<double> b = {0, 1, 2, 3, 4, 5};                       // [3, 2].
+  for (bool use_cvm : {true, false}) {
+    std::vector<double> expected;
+    for (size_t n = 0; n < 2; ++n) {
+      for (const auto& [x, w] : {std::make_pair(&a, 4), std::make_pair(&b, 2)}) {
+        std::vector<double> p(w, 0.0);
+        for (size_t r = lod[0][n]; r < lod[0][n + 1]; ++r) {
+          for (int k = 0; k < w; ++k) p[k] += (*x)[r * w + k];
+        }
+        if (use_cvm) {
+          expected.push_back(std::log(p[0] + 1));
+          expected.push_back(std::log(p[1] + 1) - std::log(p[0] + 1));
+        }
+        for (int k = 2; k < w; ++k) expected.push_back(p[k]);
+      }
+    }
+    DenseTensor at = MakeTensor<double>({3, 4}, a), bt = MakeTensor<double>({3, 2}, b);
+    at.set_lod(lod);
+    bt.set_lod(lod);
+    const auto r = RunOp("fusion_seqpool_cvm_concat",
+                         {{"X", {at, bt}}, {"CVM", {MakeTensor<double>({2, 2}, {1, 1, 1, 1})}}},
+                         {{"Out", 1}}, {{"use_cvm", use_cvm}});
+    EXPECT_EQ(r.outputs.at("Out")[0].dims(), DDim({2, use_cvm ? 6 : 2}));
+    ExpectNear(ToDoubles(r.outputs.at("Out")[0]), expected, 1e-15, 0,
+               use_cvm ? "use_cvm" : "drop counts");
   }
 }
 

@@ -189,6 +189,121 @@ TEST_F(GruOp, BadInputsNameWhatIsWrong) {
       {"op `gru` attribute `gate_activation`", "\"softmax\""});
 }
 
+// gru_unit: one step for a batch of rows, its activations by code (0 identity, 1 sigmoid,
+// 2 tanh, 3 relu).
+struct GruUnitSetup {
+  std::vector<double> x, h, w, b;
+  int act = 2, gate_act = 1;
+  bool origin = false, with_bias = true;
+};
+
+constexpr int64_t kUnitRows = 3;
+
+std::vector<double> NaiveGruUnit(const GruUnitSetup& s) {
+  static const char* const names[] = {"identity", "sigmoid", "tanh", "relu"};
+  std::vector<double> out(kUnitRows * kD);
+  for (int64_t i = 0; i < kUnitRows; ++i) {
+    std::vector<double> u(kD), r(kD);
+    for (int64_t j = 0; j < kD; ++j) {
+      double zu = s.x[i * 3 * kD + j] + (s.with_bias ? s.b[j] : 0);
+      double zr = s.x[i * 3 * kD + kD + j] + (s.with_bias ? s.b[kD + j] : 0);
+      for (int64_t k = 0; k < kD; ++k) {
+        zu += s.h[i * kD + k] * s.w[k * 2 * kD + j];
+        zr += s.h[i * kD + k] * s.w[k * 2 * kD + kD + j];
+      }
+      u[j] = Act(names[s.gate_act], zu);
+      r[j] = Act(names[s.gate_act], zr);
+    }
+    for (int64_t j = 0; j < kD; ++j) {
+      double zc = s.x[i * 3 * kD + 2 * kD + j] + (s.with_bias ? s.b[2 * kD + j] : 0);
+      for (int64_t k = 0; k < kD; ++k) zc += r[k] * s.h[i * kD + k] * s.w[2 * kD * kD + k * kD + j];
+      const double c = Act(names[s.act], zc), p = s.h[i * kD + j];
+      out[i * kD + j] = s.origin ? u[j] * p + (1 - u[j]) * c : (1 - u[j]) * p + u[j] * c;
+    }
+  }
+  return out;
+}
+
+GruUnitSetup RandomUnitSetup() {
+  GruUnitSetup s;
+  s.x = RandomValues(kUnitRows * 3 * kD, -1, 1, 21);
+  s.h = RandomValues(kUnitRows * kD, -1, 1, 22);
+  s.w = RandomValues(3 * kD * kD, -0.8, 0.8, 23);
+  s.b = RandomValues(3 * kD, -0.3, 0.3, 24);
+  return s;
+}
+
+template <typename T>
+SlotTensors UnitInputs(const GruUnitSetup& s) {
+  SlotTensors in = {{"Input", {MakeTensor<T>({kUnitRows, 3 * kD}, s.x)}},
+                    {"HiddenPrev", {MakeTensor<T>({kUnitRows, kD}, s.h)}},
+                    {"Weight", {MakeTensor<T>({kD, 3 * kD}, s.w)}}};
+  if (s.with_bias) in["Bias"] = {MakeTensor<T>({1, 3 * kD}, s.b)};
+  return in;
+}
+
+AttributeMap UnitAttrs(const GruUnitSetup& s) {
+  return {{"activation", s.act}, {"gate_activation", s.gate_act}, {"origin_mode", s.origin}};
+}
+
+const std::map<std::string, int> kUnitOutputs = {
+    {"Gate", 1}, {"ResetHiddenPrev", 1}, {"Hidden", 1}};
+
+TEST_F(GruOp, GruUnitIsOneStepOfTheRecurrence) {
+  for (bool origin : {false, true}) {
+    for (int act = 0; act < 4; ++act) {
+      for (bool with_bias : {false, true}) {
+        GruUnitSetup s = RandomUnitSetup();
+        s.origin = origin;
+        s.act = act;
+        s.gate_act = act == 1 ? 2 : 1;
+        s.with_bias = with_bias;
+        const std::string what = std::string("origin ") + (origin ? "1" : "0") + " act " +
+                                 std::to_string(act) + " bias " + (with_bias ? "1" : "0");
+        const auto r = RunOp("gru_unit", UnitInputs<double>(s), kUnitOutputs, UnitAttrs(s));
+        ExpectNear(ToDoubles(r.outputs.at("Hidden")[0]), NaiveGruUnit(s), 1e-12, 1e-13, what);
+        const auto f = RunOp("gru_unit", UnitInputs<float>(s), kUnitOutputs, UnitAttrs(s));
+        ExpectNear(ToDoubles(f.outputs.at("Hidden")[0]), NaiveGruUnit(s), 1e-5, 1e-6,
+                   what + " float");
+      }
+    }
+  }
+}
+
+TEST_F(GruOp, GruUnitGradientsMatchFiniteDifferences) {
+  for (bool origin : {false, true}) {
+    for (int act : {2, 0}) {  // tanh and identity candidates (relu's kink is not smooth).
+      GruUnitSetup s = RandomUnitSetup();
+      s.origin = origin;
+      s.act = act;
+      SCOPED_TRACE(std::string("origin ") + (origin ? "1" : "0") + " act " + std::to_string(act));
+      GradCheck check;
+      check.op_type = "gru_unit";
+      check.inputs = UnitInputs<double>(s);
+      check.outputs = kUnitOutputs;
+      check.attrs = UnitAttrs(s);
+      check.loss_outputs = {"Hidden"};
+      check.rtol = 1e-6;
+      check.atol = 1e-8;
+      CheckGradients(check);
+    }
+  }
+}
+
+TEST_F(GruOp, GruUnitRejectsBadShapesAndCodes) {
+  GruUnitSetup s = RandomUnitSetup();
+  SlotTensors bad_h = UnitInputs<double>(s);
+  bad_h["HiddenPrev"] = {MakeTensor<double>({2, kD}, std::vector<double>(2 * kD))};
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { RunOp("gru_unit", bad_h, kUnitOutputs, UnitAttrs(s)); },
+      {"op `gru_unit` input `HiddenPrev`", "expected [3, 3]", "[2, 3]"});
+  AttributeMap bad_code = UnitAttrs(s);
+  bad_code["activation"] = 7;
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { RunOp("gru_unit", UnitInputs<double>(s), kUnitOutputs, bad_code); },
+      {"gru_unit", "activation", "7"});
+}
+
 // fusion_gru's X [6, kM] and WeightX [kM, 3 D]; NaiveGru then runs on X WeightX.
 constexpr int64_t kM = 2;
 

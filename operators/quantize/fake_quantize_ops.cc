@@ -3,7 +3,8 @@
 // - quantize_linear / dequantize_linear (the "QDQ" pairs of models exported since 2.3);
 // - fake_quantize_dequantize_{abs_max, moving_average_abs_max} and
 //   fake_channel_wise_quantize_dequantize_abs_max (quantization-aware training);
-// - fake_quantize_{abs_max, moving_average_abs_max}, fake_channel_wise_quantize_abs_max,
+// - fake_quantize_{abs_max, moving_average_abs_max, range_abs_max},
+//   fake_channel_wise_quantize_abs_max,
 //   fake_dequantize_max_abs and fake_channel_wise_dequantize_max_abs (older int8 programs);
 // - moving_average_abs_max_scale (an observer: Out = X, and the running scale).
 //
@@ -391,6 +392,71 @@ struct TensorQuantKernel {
   };
 };
 
+// fake_quantize_range_abs_max: one scale per tensor, InScale when is_test; when training, the
+// largest max |X| of the last window_size steps (PaddlePaddle's FindRangeAbsMax). The window
+// is OutScales' variable, written at Iter % window_size; the scale is recomputed over the
+// window only when the value leaving it was the current scale.
+template <typename T>
+struct RangeAbsMaxKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::string& op = ctx.Type();
+    const DenseTensor* x = ctx.Input("X");
+    const int round_type = ctx.Attr<int>("round_type");
+    CheckRoundType(op, round_type);
+    const T qmax = static_cast<T>(QmaxOf(op, ctx.Attr<int>("bit_length")));
+    const ChannelView v = ChannelsOf(op, x->dims(), -1);
+    const T* in = x->numel() > 0 ? x->data<T>() : nullptr;
+    const T last = ScaleValues<T>(ctx, "InScale", *ctx.Input("InScale"), 1)[0];
+    T scale = last;
+    if (!ctx.Attr<bool>("is_test")) {
+      const int window_size = ctx.Attr<int>("window_size");
+      PL_ENFORCE(window_size > 0,
+                 errors::InvalidArgument("op `%s` attribute `window_size`: expected a positive "
+                                         "count, received %d",
+                                         op, window_size));
+      PL_ENFORCE(ctx.HasInput("Iter"),
+                 errors::NotFound("op `%s` input `Iter`: required when training (is_test "
+                                  "false)",
+                                  op));
+      const DenseTensor iter_tensor = framework::OnCpu(*ctx.Input("Iter"));
+      PL_ENFORCE(iter_tensor.numel() == 1 && iter_tensor.dtype() == DataType::INT64,
+                 errors::InvalidArgument("op `%s` input `Iter`: expected one int64 step, "
+                                         "received %s of shape %s",
+                                         op, DataTypeName(iter_tensor.dtype()),
+                                         iter_tensor.dims().ToString()));
+      const int64_t it = iter_tensor.data<int64_t>()[0];
+      // The window so far: OutScales' values when it holds a window of this size, else zeros.
+      std::vector<T> window(static_cast<size_t>(window_size), T(0));
+      const framework::Variable* held = ctx.OutputVar("OutScales");
+      if (held != nullptr && held->GetIf<DenseTensor>() != nullptr &&
+          held->GetIf<DenseTensor>()->initialized() &&
+          held->GetIf<DenseTensor>()->numel() == window_size) {
+        window = ScaleValues<T>(ctx, "OutScales", *held->GetIf<DenseTensor>(), window_size);
+      }
+      const T cur = AbsMaxPerChannel(in, v)[0];
+      const size_t slot = static_cast<size_t>(((it % window_size) + window_size) % window_size);
+      const T removed = window[slot];
+      window[slot] = cur;
+      if (scale < cur) {
+        scale = cur;
+      } else if (std::abs(removed - scale) < T(1e-6)) {
+        const int64_t size = std::min<int64_t>(std::max<int64_t>(it, 1), window_size);
+        scale = *std::max_element(window.begin(), window.begin() + size);
+      }
+      if (DenseTensor* o = ctx.Output("OutScales")) *o = FromVector(window, ctx.GetPlace());
+    }
+    if (ctx.OutputVar("OutScale") != ctx.InputVar("InScale")) {
+      if (DenseTensor* o = ctx.Output("OutScale")) *o = Scalar(scale, ctx.GetPlace());
+    } else if (!ctx.Attr<bool>("is_test")) {
+      *ctx.Output("OutScale") = Scalar(scale, ctx.GetPlace());
+    }
+    DenseTensor out(x->dims(), x->dtype());
+    out.set_lod(x->lod());
+    QuantizeTensor(in, v, {scale}, qmax, round_type, false, out.mutable_data<T>(ctx.GetPlace()));
+    *ctx.Output("Out") = std::move(out);
+  }
+};
+
 // fake_channel_wise_quantize(_dequantize)_abs_max: one scale per channel of quant_axis (0 or
 // 1), from X; fake_channel_wise_quantize_abs_max with is_test reads the scales OutScale holds.
 template <bool kDequantize>
@@ -604,6 +670,30 @@ $$Out = \frac{X \cdot s_c \cdot t}{qmax_0 \, qmax_1}$$
   }
 };
 
+class RangeAbsMaxMaker : public QuantMakerBase {
+ public:
+  void Make() override {
+    AddInput("X", "The values.");
+    AddInput("InScale", "The last scale (the scale itself when is_test).");
+    AddInput("Iter", "int64 [1]: the training step, which picks the window's slot (training).")
+        .AsDispensable();
+    AddOutput("Out", "X quantized (as floats), X's shape.");
+    AddOutput("OutScale", "The scale used.");
+    AddOutput("OutScales",
+              "[window_size]: the window of recent max |X| (training; read and "
+              "written).")
+        .AsDispensable();
+    AddAttr<int>("window_size", "Steps the training scale looks back over.").SetDefault(10000);
+    AddBitLength();
+    AddAttr<bool>("is_test", "Use InScale; otherwise update the window.").SetDefault(false);
+    AddRoundType(1);
+    AddComment(std::string("Simulated quantization with one scale per tensor: s = InScale when "
+                           "is_test, else the largest max |X| over the last window_size "
+                           "steps:\n$$Out = q$$\n") +
+               kArithmeticDoc + "\nNo gradient.\n");
+  }
+};
+
 class ObserverMaker : public QuantMakerBase {
  public:
   void Make() override {
@@ -665,6 +755,15 @@ PL_REGISTER_OPS(RegisterFakeQuantizeOps) {
       "fake_quantize_dequantize_abs_max");
   framework::RegisterOp<QuantOp, TensorQuantMaker<false, false>>("fake_quantize_abs_max")
       .InferShape(tensor_shape);
+  framework::RegisterOp<QuantOp, RangeAbsMaxMaker>("fake_quantize_range_abs_max")
+      .InferShape([](InferShapeContext* ctx) {
+        SameAsXInferShape(ctx, "Out");
+        if (ctx->HasOutput("OutScale")) ctx->SetOutputDim("OutScale", DDim{1});
+        if (ctx->HasOutput("OutScales")) {
+          ctx->SetOutputDim("OutScales", DDim{ctx->Attr<int>("window_size")});
+        }
+      });
+  RegisterPlainCpuFloatKernels<RangeAbsMaxKernel>("fake_quantize_range_abs_max");
   RegisterPlainCpuFloatKernels<TensorQuantKernel<false, false>::Kernel>("fake_quantize_abs_max");
 
   const auto channel_shape = [](InferShapeContext* ctx) {
