@@ -27,7 +27,24 @@ namespace operators {
 
 namespace {
 
-class GruOpMaker : public OpProtoAndCheckerMaker {
+// The attributes of the recurrence that gru and fusion_gru share.
+class GruMakerBase : public OpProtoAndCheckerMaker {
+ protected:
+  void AddRecurrenceAttrs() {
+    AddAttr<std::string>("activation", "Candidate activation: tanh, sigmoid, relu or identity.")
+        .SetDefault("tanh");
+    AddAttr<std::string>("gate_activation", "Gate activation: sigmoid, tanh, relu or identity.")
+        .SetDefault("sigmoid");
+    AddAttr<bool>("is_reverse", "Run each sequence from its last step to its first.")
+        .SetDefault(false);
+    AddAttr<bool>("origin_mode",
+                  "Use h = u h_prev + (1 - u) c (Cho et al.) instead of "
+                  "h = (1 - u) h_prev + u c.")
+        .SetDefault(false);
+  }
+};
+
+class GruOpMaker : public GruMakerBase {
  public:
   void Make() override {
     AddInput("Input", "Projected inputs [T, 3 D] with a level-1 LoD (one sequence per offset "
@@ -43,15 +60,7 @@ class GruOpMaker : public OpProtoAndCheckerMaker {
     AddOutput("BatchResetHiddenPrev", "[T, D]: r * h_prev, in batch order.").AsIntermediate();
     AddOutput("BatchHidden", "[T, D]: hidden states in batch order.").AsIntermediate();
     AddOutput("Hidden", "[T, D]: hidden states, with Input's LoD.");
-    AddAttr<std::string>("activation", "Candidate activation: tanh, sigmoid, relu or identity.")
-        .SetDefault("tanh");
-    AddAttr<std::string>("gate_activation", "Gate activation: sigmoid, tanh, relu or identity.")
-        .SetDefault("sigmoid");
-    AddAttr<bool>("is_reverse", "Run each sequence from its last step to its first.")
-        .SetDefault(false);
-    AddAttr<bool>("origin_mode", "Use h = u h_prev + (1 - u) c (Cho et al.) instead of "
-                                 "h = (1 - u) h_prev + u c.")
-        .SetDefault(false);
+    AddRecurrenceAttrs();
     AddAttr<bool>("is_test", "Inference mode; no effect here.").SetDefault(false).AsExtra();
     AddComment(R"DOC(
 GRU over variable-length sequences. With x_t the row of Input (plus Bias) for step t of a
@@ -251,7 +260,7 @@ struct GruKernel {
 
 // ---- fusion_gru: X WeightX, then gru's recurrence ----
 
-class FusionGruOpMaker : public OpProtoAndCheckerMaker {
+class FusionGruOpMaker : public GruMakerBase {
  public:
   void Make() override {
     AddInput("X", "Inputs [T, M] with a level-1 LoD (one sequence per offset pair).");
@@ -275,20 +284,11 @@ class FusionGruOpMaker : public OpProtoAndCheckerMaker {
         .AsIntermediate()
         .AsDispensable();
     AddOutput("Hidden", "[T, D]: hidden states, with X's LoD.");
-    AddAttr<std::string>("activation", "Candidate activation: tanh, sigmoid, relu or identity.")
-        .SetDefault("tanh");
-    AddAttr<std::string>("gate_activation", "Gate activation: sigmoid, tanh, relu or identity.")
-        .SetDefault("sigmoid");
-    AddAttr<bool>("is_reverse", "Run each sequence from its last step to its first.")
-        .SetDefault(false);
+    AddRecurrenceAttrs();
     AddAttr<bool>("use_seq",
                   "PaddlePaddle's choice of loop (per sequence or batched); the "
                   "result is the same.")
         .SetDefault(true);
-    AddAttr<bool>("origin_mode",
-                  "Use h = u h_prev + (1 - u) c instead of "
-                  "h = (1 - u) h_prev + u c.")
-        .SetDefault(false);
     AddAttr<bool>("force_fp32_output", "For int8 programs; no effect on float inputs.")
         .SetDefault(false)
         .AsExtra();

@@ -83,9 +83,10 @@ void ListInferShape(InferShapeContext* ctx,
 
 // ---- lars_momentum ----
 
-class LarsMomentumOpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
+// The slots and the momentum coefficient of lars_momentum and merged_momentum.
+class MomentumListMaker : public OpProtoAndCheckerMaker {
+ protected:
+  void AddMomentumListSlots() {
     AddInput("Param", "The parameters.").AsDuplicable();
     AddInput("Grad", "Their gradients (dense).").AsDuplicable();
     AddInput("Velocity", "Their velocities.").AsDuplicable();
@@ -100,6 +101,13 @@ class LarsMomentumOpMaker : public OpProtoAndCheckerMaker {
         .AsDuplicable()
         .AsDispensable();
     AddAttr<float>("mu", "The momentum coefficient.");
+  }
+};
+
+class LarsMomentumOpMaker : public MomentumListMaker {
+ public:
+  void Make() override {
+    AddMomentumListSlots();
     AddAttr<float>("lars_coeff", "The trust coefficient eta.").SetDefault(0.001f);
     AddAttr<std::vector<float>>("lars_weight_decay",
                                 "The weight decay beta of each parameter (or one for all).")
@@ -163,23 +171,10 @@ struct LarsMomentumKernel {
 
 // ---- merged_momentum ----
 
-class MergedMomentumOpMaker : public OpProtoAndCheckerMaker {
+class MergedMomentumOpMaker : public MomentumListMaker {
  public:
   void Make() override {
-    AddInput("Param", "The parameters.").AsDuplicable();
-    AddInput("Grad", "Their gradients (dense).").AsDuplicable();
-    AddInput("Velocity", "Their velocities.").AsDuplicable();
-    AddInput("LearningRate", "One-element learning rates, one per parameter or one for all.")
-        .AsDuplicable();
-    AddInput("MasterParam", "With multi_precision (not supported here).")
-        .AsDuplicable()
-        .AsDispensable();
-    AddOutput("ParamOut", "The updated parameters.").AsDuplicable();
-    AddOutput("VelocityOut", "The updated velocities.").AsDuplicable();
-    AddOutput("MasterParamOut", "With multi_precision (not supported here).")
-        .AsDuplicable()
-        .AsDispensable();
-    AddAttr<float>("mu", "The momentum coefficient.");
+    AddMomentumListSlots();
     AddAttr<bool>("use_nesterov", "Use Nesterov momentum.").SetDefault(false);
     AddAttr<std::vector<std::string>>("regularization_method",
                                       "Per parameter: \"l2_decay\" or \"\" (none); an empty "
