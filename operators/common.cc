@@ -94,14 +94,14 @@ void CheckSameShape(const std::string& op, const std::string& slot, const DDim& 
                                      slot, like, like_dims.ToString(), dims.ToString()));
 }
 
-double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot) {
-  const DenseTensor* t = ctx.Input(slot);
+double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot, size_t i) {
+  const DenseTensor* t = ctx.Input(slot, i);
   PL_ENFORCE(t != nullptr,
              errors::NotFound("op `%s` input `%s`: required but not given", ctx.Type(), slot));
-  PL_ENFORCE(t->numel() == 1,
-             errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected a 1-element "
-                                     "tensor, received shape %s",
-                                     ctx.Type(), slot, ctx.InputName(slot), t->dims().ToString()));
+  PL_ENFORCE(t->numel() == 1, errors::InvalidArgument(
+                                  "op `%s` input `%s` (variable `%s`): expected a 1-element "
+                                  "tensor, received shape %s",
+                                  ctx.Type(), slot, ctx.InputName(slot, i), t->dims().ToString()));
   const DenseTensor host = framework::OnCpu(*t);  // A device tensor is read back.
   double v = 0;
   platform::VisitDataType(host.dtype(), [&](auto tag) {

@@ -47,7 +47,7 @@ void CheckSameShape(const std::string& op, const std::string& slot, const DDim& 
 // The value of the 1-element tensor of `slot` (any real or integer dtype, on any device) as a
 // double. InvalidArgumentError naming the op, slot and variable when it does not have 1
 // element; NotFoundError when the slot is empty.
-double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot);
+double ReadScalarInput(const ExecutionContext& ctx, const std::string& slot, size_t i = 0);
 
 // Truthiness of boolean attribute `name`, which programs store as BOOLEAN or INT; false when
 // absent (an optional flag an op may not declare).

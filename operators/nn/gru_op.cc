@@ -82,13 +82,7 @@ struct GruDims {
 // Bias [1, 3 D] and H0 [N, D], when given.
 void CheckGruBiasAndH0(InferShapeContext* ctx, int64_t d) {
   const std::string& op = ctx->OpType();
-  if (ctx->HasInput("Bias")) {
-    const DDim b = ctx->GetInputDim("Bias");
-    PL_ENFORCE(b.size() == 2 && (b[0] < 0 || b[0] == 1) && (b[1] < 0 || d < 0 || b[1] == 3 * d),
-               errors::InvalidArgument("op `%s` input `Bias`: expected [1, %lld], received shape "
-                                       "%s",
-                                       op, static_cast<long long>(3 * d), b.ToString()));
-  }
+  CheckGruBias(ctx, d);
   if (ctx->HasInput("H0")) {
     const DDim h0 = ctx->GetInputDim("H0");
     PL_ENFORCE(h0.size() == 2 && (h0[1] < 0 || d < 0 || h0[1] == d),
@@ -319,14 +313,6 @@ void FusionGruInferShape(InferShapeContext* ctx) {
   ctx->ShareLoD("X", "Hidden");
 }
 
-class FusionGruOp : public OperatorWithKernel {
- public:
-  using OperatorWithKernel::OperatorWithKernel;
-  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return InputDataType(ctx, "X");
-  }
-};
-
 template <typename T>
 struct FusionGruKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -505,7 +491,7 @@ dW sums h_{t-1}^T [du_t, dr_t] and (r_t h_{t-1})^T dc_t.)DOC"};
   framework::RegisterFusedGradOp("gru", grad).InferShape(GruGradInferShape);
   RegisterPlainCpuFloatKernels<GruGradKernel>("gru_grad");
 
-  framework::RegisterOp<FusionGruOp, FusionGruOpMaker>("fusion_gru")
+  framework::RegisterOp<FusedRecurrentOp, FusionGruOpMaker>("fusion_gru")
       .InferShape(FusionGruInferShape)
       .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuFloatKernels<FusionGruKernel>("fusion_gru");

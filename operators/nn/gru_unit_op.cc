@@ -83,13 +83,7 @@ GruUnitDims CheckGruUnitShapes(InferShapeContext* ctx) {
                               "per row of Input), received shape %s",
                               op, static_cast<long long>(in[0]), static_cast<long long>(d),
                               h.ToString()));
-  if (ctx->HasInput("Bias")) {
-    const DDim b = ctx->GetInputDim("Bias");
-    PL_ENFORCE(b.size() == 2 && (b[0] < 0 || b[0] == 1) && (b[1] < 0 || d < 0 || b[1] == 3 * d),
-               errors::InvalidArgument("op `%s` input `Bias`: expected [1, %lld], received shape "
-                                       "%s",
-                                       op, static_cast<long long>(3 * d), b.ToString()));
-  }
+  CheckGruBias(ctx, d);
   CodedActivation(op, "activation", ctx->Attr<int>("activation"));
   CodedActivation(op, "gate_activation", ctx->Attr<int>("gate_activation"));
   return {in[0], d};

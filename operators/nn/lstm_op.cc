@@ -379,14 +379,6 @@ void FusionLstmInferShape(InferShapeContext* ctx) {
   }
 }
 
-class FusionLstmOp : public OperatorWithKernel {
- public:
-  using OperatorWithKernel::OperatorWithKernel;
-  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
-    return InputDataType(ctx, "X");
-  }
-};
-
 template <typename T>
 struct FusionLstmKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -573,7 +565,7 @@ di_t c_{t-1}, df_t c_{t-1}, do_t c_t), dW sums h_{t-1}^T [d\tilde c_t, di_t, df_
   framework::RegisterFusedGradOp("lstm", grad).InferShape(LstmGradInferShape);
   RegisterPlainCpuFloatKernels<LstmGradKernel>("lstm_grad");
 
-  framework::RegisterOp<FusionLstmOp, FusionLstmOpMaker>("fusion_lstm")
+  framework::RegisterOp<FusedRecurrentOp, FusionLstmOpMaker>("fusion_lstm")
       .InferShape(FusionLstmInferShape)
       .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuFloatKernels<FusionLstmKernel>("fusion_lstm");

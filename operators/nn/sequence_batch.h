@@ -1,6 +1,6 @@
-// What PaddlePaddle's LoD recurrent ops (gru, lstm, and their fused forms) share: the "batch"
-// order in which they step, the activations they accept by name, those activations' slopes,
-// and the fused forms' input projection.
+// What PaddlePaddle's recurrent ops (gru, lstm, their fused forms, gru_unit) share: the "batch"
+// order in which the LoD ones step, the activations they accept by name, those activations'
+// slopes, gru's Bias check, and the fused forms' op class and input projection.
 //
 // Batch order: sequences sorted by length (longest first), step t of every sequence still
 // running stacked together, so that one GEMM per step serves all of them.
@@ -88,6 +88,24 @@ T ActivationSlope(const FusedActivation& a, T y) {
   if (a.name == "tanh") return T(1) - y * y;
   if (a.name == "relu") return y > T(0) ? T(1) : T(0);
   return T(1);
+}
+
+// The op class of fusion_gru and fusion_lstm: the kernel's dtype is X's.
+class FusedRecurrentOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return InputDataType(ctx, "X");
+  }
+};
+
+// Bias [1, 3 D] of gru and gru_unit (D = `d`, unknown when negative), when the op has one.
+inline void CheckGruBias(InferShapeContext* ctx, int64_t d) {
+  if (!ctx->HasInput("Bias")) return;
+  const DDim b = ctx->GetInputDim("Bias");
+  PL_ENFORCE(b.size() == 2 && (b[0] < 0 || b[0] == 1) && (b[1] < 0 || d < 0 || b[1] == 3 * d),
+             errors::InvalidArgument("op `%s` input `Bias`: expected [1, %lld], received shape %s",
+                                     ctx->OpType(), static_cast<long long>(3 * d), b.ToString()));
 }
 
 // X [T, M] times W [M, N] into a new [T, N] tensor with X's LoD: the projection that

@@ -8,6 +8,8 @@
 // CPU kernel exists to produce them.
 #include <algorithm>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "framework/data_transform.h"
 #include "operators/op_family.h"
@@ -18,20 +20,14 @@ namespace operators {
 
 namespace {
 
-// The element type of input `slot`, checked to be `like`'s with `like`'s dims.
+// Input `slot`, checked (CheckStateInput) to have param's dtype and dims.
 template <typename T>
-const T* SameShape(const ExecutionContext& ctx, const char* slot, const DenseTensor& like) {
-  const DenseTensor* t = ctx.Input(slot);
-  PL_ENFORCE(t->dims() == like.dims() && t->dtype() == like.dtype(),
-             errors::InvalidArgument("op `%s` input `%s`: expected %s %s (param's), received "
-                                     "%s %s",
-                                     ctx.Type(), slot, platform::DataTypeName(like.dtype()),
-                                     like.dims().ToString(), platform::DataTypeName(t->dtype()),
-                                     t->dims().ToString()));
-  return t->data<T>();
+const T* SameShape(const ExecutionContext& ctx, const char* slot, const DenseTensor& param) {
+  CheckStateInput(ctx, slot, param.dtype(), param.dims());
+  return ctx.Input(slot)->template data<T>();
 }
 
-// The first `count` values of input `slot` (float32 or float64) on the host.
+// The `count` values of input `slot` (float32 or float64) on the host: rprop's pairs.
 std::vector<double> SmallValues(const ExecutionContext& ctx, const char* slot, int64_t count) {
   const DenseTensor t = framework::OnCpu(*ctx.Input(slot));
   PL_ENFORCE(
@@ -93,8 +89,8 @@ struct AsgdKernel {
     const T* g = SameShape<T>(ctx, "grad", param);
     const T* d = SameShape<T>(ctx, "d", param);
     const T* y = SameShape<T>(ctx, "y", param);
-    const T lr = static_cast<T>(SmallValues(ctx, "learning_rate", 1)[0]);
-    const T n = static_cast<T>(SmallValues(ctx, "n", 1)[0]);
+    const T lr = static_cast<T>(ReadScalarInput(ctx, "learning_rate"));
+    const T n = static_cast<T>(ReadScalarInput(ctx, "n"));
     PL_ENFORCE(n > T(0), errors::InvalidArgument("op `%s` input `n`: expected a positive "
                                                  "count, received %g",
                                                  ctx.Type(), static_cast<double>(n)));
@@ -188,10 +184,12 @@ class LowerCaseOptimizerOp : public OperatorWithKernel {
 
 void SameAsParam(InferShapeContext* ctx, std::initializer_list<const char*> outs) {
   ctx->RequireInput("param");
+  std::vector<std::pair<std::string, std::string>> pairs;
   for (const char* out : outs) {
     ctx->RequireOutput(out);
-    ctx->SetOutputDim(out, ctx->GetInputDim("param"));
+    pairs.emplace_back(out, "param");
   }
+  SetOutputDimsLike(ctx, pairs);
 }
 
 }  // namespace

@@ -12,7 +12,6 @@
 #include <string>
 #include <vector>
 
-#include "framework/data_transform.h"
 #include "operators/op_family.h"
 #include "operators/optimizers/optimizer_util.h"
 
@@ -21,16 +20,10 @@ namespace operators {
 
 namespace {
 
-// The value of a one-element float32 or float64 tensor of input `slot` #i.
-double ScalarValue(const ExecutionContext& ctx, const char* slot, size_t i, const DenseTensor& t) {
-  const DenseTensor host = framework::OnCpu(t);
-  PL_ENFORCE(
-      host.numel() == 1 && (host.dtype() == DataType::FLOAT32 || host.dtype() == DataType::FLOAT64),
-      errors::InvalidArgument("op `%s` input `%s` #%zu: expected one float32 or float64 "
-                              "value, received %s of shape %s",
-                              ctx.Type(), slot, i, platform::DataTypeName(host.dtype()),
-                              host.dims().ToString()));
-  return host.dtype() == DataType::FLOAT32 ? host.data<float>()[0] : host.data<double>()[0];
+// The one-element input `slot` of parameter i: its i-th variable, or its only one when the
+// slot holds one for all.
+double SharedScalar(const ExecutionContext& ctx, const char* slot, size_t i) {
+  return ReadScalarInput(ctx, slot, ctx.InputSize(slot) == 1 ? 0 : i);
 }
 
 // The number of parameters, with every listed slot checked to hold as many tensors (the
@@ -53,32 +46,18 @@ size_t ListLength(const ExecutionContext& ctx, const std::vector<const char*>& s
   return n;
 }
 
-// Input `slot` #i, checked to have Param #i's dims.
-const DenseTensor& StateLike(const ExecutionContext& ctx, const char* slot, size_t i,
-                             const DenseTensor& param) {
-  const DenseTensor* t = ctx.Input(slot, i);
-  PL_ENFORCE(t->dims() == param.dims() && t->dtype() == param.dtype(),
-             errors::InvalidArgument("op `%s` input `%s` #%zu: expected %s %s (Param #%zu's), "
-                                     "received %s %s",
-                                     ctx.Type(), slot, i, platform::DataTypeName(param.dtype()),
-                                     param.dims().ToString(), i, platform::DataTypeName(t->dtype()),
-                                     t->dims().ToString()));
-  return *t;
+// Input `slot` #i, checked (CheckStateInput) to have Param #i's dtype and dims.
+template <typename T>
+const T* StateOf(const ExecutionContext& ctx, const char* slot, size_t i,
+                 const DenseTensor& param) {
+  CheckStateInput(ctx, slot, param.dtype(), param.dims(), i);
+  return ctx.Input(slot, i)->template data<T>();
 }
 
 // Output `slot` #i resized to `dims`, its buffer ready to write.
 template <typename T>
 T* OutputOf(const ExecutionContext& ctx, const char* slot, size_t i, const DDim& dims) {
   return ctx.MultiOutput(slot)[i]->Resize(dims).template mutable_data<T>(ctx.GetPlace());
-}
-
-void ListInferShape(InferShapeContext* ctx,
-                    const std::vector<std::pair<const char*, const char*>>& out_in) {
-  for (const auto& [out, in] : out_in) {
-    for (size_t i = 0; i < ctx->OutputSize(out) && i < ctx->InputSize(in); ++i) {
-      ctx->SetOutputDim(out, ctx->GetInputDim(in, i), i);
-    }
-  }
 }
 
 // ---- lars_momentum ----
@@ -142,11 +121,9 @@ struct LarsMomentumKernel {
     for (size_t i = 0; i < n; ++i) {
       const DenseTensor& param = *ctx.Input("Param", i);
       const T* p = param.data<T>();
-      const T* g = StateLike(ctx, "Grad", i, param).template data<T>();
-      const T* v = StateLike(ctx, "Velocity", i, param).template data<T>();
-      const size_t lr_i = ctx.InputSize("LearningRate") == 1 ? 0 : i;
-      const T lr =
-          static_cast<T>(ScalarValue(ctx, "LearningRate", lr_i, *ctx.Input("LearningRate", lr_i)));
+      const T* g = StateOf<T>(ctx, "Grad", i, param);
+      const T* v = StateOf<T>(ctx, "Velocity", i, param);
+      const T lr = static_cast<T>(SharedScalar(ctx, "LearningRate", i));
       const T decay = static_cast<T>(decays.size() == 1 ? decays[0] : decays[i]);
       const int64_t count = param.numel();
       T p_sq = 0, g_sq = 0;
@@ -218,11 +195,9 @@ struct MergedMomentumKernel {
       const T coeff = l2 ? static_cast<T>(coeffs[i]) : T(0);
       const DenseTensor& param = *ctx.Input("Param", i);
       const T* p = param.data<T>();
-      const T* g = StateLike(ctx, "Grad", i, param).template data<T>();
-      const T* v = StateLike(ctx, "Velocity", i, param).template data<T>();
-      const size_t lr_i = ctx.InputSize("LearningRate") == 1 ? 0 : i;
-      const T lr =
-          static_cast<T>(ScalarValue(ctx, "LearningRate", lr_i, *ctx.Input("LearningRate", lr_i)));
+      const T* g = StateOf<T>(ctx, "Grad", i, param);
+      const T* v = StateOf<T>(ctx, "Velocity", i, param);
+      const T lr = static_cast<T>(SharedScalar(ctx, "LearningRate", i));
       T* v_out = OutputOf<T>(ctx, "VelocityOut", i, param.dims());
       T* p_out = OutputOf<T>(ctx, "ParamOut", i, param.dims());
       for (int64_t k = 0; k < param.numel(); ++k) {
@@ -305,17 +280,15 @@ struct MergedAdamKernel {
     const T beta2 = static_cast<T>(ctx.Attr<float>("beta2"));
     const T eps = static_cast<T>(ctx.Attr<float>("epsilon"));
     auto scalar = [&](const char* slot, size_t i) {
-      const size_t at = ctx.InputSize(slot) == 1 ? 0 : i;
-      return static_cast<T>(ScalarValue(ctx, slot, at, *ctx.Input(slot, at)));
+      return static_cast<T>(SharedScalar(ctx, slot, i));
     };
     for (size_t i = 0; i < n; ++i) {
       const DenseTensor& param = *ctx.Input("Param", i);
       const T* p = param.data<T>();
-      const T* g = StateLike(ctx, "Grad", i, param).template data<T>();
-      const T* m1 = StateLike(ctx, "Moment1", i, param).template data<T>();
-      const T* m2 = StateLike(ctx, "Moment2", i, param).template data<T>();
-      const T* m2max =
-          amsgrad ? StateLike(ctx, "Moment2Max", i, param).template data<T>() : nullptr;
+      const T* g = StateOf<T>(ctx, "Grad", i, param);
+      const T* m1 = StateOf<T>(ctx, "Moment1", i, param);
+      const T* m2 = StateOf<T>(ctx, "Moment2", i, param);
+      const T* m2max = amsgrad ? StateOf<T>(ctx, "Moment2Max", i, param) : nullptr;
       const T lr = scalar("LearningRate", i);
       const T b1p = scalar("Beta1Pow", i), b2p = scalar("Beta2Pow", i);
       const T lr_t = lr * std::sqrt(T(1) - b2p) / (T(1) - b1p);
@@ -343,21 +316,12 @@ struct MergedAdamKernel {
                    errors::InvalidArgument("op `%s` outputs `Beta1PowOut` and `Beta2PowOut`: "
                                            "expected %zu each",
                                            op, n));
-        *ctx.MultiOutput("Beta1PowOut")[i] = Scalar1(b1, static_cast<double>(b1p * beta1));
-        *ctx.MultiOutput("Beta2PowOut")[i] = Scalar1(b2, static_cast<double>(b2p * beta2));
+        WriteScalarOutput(ctx, "Beta1PowOut", b1->dtype(), b1->dims(),
+                          static_cast<double>(b1p * beta1), i);
+        WriteScalarOutput(ctx, "Beta2PowOut", b2->dtype(), b2->dims(),
+                          static_cast<double>(b2p * beta2), i);
       }
     }
-  }
-
-  // A one-element tensor of `like`'s dims and dtype holding `v`, on the CPU.
-  static DenseTensor Scalar1(const DenseTensor* like, double v) {
-    DenseTensor t(like->dims(), like->dtype());
-    if (like->dtype() == DataType::FLOAT32) {
-      t.mutable_data<float>(platform::CPUPlace())[0] = static_cast<float>(v);
-    } else {
-      t.mutable_data<double>(platform::CPUPlace())[0] = v;
-    }
-    return t;
   }
 };
 
@@ -366,22 +330,22 @@ struct MergedAdamKernel {
 PL_REGISTER_OPS(RegisterMultiTensorOptimizers) {
   framework::RegisterOp<OptimizerOp, LarsMomentumOpMaker>("lars_momentum")
       .InferShape([](InferShapeContext* ctx) {
-        ListInferShape(ctx, {{"ParamOut", "Param"}, {"VelocityOut", "Velocity"}});
+        SetOutputDimsLike(ctx, {{"ParamOut", "Param"}, {"VelocityOut", "Velocity"}});
       });
   RegisterPlainCpuFloatKernels<LarsMomentumKernel>("lars_momentum");
   framework::RegisterOp<OptimizerOp, MergedMomentumOpMaker>("merged_momentum")
       .InferShape([](InferShapeContext* ctx) {
-        ListInferShape(ctx, {{"ParamOut", "Param"}, {"VelocityOut", "Velocity"}});
+        SetOutputDimsLike(ctx, {{"ParamOut", "Param"}, {"VelocityOut", "Velocity"}});
       });
   RegisterPlainCpuFloatKernels<MergedMomentumKernel>("merged_momentum");
   framework::RegisterOp<OptimizerOp, MergedAdamOpMaker>("merged_adam")
       .InferShape([](InferShapeContext* ctx) {
-        ListInferShape(ctx, {{"ParamOut", "Param"},
-                             {"Moment1Out", "Moment1"},
-                             {"Moment2Out", "Moment2"},
-                             {"Moment2MaxOut", "Moment2Max"},
-                             {"Beta1PowOut", "Beta1Pow"},
-                             {"Beta2PowOut", "Beta2Pow"}});
+        SetOutputDimsLike(ctx, {{"ParamOut", "Param"},
+                                {"Moment1Out", "Moment1"},
+                                {"Moment2Out", "Moment2"},
+                                {"Moment2MaxOut", "Moment2Max"},
+                                {"Beta1PowOut", "Beta1Pow"},
+                                {"Beta2PowOut", "Beta2Pow"}});
       });
   RegisterPlainCpuFloatKernels<MergedAdamKernel>("merged_adam");
 }

@@ -1,5 +1,7 @@
 #include "operators/optimizers/optimizer_util.h"
 
+#include <algorithm>
+
 #include "framework/data_transform.h"
 #include "operators/tensor/tensor_op_util.h"
 
@@ -15,8 +17,8 @@ bool OptimizerOp::CastsInput(const std::string& slot, DataType from, DataType to
 }
 
 void WriteScalarOutput(const ExecutionContext& ctx, const std::string& slot, DataType dtype,
-                       const DDim& dims, double value) {
-  DenseTensor* out = ctx.Output(slot);
+                       const DDim& dims, double value, size_t i) {
+  DenseTensor* out = ctx.Output(slot, i);
   PL_ENFORCE(out != nullptr,
              errors::NotFound("op `%s` output `%s`: required but not given", ctx.Type(), slot));
   out->Resize(dims);
@@ -28,19 +30,19 @@ void WriteScalarOutput(const ExecutionContext& ctx, const std::string& slot, Dat
 }
 
 void CheckStateInput(const ExecutionContext& ctx, const std::string& slot, DataType dtype,
-                     const DDim& dims) {
-  const DenseTensor* t = ctx.Input(slot);
+                     const DDim& dims, size_t i) {
+  const DenseTensor* t = ctx.Input(slot, i);
   PL_ENFORCE(t != nullptr,
              errors::NotFound("op `%s` input `%s`: required but not given", ctx.Type(), slot));
   PL_ENFORCE(
       t->dtype() == dtype,
       errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected %s, received %s",
-                              ctx.Type(), slot, ctx.InputName(slot), platform::DataTypeName(dtype),
-                              platform::DataTypeName(t->dtype())));
+                              ctx.Type(), slot, ctx.InputName(slot, i),
+                              platform::DataTypeName(dtype), platform::DataTypeName(t->dtype())));
   PL_ENFORCE(t->dims() == dims,
              errors::InvalidArgument("op `%s` input `%s` (variable `%s`): expected Param's shape "
                                      "%s, received %s",
-                                     ctx.Type(), slot, ctx.InputName(slot), dims.ToString(),
+                                     ctx.Type(), slot, ctx.InputName(slot, i), dims.ToString(),
                                      t->dims().ToString()));
 }
 
@@ -127,8 +129,8 @@ void SetOutputTypesLike(framework::VarTypeInferenceContext* ctx,
 void SetOutputDimsLike(InferShapeContext* ctx,
                        const std::vector<std::pair<std::string, std::string>>& pairs) {
   for (const auto& p : pairs) {
-    if (!ctx->HasOutput(p.first) || !ctx->HasInput(p.second)) continue;
-    ctx->SetOutputDim(p.first, ctx->GetInputDim(p.second));
+    const size_t n = std::min(ctx->OutputSize(p.first), ctx->InputSize(p.second));
+    for (size_t i = 0; i < n; ++i) ctx->SetOutputDim(p.first, ctx->GetInputDim(p.second, i), i);
   }
 }
 

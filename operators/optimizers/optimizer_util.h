@@ -36,14 +36,14 @@ class OptimizerOp : public OperatorWithKernel {
   bool CastsInput(const std::string& slot, DataType from, DataType to) const override;
 };
 
-// Writes `value` into the 1-element output `slot`, with the given dtype (float32/float64)
-// and dims.
+// Writes `value` into the 1-element output `slot` (its i-th variable), with the given dtype
+// (float32/float64) and dims.
 void WriteScalarOutput(const ExecutionContext& ctx, const std::string& slot, DataType dtype,
-                       const DDim& dims, double value);
+                       const DDim& dims, double value, size_t i = 0);
 
-// Requires the tensor of `slot` to have dtype `dtype` and dims `dims`.
+// Requires the tensor of `slot` (its i-th variable) to have dtype `dtype` and dims `dims`.
 void CheckStateInput(const ExecutionContext& ctx, const std::string& slot, DataType dtype,
-                     const DDim& dims);
+                     const DDim& dims, size_t i = 0);
 
 // Grad as the kernel sees it: exactly one of the two is set.
 struct GradInput {
@@ -206,7 +206,8 @@ void RegisterOptimizerOp(const std::string& type, framework::InferShapeFn infer_
   RegisterPlainCpuFloatKernels<KernelT>(type);
 }
 
-// Run/build-time shapes: each (output slot, input slot) pair copies the input's dims.
+// Run/build-time shapes: each (output slot, input slot) pair copies the input's dims, variable
+// by variable for duplicable slots.
 void SetOutputDimsLike(InferShapeContext* ctx,
                        const std::vector<std::pair<std::string, std::string>>& pairs);
 
