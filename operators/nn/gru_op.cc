@@ -96,11 +96,7 @@ GruDims CheckGruShapes(InferShapeContext* ctx) {
   const std::string& op = ctx->OpType();
   const DDim in = ctx->GetInputDim("Input");
   const DDim w = ctx->GetInputDim("Weight");
-  PL_ENFORCE(w.size() == 2 && (w[0] < 0 || w[1] < 0 || w[1] == 3 * w[0]),
-             errors::InvalidArgument("op `%s` input `Weight`: expected [D, 3 D], received shape "
-                                     "%s",
-                                     op, w.ToString()));
-  const int64_t d = w[0];
+  const int64_t d = CheckGruWeight(ctx, "Weight");
   PL_ENFORCE(
       in.size() == 2 && (in[1] < 0 || d < 0 || in[1] == 3 * d),
       errors::InvalidArgument("op `%s` input `Input`: expected [T, 3 D] = [T, %lld] "
@@ -116,11 +112,7 @@ GruDims CheckFusionGruShapes(InferShapeContext* ctx) {
   const DDim x = ctx->GetInputDim("X");
   const DDim wx = ctx->GetInputDim("WeightX");
   const DDim wh = ctx->GetInputDim("WeightH");
-  PL_ENFORCE(wh.size() == 2 && (wh[0] < 0 || wh[1] < 0 || wh[1] == 3 * wh[0]),
-             errors::InvalidArgument("op `%s` input `WeightH`: expected [D, 3 D], received "
-                                     "shape %s",
-                                     op, wh.ToString()));
-  const int64_t d = wh[0];
+  const int64_t d = CheckGruWeight(ctx, "WeightH");
   PL_ENFORCE(x.size() == 2,
              errors::InvalidArgument("op `%s` input `X`: expected a [T, M] matrix, received "
                                      "shape %s",

@@ -67,12 +67,7 @@ GruUnitDims CheckGruUnitShapes(InferShapeContext* ctx) {
   const std::string& op = ctx->OpType();
   const DDim in = ctx->GetInputDim("Input");
   const DDim h = ctx->GetInputDim("HiddenPrev");
-  const DDim w = ctx->GetInputDim("Weight");
-  PL_ENFORCE(w.size() == 2 && (w[0] < 0 || w[1] < 0 || w[1] == 3 * w[0]),
-             errors::InvalidArgument("op `%s` input `Weight`: expected [D, 3 D], received shape "
-                                     "%s",
-                                     op, w.ToString()));
-  const int64_t d = w[0];
+  const int64_t d = CheckGruWeight(ctx, "Weight");
   PL_ENFORCE(in.size() == 2 && (in[1] < 0 || d < 0 || in[1] == 3 * d),
              errors::InvalidArgument("op `%s` input `Input`: expected [N, %lld], received shape "
                                      "%s",

@@ -99,6 +99,16 @@ class FusedRecurrentOp : public OperatorWithKernel {
   }
 };
 
+// D from the hidden weights of gru, fusion_gru (WeightH) and gru_unit, input `slot`: [D, 3 D],
+// else InvalidArgumentError (D < 0 when unknown at build time).
+inline int64_t CheckGruWeight(InferShapeContext* ctx, const char* slot) {
+  const DDim w = ctx->GetInputDim(slot);
+  PL_ENFORCE(w.size() == 2 && (w[0] < 0 || w[1] < 0 || w[1] == 3 * w[0]),
+             errors::InvalidArgument("op `%s` input `%s`: expected [D, 3 D], received shape %s",
+                                     ctx->OpType(), slot, w.ToString()));
+  return w[0];
+}
+
 // Bias [1, 3 D] of gru and gru_unit (D = `d`, unknown when negative), when the op has one.
 inline void CheckGruBias(InferShapeContext* ctx, int64_t d) {
   if (!ctx->HasInput("Bias")) return;
