@@ -83,6 +83,32 @@ void DenseTensor::ShareDataWithOffset(const DenseTensor& buffer, size_t byte_off
   inplace_bytes_.value = 0;
 }
 
+bool DenseTensor::ShareRowsWith(const DenseTensor& src, int64_t begin, int64_t count) {
+  PL_ENFORCE(src.initialized() && src.dims().size() >= 1,
+             errors::PreconditionNotMet("cannot view rows of a tensor without data or dims"));
+  const int64_t rows = src.dims()[0];
+  PL_ENFORCE(begin >= 0 && count >= 0 && begin <= rows && count <= rows - begin,
+             errors::OutOfRange("rows [%lld, %lld) of a tensor of dims %s", (long long)begin,
+                                (long long)(begin + count), src.dims().ToString()));
+  std::vector<int64_t> dims = src.dims().ToVector();
+  dims[0] = count;
+  size_t byte_offset = 0;
+  std::shared_ptr<const OpaqueLayout> layout;
+  if (!src.is_plain()) {
+    layout = src.layout_->Rows(begin, count, &byte_offset);
+    if (layout == nullptr) return false;
+  } else {
+    const int64_t row_elements = rows == 0 ? 0 : src.numel() / rows;
+    byte_offset = static_cast<size_t>(begin * row_elements) * platform::SizeOf(src.dtype_);
+  }
+  *this = src;
+  dims_ = DDim(dims);
+  offset_ = src.offset_ + byte_offset;
+  layout_ = std::move(layout);
+  lod_.clear();
+  return true;
+}
+
 void DenseTensor::ShareBufferInPlace(const DenseTensor& donor) {
   holder_ = donor.holder_;
   offset_ = donor.offset_;

@@ -48,6 +48,13 @@ class OpaqueLayout {
   virtual size_t bytes() const = 0;
   // Writes the elements of `src`, arranged in this layout, into `dst` in row-major order.
   virtual void ToPlain(const void* src, void* dst) const = 0;
+  // The layout of `count` indices of dim 0 from `begin` on, when they lie in one run of the
+  // buffer starting at byte `*byte_offset` (dim 0 outermost and not blocked); else null.
+  virtual std::shared_ptr<const OpaqueLayout> Rows(int64_t begin, int64_t count,
+                                                   size_t* byte_offset) const {
+    (void)begin, (void)count, (void)byte_offset;
+    return nullptr;
+  }
 };
 
 class DenseTensor {
@@ -123,6 +130,10 @@ class DenseTensor {
   // only a kernel declared to write into its input's buffer (an in-place collective) writes
   // through raw_data(), and the view sees that.
   void ShareDataWithOffset(const DenseTensor& buffer, size_t byte_offset);
+  // Makes this tensor view indices [begin, begin + count) of dim 0 of `src` (a batch slice),
+  // in src's layout. False, leaving this tensor as it was, when src's opaque layout does not
+  // keep those indices together; OutOfRangeError when they pass src's dim 0.
+  bool ShareRowsWith(const DenseTensor& src, int64_t begin, int64_t count);
   // In-place execution (the executor's memory plan): takes `donor`'s buffer, dtype and
   // place, and lets the next mutable_data() of exactly the donor's type and byte size write
   // into it although `donor` still holds it, which is otherwise never done. Granted only for

@@ -1,5 +1,6 @@
 #include "framework/executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <new>
 #include <set>
@@ -180,7 +181,32 @@ std::unique_ptr<PreparedProgram> Executor::Prepare(
   return prepared;
 }
 
-void Executor::Run(PreparedProgram* prepared, ExecutionProfile* profile) {
+namespace {
+
+void FreeDeadTemporaries(const std::vector<std::pair<std::string, Variable*>>& dead_vars) {
+  for (const auto& dead : dead_vars) {
+    if (dead.second->IsType<DenseTensor>()) {
+      dead.second->GetMutable<DenseTensor>()->clear();
+    } else if (dead.second->IsType<SelectedRows>()) {
+      dead.second->GetMutable<SelectedRows>()->mutable_value()->clear();
+    }
+  }
+}
+
+}  // namespace
+
+void Executor::RunOp(PreparedProgram* prepared, size_t i) {
+  PL_ENFORCE(
+      i < prepared->prepared_.size(),
+      errors::OutOfRange("run: op #%zu of a program of %zu ops", i, prepared->prepared_.size()));
+  const platform::ScopedFlushDenormal flush;
+  const OperatorBase& base = *prepared->ops_[i];
+  AtOp(prepared->block_id_, i, base.Type(), &base, [&] { prepared->prepared_[i]->Run(); });
+  FreeDeadTemporaries(prepared->free_after_[i]);
+  if (!place_.is_cpu()) platform::DeviceContextPool::Instance().Get(place_)->Wait();
+}
+
+void Executor::RunPrefix(PreparedProgram* prepared, size_t end, ExecutionProfile* profile) {
   using Clock = std::chrono::steady_clock;
   const platform::ScopedFlushDenormal flush;  // Once per run, not per op.
   const Clock::time_point run_start = profile != nullptr ? Clock::now() : Clock::time_point();
@@ -195,7 +221,8 @@ void Executor::Run(PreparedProgram* prepared, ExecutionProfile* profile) {
   for (Variable* array : prepared->arrays_) {
     if (array->IsType<DenseTensorArray>()) array->GetMutable<DenseTensorArray>()->clear();
   }
-  for (size_t i = 0; i < prepared->prepared_.size(); ++i) {
+  end = std::min(end, prepared->prepared_.size());
+  for (size_t i = 0; i < end; ++i) {
     PreparedOp& op = *prepared->prepared_[i];
     const OperatorBase& base = *prepared->ops_[i];
     const Clock::time_point op_start = profile != nullptr ? Clock::now() : Clock::time_point();
@@ -213,13 +240,7 @@ void Executor::Run(PreparedProgram* prepared, ExecutionProfile* profile) {
       r.in_place = op.InPlaceRecords();
       profile->ops.push_back(std::move(r));
     }
-    for (auto& dead : prepared->free_after_[i]) {
-      if (dead.second->IsType<DenseTensor>()) {
-        dead.second->GetMutable<DenseTensor>()->clear();
-      } else if (dead.second->IsType<SelectedRows>()) {
-        dead.second->GetMutable<SelectedRows>()->mutable_value()->clear();
-      }
-    }
+    FreeDeadTemporaries(prepared->free_after_[i]);
   }
   if (device != nullptr) device->Wait();
   if (profile != nullptr) {

@@ -61,7 +61,13 @@ class Executor {
                                            const PlacementRules& rules = PlacementRules(),
                                            const std::vector<std::string>& kept_any_layout = {});
   // Runs every op once; with `profile`, records each op's kernel, transforms and time.
-  void Run(PreparedProgram* prepared, ExecutionProfile* profile = nullptr);
+  void Run(PreparedProgram* prepared, ExecutionProfile* profile = nullptr) {
+    RunPrefix(prepared, prepared->OpCount(), profile);
+  }
+  // Runs ops [0, end) only: a caller that runs the rest itself (RunOp) starts a run so.
+  void RunPrefix(PreparedProgram* prepared, size_t end, ExecutionProfile* profile = nullptr);
+  // Runs op `i` alone on the variables as they are now, then frees what dies after it.
+  void RunOp(PreparedProgram* prepared, size_t i);
 
   struct RunOptions {
     int repeat = 1;                        // Runs of the prepared program; fetches are the last's.

@@ -13,6 +13,7 @@
 #include "framework/scope.h"
 #include "framework/tensor_io.h"
 #include "inference/api_data_type.h"
+#include "inference/chunked_tail.h"
 #include "inference/passes/passes.h"
 #include "operators/registry.h"
 #include "paddle_like/inference_api.h"
@@ -41,12 +42,23 @@ struct Predictor::State {
     std::vector<std::string> keep = model->inputs;
     keep.insert(keep.end(), model->outputs.begin(), model->outputs.end());
     // Outputs may stay in a kernel library's layout: their handles reorder them on reading.
-    prepared = executor.Prepare(model->program, 0, model->params.get(), keep, model->rules,
-                                model->outputs);
+    std::vector<std::string> any_layout = model->outputs;
+    // A profile times every op inside Run, so it runs the last op there too.
+    if (model->place.is_cpu() && !model->profile) {
+      tail = ChunkedTail::Plan(model->program.Block(0), model->outputs);
+    }
+    if (tail != nullptr) {
+      // The last op's inputs outlive Run: its chunks read them when the output is read.
+      keep.insert(keep.end(), tail->batch_inputs().begin(), tail->batch_inputs().end());
+      any_layout.insert(any_layout.end(), tail->batch_inputs().begin(), tail->batch_inputs().end());
+    }
+    prepared =
+        executor.Prepare(model->program, 0, model->params.get(), keep, model->rules, any_layout);
   }
   std::shared_ptr<const Model> model;
   framework::Executor executor;
   std::unique_ptr<framework::PreparedProgram> prepared;
+  std::unique_ptr<ChunkedTail> tail;                     // Null when the last op is run whole.
   std::unique_ptr<framework::ExecutionProfile> profile;  // With Config::EnableProfile().
 };
 
@@ -252,7 +264,7 @@ std::unique_ptr<Tensor> Predictor::GetInputHandle(const std::string& name) {
              errors::NotFound("predictor: `%s` is not an input of the model (inputs: %s)", name,
                               Join(inputs)));
   return std::unique_ptr<Tensor>(
-      new Tensor(HandleVar(*state_->prepared, name), name, true));
+      new Tensor(HandleVar(*state_->prepared, name), name, true, state_->tail.get()));
 }
 
 std::unique_ptr<Tensor> Predictor::GetOutputHandle(const std::string& name) {
@@ -260,8 +272,9 @@ std::unique_ptr<Tensor> Predictor::GetOutputHandle(const std::string& name) {
   PL_ENFORCE(std::find(outputs.begin(), outputs.end(), name) != outputs.end(),
              errors::NotFound("predictor: `%s` is not an output of the model (outputs: %s)",
                               name, Join(outputs)));
-  return std::unique_ptr<Tensor>(
-      new Tensor(HandleVar(*state_->prepared, name), name, false));
+  return std::unique_ptr<Tensor>(new Tensor(
+      HandleVar(*state_->prepared, name), name, false,
+      state_->tail != nullptr && state_->tail->output() == name ? state_->tail.get() : nullptr));
 }
 
 const framework::ExecutionProfile* Predictor::profile() const { return state_->profile.get(); }
@@ -294,7 +307,16 @@ bool Predictor::Run() {
   if (state_->model->profile && state_->profile == nullptr) {
     state_->profile = std::make_unique<framework::ExecutionProfile>();
   }
-  state_->executor.Run(state_->prepared.get(), state_->profile.get());
+  ChunkedTail* tail = state_->tail.get();
+  if (tail == nullptr) {
+    state_->executor.Run(state_->prepared.get(), state_->profile.get());
+    return true;
+  }
+  tail->Discard();
+  state_->executor.RunPrefix(state_->prepared.get(), tail->op_index());
+  if (!tail->Start(&state_->executor, state_->prepared.get())) {
+    state_->executor.RunOp(state_->prepared.get(), tail->op_index());
+  }
   return true;
 }
 

@@ -5,6 +5,7 @@
 #include "framework/dense_tensor.h"
 #include "framework/variable.h"
 #include "inference/api_data_type.h"
+#include "inference/chunked_tail.h"
 #include "paddle_like/inference_api.h"
 #include "platform/allocator.h"
 #include "platform/enforce.h"
@@ -51,11 +52,19 @@ void Tensor::Reshape(const std::vector<int>& shape) {
                                                name_, d));
     dims.push_back(d);
   }
+  if (tail_ != nullptr) tail_->BeforeInputWrite(Dense(var_));
   Dense(var_)->Resize(framework::DDim(dims));
 }
 
+// An output that its predictor's last op computes on reading (chunked_tail.h).
+bool Tensor::pending() const { return !input_ && tail_ != nullptr && tail_->pending(); }
+
 std::vector<int> Tensor::shape() const {
   std::vector<int> out;
+  if (pending()) {
+    for (int64_t d : tail_->dims().ToVector()) out.push_back(static_cast<int>(d));
+    return out;
+  }
   if (!var_->IsType<framework::DenseTensor>()) return out;
   for (int64_t d : var_->Get<framework::DenseTensor>().dims().ToVector()) {
     out.push_back(static_cast<int>(d));
@@ -64,6 +73,7 @@ std::vector<int> Tensor::shape() const {
 }
 
 int64_t Tensor::numel() const {
+  if (pending()) return tail_->dims().numel();
   if (!var_->IsType<framework::DenseTensor>()) return 0;
   return var_->Get<framework::DenseTensor>().numel();
 }
@@ -84,6 +94,7 @@ DataType ToApiType(platform::DataType t) {
 }
 
 DataType Tensor::type() const {
+  if (pending()) return ToApiType(tail_->dtype());
   if (!var_->IsType<framework::DenseTensor>()) return DataType::UNKNOWN;
   return ToApiType(var_->Get<framework::DenseTensor>().dtype());
 }
@@ -95,6 +106,7 @@ T* Tensor::mutable_data(PlaceType place) {
                                                 name_));
   PL_ENFORCE(place == PlaceType::kCPU,
              errors::Unimplemented("tensor `%s`: only CPU memory is available", name_));
+  if (tail_ != nullptr) tail_->BeforeInputWrite(Dense(var_));
   return Dense(var_)->mutable_data<T>(platform::CPUPlace());
 }
 
@@ -107,6 +119,7 @@ void Tensor::CopyFromCpu(const T* data) {
 
 template <typename T>
 const T* Tensor::data(PlaceType* place, int* size) const {
+  if (pending()) tail_->Materialize();  // Read in place: computed whole into the variable.
   const framework::DenseTensor& t = Readable<T>(var_, name_);
   if (place != nullptr) *place = t.place().is_gpu() ? PlaceType::kGPU : PlaceType::kCPU;
   if (size != nullptr) *size = static_cast<int>(t.numel());
@@ -120,6 +133,14 @@ const T* Tensor::data(PlaceType* place, int* size) const {
 
 template <typename T>
 void Tensor::CopyToCpu(T* data) const {
+  if (pending()) {
+    PL_ENFORCE(tail_->dtype() == platform::ToDataType<T>(),
+               errors::InvalidArgument("tensor `%s` holds %s, not the %s asked for", name_,
+                                       platform::DataTypeName(tail_->dtype()),
+                                       platform::DataTypeName(platform::ToDataType<T>())));
+    tail_->Deliver(data);  // Computed chunk by chunk into `data`.
+    return;
+  }
   const framework::DenseTensor& t = Readable<T>(var_, name_);
   if (t.numel() > 0 && !t.is_plain()) {
     // Left in a kernel library's layout: one reorder straight into the caller's buffer.
@@ -139,6 +160,7 @@ void Tensor::SetLoD(const std::vector<std::vector<size_t>>& lod) {
 }
 
 std::vector<std::vector<size_t>> Tensor::lod() const {
+  if (pending()) return {};  // The last op is run by chunks only on inputs without LoD.
   if (!var_->IsType<framework::DenseTensor>()) return {};
   return var_->Get<framework::DenseTensor>().lod();
 }

@@ -40,6 +40,8 @@ struct ExecutionProfile;
 
 namespace infer {
 
+class ChunkedTail;
+
 enum class DataType { FLOAT32, FLOAT64, INT32, INT64, INT8, UINT8, BOOL, FLOAT16, BFLOAT16, UNKNOWN };
 enum class PlaceType { kCPU, kGPU };
 
@@ -150,11 +152,15 @@ class Tensor {
 
  private:
   friend class Predictor;
-  Tensor(framework::Variable* var, std::string name, bool input)
-      : var_(var), name_(std::move(name)), input_(input) {}
+  bool pending() const;
+  Tensor(framework::Variable* var, std::string name, bool input, ChunkedTail* tail)
+      : var_(var), name_(std::move(name)), input_(input), tail_(tail) {}
   framework::Variable* var_;
   std::string name_;
   bool input_;
+  // The predictor's last op when it computes this output on reading (inference/
+  // chunked_tail.h), or, for an input, may still read it; else null.
+  ChunkedTail* tail_;
 };
 
 class Predictor {

@@ -106,6 +106,43 @@ void OneDNNLayout::ToPlain(const void* src, void* dst) const {
   dev.stream().wait();
 }
 
+namespace {
+
+// `md` with dim 0 cut to `count` indices when dim 0 is outermost, unblocked and unpadded
+// (each index then is one run of stride[0] elements); false otherwise.
+bool CutOuterDim(const memory::desc& md, int64_t count, memory::desc* cut) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.format_kind != dnnl_blocked || d.ndims < 1 || d.offset0 != 0) return false;
+  const auto& b = d.format_desc.blocking;
+  for (int i = 0; i < b.inner_nblks; ++i) {
+    if (b.inner_idxs[i] == 0) return false;
+  }
+  if (d.padded_dims[0] != d.dims[0] || d.padded_offsets[0] != 0) return false;
+  const size_t element = memory::data_type_size(md.data_type());
+  if (static_cast<size_t>(b.strides[0]) * static_cast<size_t>(d.dims[0]) * element !=
+      md.get_size()) {
+    return false;
+  }
+  *cut = md;
+  cut->data.dims[0] = count;
+  cut->data.padded_dims[0] = count;
+  return true;
+}
+
+}  // namespace
+
+std::shared_ptr<const framework::OpaqueLayout> OneDNNLayout::Rows(int64_t begin, int64_t count,
+                                                                  size_t* byte_offset) const {
+  memory::desc desc, plain;
+  if (count <= 0 || !CutOuterDim(desc_, count, &desc) || !CutOuterDim(plain_, count, &plain)) {
+    return nullptr;
+  }
+  *byte_offset = static_cast<size_t>(begin) *
+                 static_cast<size_t>(desc_.data.format_desc.blocking.strides[0]) *
+                 memory::data_type_size(desc_.data_type());
+  return std::make_shared<OneDNNLayout>(desc, plain);
+}
+
 const OneDNNLayout* OneDNNLayoutOf(const DenseTensor& t) {
   // OneDNNLayout is final: comparing the type costs less than a dynamic_cast's walk of the
   // class hierarchy, and this runs for every operand of every oneDNN kernel.

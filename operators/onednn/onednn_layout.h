@@ -29,6 +29,8 @@ class OneDNNLayout final : public framework::OpaqueLayout {
   std::string ToString() const override;  // "oneDNN aBcd8b"
   size_t bytes() const override { return desc_.get_size(); }
   void ToPlain(const void* src, void* dst) const override;
+  std::shared_ptr<const framework::OpaqueLayout> Rows(int64_t begin, int64_t count,
+                                                      size_t* byte_offset) const override;
 
  private:
   dnnl::memory::desc desc_, plain_;
