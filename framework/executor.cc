@@ -206,7 +206,14 @@ void Executor::RunOp(PreparedProgram* prepared, size_t i) {
   if (!place_.is_cpu()) platform::DeviceContextPool::Instance().Get(place_)->Wait();
 }
 
-void Executor::RunPrefix(PreparedProgram* prepared, size_t end, ExecutionProfile* profile) {
+void Executor::StartRun(PreparedProgram* prepared) {
+  for (Variable* array : prepared->arrays_) {
+    if (array->IsType<DenseTensorArray>()) array->GetMutable<DenseTensorArray>()->clear();
+  }
+}
+
+void Executor::RunOps(PreparedProgram* prepared, size_t begin, size_t end,
+                      ExecutionProfile* profile) {
   using Clock = std::chrono::steady_clock;
   const platform::ScopedFlushDenormal flush;  // Once per run, not per op.
   const Clock::time_point run_start = profile != nullptr ? Clock::now() : Clock::time_point();
@@ -218,11 +225,9 @@ void Executor::RunPrefix(PreparedProgram* prepared, size_t end, ExecutionProfile
   // profile waits for each op so that its time is the op's.
   const platform::DeviceContext* device =
       place_.is_cpu() ? nullptr : platform::DeviceContextPool::Instance().Get(place_);
-  for (Variable* array : prepared->arrays_) {
-    if (array->IsType<DenseTensorArray>()) array->GetMutable<DenseTensorArray>()->clear();
-  }
+  if (begin == 0) StartRun(prepared);
   end = std::min(end, prepared->prepared_.size());
-  for (size_t i = 0; i < end; ++i) {
+  for (size_t i = begin; i < end; ++i) {
     PreparedOp& op = *prepared->prepared_[i];
     const OperatorBase& base = *prepared->ops_[i];
     const Clock::time_point op_start = profile != nullptr ? Clock::now() : Clock::time_point();

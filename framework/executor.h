@@ -62,10 +62,14 @@ class Executor {
                                            const std::vector<std::string>& kept_any_layout = {});
   // Runs every op once; with `profile`, records each op's kernel, transforms and time.
   void Run(PreparedProgram* prepared, ExecutionProfile* profile = nullptr) {
-    RunPrefix(prepared, prepared->OpCount(), profile);
+    RunOps(prepared, 0, prepared->OpCount(), profile);
   }
-  // Runs ops [0, end) only: a caller that runs the rest itself (RunOp) starts a run so.
-  void RunPrefix(PreparedProgram* prepared, size_t end, ExecutionProfile* profile = nullptr);
+  // Runs ops [begin, end) only (a caller that runs some ops itself, with RunOp); a run that
+  // does not start with RunOps(0, ...) starts with StartRun.
+  void RunOps(PreparedProgram* prepared, size_t begin, size_t end,
+              ExecutionProfile* profile = nullptr);
+  // Empties the program's local tensor arrays, as each run starts.
+  void StartRun(PreparedProgram* prepared);
   // Runs op `i` alone on the variables as they are now, then frees what dies after it.
   void RunOp(PreparedProgram* prepared, size_t i);
 

@@ -2,61 +2,17 @@
 
 #include <algorithm>
 #include <cstring>
-#include <set>
 
 #include "framework/op_desc.h"
 #include "framework/scope.h"
 #include "framework/variable.h"
+#include "inference/batchwise.h"
 #include "platform/enforce.h"
 
 namespace paddle_like {
 namespace infer {
 
 namespace {
-
-// Ops whose output at batch index i reads only index i of their non-persistable inputs,
-// whatever their attributes (batch is dim 0 in NCHW and NHWC alike).
-bool SplitsAlongBatch(const std::string& type) {
-  static const std::set<std::string> kTypes = {"conv2d",
-                                               "depthwise_conv2d",
-                                               "conv2d_transpose",
-                                               "depthwise_conv2d_transpose",
-                                               "conv3d",
-                                               "pool2d",
-                                               "pool3d",
-                                               "relu",
-                                               "relu6",
-                                               "leaky_relu",
-                                               "sigmoid",
-                                               "tanh",
-                                               "swish",
-                                               "hard_swish",
-                                               "hard_sigmoid",
-                                               "gelu",
-                                               "elu",
-                                               "selu",
-                                               "mish",
-                                               "silu",
-                                               "softplus",
-                                               "exp",
-                                               "abs",
-                                               "sqrt",
-                                               "square",
-                                               "scale"};
-  return kTypes.count(type) > 0;
-}
-
-// Split only outputs past this size: smaller ones stay in cache when computed whole.
-constexpr size_t kMinSplitBytes = size_t{8} << 20;
-// A chunk's output stays within this (the caches of a small machine's cores).
-constexpr size_t kChunkBytes = size_t{2} << 20;
-
-framework::DenseTensor* DenseVar(framework::PreparedProgram* prepared, const std::string& name) {
-  framework::Variable* v = prepared->local_scope()->FindVar(name);
-  return v != nullptr && v->IsType<framework::DenseTensor>()
-             ? v->GetMutable<framework::DenseTensor>()
-             : nullptr;
-}
 
 // Writes `t` (a CPU tensor, any layout) row-major into `dst`.
 void WritePlain(const framework::DenseTensor& t, void* dst) {
@@ -75,7 +31,7 @@ std::unique_ptr<ChunkedTail> ChunkedTail::Plan(const framework::BlockDesc& block
   if (block.OpSize() == 0) return nullptr;
   const size_t last = block.OpSize() - 1;
   const framework::OpDesc& op = *block.Op(last);
-  if (!SplitsAlongBatch(op.Type())) return nullptr;
+  if (!IsBatchwiseOp(op.Type())) return nullptr;
   std::vector<std::string> written;
   for (const std::string& name : op.OutputArgumentNames()) {
     if (!name.empty()) written.push_back(name);
@@ -151,13 +107,8 @@ int64_t ChunkedTail::ChooseRows(int64_t batch) {
   const framework::DenseTensor* out = DenseVar(prepared_, output_);
   if (out == nullptr || out->dims().size() < 1 || out->dims()[0] != 1) return batch;
   const size_t row_bytes = static_cast<size_t>(out->numel()) * platform::SizeOf(out->dtype());
-  if (row_bytes == 0 || row_bytes * static_cast<size_t>(batch) < kMinSplitBytes) return batch;
-  // The largest divisor of the batch within the chunk size: every chunk has one shape, so
-  // the kernel prepares for one shape only.
-  int64_t rows = 1;
-  for (int64_t r = 2; r < batch; ++r) {
-    if (batch % r == 0 && static_cast<size_t>(r) * row_bytes <= kChunkBytes) rows = r;
-  }
+  if (row_bytes == 0 || row_bytes * static_cast<size_t>(batch) < kMinChunkedBytes) return batch;
+  const int64_t rows = ChunkRows(batch, row_bytes, kChunkBytes);
   if (rows != 1) computed_ = -1;
   return rows;
 }
@@ -165,17 +116,8 @@ int64_t ChunkedTail::ChooseRows(int64_t batch) {
 bool ChunkedTail::RunChunk(int64_t chunk, int64_t rows) {
   std::vector<framework::DenseTensor*> vars;
   for (const std::string& name : batch_inputs_) vars.push_back(DenseVar(prepared_, name));
-  // The variables get their full tensors back however the op ends.
-  struct Restore {
-    std::vector<framework::DenseTensor*>& vars;
-    const std::vector<framework::DenseTensor>& full;
-    ~Restore() {
-      for (size_t i = 0; i < vars.size(); ++i) *vars[i] = full[i];
-    }
-  } restore{vars, full_inputs_};
-  for (size_t i = 0; i < vars.size(); ++i) {
-    if (!vars[i]->ShareRowsWith(full_inputs_[i], chunk * rows, rows)) return false;
-  }
+  RowViews views(std::move(vars), full_inputs_);
+  if (!views.Set(chunk * rows, rows)) return false;
   computed_ = -1;
   executor_->RunOp(prepared_, op_index_);
   computed_ = chunk;

@@ -13,6 +13,7 @@
 #include "framework/scope.h"
 #include "framework/tensor_io.h"
 #include "inference/api_data_type.h"
+#include "inference/chunked_head.h"
 #include "inference/chunked_tail.h"
 #include "inference/passes/passes.h"
 #include "operators/registry.h"
@@ -45,7 +46,10 @@ struct Predictor::State {
     std::vector<std::string> any_layout = model->outputs;
     // A profile times every op inside Run, so it runs the last op there too.
     if (model->place.is_cpu() && !model->profile) {
-      tail = ChunkedTail::Plan(model->program.Block(0), model->outputs);
+      const framework::BlockDesc& block = model->program.Block(0);
+      tail = ChunkedTail::Plan(block, model->outputs);
+      head = ChunkedHead::Plan(block, model->outputs,
+                               tail != nullptr ? tail->op_index() : block.OpSize());
     }
     if (tail != nullptr) {
       // The last op's inputs outlive Run: its chunks read them when the output is read.
@@ -58,7 +62,9 @@ struct Predictor::State {
   std::shared_ptr<const Model> model;
   framework::Executor executor;
   std::unique_ptr<framework::PreparedProgram> prepared;
-  std::unique_ptr<ChunkedTail> tail;                     // Null when the last op is run whole.
+  // Ops run by chunks of the batch (chunked_head.h, chunked_tail.h); null when none can be.
+  std::unique_ptr<ChunkedHead> head;
+  std::unique_ptr<ChunkedTail> tail;
   std::unique_ptr<framework::ExecutionProfile> profile;  // With Config::EnableProfile().
 };
 
@@ -307,15 +313,18 @@ bool Predictor::Run() {
   if (state_->model->profile && state_->profile == nullptr) {
     state_->profile = std::make_unique<framework::ExecutionProfile>();
   }
+  framework::Executor& executor = state_->executor;
+  framework::PreparedProgram* prepared = state_->prepared.get();
   ChunkedTail* tail = state_->tail.get();
-  if (tail == nullptr) {
-    state_->executor.Run(state_->prepared.get(), state_->profile.get());
+  if (state_->head == nullptr && tail == nullptr) {
+    executor.Run(prepared, state_->profile.get());
     return true;
   }
-  tail->Discard();
-  state_->executor.RunPrefix(state_->prepared.get(), tail->op_index());
-  if (!tail->Start(&state_->executor, state_->prepared.get())) {
-    state_->executor.RunOp(state_->prepared.get(), tail->op_index());
+  if (tail != nullptr) tail->Discard();
+  const size_t begin = state_->head != nullptr ? state_->head->Run(&executor, prepared) : 0;
+  executor.RunOps(prepared, begin, tail != nullptr ? tail->op_index() : prepared->OpCount());
+  if (tail != nullptr && !tail->Start(&executor, prepared)) {
+    executor.RunOp(prepared, tail->op_index());
   }
   return true;
 }
