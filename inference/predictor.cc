@@ -34,6 +34,7 @@ struct Predictor::Model {
   framework::PlacementRules rules;
   platform::Place place = platform::CPUPlace();
   bool profile = false;
+  bool batch_chunks = true;
 };
 
 // What each predictor owns: its activations and prepared kernels.
@@ -45,7 +46,7 @@ struct Predictor::State {
     // Outputs may stay in a kernel library's layout: their handles reorder them on reading.
     std::vector<std::string> any_layout = model->outputs;
     // A profile times every op inside Run, so it runs the last op there too.
-    if (model->place.is_cpu() && !model->profile) {
+    if (model->place.is_cpu() && !model->profile && model->batch_chunks) {
       const framework::BlockDesc& block = model->program.Block(0);
       tail = ChunkedTail::Plan(block, model->outputs);
       head = ChunkedHead::Plan(block, model->outputs,
@@ -225,6 +226,7 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
     for (const framework::OpDesc* op : block.AllOps()) model->rules.no_onednn.insert(op->Type());
   }
   model->profile = config.profile_enabled();
+  model->batch_chunks = config.batch_chunks();
   if (config.use_gpu()) {
     model->place = platform::CUDAPlace(config.gpu_device_id());
     UploadParameters(model->place, model->params.get());

@@ -83,6 +83,13 @@ class Config {
   void SwitchIrOptim(bool on = true) { ir_optim_ = on; }
   bool ir_optim() const { return ir_optim_; }
 
+  // Ops run by chunks of the batch where that keeps large activations in cache: the leading
+  // convolutions, pooling and activations, and such a last op whose output is large, then
+  // computed as CopyToCpu reads it (docs/architecture.md, "Inference library"). On by
+  // default; results are the same either way.
+  void SwitchBatchChunks(bool on = true) { batch_chunks_ = on; }
+  bool batch_chunks() const { return batch_chunks_; }
+
   // Profiling: each Run records per op its kernel, data transforms and time
   // (framework/execution_profile.h), read with Predictor::profile(). Off by default.
   void EnableProfile() { profile_ = true; }
@@ -113,6 +120,7 @@ class Config {
   int threads_ = 0;
   bool onednn_ = true;
   bool ir_optim_ = true;
+  bool batch_chunks_ = true;
   bool profile_ = false;
   bool use_gpu_ = false;
   int gpu_device_id_ = 0;

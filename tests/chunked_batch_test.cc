@@ -90,7 +90,7 @@ std::vector<float> RunWhole(bool onednn, int64_t batch, const std::vector<float>
                             bool classifier = false) {
   Config config = ModelConfig(classifier);
   if (!onednn) config.DisableMKLDNN();
-  config.EnableProfile();  // A profiled run computes every op inside Run.
+  config.SwitchBatchChunks(false);
   auto p = CreatePredictor(config);
   auto in = p->GetInputHandle("x");
   in->Reshape({static_cast<int>(batch), kChannels, kSide, kSide});

@@ -37,6 +37,7 @@ constexpr char kBenchUsage[] =
     "                         [--shape NAME=1x3x224x224 ...] [--input NAME=FILE.npy ...]\n"
     "                         [--batch N] [--threads T]\n"
     "                         [--warmup W] [--repeat R] [--clones C] [--no-ir] [--no-onednn]\n"
+    "                         [--no-chunks]\n"
     "                         [--report FILE.json] [--profile FILE.json]\n"
     "                         [--place P] [--cudnn-heuristics]\n"
     "  Times Predictor::Run on inputs of each feed's declared shape: uniform [0, 1) floats,\n"
@@ -52,6 +53,7 @@ constexpr char kBenchUsage[] =
     "  --repeat R        timed runs per clone (default 100)\n"
     "  --clones C        C clones of the predictor run in C threads at once (default 1)\n"
     "  --no-ir           skips the inference passes; --no-onednn runs the plain kernels\n"
+    "  --no-chunks       runs every op on the whole batch (Config::SwitchBatchChunks(false))\n"
     "  --place P         cpu (default), gpu or gpu:N: the device the predictor runs on\n"
     "  --cudnn-heuristics  on a GPU, takes cuDNN's heuristic convolution algorithms instead of\n"
     "                    timing them at each new input shape\n"
@@ -190,7 +192,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
   const Args args(argv,
                   {"model", "program", "params", "shape", "input", "batch", "threads", "warmup",
                    "repeat", "clones", "report", "profile", "place"},
-                  {"help", "no-ir", "no-onednn", "cudnn-heuristics"});
+                  {"help", "no-ir", "no-onednn", "no-chunks", "cudnn-heuristics"});
   const platform::Place place = args.GetPlace("bench");
   if (args.Has("help")) {
     std::cout << kBenchUsage;
@@ -213,6 +215,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
   const int threads = static_cast<int>(std::min<int64_t>(args.GetPositiveInt("bench", "threads", 0), 1024));
   if (threads > 0) config.SetCpuMathLibraryNumThreads(threads);
   config.SwitchIrOptim(!args.Has("no-ir"));
+  config.SwitchBatchChunks(!args.Has("no-chunks"));
   if (args.Has("no-onednn")) config.DisableMKLDNN();
   if (place.is_gpu()) config.EnableUseGpu(0, place.device_id());
   config.SwitchCudnnExhaustiveSearch(!args.Has("cudnn-heuristics"));
@@ -311,8 +314,9 @@ int BenchCommand(const std::vector<std::string>& argv) {
   for (const Input& in : inputs) std::cout << "input " << in.name << ": " << ShapeString(in.shape) << "\n";
   std::cout << "threads " << (threads > 0 ? std::to_string(threads) : "default") << ", clones "
             << clones << ", batch " << batch << ", passes " << (args.Has("no-ir") ? "off" : "on")
-            << ", oneDNN " << (args.Has("no-onednn") ? "off" : "on") << ", " << warmup
-            << " warm-up + " << repeat << " timed runs per clone\n";
+            << ", oneDNN " << (args.Has("no-onednn") ? "off" : "on") << ", batch chunks "
+            << (args.Has("no-chunks") ? "off" : "on") << ", " << warmup << " warm-up + " << repeat
+            << " timed runs per clone\n";
   std::cout << platform::Sprintf("latency ms: p50 %.3f  p90 %.3f  p99 %.3f  mean %.3f  min %.3f\n",
                                  p50, p90, p99, mean, all.front());
   std::cout << platform::Sprintf("throughput: %.1f samples/s\n", throughput);
@@ -342,6 +346,7 @@ int BenchCommand(const std::vector<std::string>& argv) {
     w.Key("threads").Int(threads).Key("clones").Int(clones).Key("batch").Int(batch);
     w.Key("warmup").Int(warmup).Key("repeat").Int(repeat);
     w.Key("ir_optim").Bool(!args.Has("no-ir")).Key("onednn").Bool(!args.Has("no-onednn"));
+    w.Key("batch_chunks").Bool(!args.Has("no-chunks"));
     w.EndObject();
     platform::WriteFileAtomically(args.Get("report"), w.str());
   }
