@@ -180,7 +180,9 @@ size_t ChunkedHead::ChunkedRun(framework::Executor* executor,
   {
     RowViews views(std::move(vars), full);
     for (int64_t c = 0; c * rows_ < batch; ++c) {
-      if (!views.Set(c * rows_, rows_)) return 0;  // Not at measured layouts: run whole.
+      // Layouts other than those measured, without row views: this run and the next
+      // ones at these dims run whole.
+      if (!views.Set(c * rows_, rows_)) return chosen_ = 0;
       for (size_t i = 0; i < chosen_; ++i) executor->RunOp(prepared, i);
       for (size_t e = 0; e < exits_.size(); ++e) {
         const framework::DenseTensor& chunk = *DenseVar(prepared, exits_[e]);
@@ -192,7 +194,7 @@ size_t ChunkedHead::ChunkedRun(framework::Executor* executor,
           if (!chunk.is_plain()) {
             size_t offset = 0;
             auto layout = chunk.opaque_layout()->Rows(0, batch, &offset);
-            if (layout == nullptr) return 0;
+            if (layout == nullptr) return chosen_ = 0;
             whole.set_opaque_layout(std::move(layout));
           }
           whole.mutable_data(chunk.place(), chunk.dtype());
