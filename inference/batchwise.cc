@@ -1,5 +1,6 @@
 #include "inference/batchwise.h"
 
+#include <algorithm>
 #include <set>
 
 #include "framework/scope.h"
@@ -7,6 +8,14 @@
 
 namespace paddle_like {
 namespace infer {
+
+bool Contains(const std::vector<std::string>& names, const std::string& name) {
+  return std::find(names.begin(), names.end(), name) != names.end();
+}
+
+void AddUnique(const std::string& name, std::vector<std::string>* names) {
+  if (!Contains(*names, name)) names->push_back(name);
+}
 
 framework::DenseTensor* DenseVar(framework::PreparedProgram* prepared, const std::string& name) {
   framework::Variable* v = prepared->local_scope()->FindVar(name);

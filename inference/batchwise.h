@@ -13,11 +13,9 @@
 namespace paddle_like {
 namespace infer {
 
-// Ops are run by chunks only where their outputs reach this size for the whole batch:
-// smaller ones stay in cache when computed whole.
-constexpr size_t kMinChunkedBytes = size_t{8} << 20;
-// A chunk's outputs stay within this (the caches of a small machine's cores).
-constexpr size_t kChunkBytes = size_t{2} << 20;
+// Whether `names` holds `name`; appends `name` unless it does.
+bool Contains(const std::vector<std::string>& names, const std::string& name);
+void AddUnique(const std::string& name, std::vector<std::string>* names);
 
 // The dense tensor of variable `name` of `prepared`'s local scope, or null.
 framework::DenseTensor* DenseVar(framework::PreparedProgram* prepared, const std::string& name);

@@ -20,14 +20,6 @@ namespace {
 // 16 MB no faster than whole; a 2 MB threshold (34 ops) gave 4.5, 8 MB (2 ops) 4.7.
 constexpr size_t kHeadChunkBytes = size_t{4} << 20;
 
-bool Contains(const std::vector<std::string>& names, const std::string& name) {
-  return std::find(names.begin(), names.end(), name) != names.end();
-}
-
-void AddUnique(const std::string& name, std::vector<std::string>* names) {
-  if (!Contains(*names, name)) names->push_back(name);
-}
-
 }  // namespace
 
 std::unique_ptr<ChunkedHead> ChunkedHead::Plan(const framework::BlockDesc& block,
@@ -122,7 +114,7 @@ size_t ChunkedHead::MeasureRun(framework::Executor* executor,
     traffic[i].operands += traffic[i].outputs;
     if (inputs_split && BatchwiseAt(op, outputs, batch)) splittable = i + 1;
   }
-  // Rows per chunk: the largest operands of the ops with large outputs within kChunkBytes.
+  // Rows per chunk: the largest operands of the ops with large outputs within kHeadChunkBytes.
   size_t max_row_bytes = 0;
   for (size_t i = 0; i < splittable; ++i) {
     if (traffic[i].operands >= kHeadChunkBytes) {
