@@ -17,7 +17,14 @@ void AddUnique(const std::string& name, std::vector<std::string>* names) {
   if (!Contains(*names, name)) names->push_back(name);
 }
 
-framework::DenseTensor* DenseVar(framework::PreparedProgram* prepared, const std::string& name) {
+const framework::DenseTensor* DenseVar(framework::PreparedProgram* prepared,
+                                       const std::string& name) {
+  const framework::Variable* v = prepared->local_scope()->FindVar(name);
+  return v != nullptr ? v->GetIf<framework::DenseTensor>() : nullptr;
+}
+
+framework::DenseTensor* MutableDenseVar(framework::PreparedProgram* prepared,
+                                        const std::string& name) {
   framework::Variable* v = prepared->local_scope()->FindVar(name);
   return v != nullptr && v->IsType<framework::DenseTensor>()
              ? v->GetMutable<framework::DenseTensor>()

@@ -17,8 +17,14 @@ namespace infer {
 bool Contains(const std::vector<std::string>& names, const std::string& name);
 void AddUnique(const std::string& name, std::vector<std::string>* names);
 
-// The dense tensor of variable `name` of `prepared`'s local scope, or null.
-framework::DenseTensor* DenseVar(framework::PreparedProgram* prepared, const std::string& name);
+// The dense tensor of variable `name` of `prepared`'s local scope (or a scope above it), or
+// null. DenseVar only reads: parameters are shared by the predictors cloned from one, and a
+// writable access would change the variable's version (see Variable::version) under them.
+// MutableDenseVar is for the run's own variables, which the caller writes.
+const framework::DenseTensor* DenseVar(framework::PreparedProgram* prepared,
+                                       const std::string& name);
+framework::DenseTensor* MutableDenseVar(framework::PreparedProgram* prepared,
+                                        const std::string& name);
 
 // Output index i reads only index i of the op's non-persistable inputs, whatever the
 // attributes (batch is dim 0 in NCHW and NHWC alike).

@@ -163,7 +163,7 @@ size_t ChunkedHead::ChunkedRun(framework::Executor* executor,
   std::vector<framework::DenseTensor*> vars;
   std::vector<framework::DenseTensor> full;
   for (const std::string& name : chosen_inputs_) {
-    vars.push_back(DenseVar(prepared, name));
+    vars.push_back(MutableDenseVar(prepared, name));
     full.push_back(*vars.back());
   }
   const int64_t batch = full[0].dims()[0];
@@ -198,7 +198,7 @@ size_t ChunkedHead::ChunkedRun(framework::Executor* executor,
     }
   }
   for (size_t e = 0; e < exits_.size(); ++e) {
-    *DenseVar(prepared, exits_[e]) = std::move(assembled[e]);
+    *MutableDenseVar(prepared, exits_[e]) = std::move(assembled[e]);
   }
   return chosen_;
 }

@@ -117,7 +117,7 @@ int64_t ChunkedTail::ChooseRows(int64_t batch) {
 
 bool ChunkedTail::RunChunk(int64_t chunk, int64_t rows) {
   std::vector<framework::DenseTensor*> vars;
-  for (const std::string& name : batch_inputs_) vars.push_back(DenseVar(prepared_, name));
+  for (const std::string& name : batch_inputs_) vars.push_back(MutableDenseVar(prepared_, name));
   RowViews views(std::move(vars), full_inputs_);
   if (!views.Set(chunk * rows, rows)) return false;
   computed_ = -1;
@@ -148,7 +148,7 @@ void ChunkedTail::Materialize() {
   framework::DenseTensor whole(dims_, dtype_);
   whole.mutable_data(platform::CPUPlace(), dtype_);
   Deliver(whole.raw_data());
-  *DenseVar(prepared_, output_) = std::move(whole);
+  *MutableDenseVar(prepared_, output_) = std::move(whole);
   pending_ = false;
 }
 
