@@ -3,7 +3,8 @@
 // The adaptive pool with uniform windows runs as a oneDNN pooling on c's blocked layout and
 // the channel scaling c * s as a oneDNN binary on it, so nothing between the convolutions is
 // reordered to row-major. Results match the plain kernels; adaptive pools with uneven windows
-// still run (row-major) and match too.
+// still run (row-major) and match too. The channel scaling's loop over channel runs
+// (operators/onednn/channel_runs.h) visits every run once however the threads split it.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -13,6 +14,7 @@
 
 #include "framework/executor.h"
 #include "framework/var_type_inference.h"
+#include "operators/onednn/channel_runs.h"
 #include "platform/flags.h"
 #include "tests/op_test_util.h"
 
@@ -188,6 +190,48 @@ TEST_F(OneDNNSeBlockTest, PerChannelOperandOnPaddedBlocksStaysBlocked) {
       ExpectClose(se.Run(true, &profile), se.Run(false, nullptr), what);
       EXPECT_TRUE(BlockedOutputs(profile).count("m")) << what;
       ExpectClose(se.Run(true, nullptr, {"m"}), se.Run(false, nullptr, {"m"}), what + ", m");
+    }
+  }
+}
+
+// Every run of channels of [2, 20, 45, 35] in 16- and 8-channel blocks (padded to 32 and 24
+// channels) and channel-last (one run of 20) is visited exactly once, with its run index, on
+// 1 to 3 threads: with 3 the ranges start inside an image.
+TEST(ChannelRunsTest, VisitsEveryRunOnceHoweverTheThreadsSplitThePositions) {
+  using dnnl::memory;
+  const int64_t N = 2, C = 20, H = 45, W = 35;
+  struct Format {
+    memory::format_tag tag;
+    int64_t run, padded;  // Channels per run and padded channels.
+  };
+  for (const Format f :
+       {Format{memory::format_tag::nChw16c, 16, 32}, Format{memory::format_tag::nChw8c, 8, 24},
+        Format{memory::format_tag::nhwc, 20, 20}}) {
+    const memory::desc md({N, C, H, W}, memory::data_type::f32, f.tag);
+    ASSERT_TRUE(operators::ChannelRuns::Fits(md));
+    const operators::ChannelRuns runs(md);
+    EXPECT_EQ(runs.run(), f.run);
+    for (int threads : {1, 2, 3}) {
+      const std::string what =
+          "run " + std::to_string(f.run) + ", " + std::to_string(threads) + " threads";
+      const platform::CPUDeviceContext dev(threads);
+      std::vector<int64_t> seen(static_cast<size_t>(N * f.padded * H * W), 0);
+      runs.ForEach(dev, [&](int64_t offset, int64_t r) { seen[offset] += 1 + r; });
+      // Run r of position (n, h, w) starts at channel r * run: in a blocked format block r,
+      // channel-last the position's first channel.
+      std::vector<int64_t> expected(seen.size(), 0);
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t h = 0; h < H; ++h) {
+          for (int64_t w = 0; w < W; ++w) {
+            for (int64_t r = 0; r < f.padded / f.run; ++r) {
+              const int64_t offset =
+                  n * f.padded * H * W + r * f.run * H * W + h * f.run * W + w * f.run;
+              expected[offset] += 1 + r;
+            }
+          }
+        }
+      }
+      EXPECT_EQ(seen, expected) << what;
     }
   }
 }

@@ -46,29 +46,38 @@ class ChannelRuns {
   }
 
   // Calls fn(offset, r) for every position (the dims other than the channels) and run r, in
-  // elements from the start of the data, with the positions of dim 0 split over `dev`'s
-  // threads.
+  // elements from the start of the data, with the positions split over `dev`'s threads (of
+  // all images together: a batch of one still uses every thread).
   template <typename Fn>
   void ForEach(const platform::CPUDeviceContext& dev, Fn&& fn) const {
-    dev.ParallelFor(dims_[0], 1, [&](int64_t begin, int64_t end) {
-      for (int64_t n = begin; n < end; ++n) {
-        int64_t index[3] = {0, 0, 0};  // Over the spatial dims 2..rank-1.
-        int64_t base = offset0_ + n * strides_[0];
-        for (int64_t p = 0; p < positions_; ++p) {
-          for (int64_t r = 0; r < runs_; ++r) fn(base + r * run_stride_, r);
-          // Next position: odometer over the spatial dims, last fastest.
-          for (int d = spatial_ - 1; d >= 0; --d) {
-            base += strides_[2 + d];
-            if (++index[d] < dims_[2 + d]) break;
-            base -= strides_[2 + d] * dims_[2 + d];
-            index[d] = 0;
-          }
+    dev.ParallelFor(dims_[0] * positions_, kMinPositionsPerThread, [&](int64_t begin, int64_t end) {
+      int64_t n = begin / positions_;
+      int64_t index[3] = {0, 0, 0};  // Over the spatial dims 2..rank-1.
+      int64_t base = offset0_ + n * strides_[0];
+      for (int64_t rest = begin % positions_, d = spatial_ - 1; d >= 0; --d) {
+        index[d] = rest % dims_[2 + d];
+        rest /= dims_[2 + d];
+        base += index[d] * strides_[2 + d];
+      }
+      for (int64_t i = begin; i < end; ++i) {
+        for (int64_t r = 0; r < runs_; ++r) fn(base + r * run_stride_, r);
+        // Next position: odometer over the spatial dims, last fastest, then the next image.
+        int d = spatial_ - 1;
+        for (; d >= 0; --d) {
+          base += strides_[2 + d];
+          if (++index[d] < dims_[2 + d]) break;
+          base -= strides_[2 + d] * dims_[2 + d];
+          index[d] = 0;
         }
+        if (d < 0) base = offset0_ + ++n * strides_[0];
       }
     });
   }
 
  private:
+  // Below this many positions a thread costs more to start than it saves.
+  static constexpr int64_t kMinPositionsPerThread = 1024;
+
   int64_t run_ = 1, runs_ = 1, channels_ = 0, run_stride_ = 0;
   int64_t offset0_ = 0, positions_ = 1;
   int spatial_ = 0;
