@@ -7,7 +7,9 @@
 // tensors and an input of another dtype (which it rejects).
 //
 // X in a oneDNN blocked layout (the output of a convolution) is computed in that layout and
-// Out takes it where the executor allows. Row-major X of fewer than kMinNumel elements goes
+// Out takes it where the executor allows; with Y one value per channel (a bias, an SE block's
+// scale) over such X, or channel-last X, a loop over X's channel runs computes it
+// (ChannelRuns), not the primitive. Row-major X of fewer than kMinNumel elements goes
 // to the plain kernel: the ops are memory-bound and the plain loop vectorises, so on
 // row-major data the primitive only pays off on large tensors: in
 // tests/benchmarks/onednn_misc_benchmark (2 threads) [64, 20, 24, 24] + [20] takes 88.8 us

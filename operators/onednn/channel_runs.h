@@ -2,7 +2,8 @@
 // contiguous runs: the 8- or 16-channel blocks of nChw8c / nChw16c (padded past the last
 // channel), or all the channels of a channel-last format. oneDNN 2.6 serves a per-channel
 // broadcast on a padded blocked format only with its scalar reference code (25-60x slower
-// than a loop over the runs), so kernels that meet one compute it here.
+// than a loop over the runs), and on channel-last data with few channels its jit code is
+// slower than the loop, so kernels that meet one compute it here.
 #pragma once
 
 #include <cstdint>
