@@ -7,6 +7,9 @@
 // (operators/onednn/channel_runs.h) visits every run once however the threads split it.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <map>
 #include <set>
 #include <string>
@@ -15,7 +18,9 @@
 #include "framework/executor.h"
 #include "framework/var_type_inference.h"
 #include "operators/onednn/channel_runs.h"
+#include "operators/onednn/onednn_layout.h"
 #include "platform/flags.h"
+#include "platform/onednn/onednn_context.h"
 #include "tests/op_test_util.h"
 
 namespace paddle_like {
@@ -233,6 +238,63 @@ TEST(ChannelRunsTest, VisitsEveryRunOnceHoweverTheThreadsSplitThePositions) {
       }
       EXPECT_EQ(seen, expected) << what;
     }
+  }
+}
+
+// Reorder between channel blocks and channel-last goes through CopyBetweenChannelRuns for
+// ranks 3 to 5, whole and partly padded blocks, one image or several: the values match what
+// oneDNN's own reorder primitive makes of the same data, and blocked outputs have 0 in their
+// padding lanes (the destination starts as NaN). Other pairs are left to the primitive.
+TEST(ChannelRunsTest, CopiesBetweenBlocksAndChannelLastAsOneDNNsReorderDoes) {
+  using dnnl::memory;
+  using Tag = memory::format_tag;
+  const platform::OneDNNContext dev(3);
+  const auto f32 = memory::data_type::f32;
+  struct Case {
+    memory::dims dims;
+    Tag last, by8, by16, plain;
+  };
+  const Case cases[] = {{{2, 20, 45, 35}, Tag::acdb, Tag::aBcd8b, Tag::aBcd16b, Tag::abcd},
+                        {{1, 8, 112, 112}, Tag::acdb, Tag::aBcd8b, Tag::aBcd16b, Tag::abcd},
+                        {{3, 32, 5, 7}, Tag::acdb, Tag::aBcd8b, Tag::aBcd16b, Tag::abcd},
+                        {{3, 5, 9}, Tag::acb, Tag::aBc8b, Tag::aBc16b, Tag::abc},
+                        {{2, 24, 3, 4, 5}, Tag::acdeb, Tag::aBcde8b, Tag::aBcde16b, Tag::abcde}};
+  for (const Case& c : cases) {
+    const memory::desc plain(c.dims, f32, c.plain);
+    memory values(plain, dev.engine());
+    const size_t count = plain.get_size() / sizeof(float);
+    const std::vector<double> random = RandomValues(static_cast<int64_t>(count), -1, 1, 7);
+    std::copy(random.begin(), random.end(), static_cast<float*>(values.get_data_handle()));
+    for (const Tag blocked : {c.by8, c.by16}) {
+      for (const bool to_blocked : {true, false}) {
+        const memory::desc from_md(c.dims, f32, to_blocked ? c.last : blocked);
+        const memory::desc to_md(c.dims, f32, to_blocked ? blocked : c.last);
+        const std::string what = operators::FormatName(from_md) + " -> " +
+                                 operators::FormatName(to_md) + " of " + std::to_string(c.dims[1]) +
+                                 " channels";
+        memory from(from_md, dev.engine()), to(to_md, dev.engine());
+        dnnl::reorder(values, from).execute(dev.stream(), values, from);
+        float* out = static_cast<float*>(to.get_data_handle());
+        std::fill(out, out + to_md.get_size() / sizeof(float), std::nanf(""));
+        ASSERT_TRUE(operators::CopyBetweenChannelRuns(from, to, dev)) << what;
+        memory expected(to_md, dev.engine()), back(plain, dev.engine());
+        dnnl::reorder(values, expected).execute(dev.stream(), values, expected);
+        dev.stream().wait();
+        const float* want = static_cast<const float*>(expected.get_data_handle());
+        // Bitwise, padding included (oneDNN's reorder writes 0 there).
+        EXPECT_EQ(0, std::memcmp(out, want, to_md.get_size())) << what;
+        operators::Reorder(to, back, dev);  // The primitive: to a plain format.
+        dev.stream().wait();
+        EXPECT_EQ(0,
+                  std::memcmp(back.get_data_handle(), values.get_data_handle(), plain.get_size()))
+            << what;
+      }
+    }
+    // Pairs that are not one blocked and one channel-last: the primitive's.
+    memory by8(memory::desc(c.dims, f32, c.by8), dev.engine());
+    memory by16(memory::desc(c.dims, f32, c.by16), dev.engine());
+    EXPECT_FALSE(operators::CopyBetweenChannelRuns(by8, by16, dev));
+    EXPECT_FALSE(operators::CopyBetweenChannelRuns(values, by16, dev));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "operators/onednn/channel_runs.h"
 #include "operators/onednn/onednn_memory.h"
 #include "platform/device_context_pool.h"
 
@@ -91,6 +92,7 @@ const dnnl::reorder& CachedReorder(const memory::desc& from, const memory::desc&
 }
 
 void Reorder(memory from, memory to, const platform::OneDNNContext& dev) {
+  if (CopyBetweenChannelRuns(from, to, dev)) return;
   CachedReorder(from.get_desc(), to.get_desc(), dev.engine()).execute(dev.stream(), from, to);
 }
 
