@@ -1,6 +1,7 @@
 #include "operators/onednn/channel_runs.h"
 
 #include <algorithm>
+#include <cstring>
 #include <type_traits>
 
 namespace paddle_like {
@@ -63,10 +64,16 @@ int64_t ChannelRunFormat(const dnnl::memory::desc& md, bool* channel_last) {
   return 0;
 }
 
-// Copies `len` floats; `len` a compile-time constant where it is a whole block.
+// Copies `len` floats from each of `count` runs `in_step` apart to runs `out_step` apart,
+// then sets the `pad` floats after each copied run to 0. `len` is a compile-time constant
+// where it is a whole block, so that each copy is a few vector moves.
 template <typename Len>
-inline void CopyRun(const float* src, float* dst, Len len) {
-  for (int64_t i = 0; i < len; ++i) dst[i] = src[i];
+void CopyRuns(const float* in, int64_t in_step, float* out, int64_t out_step, int64_t count,
+              Len len, int64_t pad) {
+  for (int64_t i = 0; i < count; ++i, in += in_step, out += out_step) {
+    std::memcpy(out, in, static_cast<size_t>(len) * sizeof(float));
+    for (int64_t j = 0; j < pad; ++j) out[len + j] = 0.f;
+  }
 }
 
 }  // namespace
@@ -94,27 +101,26 @@ bool CopyBetweenChannelRuns(const dnnl::memory& from, const dnnl::memory& to,
   const float* src = static_cast<const float*>(from.get_data_handle());
   float* dst = static_cast<float*>(to.get_data_handle());
   const int64_t images = dims[0];
+  // Over ranges of positions of all images; in each image's part of a range, block by block.
   dev.ParallelFor(images * positions, 4096, [&](int64_t begin, int64_t end) {
-    int64_t n = begin / positions, p = begin % positions;
-    for (int64_t i = begin; i < end; ++i, ++p) {
-      if (p == positions) p = 0, ++n;
-      const int64_t blocked_at = n * blocked_image + p * block;
-      const int64_t last_at = n * last_image + p * channels;
+    for (int64_t n = begin / positions; n * positions < end; ++n) {
+      const int64_t first = std::max(begin - n * positions, int64_t{0});
+      const int64_t count = std::min(end - n * positions, positions) - first;
       for (int64_t b = 0; b < blocks; ++b) {
         const int64_t len = std::min(block, channels - b * block);
-        const int64_t blocked_offset = blocked_at + b * block * positions;
-        const int64_t last_offset = last_at + b * block;
+        const int64_t blocked_offset = n * blocked_image + b * block * positions + first * block;
+        const int64_t last_offset = n * last_image + first * channels + b * block;
         const float* in = src + (from_last ? last_offset : blocked_offset);
         float* out = dst + (from_last ? blocked_offset : last_offset);
+        const int64_t in_step = from_last ? channels : block;
+        const int64_t out_step = from_last ? block : channels;
+        const int64_t pad = from_last ? block - len : 0;  // oneDNN reads 0 in the padding.
         if (len == 16) {
-          CopyRun(in, out, std::integral_constant<int64_t, 16>{});
+          CopyRuns(in, in_step, out, out_step, count, std::integral_constant<int64_t, 16>{}, pad);
         } else if (len == 8) {
-          CopyRun(in, out, std::integral_constant<int64_t, 8>{});
+          CopyRuns(in, in_step, out, out_step, count, std::integral_constant<int64_t, 8>{}, pad);
         } else {
-          CopyRun(in, out, len);
-        }
-        if (from_last) {
-          for (int64_t j = len; j < block; ++j) out[j] = 0.f;  // oneDNN reads 0 there.
+          CopyRuns(in, in_step, out, out_step, count, len, pad);
         }
       }
     }
