@@ -88,9 +88,10 @@ class ChannelRuns {
 // Copies float32 `from` into `to` (same dims, rank 3 to 5) when one is in channel blocks
 // (nChw8c, nChw16c and their 3-D and 5-D forms) and the other channel-last, by copying each
 // position's channels block by block (padding lanes of blocked `to` set to 0); false, having
-// copied nothing, for other pairs. oneDNN 2.6's reorder for such a pair with a partly
-// padded block runs at a third of this loop's speed (PP-LCNet's first activations,
-// [1, 8, 112, 112] from 16-channel blocks to channel-last: 37 against 12 us, one thread).
+// copied nothing, for other pairs. oneDNN 2.6's reorder primitive for such a pair is slower,
+// and slower still on two threads (PP-LCNet's first activations, [1, 8, 112, 112] from
+// 16-channel blocks to channel-last, 8 of each block's 16 lanes padding: 18 us on one
+// thread and 36 on two, against 12 and 8 here).
 bool CopyBetweenChannelRuns(const dnnl::memory& from, const dnnl::memory& to,
                             const platform::CPUDeviceContext& dev);
 
