@@ -453,11 +453,12 @@ TEST(Cli, BenchReportsPercentilesForClones) {
   if (!std::filesystem::exists(model)) GTEST_SKIP() << model << " is absent";
   const std::string report = testing::CliTempDir() + "/bench.json";
   const std::string profile = testing::CliTempDir() + "/bench_profile.json";
-  CliResult r = RunCli({"bench", "--model", model, "--batch", "3", "--warmup", "1", "--repeat",
-                        "4", "--clones", "2", "--report", report, "--profile", profile});
+  CliResult r =
+      RunCli({"bench", "--model", model, "--batch", "3", "--warmup", "1", "--repeat", "4",
+              "--clones", "2", "--report", report, "--profile", profile, "--profile-runs", "3"});
   ASSERT_EQ(r.code, 0) << r.err;
   for (const char* part : {"input img: 3x1x28x28", "clones 2, batch 3", "latency ms: p50",
-                           "throughput:", "profile of one run", "conv2d"}) {
+                           "throughput:", "mean profile of 3 runs", "conv2d"}) {
     EXPECT_TRUE(Contains(r.out, part)) << part << "\n" << r.out;
   }
   std::ifstream in(report);
@@ -467,7 +468,10 @@ TEST(Cli, BenchReportsPercentilesForClones) {
                           "\"batch\": 3", "\"repeat\": 4"}) {
     EXPECT_TRUE(Contains(json, key)) << key << "\n" << json;
   }
-  EXPECT_TRUE(std::filesystem::exists(profile));
+  std::ifstream profile_in(profile);
+  const std::string profile_json((std::istreambuf_iterator<char>(profile_in)),
+                                 std::istreambuf_iterator<char>());
+  EXPECT_TRUE(Contains(profile_json, "\"averaged_runs\": 3")) << profile_json.substr(0, 400);
 
   r = RunCli({"bench", "--model", model, "--shape", "img=1x1x28"});
   EXPECT_EQ(r.code, 1);

@@ -59,8 +59,10 @@ constexpr char kBenchUsage[] =
     "                    timing them at each new input shape\n"
     "  --report FILE     writes the results as JSON (p50_ms, p90_ms, p99_ms, mean_ms, min_ms,\n"
     "                    throughput_per_s, threads, clones, batch, warmup, repeat, ...)\n"
-    "  --profile FILE    after the timed runs, one more run with a profile: written as JSON\n"
-    "                    (per op: kernel, transforms, time) and printed as a table\n"
+    "  --profile FILE    after the timed runs, runs with a profile, their times averaged:\n"
+    "                    written as JSON (per op: kernel, transforms, time) and printed as\n"
+    "                    a table (one run's op times at batch 1 are too noisy to rank)\n"
+    "  --profile-runs N  how many runs --profile averages (default 20)\n"
     "  Prints latency percentiles over every timed run of every clone, in milliseconds, and\n"
     "  throughput in samples per second (runs x batch / wall time of the timed phase).\n";
 
@@ -191,7 +193,7 @@ std::string ShapeString(const std::vector<int>& shape) {
 int BenchCommand(const std::vector<std::string>& argv) {
   const Args args(argv,
                   {"model", "program", "params", "shape", "input", "batch", "threads", "warmup",
-                   "repeat", "clones", "report", "profile", "place"},
+                   "repeat", "clones", "report", "profile", "profile-runs", "place"},
                   {"help", "no-ir", "no-onednn", "no-chunks", "cudnn-heuristics"});
   const platform::Place place = args.GetPlace("bench");
   if (args.Has("help")) {
@@ -323,10 +325,16 @@ int BenchCommand(const std::vector<std::string>& argv) {
 
   if (profiled != nullptr) {
     for (const Input& in : inputs) FillInput(profiled.get(), in);
+    const int64_t runs =
+        std::min<int64_t>(args.GetPositiveInt("bench", "profile-runs", 20), 1000000);
     profiled->Run();  // Prepares.
-    profiled->Run();
-    platform::WriteFileAtomically(args.Get("profile"), ProfileJson(*profiled->profile(), 1));
-    std::cout << ProfileTable(*profiled->profile());
+    framework::ExecutionProfile mean;
+    for (int64_t i = 0; i < runs; ++i) {
+      profiled->Run();
+      mean.Average(*profiled->profile());
+    }
+    platform::WriteFileAtomically(args.Get("profile"), ProfileJson(mean, static_cast<int>(runs)));
+    std::cout << ProfileTable(mean);
   }
 
   if (args.Has("report")) {
