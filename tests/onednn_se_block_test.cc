@@ -276,7 +276,9 @@ TEST(ChannelRunsTest, CopiesBetweenBlocksAndChannelLastAsOneDNNsReorderDoes) {
         dnnl::reorder(values, from).execute(dev.stream(), values, from);
         float* out = static_cast<float*>(to.get_data_handle());
         std::fill(out, out + to_md.get_size() / sizeof(float), std::nanf(""));
-        ASSERT_TRUE(operators::CopyBetweenChannelRuns(from, to, dev)) << what;
+        ASSERT_TRUE(operators::CopyBetweenChannelRuns(from_md, from.get_data_handle(), to_md,
+                                                      to.get_data_handle(), dev))
+            << what;
         memory expected(to_md, dev.engine()), back(plain, dev.engine());
         dnnl::reorder(values, expected).execute(dev.stream(), values, expected);
         dev.stream().wait();
@@ -293,8 +295,10 @@ TEST(ChannelRunsTest, CopiesBetweenBlocksAndChannelLastAsOneDNNsReorderDoes) {
     // Pairs that are not one blocked and one channel-last: the primitive's.
     memory by8(memory::desc(c.dims, f32, c.by8), dev.engine());
     memory by16(memory::desc(c.dims, f32, c.by16), dev.engine());
-    EXPECT_FALSE(operators::CopyBetweenChannelRuns(by8, by16, dev));
-    EXPECT_FALSE(operators::CopyBetweenChannelRuns(values, by16, dev));
+    EXPECT_FALSE(operators::CopyBetweenChannelRuns(by8.get_desc(), by8.get_data_handle(),
+                                                   by16.get_desc(), by16.get_data_handle(), dev));
+    EXPECT_FALSE(operators::CopyBetweenChannelRuns(values.get_desc(), values.get_data_handle(),
+                                                   by16.get_desc(), by16.get_data_handle(), dev));
   }
 }
 

@@ -34,6 +34,18 @@ ChannelRuns::ChannelRuns(const dnnl::memory::desc& md) {
     strides_[i] = b.strides[i];
   }
   for (int i = 2; i < d.ndims; ++i) positions_ *= d.dims[i];
+  blocked_ = b.inner_nblks == 1;
+  int64_t packed_stride = run_;  // What each outer stride is when nothing lies between.
+  packed_ = offset0_ == 0;
+  for (int i = d.ndims - 1; i >= 2; --i) {
+    packed_ = packed_ && strides_[i] == packed_stride;
+    packed_stride *= dims_[i];
+  }
+  if (blocked_) {
+    packed_ = packed_ && run_stride_ == packed_stride;
+    packed_stride *= runs_;
+  }
+  packed_ = packed_ && strides_[0] == packed_stride;
 }
 
 void ChannelRuns::PaddedValues(const float* values, float pad,
@@ -43,26 +55,6 @@ void ChannelRuns::PaddedValues(const float* values, float pad,
 }
 
 namespace {
-
-using Tag = dnnl::memory::format_tag;
-
-// Channels per block of `md` when it is exactly the dense channel-blocked format of its dims
-// (8 or 16), its channel count when it is the dense channel-last one, else 0.
-int64_t ChannelRunFormat(const dnnl::memory::desc& md, bool* channel_last) {
-  if (md.data_type() != dnnl::memory::data_type::f32) return 0;
-  const dnnl::memory::dims dims = md.dims();
-  const auto is = [&](Tag tag) { return md == dnnl::memory::desc(dims, md.data_type(), tag); };
-  const int rank = static_cast<int>(dims.size());
-  const Tag last[] = {Tag::acb, Tag::acdb, Tag::acdeb};
-  const Tag by8[] = {Tag::aBc8b, Tag::aBcd8b, Tag::aBcde8b};
-  const Tag by16[] = {Tag::aBc16b, Tag::aBcd16b, Tag::aBcde16b};
-  if (rank < 3 || rank > 5) return 0;
-  *channel_last = is(last[rank - 3]);
-  if (*channel_last) return dims[1];
-  if (is(by8[rank - 3])) return 8;
-  if (is(by16[rank - 3])) return 16;
-  return 0;
-}
 
 // Copies `len` floats from each of `count` runs `in_step` apart to runs `out_step` apart,
 // then sets the `pad` floats after each copied run to 0. `len` is a compile-time constant
@@ -78,29 +70,29 @@ void CopyRuns(const float* in, int64_t in_step, float* out, int64_t out_step, in
 
 }  // namespace
 
-bool CopyBetweenChannelRuns(const dnnl::memory& from, const dnnl::memory& to,
+bool CopyBetweenChannelRuns(const dnnl::memory::desc& from_md, const void* from,
+                            const dnnl::memory::desc& to_md, void* to,
                             const platform::CPUDeviceContext& dev) {
-  const dnnl::memory::desc from_md = from.get_desc(), to_md = to.get_desc();
-  if (!ChannelRuns::Fits(from_md) || !ChannelRuns::Fits(to_md) || from_md.dims() != to_md.dims()) {
+  const auto f32 = dnnl::memory::data_type::f32;
+  if (from_md.data_type() != f32 || to_md.data_type() != f32 || !ChannelRuns::Fits(from_md) ||
+      !ChannelRuns::Fits(to_md) || from_md.dims() != to_md.dims()) {
     return false;
   }
-  bool from_last = false, to_last = false;
-  const int64_t from_run = ChannelRunFormat(from_md, &from_last);
-  const int64_t to_run = ChannelRunFormat(to_md, &to_last);
-  if (from_run == 0 || to_run == 0 || from_last == to_last) return false;
-  const dnnl::memory::dims dims = from_md.dims();
-  const int64_t channels = dims[1];
-  int64_t positions = 1;
-  for (size_t i = 2; i < dims.size(); ++i) positions *= dims[i];
+  const ChannelRuns from_runs(from_md), to_runs(to_md);
+  if (!from_runs.packed() || !to_runs.packed() || from_runs.blocked() == to_runs.blocked()) {
+    return false;
+  }
+  const bool from_last = to_runs.blocked();
+  const ChannelRuns& blocked = from_last ? to_runs : from_runs;
+  const int64_t channels = blocked.channels(), positions = blocked.positions();
+  const int64_t block = blocked.run(), blocks = blocked.runs();
   // Element offsets: the blocked side is [n][block][position][lane], the channel-last one
   // [n][position][channel].
-  const int64_t block = from_last ? to_run : from_run;
-  const int64_t blocks = (channels + block - 1) / block;
   const int64_t blocked_image = blocks * block * positions;
   const int64_t last_image = channels * positions;
-  const float* src = static_cast<const float*>(from.get_data_handle());
-  float* dst = static_cast<float*>(to.get_data_handle());
-  const int64_t images = dims[0];
+  const float* src = static_cast<const float*>(from);
+  float* dst = static_cast<float*>(to);
+  const int64_t images = from_md.dims()[0];
   // Over ranges of positions of all images; in each image's part of a range, block by block.
   dev.ParallelFor(images * positions, 4096, [&](int64_t begin, int64_t end) {
     for (int64_t n = begin / positions; n * positions < end; ++n) {

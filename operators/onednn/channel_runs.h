@@ -27,6 +27,11 @@ class ChannelRuns {
   int64_t run() const { return run_; }    // Channels per contiguous run.
   int64_t runs() const { return runs_; }  // Runs per position (padded channels / run).
   int64_t channels() const { return channels_; }
+  int64_t positions() const { return positions_; }  // Per image (the spatial dims).
+  bool blocked() const { return blocked_; }         // In channel blocks, else channel-last.
+  // Whether the data is packed from offset 0: [n][block][position][lane] when blocked,
+  // [n][position][channel] when channel-last.
+  bool packed() const { return packed_; }
 
   // Fills `table` with `values` (one per channel) followed by `pad` up to the padded channel
   // count, so a loop over whole runs leaves the padding as it finds it (0 + 0, 0 * 0, 0 / 1).
@@ -82,17 +87,20 @@ class ChannelRuns {
   int64_t run_ = 1, runs_ = 1, channels_ = 0, run_stride_ = 0;
   int64_t offset0_ = 0, positions_ = 1;
   int spatial_ = 0;
+  bool blocked_ = false, packed_ = false;
   int64_t dims_[5] = {1, 1, 1, 1, 1}, strides_[5] = {0, 0, 0, 0, 0};
 };
 
-// Copies float32 `from` into `to` (same dims, rank 3 to 5) when one is in channel blocks
-// (nChw8c, nChw16c and their 3-D and 5-D forms) and the other channel-last, by copying each
-// position's channels block by block (padding lanes of blocked `to` set to 0); false, having
-// copied nothing, for other pairs. oneDNN 2.6's reorder primitive for such a pair is slower,
-// and slower still on two threads (PP-LCNet's first activations, [1, 8, 112, 112] from
-// 16-channel blocks to channel-last, 8 of each block's 16 lanes padding: 18 us on one
-// thread and 36 on two, against 12 and 8 here).
-bool CopyBetweenChannelRuns(const dnnl::memory& from, const dnnl::memory& to,
+// Copies float32 data `from` of format `from_md` into `to` of format `to_md` (same dims) when
+// one is in packed channel blocks (nChw8c, nChw16c and their forms of other ranks) and the
+// other packed channel-last, by copying each position's channels block by block (padding
+// lanes of blocked `to` set to 0); false, having copied nothing, for other pairs. oneDNN
+// 2.6's reorder primitive for such a pair is slower, and slower still on two threads
+// (PP-LCNet's first activations, [1, 8, 112, 112] from 16-channel blocks to channel-last, 8
+// of each block's 16 lanes padding: 18 us on one thread and 36 on two, against 12 and 8
+// here).
+bool CopyBetweenChannelRuns(const dnnl::memory::desc& from_md, const void* from,
+                            const dnnl::memory::desc& to_md, void* to,
                             const platform::CPUDeviceContext& dev);
 
 }  // namespace operators

@@ -92,8 +92,11 @@ const dnnl::reorder& CachedReorder(const memory::desc& from, const memory::desc&
 }
 
 void Reorder(memory from, memory to, const platform::OneDNNContext& dev) {
-  if (CopyBetweenChannelRuns(from, to, dev)) return;
-  CachedReorder(from.get_desc(), to.get_desc(), dev.engine()).execute(dev.stream(), from, to);
+  const memory::desc from_md = from.get_desc(), to_md = to.get_desc();
+  if (CopyBetweenChannelRuns(from_md, from.get_data_handle(), to_md, to.get_data_handle(), dev)) {
+    return;
+  }
+  CachedReorder(from_md, to_md, dev.engine()).execute(dev.stream(), from, to);
 }
 
 std::string OneDNNLayout::ToString() const { return "oneDNN " + FormatName(desc_); }
