@@ -25,6 +25,8 @@ std::set<std::string> PlanOpaqueLayouts(const ProgramDesc& program, int block_id
     for (const auto& slot : op.Outputs()) written.insert(slot.second.begin(), slot.second.end());
     written_by_any.insert(written.begin(), written.end());
     for (const auto& slot : op.Inputs()) {
+      // A slot read for its dims only (reduce_as's Target) takes any layout.
+      if (op.HasKernels() && !op.NeedsBuffer(slot.first)) continue;
       const bool ok = onednn && op.HasKernels() &&
                       registry.AcceptsOpaque(op.Type(), LibraryType::kOneDNN, slot.first);
       for (const auto& name : slot.second) {

@@ -7,7 +7,8 @@
 // another block), read by at least one op, written by no op that also reads it (shape
 // inference would drop the layout), and every op reading it must be allowed the library by
 // the flags and its placement and have a kernel of that library declaring the slot it is
-// read through (KernelInfo::opaque_inputs). Whatever kernel the readers end up running, the
+// read through (KernelInfo::opaque_inputs); a slot read for its metadata only (no_need_buffer)
+// neither takes nor refuses the layout. Whatever kernel the readers end up running, the
 // prepared ops convert an input the kernel cannot read, so the plan affects speed, never
 // results.
 //

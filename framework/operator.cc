@@ -135,8 +135,10 @@ void ExecutionContext::WithPlainInputs(
   const auto is_opaque = [](const Variable* v) {
     return v->IsType<DenseTensor>() && !v->Get<DenseTensor>().is_plain();
   };
+  // Slots read for their metadata only (no_need_buffer) are passed as they are.
   bool any_opaque = false;
   for (const auto& kv : ctx_.inputs) {
+    if (!op_.NeedsBuffer(kv.first)) continue;
     for (const Variable* v : kv.second) any_opaque = any_opaque || is_opaque(v);
   }
   if (!any_opaque) {  // The common case: no copy of the context.
@@ -146,6 +148,7 @@ void ExecutionContext::WithPlainInputs(
   RuntimeContext plain = ctx_;
   std::vector<std::unique_ptr<Variable>> copies;
   for (auto& kv : plain.inputs) {
+    if (!op_.NeedsBuffer(kv.first)) continue;
     for (Variable*& v : kv.second) {
       if (!is_opaque(v)) continue;
       copies.push_back(std::make_unique<Variable>());

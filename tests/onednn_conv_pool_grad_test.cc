@@ -15,6 +15,7 @@
 #include "platform/device_context_pool.h"
 #include "platform/init.h"
 #include "tests/conv_pool_test_util.h"
+#include "tests/onednn_test_util.h"
 
 namespace paddle_like {
 namespace testing {
@@ -325,6 +326,50 @@ TEST_F(OneDNNConvPoolGradTest, PoolGradFallsBackToPlainCode) {
     SCOPED_TRACE(c.Name());
     const auto [onednn, plain] = PoolGradBoth(c, PoolGradInputs<float>(c, seed += 2));
     EXPECT_EQ(ToDoubles(onednn), ToDoubles(plain));
+  }
+}
+
+// Max pooling over disjoint windows of X in a oneDNN layout (a convolution's output kept
+// blocked or channel-last) runs a loop over X's channel runs: bitwise the plain kernel's
+// result, the gradient going to each window's first maximum (values on a grid of 0.25, so
+// windows hold ties), with rows and columns past the last window, and with Out given
+// row-major or in X's layout. 20 channels pad 8- and 16-channel blocks and take two passes
+// of 16 lanes channel-last.
+TEST_F(OneDNNConvPoolGradTest, DisjointMaxPoolGradOverChannelRunsMatchesPlainKernel) {
+  using Tag = dnnl::memory::format_tag;
+  const std::vector<PoolCase> cases = {{{2, 20, 9, 8}, "max", {2, 2}, {2, 2}},
+                                       {{2, 20, 9, 8}, "max", {3, 3}, {3, 3}},
+                                       {{1, 24, 6, 7}, "max", {2, 3}, {2, 3}}};
+  unsigned seed = 900;
+  for (const PoolCase& c : cases) {
+    std::vector<double> values = RandomValues(c.x.numel(), -1, 1, seed += 2);
+    for (double& v : values) v = std::round(v * 4) / 4;
+    const SlotTensors plain_inputs = {
+        {"X", {MakeTensor<float>(c.x, values)}},
+        {"Out",
+         {RunWith(false, "pool2d", {{"X", {MakeTensor<float>(c.x, values)}}}, {{"Out", 1}},
+                  c.Attrs())
+              .outputs["Out"][0]}}};
+    const DenseTensor& out = plain_inputs.at("Out")[0];
+    const DenseTensor dout = MakeTensor<float>(out.dims(), RandomValues(out.numel(), -1, 1, seed));
+    SlotTensors inputs = plain_inputs;
+    inputs["Out@GRAD"] = {dout};
+    const std::vector<double> expected = ToDoubles(
+        RunWith(false, "pool2d_grad", inputs, {{"X@GRAD", 1}}, c.Attrs()).outputs["X@GRAD"][0]);
+    for (const Tag format : {Tag::acdb, Tag::aBcd8b, Tag::aBcd16b}) {
+      for (const bool out_in_x_format : {false, true}) {
+        SCOPED_TRACE(c.Name() + ", X in " + std::to_string(static_cast<int>(format)) +
+                     (out_in_x_format ? ", Out too" : ""));
+        SlotTensors onednn_inputs = inputs;
+        onednn_inputs["X"] = {OneDNNTensor(c.x, values, format)};
+        if (out_in_x_format) {
+          onednn_inputs["Out"] = {OneDNNTensor(out.dims(), ToDoubles(out), format)};
+        }
+        OpRunResult r = RunWith(true, "pool2d_grad", onednn_inputs, {{"X@GRAD", 1}}, c.Attrs());
+        EXPECT_EQ(r.kernel->key.backend, LibraryType::kOneDNN);
+        EXPECT_EQ(ToDoubles(r.outputs["X@GRAD"][0]), expected);
+      }
+    }
   }
 }
 

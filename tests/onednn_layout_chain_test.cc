@@ -41,6 +41,10 @@ struct ChainOptions {
   bool plain_first_relu = false;     // use_mkldnn=false on the first relu of a placed block.
   bool backward = true;
   bool fuse_relu_grad = true;        // ApplyExecutionPasses after AppendBackward.
+  // A bias after each convolution (elementwise_add of a [C] parameter, as the layers of
+  // Paddle's programs add it), whose gradient is a reduce_as of the convolution's.
+  bool bias = false;
+  int64_t in_channels = 8;
 };
 
 class Chain {
@@ -48,9 +52,14 @@ class Chain {
   explicit Chain(const ChainOptions& o) : o_(o) {
     framework::BlockDesc& b = program_.Block(0);
     framework::VarDesc* x = b.Var("x");
-    x->SetShape(o.nhwc ? std::vector<int64_t>{2, 12, 12, 8} : std::vector<int64_t>{2, 8, 12, 12});
+    const int64_t c = o.in_channels;
+    x->SetShape(o.nhwc ? std::vector<int64_t>{2, 12, 12, c} : std::vector<int64_t>{2, c, 12, 12});
     x->SetDataType(DataType::FLOAT32);
-    Param("w1", {16, 8, 3, 3});
+    Param("w1", {16, c, 3, 3});
+    if (o.bias) {
+      Param("b1", {16});
+      Param("b2", {16});
+    }
     Param("w2", {16, 16, 3, 3});
     Conv("x", "w1", "c1");
     Relu("c1", "r1", o.plain_first_relu);
@@ -126,8 +135,14 @@ class Chain {
   }
   std::string Format() const { return o_.nhwc ? "NHWC" : "NCHW"; }
   void Conv(const std::string& x, const std::string& w, const std::string& y) {
-    Op("conv2d", {{"Input", {x}}, {"Filter", {w}}}, {{"Output", {y}}},
+    const std::string conv = o_.bias ? y + "_nobias" : y;
+    Op("conv2d", {{"Input", {x}}, {"Filter", {w}}}, {{"Output", {conv}}},
        {{"paddings", std::vector<int>{1, 1}}, {"data_format", Format()}});
+    if (o_.bias) {
+      const std::string b = w == "w1" ? "b1" : "b2";
+      Op("elementwise_add", {{"X", {conv}}, {"Y", {b}}}, {{"Out", {y}}},
+         {{"axis", o_.nhwc ? -1 : 1}});
+    }
   }
   void Relu(const std::string& x, const std::string& y, bool plain) {
     AttributeMap attrs;
@@ -151,6 +166,8 @@ class Chain {
 };
 
 const std::vector<std::string> kResults = {"p2", "loss", "x@GRAD", "w1@GRAD", "w2@GRAD"};
+const std::vector<std::string> kBiasResults = {"p2",      "loss",    "x@GRAD", "w1@GRAD",
+                                               "w2@GRAD", "b1@GRAD", "b2@GRAD"};
 const std::vector<std::string> kForwardTemporaries = {"c1", "r1", "p1", "c2", "r2"};
 const std::vector<std::string> kBackwardTemporaries = {"r2@GRAD", "c2@GRAD", "p1@GRAD",
                                                        "r1@GRAD", "c1@GRAD"};
@@ -182,7 +199,7 @@ LibraryType LibraryOf(const ExecutionProfile& profile, size_t index) {
 void ExpectSame(const std::map<std::string, std::vector<double>>& actual,
                 const std::map<std::string, std::vector<double>>& expected, double rtol,
                 const std::string& what) {
-  for (const auto& name : kResults) {
+  for (const auto& name : kBiasResults) {
     if (!expected.count(name)) continue;
     double scale = 0;
     for (double v : expected.at(name)) scale = std::max(scale, std::abs(v));
@@ -243,6 +260,44 @@ INSTANTIATE_TEST_SUITE_P(Chains, OneDNNLayoutChainTest,
                          ::testing::Values(ChainOptions{}, ChainOptions{true, false, false, true},
                                            ChainOptions{false, true, false, true},
                                            ChainOptions{false, false, true, true}));
+
+// Convolutions with a bias added after them, the first on a single input channel (LeNet's
+// layers): the first convolution writes channel-last, the bias, relu and pooling and their
+// gradients stay in oneDNN's layouts, and the bias gradients (reduce_as) sum the blocked or
+// channel-last gradient while passing it on to the convolution's gradient in its layout.
+TEST_F(OneDNNKernelTestBase, BiasedChainFromOneChannelStaysInOneDNNLayouts) {
+  for (const int64_t channels : {1, 8}) {
+    ChainOptions o;
+    o.bias = true;
+    o.in_channels = channels;
+    const std::string what = std::to_string(channels) + " input channels:";
+    const Chain chain(o);
+    ExecutionProfile profile;
+    const auto kept = chain.Run(kBiasResults, true, &profile);
+    std::vector<std::string> everything = kBiasResults;
+    for (const char* name : {"c1_nobias", "c1", "r1", "p1", "c2_nobias", "c2", "r2",
+                             "c1_nobias@GRAD", "c1@GRAD", "c2_nobias@GRAD", "c2@GRAD"}) {
+      everything.push_back(name);
+    }
+    const auto row_major = chain.Run(everything, true, nullptr);
+    const auto plain = chain.Run(kBiasResults, false, nullptr);
+    ExpectSame(kept, row_major, 1e-5, what + " kept layouts vs row-major oneDNN:");
+    ExpectSame(kept, plain, 1e-4, what + " kept layouts vs plain kernels:");
+    EXPECT_EQ(Reorders(profile), 0u) << what;
+    const std::set<std::string> b = Blocked(profile);
+    for (const char* name : {"c1_nobias", "c1", "r1", "c1@GRAD", "c1_nobias@GRAD", "c2_nobias",
+                             "c2", "c2@GRAD", "c2_nobias@GRAD"}) {
+      EXPECT_EQ(b.count(name), 1u) << what << " " << name << " row-major";
+    }
+    if (channels == 1) {
+      for (const auto& op : profile.ops) {
+        for (const auto& out : op.opaque_outputs) {
+          if (out.rfind("c1_nobias:", 0) == 0) EXPECT_EQ(out, "c1_nobias: oneDNN acdb");
+        }
+      }
+    }
+  }
+}
 
 // The fused relu_grad gives the gradients of relu's sign(Out) * dOut, exactly.
 TEST_F(OneDNNKernelTestBase, FusedReluGradGivesTheGradientsOfTheUnfusedProgram) {

@@ -8,6 +8,7 @@
 #include "operators/math/reduce.h"
 #include "platform/device_context_pool.h"
 #include "platform/init.h"
+#include "tests/onednn_test_util.h"
 #include "tests/op_test_util.h"
 
 namespace paddle_like {
@@ -162,6 +163,54 @@ TEST_F(OneDNNReduceTransposeTest, ReductionsAreReproducible) {
       EXPECT_EQ(first.values, RunWith(true, "reduce_sum", x, cases[i]).values);
       if (threads == 1) one_thread.push_back(first.values);
       EXPECT_EQ(first.values, one_thread[i]);
+    }
+  }
+  FLAGS_paddle_num_threads = old;
+  platform::DeviceContextPool::Instance().Clear();
+}
+
+// reduce_as on X in a oneDNN layout (a gradient between oneDNN gradient kernels): one value
+// per channel is X summed per channel (against sums in double here, the same bits for 1, 2
+// and 3 threads), equal shapes give X back, other targets go to the plain kernel. Blocked
+// formats pad 20 channels to 24 or 32; channel-last runs through spans of whole positions
+// (the last one shorter).
+TEST_F(OneDNNReduceTransposeTest, ReduceAsReadsOneDNNLayouts) {
+  using Tag = dnnl::memory::format_tag;
+  const DDim dims = {3, 20, 7, 5};
+  std::vector<double> values = RandomValues(dims.numel(), -1, 1, 13);
+  for (double& v : values) v = static_cast<float>(v);  // What X holds.
+  std::vector<double> per_channel(20, 0.0);
+  for (int64_t i = 0; i < dims.numel(); ++i) per_channel[(i / 35) % 20] += values[i];
+  std::vector<double> per_row(3 * 20 * 7, 0.0);  // Target [3, 20, 7, 1].
+  for (int64_t i = 0; i < dims.numel(); ++i) per_row[i / 5] += values[i];
+  const int old = FLAGS_paddle_num_threads;
+  for (const Tag format : {Tag::acdb, Tag::aBcd8b, Tag::aBcd16b}) {
+    const DenseTensor x = OneDNNTensor(dims, values, format);
+    const std::string what = operators::FormatName(
+        x.opaque_layout() ? static_cast<const operators::OneDNNLayout&>(*x.opaque_layout()).desc()
+                          : dnnl::memory::desc());
+    std::vector<double> first;
+    for (int threads : {1, 2, 3}) {
+      FLAGS_paddle_num_threads = threads;
+      platform::DeviceContextPool::Instance().Clear();
+      const auto run = [&](const DDim& target, int axis) {
+        return RunOp("reduce_as",
+                     {{"X", {x}},
+                      {"Target", {MakeTensor<float>(target, std::vector<double>(target.numel()))}}},
+                     {{"Out", 1}}, {{"axis", axis}});
+      };
+      auto sums = run({20}, 1);
+      EXPECT_EQ(sums.kernel->key.backend, LibraryType::kOneDNN) << what;
+      const std::vector<double> got = ToDoubles(sums.outputs["Out"][0]);
+      ExpectNear(got, per_channel, 1e-6, 1e-6, what + " per channel");
+      if (threads == 1) first = got;
+      EXPECT_EQ(got, first) << what << ", " << threads << " threads";
+      EXPECT_EQ(sums.outputs["Out"][0].dims(), DDim({20}));
+      ExpectNear(ToDoubles(run({1, 20, 1, 1}, -1).outputs["Out"][0]), per_channel, 1e-6, 1e-6,
+                 what + " per channel, rank 4");
+      ExpectNear(ToDoubles(run(dims, -1).outputs["Out"][0]), values, 0, 0, what + " same shape");
+      ExpectNear(ToDoubles(run({3, 20, 7, 1}, -1).outputs["Out"][0]), per_row, 1e-6, 1e-6,
+                 what + " over the last dim");
     }
   }
   FLAGS_paddle_num_threads = old;

@@ -241,6 +241,40 @@ TEST(ChannelRunsTest, VisitsEveryRunOnceHoweverTheThreadsSplitThePositions) {
   }
 }
 
+// Packed channel-last data in spans of whole positions: every element is in exactly one
+// span on 1 to 3 threads, and the span's table holds each element's channel value (20
+// channels: spans of 260 elements, the last of the 63000 shorter). Blocked formats have none.
+TEST(ChannelRunsTest, SpansOfChannelLastDataLineUpWithTheirTable) {
+  using dnnl::memory;
+  const int64_t N = 2, C = 20, H = 45, W = 35;
+  const memory::desc md({N, C, H, W}, memory::data_type::f32, memory::format_tag::nhwc);
+  const operators::ChannelRuns runs(md);
+  ASSERT_TRUE(runs.spans());
+  EXPECT_EQ(runs.span() % C, 0);
+  EXPECT_NE(runs.elements() % runs.span(), 0);
+  std::vector<float> values(C), table;
+  for (int64_t c = 0; c < C; ++c) values[c] = static_cast<float>(c + 1);
+  runs.SpanValues(values.data(), &table);
+  ASSERT_EQ(static_cast<int64_t>(table.size()), runs.span());
+  for (int threads : {1, 2, 3}) {
+    const platform::CPUDeviceContext dev(threads);
+    std::vector<int> seen(static_cast<size_t>(N * C * H * W), 0);
+    std::vector<float> channel(seen.size(), 0.f);
+    runs.ForEachSpan(dev, [&](int64_t begin, int64_t end) {
+      for (int64_t j = begin; j < end; ++j) {
+        seen[j] += 1;
+        channel[j] = table[j - begin];
+      }
+    });
+    for (size_t j = 0; j < seen.size(); ++j) {
+      ASSERT_EQ(seen[j], 1) << j << ", " << threads << " threads";
+      ASSERT_EQ(channel[j], values[j % C]) << j << ", " << threads << " threads";
+    }
+  }
+  const memory::desc blocked({N, C, H, W}, memory::data_type::f32, memory::format_tag::nChw16c);
+  EXPECT_FALSE(operators::ChannelRuns(blocked).spans());
+}
+
 // Reorder between channel blocks and channel-last goes through CopyBetweenChannelRuns for
 // ranks 3 to 5, whole and partly padded blocks, one image or several: the values match what
 // oneDNN's own reorder primitive makes of the same data, and blocked outputs have 0 in their

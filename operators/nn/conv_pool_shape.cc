@@ -404,10 +404,13 @@ bool Pool2dGeometry::HasUniformAdaptiveWindows() const {
   return adaptive && out_h > 0 && out_w > 0 && in_h % out_h == 0 && in_w % out_w == 0;
 }
 
+bool Pool2dGeometry::IsDisjointMax() const {
+  return is_max && !adaptive && stride_h == kernel_h && stride_w == kernel_w && pad_top == 0 &&
+         pad_left == 0 && kernel_h * out_h <= in_h && kernel_w * out_w <= in_w;
+}
+
 bool Pool2dGeometry::IsDisjointMax2x2() const {
-  return is_max && !adaptive && kernel_h == 2 && kernel_w == 2 && stride_h == 2 &&
-         stride_w == 2 && pad_top == 0 && pad_left == 0 && 2 * out_h <= in_h &&
-         2 * out_w <= in_w;
+  return IsDisjointMax() && kernel_h == 2 && kernel_w == 2;
 }
 
 Pool2dGeometry Pool2dGeometry::AsFixedWindows() const {

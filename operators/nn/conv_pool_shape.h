@@ -102,9 +102,12 @@ struct Pool2dGeometry {
   // no padding), which kernels without an adaptive mode can run.
   bool HasUniformAdaptiveWindows() const;
   Pool2dGeometry AsFixedWindows() const;
-  // Max pooling over 2x2 windows at stride 2 that all lie inside the input (no padding
-  // reached), most CNNs' pooling: the windows are disjoint, and the plain kernels have a
-  // fast path for it.
+  // Max pooling over windows that tile the input from its corner (stride = window, no
+  // padding reached; rows and columns past the last window are in none): each element is in
+  // at most one window.
+  bool IsDisjointMax() const;
+  // The same over 2x2 windows, most CNNs' pooling, which the plain kernels have a fast path
+  // for.
   bool IsDisjointMax2x2() const;
 };
 

@@ -142,24 +142,36 @@ class BinaryOneDNN final : public framework::OpKernel {
   void ComputeByChannel(const memory& src, const float* y, const memory& dst,
                         const platform::OneDNNContext& dev) {
     const ChannelRuns runs(src.get_desc());
+    const float* in = static_cast<const float*>(src.get_data_handle());
+    float* out = static_cast<float*>(dst.get_data_handle());
+    if (runs.spans()) {
+      runs.SpanValues(y, &lanes_);
+      const float* lanes = lanes_.data();
+      runs.ForEachSpan(dev, [&](int64_t begin, int64_t end) {
+        const float* a = in + begin;
+        float* o = out + begin;
+        for (int64_t i = 0; i < end - begin; ++i) o[i] = Apply(a[i], lanes[i]);
+      });
+      return;
+    }
     // Padding lanes stay 0: 0 + 0, 0 - 0, 0 * 0, 0 / 1.
     runs.PaddedValues(y, kAlg == algorithm::binary_div ? 1.f : 0.f, &lanes_);
     const std::vector<float>& lanes = lanes_;
-    const float* in = static_cast<const float*>(src.get_data_handle());
-    float* out = static_cast<float*>(dst.get_data_handle());
     runs.WithRunLength([&](auto run) {
       runs.ForEach(dev, [&](int64_t offset, int64_t r) {
         const float* a = in + offset;
         const float* b = lanes.data() + r * run;
         float* o = out + offset;
-        for (int64_t i = 0; i < run; ++i) {
-          if constexpr (kAlg == algorithm::binary_add) o[i] = a[i] + b[i];
-          if constexpr (kAlg == algorithm::binary_sub) o[i] = a[i] - b[i];
-          if constexpr (kAlg == algorithm::binary_mul) o[i] = a[i] * b[i];
-          if constexpr (kAlg == algorithm::binary_div) o[i] = a[i] / b[i];
-        }
+        for (int64_t i = 0; i < run; ++i) o[i] = Apply(a[i], b[i]);
       });
     });
+  }
+
+  static float Apply(float a, float b) {
+    if constexpr (kAlg == algorithm::binary_add) return a + b;
+    if constexpr (kAlg == algorithm::binary_sub) return a - b;
+    if constexpr (kAlg == algorithm::binary_mul) return a * b;
+    return a / b;
   }
 
   // Y's values in row-major order: its own data, or a copy when it is in a oneDNN format (an

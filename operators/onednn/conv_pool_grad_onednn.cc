@@ -40,6 +40,7 @@
 #include "framework/op_registry.h"
 #include "operators/nn/conv_nchw.h"
 #include "operators/nn/conv_pool_shape.h"
+#include "operators/onednn/channel_runs.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_gemm.h"
 #include "operators/onednn/onednn_memory.h"
@@ -78,11 +79,8 @@ template <typename Primitive>
 std::optional<typename Primitive::primitive_desc> FastNhwcBackwardDesc(
     const platform::OneDNNContext& dev, const OneDNNConvDescs& d,
     const dnnl::convolution_forward::primitive_desc& hint) {
-  const auto f32 = memory::data_type::f32;
   try {
-    auto pd = BackwardDesc<Primitive>(dev, d, hint,
-                                      memory::desc(d.src.dims(), f32, memory::format_tag::nhwc),
-                                      memory::desc(d.dst.dims(), f32, memory::format_tag::nhwc));
+    auto pd = BackwardDesc<Primitive>(dev, d, hint, ChannelLastDesc(d.src), ChannelLastDesc(d.dst));
     if (!IsSlowImplementation(pd)) return pd;
   } catch (const dnnl::error&) {
     // No implementation for nhwc.
@@ -435,6 +433,7 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     const dnnl::engine& engine = dev.engine();
     try {
+      if (DisjointMaxOverChannelRuns(ctx, dev)) return;
       // Data in a blocked format is pooled in it; X@GRAD then takes X's format.
       OneDNNPoolDescs d = MakeOneDNNPoolDescs(g_);
       const memory::desc user_src = d.src, user_dst = d.dst;
@@ -483,6 +482,43 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
   }
 
  private:
+  // Max pooling over disjoint windows of X in a packed channel-run format (a convolution's
+  // blocked or channel-last output): MaxPoolGradOverChannelRuns, with Out and Out@GRAD in
+  // X's kind of format and X@GRAD in X's format. False, having done nothing, for others.
+  bool DisjointMaxOverChannelRuns(const ExecutionContext& ctx, const platform::OneDNNContext& dev) {
+    const DenseTensor* x = ctx.Input("X");
+    const OneDNNLayout* layout = OneDNNLayoutOf(*x);
+    if (!g_.IsDisjointMax() || g_.channel_last || layout == nullptr) return false;
+    const OneDNNPoolDescs d = MakeOneDNNPoolDescs(g_);
+    if (layout->plain_desc() != d.src || !ChannelRuns::Fits(layout->desc())) return false;
+    const ChannelRuns runs(layout->desc());
+    if (!runs.packed() || runs.rank() != 4) return false;
+    const dnnl::engine& engine = dev.engine();
+    const memory::desc want = runs.PackedDesc(d.dst.dims());
+    const ScratchMemory out = ToFormat(InputMemory(*ctx.Input("Out"), d.dst, engine), want, dev);
+    const ScratchMemory dout =
+        ToFormat(InputMemory(*ctx.Input("Out@GRAD"), d.dst, engine), want, dev);
+    dev.stream().wait();
+    DenseTensor* dx = ctx.Output("X@GRAD");
+    DenseTensor fresh;
+    DenseTensor* target =
+        OutputTarget(dx, {x, ctx.Input("Out"), ctx.Input("Out@GRAD")}, &fresh, x->dims(),
+                     ctx.OutputMayBeOpaque("X@GRAD")
+                         ? std::static_pointer_cast<const OneDNNLayout>(x->opaque_layout())
+                         : nullptr);
+    const PrimitiveOutput diff_src(DescOf(*target, d.src), OutputData(target), layout->desc(),
+                                   engine);
+    MaxPoolGradOverChannelRuns(runs, g_.out_h, g_.out_w, g_.kernel_h, g_.kernel_w,
+                               static_cast<const float*>(x->raw_data()),
+                               static_cast<const float*>(out.mem().get_data_handle()),
+                               static_cast<const float*>(dout.mem().get_data_handle()),
+                               static_cast<float*>(diff_src.mem().get_data_handle()), dev);
+    diff_src.Store(dev);
+    dev.stream().wait();
+    if (target == &fresh) *dx = std::move(fresh);
+    return true;
+  }
+
   Pool2dGeometry g_;
   bool plain_geometry_ = false;
   memory::desc src_desc_;  // The format the primitives read X in.

@@ -72,8 +72,12 @@ class Conv2dOneDNN final : public framework::OpKernel {
       const bool src_any = per_group >= 8 || (per_group == 1 && g_.in_c >= 8);
       const bool dst_any = src_any || (g_.groups == 1 && g_.out_c >= 8);
       pd_ = dnnl::convolution_forward::primitive_desc(
-          ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference, src_any, dst_any,
-                          fusion_.bias ? &descs_.bias : nullptr),
+          SingleChannelLast(ctx)
+              ? ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference,
+                                ChannelLastDesc(descs_.src), ChannelLastDesc(descs_.dst),
+                                fusion_.bias ? &descs_.bias : nullptr)
+              : ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference, src_any, dst_any,
+                                fusion_.bias ? &descs_.bias : nullptr),
           attr, dev.engine());
       primitive_ = std::make_unique<dnnl::convolution_forward>(pd_);
       output_layout_ = OutputLayout(true, pd_.dst_desc(), descs_.dst);
@@ -82,6 +86,17 @@ class Conv2dOneDNN final : public framework::OpKernel {
       args_.clear();
       weights_.Reset(descs_.weights, pd_.weights_desc(), dev.engine());
     });
+  }
+
+  // A single input channel, NCHW, and an output that may stay in oneDNN's layout: the
+  // convolution runs channel-last (its input's bytes are already arranged so). oneDNN's own
+  // choice there, 16-channel blocks, pads LeNet's 20 output channels to 32, and the ops after
+  // it (bias, relu, pooling and their gradients) pay for the padding and lose their in-place
+  // buffers; channel-last is also what the next convolution and the gradient kernels read.
+  // LeNet's conv 1->20 5x5 on 28x28, batch 64, 2 threads: 0.35 ms channel-last against
+  // 0.28 ms blocked plus 0.28 ms to reorder the blocks to NCHW.
+  bool SingleChannelLast(const ExecutionContext& ctx) const {
+    return g_.in_c == 1 && g_.groups == 1 && !g_.channel_last && ctx.OutputMayBeOpaque("Output");
   }
 
   void Compute(const ExecutionContext& ctx) override {

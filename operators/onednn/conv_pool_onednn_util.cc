@@ -124,8 +124,12 @@ OneDNNConvDescs MakeOneDNNTransposedConvDescs(const Conv2dGeometry& g) {
 dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
                                                 bool src_any, bool dst_any,
                                                 const dnnl::memory::desc* bias) {
-  const dnnl::memory::desc& src = src_any ? d.src_any : d.src;
-  const dnnl::memory::desc& dst = dst_any ? d.dst_any : d.dst;
+  return ConvForwardDesc(d, kind, src_any ? d.src_any : d.src, dst_any ? d.dst_any : d.dst, bias);
+}
+
+dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
+                                                const memory::desc& src, const memory::desc& dst,
+                                                const memory::desc* bias) {
   if (bias != nullptr) {
     return dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, src,
                                            d.weights_any, *bias, dst, d.strides, d.dilates,
@@ -134,6 +138,10 @@ dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::
   return dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, src,
                                          d.weights_any, dst, d.strides, d.dilates, d.pad_l,
                                          d.pad_r);
+}
+
+memory::desc ChannelLastDesc(const memory::desc& md) {
+  return memory::desc(md.dims(), memory::data_type::f32, Tag::nhwc);
 }
 
 bool IsSlowImplementation(const dnnl::primitive_desc_base& pd) {

@@ -156,6 +156,14 @@ OneDNNConvDescs MakeOneDNNTransposedConvDescs(const Conv2dGeometry& g);
 dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
                                                 bool src_any = false, bool dst_any = false,
                                                 const dnnl::memory::desc* bias = nullptr);
+// The same with src and dst in the given formats.
+dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
+                                                const dnnl::memory::desc& src,
+                                                const dnnl::memory::desc& dst,
+                                                const dnnl::memory::desc* bias);
+
+// `md`'s dims (rank 4) in float32, channel-last (nhwc).
+dnnl::memory::desc ChannelLastDesc(const dnnl::memory::desc& md);
 
 // Whether oneDNN picked a reference (scalar) or GEMM-based implementation for `pd`: the
 // slow ones, that a choice of formats should avoid.
