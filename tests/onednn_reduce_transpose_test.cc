@@ -186,9 +186,7 @@ TEST_F(OneDNNReduceTransposeTest, ReduceAsReadsOneDNNLayouts) {
   const int old = FLAGS_paddle_num_threads;
   for (const Tag format : {Tag::acdb, Tag::aBcd8b, Tag::aBcd16b}) {
     const DenseTensor x = OneDNNTensor(dims, values, format);
-    const std::string what = operators::FormatName(
-        x.opaque_layout() ? static_cast<const operators::OneDNNLayout&>(*x.opaque_layout()).desc()
-                          : dnnl::memory::desc());
+    const std::string what = x.opaque_layout()->ToString();
     std::vector<double> first;
     for (int threads : {1, 2, 3}) {
       FLAGS_paddle_num_threads = threads;

@@ -409,6 +409,7 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
     CheckGradInputShape(op, "Out@GRAD", g_.OutputDims(), ctx.Input("Out@GRAD")->dims());
     // Adaptive windows and windows wholly in the padding are not oneDNN poolings.
     plain_geometry_ = g_.adaptive || g_.HasEmptyWindow();
+    disjoint_max_ = g_.IsDisjointMax() && !g_.channel_last;
     backward_.reset();
   }
 
@@ -488,7 +489,7 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
   bool DisjointMaxOverChannelRuns(const ExecutionContext& ctx, const platform::OneDNNContext& dev) {
     const DenseTensor* x = ctx.Input("X");
     const OneDNNLayout* layout = OneDNNLayoutOf(*x);
-    if (!g_.IsDisjointMax() || g_.channel_last || layout == nullptr) return false;
+    if (!disjoint_max_ || layout == nullptr) return false;
     const OneDNNPoolDescs d = MakeOneDNNPoolDescs(g_);
     if (layout->plain_desc() != d.src || !ChannelRuns::Fits(layout->desc())) return false;
     const ChannelRuns runs(layout->desc());
@@ -521,6 +522,7 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
 
   Pool2dGeometry g_;
   bool plain_geometry_ = false;
+  bool disjoint_max_ = false;  // NCHW max pooling over disjoint windows (IsDisjointMax).
   memory::desc src_desc_;  // The format the primitives read X in.
   std::shared_ptr<const OneDNNLayout> dx_layout_;  // X@GRAD's layout when it may be blocked.
   dnnl::pooling_forward::primitive_desc forward_pd_;
