@@ -313,6 +313,54 @@ TEST(AdamOp, FourStepsWithBetaPowAccumulation) {
   CheckAdamSteps<double>();
 }
 
+// The dense float32 update runs as a per-CPU clone (SSE, AVX2 or AVX-512) over two threads'
+// ranges: each element must be the scalar float formula's bits in the kernel's order of
+// operations (no FMA on either side), vector tails and range ends included.
+TEST(AdamOp, DenseFloatUpdateIsTheScalarFormulaBitForBit) {
+  for (const bool adamw : {false, true}) {
+    SCOPED_TRACE(adamw ? "adamw" : "adam");
+    const int64_t n = 100003;
+    const AttributeMap attrs =
+        adamw ? AttributeMap{{"with_decay", true}, {"coeff", 0.1f}, {"lr_ratio", 0.5f}}
+              : AttributeMap{};
+    OneOpProgram prog(adamw ? "adamw" : "adam", AdamInputs(), AdamOutputs(), attrs);
+    const std::vector<double> p0 = RandomValues(n, -1, 1, 20);
+    const std::vector<double> g0 = RandomValues(n, -0.1, 0.1, 21);
+    const std::vector<double> m10 = RandomValues(n, -0.01, 0.01, 22);
+    const std::vector<double> m20 = RandomValues(n, 0, 0.001, 23);
+    prog.Set("w", MakeTensor<float>({n}, p0));
+    prog.Set("g", MakeTensor<float>({n}, g0));
+    prog.Set("m1", MakeTensor<float>({n}, m10));
+    prog.Set("m2", MakeTensor<float>({n}, m20));
+    prog.Set("lr", Scalar<float>(0.01));
+    prog.Set("b1p", Scalar<float>(0.9f * 0.9f));
+    prog.Set("b2p", Scalar<float>(0.999f * 0.999f));
+    prog.Run();
+    const float b1 = 0.9f, b2 = 0.999f, b1p = 0.9f * 0.9f, b2p = 0.999f * 0.999f;
+    const float lr = 0.01f;
+    const float lr_t = lr * (std::sqrt(1.f - b2p) / (1.f - b1p));
+    const float eps_t = 1e-8f * std::sqrt(1.f - b2p);
+    const float decay = adamw ? lr * 0.5f * 0.1f : 0.f;
+    const std::vector<double> w = prog.Values("w"), m1 = prog.Values("m1"), m2 = prog.Values("m2");
+    int64_t mismatches = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const float g = static_cast<float>(g0[i]);
+      float param = static_cast<float>(p0[i]);
+      if (adamw) param = param - decay * param;
+      const float mom1 = b1 * static_cast<float>(m10[i]) + (1.f - b1) * g;
+      const float mom2 = b2 * static_cast<float>(m20[i]) + (1.f - b2) * g * g;
+      param = param - lr_t * (mom1 / (std::sqrt(mom2) + eps_t));
+      if (static_cast<float>(m1[i]) != mom1 || static_cast<float>(m2[i]) != mom2 ||
+          static_cast<float>(w[i]) != param) {
+        if (++mismatches <= 3)
+          ADD_FAILURE() << "element " << i << ": param " << w[i] << " vs " << param << ", m1 "
+                        << m1[i] << " vs " << mom1 << ", m2 " << m2[i] << " vs " << mom2;
+      }
+    }
+    EXPECT_EQ(mismatches, 0);
+  }
+}
+
 // AdamW: decoupled weight decay at LearningRate * lr_ratio * coeff, then adam's step at the
 // unscaled learning rate (PaddlePaddle's CPU kernel); without with_decay it is adam.
 TEST(AdamOp, AdamWDecaysBeforeTheAdamStep) {
