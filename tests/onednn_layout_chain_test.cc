@@ -41,6 +41,8 @@ struct ChainOptions {
   bool plain_first_relu = false;     // use_mkldnn=false on the first relu of a placed block.
   bool backward = true;
   bool fuse_relu_grad = true;        // ApplyExecutionPasses after AppendBackward.
+  // Gradients the passes must keep (fuse_pool_relu_grad_pass removes the relu outputs' ones).
+  std::vector<std::string> keep;
   // A bias after each convolution (elementwise_add of a [C] parameter, as the layers of
   // Paddle's programs add it), whose gradient is a reduce_as of the convolution's.
   bool bias = false;
@@ -70,8 +72,11 @@ class Chain {
     Op("mean", {{"X", {"p2"}}}, {{"Out", {"loss"}}}, {});
     if (o.backward) framework::AppendBackward(&program_, "loss");
     if (o.backward && o.fuse_relu_grad) {
-      // relu's gradient as relu_grad, which reads blocked data (sign and mul do not).
-      EXPECT_EQ(framework::ApplyExecutionPasses(&program_), 2);
+      // relu's gradient as relu_grad, which reads blocked data (sign and mul do not); then
+      // each relu_grad with the pooling's gradient before it, unless the relu's output
+      // gradient is kept or the relu is placed apart from the pooling.
+      const int pool_fusions = o.keep.empty() && !o.plain_first_relu ? 2 : 0;
+      EXPECT_EQ(framework::ApplyExecutionPasses(&program_, o.keep), 2 + pool_fusions);
     }
   }
 
@@ -217,10 +222,14 @@ TEST_P(OneDNNLayoutChainTest, BlockedChainMatchesRowMajorAndPlainKernels) {
   ExecutionProfile blocked_profile, row_major_profile;
   const auto blocked = chain.Run(kResults, true, &blocked_profile);
 
+  // Every temporary fetched, the relu outputs' gradients too: kept from the fusion.
+  ChainOptions keeping = o;
+  keeping.keep = {"r1@GRAD", "r2@GRAD"};
+  const Chain unfused_pools(keeping);
   std::vector<std::string> everything = kResults;
   everything.insert(everything.end(), kForwardTemporaries.begin(), kForwardTemporaries.end());
   everything.insert(everything.end(), kBackwardTemporaries.begin(), kBackwardTemporaries.end());
-  const auto row_major = chain.Run(everything, true, &row_major_profile);
+  const auto row_major = unfused_pools.Run(everything, true, &row_major_profile);
   const auto plain = chain.Run(kResults, false, nullptr);
 
   ExpectSame(blocked, row_major, 1e-5, "blocked vs row-major oneDNN:");
@@ -232,8 +241,9 @@ TEST_P(OneDNNLayoutChainTest, BlockedChainMatchesRowMajorAndPlainKernels) {
   const std::set<std::string> b = Blocked(blocked_profile);
   // Every temporary between two oneDNN ops. Which format a primitive picks depends on the
   // CPU; in NCHW it is never the user's (8 or more channels), so each stays blocked.
-  const std::set<std::string> between = {"c1", "r1", "p1", "c2", "r2", "r2@GRAD", "c2@GRAD",
-                                       "p1@GRAD", "r1@GRAD", "c1@GRAD"};
+  // (r1@GRAD and r2@GRAD only where the pooling gradients were not fused with relu's.)
+  const std::set<std::string> between = {"c1",      "r1",      "p1",      "c2",      "r2",
+                                         "r2@GRAD", "c2@GRAD", "p1@GRAD", "r1@GRAD", "c1@GRAD"};
   for (const auto& name : b) EXPECT_EQ(between.count(name), 1u) << name << " left blocked";
   if (o.nhwc) {
     // The primitive may pick nhwc, which is the user's layout: nothing to keep.
@@ -245,14 +255,15 @@ TEST_P(OneDNNLayoutChainTest, BlockedChainMatchesRowMajorAndPlainKernels) {
     EXPECT_EQ(LibraryOf(blocked_profile, 1), LibraryType::kPlain);   // relu
     EXPECT_EQ(LibraryOf(blocked_profile, 2), LibraryType::kOneDNN);  // pool2d
   } else if (o.adaptive_first_pool) {
-    // The adaptive pool and its gradient run row-major code on row-major copies; relu_grad
-    // computes c1@GRAD in the layout of r1.
+    // The adaptive pool and its gradient (fused with relu's) run row-major code on row-major
+    // copies.
     std::set<std::string> expected = between;
-    expected.erase("p1");
-    expected.erase("r1@GRAD");
+    for (const char* name : {"p1", "r1@GRAD", "c1@GRAD", "r2@GRAD"}) expected.erase(name);
     EXPECT_EQ(b, expected);
   } else {
-    EXPECT_EQ(b, between);
+    std::set<std::string> expected = between;
+    for (const char* name : {"r1@GRAD", "r2@GRAD"}) expected.erase(name);
+    EXPECT_EQ(b, expected);
   }
 }
 
@@ -292,14 +303,25 @@ TEST_F(OneDNNKernelTestBase, BiasedChainFromOneChannelStaysInOneDNNLayouts) {
     if (channels == 1) {
       for (const auto& op : profile.ops) {
         for (const auto& out : op.opaque_outputs) {
-          if (out.rfind("c1_nobias:", 0) == 0) EXPECT_EQ(out, "c1_nobias: oneDNN acdb");
+          if (out.rfind("c1_nobias:", 0) == 0) {
+            EXPECT_EQ(out, "c1_nobias: oneDNN acdb");
+          }
         }
       }
     }
   }
 }
 
-// The fused relu_grad gives the gradients of relu's sign(Out) * dOut, exactly.
+size_t OpsOfType(const ProgramDesc& program, const std::string& type) {
+  size_t n = 0;
+  for (const auto* op : program.Block(0).AllOps()) n += op->Type() == type;
+  return n;
+}
+
+// The fused relu_grad gives the gradients of relu's sign(Out) * dOut, and the fused pooling
+// and relu gradient those of pool2d_grad then relu_grad, exactly: on the plain kernels
+// against the program without the passes, and on the oneDNN kernels (blocked layouts,
+// NCHW and NHWC, max and avg pooling) against the program with relu_grad alone.
 TEST_F(OneDNNKernelTestBase, FusedReluGradGivesTheGradientsOfTheUnfusedProgram) {
   ChainOptions unfused_options;
   unfused_options.fuse_relu_grad = false;
@@ -307,9 +329,20 @@ TEST_F(OneDNNKernelTestBase, FusedReluGradGivesTheGradientsOfTheUnfusedProgram) 
   const auto a = fused.Run(kResults, false, nullptr);
   const auto b = unfused.Run(kResults, false, nullptr);
   for (const auto& name : kResults) EXPECT_EQ(a.at(name), b.at(name)) << name;
-  size_t relu_grads = 0;
-  for (const auto* op : fused.program().Block(0).AllOps()) relu_grads += op->Type() == "relu_grad";
-  EXPECT_EQ(relu_grads, 2u);
+  EXPECT_EQ(OpsOfType(fused.program(), "relu_grad"), 0u);
+  EXPECT_EQ(OpsOfType(fused.program(), "pool2d_grad"), 0u);
+  EXPECT_EQ(OpsOfType(fused.program(), framework::kFusedReluPool2dGrad), 2u);
+  for (const bool nhwc : {false, true}) {
+    ChainOptions o;
+    o.nhwc = nhwc;
+    const Chain both(o);
+    o.keep = {"r1@GRAD", "r2@GRAD"};
+    const Chain relu_grad_only(o);
+    EXPECT_EQ(OpsOfType(relu_grad_only.program(), "relu_grad"), 2u);
+    const auto c = both.Run(kResults, true, nullptr);
+    const auto d = relu_grad_only.Run(kResults, true, nullptr);
+    for (const auto& name : kResults) EXPECT_EQ(c.at(name), d.at(name)) << name << " nhwc " << nhwc;
+  }
 }
 
 using OneDNNLayoutMiddleTest = OneDNNKernelTestBase;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "framework/backward.h"
+#include "framework/passes/fuse_relu_grad_pass.h"
 #include "framework/program_desc.h"
 #include "framework/var_type_inference.h"
 #include "platform/init.h"
@@ -378,6 +379,39 @@ TEST(Pool2dGrad, Max2x2FloatRoutesToTheFirstMaximum) {
   }
 }
 
+// fused_relu_pool2d_grad is pool2d_grad then relu_grad, bit for bit: every pooling case on
+// X = relu(values in [-1, 1]) (half its elements 0, some windows wholly 0), float and double
+// on the plain kernels, float on the oneDNN kernel too (row-major data: its plain and
+// primitive paths; the blocked ones are in onednn_layout_chain_test).
+template <typename T>
+void CheckFusedReluPoolGrad(bool onednn) {
+  ScopedFlag flag(&FLAGS_use_onednn, onednn);
+  unsigned seed = 300;
+  for (const PoolCase& c : ForwardCases()) {
+    SCOPED_TRACE(c.Name() + (onednn ? " oneDNN" : " plain"));
+    std::vector<double> x = RandomValues(c.x.numel(), -1, 1, ++seed);
+    for (double& v : x) v = std::max(v, 0.0);
+    const DenseTensor xt = MakeTensor<T>(c.x, x);
+    const DenseTensor out = RunPool<T>(c, x).outputs["Out"][0];
+    const DenseTensor dout = MakeTensor<T>(out.dims(), RandomValues(out.numel(), -1, 1, ++seed));
+    const SlotTensors in = {{"X", {xt}}, {"Out", {out}}, {"Out@GRAD", {dout}}};
+    auto fused = RunOp(framework::kFusedReluPool2dGrad, in, {{"X@GRAD", 1}}, c.Attrs());
+    auto pooled = RunOp("pool2d_grad", in, {{"X@GRAD", 1}}, c.Attrs());
+    auto relu = RunOp("relu_grad", {{"Out", {xt}}, {"Out@GRAD", {pooled.outputs["X@GRAD"][0]}}},
+                      {{"X@GRAD", 1}});
+    EXPECT_EQ(fused.kernel->key.backend, onednn ? LibraryType::kOneDNN : LibraryType::kPlain);
+    EXPECT_EQ(fused.outputs["X@GRAD"][0].dims(), c.x);
+    ExpectNear(ToDoubles(fused.outputs["X@GRAD"][0]), ToDoubles(relu.outputs["X@GRAD"][0]), 0, 0,
+               "X@GRAD");
+  }
+}
+
+TEST(FusedReluPool2dGrad, IsPool2dGradThenReluGradOnThePlainKernels) {
+  operators::RegisterAllOps();
+  CheckFusedReluPoolGrad<float>(false);
+  CheckFusedReluPoolGrad<double>(false);
+}
+
 // ---------------------------------------------------------------------------- oneDNN
 
 class Pool2dOneDNNTest : public ::testing::Test {
@@ -387,6 +421,10 @@ class Pool2dOneDNNTest : public ::testing::Test {
     if (!platform::BuiltWithOneDNN()) GTEST_SKIP() << "built without oneDNN";
   }
 };
+
+TEST_F(Pool2dOneDNNTest, FusedReluPool2dGradIsPool2dGradThenReluGrad) {
+  CheckFusedReluPoolGrad<float>(true);
+}
 
 TEST_F(Pool2dOneDNNTest, MatchesPlainKernel) {
   unsigned seed = 900;

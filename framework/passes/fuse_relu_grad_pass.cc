@@ -1,5 +1,6 @@
 #include "framework/passes/fuse_relu_grad_pass.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -57,7 +58,53 @@ bool FuseOne(BlockDesc* block) {
   return false;
 }
 
+// Fuses the first pool2d_grad -> relu_grad pair in `block`; false when none is left.
+bool FusePoolReluOne(BlockDesc* block, const std::vector<std::string>& keep) {
+  const ir::Graph graph(*block);
+  ir::Pattern pattern;
+  const int pool = pattern.AddOp("pool2d_grad");
+  const int relu = pattern.AddOp("relu_grad");
+  pattern.Connect(pool, "X@GRAD", relu, "Out@GRAD");
+  for (const ir::Match& m : ir::FindMatches(graph, pattern)) {
+    const OpDesc& pool_op = graph.Op(m.ops[pool]);
+    const OpDesc& relu_op = graph.Op(m.ops[relu]);
+    const std::string& dx = m.Var(pool, "X@GRAD");
+    if (std::find(keep.begin(), keep.end(), dx) != keep.end()) continue;
+    // relu_grad's mask must be the pooling's input, and both ops placed alike.
+    if (pool_op.Input("X").size() != 1 || relu_op.Input("Out") != pool_op.Input("X") ||
+        relu_op.Output("X@GRAD").size() != 1) {
+      continue;
+    }
+    const auto use_onednn = [](const OpDesc& op) {
+      return op.HasAttr("use_mkldnn") && op.Attr<bool>("use_mkldnn");
+    };
+    if (use_onednn(pool_op) != use_onednn(relu_op)) continue;
+    ir::ReplaceOps(block, {m.ops[pool], m.ops[relu]},
+                   OpDesc(kFusedReluPool2dGrad,
+                          {{"X", pool_op.Input("X")},
+                           {"Out", pool_op.Input("Out")},
+                           {"Out@GRAD", pool_op.Input("Out@GRAD")}},
+                          {{"X@GRAD", relu_op.Output("X@GRAD")}}, pool_op.Attrs()));
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
+
+ir::PassCapability FusePoolReluGradPass::Capability() const {
+  ir::PassCapability c;
+  c.max_versions = {{"pool2d", 0}, {"relu", 0}};
+  return c;
+}
+
+int FusePoolReluGradPass::ApplyImpl(ProgramDesc* program, Scope* /*params*/) const {
+  int rewrites = 0;
+  for (size_t b = 0; b < program->Size(); ++b) {
+    while (FusePoolReluOne(&program->Block(b), keep_)) ++rewrites;
+  }
+  return rewrites;
+}
 
 ir::PassCapability FuseReluGradPass::Capability() const {
   ir::PassCapability c;
@@ -73,8 +120,9 @@ int FuseReluGradPass::ApplyImpl(ProgramDesc* program, Scope* /*params*/) const {
   return rewrites;
 }
 
-int ApplyExecutionPasses(ProgramDesc* program) {
-  return ir::ApplyPass(FuseReluGradPass(), program);
+int ApplyExecutionPasses(ProgramDesc* program, const std::vector<std::string>& keep) {
+  const int relu_grads = ir::ApplyPass(FuseReluGradPass(), program);
+  return relu_grads + ir::ApplyPass(FusePoolReluGradPass(keep), program);
 }
 
 }  // namespace framework

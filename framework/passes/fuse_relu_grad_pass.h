@@ -9,6 +9,9 @@
 // is the Out of a relu (where sign is 1 or 0) and whose mask nothing else reads.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "framework/ir/pass.h"
 
 namespace paddle_like {
@@ -21,9 +24,31 @@ class FuseReluGradPass : public ir::Pass {
   int ApplyImpl(ProgramDesc* program, Scope* params) const override;
 };
 
+// The op fuse_pool_relu_grad_pass writes (registered with pool2d's ops).
+constexpr char kFusedReluPool2dGrad[] = "fused_relu_pool2d_grad";
+
+// fuse_pool_relu_grad_pass: `pool2d_grad(X, Out, dOut) -> dX; relu_grad(X, dX) -> dReluX`,
+// where X, the pooling's input, is the relu's Out (relu -> pool2d, as in most CNNs), as one
+// fused_relu_pool2d_grad op. dX, a temporary as large as the relu's output, is then never
+// written: the pooling gradient applies relu's mask as it writes (a max pooling sends each
+// window's gradient to its maximum, so the mask is whether that maximum is above 0). Runs
+// after fuse_relu_grad_pass; dX must have no other reader and not be in `keep`.
+class FusePoolReluGradPass : public ir::Pass {
+ public:
+  explicit FusePoolReluGradPass(std::vector<std::string> keep = {}) : keep_(std::move(keep)) {}
+  std::string Name() const override { return "fuse_pool_relu_grad_pass"; }
+  ir::PassCapability Capability() const override;
+  int ApplyImpl(ProgramDesc* program, Scope* params) const override;
+
+ private:
+  std::vector<std::string> keep_;
+};
+
 // Applies the passes that make a training program faster to run without changing what it
-// computes (today fuse_relu_grad_pass) to `program`; returns the number of rewrites.
-int ApplyExecutionPasses(ProgramDesc* program);
+// computes (fuse_relu_grad_pass, then fuse_pool_relu_grad_pass) to `program`; returns the
+// number of rewrites. `keep` names the variables the caller reads after a run (fetches
+// besides the program's fetch ops): no pass removes them.
+int ApplyExecutionPasses(ProgramDesc* program, const std::vector<std::string>& keep = {});
 
 }  // namespace framework
 }  // namespace paddle_like

@@ -1,5 +1,6 @@
 // pool2d: max or average pooling over 2-D windows (fixed, global or adaptive); fused
-// backward op pool2d_grad.
+// backward op pool2d_grad, and fused_relu_pool2d_grad (relu_grad after pool2d_grad, which
+// fuse_pool_relu_grad_pass makes).
 //
 // Plain CPU kernels work on one [H, W] plane at a time, the planes split over the threads;
 // NHWC tensors are copied to NCHW and back.
@@ -11,6 +12,7 @@
 #endif
 
 #include "framework/grad_op_maker.h"
+#include "framework/passes/fuse_relu_grad_pass.h"
 #include "operators/common.h"
 #include "operators/math/im2col.h"
 #include "operators/nn/conv_pool_shape.h"
@@ -104,6 +106,23 @@ $$dX[n, c, h, w] = \sum_{(y, x): (h, w) = \mathrm{first}\{q \in W(y, x): X[q] = 
 $$dX[n, c, h, w] = \sum_{(y, x): (h, w) \in W(y, x)} \frac{dOut[n, c, y, x]}{|W(y, x)|}
   \quad \text{(avg)}$$
 Each plane is accumulated in a fixed order, so results are reproducible.
+)DOC");
+  }
+};
+
+class FusedReluPool2dGradOpMaker : public Pool2dAttrMaker {
+ public:
+  void Make() override {
+    AddInput("X", "pool2d's X, the Out of a relu.");
+    AddInput("Out", "pool2d's Out.");
+    AddInput("Out@GRAD", "Gradient of pool2d's Out.");
+    AddOutput("X@GRAD", "Gradient of the relu's X, with X's shape.");
+    AddPoolAttrs();
+    AddComment(R"DOC(
+relu_grad after pool2d_grad as one op, for a pool2d whose input X is the Out of a relu:
+$$dReluX = \mathrm{pool2d\_grad}(X, Out, dOut) \cdot \mathbb{1}[X > 0]$$
+bit for bit what the two ops give. fuse_pool_relu_grad_pass makes it for execution; it is
+not differentiable again and never saved in a program.
 )DOC");
   }
 };
@@ -380,9 +399,17 @@ void Pool2dGradPlainCompute(const ExecutionContext& ctx) {
   std::vector<T> nchw(g.channel_last ? static_cast<size_t>(x->numel()) : 0);
   T* dst = g.channel_last ? nchw.data() : dx;
   const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+  const bool relu = op == framework::kFusedReluPool2dGrad;
   ForEachPlane(ctx, g, in_plane + out_plane * g.kernel_h * g.kernel_w, [&](int64_t p) {
     PoolPlaneGrad(g, xp + p * in_plane, yp + p * out_plane, dyp + p * out_plane,
                   dst + p * in_plane);
+    if (relu) {  // relu_grad's product, in its order.
+      const T* x_plane = xp + p * in_plane;
+      T* d_plane = dst + p * in_plane;
+      for (int64_t i = 0; i < in_plane; ++i) {
+        d_plane[i] = d_plane[i] * (x_plane[i] > T(0) ? T(1) : T(0));
+      }
+    }
   });
   if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.in_h, g.in_w, dx);
   *ctx.Output("X@GRAD") = std::move(fresh);
@@ -399,6 +426,9 @@ PL_REGISTER_OPS(RegisterPool2dOp) {
   framework::RegisterOp<Pool2dOp, Pool2dGradOpMaker>("pool2d_grad")
       .InferShape(Pool2dGradInferShape);
   RegisterPlainCpuFloatKernels<Pool2dGradKernel>("pool2d_grad");
+  framework::RegisterOp<Pool2dOp, FusedReluPool2dGradOpMaker>(framework::kFusedReluPool2dGrad)
+      .InferShape(Pool2dGradInferShape);
+  RegisterPlainCpuFloatKernels<Pool2dGradKernel>(framework::kFusedReluPool2dGrad);
 }
 
 }  // namespace operators

@@ -71,16 +71,27 @@ dnnl::memory::desc ChannelRuns::PackedDesc(const dnnl::memory::dims& dims) const
 namespace {
 
 // One window of max pooling's gradient for `lanes` channels: the window's elements x[ky *
-// row + kx * run + i] in row-major order, the first equal to m[i] gets d[i], the others 0.
-// Four channels at a time in SSE2 (the compiler left the per-channel loop scalar: 1.6 ms for
-// LeNet's first pooling).
+// row + kx * run + i] in row-major order, the first equal to m[i] gets d[i] (with
+// `relu_mask`, d[i] * (m[i] > 0 ? 1 : 0), relu_grad's product), the others 0. Four channels
+// at a time in SSE2 (the compiler left the per-channel loop scalar: 1.6 ms for LeNet's first
+// pooling).
+// Whether `Lanes` is a run length known at compile time that whole SSE vectors cover.
+template <typename Lanes>
+constexpr bool kWholeVectors = false;
+template <int64_t N>
+constexpr bool kWholeVectors<std::integral_constant<int64_t, N>> = N % 4 == 0;
+
 template <typename Lanes, typename KernelH, typename KernelW>
 void MaxWindowGrad(const float* x, float* dx, int64_t row, int64_t run, KernelH kernel_h,
-                   KernelW kernel_w, const float* m, const float* d, Lanes lanes) {
+                   KernelW kernel_w, const float* m, const float* d, bool relu_mask, Lanes lanes) {
   int64_t i = 0;
 #if defined(__SSE2__)
   for (; i + 4 <= lanes; i += 4) {
-    const __m128 max = _mm_loadu_ps(m + i), grad = _mm_loadu_ps(d + i);
+    const __m128 max = _mm_loadu_ps(m + i);
+    __m128 grad = _mm_loadu_ps(d + i);
+    if (relu_mask) {
+      grad = _mm_mul_ps(grad, _mm_and_ps(_mm_cmpgt_ps(max, _mm_setzero_ps()), _mm_set1_ps(1.f)));
+    }
     __m128 taken = _mm_setzero_ps();
     for (int64_t ky = 0; ky < kernel_h; ++ky) {
       for (int64_t kx = 0; kx < kernel_w; ++kx) {
@@ -93,14 +104,16 @@ void MaxWindowGrad(const float* x, float* dx, int64_t row, int64_t run, KernelH 
       }
     }
   }
+  if constexpr (kWholeVectors<Lanes>) return;  // No scalar tail.
 #endif
   for (; i < lanes; ++i) {
     bool taken = false;
+    const float grad = relu_mask ? d[i] * (m[i] > 0.f ? 1.f : 0.f) : d[i];
     for (int64_t ky = 0; ky < kernel_h; ++ky) {
       for (int64_t kx = 0; kx < kernel_w; ++kx) {
         const int64_t at = ky * row + kx * run + i;
         const bool hit = !taken && x[at] == m[i];
-        dx[at] = hit ? d[i] : 0.f;
+        dx[at] = hit ? grad : 0.f;
         taken = taken || hit;
       }
     }
@@ -111,7 +124,7 @@ void MaxWindowGrad(const float* x, float* dx, int64_t row, int64_t run, KernelH 
 
 void MaxPoolGradOverChannelRuns(const ChannelRuns& x_runs, int64_t out_h, int64_t out_w,
                                 int64_t kernel_h, int64_t kernel_w, const float* x,
-                                const float* out, const float* dout, float* dx,
+                                const float* out, const float* dout, float* dx, bool relu_mask,
                                 const platform::CPUDeviceContext& dev) {
   PL_ENFORCE(x_runs.packed() && x_runs.rank() == 4,
              errors::Unimplemented("MaxPoolGradOverChannelRuns: X must be packed, of rank 4"));
@@ -138,7 +151,7 @@ void MaxPoolGradOverChannelRuns(const ChannelRuns& x_runs, int64_t out_h, int64_
           const float* d = dout + (plane * out_h + oy) * out_w * run;
           for (int64_t ox = 0; ox < out_w; ++ox, m += run, d += run) {
             const int64_t at = (oy * kernel_h * in_w + ox * kernel_w) * run;
-            MaxWindowGrad(xp + at, dp + at, in_w * run, run, kh, kw, m, d, lanes);
+            MaxWindowGrad(xp + at, dp + at, in_w * run, run, kh, kw, m, d, relu_mask, lanes);
           }
           // Columns past the last window, in the window's rows; rows past the last window.
           for (int64_t y = oy * kernel_h; y < (oy + 1) * kernel_h; ++y) {

@@ -38,6 +38,7 @@
 #include <unordered_map>
 
 #include "framework/op_registry.h"
+#include "framework/passes/fuse_relu_grad_pass.h"
 #include "operators/nn/conv_nchw.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/onednn/channel_runs.h"
@@ -410,6 +411,7 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
     // Adaptive windows and windows wholly in the padding are not oneDNN poolings.
     plain_geometry_ = g_.adaptive || g_.HasEmptyWindow();
     disjoint_max_ = g_.IsDisjointMax() && !g_.channel_last;
+    relu_ = op == framework::kFusedReluPool2dGrad;
     backward_.reset();
   }
 
@@ -472,6 +474,7 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
         args.emplace(DNNL_ARG_WORKSPACE, workspace_);
       }
       Execute(*backward_, dev.stream(), args);
+      if (relu_) MaskByPositive(src, diff_src.mem(), dev);
       diff_src.Store(dev);
       dev.stream().wait();
       if (target == &fresh) *dx = std::move(fresh);
@@ -513,16 +516,31 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
                                static_cast<const float*>(x->raw_data()),
                                static_cast<const float*>(out.mem().get_data_handle()),
                                static_cast<const float*>(dout.mem().get_data_handle()),
-                               static_cast<float*>(diff_src.mem().get_data_handle()), dev);
+                               static_cast<float*>(diff_src.mem().get_data_handle()), relu_, dev);
     diff_src.Store(dev);
     dev.stream().wait();
     if (target == &fresh) *dx = std::move(fresh);
     return true;
   }
 
+  // fused_relu_pool2d_grad: relu_grad's product dX * (X > 0 ? 1 : 0), elementwise over
+  // dX (format of `dx`) and X (`x`, reordered to that format first when it differs).
+  static void MaskByPositive(const memory& x, const memory& dx,
+                             const platform::OneDNNContext& dev) {
+    const ScratchMemory same = ToFormat(x, dx.get_desc(), dev);
+    dev.stream().wait();
+    const float* xs = static_cast<const float*>(same.mem().get_data_handle());
+    float* d = static_cast<float*>(dx.get_data_handle());
+    const int64_t n = static_cast<int64_t>(dx.get_desc().get_size() / sizeof(float));
+    dev.ParallelFor(n, 1 << 14, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) d[i] = d[i] * (xs[i] > 0.f ? 1.f : 0.f);
+    });
+  }
+
   Pool2dGeometry g_;
   bool plain_geometry_ = false;
   bool disjoint_max_ = false;  // NCHW max pooling over disjoint windows (IsDisjointMax).
+  bool relu_ = false;          // fused_relu_pool2d_grad: X@GRAD is the relu's X's gradient.
   memory::desc src_desc_;  // The format the primitives read X in.
   std::shared_ptr<const OneDNNLayout> dx_layout_;  // X@GRAD's layout when it may be blocked.
   dnnl::pooling_forward::primitive_desc forward_pd_;
@@ -550,15 +568,19 @@ PL_REGISTER_BACKEND_KERNELS(RegisterConvPoolGradOneDNNKernels) {
     framework::RegisterKernelClass<Conv2dTransposeGradOneDNN>(
         grad, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN, false);
   }
-  framework::RegisterKernelClass<Pool2dGradOneDNN>("pool2d_grad", DeviceType::kCPU,
-                                                   DataType::FLOAT32, LibraryType::kOneDNN);
+  for (const char* grad : {"pool2d_grad", framework::kFusedReluPool2dGrad}) {
+    framework::RegisterKernelClass<Pool2dGradOneDNN>(grad, DeviceType::kCPU, DataType::FLOAT32,
+                                                     LibraryType::kOneDNN);
+  }
   // Inputs read in oneDNN's blocked layouts (onednn_layout.h); Filter is a parameter.
   auto& registry = framework::KernelRegistry::Instance();
   for (const char* grad : {"conv2d_grad", "depthwise_conv2d_grad", "conv2d_transpose_grad",
                            "depthwise_conv2d_transpose_grad"}) {
     registry.DeclareOpaqueInputs(grad, LibraryType::kOneDNN, {"Input", "Output@GRAD"});
   }
-  registry.DeclareOpaqueInputs("pool2d_grad", LibraryType::kOneDNN, {"X", "Out", "Out@GRAD"});
+  for (const char* grad : {"pool2d_grad", framework::kFusedReluPool2dGrad}) {
+    registry.DeclareOpaqueInputs(grad, LibraryType::kOneDNN, {"X", "Out", "Out@GRAD"});
+  }
 }
 
 }  // namespace operators

@@ -1,0 +1,123 @@
+// ApplyExecutionPasses on training programs: fuse_relu_grad_pass, then
+// fuse_pool_relu_grad_pass (relu -> pool2d's two gradient ops as fused_relu_pool2d_grad),
+// what each leaves alone, and the gradients being those of the unfused program bit for bit.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "framework/backward.h"
+#include "framework/passes/fuse_relu_grad_pass.h"
+#include "framework/var_type_inference.h"
+#include "operators/registry.h"
+#include "tests/pass_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+// x * w -> relu -> pool2d -> mean, with its backward.
+struct ReluPoolProgram : ProgramWithParams {
+  explicit ReluPoolProgram(const std::string& pooling = "max") {
+    operators::RegisterAllOps();
+    Declare("x", {2, 3, 6, 6}, false);
+    Param("w", {2, 3, 6, 6});
+    Add("elementwise_mul", {{"X", {"x"}}, {"Y", {"w"}}}, {{"Out", {"c"}}});
+    Add("relu", {{"X", {"c"}}}, {{"Out", {"r"}}});
+    Add("pool2d", {{"X", {"r"}}}, {{"Out", {"p"}}},
+        {{"pooling_type", pooling},
+         {"ksize", std::vector<int>{3, 3}},
+         {"strides", std::vector<int>{2, 2}},
+         {"paddings", std::vector<int>{1, 1}}});
+    Add("mean", {{"X", {"p"}}}, {{"Out", {"loss"}}});
+    framework::AppendBackward(&program, "loss");
+  }
+  void Add(const std::string& type, const framework::VariableNameMap& in,
+           const framework::VariableNameMap& out, const AttributeMap& attrs = {}) {
+    framework::OpDesc* op = Op(type, in, out, attrs);
+    framework::InferVarTypeAndShape(op, &program.Block(0));
+  }
+  framework::OpDesc* Find(const std::string& type) {
+    for (framework::OpDesc* op : program.Block(0).AllOps()) {
+      if (op->Type() == type) return op;
+    }
+    return nullptr;
+  }
+  // x@GRAD and w@GRAD from a run on the plain kernels.
+  std::vector<std::vector<double>> Gradients() const {
+    framework::Scope scope;
+    Fill(&scope);
+    const DenseTensor x = MakeTensor<float>(DDim({2, 3, 6, 6}), RandomValues(216, -1, 1, 5));
+    ScopedFlag plain(&FLAGS_use_onednn, false);
+    framework::Executor exec{platform::CPUPlace()};
+    std::vector<std::vector<double>> grads;
+    for (const DenseTensor& t : exec.Run(program, &scope, {{"x", x}}, {"x@GRAD", "w@GRAD"})) {
+      grads.push_back(ToDoubles(t));
+    }
+    return grads;
+  }
+};
+
+size_t Count(const std::vector<std::string>& types, const std::string& type) {
+  return static_cast<size_t>(std::count(types.begin(), types.end(), type));
+}
+
+TEST(ExecutionPasses, ReluThenPoolingGradientsBecomeOneOpWithTheSameGradients) {
+  for (const std::string pooling : {"max", "avg"}) {
+    SCOPED_TRACE(pooling);
+    ReluPoolProgram unfused(pooling), fused(pooling);
+    EXPECT_EQ(framework::ApplyExecutionPasses(&fused.program), 2);
+    const std::vector<std::string> types = OpTypes(fused.program);
+    EXPECT_EQ(Count(types, "relu_grad"), 0u);
+    EXPECT_EQ(Count(types, "pool2d_grad"), 0u);
+    EXPECT_EQ(Count(types, "sign"), 0u);
+    const framework::OpDesc* op = fused.Find(framework::kFusedReluPool2dGrad);
+    ASSERT_NE(op, nullptr);
+    EXPECT_EQ(op->Input("X"), std::vector<std::string>{"r"});
+    EXPECT_EQ(op->Input("Out"), std::vector<std::string>{"p"});
+    EXPECT_EQ(op->Input("Out@GRAD"), std::vector<std::string>{"p@GRAD"});
+    EXPECT_EQ(op->Output("X@GRAD"), std::vector<std::string>{"c@GRAD"});
+    EXPECT_EQ(op->Attr<std::string>("pooling_type"), pooling);
+    EXPECT_EQ(op->Attr<std::vector<int>>("paddings"), (std::vector<int>{1, 1}));
+    EXPECT_EQ(fused.program.Block(0).FindVar("r@GRAD"), nullptr) << "the temporary is gone";
+    EXPECT_EQ(fused.Gradients(), unfused.Gradients());
+  }
+}
+
+TEST(ExecutionPasses, PoolingAndReluGradientsStayApartWhereFusingWouldChangeSomething) {
+  {
+    SCOPED_TRACE("relu's output gradient kept for the caller");
+    ReluPoolProgram p;
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program, {"r@GRAD"}), 1);
+    EXPECT_NE(p.Find("pool2d_grad"), nullptr);
+    EXPECT_NE(p.Find("relu_grad"), nullptr);
+  }
+  {
+    SCOPED_TRACE("relu's output gradient read by another op");
+    ReluPoolProgram p;
+    p.Add("scale", {{"X", {"r@GRAD"}}}, {{"Out", {"seen"}}});
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program), 1);
+    EXPECT_NE(p.Find("pool2d_grad"), nullptr);
+  }
+  {
+    SCOPED_TRACE("relu_grad's mask is not the pooling's input");
+    ReluPoolProgram p;
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program, {"r@GRAD"}), 1);
+    p.Find("relu_grad")->SetInput("Out", {"c"});
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program), 0);
+  }
+  {
+    SCOPED_TRACE("the two ops placed differently");
+    ReluPoolProgram p;
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program, {"r@GRAD"}), 1);
+    p.Find("pool2d_grad")->SetAttr("use_mkldnn", true);
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program), 0);
+    p.Find("relu_grad")->SetAttr("use_mkldnn", true);
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program), 1);
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
