@@ -252,7 +252,8 @@ ProgramTrainingResult TrainProgram(const ProgramDesc& main,
   if (!options.init_dir.empty()) result.loaded = LoadInitDir(main, options.init_dir, scope);
   CheckPersistablesSet(main, *scope);
 
-  framework::ApplyExecutionPasses(&program);  // Fused relu gradients.
+  // Fused relu (and pooling-and-relu) gradients; nothing the loop reads is removed.
+  framework::ApplyExecutionPasses(&program, {options.loss});
   auto prepared = exec.Prepare(program, 0, scope, {options.loss});
   Scope* local = prepared->local_scope();
   for (int64_t step = 0; step < steps; ++step) {

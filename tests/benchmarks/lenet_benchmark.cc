@@ -55,7 +55,7 @@ void Run(benchmark::State& state, bool training) {
     auto startup = exec.Prepare(net.builder.startup_program(), 0, &scope);
     exec.Run(startup.get());
   }
-  // As the trainer runs it: with the execution passes (fused relu gradients).
+  // As the trainer runs it: with the execution passes (fused relu and pooling gradients).
   framework::ProgramDesc program = training ? net.builder.main_program() : net.test_program;
   if (training) framework::ApplyExecutionPasses(&program);
   const std::string fetch = training ? net.vars.loss.name() : net.vars.probabilities.name();
