@@ -108,6 +108,13 @@ TEST(ExecutionPasses, PoolingAndReluGradientsStayApartWhereFusingWouldChangeSome
     EXPECT_EQ(framework::ApplyExecutionPasses(&p.program), 0);
   }
   {
+    SCOPED_TRACE("a device without a kernel of the fused op");
+    ReluPoolProgram p;
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program, {}, platform::CUDAPlace(0)), 1);
+    EXPECT_NE(p.Find("pool2d_grad"), nullptr);
+    EXPECT_NE(p.Find("relu_grad"), nullptr);
+  }
+  {
     SCOPED_TRACE("the two ops placed differently");
     ReluPoolProgram p;
     EXPECT_EQ(framework::ApplyExecutionPasses(&p.program, {"r@GRAD"}), 1);

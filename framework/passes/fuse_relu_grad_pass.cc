@@ -7,6 +7,7 @@
 #include "framework/ir/graph.h"
 #include "framework/ir/pattern.h"
 #include "framework/ir/rewrite.h"
+#include "framework/kernel_registry.h"
 
 namespace paddle_like {
 namespace framework {
@@ -99,6 +100,13 @@ ir::PassCapability FusePoolReluGradPass::Capability() const {
 }
 
 int FusePoolReluGradPass::ApplyImpl(ProgramDesc* program, Scope* /*params*/) const {
+  const KernelRegistry& kernels = KernelRegistry::Instance();
+  if (!kernels.HasKernels(kFusedReluPool2dGrad)) return 0;
+  const auto& fused = kernels.KernelsOf(kFusedReluPool2dGrad);
+  if (std::none_of(fused.begin(), fused.end(),
+                   [&](const KernelInfo& k) { return k.key.device == place_.type(); })) {
+    return 0;
+  }
   int rewrites = 0;
   for (size_t b = 0; b < program->Size(); ++b) {
     while (FusePoolReluOne(&program->Block(b), keep_)) ++rewrites;
@@ -120,9 +128,10 @@ int FuseReluGradPass::ApplyImpl(ProgramDesc* program, Scope* /*params*/) const {
   return rewrites;
 }
 
-int ApplyExecutionPasses(ProgramDesc* program, const std::vector<std::string>& keep) {
+int ApplyExecutionPasses(ProgramDesc* program, const std::vector<std::string>& keep,
+                         const platform::Place& place) {
   const int relu_grads = ir::ApplyPass(FuseReluGradPass(), program);
-  return relu_grads + ir::ApplyPass(FusePoolReluGradPass(keep), program);
+  return relu_grads + ir::ApplyPass(FusePoolReluGradPass(keep, place), program);
 }
 
 }  // namespace framework

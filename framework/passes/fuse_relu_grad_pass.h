@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "framework/ir/pass.h"
+#include "platform/place.h"
 
 namespace paddle_like {
 namespace framework {
@@ -32,23 +33,29 @@ constexpr char kFusedReluPool2dGrad[] = "fused_relu_pool2d_grad";
 // fused_relu_pool2d_grad op. dX, a temporary as large as the relu's output, is then never
 // written: the pooling gradient applies relu's mask as it writes (a max pooling sends each
 // window's gradient to its maximum, so the mask is whether that maximum is above 0). Runs
-// after fuse_relu_grad_pass; dX must have no other reader and not be in `keep`.
+// after fuse_relu_grad_pass; dX must have no other reader and not be in `keep`. Only for
+// a device with a kernel of the fused op (the CPU's: plain and oneDNN): elsewhere the two ops
+// keep their own kernels.
 class FusePoolReluGradPass : public ir::Pass {
  public:
-  explicit FusePoolReluGradPass(std::vector<std::string> keep = {}) : keep_(std::move(keep)) {}
+  explicit FusePoolReluGradPass(std::vector<std::string> keep = {},
+                                platform::Place place = platform::CPUPlace())
+      : keep_(std::move(keep)), place_(place) {}
   std::string Name() const override { return "fuse_pool_relu_grad_pass"; }
   ir::PassCapability Capability() const override;
   int ApplyImpl(ProgramDesc* program, Scope* params) const override;
 
  private:
   std::vector<std::string> keep_;
+  platform::Place place_;
 };
 
-// Applies the passes that make a training program faster to run without changing what it
-// computes (fuse_relu_grad_pass, then fuse_pool_relu_grad_pass) to `program`; returns the
-// number of rewrites. `keep` names the variables the caller reads after a run (fetches
-// besides the program's fetch ops): no pass removes them.
-int ApplyExecutionPasses(ProgramDesc* program, const std::vector<std::string>& keep = {});
+// Applies the passes that make a training program faster to run on `place` without changing
+// what it computes (fuse_relu_grad_pass, then fuse_pool_relu_grad_pass) to `program`;
+// returns the number of rewrites. `keep` names the variables the caller reads after a run
+// (fetches besides the program's fetch ops): no pass removes them.
+int ApplyExecutionPasses(ProgramDesc* program, const std::vector<std::string>& keep = {},
+                         const platform::Place& place = platform::CPUPlace());
 
 }  // namespace framework
 }  // namespace paddle_like

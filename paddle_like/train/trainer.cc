@@ -154,7 +154,8 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
     auto startup = exec.Prepare(startup_program, 0, &scope);
     exec.Run(startup.get());
   }
-  framework::ApplyExecutionPasses(&train_program, {vars.loss.name(), vars.accuracy.name()});
+  framework::ApplyExecutionPasses(&train_program, {vars.loss.name(), vars.accuracy.name()},
+                                  options.place);
   auto train = exec.Prepare(train_program, 0, &scope, {vars.loss.name(), vars.accuracy.name()});
   auto test = exec.Prepare(test_program, 0, &scope, {vars.loss.name(), vars.accuracy.name()});
 
