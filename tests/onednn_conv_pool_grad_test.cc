@@ -137,6 +137,42 @@ TEST_F(OneDNNConvPoolGradTest, ConvGradMatchesPlainKernel) {
   for (const ConvCase& c : ConvCases()) CheckConvGrad(c, seed += 3);
 }
 
+// Input@GRAD of ungrouped NCHW convolutions whose channels oneDNN's blocks would pad runs as
+// a GEMM per image; with Input channel-last (a channel-last pooling's output) it reads
+// dOutput and writes dInput channel-last. Against the plain kernel, dOutput row-major and
+// channel-last, and the output kept channel-last or not.
+TEST_F(OneDNNConvPoolGradTest, ConvInputGradOfChannelLastInputMatchesPlainKernel) {
+  using Tag = dnnl::memory::format_tag;
+  const std::vector<ConvCase> cases = {
+      {{8, 20, 12, 12}, {50, 20, 5, 5}},
+      {{2, 12, 9, 11}, {16, 12, 3, 3}, {2, 2}, {1, 1}},
+      {{2, 20, 10, 9}, {8, 20, 3, 3}, {1, 2}, {2, 1}, {2, 2}},
+  };
+  unsigned seed = 500;
+  for (const ConvCase& c : cases) {
+    const SlotTensors plain_inputs = ConvGradInputs<float>(c, seed += 3);
+    OpRunResult plain = RunWith(false, "conv2d_grad", plain_inputs,
+                                {{"Input@GRAD", 1}, {"Filter@GRAD", 1}}, c.Attrs());
+    for (const bool dout_channel_last : {false, true}) {
+      SCOPED_TRACE(c.Name() + (dout_channel_last ? ", Output@GRAD channel-last" : ""));
+      SlotTensors inputs = plain_inputs;
+      inputs["Input"] = {OneDNNTensor(c.input, ToDoubles(plain_inputs.at("Input")[0]), Tag::acdb)};
+      if (dout_channel_last) {
+        const DenseTensor& dout = plain_inputs.at("Output@GRAD")[0];
+        inputs["Output@GRAD"] = {OneDNNTensor(dout.dims(), ToDoubles(dout), Tag::acdb)};
+      }
+      OpRunResult r =
+          RunWith(true, "conv2d_grad", inputs, {{"Input@GRAD", 1}, {"Filter@GRAD", 1}}, c.Attrs());
+      EXPECT_EQ(r.kernel->key.backend, LibraryType::kOneDNN);
+      const double taps = static_cast<double>(c.filter[0] * c.filter[2] * c.filter[3]);
+      ExpectNear(ToDoubles(r.outputs["Input@GRAD"][0]), ToDoubles(plain.outputs["Input@GRAD"][0]),
+                 1e-5, 1e-6 * taps, "Input@GRAD");
+      ExpectNear(ToDoubles(r.outputs["Filter@GRAD"][0]), ToDoubles(plain.outputs["Filter@GRAD"][0]),
+                 1e-5, 1e-4, "Filter@GRAD");
+    }
+  }
+}
+
 TEST_F(OneDNNConvPoolGradTest, ConvGradComputesOnlyTheRequestedGradient) {
   unsigned seed = 400;
   for (const ConvCase& c :

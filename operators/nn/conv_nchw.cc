@@ -6,6 +6,7 @@
 
 #include "operators/math/blas.h"
 #include "operators/math/im2col.h"
+#include "platform/enforce.h"
 
 namespace paddle_like {
 namespace operators {
@@ -123,6 +124,63 @@ void ConvInputGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, con
   });
 }
 
+namespace {
+template <typename T>
+void AddTo(const T* __restrict__ src, int64_t n, T* __restrict__ dst) {
+  for (int64_t i = 0; i < n; ++i) dst[i] += src[i];
+}
+}  // namespace
+
+template <typename T>
+void ConvInputGradNhwc(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* filter,
+                       const T* dout, T* din, math::GemmFn<T> gemm_fn) {
+  PL_ENFORCE(g.groups == 1, errors::Unimplemented("ConvInputGradNhwc: %lld groups, expected 1",
+                                                  static_cast<long long>(g.groups)));
+  const int64_t c = g.in_c, taps = g.kernel_h * g.kernel_w, k = taps * c;
+  const int64_t out_plane = g.out_h * g.out_w, in_image = g.in_h * g.in_w * c;
+  // Filter [C_out, C_in, kh, kw] as [C_out, kh, kw, C_in]: dcol's columns in din's order.
+  std::vector<T> w(static_cast<size_t>(g.out_c * k));
+  for (int64_t o = 0; o < g.out_c; ++o) {
+    for (int64_t ci = 0; ci < c; ++ci) {
+      for (int64_t t = 0; t < taps; ++t)
+        w[(o * taps + t) * c + ci] = filter[(o * c + ci) * taps + t];
+    }
+  }
+  SplitWork(dev, g.batch, [&](int64_t begin, int64_t end, const CPUDeviceContext& gemm_ctx) {
+    std::vector<T> col(static_cast<size_t>(out_plane * k));
+    for (int64_t n = begin; n < end; ++n) {
+      gemm_fn(gemm_ctx, false, false, out_plane, k, g.out_c, T(1), dout + n * out_plane * g.out_c,
+              g.out_c, w.data(), k, T(0), col.data(), k);
+      T* image = din + n * in_image;
+      std::fill(image, image + in_image, T(0));
+      for (int64_t oy = 0; oy < g.out_h; ++oy) {
+        for (int64_t ox = 0; ox < g.out_w; ++ox) {
+          const T* row = col.data() + (oy * g.out_w + ox) * k;
+          // The window's columns inside the image: taps [kx0, kx1).
+          const int64_t x0 = ox * g.stride_w - g.pad_left;
+          int64_t kx0 = 0, kx1 = g.kernel_w;
+          while (kx0 < kx1 && x0 + kx0 * g.dilation_w < 0) ++kx0;
+          while (kx1 > kx0 && x0 + (kx1 - 1) * g.dilation_w >= g.in_w) --kx1;
+          if (kx0 == kx1) continue;
+          for (int64_t ky = 0; ky < g.kernel_h; ++ky) {
+            const int64_t y = oy * g.stride_h - g.pad_top + ky * g.dilation_h;
+            if (y < 0 || y >= g.in_h) continue;
+            const T* src = row + (ky * g.kernel_w + kx0) * c;
+            T* dst = image + (y * g.in_w + x0 + kx0 * g.dilation_w) * c;
+            if (g.dilation_w == 1) {
+              AddTo(src, (kx1 - kx0) * c, dst);
+            } else {
+              for (int64_t kx = kx0; kx < kx1; ++kx, src += c, dst += g.dilation_w * c) {
+                AddTo(src, c, dst);
+              }
+            }
+          }
+        }
+      }
+    }
+  });
+}
+
 // dFilter [C_out, C_in / groups, kh, kw]; images are added in order n = 0, 1, ...
 template <typename T>
 void ConvFilterGradNchw(const CPUDeviceContext& dev, const Conv2dGeometry& g, const T* in,
@@ -158,13 +216,15 @@ void StoreFromNchw(const std::vector<T>& nchw, bool channel_last, const DDim& di
   }
 }
 
-#define PL_INSTANTIATE_CONV_NCHW(T)                                                           \
-  template void ConvForwardNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&, const T*,  \
-                                   const T*, T*, math::GemmFn<T>);                                  \
-  template void ConvInputGradNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&,          \
-                                     const T*, const T*, T*, math::GemmFn<T>);                      \
-  template void ConvFilterGradNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&,         \
-                                      const T*, const T*, T*, math::GemmFn<T>);                     \
+#define PL_INSTANTIATE_CONV_NCHW(T)                                                             \
+  template void ConvForwardNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&, const T*,    \
+                                   const T*, T*, math::GemmFn<T>);                              \
+  template void ConvInputGradNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&, const T*,  \
+                                     const T*, T*, math::GemmFn<T>);                            \
+  template void ConvInputGradNhwc<T>(const CPUDeviceContext&, const Conv2dGeometry&, const T*,  \
+                                     const T*, T*, math::GemmFn<T>);                            \
+  template void ConvFilterGradNchw<T>(const CPUDeviceContext&, const Conv2dGeometry&, const T*, \
+                                      const T*, T*, math::GemmFn<T>);                           \
   template void StoreFromNchw<T>(const std::vector<T>&, bool, const framework::DDim&, T*);
 PL_INSTANTIATE_CONV_NCHW(float)
 PL_INSTANTIATE_CONV_NCHW(double)

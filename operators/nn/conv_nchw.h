@@ -28,6 +28,18 @@ void ConvInputGradNchw(const platform::CPUDeviceContext& dev, const Conv2dGeomet
                        const T* filter, const T* dout, T* din,
                        math::GemmFn<T> gemm = &math::Gemm<T>);
 
+// din [N, H, W, C_in] (channel-last) from dout [N, H_out, W_out, C_out] (channel-last) and
+// filter [C_out, C_in, kh, kw], for an ungrouped convolution (g.groups == 1; g.channel_last
+// is ignored: both are read and written channel-last). Per image one GEMM, dcol [H_out W_out,
+// kh kw C_in] = dOutput [H_out W_out, C_out] * Filter as [C_out, kh kw C_in], then each row
+// of dcol is added into the window it came from: with dilation_w 1 a window row's kw taps
+// are kw * C_in contiguous floats in both, so the adds run over long rows (NCHW's col2im adds
+// rows of W_out).
+template <typename T>
+void ConvInputGradNhwc(const platform::CPUDeviceContext& dev, const Conv2dGeometry& g,
+                       const T* filter, const T* dout, T* din,
+                       math::GemmFn<T> gemm = &math::Gemm<T>);
+
 // dfilter [C_out, C_in / groups, kh, kw]; images are added in order n = 0, 1, ...
 template <typename T>
 void ConvFilterGradNchw(const platform::CPUDeviceContext& dev, const Conv2dGeometry& g,

@@ -102,7 +102,11 @@ std::optional<typename Primitive::primitive_desc> FastNhwcBackwardDesc(
 // col2im into row-major NCHW, is faster: both gradients of that layer 6.3-8.5 ms against
 // 7.6-9.1 ms with the nhwc primitive (conv_benchmark, minima of five alternations on a
 // noisy machine). That runs for ungrouped NCHW convolutions; the others take nhwc when
-// oneDNN has a fast implementation for it.
+// oneDNN has a fast implementation for it. Where Input is channel-last in oneDNN's layout
+// (after a channel-last pooling), the GEMM reads dOutput and writes dInput channel-last
+// (ConvInputGradNhwc), whose col2im adds whole window rows: conv2d_grad of LeNet's second
+// layer 2.68-2.90 ms against 2.51-2.58 ms (2 threads, docs/benchmarks.md), and no reorders
+// on either side.
 std::optional<dnnl::convolution_backward_data::primitive_desc> BackwardDataDesc(
     const platform::OneDNNContext& dev, const Conv2dGeometry& g, const OneDNNConvDescs& d,
     const dnnl::convolution_forward::primitive_desc& hint) {
@@ -188,6 +192,13 @@ class Conv2dGradOneDNN final : public framework::OpKernel {
       if (ctx.Output("Input@GRAD") != nullptr) {
         const auto data_pd = BackwardDataDesc(dev, g_, descs_, hint);
         gemm_input_grad_ = !data_pd.has_value();
+        if (gemm_input_grad_) {
+          nhwc_src_ =
+              memory::desc(descs_.src.dims(), memory::data_type::f32, memory::format_tag::nhwc);
+          nhwc_dst_ =
+              memory::desc(descs_.dst.dims(), memory::data_type::f32, memory::format_tag::nhwc);
+          nhwc_layout_ = OutputLayout(true, nhwc_src_, descs_.src);
+        }
         if (data_pd) {
           data_pd_ = *data_pd;
           data_ = std::make_unique<dnnl::convolution_backward_data>(data_pd_);
@@ -225,7 +236,21 @@ class Conv2dGradOneDNN final : public framework::OpKernel {
       const dnnl::engine& engine = dev.engine();
       Try(ctx, [&] {
         const memory dout_mem = InputMemory(*dout, descs_.dst, engine);
-        if (dinput != nullptr && gemm_input_grad_) {
+        const OneDNNLayout* input_layout = OneDNNLayoutOf(*input);
+        if (dinput != nullptr && gemm_input_grad_ && input_layout != nullptr &&
+            input_layout->desc() == nhwc_src_) {
+          // Input channel-last (a channel-last pooling's output, say): so is dInput.
+          din = OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims(),
+                             ctx.OutputMayBeOpaque("Input@GRAD") ? nhwc_layout_ : nullptr);
+          const ScratchMemory dy = ToFormat(dout_mem, nhwc_dst_, dev);
+          const PrimitiveOutput dx(DescOf(*din, descs_.src), OutputData(din), nhwc_src_, engine);
+          dev.stream().wait();
+          const DenseTensor w = framework::PlainTensor(*filter);
+          ConvInputGradNhwc<float>(dev, g_, w.data<float>(),
+                                   static_cast<const float*>(dy.mem().get_data_handle()),
+                                   static_cast<float*>(dx.mem().get_data_handle()), &OneDNNGemm);
+          dx.Store(dev);
+        } else if (dinput != nullptr && gemm_input_grad_) {
           din = OutputTarget(dinput, {input, filter, dout}, &fresh_input, input->dims());
           InputGradByGemm(dev, *filter, *dout, din);
         } else if (dinput != nullptr) {
@@ -277,7 +302,11 @@ class Conv2dGradOneDNN final : public framework::OpKernel {
   Conv2dGeometry g_;
   bool empty_ = false;
   OneDNNConvDescs descs_;
-  bool gemm_input_grad_ = false;  // dInput by InputGradByGemm, not by data_.
+  bool gemm_input_grad_ = false;  // dInput by a GEMM per image, not by data_.
+  // The GEMM path on channel-last data: Input's and Output's dims in nhwc, and dInput's
+  // layout in nhwc (null where nhwc is the user's).
+  memory::desc nhwc_src_, nhwc_dst_;
+  std::shared_ptr<const OneDNNLayout> nhwc_layout_;
   dnnl::convolution_backward_data::primitive_desc data_pd_;
   std::unique_ptr<dnnl::convolution_backward_data> data_;  // Null without Input@GRAD or by GEMM.
   std::shared_ptr<const OneDNNLayout> dinput_layout_;  // Null when it writes the user's.
