@@ -178,7 +178,13 @@ void AdamDenseRange(AdamStep<MT> s, int64_t begin, int64_t end, const MT* g, con
 // (0.55 of the SSE loop's time on an AVX-512 machine, docs/benchmarks.md). Neither
 // clone has FMA, and every operation is elementwise and correctly rounded, so all three give
 // the same bits.
+// Not under the sanitizers: the clones' resolver runs while the library is being loaded,
+// before their runtimes are set up, and its instrumented code crashes there.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define PL_ADAM_FLOAT_CLONES
+#else
 #define PL_ADAM_FLOAT_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 PL_ADAM_FLOAT_CLONES void AdamDenseFloat(const AdamStep<float>& s, int64_t begin, int64_t end,
                                          const float* g, const float* param, const float* m1,
                                          const float* m2, float* param_out, float* m1_out,
