@@ -51,7 +51,8 @@ void ComputeUnary(const ExecutionContext& ctx, const F& f) {
   const T* in = x.data<T>();
   ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
       x.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) o[i] = f(in[i]);
+        const F fn = f;  // A copy: see ComputeUnaryGrad.
+        for (int64_t i = begin; i < end; ++i) o[i] = fn(in[i]);
       });
 }
 
@@ -74,7 +75,10 @@ void ComputeUnaryGrad(const ExecutionContext& ctx, const std::string& like, cons
   const T* g = dout.data<T>();
   ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
       v.numel(), 1 << 14, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) o[i] = dx(in[i], g[i]);
+        // A copy of the functor, so that its attributes stay in registers: read through the
+        // reference they could change with any store of a T, and the loop would not vectorise.
+        const DX fn = dx;
+        for (int64_t i = begin; i < end; ++i) o[i] = fn(in[i], g[i]);
       });
 }
 

@@ -15,8 +15,9 @@ struct OpCase {
   const char* type;
   const char* dep;  // The forward value a grad op reads ("" for a forward op).
 };
-const OpCase kOps[] = {{"relu", ""},   {"tanh", ""},          {"gelu", ""},
-                       {"softmax", ""}, {"relu_grad", "Out"}, {"softmax_grad", "Out"}};
+const OpCase kOps[] = {{"relu", ""},      {"tanh", ""},         {"gelu", ""},
+                       {"softmax", ""},   {"relu_grad", "Out"}, {"softmax_grad", "Out"},
+                       {"leaky_relu", ""}};
 
 void BM_Activation(benchmark::State& state) {
   operators::RegisterAllOps();
@@ -38,7 +39,7 @@ void BM_Activation(benchmark::State& state) {
 
 BENCHMARK(BM_Activation)
     ->ArgNames({"op", "width", "onednn"})
-    ->ArgsProduct({{0, 1, 2, 3, 4, 5}, {10, 256, 4096}, {0, 1}})
+    ->ArgsProduct({{0, 1, 2, 3, 4, 5, 6}, {10, 256, 4096}, {0, 1}})
     ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
