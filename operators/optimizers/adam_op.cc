@@ -159,8 +159,8 @@ struct AdamStep {
 // this file with -fno-math-errno). Outputs may be their inputs: each element is read before
 // it is written, which `omp simd` states. `s` is a copy, so its constants stay in registers:
 // read through a reference they were reloaded after every store (the compiler cannot rule
-// out that a store changed them), and one thread took 0.96 instead of 0.24 ms for 400k
-// floats.
+// out that a store changed them), and one thread took 0.98 ms for 400k floats in cache
+// (optimizer_benchmark; 0.16 ms now, with the clones below).
 template <typename MT, bool kDecay>
 void AdamDenseRange(AdamStep<MT> s, int64_t begin, int64_t end, const MT* g, const MT* param,
                     const MT* m1, const MT* m2, MT* param_out, MT* m1_out, MT* m2_out) {
@@ -175,9 +175,8 @@ void AdamDenseRange(AdamStep<MT> s, int64_t begin, int64_t end, const MT* g, con
 }
 
 // float32, the training dtype, also as AVX2 and AVX-512 clones that the loader picks by CPU
-// (0.55 of the SSE loop's time on an AVX-512 machine, docs/benchmarks.md). Neither
-// clone has FMA, and every operation is elementwise and correctly rounded, so all three give
-// the same bits.
+// (optimizer_benchmark in docs/benchmarks.md). Neither clone has FMA, and every operation is
+// elementwise and correctly rounded, so all three give the same bits.
 // Not under the sanitizers: the clones' resolver runs while the library is being loaded,
 // before their runtimes are set up, and its instrumented code crashes there.
 #if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
