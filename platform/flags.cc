@@ -29,6 +29,10 @@ DEFINE_int64(memory_limit_mb, 0,
 DEFINE_int32(collective_timeout_s, 300,
              "Seconds a distributed job's rendezvous and each collective wait for the other "
              "ranks before failing with UnavailableError.");
+DEFINE_bool(collective_shared_memory, true,
+            "When every rank of a CPU ring runs on this machine, all-reduce, broadcast, "
+            "all-gather and barrier go through a shared memory segment instead of Gloo's TCP "
+            "connections (the rendezvous and the other collectives stay on Gloo).");
 
 namespace paddle_like {
 namespace platform {

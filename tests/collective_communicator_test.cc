@@ -1,7 +1,8 @@
-// The host communicators (Gloo over TCP) and the rendezvous store: every collective, every
-// reducible dtype, 2-4 ranks as threads of this process, against references computed
-// independently in double; failures (a rank that never comes, a rank that leaves) give typed
-// errors within the timeout; the store and the job's environment refuse bad input.
+// The host communicators (Gloo over TCP, and through shared memory between the ranks of one
+// machine) and the rendezvous store: every collective, every reducible dtype, 2-4 ranks as
+// threads of this process, against references computed independently in double, over both
+// transports; failures (a rank that never comes, a rank that leaves) give typed errors within
+// the timeout; the store and the job's environment refuse bad input.
 #include <gtest/gtest.h>
 #include <sys/socket.h>
 #include <netinet/in.h>
@@ -35,6 +36,10 @@ using platform::collective::TcpStoreServer;
 
 constexpr auto kTimeout = std::chrono::seconds(20);
 
+// Whether the communicators the tests make move data through shared memory (set per test
+// by the HostCommunicator fixture's parameter).
+bool g_shared_memory = false;
+
 // Runs fn(rank, comm) on `nranks` threads, each rank with its own communicator of one ring.
 void RunRanks(int nranks, const std::function<void(int, Communicator*)>& fn,
               std::chrono::milliseconds timeout = kTimeout) {
@@ -45,8 +50,8 @@ void RunRanks(int nranks, const std::function<void(int, Communicator*)>& fn,
     threads.emplace_back([&, r] {
       try {
         TcpStoreClient store("127.0.0.1", server.port(), timeout);
-        auto comm = platform::collective::ConnectGlooCommunicator(0, r, nranks, &store,
-                                                                  "127.0.0.1", timeout);
+        auto comm = platform::collective::ConnectGlooCommunicator(0, r, nranks, &store, "127.0.0.1",
+                                                                  timeout, g_shared_memory);
         fn(r, comm.get());
       } catch (const std::exception& e) {
         failures[r] = e.what();
@@ -121,7 +126,19 @@ void CheckEveryReduction(int nranks) {
   CheckAllReduce<T>(nranks, ReduceOp::kSum, 37, /*in_place=*/true);
 }
 
-TEST(GlooCommunicator, AllReduceEveryDtypeAndReductionOnTwoThreeAndFourRanks) {
+// Every host communicator test runs over TCP and over shared memory.
+class HostCommunicator : public ::testing::TestWithParam<bool> {
+ protected:
+  void SetUp() override { g_shared_memory = GetParam(); }
+  void TearDown() override { g_shared_memory = false; }
+};
+
+INSTANTIATE_TEST_SUITE_P(Transports, HostCommunicator, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "SharedMemory" : "Tcp";
+                         });
+
+TEST_P(HostCommunicator, AllReduceEveryDtypeAndReductionOnTwoThreeAndFourRanks) {
   for (int nranks : {2, 3, 4}) {
     SCOPED_TRACE("nranks " + std::to_string(nranks));
     CheckEveryReduction<float>(nranks);
@@ -135,9 +152,10 @@ TEST(GlooCommunicator, AllReduceEveryDtypeAndReductionOnTwoThreeAndFourRanks) {
   }
 }
 
-TEST(GlooCommunicator, LargeAllReduceSpansSeveralSegmentsAndEveryRankGetsTheSameBits) {
-  // 3 M floats: several of Gloo's 1 MiB segments per rank. Random values: the ranks' results
-  // must be equal bit for bit (the ring fixes the order of the additions).
+TEST_P(HostCommunicator, LargeAllReduceSpansSeveralSegmentsAndEveryRankGetsTheSameBits) {
+  // 3 M floats: several of Gloo's 1 MiB segments, and of the shared memory ring's chunks, per
+  // rank. Random values: the ranks' results must be equal bit for bit (both transports fix
+  // the order of the additions).
   const int64_t n = 3 << 20;
   std::vector<std::vector<float>> results(3);
   RunRanks(3, [&](int rank, Communicator* comm) {
@@ -168,7 +186,7 @@ TEST(GlooCommunicator, LargeAllReduceSpansSeveralSegmentsAndEveryRankGetsTheSame
   }
 }
 
-TEST(GlooCommunicator, BroadcastFromEveryRoot) {
+TEST_P(HostCommunicator, BroadcastFromEveryRoot) {
   for (int root = 0; root < 3; ++root) {
     RunRanks(3, [&](int rank, Communicator* comm) {
       std::vector<double> v(50);
@@ -179,7 +197,7 @@ TEST(GlooCommunicator, BroadcastFromEveryRoot) {
   }
 }
 
-TEST(GlooCommunicator, AllGatherConcatenatesInRankOrder) {
+TEST_P(HostCommunicator, AllGatherConcatenatesInRankOrder) {
   RunRanks(4, [&](int rank, Communicator* comm) {
     std::vector<int64_t> in = {rank * 10, rank * 10 + 1, rank * 10 + 2};
     std::vector<int64_t> out(12, -1);
@@ -190,7 +208,7 @@ TEST(GlooCommunicator, AllGatherConcatenatesInRankOrder) {
   });
 }
 
-TEST(GlooCommunicator, ReduceScatterKeepsEachRanksBlockOfTheSum) {
+TEST_P(HostCommunicator, ReduceScatterKeepsEachRanksBlockOfTheSum) {
   RunRanks(3, [&](int rank, Communicator* comm) {
     const int64_t block = 4;
     std::vector<float> in(static_cast<size_t>(block * 3));
@@ -204,7 +222,7 @@ TEST(GlooCommunicator, ReduceScatterKeepsEachRanksBlockOfTheSum) {
   });
 }
 
-TEST(GlooCommunicator, BarrierAndEmptyCollectivesReturn) {
+TEST_P(HostCommunicator, BarrierAndEmptyCollectivesReturn) {
   RunRanks(2, [&](int, Communicator* comm) {
     comm->Barrier();
     float nothing = 0;
@@ -214,7 +232,7 @@ TEST(GlooCommunicator, BarrierAndEmptyCollectivesReturn) {
   });
 }
 
-TEST(GlooCommunicator, BadRootAndUnsupportedDtypeAreTypedErrors) {
+TEST_P(HostCommunicator, BadRootAndUnsupportedDtypeAreTypedErrors) {
   RunRanks(2, [&](int, Communicator* comm) {
     float v = 1;
     EXPECT_THROW(comm->Broadcast(&v, 1, DataType::FLOAT32, 2), platform::InvalidArgumentError);
@@ -229,7 +247,7 @@ TEST(GlooCommunicator, BadRootAndUnsupportedDtypeAreTypedErrors) {
   });
 }
 
-TEST(GlooCommunicator, ARankThatNeverJoinsTheCollectiveTimesOut) {
+TEST_P(HostCommunicator, ARankThatNeverJoinsTheCollectiveTimesOut) {
   // Rank 1 connects but never enters the all-reduce: rank 0 fails after the timeout with an
   // error naming the collective, the ring and its rank.
   std::string error;
@@ -254,9 +272,12 @@ TEST(GlooCommunicator, ARankThatNeverJoinsTheCollectiveTimesOut) {
       },
       std::chrono::milliseconds(1000));
   EXPECT_NE(error.find("all-reduce on ring 0 (rank 0 of 2) failed"), std::string::npos) << error;
+  if (GetParam()) {
+    EXPECT_NE(error.find("rank 1 did not arrive"), std::string::npos) << error;
+  }
 }
 
-TEST(GlooCommunicator, ARankThatLeavesMakesThePeerFailNotHang) {
+TEST_P(HostCommunicator, ARankThatLeavesMakesThePeerFailNotHang) {
   std::string error;
   RunRanks(2, [&](int rank, Communicator* comm) {
     // Both connected first: a rank that left while its peer was still connecting would fail
@@ -273,9 +294,46 @@ TEST(GlooCommunicator, ARankThatLeavesMakesThePeerFailNotHang) {
     }
   });
   EXPECT_NE(error.find("rank 0 of 2"), std::string::npos) << error;
+  if (GetParam()) {
+    EXPECT_NE(error.find("rank 1 left the ring"), std::string::npos) << error;
+  }
 }
 
-TEST(GlooCommunicator, SubmittedCollectivesRunInOrderAndWaitAllRethrowsTheirErrors) {
+TEST_P(HostCommunicator, InterleavedCollectivesAroundTheChunkSizeKeepEveryValue) {
+  // Sizes just below, at and above one and two of the shared memory ring's 1 MiB chunks,
+  // with broadcasts, gathers and barriers in between: a rank that wrote a chunk before its
+  // peers had read the previous one would show as a wrong value.
+  const int nranks = 3;
+  const std::vector<int64_t> sizes = {1, 262143, 262144, 262145, 524289, 700001, 3};
+  RunRanks(nranks, [&](int rank, Communicator* comm) {
+    for (int round = 0; round < 2; ++round) {
+      for (int64_t n : sizes) {
+        std::vector<int32_t> v(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) v[i] = static_cast<int32_t>((i * 7 + rank * 13) % 1000);
+        comm->AllReduce(v.data(), v.data(), n, DataType::INT32, ReduceOp::kSum);
+        for (int64_t i = 0; i < n; ++i) {
+          int32_t ref = 0;
+          for (int r = 0; r < nranks; ++r) ref += static_cast<int32_t>((i * 7 + r * 13) % 1000);
+          ASSERT_EQ(v[i], ref) << "rank " << rank << " size " << n << " element " << i;
+        }
+        const int root = static_cast<int>(n % nranks);
+        std::vector<int32_t> b(static_cast<size_t>(n), rank == root ? round + 5 : -1);
+        comm->Broadcast(b.data(), n, DataType::INT32, root);
+        ASSERT_EQ(b, std::vector<int32_t>(static_cast<size_t>(n), round + 5)) << rank;
+        const int64_t m = n / 2 + 1;
+        std::vector<int32_t> g(static_cast<size_t>(m), rank), all(static_cast<size_t>(m * nranks));
+        comm->AllGather(g.data(), all.data(), m, DataType::INT32);
+        for (int r = 0; r < nranks; ++r) {
+          ASSERT_EQ(all[static_cast<size_t>(r * m)], r) << rank;
+          ASSERT_EQ(all[static_cast<size_t>(r * m + m - 1)], r) << rank;
+        }
+        if (n % 2 == 1) comm->Barrier();
+      }
+    }
+  });
+}
+
+TEST_P(HostCommunicator, SubmittedCollectivesRunInOrderAndWaitAllRethrowsTheirErrors) {
   RunRanks(2, [&](int rank, Communicator* comm) {
     std::vector<std::vector<double>> buffers(5, std::vector<double>(100));
     for (int k = 0; k < 5; ++k) {

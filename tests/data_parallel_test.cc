@@ -375,6 +375,28 @@ TEST_F(DataParallelJob, DeterministicRunsOfTheSameRankCountAreBitwiseEqual) {
   EXPECT_TRUE(saved[0] == saved[1]) << "two deterministic runs differ";
 }
 
+TEST_F(DataParallelJob, TwoRanksTrainToTheSameBitsOverTcpAndOverSharedMemory) {
+  // Ranks of one machine all-reduce through shared memory unless the flag turns it off; with
+  // two ranks both transports add the same two numbers per element, so the trained
+  // parameters agree bit for bit.
+  ::setenv("FLAGS_cpu_deterministic", "1", 1);
+  std::vector<std::string> saved;
+  for (const char* shared_memory : {"0", "1"}) {
+    ::setenv("FLAGS_collective_shared_memory", shared_memory, 1);
+    const std::string dir = Dir(std::string("transport") + shared_memory);
+    std::vector<std::string> args = {"launch", "--nproc", "2"};
+    for (const std::string& a : TrainArgs("mlp", dir, 8)) args.push_back(a);
+    args.push_back("--distributed");
+    const testing::CliResult r = testing::RunCli(args);
+    ASSERT_EQ(r.code, 0) << r.out << r.err;
+    saved.push_back(platform::ReadFile(dir + "/model.pdiparams"));
+  }
+  ::unsetenv("FLAGS_collective_shared_memory");
+  ::unsetenv("FLAGS_cpu_deterministic");
+  EXPECT_FALSE(saved[0].empty());
+  EXPECT_TRUE(saved[0] == saved[1]) << "the transports trained different parameters";
+}
+
 TEST_F(DataParallelJob, MpirunStartsTheSameJobAsTheLauncher) {
   if (std::system("command -v mpirun >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "mpirun is absent (Debian's openmpi-bin, installed by scripts/setup.sh)";

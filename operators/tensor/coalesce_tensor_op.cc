@@ -1,5 +1,6 @@
 // coalesce_tensor: lays several tensors out back to back in one buffer and makes them views
 // of it, so that one op (an all-reduce of gradients) can work on all of them at once.
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -185,16 +186,27 @@ struct CoalesceTensorKernel {
     T* base = fused.mutable_data<T>(ctx.GetPlace());
     const T fill = ctx.Attr<bool>("set_constant") ? static_cast<T>(ctx.Attr<float>("constant"))
                                                   : static_cast<T>(0.0f);
-    for (int64_t i = 0; i < total; ++i) base[i] = fill;
+    // The inputs' data where copy_data is set, the fill value everywhere else. Offsets that
+    // are whole elements (every alignment but an odd align_size) let the fill skip the data.
+    const bool whole_elements =
+        std::all_of(offsets.begin(), offsets.end(), [](size_t o) { return o % sizeof(T) == 0; });
+    int64_t filled = 0;  // Elements of `base` written so far.
+    auto fill_to = [&](int64_t end) {
+      for (; filled < end; ++filled) base[filled] = fill;
+    };
+    if (!whole_elements) fill_to(total);
     if (ctx.Attr<bool>("copy_data")) {
       for (size_t i = 0; i < sources.size(); ++i) {
         const DenseTensor plain = framework::PlainTensor(sources[i]);
+        if (whole_elements) fill_to(static_cast<int64_t>(offsets[i] / sizeof(T)));
         if (plain.numel() > 0) {
           std::memcpy(reinterpret_cast<char*>(base) + offsets[i], plain.data<T>(),
                       plain.numel() * sizeof(T));
+          if (whole_elements) filled = static_cast<int64_t>(offsets[i] / sizeof(T)) + plain.numel();
         }
       }
     }
+    fill_to(total);
     *ctx.Output("FusedOutput") = fused;
     for (size_t i = 0; i < outputs.size(); ++i) {
       DenseTensor view(dims[i], dtype);

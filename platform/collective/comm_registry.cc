@@ -54,8 +54,8 @@ Communicator* CommRegistry::Make(int ring_id, int rank, int nranks, const Place&
   std::unique_ptr<Communicator> comm;
   if (place.is_cpu()) {
     comm = nranks == 1 ? MakeSingleRankCommunicator(ring_id)
-                       : ConnectGlooCommunicator(ring_id, rank, nranks, Store(),
-                                                 env_.LocalHost(), Timeout());
+                       : ConnectGlooCommunicator(ring_id, rank, nranks, Store(), env_.LocalHost(),
+                                                 Timeout(), FLAGS_collective_shared_memory);
   } else {
     // Device memory: NCCL, even for one rank (its collectives work on the device's stream).
     comm = ConnectDeviceCommunicator(place, ring_id, rank, nranks,

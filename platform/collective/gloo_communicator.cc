@@ -14,9 +14,10 @@
 #include <cstring>
 #include <vector>
 
-#include "platform/enforce.h"
+#include "platform/collective/host_reduce.h"
+#include "platform/collective/shared_memory_ring.h"
 #include "platform/data_type_visit.h"
-#include "platform/float16.h"
+#include "platform/enforce.h"
 
 namespace paddle_like {
 namespace platform {
@@ -47,64 +48,11 @@ class GlooStore : public gloo::rendezvous::Store {
   TcpStoreClient* client_;
 };
 
-// Arithmetic of element type T (half types computed in float and rounded once).
-template <typename T>
-struct Acc {
-  using type = T;
-};
-template <>
-struct Acc<float16> {
-  using type = float;
-};
-template <>
-struct Acc<bfloat16> {
-  using type = float;
-};
-
-template <typename T, ReduceOp kOp>
-void ReduceInto(void* c, const void* a, const void* b, size_t n) {
-  using A = typename Acc<T>::type;
-  const T* x = static_cast<const T*>(a);
-  const T* y = static_cast<const T*>(b);
-  T* z = static_cast<T*>(c);
-  for (size_t i = 0; i < n; ++i) {
-    const A u = static_cast<A>(x[i]);
-    const A v = static_cast<A>(y[i]);
-    A r;
-    switch (kOp) {
-      case ReduceOp::kSum: r = static_cast<A>(u + v); break;
-      case ReduceOp::kProd: r = static_cast<A>(u * v); break;
-      case ReduceOp::kMax: r = u < v ? v : u; break;
-      default: r = v < u ? v : u; break;
-    }
-    z[i] = static_cast<T>(r);
-  }
-}
-
-template <typename T>
-gloo::AllreduceOptions::Func ReduceFunction(ReduceOp op) {
-  switch (op) {
-    case ReduceOp::kSum: return &ReduceInto<T, ReduceOp::kSum>;
-    case ReduceOp::kProd: return &ReduceInto<T, ReduceOp::kProd>;
-    case ReduceOp::kMax: return &ReduceInto<T, ReduceOp::kMax>;
-    default: return &ReduceInto<T, ReduceOp::kMin>;
-  }
-}
-
-// Calls fn(T{}) with T the C++ type of `dtype`, a type collectives reduce.
-template <typename Fn>
-void VisitReducible(DataType dtype, Fn&& fn) {
-  PL_ENFORCE(IsReducibleType(dtype),
-             errors::Unimplemented("collectives do not handle %s data (they handle float16, "
-                                   "bfloat16, float32, float64, int8, uint8, int32, int64)",
-                                   DataTypeName(dtype)));
-  VisitDataType(dtype, fn);
-}
-
 class GlooCommunicator : public Communicator {
  public:
-  GlooCommunicator(int ring_id, std::shared_ptr<gloo::Context> context)
-      : ring_id_(ring_id), context_(std::move(context)) {}
+  GlooCommunicator(int ring_id, std::shared_ptr<gloo::Context> context,
+                   std::unique_ptr<SharedMemoryRing> local)
+      : ring_id_(ring_id), context_(std::move(context)), local_(std::move(local)) {}
   ~GlooCommunicator() override { StopWorker(); }
 
   int rank() const override { return context_->rank; }
@@ -113,14 +61,16 @@ class GlooCommunicator : public Communicator {
 
   void AllReduce(const void* in, void* out, int64_t count, DataType dtype,
                  ReduceOp op) override {
-    if (in != out && count > 0) std::memmove(out, in, count * SizeOf(dtype));
-    VisitReducible(dtype, [&](auto t) {
-      using T = decltype(t);
-      Guarded("all-reduce", [&] {
-        if (count == 0) return;
+    const HostReduceFn reduce = HostReduceFunction(dtype, op);
+    Guarded("all-reduce", [&] {
+      if (count == 0) return;
+      if (local_ != nullptr) return local_->AllReduce(in, out, count, dtype, op, Describe());
+      if (in != out) std::memmove(out, in, count * SizeOf(dtype));
+      VisitDataType(dtype, [&](auto t) {
+        using T = decltype(t);
         gloo::AllreduceOptions opts(context_);
         opts.setOutput(static_cast<T*>(out), static_cast<size_t>(count));
-        opts.setReduceFunction(ReduceFunction<T>(op));
+        opts.setReduceFunction(reduce);
         opts.setTag(NextTag());
         gloo::allreduce(opts);
       });
@@ -131,6 +81,7 @@ class GlooCommunicator : public Communicator {
     CheckRoot(root);
     Guarded("broadcast", [&] {
       if (count == 0) return;
+      if (local_ != nullptr) return local_->Broadcast(buffer, count, dtype, root, Describe());
       gloo::BroadcastOptions opts(context_);
       opts.setOutput(static_cast<char*>(buffer), static_cast<size_t>(count * SizeOf(dtype)));
       opts.setRoot(root);
@@ -143,6 +94,7 @@ class GlooCommunicator : public Communicator {
     const size_t bytes = static_cast<size_t>(count * SizeOf(dtype));
     Guarded("all-gather", [&] {
       if (bytes == 0) return;
+      if (local_ != nullptr) return local_->AllGather(in, out, count, dtype, Describe());
       gloo::AllgatherOptions opts(context_);
       opts.setInput(const_cast<char*>(static_cast<const char*>(in)), bytes);
       opts.setOutput(static_cast<char*>(out), bytes * nranks());
@@ -183,6 +135,7 @@ class GlooCommunicator : public Communicator {
 
   void Barrier() override {
     Guarded("barrier", [&] {
+      if (local_ != nullptr) return local_->Barrier(Describe());
       gloo::BarrierOptions opts(context_);
       opts.setTag(NextTag());
       gloo::barrier(opts);
@@ -213,6 +166,9 @@ class GlooCommunicator : public Communicator {
                                              what, Describe()));
     try {
       fn();
+    } catch (const UnavailableError&) {  // The shared memory ring names what went wrong.
+      broken_ = true;
+      throw;
     } catch (const gloo::Exception& e) {
       broken_ = true;
       throw errors::Unavailable("%s on %s failed: %s (another rank died, hung or ran a "
@@ -224,6 +180,9 @@ class GlooCommunicator : public Communicator {
 
   int ring_id_;
   std::shared_ptr<gloo::Context> context_;
+  // Set when every rank runs on this machine: all-reduce, broadcast, all-gather and barrier
+  // go through shared memory, the rest through Gloo.
+  std::unique_ptr<SharedMemoryRing> local_;
   uint32_t tag_ = 0;
   bool broken_ = false;
 };
@@ -235,8 +194,8 @@ class SingleRankCommunicator : public Communicator {
   int rank() const override { return 0; }
   int nranks() const override { return 1; }
   int ring_id() const override { return ring_id_; }
-  void AllReduce(const void* in, void* out, int64_t count, DataType dtype, ReduceOp) override {
-    VisitReducible(dtype, [](auto) {});
+  void AllReduce(const void* in, void* out, int64_t count, DataType dtype, ReduceOp op) override {
+    HostReduceFunction(dtype, op);  // Refuses what the other communicators refuse.
     if (in != out && count > 0) std::memmove(out, in, count * SizeOf(dtype));
   }
   void Broadcast(void*, int64_t, DataType, int root) override {
@@ -269,21 +228,26 @@ class SingleRankCommunicator : public Communicator {
 std::unique_ptr<Communicator> ConnectGlooCommunicator(int ring_id, int rank, int nranks,
                                                       TcpStoreClient* store,
                                                       const std::string& local_host,
-                                                      std::chrono::milliseconds timeout) {
+                                                      std::chrono::milliseconds timeout,
+                                                      bool shared_memory) {
+  std::shared_ptr<gloo::Context> context;
   try {
     gloo::transport::tcp::attr attr;
     attr.hostname = local_host;
     std::shared_ptr<gloo::transport::Device> device = gloo::transport::tcp::CreateDevice(attr);
-    auto context = std::make_shared<gloo::rendezvous::Context>(rank, nranks);
-    context->setTimeout(timeout);
+    auto rendezvous = std::make_shared<gloo::rendezvous::Context>(rank, nranks);
+    rendezvous->setTimeout(timeout);
     GlooStore gloo_store(store);
     gloo::rendezvous::PrefixStore prefixed("ring" + std::to_string(ring_id), gloo_store);
-    context->connectFullMesh(prefixed, device);
-    return std::make_unique<GlooCommunicator>(ring_id, std::move(context));
+    rendezvous->connectFullMesh(prefixed, device);
+    context = std::move(rendezvous);
   } catch (const gloo::Exception& e) {
     throw errors::Unavailable("connecting ring %d (rank %d of %d, from %s) failed: %s", ring_id,
                               rank, nranks, local_host, e.what());
   }
+  std::unique_ptr<SharedMemoryRing> local;
+  if (shared_memory) local = SharedMemoryRing::Connect(ring_id, rank, nranks, store, timeout);
+  return std::make_unique<GlooCommunicator>(ring_id, std::move(context), std::move(local));
 }
 
 std::unique_ptr<Communicator> MakeSingleRankCommunicator(int ring_id) {

@@ -36,6 +36,10 @@ with backend "gloo" on 127.0.0.1 (a free port) and train DistributedDataParallel
 times S steps between two barriers. The JSON also holds PyTorch's figure with the warm-up steps
 counted, to show how much the first steps cost.
 
+--batch-per-process N measures the other way of scaling: every process trains N rows a step,
+so the global batch is N with 1 process and 2N with 2 (the figure is still samples per
+second, and the efficiency the same ratio); the default keeps the global batch at 64.
+
 --binary PATH runs another paddle_like, --data DIR reads the idx files from DIR, --json OUT
 writes every figure to OUT.
 """
@@ -63,6 +67,10 @@ LR = 0.001
 CONFIGS = [("paddle_like", 1), ("paddle_like", 2), ("pytorch", 1), ("pytorch", 2)]
 
 
+def global_batch(nranks, args):
+    return args.batch_per_process * nranks if args.batch_per_process else BATCH
+
+
 def free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -84,12 +92,13 @@ def torch_rank(rank, nranks, port, args, out):
         model = nn.parallel.DistributedDataParallel(model)
     opt = torch.optim.Adam(model.parameters(), lr=LR)
     loss_fn = nn.CrossEntropyLoss()
+    batch = global_batch(nranks, args)
     # The same shuffle on every rank; each takes its contiguous rows of the global batch.
     gen = torch.Generator().manual_seed(args.seed)
     perm = torch.randperm(len(xtr), generator=gen)
-    lo, hi = BATCH * rank // nranks, BATCH * (rank + 1) // nranks
+    lo, hi = batch * rank // nranks, batch * (rank + 1) // nranks
     share = hi - lo
-    steps_per_epoch = len(xtr) // BATCH
+    steps_per_epoch = len(xtr) // batch
     model.train()
 
     def step(i):
@@ -97,7 +106,7 @@ def torch_rank(rank, nranks, port, args, out):
         j = i % steps_per_epoch
         if i > 0 and j == 0:
             perm = torch.randperm(len(xtr), generator=gen)
-        idx = perm[j * BATCH + lo:j * BATCH + hi]
+        idx = perm[j * batch + lo:j * batch + hi]
         x, y = xtr[idx], ytr[idx]
         opt.zero_grad()
         logits = model(x)
@@ -106,7 +115,7 @@ def torch_rank(rank, nranks, port, args, out):
         opt.step()
         # The step's loss and accuracy over the global batch, as paddle_like reports them.
         metrics = torch.tensor([loss.item(), (logits.argmax(1) == y).float().mean().item()],
-                               dtype=torch.float64) * (share / BATCH)
+                               dtype=torch.float64) * (share / batch)
         if nranks > 1:
             dist.all_reduce(metrics)
         return metrics
@@ -123,10 +132,10 @@ def torch_rank(rank, nranks, port, args, out):
     t2 = time.perf_counter()
     if rank == 0:
         with open(out, "w") as f:
-            json.dump({"samples_per_second": args.steps * BATCH / (t2 - t1),
+            json.dump({"samples_per_second": args.steps * batch / (t2 - t1),
                        "seconds": t2 - t1,
                        "samples_per_second_with_warmup":
-                           (args.warmup + args.steps) * BATCH / (t2 - t0),
+                           (args.warmup + args.steps) * batch / (t2 - t0),
                        "last_loss": last[0].item()}, f)
     if nranks > 1:
         dist.destroy_process_group()
@@ -146,7 +155,8 @@ def run_paddle_like(nranks, args, tmp):
     save = os.path.join(tmp, f"model_{nranks}")
     env = dict(os.environ, FLAGS_paddle_num_threads="1", FLAGS_cpu_flush_denormal="true")
     train = ["train", "--model", "lenet", "--dataset", "fashion-mnist", "--epochs", "1",
-             "--steps", str(args.steps), "--batch-size", str(BATCH), "--optimizer", "adam",
+             "--steps", str(args.steps), "--batch-size", str(global_batch(nranks, args)),
+             "--optimizer", "adam",
              "--lr", str(LR), "--seed", str(args.seed), "--no-progress", "--save", save,
              "--report", report, "--data-dir", args.data]
     if nranks > 1:
@@ -171,7 +181,10 @@ def spread(values):
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--steps", type=int, default=300, help="training steps of the global batch 64")
+    p.add_argument("--steps", type=int, default=300, help="training steps of the global batch")
+    p.add_argument("--batch-per-process", type=int, default=0, metavar="N",
+                   help="rows per process a step (global batch N * processes); default: a "
+                        "global batch of 64 however many processes")
     p.add_argument("--rounds", type=int, default=2,
                    help="times the four configurations run, taking turns")
     p.add_argument("--warmup", type=int, default=10,
@@ -181,8 +194,9 @@ def main():
     p.add_argument("--data", default=DATA, help="directory of the Fashion-MNIST idx files")
     p.add_argument("--json", metavar="OUT", help="write every figure to OUT")
     args = p.parse_args()
-    if args.steps < 1 or args.rounds < 1 or args.warmup < 0:
-        p.error("--steps and --rounds must be at least 1, --warmup at least 0")
+    if args.steps < 1 or args.rounds < 1 or args.warmup < 0 or args.batch_per_process < 0:
+        p.error("--steps and --rounds must be at least 1, --warmup and --batch-per-process at "
+                "least 0")
     if int(torch.__version__.split(".")[0]) < 2:
         sys.exit(f"data_parallel_vs_pytorch: PyTorch {torch.__version__} found, 2.x expected: "
                  "run it with the python of scripts/reference_env.sh --with-torch")
@@ -207,7 +221,10 @@ def main():
     ratio = {n: [o / t for o, t in zip(sps[("paddle_like", n)], sps[("pytorch", n)])]
              for n in (1, 2)}
 
-    print(f"\nLeNet on Fashion-MNIST, global batch {BATCH}, adam, float32, 1 thread per process, "
+    batches = (f"{args.batch_per_process} rows per process (global batch "
+               f"{global_batch(1, args)} and {global_batch(2, args)})" if args.batch_per_process
+               else f"global batch {BATCH}")
+    print(f"\nLeNet on Fashion-MNIST, {batches}, adam, float32, 1 thread per process, "
           f"{args.steps} steps, {args.rounds} round(s), torch {torch.__version__} "
           f"(Gloo; {args.warmup} warm-up steps untimed), {os.cpu_count()} CPUs\n")
     head = [f"round {r + 1}" for r in range(args.rounds)]
@@ -229,7 +246,8 @@ def main():
 
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"model": "lenet", "batch_size": BATCH, "steps": args.steps,
+            json.dump({"model": "lenet", "batch_size": {str(n): global_batch(n, args) for n in (1, 2)},
+                       "steps": args.steps,
                        "warmup_steps_pytorch": args.warmup, "rounds": args.rounds,
                        "threads_per_process": 1, "torch": torch.__version__,
                        "cpus": os.cpu_count(),
