@@ -3,10 +3,13 @@
 // parameters as one process on the same global batches (float64, 1e-6 relative), bitwise
 // the same twice under FLAGS_cpu_deterministic, and a rank that is killed or hangs ends the
 // job with an error naming it.
+#include "paddle_like/layers/data_parallel.h"
+
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/wait.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -20,12 +23,11 @@
 
 #include "cli_test_util.h"
 #include "framework/model_loading.h"
-#include "framework/op_proto_maker.h"
 #include "framework/npy_io.h"
+#include "framework/op_proto_maker.h"
 #include "op_test_util.h"
 #include "paddle_like/layers/initializer.h"
 #include "paddle_like/layers/layers.h"
-#include "paddle_like/layers/data_parallel.h"
 #include "paddle_like/layers/optimizer.h"
 #include "paddle_like/train/models.h"
 #include "platform/collective/tcp_store.h"
@@ -197,6 +199,7 @@ TEST(Launch, RefusesBadOptionsWithAnErrorNamingThem) {
        "--node-rank 2 is outside [0, 2)"},
       {{"launch", "--nproc", "2", "--nnodes", "2", "train"}, "needs --master HOST:PORT"},
       {{"launch", "--nproc", "1", "launch"}, "cannot launch `launch`"},
+      {{"launch", "--nproc", "2", "--bind", "sockets", "train"}, "--bind takes cores or none"},
       {{"train", "--master", "h:1"}, "--master needs --distributed"},
       {{"train", "--dtype", "int8"}, "unknown --dtype `int8`"},
   };
@@ -213,6 +216,46 @@ TEST(Launch, ARankThatCannotStartFailsTheJob) {
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(testing::Contains(r.err, "cannot run `/nonexistent/program`")) << r.err;
   EXPECT_TRUE(testing::Contains(r.err, "exited with code 127")) << r.err;
+}
+
+// The CPUs each rank of `launch --nproc 2 [--bind none]` may run on, as its
+// /proc/self/status says ("0", "0-1", ...).
+std::vector<std::string> RankCpuLists(const std::vector<std::string>& bind) {
+  const std::string dir = testing::CliTempDir() + "/bind" + (bind.empty() ? "" : "_none");
+  std::vector<std::string> args = {"launch", "--nproc", "2", "--log-dir", dir};
+  args.insert(args.end(), bind.begin(), bind.end());
+  for (const char* a : {"--", "grep", "Cpus_allowed_list", "/proc/self/status"}) args.push_back(a);
+  const testing::CliResult r = testing::RunCli(args);
+  EXPECT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> lists;
+  for (int rank = 0; rank < 2; ++rank) {
+    std::string text = platform::ReadFile(dir + "/workerlog." + std::to_string(rank));
+    const size_t tab = text.find('\t');
+    text = tab == std::string::npos ? text : text.substr(tab + 1);
+    lists.push_back(text.substr(0, text.find('\n')));
+  }
+  return lists;
+}
+
+TEST(Launch, BindsEachRankToCpusOfItsOwnWhenTheyFit) {
+  cpu_set_t allowed;
+  ASSERT_EQ(::sched_getaffinity(0, sizeof(allowed), &allowed), 0);
+  std::vector<int> cpus;
+  for (int c = 0; c < CPU_SETSIZE; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  }
+  ::setenv("FLAGS_paddle_num_threads", "1", 1);
+  const std::vector<std::string> bound = RankCpuLists({});
+  const std::vector<std::string> free = RankCpuLists({"--bind", "none"});
+  ::unsetenv("FLAGS_paddle_num_threads");
+  if (cpus.size() < 2) {
+    // Two 1-thread ranks do not fit on one CPU: no binding.
+    EXPECT_EQ(bound, free);
+    return;
+  }
+  EXPECT_EQ(bound, (std::vector<std::string>{std::to_string(cpus[0]), std::to_string(cpus[1])}));
+  EXPECT_EQ(free[0], free[1]);
+  EXPECT_NE(free[0], bound[0]);
 }
 
 // An embedding (lookup_table_v2, sparse gradient) -> fc -> softmax cross-entropy, Adam, in
