@@ -3,10 +3,12 @@
 // threads of this process, against references computed independently in double, over both
 // transports; failures (a rank that never comes, a rank that leaves) give typed errors within
 // the timeout; the store and the job's environment refuse bad input.
-#include <gtest/gtest.h>
-#include <sys/socket.h>
-#include <netinet/in.h>
 #include <arpa/inet.h>
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -354,6 +356,59 @@ TEST_P(HostCommunicator, SubmittedCollectivesRunInOrderAndWaitAllRethrowsTheirEr
     EXPECT_THROW(comm->WaitAll(), platform::InvalidArgumentError);
     EXPECT_THROW(comm->Submit([](Communicator*) {}), platform::InvalidArgumentError);
   });
+}
+
+// Rank 1 of a two-rank ring, in a child process (the test binary run again): connects
+// through the store at PL_SHARED_MEMORY_PEER_PORT with shared memory, meets rank 0 at a
+// barrier and exits without destroying its communicator, as a killed rank would.
+TEST(SharedMemoryRing, DISABLED_PeerThatExits) {
+  const char* port = std::getenv("PL_SHARED_MEMORY_PEER_PORT");
+  if (port == nullptr) GTEST_SKIP() << "run by ARankWhoseProcessExitsIsNamedAtOnce";
+  TcpStoreClient store("127.0.0.1", std::atoi(port), kTimeout);
+  auto comm = platform::collective::ConnectGlooCommunicator(0, 1, 2, &store, "127.0.0.1", kTimeout,
+                                                            /*shared_memory=*/true);
+  comm->Barrier();
+  std::fflush(stdout);
+  ::_exit(0);
+}
+
+TEST(SharedMemoryRing, ARankWhoseProcessExitsIsNamedAtOnce) {
+  TcpStoreServer server(0);
+  ::setenv("PL_SHARED_MEMORY_PEER_PORT", std::to_string(server.port()).c_str(), 1);
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const int null = ::open("/dev/null", O_WRONLY);
+    ::dup2(null, 1);
+    ::dup2(null, 2);
+    const char* argv[] = {"collective_communicator_test", "--gtest_also_run_disabled_tests",
+                          "--gtest_filter=SharedMemoryRing.DISABLED_PeerThatExits", nullptr};
+    ::execv("/proc/self/exe", const_cast<char**>(argv));
+    ::_exit(127);
+  }
+  ::unsetenv("PL_SHARED_MEMORY_PEER_PORT");
+  TcpStoreClient store("127.0.0.1", server.port(), kTimeout);
+  auto comm = platform::collective::ConnectGlooCommunicator(0, 0, 2, &store, "127.0.0.1", kTimeout,
+                                                            /*shared_memory=*/true);
+  comm->Barrier();
+  int status = 0;
+  ASSERT_EQ(::waitpid(pid, &status, 0), pid);  // Reaped: its process id is gone.
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  std::vector<float> v(100, 1.0f);
+  const auto start = std::chrono::steady_clock::now();
+  std::string error;
+  try {
+    comm->AllReduce(v.data(), v.data(), 100, DataType::FLOAT32, ReduceOp::kSum);
+    ADD_FAILURE() << "all-reduce returned without rank 1";
+  } catch (const platform::UnavailableError& e) {
+    error = e.what();
+  }
+  // Found by the waiting rank's next check of its peers, long before the 20 s timeout.
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
+  EXPECT_NE(error.find("all-reduce on ring 0 (rank 0 of 2) failed: rank 1 (process " +
+                       std::to_string(pid) + ") has exited"),
+            std::string::npos)
+      << error;
 }
 
 TEST(GlooCommunicator, SingleRankCommunicatorCopies) {
