@@ -1,9 +1,11 @@
 // ApplyExecutionPasses on training programs: fuse_relu_grad_pass, then
 // fuse_pool_relu_grad_pass (relu -> pool2d's two gradient ops as fused_relu_pool2d_grad),
-// what each leaves alone, and the gradients being those of the unfused program bit for bit.
+// then fuse_conv_bias_relu_pass (conv2d -> bias add -> relu as one conv2d), what each leaves
+// alone, and the gradients being those of the unfused program.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -122,6 +124,126 @@ TEST(ExecutionPasses, PoolingAndReluGradientsStayApartWhereFusingWouldChangeSome
     EXPECT_EQ(framework::ApplyExecutionPasses(&p.program), 0);
     p.Find("relu_grad")->SetAttr("use_mkldnn", true);
     EXPECT_EQ(framework::ApplyExecutionPasses(&p.program), 1);
+  }
+}
+
+// conv2d -> elementwise_add(b) -> relu -> mean, with its backward; NCHW (bias on axis 1) or
+// NHWC (axis -1).
+struct ConvBiasReluProgram : ProgramWithParams {
+  explicit ConvBiasReluProgram(bool channel_last = false) {
+    operators::RegisterAllOps();
+    const std::vector<int64_t> x_shape =
+        channel_last ? std::vector<int64_t>{2, 7, 7, 3} : std::vector<int64_t>{2, 3, 7, 7};
+    Declare("x", x_shape, false);
+    Param("w", {4, 3, 3, 3});
+    Param("b", {4});
+    Add("conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}}, {{"Output", {"c"}}},
+        {{"strides", std::vector<int>{1, 1}},
+         {"paddings", std::vector<int>{1, 1}},
+         {"data_format", std::string(channel_last ? "NHWC" : "NCHW")}});
+    Add("elementwise_add", {{"X", {"c"}}, {"Y", {"b"}}}, {{"Out", {"a"}}},
+        {{"axis", channel_last ? -1 : 1}});
+    Add("relu", {{"X", {"a"}}}, {{"Out", {"r"}}});
+    Add("mean", {{"X", {"r"}}}, {{"Out", {"loss"}}});
+    framework::AppendBackward(&program, "loss");
+  }
+  void Add(const std::string& type, const framework::VariableNameMap& in,
+           const framework::VariableNameMap& out, const AttributeMap& attrs = {}) {
+    framework::OpDesc* op = Op(type, in, out, attrs);
+    framework::InferVarTypeAndShape(op, &program.Block(0));
+  }
+  size_t CountOf(const std::string& type) const { return Count(OpTypes(program), type); }
+  // The loss and the gradients of x, w and b, from a run on the plain or the oneDNN kernels.
+  std::vector<std::vector<double>> Run(bool onednn) const {
+    framework::Scope scope;
+    Fill(&scope);
+    const framework::VarDesc* x = program.Block(0).FindVar("x");
+    const DDim dims(x->GetShape());
+    const DenseTensor input = MakeTensor<float>(dims, RandomValues(dims.numel(), -1, 1, 7));
+    ScopedFlag library(&FLAGS_use_onednn, onednn);
+    framework::Executor exec{platform::CPUPlace()};
+    std::vector<std::vector<double>> values;
+    for (const DenseTensor& t :
+         exec.Run(program, &scope, {{"x", input}}, {"loss", "x@GRAD", "w@GRAD", "b@GRAD"})) {
+      values.push_back(ToDoubles(t));
+    }
+    return values;
+  }
+};
+
+TEST(ExecutionPasses, ConvBiasAndReluBecomeOneConvWithTheSameLossAndGradients) {
+  for (bool channel_last : {false, true}) {
+    SCOPED_TRACE(channel_last ? "NHWC" : "NCHW");
+    ConvBiasReluProgram unfused(channel_last), fused(channel_last);
+    EXPECT_EQ(framework::ApplyExecutionPasses(&fused.program, {"loss"}), 2);  // + relu_grad.
+    EXPECT_EQ(fused.CountOf("elementwise_add"), 0u);
+    EXPECT_EQ(fused.CountOf("relu"), 0u);
+    const framework::OpDesc* conv = nullptr;
+    for (const framework::OpDesc* op : fused.program.Block(0).AllOps()) {
+      if (op->Type() == "conv2d") conv = op;
+      // The add's gradient reads the relu's output for its shape; c and a are gone.
+      if (op->Type() == "reduce_as" && op->Input("X") != std::vector<std::string>{"b"}) {
+        EXPECT_NE(op->Input("Target"), std::vector<std::string>{"c"});
+      }
+    }
+    ASSERT_NE(conv, nullptr);
+    EXPECT_EQ(conv->Input("Bias"), std::vector<std::string>{"b"});
+    EXPECT_EQ(conv->Attr<std::string>("fuse_activation"), "relu");
+    EXPECT_EQ(conv->Output("Output"), std::vector<std::string>{"r"});
+    EXPECT_EQ(fused.program.Block(0).FindVar("c"), nullptr);
+    for (bool onednn : {false, true}) {
+      SCOPED_TRACE(onednn ? "oneDNN kernels" : "plain kernels");
+      const auto want = unfused.Run(onednn), got = fused.Run(onednn);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t k = 0; k < want.size(); ++k) {
+        ASSERT_EQ(got[k].size(), want[k].size()) << k;
+        for (size_t i = 0; i < want[k].size(); ++i) {
+          EXPECT_NEAR(got[k][i], want[k][i], 1e-6 * (1 + std::abs(want[k][i])))
+              << "output " << k << " element " << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(ExecutionPasses, ConvBiasAndReluStayApartWhereFusingWouldChangeSomething) {
+  {
+    SCOPED_TRACE("the conv's output kept for the caller");
+    ConvBiasReluProgram p;
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program, {"c"}), 1);
+    EXPECT_EQ(p.CountOf("elementwise_add"), 1u);
+  }
+  {
+    SCOPED_TRACE("the conv's output read by another op");
+    ConvBiasReluProgram p;
+    p.Add("scale", {{"X", {"c"}}}, {{"Out", {"seen"}}});
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program), 1);
+    EXPECT_EQ(p.CountOf("relu"), 1u);
+  }
+  {
+    SCOPED_TRACE("a bias on another axis");
+    ConvBiasReluProgram p;
+    for (framework::OpDesc* op : p.program.Block(0).AllOps()) {
+      if (op->Type() == "elementwise_add") op->SetAttr("axis", 0);
+    }
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program), 1);
+    EXPECT_EQ(p.CountOf("elementwise_add"), 1u);
+  }
+  {
+    SCOPED_TRACE("a conv with a bias of its own");
+    ConvBiasReluProgram p;
+    p.Param("b2", {4});
+    for (framework::OpDesc* op : p.program.Block(0).AllOps()) {
+      if (op->Type() == "conv2d") op->SetInput("Bias", {"b2"});
+    }
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program), 1);
+    EXPECT_EQ(p.CountOf("relu"), 1u);
+  }
+  {
+    SCOPED_TRACE("a GPU place");
+    ConvBiasReluProgram p;
+    EXPECT_EQ(framework::ApplyExecutionPasses(&p.program, {}, platform::CUDAPlace(0)), 1);
+    EXPECT_EQ(p.CountOf("relu"), 1u);
   }
 }
 

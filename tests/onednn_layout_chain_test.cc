@@ -46,6 +46,9 @@ struct ChainOptions {
   // A bias after each convolution (elementwise_add of a [C] parameter, as the layers of
   // Paddle's programs add it), whose gradient is a reduce_as of the convolution's.
   bool bias = false;
+  // With a bias, let fuse_conv_bias_relu_pass fold the add and relu into the convolution;
+  // otherwise the conv outputs are kept from it, so that the add's kernels run.
+  bool fuse_conv_bias = false;
   int64_t in_channels = 8;
 };
 
@@ -76,7 +79,10 @@ class Chain {
       // each relu_grad with the pooling's gradient before it, unless the relu's output
       // gradient is kept or the relu is placed apart from the pooling.
       const int pool_fusions = o.keep.empty() && !o.plain_first_relu ? 2 : 0;
-      EXPECT_EQ(framework::ApplyExecutionPasses(&program_, o.keep), 2 + pool_fusions);
+      std::vector<std::string> keep = o.keep;
+      if (o.bias && !o.fuse_conv_bias) keep.insert(keep.end(), {"c1_nobias", "c2_nobias"});
+      const int conv_fusions = o.bias && o.fuse_conv_bias ? 2 : 0;
+      EXPECT_EQ(framework::ApplyExecutionPasses(&program_, keep), 2 + pool_fusions + conv_fusions);
     }
   }
 
@@ -309,6 +315,33 @@ TEST_F(OneDNNKernelTestBase, BiasedChainFromOneChannelStaysInOneDNNLayouts) {
         }
       }
     }
+  }
+}
+
+TEST_F(OneDNNKernelTestBase, BiasAndReluFoldedIntoTheConvolutionsKeepTheResults) {
+  for (const bool nhwc : {false, true}) {
+    ChainOptions o;
+    o.bias = true;
+    o.nhwc = nhwc;
+    const std::string what = nhwc ? "NHWC:" : "NCHW:";
+    ChainOptions unfused_options = o;
+    o.fuse_conv_bias = true;
+    const Chain fused(o), unfused(unfused_options);
+    size_t adds = 0, relus = 0;
+    for (const auto* op : fused.program().Block(0).AllOps()) {
+      adds += op->Type() == "elementwise_add";
+      relus += op->Type() == "relu";
+    }
+    EXPECT_EQ(adds + relus, 0u) << what;
+    ExecutionProfile profile;
+    const auto folded = fused.Run(kBiasResults, true, &profile);
+    ExpectSame(folded, unfused.Run(kBiasResults, true, nullptr), 1e-5,
+               what + " folded vs separate ops (oneDNN):");
+    ExpectSame(folded, unfused.Run(kBiasResults, false, nullptr), 1e-4,
+               what + " folded (oneDNN) vs separate ops (plain):");
+    ExpectSame(fused.Run(kBiasResults, false, nullptr), unfused.Run(kBiasResults, false, nullptr),
+               1e-5, what + " folded vs separate ops (plain):");
+    EXPECT_EQ(Reorders(profile), 0u) << what;
   }
 }
 

@@ -8,6 +8,7 @@
 #include "framework/ir/pattern.h"
 #include "framework/ir/rewrite.h"
 #include "framework/kernel_registry.h"
+#include "framework/passes/fuse_conv_bias_relu_pass.h"
 
 namespace paddle_like {
 namespace framework {
@@ -131,7 +132,9 @@ int FuseReluGradPass::ApplyImpl(ProgramDesc* program, Scope* /*params*/) const {
 int ApplyExecutionPasses(ProgramDesc* program, const std::vector<std::string>& keep,
                          const platform::Place& place) {
   const int relu_grads = ir::ApplyPass(FuseReluGradPass(), program);
-  return relu_grads + ir::ApplyPass(FusePoolReluGradPass(keep, place), program);
+  const int pool_grads = ir::ApplyPass(FusePoolReluGradPass(keep, place), program);
+  // Last: the gradient passes look for the relu ops this one folds into the convolutions.
+  return relu_grads + pool_grads + ir::ApplyPass(FuseConvBiasReluPass(keep, place), program);
 }
 
 }  // namespace framework

@@ -51,7 +51,8 @@ class FusePoolReluGradPass : public ir::Pass {
 };
 
 // Applies the passes that make a training program faster to run on `place` without changing
-// what it computes (fuse_relu_grad_pass, then fuse_pool_relu_grad_pass) to `program`;
+// what it computes (fuse_relu_grad_pass, fuse_pool_relu_grad_pass, then
+// fuse_conv_bias_relu_pass, fuse_conv_bias_relu_pass.h) to `program`;
 // returns the number of rewrites. `keep` names the variables the caller reads after a run
 // (fetches besides the program's fetch ops): no pass removes them.
 int ApplyExecutionPasses(ProgramDesc* program, const std::vector<std::string>& keep = {},
