@@ -4,7 +4,6 @@
 // transports; failures (a rank that never comes, a rank that leaves) give typed errors within
 // the timeout; the store and the job's environment refuse bad input.
 #include <arpa/inet.h>
-#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -26,6 +25,7 @@
 #include "platform/collective/tcp_store.h"
 #include "platform/errors.h"
 #include "platform/float16.h"
+#include "tests/child_test_util.h"
 
 namespace paddle_like {
 namespace {
@@ -374,19 +374,10 @@ TEST(SharedMemoryRing, DISABLED_PeerThatExits) {
 
 TEST(SharedMemoryRing, ARankWhoseProcessExitsIsNamedAtOnce) {
   TcpStoreServer server(0);
-  ::setenv("PL_SHARED_MEMORY_PEER_PORT", std::to_string(server.port()).c_str(), 1);
-  const pid_t pid = ::fork();
+  const pid_t pid =
+      testing::StartTestInChild("SharedMemoryRing.DISABLED_PeerThatExits",
+                                {{"PL_SHARED_MEMORY_PEER_PORT", std::to_string(server.port())}});
   ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
-    ::dup2(null, 2);
-    const char* argv[] = {"collective_communicator_test", "--gtest_also_run_disabled_tests",
-                          "--gtest_filter=SharedMemoryRing.DISABLED_PeerThatExits", nullptr};
-    ::execv("/proc/self/exe", const_cast<char**>(argv));
-    ::_exit(127);
-  }
-  ::unsetenv("PL_SHARED_MEMORY_PEER_PORT");
   TcpStoreClient store("127.0.0.1", server.port(), kTimeout);
   auto comm = platform::collective::ConnectGlooCommunicator(0, 0, 2, &store, "127.0.0.1", kTimeout,
                                                             /*shared_memory=*/true);

@@ -20,6 +20,7 @@
 #include "paddle_like/inference_api.h"
 #include "paddle_like/io/checkpoint.h"
 #include "paddle_like/io/save_inference_model.h"
+#include "tests/child_test_util.h"
 #include "tests/op_test_util.h"
 
 namespace paddle_like {
@@ -112,19 +113,10 @@ TEST(CrashSafeSave, KilledSaverLeavesWholeSaves) {
   int killed_mid_run = 0;
   for (int k = 0; k < kKills; ++k) {
     const std::string start = std::to_string(1000 * (k + 1));
-    const pid_t pid = ::fork();
+    const pid_t pid =
+        StartTestInChild("CrashSafeSave.DISABLED_SaverChild",
+                         {{"PL_CRASH_SAVE_DIR", dir.string()}, {"PL_CRASH_SAVE_STEP", start}});
     ASSERT_GE(pid, 0);
-    if (pid == 0) {
-      const int null = ::open("/dev/null", O_WRONLY);
-      ::dup2(null, 1);
-      ::dup2(null, 2);
-      ::setenv("PL_CRASH_SAVE_DIR", dir.c_str(), 1);
-      ::setenv("PL_CRASH_SAVE_STEP", start.c_str(), 1);
-      const char* argv[] = {"crash_safe_save_long_test", "--gtest_also_run_disabled_tests",
-                            "--gtest_filter=CrashSafeSave.DISABLED_SaverChild", nullptr};
-      ::execv("/proc/self/exe", const_cast<char**>(argv));
-      ::_exit(127);
-    }
     ::usleep(static_cast<useconds_t>(delay_us(rng)));
     ::kill(pid, SIGKILL);
     int status = 0;

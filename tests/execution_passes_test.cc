@@ -19,8 +19,17 @@ namespace paddle_like {
 namespace testing {
 namespace {
 
+// A program built op by op, each op's outputs declared by its shape inference.
+struct InferredProgram : ProgramWithParams {
+  void Add(const std::string& type, const framework::VariableNameMap& in,
+           const framework::VariableNameMap& out, const AttributeMap& attrs = {}) {
+    framework::OpDesc* op = Op(type, in, out, attrs);
+    framework::InferVarTypeAndShape(op, &program.Block(0));
+  }
+};
+
 // x * w -> relu -> pool2d -> mean, with its backward.
-struct ReluPoolProgram : ProgramWithParams {
+struct ReluPoolProgram : InferredProgram {
   explicit ReluPoolProgram(const std::string& pooling = "max") {
     operators::RegisterAllOps();
     Declare("x", {2, 3, 6, 6}, false);
@@ -34,11 +43,6 @@ struct ReluPoolProgram : ProgramWithParams {
          {"paddings", std::vector<int>{1, 1}}});
     Add("mean", {{"X", {"p"}}}, {{"Out", {"loss"}}});
     framework::AppendBackward(&program, "loss");
-  }
-  void Add(const std::string& type, const framework::VariableNameMap& in,
-           const framework::VariableNameMap& out, const AttributeMap& attrs = {}) {
-    framework::OpDesc* op = Op(type, in, out, attrs);
-    framework::InferVarTypeAndShape(op, &program.Block(0));
   }
   framework::OpDesc* Find(const std::string& type) {
     for (framework::OpDesc* op : program.Block(0).AllOps()) {
@@ -129,7 +133,7 @@ TEST(ExecutionPasses, PoolingAndReluGradientsStayApartWhereFusingWouldChangeSome
 
 // conv2d -> elementwise_add(b) -> relu -> mean, with its backward; NCHW (bias on axis 1) or
 // NHWC (axis -1).
-struct ConvBiasReluProgram : ProgramWithParams {
+struct ConvBiasReluProgram : InferredProgram {
   explicit ConvBiasReluProgram(bool channel_last = false) {
     operators::RegisterAllOps();
     const std::vector<int64_t> x_shape =
@@ -146,11 +150,6 @@ struct ConvBiasReluProgram : ProgramWithParams {
     Add("relu", {{"X", {"a"}}}, {{"Out", {"r"}}});
     Add("mean", {{"X", {"r"}}}, {{"Out", {"loss"}}});
     framework::AppendBackward(&program, "loss");
-  }
-  void Add(const std::string& type, const framework::VariableNameMap& in,
-           const framework::VariableNameMap& out, const AttributeMap& attrs = {}) {
-    framework::OpDesc* op = Op(type, in, out, attrs);
-    framework::InferVarTypeAndShape(op, &program.Block(0));
   }
   size_t CountOf(const std::string& type) const { return Count(OpTypes(program), type); }
   // The loss and the gradients of x, w and b, from a run on the plain or the oneDNN kernels.
