@@ -1,7 +1,8 @@
 // A fused conv2d (Bias, ResidualData, fuse_activation: what the inference passes produce)
 // against the unfused convolution followed by the epilogue computed here in double with each
 // activation's closed form; plain and oneDNN kernels, NCHW and NHWC, grouped and depthwise;
-// the errors for a bad Bias, a missing ResidualData, an unknown activation and a gradient.
+// Winograd's algorithm where the oneDNN kernel takes it; the errors for a bad Bias, a missing
+// ResidualData, an unknown activation and a gradient.
 #include <cmath>
 #include <string>
 #include <vector>
@@ -9,6 +10,9 @@
 #include "framework/backward.h"
 #include "framework/program_desc.h"
 #include "operators/activation/fused_activation.h"
+#include "operators/nn/conv_pool_shape.h"
+#include "operators/onednn/conv_pool_onednn_util.h"
+#include "platform/device_context_pool.h"
 #include "platform/flags.h"
 #include "tests/conv_pool_test_util.h"
 
@@ -119,6 +123,11 @@ std::vector<ConvCase> Cases() {
   cases.push_back({{1, 16, 6, 6}, {24, 16, 1, 1}});  // Blocked formats in oneDNN.
   cases.push_back({{2, 6, 5, 5}, {6, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 3});
   cases.push_back({{1, 5, 6, 4}, {6, 4, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, "EXPLICIT", "NHWC"});
+  // Winograd in the oneDNN kernel (WinogradForwardDesc): F(4x4, 3x3) at batch 4, F(2x2, 3x3)
+  // at batch 1 (oneDNN's choice on AVX-512), channel-last, no padding.
+  cases.push_back({{4, 32, 16, 16}, {32, 32, 3, 3}, {1, 1}, {1, 1}});
+  cases.push_back({{1, 48, 32, 32}, {48, 48, 3, 3}, {1, 1}, {1, 1}});
+  cases.push_back({{2, 18, 18, 32}, {64, 32, 3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, "EXPLICIT", "NHWC"});
   ConvCase dw{{1, 8, 9, 9}, {8, 1, 3, 3}, {2, 2}, {1, 1}, {1, 1}, 8};
   dw.op = "depthwise_conv2d";
   cases.push_back(dw);
@@ -139,6 +148,36 @@ TEST_F(ConvFusionTest, EpilogueMatchesConvThenBiasResidualActivation) {
       CheckFusedConv(c, Fusion{false, false, {"relu6", 0, 6}}, onednn, seed++);
     }
   }
+}
+
+// The convolutions the oneDNN kernel runs by Winograd's algorithm (their values are checked
+// by the cases above): 3x3, stride 1, ungrouped, 32 channels or more on both sides and an
+// output of 32768 values or more; the direct kernel for the rest.
+TEST_F(ConvFusionTest, WinogradTakesLargeThreeByThreeConvolutionsOnly) {
+  if (dnnl::get_effective_cpu_isa() < dnnl::cpu_isa::avx512_core) {
+    GTEST_SKIP() << "oneDNN's Winograd kernels need AVX-512";
+  }
+  const auto& dev =
+      *platform::DeviceContextPool::Instance().GetAs<platform::OneDNNContext>(platform::CPUPlace());
+  const auto winograd = [&](const ConvCase& c) {
+    const operators::Conv2dGeometry g =
+        operators::ResolveConv2d(c.op, c.input, c.filter, c.Attrs());
+    const auto pd = operators::WinogradForwardDesc(g, operators::MakeOneDNNConvDescs(g), nullptr,
+                                                   dnnl::primitive_attr(), dev.engine());
+    return pd.has_value();
+  };
+  EXPECT_TRUE(winograd({{4, 32, 16, 16}, {32, 32, 3, 3}, {1, 1}, {1, 1}}));
+  EXPECT_TRUE(winograd({{1, 64, 56, 56}, {64, 64, 3, 3}, {1, 1}, {1, 1}}));
+  EXPECT_TRUE(
+      winograd({{2, 18, 18, 32}, {64, 32, 3, 3}, {1, 1}, {0, 0}, {1, 1}, 1, "EXPLICIT", "NHWC"}));
+  // 16 input or output channels, a 16384-value output, stride 2, 5x5, dilation 2, groups 2.
+  EXPECT_FALSE(winograd({{16, 16, 32, 32}, {16, 16, 3, 3}, {1, 1}, {1, 1}}));
+  EXPECT_FALSE(winograd({{16, 32, 32, 32}, {16, 32, 3, 3}, {1, 1}, {1, 1}}));
+  EXPECT_FALSE(winograd({{4, 64, 8, 8}, {64, 64, 3, 3}, {1, 1}, {1, 1}}));
+  EXPECT_FALSE(winograd({{4, 32, 32, 32}, {32, 32, 3, 3}, {2, 2}, {1, 1}}));
+  EXPECT_FALSE(winograd({{4, 32, 16, 16}, {32, 32, 5, 5}, {1, 1}, {2, 2}}));
+  EXPECT_FALSE(winograd({{4, 32, 16, 16}, {32, 32, 3, 3}, {1, 1}, {2, 2}, {2, 2}}));
+  EXPECT_FALSE(winograd({{4, 64, 16, 16}, {64, 32, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 2}));
 }
 
 TEST_F(ConvFusionTest, FusedActivationsOfActivationOps) {

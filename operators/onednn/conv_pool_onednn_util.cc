@@ -140,6 +140,35 @@ dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::
                                          d.pad_r);
 }
 
+std::optional<dnnl::convolution_forward::primitive_desc> WinogradForwardDesc(
+    const Conv2dGeometry& g, const OneDNNConvDescs& d, const memory::desc* bias,
+    const dnnl::primitive_attr& attr, const dnnl::engine& engine) {
+  // Below 32 channels the transforms cost more than the products they save, and on small
+  // outputs the kernel's split across threads does (tests/benchmarks/conv_vs_onednn_benchmark).
+  constexpr int64_t kMinChannels = 32, kMinOutputValues = 32768;
+  const bool square_3x3 = g.kernel_h == 3 && g.kernel_w == 3 && g.stride_h == 1 &&
+                          g.stride_w == 1 && g.dilation_h == 1 && g.dilation_w == 1;
+  if (!square_3x3 || g.groups != 1 || g.in_c < kMinChannels || g.out_c < kMinChannels ||
+      g.batch * g.out_h * g.out_w * g.out_c < kMinOutputValues) {
+    return std::nullopt;
+  }
+  try {
+    const auto kind = dnnl::prop_kind::forward_inference;
+    const auto alg = dnnl::algorithm::convolution_winograd;
+    dnnl::convolution_forward::primitive_desc pd(
+        bias != nullptr
+            ? dnnl::convolution_forward::desc(kind, alg, d.src_any, d.weights_any, *bias, d.dst_any,
+                                              d.strides, d.dilates, d.pad_l, d.pad_r)
+            : dnnl::convolution_forward::desc(kind, alg, d.src_any, d.weights_any, d.dst_any,
+                                              d.strides, d.dilates, d.pad_l, d.pad_r),
+        attr, engine);
+    if (!IsSlowImplementation(pd)) return pd;
+  } catch (const dnnl::error&) {
+    // No Winograd kernel on this CPU, for these paddings or post-ops.
+  }
+  return std::nullopt;
+}
+
 memory::desc ChannelLastDesc(const memory::desc& md) {
   return memory::desc(md.dims(), memory::data_type::f32, Tag::nhwc);
 }

@@ -162,6 +162,16 @@ dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::
                                                 const dnnl::memory::desc& dst,
                                                 const dnnl::memory::desc* bias);
 
+// Winograd's minimal filtering (oneDNN's F(4x4, 3x3) and F(2x2, 3x3) kernels, AVX-512
+// only, blocked formats) for a convolution oneDNN's direct kernel computes, where it is
+// measured to be faster: 3x3, stride 1, no dilation, ungrouped, 32 or more input and output
+// channels, and an output of at least 32768 values. Null where the geometry is not such or
+// oneDNN has no fast Winograd implementation for it with these post-ops. Its float32 error
+// is of the direct kernel's order (see the top of conv_pool_onednn.cc).
+std::optional<dnnl::convolution_forward::primitive_desc> WinogradForwardDesc(
+    const Conv2dGeometry& g, const OneDNNConvDescs& d, const dnnl::memory::desc* bias,
+    const dnnl::primitive_attr& attr, const dnnl::engine& engine);
+
 // `md`'s dims (rank 4) in float32, channel-last (nhwc).
 dnnl::memory::desc ChannelLastDesc(const dnnl::memory::desc& md);
 

@@ -2,12 +2,17 @@
 // against oneDNN's own convolution primitive doing the same work on the same shapes: the
 // input reordered from nchw into the primitive's format, the convolution, the output
 // reordered back to nchw (a one-op program feeds and fetches row-major tensors). Float32,
-// one thread. The ratio of the two is the kernel's overhead: slot and attribute lookups,
-// memory objects, the executor's bookkeeping.
+// `threads` threads. The ratio of the two is the kernel's overhead: slot and attribute
+// lookups, memory objects, the executor's bookkeeping.
 //
 // Shapes (argument `shape`): 0: 1x32x7x7, 1x1 to 64 channels (small, overhead-bound);
 // 1: 1x64x56x56, 3x3 to 64 (a ResNet stage); 2: 64x20x12x12, 5x5 to 50 (LeNet's second
-// layer, batch 64).
+// layer, batch 64); 3-4: ResNet-20's stages at batch 16 (16x32x16x16 and 16x64x8x8, 3x3);
+// 5-6: 3x3 convolutions the kernel leaves to the direct algorithm (16x16x32x32: 16
+// channels; 4x64x8x8: 16384 output values).
+// The primitive runs with `winograd` 0 (direct) or 1 (Winograd, where oneDNN has it): the
+// kernel takes Winograd for shapes 1, 3 and 4 (WinogradForwardDesc), and these rows are
+// what that rule rests on.
 #include <benchmark/benchmark.h>
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -26,7 +31,10 @@ namespace {
 struct Shape {
   int64_t batch, in_c, side, out_c, kernel;
 };
-const Shape kShapes[] = {{1, 32, 7, 64, 1}, {1, 64, 56, 64, 3}, {64, 20, 12, 50, 5}};
+const Shape kShapes[] = {{1, 32, 7, 64, 1},   {1, 64, 56, 64, 3}, {64, 20, 12, 50, 5},
+                         {16, 32, 16, 32, 3}, {16, 64, 8, 64, 3}, {16, 16, 32, 16, 3},
+                         {4, 64, 8, 64, 3}};
+constexpr int kLastShape = 6;
 
 framework::DDim InputDims(const Shape& s) { return framework::DDim({s.batch, s.in_c, s.side, s.side}); }
 framework::DDim FilterDims(const Shape& s) {
@@ -37,7 +45,7 @@ int64_t Pad(const Shape& s) { return s.kernel / 2; }
 void BM_ConvKernel(benchmark::State& state) {
   operators::RegisterAllOps();
   const Shape& s = kShapes[state.range(0)];
-  const FlagScope flags(true, 1);
+  const FlagScope flags(true, static_cast<int>(state.range(1)));
   framework::ProgramDesc program;
   framework::BlockDesc& b = program.Block(0);
   b.Var("x")->SetShape(InputDims(s).ToVector());
@@ -63,7 +71,8 @@ void BM_ConvPrimitive(benchmark::State& state) {
   using dnnl::memory;
   using Tag = memory::format_tag;
   const Shape& s = kShapes[state.range(0)];
-  const FlagScope flags(true, 1);
+  const bool winograd = state.range(1) != 0;
+  const FlagScope flags(true, static_cast<int>(state.range(2)));
   const platform::OneDNNContext& dev = OneDNNDevice();
   const dnnl::engine& engine = dev.engine();
   const auto f32 = memory::data_type::f32;
@@ -72,12 +81,19 @@ void BM_ConvPrimitive(benchmark::State& state) {
   const memory::desc dst_user({s.batch, s.out_c, out_side, out_side}, f32, Tag::nchw);
   const memory::desc w_user({s.out_c, s.in_c, s.kernel, s.kernel}, f32, Tag::oihw);
   const auto any = [&](const memory::desc& d) { return memory::desc(d.dims(), f32, Tag::any); };
-  const dnnl::convolution_forward::primitive_desc pd(
-      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
-                                      dnnl::algorithm::convolution_direct, any(src_user),
-                                      any(w_user), any(dst_user), {1, 1}, {Pad(s), Pad(s)},
-                                      {Pad(s), Pad(s)}),
-      engine);
+  dnnl::convolution_forward::primitive_desc pd;
+  try {
+    pd = dnnl::convolution_forward::primitive_desc(
+        dnnl::convolution_forward::desc(
+            dnnl::prop_kind::forward_inference,
+            winograd ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct,
+            any(src_user), any(w_user), any(dst_user), {1, 1}, {Pad(s), Pad(s)}, {Pad(s), Pad(s)}),
+        engine);
+  } catch (const dnnl::error&) {
+    state.SkipWithError("oneDNN has no implementation of this algorithm here");
+    return;
+  }
+  state.SetLabel(pd.impl_info_str());
   const dnnl::convolution_forward conv(pd);
   framework::DenseTensor x = Filled(InputDims(s), -1.0f, 0.02f);
   framework::DenseTensor w = Filled(FilterDims(s), -0.1f, 0.002f);
@@ -104,8 +120,14 @@ void BM_ConvPrimitive(benchmark::State& state) {
   }
 }
 
-BENCHMARK(BM_ConvKernel)->ArgName("shape")->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_ConvPrimitive)->ArgName("shape")->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvKernel)
+    ->ArgNames({"shape", "threads"})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, kLastShape, 1), {1, 2}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ConvPrimitive)
+    ->ArgNames({"shape", "winograd", "threads"})
+    ->ArgsProduct({benchmark::CreateDenseRange(0, kLastShape, 1), {0, 1}, {1, 2}})
+    ->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace paddle_like
