@@ -121,6 +121,9 @@ std::vector<ConvCase> Cases() {
   std::vector<ConvCase> cases;
   cases.push_back({{2, 3, 7, 7}, {4, 3, 3, 3}, {2, 2}, {1, 1}});
   cases.push_back({{1, 16, 6, 6}, {24, 16, 1, 1}});  // Blocked formats in oneDNN.
+  // An image's 3 channels to a multiple of 8 (not of 16): 8-channel blocks on AVX-512.
+  cases.push_back({{2, 3, 9, 9}, {8, 3, 3, 3}, {2, 2}, {1, 1}});
+  cases.push_back({{1, 3, 10, 10}, {24, 3, 3, 3}});
   cases.push_back({{2, 6, 5, 5}, {6, 2, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 3});
   cases.push_back({{1, 5, 6, 4}, {6, 4, 3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, "EXPLICIT", "NHWC"});
   // Winograd in the oneDNN kernel (WinogradForwardDesc): F(4x4, 3x3) at batch 4, F(2x2, 3x3)
