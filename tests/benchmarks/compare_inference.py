@@ -11,9 +11,9 @@ For each model, batch and thread count: the median latency (ms) of `repeat` runs
 warm-up runs, inputs set once (uniform [0, 1) floats), each run followed by reading every
 output into the caller's memory (paddle.inference's `copy_to_cpu`, `bench`'s `CopyToCpu`;
 `session.run` returns its outputs so), and the ratio of paddle_like to the
-faster of the two references. The three runtimes are measured one after the other, `rounds`
-times over (default 3), and each keeps its best median: on a shared machine a neighbour's
-burst then slows one round, not one runtime. Prints a Markdown table; `--json FILE` also
+faster of the two references. The three runtimes are measured one after the other, and every
+configuration once per round, `rounds` rounds (default 3); each keeps its best median: on a
+shared machine a neighbour's burst then slows one round, not one runtime or configuration. Prints a Markdown table; `--json FILE` also
 writes the numbers.
 """
 import argparse
@@ -161,11 +161,14 @@ def main():
     thread_counts = [int(t) for t in args.threads.split(",")]
     rows = []
     tmp = tempfile.mkdtemp()
+    runs = []  # (row, model, batch, threads, shapes): each measured once per round.
+    models = {}
     for name in args.models.split(","):
         d = os.path.join(MODELS, name)
         prog, params = model_files(d)
         onnx_path = os.path.join(tmp, name + ".onnx")
-        has_onnx = convert_to_onnx(prog, params, onnx_path)
+        models[name] = {"dir": d, "prog": prog, "params": params, "onnx": onnx_path,
+                        "has_onnx": convert_to_onnx(prog, params, onnx_path)}
         shapes_arg = []
         for input_name, dims in SHAPE_OVERRIDES.get(name, {}).items():
             shapes_arg = ["--shape", "%s=%s" % (input_name, "x".join(map(str, [1] + dims)))]
@@ -173,13 +176,17 @@ def main():
             batch_shapes = [a.replace("=1x", "=%dx" % batch) if a.startswith(tuple(
                 SHAPE_OVERRIDES.get(name, {}))) else a for a in shapes_arg]
             row = {"model": name, "batch": batch}
-            for threads in thread_counts:
-                for _ in range(args.rounds):
-                    measure(row, name, d, prog, params, onnx_path, has_onnx, batch, threads,
-                            args.repeat, batch_shapes)
-                has_onnx = has_onnx and row.get("onnxruntime_%d" % threads) is not None
             rows.append(row)
-            print("done: %s batch %d" % (name, batch), file=sys.stderr)
+            runs += [(row, name, batch, threads, batch_shapes) for threads in thread_counts]
+    # Rounds outermost: the rounds of one configuration lie minutes apart, so a slow spell
+    # of the machine slows one of them, not all.
+    for r in range(args.rounds):
+        for row, name, batch, threads, batch_shapes in runs:
+            m = models[name]
+            measure(row, name, m["dir"], m["prog"], m["params"], m["onnx"], m["has_onnx"], batch,
+                    threads, args.repeat, batch_shapes)
+            m["has_onnx"] = m["has_onnx"] and row.get("onnxruntime_%d" % threads) is not None
+        print("done: round %d of %d" % (r + 1, args.rounds), file=sys.stderr)
 
     def fmt(v):
         return "-" if v is None else ("%.3f" % v)
