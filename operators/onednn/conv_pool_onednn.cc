@@ -20,10 +20,10 @@
 // by Winograd's algorithm where oneDNN has it (AVX-512; WinogradForwardDesc): 1.8-2.3x the
 // direct kernel's speed on ResNet-20's 32- and 64-channel stages at batch 16, 2x on a
 // 64-channel 56x56 map at batch 1 (tests/benchmarks/conv_vs_onednn_benchmark). Its
-// transforms round differently: ResNet-20 (CIFAR-10) at batch 16 is within 2.3e-6 of
-// paddle.inference's probabilities (direct: 6.3e-7), 9e-6 relative at most (direct: 5.5e-6).
-// With 16 channels it is slower than direct, and on small outputs its thread split made it
-// up to 2x slower in some runs; post-ops it lacks (swish, gelu, ...) keep the direct kernel.
+// transforms round differently, at float32's scale (ResNet-20 at batch 16 within 2.25e-7 of
+// PaddlePaddle's largest output; docs/benchmarks.md). With 16 channels it is no faster than
+// direct, and on small outputs its split across threads varied widely between runs;
+// post-ops it lacks (swish, gelu, ...) keep the direct kernel.
 #include <memory>
 #include <oneapi/dnnl/dnnl.hpp>
 #include <optional>
