@@ -58,6 +58,16 @@ using Attribute =
 
 using AttributeMap = std::map<std::string, Attribute>;
 
+// Attribute `name` of `attrs` when it is there and holds a T, else `fallback`: for passes
+// and kernels that read an optional attribute and treat one of another type as absent.
+template <typename T>
+T AttrOr(const AttributeMap& attrs, const std::string& name, T fallback) {
+  const auto it = attrs.find(name);
+  if (it == attrs.end()) return fallback;
+  const T* v = std::get_if<T>(&it->second);
+  return v != nullptr ? *v : fallback;
+}
+
 inline AttrType GetAttrType(const Attribute& attr) { return static_cast<AttrType>(attr.index()); }
 const char* AttrTypeName(AttrType type);
 

@@ -5,6 +5,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "framework/attribute.h"
@@ -79,6 +80,12 @@ class OpDesc {
   bool is_target_ = false;
   BlockDesc* block_ = nullptr;
 };
+
+// Attribute `name` of `op` when it is there and holds a T, else `fallback` (attribute.h).
+template <typename T>
+T AttrOr(const OpDesc& op, const std::string& name, T fallback) {
+  return AttrOr<T>(op.Attrs(), name, std::move(fallback));
+}
 
 }  // namespace framework
 }  // namespace paddle_like

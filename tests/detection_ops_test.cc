@@ -207,7 +207,9 @@ TEST_F(DetectionOps, GreedyNmsMatchesOnePairAtATime) {
       }
       EXPECT_EQ(operators::GreedyNms(order, box_of, threshold, eta, normalized), want)
           << "threshold " << threshold << " eta " << eta << (normalized ? " normalized" : "");
-      if (threshold == 0.7f && !normalized) EXPECT_GT(want.size(), 64u);  // Several blocks.
+      if (threshold == 0.7f && !normalized) {
+        EXPECT_GT(want.size(), 64u);  // Several blocks.
+      }
     }
   }
 }

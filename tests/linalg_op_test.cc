@@ -566,7 +566,9 @@ TEST(SvdOp, ReconstructsWithOrthonormalVectorsAndDescendingValues) {
                    what + " U S VH");
         for (int64_t j = 0; j < k; ++j) {
           EXPECT_GE(s[b * k + j], 0.0) << what;
-          if (j > 0) EXPECT_GE(s[b * k + j - 1], s[b * k + j]) << what;
+          if (j > 0) {
+            EXPECT_GE(s[b * k + j - 1], s[b * k + j]) << what;
+          }
         }
       }
     }
@@ -682,7 +684,9 @@ TEST(EighOp, EigenpairsOfTheTriangleItReads) {
         for (int64_t i = 0; i < n; ++i) {
           trace += sym[i * n + i];
           sum += w[b * n + i];
-          if (i > 0) EXPECT_LE(w[b * n + i - 1], w[b * n + i]);
+          if (i > 0) {
+            EXPECT_LE(w[b * n + i - 1], w[b * n + i]);
+          }
         }
         EXPECT_NEAR(trace, sum, Tol(t));
       }

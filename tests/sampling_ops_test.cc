@@ -81,8 +81,12 @@ TEST_F(SamplingOps, BernoulliFollowsEachProbability) {
   for (int i = 0; i < 4000; ++i) {
     ASSERT_TRUE(v[i] == 0 || v[i] == 1);
     if (i < 2000) ones += v[i];
-    if (i >= 2000 && i < 3000) ASSERT_EQ(v[i], 0) << i;
-    if (i >= 3000) ASSERT_EQ(v[i], 1) << i;
+    if (i >= 2000 && i < 3000) {
+      ASSERT_EQ(v[i], 0) << i;
+    }
+    if (i >= 3000) {
+      ASSERT_EQ(v[i], 1) << i;
+    }
   }
   ExpectFrequency(ones, 2000, 0.3, "p = 0.3");
   ExpectError<platform::InvalidArgumentError>(

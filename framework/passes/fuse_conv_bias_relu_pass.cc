@@ -13,11 +13,6 @@ namespace framework {
 
 namespace {
 
-template <typename T>
-T AttrOr(const OpDesc& op, const std::string& name, T fallback) {
-  return op.HasAttr(name) ? op.Attr<T>(name) : fallback;
-}
-
 bool Contains(const std::vector<std::string>& names, const std::string& name) {
   return std::find(names.begin(), names.end(), name) != names.end();
 }

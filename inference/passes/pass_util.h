@@ -21,13 +21,7 @@ namespace inference {
 // The single variable of a slot, or "" when it holds none or several.
 std::string SingleVar(const framework::VariableNameMap& names, const std::string& slot);
 
-// Attribute `name` of `op` when it holds a T, else `otherwise`.
-template <typename T>
-T AttrOr(const framework::OpDesc& op, const std::string& name, T otherwise) {
-  if (!op.HasAttr(name)) return otherwise;
-  const T* v = std::get_if<T>(&op.GetAttr(name));
-  return v != nullptr ? *v : otherwise;
-}
+using framework::AttrOr;
 
 // Runs `rewrite_one(block)` on each block until it reports nothing more to rewrite there;
 // returns the number of rewrites.

@@ -13,15 +13,7 @@ namespace {
 
 using framework::AttributeMap;
 
-// `name` of `attrs` when it holds a T, else `otherwise`.
-template <typename T>
-T AttrOr(const AttributeMap& attrs, const std::string& name, T otherwise) {
-  auto it = attrs.find(name);
-  if (it == attrs.end()) return otherwise;
-  const T* v = std::get_if<T>(&it->second);
-  return v != nullptr ? *v : otherwise;
-}
-
+using framework::AttrOr;
 
 bool Known(const std::string& name) {
   for (const char* k : {"relu", "leaky_relu", "relu6", "clip", "swish", "hard_swish",

@@ -246,7 +246,7 @@ int64_t ArrayBound(const framework::OperatorBase& op, const framework::Scope& sc
                    const std::string& which) {
   std::vector<int64_t> values;
   const std::string attr = which == "Starts" ? "starts" : "ends";
-  for (const std::string slot : {which + "Tensor", which + "TensorList"}) {
+  for (const std::string& slot : {which + "Tensor", which + "TensorList"}) {
     if (!op.HasInput(slot)) continue;
     for (const std::string& name : op.InputNames(slot)) {
       const framework::Variable* v = scope.FindVar(name);
