@@ -219,7 +219,9 @@ TEST_F(SignMaskShapeOps, TriangleIndicesSplitEveryMatrix) {
           const int r = static_cast<int>(v[i]), c = static_cast<int>(v[n + i]);
           ASSERT_TRUE(r >= 0 && r < rows && c >= 0 && c < cols);
           EXPECT_EQ(lower_side, c - r <= offset);
-          if (i > 0) EXPECT_LT(v[i - 1] * cols + v[n + i - 1], r * cols + c);
+          if (i > 0) {
+            EXPECT_LT(v[i - 1] * cols + v[n + i - 1], r * cols + c);
+          }
           ++seen[r * cols + c];
         }
       }

@@ -82,19 +82,21 @@ class Conv2dOneDNN final : public framework::OpKernel {
       const bool src_any = per_group >= 8 || (per_group == 1 && g_.in_c >= 8);
       const bool dst_any = src_any || (g_.groups == 1 && g_.out_c >= 8);
       const memory::desc* bias_desc = fusion_.bias ? &descs_.bias : nullptr;
+      memory::desc src = descs_.src, dst = descs_.dst;
+      if (SingleChannelLast(ctx)) {
+        src = ChannelLastDesc(descs_.src);
+        dst = ChannelLastDesc(descs_.dst);
+      } else {
+        if (src_any) src = descs_.src_any;
+        if (dst_any) dst = src_any ? descs_.dst_any : FewChannelDst(dev, attr, bias_desc);
+      }
       const auto winograd =
           src_any ? WinogradForwardDesc(g_, descs_, bias_desc, attr, dev.engine()) : std::nullopt;
-      pd_ = winograd
-                ? *winograd
-                : dnnl::convolution_forward::primitive_desc(
-                      SingleChannelLast(ctx)
-                          ? ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference,
-                                            ChannelLastDesc(descs_.src),
-                                            ChannelLastDesc(descs_.dst), bias_desc)
-                          : ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference,
-                                            src_any ? descs_.src_any : descs_.src,
-                                            dst_any ? FewChannelDst(dev) : descs_.dst, bias_desc),
-                      attr, dev.engine());
+      pd_ = winograd ? *winograd
+                     : dnnl::convolution_forward::primitive_desc(
+                           ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference, src, dst,
+                                           bias_desc),
+                           attr, dev.engine());
       primitive_ = std::make_unique<dnnl::convolution_forward>(pd_);
       output_layout_ = OutputLayout(true, pd_.dst_desc(), descs_.dst);
       src_want_ = pd_.src_desc();
@@ -121,16 +123,20 @@ class Conv2dOneDNN final : public framework::OpKernel {
   // bytes, and the next convolution reads them without padding. PP-LCNet's 3->8 3x3 stride-2
   // convolution on 224x224, batch 16, 2 threads: 1.05 against 1.28 ms, the 1x1 one after it
   // 0.57 against 0.67 ms (paddle_like bench --profile); unchanged at batch 1.
-  memory::desc FewChannelDst(const platform::OneDNNContext& dev) const {
-    if (g_.out_c % 16 == 0 || g_.out_c % 8 != 0 || g_.in_c / g_.groups >= 8) return descs_.dst_any;
+  // The source is in the user's layout (few channels per group); `attr` and `bias` are the
+  // convolution's post-ops and bias, which the 8-channel kernel must take as well.
+  memory::desc FewChannelDst(const platform::OneDNNContext& dev, const dnnl::primitive_attr& attr,
+                             const memory::desc* bias) const {
+    if (g_.groups != 1 || g_.out_c % 16 == 0 || g_.out_c % 8 != 0) return descs_.dst_any;
     const memory::desc blocks8(descs_.dst.dims(), memory::data_type::f32,
                                memory::format_tag::nChw8c);
     try {
       const dnnl::convolution_forward::primitive_desc pd(
-          ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference, descs_.src, blocks8, nullptr),
-          dev.engine());
+          ConvForwardDesc(descs_, dnnl::prop_kind::forward_inference, descs_.src, blocks8, bias),
+          attr, dev.engine());
       if (!IsSlowImplementation(pd)) return blocks8;
     } catch (const dnnl::error&) {
+      // No 8-channel kernel for these post-ops: oneDNN's choice.
     }
     return descs_.dst_any;
   }
