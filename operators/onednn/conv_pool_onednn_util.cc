@@ -129,15 +129,13 @@ dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::
 
 dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
                                                 const memory::desc& src, const memory::desc& dst,
-                                                const memory::desc* bias) {
+                                                const memory::desc* bias, dnnl::algorithm alg) {
   if (bias != nullptr) {
-    return dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, src,
-                                           d.weights_any, *bias, dst, d.strides, d.dilates,
-                                           d.pad_l, d.pad_r);
+    return dnnl::convolution_forward::desc(kind, alg, src, d.weights_any, *bias, dst, d.strides,
+                                           d.dilates, d.pad_l, d.pad_r);
   }
-  return dnnl::convolution_forward::desc(kind, dnnl::algorithm::convolution_direct, src,
-                                         d.weights_any, dst, d.strides, d.dilates, d.pad_l,
-                                         d.pad_r);
+  return dnnl::convolution_forward::desc(kind, alg, src, d.weights_any, dst, d.strides, d.dilates,
+                                         d.pad_l, d.pad_r);
 }
 
 std::optional<dnnl::convolution_forward::primitive_desc> WinogradForwardDesc(
@@ -153,14 +151,9 @@ std::optional<dnnl::convolution_forward::primitive_desc> WinogradForwardDesc(
     return std::nullopt;
   }
   try {
-    const auto kind = dnnl::prop_kind::forward_inference;
-    const auto alg = dnnl::algorithm::convolution_winograd;
     dnnl::convolution_forward::primitive_desc pd(
-        bias != nullptr
-            ? dnnl::convolution_forward::desc(kind, alg, d.src_any, d.weights_any, *bias, d.dst_any,
-                                              d.strides, d.dilates, d.pad_l, d.pad_r)
-            : dnnl::convolution_forward::desc(kind, alg, d.src_any, d.weights_any, d.dst_any,
-                                              d.strides, d.dilates, d.pad_l, d.pad_r),
+        ConvForwardDesc(d, dnnl::prop_kind::forward_inference, d.src_any, d.dst_any, bias,
+                        dnnl::algorithm::convolution_winograd),
         attr, engine);
     if (!IsSlowImplementation(pd)) return pd;
   } catch (const dnnl::error&) {

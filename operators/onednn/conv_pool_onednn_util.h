@@ -156,11 +156,11 @@ OneDNNConvDescs MakeOneDNNTransposedConvDescs(const Conv2dGeometry& g);
 dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
                                                 bool src_any = false, bool dst_any = false,
                                                 const dnnl::memory::desc* bias = nullptr);
-// The same with src and dst in the given formats.
-dnnl::convolution_forward::desc ConvForwardDesc(const OneDNNConvDescs& d, dnnl::prop_kind kind,
-                                                const dnnl::memory::desc& src,
-                                                const dnnl::memory::desc& dst,
-                                                const dnnl::memory::desc* bias);
+// The same with src and dst in the given formats, by algorithm `alg`.
+dnnl::convolution_forward::desc ConvForwardDesc(
+    const OneDNNConvDescs& d, dnnl::prop_kind kind, const dnnl::memory::desc& src,
+    const dnnl::memory::desc& dst, const dnnl::memory::desc* bias,
+    dnnl::algorithm alg = dnnl::algorithm::convolution_direct);
 
 // Winograd's minimal filtering (oneDNN's F(4x4, 3x3) and F(2x2, 3x3) kernels, AVX-512
 // only, blocked formats) for a convolution oneDNN's direct kernel computes, where it is

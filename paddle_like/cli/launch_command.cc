@@ -236,10 +236,11 @@ int LaunchCommand(const std::vector<std::string>& argv) {
 
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   const std::string threads = std::to_string(std::max(1u, cores / static_cast<unsigned>(nproc)));
+  // The ranks' thread count: the caller's FLAGS_paddle_num_threads where set (the ranks
+  // inherit it), else the share set below.
+  const char* caller_threads = std::getenv("FLAGS_paddle_num_threads");
   const std::vector<cpu_set_t> placement =
-      bind == "cores" ? RankCpuSets(nproc, std::getenv("FLAGS_paddle_num_threads") != nullptr
-                                               ? std::getenv("FLAGS_paddle_num_threads")
-                                               : threads)
+      bind == "cores" ? RankCpuSets(nproc, caller_threads != nullptr ? caller_threads : threads)
                       : std::vector<cpu_set_t>();
   struct sigaction action {};
   action.sa_handler = OnSignal;
