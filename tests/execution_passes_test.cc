@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "framework/backward.h"
+#include "framework/execution_profile.h"
 #include "framework/passes/fuse_relu_grad_pass.h"
 #include "framework/var_type_inference.h"
 #include "operators/registry.h"
@@ -88,6 +89,74 @@ TEST(ExecutionPasses, ReluThenPoolingGradientsBecomeOneOpWithTheSameGradients) {
     EXPECT_EQ(op->Attr<std::vector<int>>("paddings"), (std::vector<int>{1, 1}));
     EXPECT_EQ(fused.program.Block(0).FindVar("r@GRAD"), nullptr) << "the temporary is gone";
     EXPECT_EQ(fused.Gradients(), unfused.Gradients());
+  }
+}
+
+// conv2d -> relu -> pool2d on oneDNN, as in LeNet: the convolution's output stays
+// channel-last or blocked, and the fused pooling gradient, where relu's output dies, is
+// granted its buffer. Over disjoint windows (the loop over channel runs) it writes there;
+// over overlapping ones (oneDNN's primitive, then the relu mask, which reads X last) it
+// writes a buffer of its own. Either way the gradients are the plain kernels' on the
+// unfused program.
+TEST(ExecutionPasses, FusedPoolingGradientOverTheReluOutputGivesTheSameGradients) {
+  // One input channel: oneDNN writes the 20 channels channel-last (LeNet's first layer);
+  // three: in 16-channel blocks. Blocks with padding lanes (20 channels in blocks of 16)
+  // are not granted (they need more bytes than the relu output's row-major size).
+  struct Case {
+    int in_channels, channels, window, stride;
+  };
+  for (const Case c : {Case{1, 20, 2, 2}, Case{3, 16, 2, 2}, Case{1, 20, 3, 2}}) {
+    SCOPED_TRACE("channels " + std::to_string(c.in_channels) + " -> " + std::to_string(c.channels) +
+                 ", window " + std::to_string(c.window) + ", stride " + std::to_string(c.stride));
+    auto build = [&](InferredProgram* p) {
+      operators::RegisterAllOps();
+      p->Declare("x", {2, c.in_channels, 12, 12}, false);
+      p->Param("w", {c.channels, c.in_channels, 3, 3});
+      p->Add("conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}}, {{"Output", {"c"}}},
+             {{"strides", std::vector<int>{1, 1}}, {"paddings", std::vector<int>{0, 0}}});
+      p->Add("relu", {{"X", {"c"}}}, {{"Out", {"r"}}});
+      p->Add("pool2d", {{"X", {"r"}}}, {{"Out", {"p"}}},
+             {{"pooling_type", std::string("max")},
+              {"ksize", std::vector<int>{c.window, c.window}},
+              {"strides", std::vector<int>{c.stride, c.stride}},
+              {"paddings", std::vector<int>{0, 0}}});
+      p->Add("mean", {{"X", {"p"}}}, {{"Out", {"loss"}}});
+      framework::AppendBackward(&p->program, "loss");
+    };
+    InferredProgram unfused, fused;
+    build(&unfused);
+    build(&fused);
+    ASSERT_GE(framework::ApplyExecutionPasses(&fused.program), 1);
+    const DDim x_dims({2, c.in_channels, 12, 12});
+    const DenseTensor x = MakeTensor<float>(x_dims, RandomValues(x_dims.numel(), -1, 1, 17));
+    const std::vector<std::string> fetches = {"x@GRAD", "w@GRAD"};
+    auto run = [&](const InferredProgram& p, bool onednn, framework::ExecutionProfile* profile) {
+      ScopedFlag flag(&FLAGS_use_onednn, onednn);
+      framework::Scope scope;
+      p.Fill(&scope);
+      framework::Executor::RunOptions options;
+      options.profile = profile;
+      std::vector<std::vector<double>> grads;
+      for (const DenseTensor& t : framework::Executor(platform::CPUPlace())
+                                      .Run(p.program, &scope, {{"x", x}}, fetches, options)) {
+        grads.push_back(ToDoubles(t));
+      }
+      return grads;
+    };
+    framework::ExecutionProfile profile;
+    const auto expected = run(unfused, false, nullptr);
+    const auto got = run(fused, true, &profile);
+    ASSERT_EQ(got.size(), expected.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ExpectNear(got[i], expected[i], 1e-5, 1e-6, fetches[i]);
+    }
+    bool granted = false;
+    for (const framework::OpRecord& op : profile.ops) {
+      if (op.type != framework::kFusedReluPool2dGrad) continue;
+      EXPECT_EQ(op.key.backend, framework::LibraryType::kOneDNN);
+      granted = op.in_place == std::vector<std::string>{"r -> c@GRAD"};
+    }
+    EXPECT_TRUE(granted) << "relu's output dies at the fused gradient, which may write over it";
   }
 }
 

@@ -446,6 +446,16 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
 
   void Compute(const ExecutionContext& ctx) override {
     const DenseTensor* x = ctx.Input("X");
+    // X@GRAD may be granted X's buffer (X dies here): only the loop over channel runs reads
+    // each element of X before writing its gradient; the other paths read X after writing
+    // (the relu mask), so they write a buffer of their own.
+    try {
+      if (DisjointMaxOverChannelRuns(ctx)) return;
+    } catch (const dnnl::error& e) {
+      throw errors::Fatal("op `%s`: oneDNN reorder for the pooling gradient failed for X %s: %s",
+                          ctx.Type(), x->dims().ToString(), e.what());
+    }
+    ctx.Output("X@GRAD")->EndInPlace();
     // Max pooling of row-major NCHW data is faster in the plain code (see the top of this
     // file), but not of data already in a blocked layout.
     if (plain_geometry_ || (g_.is_max && !g_.channel_last && x->is_plain())) {
@@ -465,7 +475,6 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     const dnnl::engine& engine = dev.engine();
     try {
-      if (DisjointMaxOverChannelRuns(ctx, dev)) return;
       // Data in a blocked format is pooled in it; X@GRAD then takes X's format.
       OneDNNPoolDescs d = MakeOneDNNPoolDescs(g_);
       const memory::desc user_src = d.src, user_dst = d.dst;
@@ -517,11 +526,13 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
  private:
   // Max pooling over disjoint windows of X in a packed channel-run format (a convolution's
   // blocked or channel-last output): MaxPoolGradOverChannelRuns, with Out and Out@GRAD in
-  // X's kind of format and X@GRAD in X's format. False, having done nothing, for others.
-  bool DisjointMaxOverChannelRuns(const ExecutionContext& ctx, const platform::OneDNNContext& dev) {
+  // X's kind of format and X@GRAD in X's format, in place over X where the executor grants
+  // it. False, having done nothing, for others.
+  bool DisjointMaxOverChannelRuns(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
     const OneDNNLayout* layout = OneDNNLayoutOf(*x);
-    if (!disjoint_max_ || layout == nullptr) return false;
+    if (!disjoint_max_ || layout == nullptr || x->numel() == 0) return false;
+    const auto& dev = ctx.device_context<platform::OneDNNContext>();
     const OneDNNPoolDescs d = MakeOneDNNPoolDescs(g_);
     if (layout->plain_desc() != d.src || !ChannelRuns::Fits(layout->desc())) return false;
     const ChannelRuns runs(layout->desc());
@@ -609,6 +620,8 @@ PL_REGISTER_BACKEND_KERNELS(RegisterConvPoolGradOneDNNKernels) {
   }
   for (const char* grad : {"pool2d_grad", framework::kFusedReluPool2dGrad}) {
     registry.DeclareOpaqueInputs(grad, LibraryType::kOneDNN, {"X", "Out", "Out@GRAD"});
+    // The gradient of a channel-last or blocked X written over X (Pool2dGradOneDNN).
+    registry.DeclareInPlace(grad, LibraryType::kOneDNN, {{"X", "X@GRAD"}});
   }
 }
 
