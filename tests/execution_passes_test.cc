@@ -27,6 +27,12 @@ struct InferredProgram : ProgramWithParams {
     framework::OpDesc* op = Op(type, in, out, attrs);
     framework::InferVarTypeAndShape(op, &program.Block(0));
   }
+  framework::OpDesc* Find(const std::string& type) {
+    for (framework::OpDesc* op : program.Block(0).AllOps()) {
+      if (op->Type() == type) return op;
+    }
+    return nullptr;
+  }
 };
 
 // x * w -> relu -> pool2d -> mean, with its backward.
@@ -44,12 +50,6 @@ struct ReluPoolProgram : InferredProgram {
          {"paddings", std::vector<int>{1, 1}}});
     Add("mean", {{"X", {"p"}}}, {{"Out", {"loss"}}});
     framework::AppendBackward(&program, "loss");
-  }
-  framework::OpDesc* Find(const std::string& type) {
-    for (framework::OpDesc* op : program.Block(0).AllOps()) {
-      if (op->Type() == type) return op;
-    }
-    return nullptr;
   }
   // x@GRAD and w@GRAD from a run on the plain kernels.
   std::vector<std::vector<double>> Gradients() const {
@@ -92,44 +92,71 @@ TEST(ExecutionPasses, ReluThenPoolingGradientsBecomeOneOpWithTheSameGradients) {
   }
 }
 
-// conv2d -> relu -> pool2d on oneDNN, as in LeNet: the convolution's output stays
+// conv2d -> bias add -> relu -> pool2d, as in LeNet. The bias gradient's reduce_as becomes
+// the fused pooling gradient's ChannelSum. On oneDNN the convolution's output stays
 // channel-last or blocked, and the fused pooling gradient, where relu's output dies, is
-// granted its buffer. Over disjoint windows (the loop over channel runs) it writes there;
+// granted its buffer: over disjoint windows (the loop over channel runs) it writes there;
 // over overlapping ones (oneDNN's primitive, then the relu mask, which reads X last) it
 // writes a buffer of its own. Either way the gradients are the plain kernels' on the
 // unfused program.
-TEST(ExecutionPasses, FusedPoolingGradientOverTheReluOutputGivesTheSameGradients) {
+TEST(ExecutionPasses, ConvBiasReluPoolGradientsFuseWithTheSameGradients) {
   // One input channel: oneDNN writes the 20 channels channel-last (LeNet's first layer);
   // three: in 16-channel blocks. Blocks with padding lanes (20 channels in blocks of 16)
   // are not granted (they need more bytes than the relu output's row-major size).
+  // Without the relu, pool2d_grad is granted the bias add's output.
   struct Case {
     int in_channels, channels, window, stride;
+    std::string data_format;
+    bool relu = true;
   };
-  for (const Case c : {Case{1, 20, 2, 2}, Case{3, 16, 2, 2}, Case{1, 20, 3, 2}}) {
+  for (const Case& c :
+       {Case{1, 20, 2, 2, "NCHW"}, Case{3, 16, 2, 2, "NCHW"}, Case{1, 20, 3, 2, "NCHW"},
+        Case{2, 8, 2, 2, "NHWC"}, Case{1, 20, 2, 2, "NCHW", false}}) {
+    const bool nhwc = c.data_format == "NHWC";
     SCOPED_TRACE("channels " + std::to_string(c.in_channels) + " -> " + std::to_string(c.channels) +
-                 ", window " + std::to_string(c.window) + ", stride " + std::to_string(c.stride));
+                 ", window " + std::to_string(c.window) + ", stride " + std::to_string(c.stride) +
+                 ", " + c.data_format + (c.relu ? "" : ", no relu"));
+    const std::vector<int64_t> x_shape = nhwc ? std::vector<int64_t>{2, 12, 12, c.in_channels}
+                                              : std::vector<int64_t>{2, c.in_channels, 12, 12};
     auto build = [&](InferredProgram* p) {
       operators::RegisterAllOps();
-      p->Declare("x", {2, c.in_channels, 12, 12}, false);
+      p->Declare("x", x_shape, false);
       p->Param("w", {c.channels, c.in_channels, 3, 3});
+      p->Param("b", {c.channels});
       p->Add("conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}}, {{"Output", {"c"}}},
-             {{"strides", std::vector<int>{1, 1}}, {"paddings", std::vector<int>{0, 0}}});
-      p->Add("relu", {{"X", {"c"}}}, {{"Out", {"r"}}});
-      p->Add("pool2d", {{"X", {"r"}}}, {{"Out", {"p"}}},
+             {{"strides", std::vector<int>{1, 1}},
+              {"paddings", std::vector<int>{0, 0}},
+              {"data_format", c.data_format}});
+      p->Add("elementwise_add", {{"X", {"c"}}, {"Y", {"b"}}}, {{"Out", {"cb"}}},
+             {{"axis", nhwc ? -1 : 1}});
+      if (c.relu) p->Add("relu", {{"X", {"cb"}}}, {{"Out", {"r"}}});
+      p->Add("pool2d", {{"X", {c.relu ? "r" : "cb"}}}, {{"Out", {"p"}}},
              {{"pooling_type", std::string("max")},
               {"ksize", std::vector<int>{c.window, c.window}},
               {"strides", std::vector<int>{c.stride, c.stride}},
-              {"paddings", std::vector<int>{0, 0}}});
+              {"paddings", std::vector<int>{0, 0}},
+              {"data_format", c.data_format}});
       p->Add("mean", {{"X", {"p"}}}, {{"Out", {"loss"}}});
       framework::AppendBackward(&p->program, "loss");
     };
     InferredProgram unfused, fused;
     build(&unfused);
     build(&fused);
-    ASSERT_GE(framework::ApplyExecutionPasses(&fused.program), 1);
-    const DDim x_dims({2, c.in_channels, 12, 12});
+    framework::ApplyExecutionPasses(&fused.program);
+    const std::string pool_grad_type = c.relu ? framework::kFusedReluPool2dGrad : "pool2d_grad";
+    const framework::OpDesc* pool_grad = fused.Find(pool_grad_type);
+    ASSERT_NE(pool_grad, nullptr);
+    if (c.relu) {
+      EXPECT_EQ(pool_grad->Output("ChannelSum"), std::vector<std::string>{"b@GRAD"});
+      for (const framework::OpDesc* op : fused.program.Block(0).AllOps()) {
+        if (op->Type() == "reduce_as") {
+          EXPECT_NE(op->Output("Out"), pool_grad->Output("ChannelSum"));
+        }
+      }
+    }
+    const DDim x_dims(x_shape);
     const DenseTensor x = MakeTensor<float>(x_dims, RandomValues(x_dims.numel(), -1, 1, 17));
-    const std::vector<std::string> fetches = {"x@GRAD", "w@GRAD"};
+    const std::vector<std::string> fetches = {"x@GRAD", "w@GRAD", "b@GRAD"};
     auto run = [&](const InferredProgram& p, bool onednn, framework::ExecutionProfile* profile) {
       ScopedFlag flag(&FLAGS_use_onednn, onednn);
       framework::Scope scope;
@@ -143,21 +170,51 @@ TEST(ExecutionPasses, FusedPoolingGradientOverTheReluOutputGivesTheSameGradients
       }
       return grads;
     };
-    framework::ExecutionProfile profile;
     const auto expected = run(unfused, false, nullptr);
-    const auto got = run(fused, true, &profile);
-    ASSERT_EQ(got.size(), expected.size());
-    for (size_t i = 0; i < got.size(); ++i) {
-      ExpectNear(got[i], expected[i], 1e-5, 1e-6, fetches[i]);
+    for (const bool onednn : {false, true}) {
+      SCOPED_TRACE(onednn ? "oneDNN" : "plain");
+      framework::ExecutionProfile profile;
+      const auto got = run(fused, onednn, &profile);
+      ASSERT_EQ(got.size(), expected.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        ExpectNear(got[i], expected[i], 1e-5, 1e-6, fetches[i]);
+      }
+      if (!onednn || nhwc) continue;
+      bool granted = false;
+      const std::string grant = c.relu ? "r -> cb@GRAD" : "cb -> cb@GRAD";
+      for (const framework::OpRecord& op : profile.ops) {
+        if (op.type != pool_grad_type) continue;
+        EXPECT_EQ(op.key.backend, framework::LibraryType::kOneDNN);
+        granted = op.in_place == std::vector<std::string>{grant};
+      }
+      EXPECT_TRUE(granted) << "the pooling's input dies at its gradient, which may write over it";
     }
-    bool granted = false;
-    for (const framework::OpRecord& op : profile.ops) {
-      if (op.type != framework::kFusedReluPool2dGrad) continue;
-      EXPECT_EQ(op.key.backend, framework::LibraryType::kOneDNN);
-      granted = op.in_place == std::vector<std::string>{"r -> c@GRAD"};
-    }
-    EXPECT_TRUE(granted) << "relu's output dies at the fused gradient, which may write over it";
   }
+}
+
+// A bias gradient that is not one value per channel stays a reduce_as.
+TEST(ExecutionPasses, BiasGradientNotPerChannelStaysApart) {
+  InferredProgram p;
+  operators::RegisterAllOps();
+  p.Declare("x", {2, 3, 6, 6}, false);
+  p.Param("b", {6});  // Added along the width.
+  p.Add("elementwise_add", {{"X", {"x"}}, {"Y", {"b"}}}, {{"Out", {"cb"}}}, {{"axis", -1}});
+  p.Add("relu", {{"X", {"cb"}}}, {{"Out", {"r"}}});
+  p.Add("pool2d", {{"X", {"r"}}}, {{"Out", {"p"}}},
+        {{"pooling_type", std::string("max")},
+         {"ksize", std::vector<int>{2, 2}},
+         {"strides", std::vector<int>{2, 2}}});
+  p.Add("mean", {{"X", {"p"}}}, {{"Out", {"loss"}}});
+  framework::AppendBackward(&p.program, "loss");
+  framework::ApplyExecutionPasses(&p.program);
+  const framework::OpDesc* pool_grad = p.Find(framework::kFusedReluPool2dGrad);
+  ASSERT_NE(pool_grad, nullptr);
+  EXPECT_FALSE(pool_grad->HasOutput("ChannelSum"));
+  bool reduced = false;
+  for (const framework::OpDesc* op : p.program.Block(0).AllOps()) {
+    reduced |= op->Type() == "reduce_as" && op->Output("Out") == std::vector<std::string>{"b@GRAD"};
+  }
+  EXPECT_TRUE(reduced);
 }
 
 TEST(ExecutionPasses, PoolingAndReluGradientsStayApartWhereFusingWouldChangeSomething) {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "framework/executor.h"
+#include "framework/passes/fuse_relu_grad_pass.h"
 #include "platform/device_context_pool.h"
 #include "platform/init.h"
 #include "tests/conv_pool_test_util.h"
@@ -404,6 +405,16 @@ TEST_F(OneDNNConvPoolGradTest, DisjointMaxPoolGradOverChannelRunsMatchesPlainKer
         OpRunResult r = RunWith(true, "pool2d_grad", onednn_inputs, {{"X@GRAD", 1}}, c.Attrs());
         EXPECT_EQ(r.kernel->key.backend, LibraryType::kOneDNN);
         EXPECT_EQ(ToDoubles(r.outputs["X@GRAD"][0]), expected);
+        // The fused relu gradient's ChannelSum, summed from the windows: X@GRAD's sum per
+        // channel (padding lanes of the blocks left out).
+        OpRunResult fused = RunWith(true, framework::kFusedReluPool2dGrad, onednn_inputs,
+                                    {{"X@GRAD", 1}, {"ChannelSum", 1}}, c.Attrs());
+        const std::vector<double> dx = ToDoubles(fused.outputs["X@GRAD"][0]);
+        const int64_t plane = c.x[2] * c.x[3];
+        std::vector<double> sums(static_cast<size_t>(c.x[1]), 0.0);
+        for (size_t i = 0; i < dx.size(); ++i) sums[i / plane % c.x[1]] += dx[i];
+        EXPECT_EQ(fused.outputs["ChannelSum"][0].dims(), DDim({c.x[1]}));
+        ExpectNear(ToDoubles(fused.outputs["ChannelSum"][0]), sums, 1e-6, 1e-6, "ChannelSum");
       }
     }
   }

@@ -379,7 +379,22 @@ TEST(Pool2dGrad, Max2x2FloatRoutesToTheFirstMaximum) {
   }
 }
 
-// fused_relu_pool2d_grad is pool2d_grad then relu_grad, bit for bit: every pooling case on
+// X@GRAD ([N, C, H, W] or [N, H, W, C]) summed per channel in double: ChannelSum's reference.
+std::vector<double> SumsPerChannel(const DenseTensor& dx, bool channel_last) {
+  const std::vector<double> v = ToDoubles(dx);
+  const DDim& d = dx.dims();
+  const int64_t channels = channel_last ? d[3] : d[1];
+  std::vector<double> sums(static_cast<size_t>(channels), 0.0);
+  for (size_t i = 0; i < v.size(); ++i) {
+    const int64_t c = channel_last ? static_cast<int64_t>(i) % channels
+                                   : static_cast<int64_t>(i) / (d[2] * d[3]) % channels;
+    sums[static_cast<size_t>(c)] += v[i];
+  }
+  return sums;
+}
+
+// fused_relu_pool2d_grad is pool2d_grad then relu_grad, bit for bit, and its ChannelSum the
+// sum of that gradient per channel: every pooling case on
 // X = relu(values in [-1, 1]) (half its elements 0, some windows wholly 0), float and double
 // on the plain kernels, float on the oneDNN kernel too (row-major data: its plain and
 // primitive paths; the blocked ones are in onednn_layout_chain_test).
@@ -401,8 +416,19 @@ void CheckFusedReluPoolGrad(bool onednn) {
                       {{"X@GRAD", 1}});
     EXPECT_EQ(fused.kernel->key.backend, onednn ? LibraryType::kOneDNN : LibraryType::kPlain);
     EXPECT_EQ(fused.outputs["X@GRAD"][0].dims(), c.x);
+    EXPECT_EQ(fused.outputs.count("ChannelSum"), 0u);
     ExpectNear(ToDoubles(fused.outputs["X@GRAD"][0]), ToDoubles(relu.outputs["X@GRAD"][0]), 0, 0,
                "X@GRAD");
+    auto with_sum =
+        RunOp(framework::kFusedReluPool2dGrad, in, {{"X@GRAD", 1}, {"ChannelSum", 1}}, c.Attrs());
+    const bool channel_last = c.data_format == "NHWC";
+    const DenseTensor& sum = with_sum.outputs["ChannelSum"][0];
+    EXPECT_EQ(sum.dims(), DDim({c.x[channel_last ? 3 : 1]}));
+    EXPECT_EQ(sum.dtype(), xt.dtype());
+    ExpectNear(ToDoubles(with_sum.outputs["X@GRAD"][0]), ToDoubles(relu.outputs["X@GRAD"][0]), 0, 0,
+               "X@GRAD beside ChannelSum");
+    ExpectNear(ToDoubles(sum), SumsPerChannel(relu.outputs["X@GRAD"][0], channel_last), 1e-6, 1e-6,
+               "ChannelSum");
   }
 }
 

@@ -92,11 +92,69 @@ bool FusePoolReluOne(BlockDesc* block, const std::vector<std::string>& keep) {
   return false;
 }
 
+// Whether an op in (first, last) of `block` writes `written` or uses `used`.
+bool TouchedBetween(const BlockDesc& block, size_t first, size_t last, const std::string& written,
+                    const std::string& used) {
+  for (size_t i = first + 1; i < last; ++i) {
+    const OpDesc& op = *block.Op(i);
+    const std::vector<std::string> outs = op.OutputArgumentNames();
+    const std::vector<std::string> ins = op.InputArgumentNames();
+    if (std::count(outs.begin(), outs.end(), written) > 0 ||
+        std::count(outs.begin(), outs.end(), used) > 0 ||
+        std::count(ins.begin(), ins.end(), used) > 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Folds into a fused_relu_pool2d_grad the reduce_as that sums its X@GRAD into a per-channel
+// bias gradient (a conv's bias add before the relu), as the op's ChannelSum: the sum then
+// comes from the pooling windows' gradients instead of a second pass over X@GRAD. False when
+// no such pair is left.
+bool FoldChannelSumOne(BlockDesc* block) {
+  const ir::Graph graph(*block);
+  for (size_t f = 0; f < block->OpSize(); ++f) {
+    OpDesc* fused = block->Op(f);
+    if (fused->Type() != kFusedReluPool2dGrad || fused->HasOutput("ChannelSum") ||
+        fused->Output("X@GRAD").size() != 1 || fused->Input("X").size() != 1) {
+      continue;
+    }
+    const std::string& dx = fused->Output("X@GRAD")[0];
+    const VarDesc* x = block->FindVarRecursive(fused->Input("X")[0]);
+    if (x == nullptr || x->GetShape().size() != 4) continue;
+    const bool channel_last = AttrOr<std::string>(*fused, "data_format", "NCHW") == "NHWC";
+    const int64_t channels = x->GetShape()[channel_last ? 3 : 1];
+    for (size_t r : graph.Consumers(dx)) {
+      const OpDesc& reduce = *block->Op(r);
+      if (r <= f || reduce.Type() != "reduce_as" || reduce.Input("X").size() != 1 ||
+          reduce.Input("Target").size() != 1 || reduce.Output("Out").size() != 1) {
+        continue;
+      }
+      const VarDesc* target = block->FindVarRecursive(reduce.Input("Target")[0]);
+      const int axis = AttrOr<int>(reduce, "axis", -1);
+      const bool on_channels = channel_last ? (axis == -1 || axis == 3) : axis == 1;
+      if (target == nullptr || target->GetShape() != std::vector<int64_t>{channels} ||
+          channels <= 0 || !on_channels) {
+        continue;
+      }
+      const std::string sum = reduce.Output("Out")[0];
+      if (sum == dx || graph.Producers(sum).size() != 1 || TouchedBetween(*block, f, r, dx, sum)) {
+        continue;
+      }
+      fused->SetOutput("ChannelSum", {sum});
+      block->RemoveOp(r, r + 1);
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 ir::PassCapability FusePoolReluGradPass::Capability() const {
   ir::PassCapability c;
-  c.max_versions = {{"pool2d", 0}, {"relu", 0}};
+  c.max_versions = {{"pool2d", 0}, {"relu", 0}, {"reduce_as", 0}};
   return c;
 }
 
@@ -111,6 +169,7 @@ int FusePoolReluGradPass::ApplyImpl(ProgramDesc* program, Scope* /*params*/) con
   int rewrites = 0;
   for (size_t b = 0; b < program->Size(); ++b) {
     while (FusePoolReluOne(&program->Block(b), keep_)) ++rewrites;
+    while (FoldChannelSumOne(&program->Block(b))) ++rewrites;
   }
   return rewrites;
 }

@@ -33,7 +33,10 @@ constexpr char kFusedReluPool2dGrad[] = "fused_relu_pool2d_grad";
 // fused_relu_pool2d_grad op. dX, a temporary as large as the relu's output, is then never
 // written: the pooling gradient applies relu's mask as it writes (a max pooling sends each
 // window's gradient to its maximum, so the mask is whether that maximum is above 0). Runs
-// after fuse_relu_grad_pass; dX must have no other reader and not be in `keep`. Only for
+// after fuse_relu_grad_pass; dX must have no other reader and not be in `keep`. A reduce_as
+// after it that sums the relu's X gradient per channel (the gradient of a conv's bias added
+// before the relu) becomes the fused op's ChannelSum output, summed from the pooling
+// windows' gradients instead of a second pass over that gradient. Only for
 // a device with a kernel of the fused op (the CPU's: plain and oneDNN): elsewhere the two ops
 // keep their own kernels.
 class FusePoolReluGradPass : public ir::Pass {

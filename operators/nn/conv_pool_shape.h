@@ -140,5 +140,11 @@ void Pool2dPlainCompute(const framework::ExecutionContext& ctx);
 template <typename T>
 void Pool2dGradPlainCompute(const framework::ExecutionContext& ctx);
 
+// `out` = [channels] sums of NCHW (or NHWC) data over images and each image's `plane`
+// positions, in double, in order (fused_relu_pool2d_grad's ChannelSum; pool2d_op.cc).
+template <typename T>
+void WriteChannelSums(const T* data, bool channel_last, int64_t batch, int64_t channels,
+                      int64_t plane, framework::DenseTensor* out);
+
 }  // namespace operators
 }  // namespace paddle_like

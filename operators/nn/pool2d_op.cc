@@ -117,12 +117,18 @@ class FusedReluPool2dGradOpMaker : public Pool2dAttrMaker {
     AddInput("Out", "pool2d's Out.");
     AddInput("Out@GRAD", "Gradient of pool2d's Out.");
     AddOutput("X@GRAD", "Gradient of the relu's X, with X's shape.");
+    AddOutput("ChannelSum",
+              "X@GRAD summed over all dims but the channel dim ([C]): the gradient of a "
+              "per-channel bias added before the relu.")
+        .AsDispensable();
     AddPoolAttrs();
     AddComment(R"DOC(
 relu_grad after pool2d_grad as one op, for a pool2d whose input X is the Out of a relu:
 $$dReluX = \mathrm{pool2d\_grad}(X, Out, dOut) \cdot \mathbb{1}[X > 0]$$
-bit for bit what the two ops give. fuse_pool_relu_grad_pass makes it for execution; it is
-not differentiable again and never saved in a program.
+bit for bit what the two ops give, and optionally
+$$ChannelSum_c = \sum_{n, h, w} dReluX_{n, c, h, w}$$
+(accumulated in double), the reduce_as of a bias gradient after it. fuse_pool_relu_grad_pass
+makes it for execution; it is not differentiable again and never saved in a program.
 )DOC");
   }
 };
@@ -157,6 +163,11 @@ void Pool2dGradInferShape(InferShapeContext* ctx) {
                                            d.ToString()));
   }
   ctx->SetOutputDim("X@GRAD", x);
+  if (ctx->HasOutput("ChannelSum")) {
+    const Pool2dGeometry g = ResolvePool2d(ctx->OpType(), x, ctx->Attrs());
+    ctx->SetOutputDim("ChannelSum", DDim({g.channels}));
+    ctx->SetOutputDataType("ChannelSum", ctx->GetInputDataType("X"));
+  }
 }
 
 // The input range [*begin, *end) of output index o along one axis.
@@ -381,6 +392,30 @@ template void Pool2dPlainCompute<float>(const ExecutionContext& ctx);
 template void Pool2dPlainCompute<double>(const ExecutionContext& ctx);
 
 template <typename T>
+void WriteChannelSums(const T* data, bool channel_last, int64_t batch, int64_t channels,
+                      int64_t plane, DenseTensor* out) {
+  out->Resize(DDim({channels}));
+  T* sums = out->mutable_data<T>(platform::CPUPlace());
+  for (int64_t c = 0; c < channels; ++c) {
+    double total = 0.0;
+    for (int64_t n = 0; n < batch; ++n) {
+      if (channel_last) {
+        const T* p = data + n * plane * channels + c;
+        for (int64_t i = 0; i < plane; ++i) total += static_cast<double>(p[i * channels]);
+      } else {
+        const T* p = data + (n * channels + c) * plane;
+        for (int64_t i = 0; i < plane; ++i) total += static_cast<double>(p[i]);
+      }
+    }
+    sums[c] = static_cast<T>(total);
+  }
+}
+
+template void WriteChannelSums<float>(const float*, bool, int64_t, int64_t, int64_t, DenseTensor*);
+template void WriteChannelSums<double>(const double*, bool, int64_t, int64_t, int64_t,
+                                       DenseTensor*);
+
+template <typename T>
 void Pool2dGradPlainCompute(const ExecutionContext& ctx) {
   const std::string& op = ctx.Type();
   const DenseTensor* x = ctx.Input("X");
@@ -412,6 +447,9 @@ void Pool2dGradPlainCompute(const ExecutionContext& ctx) {
     }
   });
   if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.in_h, g.in_w, dx);
+  if (ctx.HasOutput("ChannelSum")) {
+    WriteChannelSums(dx, g.channel_last, g.batch, g.channels, in_plane, ctx.Output("ChannelSum"));
+  }
   *ctx.Output("X@GRAD") = std::move(fresh);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -81,9 +82,12 @@ constexpr bool kWholeVectors = false;
 template <int64_t N>
 constexpr bool kWholeVectors<std::integral_constant<int64_t, N>> = N % 4 == 0;
 
+// With `sums`, each lane's gradient (what the window's maximum receives, 0 where no element
+// equals m[i]) is also added to sums[i].
 template <typename Lanes, typename KernelH, typename KernelW>
 void MaxWindowGrad(const float* x, float* dx, int64_t row, int64_t run, KernelH kernel_h,
-                   KernelW kernel_w, const float* m, const float* d, bool relu_mask, Lanes lanes) {
+                   KernelW kernel_w, const float* m, const float* d, bool relu_mask, Lanes lanes,
+                   float* sums) {
   int64_t i = 0;
 #if defined(__SSE2__)
   for (; i + 4 <= lanes; i += 4) {
@@ -103,6 +107,9 @@ void MaxWindowGrad(const float* x, float* dx, int64_t row, int64_t run, KernelH 
         taken = _mm_or_ps(taken, hit);
       }
     }
+    if (sums != nullptr) {
+      _mm_storeu_ps(sums + i, _mm_add_ps(_mm_loadu_ps(sums + i), _mm_and_ps(taken, grad)));
+    }
   }
   if constexpr (kWholeVectors<Lanes>) return;  // No scalar tail.
 #endif
@@ -117,6 +124,7 @@ void MaxWindowGrad(const float* x, float* dx, int64_t row, int64_t run, KernelH 
         taken = taken || hit;
       }
     }
+    if (sums != nullptr && taken) sums[i] += grad;
   }
 }
 
@@ -125,13 +133,16 @@ void MaxWindowGrad(const float* x, float* dx, int64_t row, int64_t run, KernelH 
 void MaxPoolGradOverChannelRuns(const ChannelRuns& x_runs, int64_t out_h, int64_t out_w,
                                 int64_t kernel_h, int64_t kernel_w, const float* x,
                                 const float* out, const float* dout, float* dx, bool relu_mask,
-                                const platform::CPUDeviceContext& dev) {
+                                const platform::CPUDeviceContext& dev, float* channel_sums) {
   PL_ENFORCE(x_runs.packed() && x_runs.rank() == 4,
              errors::Unimplemented("MaxPoolGradOverChannelRuns: X must be packed, of rank 4"));
   const int64_t run = x_runs.run(), runs = x_runs.runs();
   const int64_t in_h = x_runs.dim(2), in_w = x_runs.dim(3);
   // Planes of one run of channels: X's [in_h][in_w][run], Out's [out_h][out_w][run].
   const int64_t planes = x_runs.images() * runs;
+  // With channel_sums: each row of windows' sums per lane (in float: a row is a few
+  // windows), added up in double below in a fixed order.
+  std::vector<float> row_sums(channel_sums != nullptr ? planes * out_h * run : 0, 0.f);
   // 2x2 windows (most CNNs') with the window loops unrolled: half the time.
   const auto with_window = [&](auto body) {
     if (kernel_h == 2 && kernel_w == 2) {
@@ -149,9 +160,10 @@ void MaxPoolGradOverChannelRuns(const ChannelRuns& x_runs, int64_t out_h, int64_
           float* dp = dx + plane * in_h * in_w * run;
           const float* m = out + (plane * out_h + oy) * out_w * run;
           const float* d = dout + (plane * out_h + oy) * out_w * run;
+          float* sums = channel_sums != nullptr ? row_sums.data() + row * run : nullptr;
           for (int64_t ox = 0; ox < out_w; ++ox, m += run, d += run) {
             const int64_t at = (oy * kernel_h * in_w + ox * kernel_w) * run;
-            MaxWindowGrad(xp + at, dp + at, in_w * run, run, kh, kw, m, d, relu_mask, lanes);
+            MaxWindowGrad(xp + at, dp + at, in_w * run, run, kh, kw, m, d, relu_mask, lanes, sums);
           }
           // Columns past the last window, in the window's rows; rows past the last window.
           for (int64_t y = oy * kernel_h; y < (oy + 1) * kernel_h; ++y) {
@@ -164,6 +176,17 @@ void MaxPoolGradOverChannelRuns(const ChannelRuns& x_runs, int64_t out_h, int64_
       });
     });
   });
+  if (channel_sums == nullptr) return;
+  // Channel c is lane c % run of run c / run; its rows in order of image, then row.
+  for (int64_t c = 0; c < x_runs.channels(); ++c) {
+    const int64_t r = c / run, lane = c % run;
+    double total = 0.0;
+    for (int64_t n = 0; n < x_runs.images(); ++n) {
+      const float* rows = row_sums.data() + (n * runs + r) * out_h * run + lane;
+      for (int64_t oy = 0; oy < out_h; ++oy) total += rows[oy * run];
+    }
+    channel_sums[c] = static_cast<float>(total);
+  }
 }
 
 void ChannelRuns::SpanValues(const float* values, std::vector<float>* table) const {

@@ -146,11 +146,15 @@ class ChannelRuns {
 // forward pooling for it: 0.07 + 0.08 ms in oneDNN's log for LeNet's first pooling
 // ([64, 20, 24, 24] channel-last, 2 threads), where this loop takes 0.07 ms on data in cache.
 // With `relu_mask` X is relu's Out and dX the gradient of relu's X: each window's gradient
-// times (maximum > 0 ? 1 : 0), relu_grad's product at the element receiving it.
+// times (maximum > 0 ? 1 : 0), relu_grad's product at the element receiving it. With
+// `channel_sums` (one float per channel), dX summed over images and positions per channel
+// too, from the windows' gradients rather than a second pass over dX: each row of windows
+// in float, the rows in double, in an order that does not depend on the threads.
 void MaxPoolGradOverChannelRuns(const ChannelRuns& x_runs, int64_t out_h, int64_t out_w,
                                 int64_t kernel_h, int64_t kernel_w, const float* x,
                                 const float* out, const float* dout, float* dx, bool relu_mask,
-                                const platform::CPUDeviceContext& dev);
+                                const platform::CPUDeviceContext& dev,
+                                float* channel_sums = nullptr);
 
 // Copies float32 data `from` of format `from_md` into `to` of format `to_md` (same dims) when
 // one is in packed channel blocks (nChw8c, nChw16c and their forms of other ranks) and the

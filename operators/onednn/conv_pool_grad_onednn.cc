@@ -470,6 +470,7 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
     if (x->numel() == 0) {
       DenseTensor* target = OutputTarget(dx, {x, out, dout}, &fresh, x->dims());
       if (target == &fresh) *dx = std::move(fresh);
+      WriteChannelSums(ctx, *dx);
       return;
     }
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
@@ -516,6 +517,7 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
       diff_src.Store(dev);
       dev.stream().wait();
       if (target == &fresh) *dx = std::move(fresh);
+      WriteChannelSums(ctx, *dx);
     } catch (const dnnl::error& e) {
       backward_.reset();
       throw errors::Fatal("op `%s`: oneDNN pooling backward failed for X %s, Out@GRAD %s: %s",
@@ -552,15 +554,30 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
                          : nullptr);
     const PrimitiveOutput diff_src(DescOf(*target, d.src), OutputData(target), layout->desc(),
                                    engine);
+    float* sums = nullptr;
+    if (ctx.HasOutput("ChannelSum")) {
+      DenseTensor* channel_sum = ctx.Output("ChannelSum");
+      channel_sum->Resize(framework::DDim({g_.channels}));
+      sums = channel_sum->mutable_data<float>(ctx.GetPlace());
+    }
     MaxPoolGradOverChannelRuns(runs, g_.out_h, g_.out_w, g_.kernel_h, g_.kernel_w,
                                static_cast<const float*>(x->raw_data()),
                                static_cast<const float*>(out.mem().get_data_handle()),
                                static_cast<const float*>(dout.mem().get_data_handle()),
-                               static_cast<float*>(diff_src.mem().get_data_handle()), relu_, dev);
+                               static_cast<float*>(diff_src.mem().get_data_handle()), relu_, dev,
+                               sums);
     diff_src.Store(dev);
     dev.stream().wait();
     if (target == &fresh) *dx = std::move(fresh);
     return true;
+  }
+
+  // fused_relu_pool2d_grad's ChannelSum, where the op has it, from X@GRAD as written.
+  void WriteChannelSums(const ExecutionContext& ctx, const DenseTensor& dx) const {
+    if (!ctx.HasOutput("ChannelSum")) return;
+    const DenseTensor plain = framework::PlainTensor(dx);
+    operators::WriteChannelSums(plain.numel() > 0 ? plain.data<float>() : nullptr, g_.channel_last,
+                                g_.batch, g_.channels, g_.in_h * g_.in_w, ctx.Output("ChannelSum"));
   }
 
   // fused_relu_pool2d_grad: relu_grad's product dX * (X > 0 ? 1 : 0), elementwise over
