@@ -57,7 +57,9 @@ void* DenseTensor::mutable_data(const Place& place, DataType dtype) {
   const size_t bytes = layout_ != nullptr ? layout_->bytes() : static_cast<size_t>(signed_bytes);
   // A buffer shared with another tensor is never written through (outputs own their
   // memory), except under an in-place grant for exactly this type and size.
-  const bool granted = inplace_bytes_.value != 0 && inplace_bytes_.value == bytes;
+  const bool granted =
+      inplace_bytes_.value != 0 && inplace_bytes_.value == bytes &&
+      (inplace_bytes_.holders == 0 || holder_.use_count() == inplace_bytes_.holders);
   if (holder_ == nullptr || (holder_.use_count() > 1 && !granted) ||
       holder_->place() != place || dtype_ != dtype || holder_->size() < bytes + offset_) {
     holder_ = platform::Alloc(place, bytes);
@@ -109,13 +111,14 @@ bool DenseTensor::ShareRowsWith(const DenseTensor& src, int64_t begin, int64_t c
   return true;
 }
 
-void DenseTensor::ShareBufferInPlace(const DenseTensor& donor) {
+void DenseTensor::ShareBufferInPlace(const DenseTensor& donor, long holders) {
   holder_ = donor.holder_;
   offset_ = donor.offset_;
   dtype_ = donor.dtype_;
   place_ = donor.place_;
   layout_.reset();
   inplace_bytes_.value = donor.data_bytes();  // In the donor's layout, row-major or not.
+  inplace_bytes_.holders = holders;
 }
 
 void DenseTensor::CheckAccess(DataType requested) const {

@@ -139,14 +139,17 @@ class DenseTensor {
   // into it although `donor` still holds it, which is otherwise never done. Granted only for
   // an input nothing reads after the op, to an output of a kernel that declares the pair
   // (KernelInfo::inplace); EndInPlace withdraws it. Copies of this tensor get no grant.
-  void ShareBufferInPlace(const DenseTensor& donor);
-  void EndInPlace() { inplace_bytes_.value = 0; }
+  // With `holders` > 0 the grant lasts, but holds only while exactly that many tensors hold
+  // the buffer: coalesce_tensor's views, written in place until someone else (a fetched
+  // copy, a collective still reading the buffer) holds it too.
+  void ShareBufferInPlace(const DenseTensor& donor, long holders = 0);
+  void EndInPlace() { inplace_bytes_ = InPlaceGrant(); }
   // Releases the buffer (used by the executor to free dead temporaries).
   void clear() {
     holder_.reset();
     offset_ = 0;
     layout_.reset();
-    inplace_bytes_.value = 0;
+    inplace_bytes_ = InPlaceGrant();
   }
   const platform::AllocationPtr& holder() const { return holder_; }
 
@@ -160,13 +163,16 @@ class DenseTensor {
   platform::AllocationPtr holder_;
   size_t offset_ = 0;
   std::shared_ptr<const OpaqueLayout> layout_;  // Null: row-major.
-  // The byte size ShareBufferInPlace granted (0: none). Never copied with the tensor.
+  // The byte size ShareBufferInPlace granted (0: none) and the holders it asks for (0: any).
+  // Never copied with the tensor.
   struct InPlaceGrant {
     size_t value = 0;
+    long holders = 0;
     InPlaceGrant() = default;
     InPlaceGrant(const InPlaceGrant&) {}
     InPlaceGrant& operator=(const InPlaceGrant&) {
       value = 0;
+      holders = 0;
       return *this;
     }
   };

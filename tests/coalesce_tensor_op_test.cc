@@ -6,7 +6,10 @@
 #include <cstring>
 #include <vector>
 
+#include "framework/executor.h"
+#include "framework/scope.h"
 #include "op_test_util.h"
+#include "operators/registry.h"
 
 namespace paddle_like {
 namespace {
@@ -69,6 +72,71 @@ TEST(CoalesceTensorOp, AWriteIntoTheFusedBufferShowsThroughTheViews) {
   EXPECT_EQ(ToDoubles(run.vars.at("b")), (std::vector<double>{40, 50}));
   // The inputs given to the op are untouched (the op copied them).
   EXPECT_EQ(ToDoubles(a), (std::vector<double>{1, 2, 3}));
+}
+
+// Gradients coalesced every step (the data-parallel rewrite): scale writes g1 and g2 from a
+// and b, then coalesce_tensor lays them out in `fused`, all three persistable. From the
+// second run on, scale writes into the views (their places in the buffer) and the op finds
+// them there: the same buffer, the new values. A gradient written elsewhere (its variable
+// given a buffer of its own) is copied in; a buffer someone else holds is never written.
+TEST(CoalesceTensorOp, GradientsWrittenIntoTheirViewsStayInTheBufferFromRunToRun) {
+  operators::RegisterAllOps();
+  framework::ProgramDesc program;
+  framework::BlockDesc& block = program.Block(0);
+  for (const char* name : {"a", "b", "g1", "g2", "fused"}) {
+    framework::VarDesc* v = block.Var(name);
+    v->SetDataType(DataType::FLOAT32);
+    v->SetPersistable(true);
+  }
+  block.Var("a")->SetShape({3});
+  block.Var("b")->SetShape({2, 2});
+  for (const auto& [in, out] : {std::pair<std::string, std::string>{"a", "g1"}, {"b", "g2"}}) {
+    framework::OpDesc* op = block.AppendOp();
+    *op = framework::OpDesc("scale", {{"X", {in}}}, {{"Out", {out}}}, {{"scale", 2.0f}});
+  }
+  framework::OpDesc* coalesce = block.AppendOp();
+  *coalesce =
+      framework::OpDesc("coalesce_tensor", {{"Input", {"g1", "g2"}}},
+                        {{"Output", {"g1", "g2"}}, {"FusedOutput", {"fused"}}},
+                        {{"dtype", static_cast<int>(DataType::FLOAT32)}, {"copy_data", true}});
+  framework::Scope scope;
+  framework::Executor exec{platform::CPUPlace()};
+  auto prepared = exec.Prepare(program, 0, &scope);
+  auto set = [&](const std::string& name, const DenseTensor& t) {
+    *scope.Var(name)->GetMutable<DenseTensor>() = t;
+  };
+  auto var = [&](const std::string& name) -> DenseTensor& {
+    return *scope.FindVar(name)->GetMutable<DenseTensor>();
+  };
+  auto fused_values = [&] {
+    const std::vector<double> all = ToDoubles(var("fused"));
+    std::vector<double> g1(all.begin(), all.begin() + 3);
+    std::vector<double> g2(all.begin() + 64, all.begin() + 68);  // 256-byte aligned.
+    g1.insert(g1.end(), g2.begin(), g2.end());
+    return g1;
+  };
+  set("a", MakeTensor<float>(framework::DDim({3}), {1, 2, 3}));
+  set("b", MakeTensor<float>(framework::DDim({2, 2}), {4, 5, 6, 7}));
+  exec.Run(prepared.get());
+  EXPECT_EQ(fused_values(), (std::vector<double>{2, 4, 6, 8, 10, 12, 14}));
+  const void* buffer = var("fused").raw_data();
+  const void* g2_place = var("g2").raw_data();
+
+  set("a", MakeTensor<float>(framework::DDim({3}), {-1, -2, -3}));
+  set("b", MakeTensor<float>(framework::DDim({2, 2}), {-4, -5, -6, -7}));
+  exec.Run(prepared.get());
+  EXPECT_EQ(var("fused").raw_data(), buffer);
+  EXPECT_EQ(var("g2").raw_data(), g2_place) << "scale wrote g2 into its place";
+  EXPECT_EQ(fused_values(), (std::vector<double>{-2, -4, -6, -8, -10, -12, -14}));
+  EXPECT_EQ(ToDoubles(var("g2")), (std::vector<double>{-8, -10, -12, -14}));
+
+  // Someone holds the buffer (a fetched copy): the next run leaves it as it is.
+  const DenseTensor held = var("fused");
+  set("a", MakeTensor<float>(framework::DDim({3}), {5, 5, 5}));
+  exec.Run(prepared.get());
+  EXPECT_NE(var("fused").raw_data(), buffer);
+  EXPECT_EQ(ToDoubles(held)[0], -2);
+  EXPECT_EQ(fused_values(), (std::vector<double>{10, 10, 10, -8, -10, -12, -14}));
 }
 
 TEST(CoalesceTensorOp, SetConstantAndShapesFromAttributes) {

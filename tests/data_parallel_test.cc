@@ -99,6 +99,10 @@ TEST(DataParallelRewrite, ScalesTheLossGradientAllReducesEveryGradientOnceAndBro
   const std::string fused = fuse.Output("FusedOutput").at(0);
   EXPECT_EQ(block.Op(coalesce + 1)->Input("X"), std::vector<std::string>{fused});
   EXPECT_EQ(block.Op(coalesce + 1)->Output("Out"), std::vector<std::string>{fused});
+  // The buffer and the gradients, its views, last from step to step: backward writes each
+  // gradient into its place, where coalesce_tensor finds it.
+  EXPECT_TRUE(block.FindVar(fused)->Persistable());
+  for (const std::string& grad : grads) EXPECT_TRUE(block.FindVar(grad)->Persistable()) << grad;
   // The loss gradient is scaled by 1/4 right after the op that seeds it.
   bool scaled = false;
   for (size_t i = 0; i + 1 < block.OpSize(); ++i) {

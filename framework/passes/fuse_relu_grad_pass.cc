@@ -138,10 +138,9 @@ bool FoldChannelSumOne(BlockDesc* block) {
           channels <= 0 || !on_channels) {
         continue;
       }
+      // Written at the fused op instead: nothing in between may use it (or change dX).
       const std::string sum = reduce.Output("Out")[0];
-      if (sum == dx || graph.Producers(sum).size() != 1 || TouchedBetween(*block, f, r, dx, sum)) {
-        continue;
-      }
+      if (sum == dx || TouchedBetween(*block, f, r, dx, sum)) continue;
       fused->SetOutput("ChannelSum", {sum});
       block->RemoveOp(r, r + 1);
       return true;

@@ -2,9 +2,10 @@
 //
 // Each gradient is one matmul of Out@GRAD with the other operand; transposes are strides
 // (no copies). Only the requested gradients are computed (X@GRAD and Y@GRAD are
-// dispensable). Both are written to fresh tensors that replace the outputs once both are
-// computed, so an output may be any of the inputs. LoD as in the plain kernels: mul_grad's
-// X@GRAD takes X's, nothing else carries one.
+// dispensable). Each is written into its output's buffer where that holds none of the inputs
+// (a coalesced gradient's place stays in use), else into a fresh tensor that replaces the
+// output once both are computed, so an output may be any of the inputs. LoD as in the plain
+// kernels: mul_grad's X@GRAD takes X's, nothing else carries one.
 //
 // matmul_v2_grad covers 1-D operands (read as [1, K] and [K, 1], as the forward does) and
 // the gradient of an operand with every batch dim of Out (the other operand may broadcast:
@@ -30,19 +31,29 @@ namespace {
 
 using dnnl::memory;
 
-// A gradient of `dims`: zeros when the contracted length is 0 (an empty sum), else what
-// `product` writes.
+// A gradient of `dims` into `out`: zeros when the contracted length is 0 (an empty sum), else
+// what `product` writes. Written straight into `out` (into the buffer it has where that may
+// be written: a coalesced gradient's place) unless `out` is, or shares a buffer with, one of
+// `operands`; then into `fresh`, which the caller moves into `out` once every result that
+// reads the operands is computed.
 template <typename Product>
-DenseTensor GradTensor(const DDim& dims, int64_t contracted, Product&& product) {
-  DenseTensor t(dims, DataType::FLOAT32);
-  float* p = t.mutable_data<float>(platform::CPUPlace());
-  if (dims.numel() == 0) return t;
+void WriteGrad(DenseTensor* out, std::initializer_list<const DenseTensor*> operands,
+               DenseTensor* fresh, const DDim& dims, int64_t contracted, Product&& product) {
+  bool shared = false;
+  for (const DenseTensor* t : operands) {
+    shared |= t == out || (out->holder() != nullptr && t->holder() == out->holder());
+  }
+  DenseTensor* target = shared ? fresh : out;
+  target->Resize(dims);
+  target->set_opaque_layout(nullptr);
+  target->set_lod({});
+  float* p = target->mutable_data<float>(platform::CPUPlace());
+  if (dims.numel() == 0) return;
   if (contracted == 0) {
     std::fill(p, p + dims.numel(), 0.0f);
   } else {
     product(p);
   }
-  return t;
 }
 
 // `batch` followed by a rows x cols matrix.
@@ -69,25 +80,26 @@ void MulGradOneDNNKernel(const ExecutionContext& ctx) {
   }
   DenseTensor* dx = ctx.Output("X@GRAD");
   DenseTensor* dy = ctx.Output("Y@GRAD");
+  const framework::LoD x_lod = x->lod();
   const int64_t M = s.M, N = s.N, K = s.K;
   DenseTensor gx, gy;
-  if (dx != nullptr) {
-    // dX [M, K] = dOut [M, N] * Y^T (Y stored [K, N]).
-    gx = GradTensor(x->dims(), N, [&](float* c) {
-      RunOneDNNMatmul(op, ctx, {{M, N}, false, dout->data<float>()},
-                      {{N, K}, true, y->data<float>()}, {M, K}, c);
-    });
-    gx.set_lod(x->lod());
-  }
   if (dy != nullptr) {
     // dY [K, N] = X^T (X stored [M, K]) * dOut [M, N].
-    gy = GradTensor(y->dims(), M, [&](float* c) {
+    WriteGrad(dy, {x, y, dout}, &gy, y->dims(), M, [&](float* c) {
       RunOneDNNMatmul(op, ctx, {{K, M}, true, x->data<float>()},
                       {{M, N}, false, dout->data<float>()}, {K, N}, c);
     });
   }
-  if (dx != nullptr) *dx = std::move(gx);
-  if (dy != nullptr) *dy = std::move(gy);
+  if (dx != nullptr) {
+    // dX [M, K] = dOut [M, N] * Y^T (Y stored [K, N]).
+    WriteGrad(dx, {x, y, dout, dy}, &gx, x->dims(), N, [&](float* c) {
+      RunOneDNNMatmul(op, ctx, {{M, N}, false, dout->data<float>()},
+                      {{N, K}, true, y->data<float>()}, {M, K}, c);
+    });
+  }
+  if (gy.initialized()) *dy = std::move(gy);
+  if (gx.initialized()) *dx = std::move(gx);
+  if (dx != nullptr) dx->set_lod(x_lod);
 }
 
 void MatmulV2GradOneDNNKernel(const ExecutionContext& ctx) {
@@ -124,7 +136,7 @@ void MatmulV2GradOneDNNKernel(const ExecutionContext& ctx) {
   DenseTensor gx, gy;
   if (dx != nullptr) {
     // !tx: dX [M, K] = dOut [M, N] * op(Y)^T;  tx: dX [K, M] = op(Y) [K, N] * dOut^T.
-    gx = GradTensor(x->dims(), N, [&](float* c) {
+    WriteGrad(dx, {x, y, dout}, &gx, x->dims(), N, [&](float* c) {
       if (!tx) {
         RunOneDNNMatmul(op, ctx, {Dims(b, M, N), false, G()}, {Dims(yb, N, K), !ty, Y()},
                         Dims(b, M, K), c);
@@ -138,7 +150,7 @@ void MatmulV2GradOneDNNKernel(const ExecutionContext& ctx) {
     // Y's matrix broadcast to every batch: sum over batches and rows at once, with X and
     // dOut read as [B * M, K] and [B * M, N].
     const int64_t R = B * M;
-    gy = GradTensor(y->dims(), R, [&](float* c) {
+    WriteGrad(dy, {x, y, dout, dx}, &gy, y->dims(), R, [&](float* c) {
       if (!ty) {
         RunOneDNNMatmul(op, ctx, {{K, R}, true, X()}, {{R, N}, false, G()}, {K, N}, c);
       } else {
@@ -147,7 +159,7 @@ void MatmulV2GradOneDNNKernel(const ExecutionContext& ctx) {
     });
   } else if (dy != nullptr) {
     // !ty: dY [K, N] = op(X)^T * dOut;  ty: dY [N, K] = dOut^T * op(X).
-    gy = GradTensor(y->dims(), M, [&](float* c) {
+    WriteGrad(dy, {x, y, dout, dx}, &gy, y->dims(), M, [&](float* c) {
       if (!ty) {
         RunOneDNNMatmul(op, ctx, {Dims(xb, K, M), !tx, X()}, {Dims(b, M, N), false, G()},
                         Dims(b, K, N), c);
@@ -157,8 +169,8 @@ void MatmulV2GradOneDNNKernel(const ExecutionContext& ctx) {
       }
     });
   }
-  if (dx != nullptr) *dx = std::move(gx);
-  if (dy != nullptr) *dy = std::move(gy);
+  if (gx.initialized()) *dx = std::move(gx);
+  if (gy.initialized()) *dy = std::move(gy);
 }
 
 }  // namespace

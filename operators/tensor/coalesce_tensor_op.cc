@@ -56,7 +56,10 @@ where |X_i| is the byte size of tensor i and align rounds up to a multiple of th
 (256 bytes unless align_size says otherwise; 1 without use_align). FusedOutput holds the
 copies when copy_data is set, `constant` when set_constant is set, and zeros otherwise (the
 padding is always zero). An op that writes FusedOutput in place (c_allreduce_sum with X = Out)
-is then seen through every Output.
+is then seen through every Output, and the next op writing an Output variable writes into
+its place in FusedOutput. When the op runs again with copy_data (gradients coalesced every
+step) and FusedOutput still holds its buffer, held by nothing else, an Input that is its view
+at its own offset is not copied: its data is there already.
 )DOC");
   }
 };
@@ -178,12 +181,30 @@ struct CoalesceTensorKernel {
     const int64_t total =
         LayOut(dims, element, Alignment(ctx.Attr<bool>("use_align"), ctx.Attr<int>("align_size")),
                &offsets);
+    DenseTensor* fused_out = ctx.Output("FusedOutput");
+    const bool copy_data = ctx.Attr<bool>("copy_data");
+    // Gradients coalesced every step: where this op's last buffer is still FusedOutput's and
+    // the inputs were written into their views of it, nothing needs copying.
+    std::vector<bool> in_place;
+    const bool reuse = copy_data && ReusableBuffer(*fused_out, total, dtype, ctx.GetPlace(), inputs,
+                                                   outputs, offsets, &in_place);
     // The inputs as they are now (Output may be the same variables and is rebound below).
     std::vector<DenseTensor> sources;
     for (const DenseTensor* in : inputs) sources.push_back(*in);
 
-    DenseTensor fused(DDim({total}), dtype);
-    T* base = fused.mutable_data<T>(ctx.GetPlace());
+    DenseTensor fused = reuse ? *fused_out : DenseTensor(DDim({total}), dtype);
+    T* base = reuse ? fused.data<T>() : fused.mutable_data<T>(ctx.GetPlace());
+    if (reuse) {
+      // The padding stayed 0 (no view covers it); only inputs written elsewhere are copied.
+      for (size_t i = 0; i < sources.size(); ++i) {
+        if (in_place[i] || sources[i].numel() == 0) continue;
+        const DenseTensor plain = framework::PlainTensor(sources[i]);
+        std::memcpy(reinterpret_cast<char*>(base) + offsets[i], plain.data<T>(),
+                    plain.numel() * sizeof(T));
+      }
+      BindViews(fused, dims, offsets, sources, outputs);
+      return;
+    }
     const T fill = ctx.Attr<bool>("set_constant") ? static_cast<T>(ctx.Attr<float>("constant"))
                                                   : static_cast<T>(0.0f);
     // The inputs' data where copy_data is set, the fill value everywhere else. Offsets that
@@ -207,13 +228,65 @@ struct CoalesceTensorKernel {
       }
     }
     fill_to(total);
-    *ctx.Output("FusedOutput") = fused;
+    *fused_out = fused;
+    BindViews(fused, dims, offsets, sources, outputs);
+  }
+
+ private:
+  // Makes each output the view of `fused` at its offset, which the next op writing the
+  // variable may write into while only FusedOutput and the views hold the buffer (a lasting
+  // grant, DenseTensor::ShareBufferInPlace): a gradient written there by the next step's
+  // backward is already in place when this op runs again.
+  static void BindViews(const DenseTensor& fused, const std::vector<DDim>& dims,
+                        const std::vector<size_t>& offsets, const std::vector<DenseTensor>& sources,
+                        const std::vector<DenseTensor*>& outputs) {
+    std::vector<const DenseTensor*> distinct;
+    for (const DenseTensor* out : outputs) {
+      if (std::find(distinct.begin(), distinct.end(), out) == distinct.end()) {
+        distinct.push_back(out);
+      }
+    }
+    const long holders = 1 + static_cast<long>(distinct.size());  // FusedOutput too.
     for (size_t i = 0; i < outputs.size(); ++i) {
-      DenseTensor view(dims[i], dtype);
+      DenseTensor view(dims[i], fused.dtype());
       if (i < sources.size()) view.set_lod(sources[i].lod());
       view.ShareDataWithOffset(fused, offsets[i]);
       *outputs[i] = view;
+      outputs[i]->ShareBufferInPlace(view, holders);
     }
+  }
+
+  // Whether `fused` is a plain buffer of `total` elements that no one holds but the op's
+  // tensors, with no input viewing it anywhere but at its own offset; in_place[i]: input i
+  // is that view (its data is there already).
+  static bool ReusableBuffer(const DenseTensor& fused, int64_t total, DataType dtype,
+                             const platform::Place& place,
+                             const std::vector<const DenseTensor*>& inputs,
+                             const std::vector<DenseTensor*>& outputs,
+                             const std::vector<size_t>& offsets, std::vector<bool>* in_place) {
+    if (!fused.initialized() || !fused.is_plain() || fused.dtype() != dtype ||
+        fused.numel() != total || !(fused.place() == place)) {
+      return false;
+    }
+    const platform::AllocationPtr& holder = fused.holder();
+    std::vector<const DenseTensor*> holding = {&fused};
+    auto note = [&](const DenseTensor* t) {
+      if (t->holder() == holder && std::find(holding.begin(), holding.end(), t) == holding.end()) {
+        holding.push_back(t);
+      }
+    };
+    in_place->assign(inputs.size(), false);
+    const char* base = static_cast<const char*>(fused.raw_data());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      const DenseTensor& in = *inputs[i];
+      note(&in);
+      if (in.holder() != holder) continue;
+      // A view elsewhere in the buffer would be overwritten by another input's copy.
+      if (!in.is_plain() || in.raw_data() != base + offsets[i]) return false;
+      (*in_place)[i] = true;
+    }
+    for (const DenseTensor* out : outputs) note(out);
+    return holder.use_count() == static_cast<long>(holding.size());
   }
 };
 

@@ -188,11 +188,15 @@ void ApplyDataParallel(const ParamGrads& param_grads, const DataParallelOptions&
     do {
       fused = "data_parallel_fused_grad_" + std::to_string(bucket_index++);
     } while (block->FindVarRecursive(fused) != nullptr);
+    // The buffer and its gradients live from step to step (persistable: never freed), so
+    // backward writes each gradient into its place in the buffer and coalesce_tensor finds
+    // them there instead of copying them (see the op).
     VarDesc* var = block->Var(fused);
     var->SetKind(framework::VarKind::kDenseTensor);
     var->SetDataType(bucket.dtype);
     var->SetShape({bucket.elements});
-    var->SetPersistable(false);
+    var->SetPersistable(true);
+    for (const std::string& g : bucket.grads) block->FindVarRecursive(g)->SetPersistable(true);
     size_t after = 0;
     for (const std::string& g : bucket.grads) after = std::max(after, written_at[g]);
     Pending p{after, {}};
