@@ -151,7 +151,8 @@ void Pool2dGradInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Out@GRAD");
   ctx->RequireOutput("X@GRAD");
   const DDim x = ctx->GetInputDim("X");
-  const DDim expected = ResolvePool2d(ctx->OpType(), x, ctx->Attrs()).OutputDims();
+  const Pool2dGeometry g = ResolvePool2d(ctx->OpType(), x, ctx->Attrs());
+  const DDim expected = g.OutputDims();
   for (const char* slot : {"Out", "Out@GRAD"}) {
     const DDim d = ctx->GetInputDim(slot);
     bool ok = d.size() == expected.size();
@@ -164,7 +165,6 @@ void Pool2dGradInferShape(InferShapeContext* ctx) {
   }
   ctx->SetOutputDim("X@GRAD", x);
   if (ctx->HasOutput("ChannelSum")) {
-    const Pool2dGeometry g = ResolvePool2d(ctx->OpType(), x, ctx->Attrs());
     ctx->SetOutputDim("ChannelSum", DDim({g.channels}));
     ctx->SetOutputDataType("ChannelSum", ctx->GetInputDataType("X"));
   }

@@ -21,6 +21,7 @@
 #include "operators/common.h"
 #include "operators/matmul/matmul_shape.h"
 #include "operators/onednn/matmul_onednn.h"
+#include "operators/onednn/onednn_layout.h"
 #include "operators/onednn/plain_fallback.h"
 #include "operators/op_family.h"
 
@@ -31,23 +32,16 @@ namespace {
 
 using dnnl::memory;
 
-// A gradient of `dims` into `out`: zeros when the contracted length is 0 (an empty sum), else
-// what `product` writes. Written straight into `out` (into the buffer it has where that may
-// be written: a coalesced gradient's place) unless `out` is, or shares a buffer with, one of
-// `operands`; then into `fresh`, which the caller moves into `out` once every result that
-// reads the operands is computed.
+// A gradient of `dims` into `out` (OutputTarget: `out` itself, whose buffer stays where it
+// may be written, such as a coalesced gradient's place; `fresh` when `out` is one of the
+// operands, moved into `out` by the caller once every result that reads them is computed):
+// zeros when the contracted length is 0 (an empty sum), else what `product` writes.
 template <typename Product>
 void WriteGrad(DenseTensor* out, std::initializer_list<const DenseTensor*> operands,
                DenseTensor* fresh, const DDim& dims, int64_t contracted, Product&& product) {
-  bool shared = false;
-  for (const DenseTensor* t : operands) {
-    shared |= t == out || (out->holder() != nullptr && t->holder() == out->holder());
-  }
-  DenseTensor* target = shared ? fresh : out;
-  target->Resize(dims);
-  target->set_opaque_layout(nullptr);
+  DenseTensor* target = OutputTarget(out, operands, fresh, dims);
   target->set_lod({});
-  float* p = target->mutable_data<float>(platform::CPUPlace());
+  float* p = OutputData(target);
   if (dims.numel() == 0) return;
   if (contracted == 0) {
     std::fill(p, p + dims.numel(), 0.0f);
