@@ -199,6 +199,26 @@ TEST_F(OneDNNSeBlockTest, PerChannelOperandOnPaddedBlocksStaysBlocked) {
   }
 }
 
+// Y with one value per image and channel ([2, C, 1, 1]: an SE block's scales over a batch)
+// on X channel-last or in channel blocks, padded or not: computed over X's channel runs
+// with each image's own values, for each of the four ops; m stays in X's layout (from 8
+// channels on: the convolution writes 4 channels row-major).
+TEST_F(OneDNNSeBlockTest, PerImageAndChannelOperandUsesEachImagesValues) {
+  for (const char* op :
+       {"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div"}) {
+    for (const int64_t channels : {4, 8, 16, 20, 40}) {
+      const std::string what = std::string(op) + ", " + std::to_string(channels) + " channels";
+      const SeBlock se({1, 1}, "avg", {2, channels, 1, 1}, -1, channels, 12, op);
+      ExecutionProfile profile;
+      ExpectClose(se.Run(true, &profile), se.Run(false, nullptr), what);
+      if (channels >= 8) {
+        EXPECT_TRUE(BlockedOutputs(profile).count("m")) << what;
+      }
+      ExpectClose(se.Run(true, nullptr, {"m"}), se.Run(false, nullptr, {"m"}), what + ", m");
+    }
+  }
+}
+
 // Every run of channels of [2, 20, 45, 35] in 16- and 8-channel blocks (padded to 32 and 24
 // channels) and channel-last (one run of 20) is visited exactly once, with its run index, on
 // 1 to 3 threads: with 3 the ranges start inside an image.
@@ -273,6 +293,72 @@ TEST(ChannelRunsTest, SpansOfChannelLastDataLineUpWithTheirTable) {
   }
   const memory::desc blocked({N, C, H, W}, memory::data_type::f32, memory::format_tag::nChw16c);
   EXPECT_FALSE(operators::ChannelRuns(blocked).spans());
+}
+
+// Spans that start again at each image: every element once, each image's span reading its
+// own values from the table (one span per image), on 1 to 3 threads. 45 x 35 positions of
+// 20 channels are not a whole number of spans, so each image ends with a shorter one.
+TEST(ChannelRunsTest, SpansOfEachImageReadThatImagesValues) {
+  using dnnl::memory;
+  const int64_t N = 3, C = 20, H = 45, W = 35;
+  const memory::desc md({N, C, H, W}, memory::data_type::f32, memory::format_tag::nhwc);
+  const operators::ChannelRuns runs(md);
+  ASSERT_TRUE(runs.spans());
+  ASSERT_NE((H * W * C) % runs.span(), 0);
+  std::vector<float> values(N * C), table;
+  for (int64_t i = 0; i < N * C; ++i) values[i] = static_cast<float>(i + 1);
+  runs.SpanValues(values.data(), &table, N);
+  ASSERT_EQ(static_cast<int64_t>(table.size()), N * runs.span());
+  for (int threads : {1, 2, 3}) {
+    const platform::CPUDeviceContext dev(threads);
+    std::vector<int> seen(static_cast<size_t>(N * C * H * W), 0);
+    std::vector<float> value(seen.size(), 0.f);
+    runs.ForEachSpanOfImages(dev, [&](int64_t begin, int64_t end, int64_t n) {
+      ASSERT_EQ(begin / (H * W * C), n);
+      ASSERT_EQ((end - 1) / (H * W * C), n);
+      for (int64_t j = begin; j < end; ++j) {
+        seen[j] += 1;
+        value[j] = table[n * runs.span() + (j - begin)];
+      }
+    });
+    for (size_t j = 0; j < seen.size(); ++j) {
+      const size_t n = j / (H * W * C);
+      ASSERT_EQ(seen[j], 1) << j << ", " << threads << " threads";
+      ASSERT_EQ(value[j], values[n * C + j % C]) << j << ", " << threads << " threads";
+    }
+  }
+}
+
+// Per-image padded tables and the image index of ForEachWithImage on 20 channels in 16- and
+// 8-channel blocks: each run reads its image's channels, padding lanes hold `pad`.
+TEST(ChannelRunsTest, BlockedRunsOfEachImageReadThatImagesPaddedValues) {
+  using dnnl::memory;
+  const int64_t N = 3, C = 20, H = 9, W = 7;
+  for (const auto tag : {memory::format_tag::nChw16c, memory::format_tag::nChw8c}) {
+    const memory::desc md({N, C, H, W}, memory::data_type::f32, tag);
+    const operators::ChannelRuns runs(md);
+    const int64_t padded = runs.run() * runs.runs();
+    std::vector<float> values(N * C), table;
+    for (int64_t i = 0; i < N * C; ++i) values[i] = static_cast<float>(i + 1);
+    runs.PaddedValues(values.data(), -1.f, &table, N);
+    ASSERT_EQ(static_cast<int64_t>(table.size()), N * padded);
+    for (int64_t n = 0; n < N; ++n) {
+      for (int64_t c = 0; c < padded; ++c) {
+        EXPECT_EQ(table[n * padded + c], c < C ? values[n * C + c] : -1.f) << n << ", " << c;
+      }
+    }
+    const int64_t image_elements = static_cast<int64_t>(md.get_size() / sizeof(float)) / N;
+    for (int threads : {1, 2, 3}) {
+      const platform::CPUDeviceContext dev(threads);
+      std::vector<int> seen(static_cast<size_t>(N * H * W * runs.runs()), 0);
+      runs.ForEachWithImage(dev, [&](int64_t offset, int64_t r, int64_t n) {
+        ASSERT_EQ(offset / image_elements, n) << offset;
+        seen[static_cast<size_t>(offset / runs.run())] += 1;
+        (void)r;
+      });
+      for (size_t j = 0; j < seen.size(); ++j) ASSERT_EQ(seen[j], 1) << j;
+    }
+  }
 }
 
 // Reorder between channel blocks and channel-last goes through CopyBetweenChannelRuns for

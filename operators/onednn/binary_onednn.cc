@@ -7,14 +7,13 @@
 // tensors and an input of another dtype (which it rejects).
 //
 // X in a oneDNN blocked layout (the output of a convolution) is computed in that layout and
-// Out takes it where the executor allows; with Y one value per channel (a bias, an SE block's
-// scale) over such X, or channel-last X, a loop over X's channel runs computes it
-// (ChannelRuns), not the primitive. Row-major X of fewer than kMinNumel elements goes
-// to the plain kernel: the ops are memory-bound and the plain loop vectorises, so on
-// row-major data the primitive only pays off on large tensors: in
-// tests/benchmarks/onednn_misc_benchmark (2 threads) [64, 20, 24, 24] + [20] takes 88.8 us
-// plain and 97.1 us on oneDNN, [64, 64, 56, 56] + [64] 2147 and 1981 us; [64, 500] + [500]
-// 3.1 and 6.8 us.
+// Out takes it where the executor allows; with Y one value per channel (a bias) or per image
+// and channel (an SE block's scales) over such X, or channel-last X, a loop over X's channel
+// runs computes it (ChannelRuns), not the primitive. Row-major X of fewer than kMinNumel elements
+// goes to the plain kernel: the ops are memory-bound and the plain loop vectorises, so on row-major
+// data the primitive only pays off on large tensors: in tests/benchmarks/onednn_misc_benchmark (2
+// threads) [64, 20, 24, 24] + [20] takes 88.8 us plain and 97.1 us on oneDNN, [64, 64, 56, 56] +
+// [64] 2147 and 1981 us; [64, 500] + [500] 3.1 and 6.8 us.
 //
 // Out may be X (the primitive's in-place pair); Out that is Y, or X changing arrangement,
 // gets a fresh buffer, moved into Out at the end. Out gets X's LoD.
@@ -58,9 +57,12 @@ class BinaryOneDNN final : public framework::OpKernel {
     computable_ = bd_.x == bd_.out && bd_.out.size() > 0 && bd_.out.numel() > 0;
     x_user_ = RowMajorDesc(bd_.out);
     y_user_ = RowMajorDesc(bd_.y);
-    // Y holding one value per channel of X (dim 1), as a bias or an SE block's scale does.
-    per_channel_ = computable_ && bd_.out.size() >= 2 && bd_.y[1] == bd_.out[1];
-    for (int i = 0; i < bd_.y.size() && per_channel_; ++i) per_channel_ = i == 1 || bd_.y[i] == 1;
+    // Y holding one value per channel of X (dim 1), as a bias does, or one per image and
+    // channel, as an SE block's scales over a batch do.
+    bool per_channel = computable_ && bd_.out.size() >= 2 && bd_.y[1] == bd_.out[1] &&
+                       (bd_.y[0] == 1 || bd_.y[0] == bd_.out[0]);
+    for (int i = 2; i < bd_.y.size() && per_channel; ++i) per_channel = bd_.y[i] == 1;
+    y_images_ = per_channel ? bd_.y[0] : 0;
     primitive_.reset();
     unsupported_ = false;
     chosen_ = false;
@@ -92,7 +94,7 @@ class BinaryOneDNN final : public framework::OpKernel {
       // broadcast on a padded blocked format, and its jit code for channel-last X with few
       // channels took twice the loop's time (PP-LCNet's SE scaling of [1, 8, 56, 56] by Y
       // that a 1x1 convolution wrote in 16-channel blocks: 0.040 against 0.021 ms).
-      by_channel_ = per_channel_ && ChannelRuns::Fits(src0_desc_);
+      by_channel_ = y_images_ > 0 && ChannelRuns::Fits(src0_desc_);
       if (!by_channel_) ChoosePrimitive(dev);
       blocked_layout_ = OutputLayout(true, src0_desc_, x_user_);
       chosen_ = true;
@@ -138,31 +140,39 @@ class BinaryOneDNN final : public framework::OpKernel {
   }
 
  private:
-  // dst = src (op) y[c] over `src`'s channel runs; dst has src's format (it may be src).
+  // dst = src (op) y[c], or y[n][c] where Y varies with the image too, over `src`'s channel
+  // runs; dst has src's format (it may be src). oneDNN's jit binary took 60 us for such a Y
+  // over [4, 8, 56, 56] channel-last (PP-LCNet's first SE scaling in chunks of 4 images).
   void ComputeByChannel(const memory& src, const float* y, const memory& dst,
                         const platform::OneDNNContext& dev) {
     const ChannelRuns runs(src.get_desc());
     const float* in = static_cast<const float*>(src.get_data_handle());
     float* out = static_cast<float*>(dst.get_data_handle());
+    // `count` is a compile-time constant for whole 8- or 16-channel blocks (WithRunLength).
+    auto apply = [](const float* a, const float* b, float* o, auto count) {
+      for (int64_t i = 0; i < count; ++i) o[i] = Apply(a[i], b[i]);
+    };
     if (runs.spans()) {
-      runs.SpanValues(y, &lanes_);
+      runs.SpanValues(y, &lanes_, y_images_);
       const float* lanes = lanes_.data();
-      runs.ForEachSpan(dev, [&](int64_t begin, int64_t end) {
-        const float* a = in + begin;
-        float* o = out + begin;
-        for (int64_t i = 0; i < end - begin; ++i) o[i] = Apply(a[i], lanes[i]);
-      });
+      if (y_images_ == 1) {
+        runs.ForEachSpan(dev, [&](int64_t begin, int64_t end) {
+          apply(in + begin, lanes, out + begin, end - begin);
+        });
+      } else {
+        runs.ForEachSpanOfImages(dev, [&](int64_t begin, int64_t end, int64_t n) {
+          apply(in + begin, lanes + n * runs.span(), out + begin, end - begin);
+        });
+      }
       return;
     }
     // Padding lanes stay 0: 0 + 0, 0 - 0, 0 * 0, 0 / 1.
-    runs.PaddedValues(y, kAlg == algorithm::binary_div ? 1.f : 0.f, &lanes_);
-    const std::vector<float>& lanes = lanes_;
+    runs.PaddedValues(y, kAlg == algorithm::binary_div ? 1.f : 0.f, &lanes_, y_images_);
+    const float* lanes = lanes_.data();
+    const int64_t image_step = y_images_ == 1 ? 0 : runs.run() * runs.runs();
     runs.WithRunLength([&](auto run) {
-      runs.ForEach(dev, [&](int64_t offset, int64_t r) {
-        const float* a = in + offset;
-        const float* b = lanes.data() + r * run;
-        float* o = out + offset;
-        for (int64_t i = 0; i < run; ++i) o[i] = Apply(a[i], b[i]);
+      runs.ForEachWithImage(dev, [&](int64_t offset, int64_t r, int64_t n) {
+        apply(in + offset, lanes + n * image_step + r * run, out + offset, run);
       });
     });
   }
@@ -186,7 +196,8 @@ class BinaryOneDNN final : public framework::OpKernel {
   math::BroadcastDims bd_;
   std::vector<float> y_plain_;  // PlainValues' copy.
   bool computable_ = false;
-  bool per_channel_ = false;  // Y is one value per channel of X.
+  // Y is one value per channel of X (1) or per image and channel (X's images); else 0.
+  int64_t y_images_ = 0;
   std::vector<float> lanes_;  // ComputeByChannel's padded Y.
   memory::desc x_user_, y_user_;
   // Makes the primitive for X in src0_desc_ and Y in y_desc_. Mixed formats (X channel-last,

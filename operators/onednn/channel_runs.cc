@@ -189,16 +189,22 @@ void MaxPoolGradOverChannelRuns(const ChannelRuns& x_runs, int64_t out_h, int64_
   }
 }
 
-void ChannelRuns::SpanValues(const float* values, std::vector<float>* table) const {
-  table->resize(static_cast<size_t>(span_));
-  for (int64_t i = 0; i < span_; i += channels_) {
-    std::copy(values, values + channels_, table->begin() + i);
+void ChannelRuns::SpanValues(const float* values, std::vector<float>* table, int64_t images) const {
+  table->resize(static_cast<size_t>(span_ * images));
+  for (int64_t n = 0; n < images; ++n, values += channels_) {
+    for (int64_t i = 0; i < span_; i += channels_) {
+      std::copy(values, values + channels_, table->begin() + n * span_ + i);
+    }
   }
 }
 
-void ChannelRuns::PaddedValues(const float* values, float pad, std::vector<float>* table) const {
-  table->assign(static_cast<size_t>(run_ * runs_), pad);
-  std::copy(values, values + channels_, table->begin());
+void ChannelRuns::PaddedValues(const float* values, float pad, std::vector<float>* table,
+                               int64_t images) const {
+  const int64_t padded = run_ * runs_;
+  table->assign(static_cast<size_t>(padded * images), pad);
+  for (int64_t n = 0; n < images; ++n) {
+    std::copy(values + n * channels_, values + (n + 1) * channels_, table->begin() + n * padded);
+  }
 }
 
 namespace {

@@ -43,19 +43,23 @@ class ChannelRuns {
 
   // Fills `table` with `values` (one per channel) followed by `pad` up to the padded channel
   // count, so a loop over whole runs leaves the padding as it finds it (0 + 0, 0 * 0, 0 / 1).
+  // With `images` > 1, `values` holds one such set per image (an SE block's scales over a
+  // batch) and `table` one padded set per image, runs() * run() floats apart.
   // The caller keeps the table between runs: no allocation once it has its size.
-  void PaddedValues(const float* values, float pad, std::vector<float>* table) const;
+  void PaddedValues(const float* values, float pad, std::vector<float>* table,
+                    int64_t images = 1) const;
 
   // Packed channel-last data is one row of images() * positions() whole positions, whose
   // per-channel values repeat every channels() elements. Loops over it go span by span: a
   // span is whole positions, span() elements from the start of the data (the last may be
   // shorter), long enough for a loop over its elements to vectorise however few the
   // channels are; a run per position (20 channels: 5 SSE vectors and the loop's overhead)
-  // took twice as long. `table` gets `values` repeated over one span.
+  // took twice as long. `table` gets `values` repeated over one span; with `images` > 1,
+  // `values` holds one set of channels() values per image and `table` one span per image.
   bool spans() const { return packed_ && !blocked_; }
   int64_t span() const { return span_; }
   int64_t elements() const { return dims_[0] * positions_ * channels_; }
-  void SpanValues(const float* values, std::vector<float>* table) const;
+  void SpanValues(const float* values, std::vector<float>* table, int64_t images = 1) const;
   // Calls fn(begin, end) with element ranges of whole spans, split over `dev`'s threads.
   template <typename Fn>
   void ForEachSpan(const platform::CPUDeviceContext& dev, Fn&& fn) const {
@@ -64,6 +68,23 @@ class ChannelRuns {
     dev.ParallelFor(count, grain, [&](int64_t begin, int64_t end) {
       for (int64_t s = begin; s < end; ++s) {
         fn(s * span_, std::min(elements(), (s + 1) * span_));
+      }
+    });
+  }
+
+  // The same with spans that start again at each image's first element (an image's last
+  // span may be shorter): fn(begin, end, n) for the elements of image n, whose values are
+  // its own (SpanValues with `images`: image n's span starts n * span() into the table).
+  template <typename Fn>
+  void ForEachSpanOfImages(const platform::CPUDeviceContext& dev, Fn&& fn) const {
+    const int64_t per_image = positions_ * channels_;
+    const int64_t spans_per_image = (per_image + span_ - 1) / span_;
+    const int64_t grain = std::max<int64_t>(1, kMinPositionsPerThread * channels_ / span_);
+    dev.ParallelFor(dims_[0] * spans_per_image, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t s = begin; s < end; ++s) {
+        const int64_t n = s / spans_per_image;
+        const int64_t first = n * per_image + (s % spans_per_image) * span_;
+        fn(first, std::min((n + 1) * per_image, first + span_), n);
       }
     });
   }
@@ -86,6 +107,14 @@ class ChannelRuns {
   // all images together: a batch of one still uses every thread).
   template <typename Fn>
   void ForEach(const platform::CPUDeviceContext& dev, Fn&& fn) const {
+    auto visit = [&fn](int64_t offset, int64_t r, int64_t) { fn(offset, r); };
+    dev.ParallelFor(dims_[0] * positions_, kMinPositionsPerThread,
+                    [&](int64_t begin, int64_t end) { Visit(begin, end, visit); });
+  }
+
+  // The same with the image: fn(offset, r, n).
+  template <typename Fn>
+  void ForEachWithImage(const platform::CPUDeviceContext& dev, Fn&& fn) const {
     dev.ParallelFor(dims_[0] * positions_, kMinPositionsPerThread,
                     [&](int64_t begin, int64_t end) { Visit(begin, end, fn); });
   }
@@ -94,11 +123,12 @@ class ChannelRuns {
   // whose order must not depend on the number of threads.
   template <typename Fn>
   void ForEachOfImage(int64_t n, Fn&& fn) const {
-    Visit(n * positions_, (n + 1) * positions_, fn);
+    auto visit = [&fn](int64_t offset, int64_t r, int64_t) { fn(offset, r); };
+    Visit(n * positions_, (n + 1) * positions_, visit);
   }
 
  private:
-  // fn(offset, r) for positions [begin, end) of all images together, in order.
+  // fn(offset, r, n) for positions [begin, end) of all images together, in order.
   template <typename Fn>
   void Visit(int64_t begin, int64_t end, Fn& fn) const {
     int64_t n = begin / positions_;
@@ -110,7 +140,7 @@ class ChannelRuns {
       base += index[d] * strides_[2 + d];
     }
     for (int64_t i = begin; i < end; ++i) {
-      for (int64_t r = 0; r < runs_; ++r) fn(base + r * run_stride_, r);
+      for (int64_t r = 0; r < runs_; ++r) fn(base + r * run_stride_, r, n);
       // Next position: odometer over the spatial dims, last fastest, then the next image.
       int d = spatial_ - 1;
       for (; d >= 0; --d) {
