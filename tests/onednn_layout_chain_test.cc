@@ -441,6 +441,64 @@ TEST_F(OneDNNReorderCache, SamePairOfFormatsReusesItsPrimitive) {
   EXPECT_EQ(back, x);
 }
 
+// SameBytes says two formats place every element at the same byte exactly when oneDNN's own
+// reorder primitive writes the same bytes for both (values 1, 2, ... in row-major order, so
+// no two elements look alike and padding, 0, looks like none): nChw8c and nhwc of 8
+// channels, any pair where the dims that differ are of size 1; not 16-channel blocks padding
+// 8 channels, not 16 channels in 8-channel blocks. Reorder between such formats gives the
+// primitive's bytes.
+TEST_F(OneDNNReorderCache, SameBytesExactlyWhenTheReorderPrimitiveWritesTheSameBytes) {
+  using dnnl::memory;
+  using Tag = memory::format_tag;
+  const auto& dev =
+      *platform::DeviceContextPool::Instance().GetAs<platform::OneDNNContext>(platform::CPUPlace());
+  const std::vector<Tag> tags = {Tag::nchw, Tag::nhwc, Tag::nChw8c, Tag::nChw16c};
+  const std::vector<memory::dims> shapes = {{2, 8, 3, 5},  {2, 16, 3, 5}, {1, 8, 1, 1},
+                                            {2, 1, 3, 5},  {2, 3, 1, 1},  {1, 8, 4, 1},
+                                            {3, 16, 1, 1}, {1, 24, 2, 2}};
+  int same = 0, different = 0;
+  for (const memory::dims& dims : shapes) {
+    const memory::desc plain(dims, memory::data_type::f32, Tag::nchw);
+    std::vector<float> values(static_cast<size_t>(plain.get_size() / sizeof(float)));
+    for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i + 1);
+    memory source(plain, dev.engine(), values.data());
+    std::vector<std::vector<char>> bytes;
+    for (Tag tag : tags) {
+      const memory::desc md(dims, memory::data_type::f32, tag);
+      std::vector<char> out(md.get_size(), 1);
+      memory to(md, dev.engine(), out.data());
+      operators::CachedReorder(plain, md, dev.engine()).execute(dev.stream(), source, to);
+      dev.stream().wait();
+      bytes.push_back(std::move(out));
+    }
+    for (size_t a = 0; a < tags.size(); ++a) {
+      for (size_t b = 0; b < tags.size(); ++b) {
+        const memory::desc ma(dims, memory::data_type::f32, tags[a]);
+        const memory::desc mb(dims, memory::data_type::f32, tags[b]);
+        const bool expected = bytes[a] == bytes[b];
+        const std::string what =
+            "tags " + std::to_string(a) + ", " + std::to_string(b) + " of " + DDim(dims).ToString();
+        EXPECT_EQ(operators::SameBytes(ma, mb), expected) << what;
+        (expected ? same : different) += 1;
+        // Reorder gives the primitive's bytes, through the shortcut or not.
+        std::vector<char> from(bytes[a]), to(mb.get_size(), 7);
+        memory src(ma, dev.engine(), from.data()), dst(mb, dev.engine(), to.data());
+        operators::Reorder(src, dst, dev);
+        dev.stream().wait();
+        EXPECT_EQ(to, bytes[b]) << what;
+      }
+    }
+  }
+  // Both answers occur beyond the pairs of a format with itself.
+  EXPECT_GT(same, static_cast<int>(shapes.size() * tags.size()));
+  EXPECT_GT(different, 0);
+  // Other dims or data types are never the same bytes.
+  EXPECT_FALSE(operators::SameBytes(memory::desc({1, 8, 2, 2}, memory::data_type::f32, Tag::nhwc),
+                                    memory::desc({1, 8, 4, 1}, memory::data_type::f32, Tag::nhwc)));
+  EXPECT_FALSE(operators::SameBytes(memory::desc({1, 8, 2, 2}, memory::data_type::f32, Tag::nhwc),
+                                    memory::desc({1, 8, 2, 2}, memory::data_type::s32, Tag::nhwc)));
+}
+
 }  // namespace
 }  // namespace testing
 }  // namespace paddle_like

@@ -44,7 +44,7 @@ ScratchMemory::ScratchMemory(const memory::desc& md, const dnnl::engine& engine)
 const memory& KeptOutput::Bind(const memory::desc& user_md, float* data, const memory::desc& want,
                                const dnnl::engine& engine) {
   staged_.reset();
-  if (user_md == want) return kept_.Over(want, data, engine);
+  if (SameBytes(user_md, want)) return kept_.Over(want, data, engine);
   return staged_.emplace(user_md, data, want, engine).mem();
 }
 
@@ -55,6 +55,10 @@ void KeptOutput::Store(const platform::OneDNNContext& dev) {
 
 ScratchMemory ToFormat(memory user, const memory::desc& want, const platform::OneDNNContext& dev) {
   if (user.get_desc() == want) return ScratchMemory(std::move(user));
+  // The same bytes under the name of the wanted format.
+  if (SameBytes(user.get_desc(), want)) {
+    return ScratchMemory(memory(want, dev.engine(), user.get_data_handle()));
+  }
   ScratchMemory converted(want, dev.engine());
   Reorder(user, converted.mem(), dev);
   return converted;

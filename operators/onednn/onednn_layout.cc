@@ -91,8 +91,60 @@ const dnnl::reorder& CachedReorder(const memory::desc& from, const memory::desc&
   return it->second.reorder;
 }
 
+namespace {
+
+// The element strides of `md` when its format has them: blocked, no padding, at most one
+// inner block per dim, each either holding the whole dim or with its blocks one after
+// another (the outer stride the block's size times the inner one), so that the offset of
+// index i, (i / b) * outer + (i % b) * inner, is i * inner.
+bool ElementStrides(const memory::desc& md, std::vector<int64_t>* strides) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.format_kind != dnnl_blocked) return false;
+  const dnnl_blocking_desc_t& blk = d.format_desc.blocking;
+  strides->assign(blk.strides, blk.strides + d.ndims);
+  for (int i = 0; i < d.ndims; ++i) {
+    if (d.padded_dims[i] != d.dims[i] || d.padded_offsets[i] != 0) return false;
+  }
+  int64_t inner = 1;  // The stride of inner block j: the product of the blocks inside it.
+  for (int j = blk.inner_nblks - 1; j >= 0; --j) {
+    const int dim = static_cast<int>(blk.inner_idxs[j]);
+    const int64_t block = blk.inner_blks[j];
+    if (d.dims[dim] % block != 0) return false;
+    if (block != d.dims[dim] && blk.strides[dim] != block * inner) return false;
+    for (int k = j + 1; k < blk.inner_nblks; ++k) {
+      if (blk.inner_idxs[k] == dim) return false;  // Two blocks of one dim.
+    }
+    (*strides)[dim] = inner;
+    inner *= blk.inner_blks[j];
+  }
+  return true;
+}
+
+}  // namespace
+
+bool SameBytes(const memory::desc& a, const memory::desc& b) {
+  if (a == b) return true;
+  const dnnl_memory_desc_t &x = a.data, &y = b.data;
+  if (x.ndims != y.ndims || x.data_type != y.data_type || x.offset0 != y.offset0) return false;
+  for (int i = 0; i < x.ndims; ++i) {
+    if (x.dims[i] != y.dims[i]) return false;
+  }
+  std::vector<int64_t> sx, sy;
+  if (!ElementStrides(a, &sx) || !ElementStrides(b, &sy)) return false;
+  for (int i = 0; i < x.ndims; ++i) {
+    if (x.dims[i] > 1 && sx[i] != sy[i]) return false;
+  }
+  return true;
+}
+
 void Reorder(memory from, memory to, const platform::OneDNNContext& dev) {
   const memory::desc from_md = from.get_desc(), to_md = to.get_desc();
+  if (SameBytes(from_md, to_md)) {
+    if (from.get_data_handle() != to.get_data_handle()) {
+      std::memcpy(to.get_data_handle(), from.get_data_handle(), to_md.get_size());
+    }
+    return;
+  }
   if (CopyBetweenChannelRuns(from_md, from.get_data_handle(), to_md, to.get_data_handle(), dev)) {
     return;
   }

@@ -47,8 +47,16 @@ std::string FormatName(const dnnl::memory::desc& md);
 const dnnl::reorder& CachedReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to,
                                    const dnnl::engine& engine);
 
-// Reorders `from` into `to` (same logical dims) on `dev`'s stream with a cached primitive.
+// Reorders `from` into `to` (same logical dims) on `dev`'s stream with a cached primitive;
+// between two formats that place every element alike (SameBytes), a copy of the bytes, or
+// nothing when `from` and `to` share their buffer.
 void Reorder(dnnl::memory from, dnnl::memory to, const platform::OneDNNContext& dev);
+
+// Whether `a` and `b` place every element of the same dims and data type at the same byte,
+// though they may name different formats: nChw8c and nhwc of 8 channels (one block of
+// them, no padding: PP-LCNet's first convolution writes the one and the next reads the
+// other), or a dim of size 1 anywhere in either.
+bool SameBytes(const dnnl::memory::desc& a, const dnnl::memory::desc& b);
 
 // The oneDNN layout of `t`, or null when `t` is row-major.
 const OneDNNLayout* OneDNNLayoutOf(const framework::DenseTensor& t);
