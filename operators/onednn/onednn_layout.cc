@@ -97,11 +97,13 @@ namespace {
 // inner block per dim, each either holding the whole dim or with its blocks one after
 // another (the outer stride the block's size times the inner one), so that the offset of
 // index i, (i / b) * outer + (i % b) * inner, is i * inner.
-bool ElementStrides(const memory::desc& md, std::vector<int64_t>* strides) {
+// `strides` holds DNNL_MAX_NDIMS values: no allocation, as Reorder and ToFormat ask this for
+// every pair of formats they meet.
+bool ElementStrides(const memory::desc& md, int64_t* strides) {
   const dnnl_memory_desc_t& d = md.data;
   if (d.format_kind != dnnl_blocked) return false;
   const dnnl_blocking_desc_t& blk = d.format_desc.blocking;
-  strides->assign(blk.strides, blk.strides + d.ndims);
+  std::copy(blk.strides, blk.strides + d.ndims, strides);
   for (int i = 0; i < d.ndims; ++i) {
     if (d.padded_dims[i] != d.dims[i] || d.padded_offsets[i] != 0) return false;
   }
@@ -114,7 +116,7 @@ bool ElementStrides(const memory::desc& md, std::vector<int64_t>* strides) {
     for (int k = j + 1; k < blk.inner_nblks; ++k) {
       if (blk.inner_idxs[k] == dim) return false;  // Two blocks of one dim.
     }
-    (*strides)[dim] = inner;
+    strides[dim] = inner;
     inner *= blk.inner_blks[j];
   }
   return true;
@@ -129,8 +131,8 @@ bool SameBytes(const memory::desc& a, const memory::desc& b) {
   for (int i = 0; i < x.ndims; ++i) {
     if (x.dims[i] != y.dims[i]) return false;
   }
-  std::vector<int64_t> sx, sy;
-  if (!ElementStrides(a, &sx) || !ElementStrides(b, &sy)) return false;
+  int64_t sx[DNNL_MAX_NDIMS], sy[DNNL_MAX_NDIMS];
+  if (!ElementStrides(a, sx) || !ElementStrides(b, sy)) return false;
   for (int i = 0; i < x.ndims; ++i) {
     if (x.dims[i] > 1 && sx[i] != sy[i]) return false;
   }
