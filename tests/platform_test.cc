@@ -169,6 +169,29 @@ TEST(OneDNNContext, ThreadsStartedLaterUseTheContextsThreadBudget) {
     EXPECT_EQ(seen, budget);
   }
 }
+
+// A small op's primitive is made and run on one thread (operators/onednn/onednn_threads.h):
+// the limit holds inside the scope even on a thread's first use of the context, whose
+// set-up gives the thread the context's budget, and the budget is back after it.
+TEST(OneDNNContext, LimitThreadsHoldsInItsScopeAndRestoresTheBudget) {
+  const platform::OneDNNContext ctx(3);
+  int inside = -1, after = -1, wider = -1;
+  std::thread([&] {
+    platform::LimitOpenMPThreadsOfCallingThread(7);
+    {
+      const auto limit = ctx.LimitThreads(1);
+      inside = platform::OpenMPThreadsOfCallingThread();
+    }
+    after = platform::OpenMPThreadsOfCallingThread();
+    {
+      const auto limit = ctx.LimitThreads(5);  // Never more than the budget.
+      wider = platform::OpenMPThreadsOfCallingThread();
+    }
+  }).join();
+  EXPECT_EQ(inside, 1);
+  EXPECT_EQ(after, 3);
+  EXPECT_EQ(wider, 3);
+}
 #endif
 
 TEST(CPUDeviceContext, ParallelForCoversRangeOnce) {

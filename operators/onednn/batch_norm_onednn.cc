@@ -14,6 +14,7 @@
 #include "operators/nn/batch_norm_util.h"
 #include "operators/onednn/norm_onednn.h"
 #include "operators/onednn/onednn_memory.h"
+#include "operators/onednn/onednn_threads.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
@@ -48,6 +49,8 @@ class BatchNormOneDNN final : public framework::OpKernel {
     plain_ = x.numel() == 0 || (!global_ && layout_.PerChannel() <= 1);
     if (plain_) return;
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    threads_ = ThreadsForWork(dev, static_cast<double>(x.numel()));
+    const auto threads = dev.LimitThreads(threads_);
     try {
       md_ = DataDesc(layout_, x.dims().size());
       channel_md_ = memory::desc({layout_.c}, kF32, Tag::a);
@@ -77,6 +80,7 @@ class BatchNormOneDNN final : public framework::OpKernel {
   ChannelLayout layout_;
   bool global_ = false;
   bool plain_ = false;
+  int threads_ = 1;  // The primitive's OpenMP threads (onednn_threads.h).
   memory::desc md_, channel_md_;
   std::unique_ptr<dnnl::batch_normalization_forward> primitive_;
 };
@@ -112,6 +116,7 @@ void BatchNormOneDNN::Compute(const ExecutionContext& ctx) {
     TargetOrScratch(nullptr, DDim({l.c}), &batch_var);
   }
   const auto& dev = ctx.device_context<platform::OneDNNContext>();
+  const auto threads = dev.LimitThreads(threads_);
   try {
     const dnnl::engine& e = dev.engine();
     const memory::desc& md = md_;

@@ -18,10 +18,10 @@
 // Out may be X (the primitive's in-place pair); Out that is Y, or X changing arrangement,
 // gets a fresh buffer, moved into Out at the end. Out gets X's LoD.
 #include <memory>
-#include <unordered_map>
-#include <vector>
 #include <oneapi/dnnl/dnnl.hpp>
+#include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "framework/op_kernel.h"
 #include "operators/common.h"
@@ -30,6 +30,7 @@
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_layout.h"
 #include "operators/onednn/onednn_memory.h"
+#include "operators/onednn/onednn_threads.h"
 #include "operators/onednn/plain_fallback.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
@@ -82,6 +83,9 @@ class BinaryOneDNN final : public framework::OpKernel {
     DenseTensor* out = ctx.Output("Out");
     const framework::LoD lod = x->lod();
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    // The primitive is made and run on the same count: it follows Out's size (bd_.out).
+    const auto threads =
+        dev.LimitThreads(ThreadsForWork(dev, static_cast<double>(bd_.out.numel())));
     // Wrap the inputs before Out gets a buffer: Out may be X or Y.
     const memory src0 = KeptInputMemory(&x_mem_, *x, x_user_, dev.engine());
     const memory y_mem = KeptInputMemory(&y_mem_, *y, y_user_, dev.engine());

@@ -12,6 +12,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "operators/onednn/onednn_threads.h"
 #include "platform/device_context.h"
 
 namespace paddle_like {
@@ -64,8 +65,7 @@ class ChannelRuns {
   template <typename Fn>
   void ForEachSpan(const platform::CPUDeviceContext& dev, Fn&& fn) const {
     const int64_t count = (elements() + span_ - 1) / span_;
-    const int64_t grain = std::max<int64_t>(1, kMinPositionsPerThread * channels_ / span_);
-    dev.ParallelFor(count, grain, [&](int64_t begin, int64_t end) {
+    dev.ParallelFor(count, GrainOfItems(span_), [&](int64_t begin, int64_t end) {
       for (int64_t s = begin; s < end; ++s) {
         fn(s * span_, std::min(elements(), (s + 1) * span_));
       }
@@ -79,14 +79,14 @@ class ChannelRuns {
   void ForEachSpanOfImages(const platform::CPUDeviceContext& dev, Fn&& fn) const {
     const int64_t per_image = positions_ * channels_;
     const int64_t spans_per_image = (per_image + span_ - 1) / span_;
-    const int64_t grain = std::max<int64_t>(1, kMinPositionsPerThread * channels_ / span_);
-    dev.ParallelFor(dims_[0] * spans_per_image, grain, [&](int64_t begin, int64_t end) {
-      for (int64_t s = begin; s < end; ++s) {
-        const int64_t n = s / spans_per_image;
-        const int64_t first = n * per_image + (s % spans_per_image) * span_;
-        fn(first, std::min((n + 1) * per_image, first + span_), n);
-      }
-    });
+    dev.ParallelFor(dims_[0] * spans_per_image, GrainOfItems(span_),
+                    [&](int64_t begin, int64_t end) {
+                      for (int64_t s = begin; s < end; ++s) {
+                        const int64_t n = s / spans_per_image;
+                        const int64_t first = n * per_image + (s % spans_per_image) * span_;
+                        fn(first, std::min((n + 1) * per_image, first + span_), n);
+                      }
+                    });
   }
 
   // Calls body(n) with n = run() as a compile-time constant where it is 8 or 16 (the
@@ -108,14 +108,14 @@ class ChannelRuns {
   template <typename Fn>
   void ForEach(const platform::CPUDeviceContext& dev, Fn&& fn) const {
     auto visit = [&fn](int64_t offset, int64_t r, int64_t) { fn(offset, r); };
-    dev.ParallelFor(dims_[0] * positions_, kMinPositionsPerThread,
+    dev.ParallelFor(dims_[0] * positions_, GrainOfItems(runs_ * run_),
                     [&](int64_t begin, int64_t end) { Visit(begin, end, visit); });
   }
 
   // The same with the image: fn(offset, r, n).
   template <typename Fn>
   void ForEachWithImage(const platform::CPUDeviceContext& dev, Fn&& fn) const {
-    dev.ParallelFor(dims_[0] * positions_, kMinPositionsPerThread,
+    dev.ParallelFor(dims_[0] * positions_, GrainOfItems(runs_ * run_),
                     [&](int64_t begin, int64_t end) { Visit(begin, end, fn); });
   }
 
@@ -152,9 +152,6 @@ class ChannelRuns {
       if (d < 0) base = offset0_ + ++n * strides_[0];
     }
   }
-
-  // Below this many positions a thread costs more to start than it saves.
-  static constexpr int64_t kMinPositionsPerThread = 1024;
 
   // Elements a span holds at least (spans()).
   static constexpr int64_t kMinSpan = 256;

@@ -36,6 +36,7 @@
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_gemm.h"
 #include "operators/onednn/onednn_memory.h"
+#include "operators/onednn/onednn_threads.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
 
@@ -69,6 +70,9 @@ class Conv2dOneDNN final : public framework::OpKernel {
     plain_ = !AppendActivationPostOps(fusion_.act, &post_ops);
     if (plain_ || g_.OutputDims().numel() == 0) return;
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    threads_ = ThreadsForWork(dev, static_cast<double>(g_.batch) * g_.out_c * g_.out_h * g_.out_w *
+                                       (g_.in_c / g_.groups) * g_.kernel_h * g_.kernel_w);
+    const auto threads = dev.LimitThreads(threads_);
     Try(ctx, *input, *filter, [&] {
       descs_ = MakeOneDNNConvDescs(g_);
       dnnl::primitive_attr attr;
@@ -160,6 +164,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
                      ctx.OutputMayBeOpaque("Output") ? output_layout_ : nullptr);
     if (primitive_ != nullptr) {
       const auto& dev = ctx.device_context<platform::OneDNNContext>();
+      const auto threads = dev.LimitThreads(threads_);
       Try(ctx, *input, *filter, [&] {
         const dnnl::engine& engine = dev.engine();
         // Inputs and output in the primitive's formats (the steady state of a chain of
@@ -211,6 +216,7 @@ class Conv2dOneDNN final : public framework::OpKernel {
   Conv2dGeometry g_;
   ConvFusion fusion_;
   bool plain_ = false;  // The fusion needs the plain kernel.
+  int threads_ = 1;     // The primitive's OpenMP threads (onednn_threads.h).
   OneDNNConvDescs descs_;
   dnnl::convolution_forward::primitive_desc pd_;
   std::unique_ptr<dnnl::convolution_forward> primitive_;
@@ -254,6 +260,8 @@ class Pool2dOneDNN final : public framework::OpKernel {
       return;
     }
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    const auto threads = dev.LimitThreads(
+        ThreadsForWork(dev, static_cast<double>(g_.batch) * g_.channels * g_.in_h * g_.in_w));
     try {
       const dnnl::engine& engine = dev.engine();
       // An input in a blocked format is pooled in it, and the output takes the same format.

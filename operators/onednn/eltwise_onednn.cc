@@ -24,6 +24,7 @@
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_layout.h"
 #include "operators/onednn/onednn_memory.h"
+#include "operators/onednn/onednn_threads.h"
 #include "operators/onednn/plain_fallback.h"
 #include "operators/op_family.h"
 #include "platform/onednn/onednn_context.h"
@@ -96,6 +97,7 @@ void EltwiseKernel(const ExecutionContext& ctx) {
   out->mutable_data<float>(ctx.GetPlace());
   if (n > 0) {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
+    const auto threads = dev.LimitThreads(ThreadsForWork(dev, static_cast<double>(n)));
     try {
       const auto pd = ForwardPd(e, md, dev.engine());
       // oneDNN takes non-const handles; X is only read.

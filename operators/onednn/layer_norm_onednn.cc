@@ -9,6 +9,7 @@
 #include "operators/nn/layer_norm_util.h"
 #include "operators/onednn/norm_onednn.h"
 #include "operators/onednn/onednn_memory.h"
+#include "operators/onednn/onednn_threads.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
@@ -54,6 +55,7 @@ void LayerNormOneDNNKernel(const ExecutionContext& ctx) {
   var->Resize(DDim({rows.left}));
   for (DenseTensor* out : {y, mean, var}) out->mutable_data<float>(ctx.GetPlace());
   const auto& dev = ctx.device_context<platform::OneDNNContext>();
+  const auto threads = dev.LimitThreads(ThreadsForWork(dev, static_cast<double>(x.numel())));
   try {
     const dnnl::engine& e = dev.engine();
     const RowDescs md(rows);

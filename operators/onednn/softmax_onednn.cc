@@ -12,6 +12,7 @@
 #include "operators/common.h"
 #include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/onednn_memory.h"
+#include "operators/onednn/onednn_threads.h"
 #include "operators/onednn/plain_fallback.h"
 #include "operators/op_family.h"
 #include "operators/softmax/softmax_op.h"
@@ -49,6 +50,7 @@ void SoftmaxOneDNNKernel(const ExecutionContext& ctx) {
   }
   const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x->dims(), ctx.Attr<int>("axis"));
   const auto& dev = ctx.device_context<platform::OneDNNContext>();
+  const auto threads = dev.LimitThreads(ThreadsForWork(dev, static_cast<double>(x->numel())));
   const memory::desc md = View(d);
   const auto pd = ForwardPd(md, dev.engine());
   if (IsSlowImplementation(pd)) {  // oneDNN's scalar reference (a softmax along an inner axis).

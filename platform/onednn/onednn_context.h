@@ -19,6 +19,22 @@ namespace platform {
 void LimitOpenMPThreadsOfCallingThread(int n);
 int OpenMPThreadsOfCallingThread();
 
+// Within its scope the oneDNN primitives the calling thread makes or runs use at most `n`
+// OpenMP threads (a primitive made in it keeps that count); the thread's budget is restored
+// on exit.
+class ScopedOpenMPThreads {
+ public:
+  explicit ScopedOpenMPThreads(int n) : saved_(OpenMPThreadsOfCallingThread()) {
+    if (n < saved_) LimitOpenMPThreadsOfCallingThread(n);
+  }
+  ~ScopedOpenMPThreads() { LimitOpenMPThreadsOfCallingThread(saved_); }
+  ScopedOpenMPThreads(const ScopedOpenMPThreads&) = delete;
+  ScopedOpenMPThreads& operator=(const ScopedOpenMPThreads&) = delete;
+
+ private:
+  int saved_;
+};
+
 class OneDNNContext : public CPUDeviceContext {
  public:
   explicit OneDNNContext(int num_threads)
@@ -29,6 +45,14 @@ class OneDNNContext : public CPUDeviceContext {
   const dnnl::engine& engine() const {
     stream();
     return engine_;
+  }
+
+  // Limits the oneDNN primitives the calling thread makes or runs to `n` OpenMP threads until
+  // the result goes out of scope (after the thread's first-call set-up, which sets its
+  // budget to this context's).
+  [[nodiscard]] ScopedOpenMPThreads LimitThreads(int n) const {
+    stream();
+    return ScopedOpenMPThreads(n);
   }
 
   // The calling thread's stream. Executors on several threads share this context (one per
