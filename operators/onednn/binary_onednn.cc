@@ -84,8 +84,7 @@ class BinaryOneDNN final : public framework::OpKernel {
     const framework::LoD lod = x->lod();
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     // The primitive is made and run on the same count: it follows Out's size (bd_.out).
-    const auto threads =
-        dev.LimitThreads(ThreadsForWork(dev, static_cast<double>(bd_.out.numel())));
+    const auto threads = LimitThreadsForWork(dev, static_cast<double>(bd_.out.numel()));
     // Wrap the inputs before Out gets a buffer: Out may be X or Y.
     const memory src0 = KeptInputMemory(&x_mem_, *x, x_user_, dev.engine());
     const memory y_mem = KeptInputMemory(&y_mem_, *y, y_user_, dev.engine());

@@ -260,8 +260,8 @@ class Pool2dOneDNN final : public framework::OpKernel {
       return;
     }
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
-    const auto threads = dev.LimitThreads(
-        ThreadsForWork(dev, static_cast<double>(g_.batch) * g_.channels * g_.in_h * g_.in_w));
+    const auto threads =
+        LimitThreadsForWork(dev, static_cast<double>(g_.batch) * g_.channels * g_.in_h * g_.in_w);
     try {
       const dnnl::engine& engine = dev.engine();
       // An input in a blocked format is pooled in it, and the output takes the same format.

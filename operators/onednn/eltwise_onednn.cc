@@ -97,7 +97,7 @@ void EltwiseKernel(const ExecutionContext& ctx) {
   out->mutable_data<float>(ctx.GetPlace());
   if (n > 0) {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
-    const auto threads = dev.LimitThreads(ThreadsForWork(dev, static_cast<double>(n)));
+    const auto threads = LimitThreadsForWork(dev, static_cast<double>(n));
     try {
       const auto pd = ForwardPd(e, md, dev.engine());
       // oneDNN takes non-const handles; X is only read.

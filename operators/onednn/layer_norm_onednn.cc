@@ -55,7 +55,7 @@ void LayerNormOneDNNKernel(const ExecutionContext& ctx) {
   var->Resize(DDim({rows.left}));
   for (DenseTensor* out : {y, mean, var}) out->mutable_data<float>(ctx.GetPlace());
   const auto& dev = ctx.device_context<platform::OneDNNContext>();
-  const auto threads = dev.LimitThreads(ThreadsForWork(dev, static_cast<double>(x.numel())));
+  const auto threads = LimitThreadsForWork(dev, static_cast<double>(x.numel()));
   try {
     const dnnl::engine& e = dev.engine();
     const RowDescs md(rows);

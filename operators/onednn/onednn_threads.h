@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "platform/device_context.h"
+#include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
 namespace operators {
@@ -24,6 +24,13 @@ constexpr int64_t kOneThreadWork = 65536;
 // OneDNNContext::LimitThreads of this count (a primitive keeps the count it was made with).
 inline int ThreadsForWork(const platform::CPUDeviceContext& dev, double work) {
   return work < kOneThreadWork ? 1 : dev.num_threads();
+}
+
+// Limits the calling thread's oneDNN primitives to ThreadsForWork(dev, work) threads for the
+// scope of the result: for a kernel that makes and runs its primitive in one call.
+[[nodiscard]] inline platform::ScopedOpenMPThreads LimitThreadsForWork(
+    const platform::OneDNNContext& dev, double work) {
+  return dev.LimitThreads(ThreadsForWork(dev, work));
 }
 
 // The grain (CPUDeviceContext::ParallelFor's min_grain) of a loop over items of `size`

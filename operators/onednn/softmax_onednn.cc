@@ -50,7 +50,7 @@ void SoftmaxOneDNNKernel(const ExecutionContext& ctx) {
   }
   const SoftmaxDims d = GetSoftmaxDims(ctx.Type(), x->dims(), ctx.Attr<int>("axis"));
   const auto& dev = ctx.device_context<platform::OneDNNContext>();
-  const auto threads = dev.LimitThreads(ThreadsForWork(dev, static_cast<double>(x->numel())));
+  const auto threads = LimitThreadsForWork(dev, static_cast<double>(x->numel()));
   const memory::desc md = View(d);
   const auto pd = ForwardPd(md, dev.engine());
   if (IsSlowImplementation(pd)) {  // oneDNN's scalar reference (a softmax along an inner axis).

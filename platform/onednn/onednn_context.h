@@ -25,14 +25,19 @@ int OpenMPThreadsOfCallingThread();
 class ScopedOpenMPThreads {
  public:
   explicit ScopedOpenMPThreads(int n) : saved_(OpenMPThreadsOfCallingThread()) {
-    if (n < saved_) LimitOpenMPThreadsOfCallingThread(n);
+    limited_ = n < saved_;
+    if (limited_) LimitOpenMPThreadsOfCallingThread(n);
   }
-  ~ScopedOpenMPThreads() { LimitOpenMPThreadsOfCallingThread(saved_); }
+  // Nothing to undo for an op that keeps the whole budget (most of them).
+  ~ScopedOpenMPThreads() {
+    if (limited_) LimitOpenMPThreadsOfCallingThread(saved_);
+  }
   ScopedOpenMPThreads(const ScopedOpenMPThreads&) = delete;
   ScopedOpenMPThreads& operator=(const ScopedOpenMPThreads&) = delete;
 
  private:
   int saved_;
+  bool limited_ = false;
 };
 
 class OneDNNContext : public CPUDeviceContext {
