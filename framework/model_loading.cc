@@ -19,9 +19,16 @@ std::string ResolveProgramPath(const std::string& path) {
     if (fs::is_regular_file(candidate, ec)) return candidate.string();
   }
   std::vector<std::string> found;
+  std::string json;
   for (const auto& entry : fs::directory_iterator(path, ec)) {
     if (entry.path().extension() == ".pdmodel") found.push_back(entry.path().string());
+    if (entry.path().extension() == ".json") json = entry.path().filename().string();
   }
+  PL_ENFORCE(!found.empty() || json.empty(),
+             errors::NotFound("directory `%s` holds no .pdmodel and no __model__ but `%s`, as "
+                              "PaddlePaddle 3 saves a PIR program; paddle_like reads the "
+                              "ProgramDesc format: save the model with FLAGS_enable_pir_api=0",
+                              path, json));
   PL_ENFORCE(found.size() == 1,
              errors::NotFound("directory `%s` holds %zu .pdmodel files and no __model__; name "
                               "the program file",

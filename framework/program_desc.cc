@@ -134,6 +134,14 @@ void ProgramDesc::ParseFrom(const void* proto_program, const std::string& source
 
 ProgramDesc ProgramDesc::FromBinary(const std::string& bytes, const std::string& source) {
   proto::ProgramDesc p;
+  // An ONNX ModelProto starts with its ir_version, a varint in field 1, where a ProgramDesc
+  // has its blocks (length-delimited): protobuf would parse it as a program of no blocks.
+  if (!bytes.empty() && bytes[0] == '\x08') {
+    throw errors::InvalidArgument(
+        "program `%s` starts like an ONNX model (ModelProto), not a PaddlePaddle ProgramDesc; "
+        "paddle_like reads PaddlePaddle's programs (.pdmodel, __model__)",
+        source);
+  }
   if (!p.ParsePartialFromString(bytes)) {
     throw errors::InvalidArgument(
         "program `%s`: not a valid binary ProgramDesc (corrupt or truncated, %zu bytes)", source,
@@ -195,6 +203,13 @@ bool LooksLikeText(const std::string& bytes) {
   }
   return true;
 }
+
+// PaddlePaddle 3 saves PIR programs as JSON objects; neither ProgramDesc format starts so.
+bool LooksLikeJson(const std::string& bytes) {
+  size_t i = 0;
+  while (i < bytes.size() && std::isspace(static_cast<unsigned char>(bytes[i]))) ++i;
+  return i < bytes.size() && bytes[i] == '{';
+}
 }  // namespace
 
 ProgramDesc ProgramDesc::Load(const std::string& path) {
@@ -202,6 +217,13 @@ ProgramDesc ProgramDesc::Load(const std::string& path) {
 }
 
 ProgramDesc ProgramDesc::FromBytes(const std::string& bytes, const std::string& source) {
+  if (LooksLikeJson(bytes)) {
+    throw errors::Unimplemented(
+        "program `%s` is JSON, as PaddlePaddle 3 saves a PIR program (inference.json); "
+        "paddle_like reads the ProgramDesc format (.pdmodel, __model__): save the model with "
+        "FLAGS_enable_pir_api=0 (paddle.jit.save or paddle.static.save_inference_model)",
+        source);
+  }
   return LooksLikeText(bytes) ? FromText(bytes, source) : FromBinary(bytes, source);
 }
 

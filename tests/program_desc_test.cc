@@ -133,6 +133,31 @@ TEST(ProgramDesc, CorruptInputNamesSource) {
   EXPECT_THROW(ProgramDesc::Load("/no/such/file.pdmodel"), platform::NotFoundError);
 }
 
+// Files users mistake for a ProgramDesc get an error that says what they are.
+TEST(ProgramDesc, ForeignFormatsAreNamed) {
+  const auto message = [](const std::string& bytes) {
+    try {
+      ProgramDesc::FromBytes(bytes, "inference.x");
+    } catch (const platform::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("parsed");
+  };
+  // PaddlePaddle 3's PIR program: a format this runtime does not read.
+  EXPECT_THROW(ProgramDesc::FromBytes("{}"), platform::UnimplementedError);
+  const std::string pir = message("\n {\"base_code\": {\"magic\": \"pir\"}, \"program\": {}}");
+  EXPECT_NE(pir.find("PIR"), std::string::npos) << pir;
+  EXPECT_NE(pir.find("FLAGS_enable_pir_api=0"), std::string::npos) << pir;
+  EXPECT_NE(pir.find("inference.x"), std::string::npos) << pir;
+  // An ONNX ModelProto: ir_version 8, producer_name "pytorch".
+  EXPECT_THROW(ProgramDesc::FromBytes(std::string("\x08\x08", 2)), platform::InvalidArgumentError);
+  const std::string onnx = message(std::string("\x08\x08\x12\x07pytorch", 11));
+  EXPECT_NE(onnx.find("ONNX"), std::string::npos) << onnx;
+  // A real program still loads.
+  const std::string bytes = MakeProgramWithEveryAttrType().ToBinary();
+  EXPECT_EQ(ProgramDesc::FromBytes(bytes).ToBinary(), bytes);
+}
+
 TEST(ProgramDesc, FeedAndFetchTargetsOrderedByCol) {
   ProgramDesc p;
   BlockDesc& b = p.Block(0);

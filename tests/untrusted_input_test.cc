@@ -282,6 +282,20 @@ TEST(UntrustedFiles, StreamsAreReadWithACap) {
   EXPECT_EQ(platform::ReadFile(path, {"program", 5}), "12345");
 }
 
+// PaddlePaddle 3 saves inference.json and inference.pdiparams: the directory's error says
+// which format it found and how to save the one read here.
+TEST(UntrustedFiles, DirectoryOfAPirProgramSaysSo) {
+  const std::string dir = testing::CliTempDir() + "/pir_model";
+  std::filesystem::create_directories(dir);
+  WriteTemp("pir_model/inference.json", "{\"base_code\": {\"magic\": \"pir\"}}");
+  WriteTemp("pir_model/inference.pdiparams", "");
+  ExpectError<platform::NotFoundError>([&] { framework::ResolveProgramPath(dir); },
+                                       {"pir_model", "inference.json", "FLAGS_enable_pir_api=0"});
+  const auto run = testing::RunCli({"infer", "--model", dir});
+  EXPECT_EQ(run.code, 1) << run.err;
+  EXPECT_TRUE(testing::Contains(run.err, "inference.json")) << run.err;
+}
+
 TEST(UntrustedFiles, DevZeroAsProgramParametersOrFeedIsATypedError) {
   const std::string prog = std::string(PL_SOURCE_DIR) + "/examples/quadratic.pbtxt";
   const std::string feed = std::string(PL_SOURCE_DIR) + "/examples/quadratic_x.npy";
