@@ -1,7 +1,11 @@
 // dnnl::batch_normalization_forward / _backward for batch_norm and batch_norm_grad, float32.
 //
-// X stays in the user's layout (NCHW or NHWC, ranks 2 to 5), described to oneDNN as
-// [N, C, 1, spatial] with a plain or channel-last format tag. Scale and Bias go in through
+// A row-major X (NCHW or NHWC, ranks 2 to 5) is described to oneDNN as [N, C, 1, spatial]
+// with a plain or channel-last format tag. With the running statistics (inference), a 4-D
+// NCHW X in a oneDNN layout without padding (channel-last, or blocks that fill the channels)
+// is normalised in that layout, and Y keeps it where the executor lets it: a DenseNet's
+// batch norms read the channel-last output of the concat before them (concat_onednn.cc).
+// Any other X in a oneDNN layout is converted to row-major first. Scale and Bias go in through
 // use_scale / use_shift, without a copy. The primitives give the batch mean and the
 // biased batch variance; the running averages and PaddlePaddle's SavedVariance (the inverse
 // standard deviation) are computed here from them, in double as in the plain kernel.
@@ -12,9 +16,12 @@
 #include <vector>
 
 #include "operators/nn/batch_norm_util.h"
+#include "operators/onednn/conv_pool_onednn_util.h"
 #include "operators/onednn/norm_onednn.h"
+#include "operators/onednn/onednn_layout.h"
 #include "operators/onednn/onednn_memory.h"
 #include "operators/onednn/onednn_threads.h"
+#include "operators/onednn/plain_fallback.h"
 #include "platform/onednn/onednn_context.h"
 
 namespace paddle_like {
@@ -51,11 +58,18 @@ class BatchNormOneDNN final : public framework::OpKernel {
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     threads_ = ThreadsForWork(dev, static_cast<double>(x.numel()));
     const auto threads = dev.LimitThreads(threads_);
+    const OneDNNLayout* x_layout = OneDNNLayoutOf(x);
+    opaque_ = global_ && x_layout != nullptr && x.dims().size() == 4 && !layout_.channels_last &&
+              x_layout->desc().get_size() == static_cast<size_t>(x.numel()) * sizeof(float);
     try {
-      md_ = DataDesc(layout_, x.dims().size());
+      md_ = opaque_ ? x_layout->desc() : DataDesc(layout_, x.dims().size());
       channel_md_ = memory::desc({layout_.c}, kF32, Tag::a);
-      const Flags flags =
-          Flags::use_scale | Flags::use_shift | (global_ ? Flags::use_global_stats : Flags::none);
+      // In a oneDNN layout Y is not read row-major afterwards: the primitive applies the relu.
+      const bool fused_relu =
+          opaque_ && ctx.HasAttr("fuse_with_relu") && ctx.Attr<bool>("fuse_with_relu");
+      const Flags flags = Flags::use_scale | Flags::use_shift |
+                          (global_ ? Flags::use_global_stats : Flags::none) |
+                          (fused_relu ? Flags::fuse_norm_relu : Flags::none);
       const dnnl::batch_normalization_forward::primitive_desc pd(
           dnnl::batch_normalization_forward::desc(
               global_ ? dnnl::prop_kind::forward_inference : dnnl::prop_kind::forward_training,
@@ -80,6 +94,7 @@ class BatchNormOneDNN final : public framework::OpKernel {
   ChannelLayout layout_;
   bool global_ = false;
   bool plain_ = false;
+  bool opaque_ = false;  // X is normalised in its oneDNN layout, md_.
   int threads_ = 1;  // The primitive's OpenMP threads (onednn_threads.h).
   memory::desc md_, channel_md_;
   std::unique_ptr<dnnl::batch_normalization_forward> primitive_;
@@ -88,7 +103,23 @@ class BatchNormOneDNN final : public framework::OpKernel {
 void BatchNormOneDNN::Compute(const ExecutionContext& ctx) {
   // Local copies share the buffers: an output that is the same variable as an input then
   // gets a fresh buffer from mutable_data, and the input values stay readable.
-  const DenseTensor x = *ctx.Input("X");
+  DenseTensor x = *ctx.Input("X");
+  const OneDNNLayout* x_layout = OneDNNLayoutOf(x);
+  if (plain_ && x_layout != nullptr) {
+    RunPlainKernel(ctx);  // Converts X to row-major.
+    return;
+  }
+  // X in another oneDNN layout than the primitive's (another producer this run) prepares it
+  // again; one the primitive does not take is made row-major.
+  if (!plain_ && x_layout != nullptr && (!opaque_ || x_layout->desc() != md_)) {
+    Prepare(ctx);
+    if (!opaque_) {
+      DenseTensor row_major(x.dims(), DataType::FLOAT32);
+      x_layout->ToPlain(x.raw_data(), row_major.mutable_data<float>(ctx.GetPlace()));
+      row_major.set_lod(x.lod());
+      x = std::move(row_major);
+    }
+  }
   const ChannelLayout& l = layout_;
   const bool global = global_;
   for (const auto* slot : {"Scale", "Bias", "Mean", "Variance"}) {
@@ -108,6 +139,8 @@ void BatchNormOneDNN::Compute(const ExecutionContext& ctx) {
   DenseTensor* y = ctx.Output("Y");
   y->Resize(x.dims());
   y->set_lod(x.lod());
+  const bool keep_layout = opaque_ && ctx.OutputMayBeOpaque("Y");
+  y->set_opaque_layout(keep_layout ? x.opaque_layout() : nullptr);
   y->mutable_data<float>(place);
   // Training: the primitive writes the batch statistics here.
   DenseTensor batch_mean, batch_var;
@@ -121,13 +154,17 @@ void BatchNormOneDNN::Compute(const ExecutionContext& ctx) {
     const dnnl::engine& e = dev.engine();
     const memory::desc& md = md_;
     const memory::desc& channel_md = channel_md_;
+    // Y row-major while X is normalised in its oneDNN layout: staged, then reordered.
+    const PrimitiveOutput dst(opaque_ && !keep_layout ? OneDNNLayoutOf(x)->plain_desc() : md,
+                              OutputData(y), md, e);
     Execute(*primitive_, dev.stream(),
-            {{DNNL_ARG_SRC, WrapTensor(md, e, x)},
-             {DNNL_ARG_DST, WrapTensor(md, e, *y)},
+            {{DNNL_ARG_SRC, memory(md, e, const_cast<void*>(x.raw_data()))},
+             {DNNL_ARG_DST, dst.mem()},
              {DNNL_ARG_SCALE, WrapTensor(channel_md, e, scale)},
              {DNNL_ARG_SHIFT, WrapTensor(channel_md, e, bias)},
              {DNNL_ARG_MEAN, WrapTensor(channel_md, e, global ? mean : batch_mean)},
              {DNNL_ARG_VARIANCE, WrapTensor(channel_md, e, global ? variance : batch_var)}});
+    dst.Store(dev);
     dev.stream().wait();
   } catch (const dnnl::error& err) {
     throw Failure(ctx, x, err);
@@ -157,7 +194,7 @@ void BatchNormOneDNN::Compute(const ExecutionContext& ctx) {
   }
   WriteChannels<float>(mu, place, ctx.Output("SavedMean"));
   WriteChannels<float>(inv_std, place, ctx.Output("SavedVariance"));
-  ApplyFusedRelu<float>(ctx);
+  if (!opaque_) ApplyFusedRelu<float>(ctx);
 }
 
 }  // namespace
@@ -221,7 +258,7 @@ void BatchNormGradOneDNNKernel(const ExecutionContext& ctx) {
         dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward, md, md, epsilon, flags),
         e, hint);
     Execute(dnnl::batch_normalization_backward(pd), dev.stream(),
-            {{DNNL_ARG_SRC, WrapTensor(md, e, x)},
+            {{DNNL_ARG_SRC, memory(md, e, const_cast<void*>(x.raw_data()))},
              {DNNL_ARG_DIFF_DST, WrapTensor(md, e, dy)},
              {DNNL_ARG_MEAN, WrapTensor(channel_md, e, mean)},
              {DNNL_ARG_VARIANCE, WrapTensor(channel_md, e, variance)},

@@ -23,6 +23,8 @@ PL_REGISTER_BACKEND_KERNELS(RegisterNormOneDNNKernels) {
   // (FLAGS_cpu_deterministic, KernelInfo::deterministic) runs the plain kernels instead.
   framework::RegisterKernel("batch_norm", DeviceType::kCPU, DataType::FLOAT32,
                             LibraryType::kOneDNN, BatchNormOneDNNKernel(), false);
+  framework::KernelRegistry::Instance().DeclareOpaqueInputs("batch_norm", LibraryType::kOneDNN,
+                                                            {"X"});
   for (const auto& k : kernels) {
     framework::RegisterKernel(k.op, DeviceType::kCPU, DataType::FLOAT32, LibraryType::kOneDNN,
                               k.fn, false);
