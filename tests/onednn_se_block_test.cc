@@ -37,9 +37,16 @@ class SeBlock {
   // c is combined by `scale_op` with a parameter of those dims (broadcast by `axis`) instead
   // of multiplied by s.
   // `channels` of `size` x `size` maps (x has 2 batches, the channels of c).
+  // `scales_first` swaps the scaling op's operands: the scales (or parameter) are X and c is
+  // Y, which X broadcasts over.
   SeBlock(std::vector<int> pool_out, const std::string& pool_kind,
           const std::vector<int64_t>& scale_dims = {}, int axis = -1, int64_t channels = 16,
-          int64_t size = 12, const std::string& scale_op = "elementwise_mul") {
+          int64_t size = 12, const std::string& scale_op = "elementwise_mul",
+          bool scales_first = false) {
+    const auto operands = [&](const std::string& scales) -> framework::VariableNameMap {
+      if (scales_first) return {{"X", {scales}}, {"Y", {"c"}}};
+      return {{"X", {"c"}}, {"Y", {scales}}};
+    };
     const int64_t c = channels;
     Var("x", {2, c, size, size}, false);
     x_ = MakeTensor<float>({2, c, size, size}, RandomValues(2 * c * size * size, -1, 1, 5));
@@ -54,9 +61,9 @@ class SeBlock {
     Op("sigmoid", {{"X", {"q"}}}, {{"Out", {"s"}}}, {});
     if (!scale_dims.empty()) {
       Var("wy", scale_dims, true);
-      Op(scale_op, {{"X", {"c"}}, {"Y", {"wy"}}}, {{"Out", {"m"}}}, {{"axis", axis}});
+      Op(scale_op, operands("wy"), {{"Out", {"m"}}}, {{"axis", axis}});
     } else if (pool_out == std::vector<int>{1, 1}) {
-      Op("elementwise_mul", {{"X", {"c"}}, {"Y", {"s"}}}, {{"Out", {"m"}}}, {{"axis", -1}});
+      Op("elementwise_mul", operands("s"), {{"Out", {"m"}}}, {{"axis", -1}});
     } else {  // Pooled to more than one cell: scale by the pooled map's first cell instead.
       Op("elementwise_mul", {{"X", {"c"}}, {"Y", {"c"}}}, {{"Out", {"m"}}}, {{"axis", -1}});
     }
@@ -203,6 +210,33 @@ TEST_F(OneDNNSeBlockTest, PerChannelOperandOnPaddedBlocksStaysBlocked) {
 // on X channel-last or in channel blocks, padded or not: computed over X's channel runs
 // with each image's own values, for each of the four ops; m stays in X's layout (from 8
 // channels on: the convolution writes 4 channels row-major).
+// The scales as X, broadcast over blocked Y (paddle.vision's MobileNetV3 writes its SE block
+// so): add and mul compute Y (op) X on Y's layout, which Out keeps; sub (and div, left out
+// here: dividing by a convolution's output near 0 magnifies its rounding) runs the plain
+// kernel. Values match the plain kernels either way.
+TEST_F(OneDNNSeBlockTest, OperandThatBroadcastsAsX) {
+  {
+    const SeBlock se({1, 1}, "avg", {}, -1, 16, 12, "elementwise_mul", true);
+    ExecutionProfile profile;
+    ExpectClose(se.Run(true, &profile), se.Run(false, nullptr), "s * c");
+    EXPECT_EQ(BlockedOutputs(profile).count("m"), 1u) << "s * c keeps c's layout";
+    ExpectClose(se.Run(true, nullptr, {"m"}), se.Run(false, nullptr, {"m"}), "s * c, m");
+  }
+  for (const char* op : {"elementwise_add", "elementwise_sub", "elementwise_mul"}) {
+    for (const auto& dims :
+         std::vector<std::vector<int64_t>>{{1, 24, 1, 1}, {2, 24, 1, 1}, {1, 1, 12, 12}}) {
+      const std::string what = std::string(op) + " X " + DDim(dims).ToString();
+      const SeBlock se({1, 1}, "avg", dims, -1, 24, 12, op, true);
+      ExecutionProfile profile;
+      ExpectClose(se.Run(true, &profile), se.Run(false, nullptr), what);
+      const bool commutative =
+          std::string(op) == "elementwise_add" || std::string(op) == "elementwise_mul";
+      if (commutative) EXPECT_EQ(BlockedOutputs(profile).count("m"), 1u) << what;
+      ExpectClose(se.Run(true, nullptr, {"m"}), se.Run(false, nullptr, {"m"}), what + ", m");
+    }
+  }
+}
+
 TEST_F(OneDNNSeBlockTest, PerImageAndChannelOperandUsesEachImagesValues) {
   for (const char* op :
        {"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div"}) {

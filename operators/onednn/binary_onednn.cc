@@ -2,9 +2,10 @@
 //
 // Broadcasting follows the plain kernel's `axis` rule (math::ComputeBroadcastDims): Y is
 // described with Out's rank and 1s where it broadcasts, which the primitive broadcasts
-// itself. The primitive broadcasts src1 only, so when X would broadcast (X smaller than Y
-// in some dim) the plain kernel runs (RunPlainKernel), as it does for 0-D or empty
-// tensors and an input of another dtype (which it rejects).
+// itself. The primitive broadcasts src1 only: where X broadcasts over Y, add and mul compute
+// Y + X and Y * X (the same values; an SE block written scales * features, as
+// paddle.vision's MobileNetV3 is), and sub and div, like 0-D or empty tensors and an input
+// of another dtype (which it rejects), run the plain kernel (RunPlainKernel).
 //
 // X in a oneDNN blocked layout (the output of a convolution) is computed in that layout and
 // Out takes it where the executor allows; with Y one value per channel (a bias) or per image
@@ -54,7 +55,10 @@ class BinaryOneDNN final : public framework::OpKernel {
   void Prepare(const ExecutionContext& ctx) override {
     bd_ = math::ComputeBroadcastDims(ctx.Type(), ctx.Input("X")->dims(), ctx.Input("Y")->dims(),
                                      ctx.Attr<int>("axis"));
-    // The primitive broadcasts src1 only.
+    // The primitive broadcasts src1 only: a commutative op whose X broadcasts over Y takes Y
+    // as src0 (bd_.x and bd_.y then describe the primitive's operands).
+    swapped_ = kCommutative && bd_.x != bd_.out && bd_.y == bd_.out;
+    if (swapped_) std::swap(bd_.x, bd_.y);
     computable_ = bd_.x == bd_.out && bd_.out.size() > 0 && bd_.out.numel() > 0;
     x_user_ = RowMajorDesc(bd_.out);
     y_user_ = RowMajorDesc(bd_.y);
@@ -70,8 +74,9 @@ class BinaryOneDNN final : public framework::OpKernel {
   }
 
   void Compute(const ExecutionContext& ctx) override {
-    const DenseTensor* x = ctx.Input("X");
-    const DenseTensor* y = ctx.Input("Y");
+    // The primitive's operands: src0 `x` (Out's dims) and src1 `y` (broadcast).
+    const DenseTensor* x = ctx.Input(swapped_ ? "Y" : "X");
+    const DenseTensor* y = ctx.Input(swapped_ ? "X" : "Y");
     // X in a blocked layout is computed in it, whatever its size: handing it to the plain
     // kernel would cost a reorder of X and one of Out back for the next oneDNN op, more than
     // the primitive (an SE block's channel scaling, x * y[c], between two convolutions).
@@ -81,7 +86,7 @@ class BinaryOneDNN final : public framework::OpKernel {
       return;
     }
     DenseTensor* out = ctx.Output("Out");
-    const framework::LoD lod = x->lod();
+    const framework::LoD lod = ctx.Input("X")->lod();
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     // The primitive is made and run on the same count: it follows Out's size (bd_.out).
     const auto threads = LimitThreadsForWork(dev, static_cast<double>(bd_.out.numel()));
@@ -134,8 +139,8 @@ class BinaryOneDNN final : public framework::OpKernel {
       dst_.Store(dev);
       dev.stream().wait();
     } catch (const dnnl::error& e) {
-      throw errors::Fatal("op `%s`: oneDNN binary failed for X %s, Y %s (axis %d): %s",
-                          ctx.Type(), x->dims().ToString(), y->dims().ToString(),
+      throw errors::Fatal("op `%s`: oneDNN binary failed for X %s, Y %s (axis %d): %s", ctx.Type(),
+                          ctx.Input("X")->dims().ToString(), ctx.Input("Y")->dims().ToString(),
                           ctx.Attr<int>("axis"), e.what());
     }
     target->set_lod(lod);
@@ -196,7 +201,11 @@ class BinaryOneDNN final : public framework::OpKernel {
     return y_plain_.data();
   }
 
+  static constexpr bool kCommutative =
+      kAlg == algorithm::binary_add || kAlg == algorithm::binary_mul;
+
   math::BroadcastDims bd_;
+  bool swapped_ = false;        // X broadcasts over Y: the primitive computes Y (op) X.
   std::vector<float> y_plain_;  // PlainValues' copy.
   bool computable_ = false;
   // Y is one value per channel of X (1) or per image and channel (X's images); else 0.
