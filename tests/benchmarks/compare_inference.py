@@ -5,7 +5,7 @@
 
     "$(scripts/reference_env.sh --with-onnx | tail -n1)" tests/benchmarks/compare_inference.py \
         [--models pplcnet_3cls,resnet_cifar10] [--batches 1,16] [--threads 1,2] [--repeat 50] \
-        [--rounds 3]
+        [--rounds 3] [--vision densenet121,mobilenet_v3_small]
 
 For each model, batch and thread count: the median latency (ms) of `repeat` runs after 10
 warm-up runs, inputs set once (uniform [0, 1) floats), each run followed by reading every
@@ -15,6 +15,10 @@ faster of the two references. The three runtimes are measured one after the othe
 configuration once per round, `rounds` rounds (default 3); each keeps its best median: on a
 shared machine a neighbour's burst then slows one round, not one runtime or configuration. Prints a Markdown table; `--json FILE` also
 writes the numbers.
+
+`--vision NAMES` adds classifiers of paddle.vision.models (random weights, seeded), saved as
+inference programs by this PaddlePaddle (`paddle.jit.save`, legacy format), to the models;
+with `--models ""` only those run.
 """
 import argparse
 import json
@@ -114,6 +118,23 @@ def convert_to_onnx(prog, params, out):
     return r.returncode == 0 and os.path.exists(out)
 
 
+def export_vision_models(names, out_dir):
+    """Saves each paddle.vision.models classifier in `names` under out_dir/<name>/."""
+    import paddle
+    import paddle.vision.models as vision
+    dirs = {}
+    for name in names:
+        paddle.seed(0)
+        model = getattr(vision, name)()
+        model.eval()
+        size = 299 if name.startswith("inception") else 224
+        d = os.path.join(out_dir, name)
+        paddle.jit.save(model, os.path.join(d, "inference"),
+                        input_spec=[paddle.static.InputSpec([None, 3, size, size], "float32", "x")])
+        dirs[name] = d
+    return dirs
+
+
 def best(values):
     values = [v for v in values if v is not None]
     return min(values) if values else None
@@ -154,6 +175,7 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--repeat", type=int, default=50)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--vision", default="")
     ap.add_argument("--json")
     args = ap.parse_args()
     os.environ.setdefault("FLAGS_enable_pir_api", "0")
@@ -163,8 +185,10 @@ def main():
     tmp = tempfile.mkdtemp()
     runs = []  # (row, model, batch, threads, shapes): each measured once per round.
     models = {}
-    for name in args.models.split(","):
-        d = os.path.join(MODELS, name)
+    model_dirs = {name: os.path.join(MODELS, name) for name in args.models.split(",") if name}
+    if args.vision:
+        model_dirs.update(export_vision_models(args.vision.split(","), tmp))
+    for name, d in model_dirs.items():
         prog, params = model_files(d)
         onnx_path = os.path.join(tmp, name + ".onnx")
         models[name] = {"dir": d, "prog": prog, "params": params, "onnx": onnx_path,
