@@ -54,15 +54,14 @@ class BatchNormOneDNN final : public framework::OpKernel {
     global_ = UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
                               ctx.Attr<bool>("trainable_statistics"));
     plain_ = x.numel() == 0 || (!global_ && layout_.PerChannel() <= 1);
+    opaque_ = false;
     if (plain_) return;
     const auto& dev = ctx.device_context<platform::OneDNNContext>();
     threads_ = ThreadsForWork(dev, static_cast<double>(x.numel()));
     const auto threads = dev.LimitThreads(threads_);
-    const OneDNNLayout* x_layout = OneDNNLayoutOf(x);
-    opaque_ = global_ && x_layout != nullptr && x.dims().size() == 4 && !layout_.channels_last &&
-              x_layout->desc().get_size() == static_cast<size_t>(x.numel()) * sizeof(float);
+    opaque_ = TakesLayoutOf(x);
     try {
-      md_ = opaque_ ? x_layout->desc() : DataDesc(layout_, x.dims().size());
+      md_ = opaque_ ? OneDNNLayoutOf(x)->desc() : DataDesc(layout_, x.dims().size());
       channel_md_ = memory::desc({layout_.c}, kF32, Tag::a);
       // In a oneDNN layout Y is not read row-major afterwards: the primitive applies the relu.
       const bool fused_relu =
@@ -84,6 +83,14 @@ class BatchNormOneDNN final : public framework::OpKernel {
   void Compute(const ExecutionContext& ctx) override;
 
  private:
+  // Whether X is normalised in its oneDNN layout (after layout_ and global_ are set): with the
+  // running statistics, 4-D NCHW data in a layout without padding.
+  bool TakesLayoutOf(const DenseTensor& x) const {
+    const OneDNNLayout* l = OneDNNLayoutOf(x);
+    return global_ && l != nullptr && x.dims().size() == 4 && !layout_.channels_last &&
+           l->desc().get_size() == static_cast<size_t>(x.numel()) * sizeof(float);
+  }
+
   static platform::FatalError Failure(const ExecutionContext& ctx, const DenseTensor& x,
                                       const dnnl::error& err) {
     return errors::Fatal("op `%s`: oneDNN batch normalization failed for X %s (%s): %s",
@@ -109,11 +116,13 @@ void BatchNormOneDNN::Compute(const ExecutionContext& ctx) {
     RunPlainKernel(ctx);  // Converts X to row-major.
     return;
   }
-  // X in another oneDNN layout than the primitive's (another producer this run) prepares it
-  // again; one the primitive does not take is made row-major.
-  if (!plain_ && x_layout != nullptr && (!opaque_ || x_layout->desc() != md_)) {
-    Prepare(ctx);
-    if (!opaque_) {
+  if (!plain_) {
+    // X arranged otherwise than when the primitive was made (another producer this run, or
+    // a fetch that keeps it row-major): the primitive is made again.
+    const bool takes = TakesLayoutOf(x);
+    if (takes != opaque_ || (takes && x_layout->desc() != md_)) Prepare(ctx);
+    // A oneDNN layout the primitive does not take: normalised from a row-major copy.
+    if (!opaque_ && x_layout != nullptr) {
       DenseTensor row_major(x.dims(), DataType::FLOAT32);
       x_layout->ToPlain(x.raw_data(), row_major.mutable_data<float>(ctx.GetPlace()));
       row_major.set_lod(x.lod());
@@ -258,7 +267,7 @@ void BatchNormGradOneDNNKernel(const ExecutionContext& ctx) {
         dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward, md, md, epsilon, flags),
         e, hint);
     Execute(dnnl::batch_normalization_backward(pd), dev.stream(),
-            {{DNNL_ARG_SRC, memory(md, e, const_cast<void*>(x.raw_data()))},
+            {{DNNL_ARG_SRC, WrapTensor(md, e, x)},
              {DNNL_ARG_DIFF_DST, WrapTensor(md, e, dy)},
              {DNNL_ARG_MEAN, WrapTensor(channel_md, e, mean)},
              {DNNL_ARG_VARIANCE, WrapTensor(channel_md, e, variance)},
