@@ -19,6 +19,7 @@
 #include "framework/var_type_inference.h"
 #include "platform/flags.h"
 #include "tests/op_test_util.h"
+#include "tests/pass_test_util.h"
 
 namespace paddle_like {
 namespace testing {
@@ -64,12 +65,12 @@ class DenseBlock {
                                        const std::vector<std::string>& fetches) const {
     ScopedFlag flag(&FLAGS_use_onednn, onednn);
     Scope scope;
-    for (const auto& kv : params_) *scope.Var(kv.first)->GetMutable<DenseTensor>() = kv.second;
+    p_.Fill(&scope);
     framework::Executor::RunOptions options;
     options.profile = profile;
     options.repeat = 2;  // The profile describes a steady-state run.
     const auto values = framework::Executor(platform::CPUPlace())
-                            .Run(program_, &scope, {{"x", x_}}, fetches, options);
+                            .Run(p_.program, &scope, {{"x", x_}}, fetches, options);
     std::vector<std::vector<double>> out;
     for (const auto& v : values) {
       EXPECT_TRUE(v.is_plain());
@@ -81,13 +82,10 @@ class DenseBlock {
  private:
   void Var(const std::string& name, const std::vector<int64_t>& dims, bool param, double low = -0.3,
            double high = 0.3) {
-    framework::VarDesc* v = program_.Block(0).Var(name);
-    v->SetShape(dims);
-    v->SetDataType(DataType::FLOAT32);
-    v->SetPersistable(param);
     if (param) {
-      const DDim d(dims);
-      params_[name] = MakeTensor<float>(d, RandomValues(d.numel(), low, high, seed_++));
+      p_.Param(name, dims, low, high);
+    } else {
+      p_.Declare(name, dims, false);
     }
   }
   // Inference batch norm with running statistics away from 0 and 1.
@@ -111,18 +109,11 @@ class DenseBlock {
   }
   void Op(const std::string& type, const framework::VariableNameMap& in,
           const framework::VariableNameMap& out, const AttributeMap& attrs) {
-    framework::OpDesc* op = program_.Block(0).AppendOp();
-    op->SetType(type);
-    for (const auto& kv : in) op->SetInput(kv.first, kv.second);
-    for (const auto& kv : out) op->SetOutput(kv.first, kv.second);
-    for (const auto& kv : attrs) op->SetAttr(kv.first, kv.second);
-    framework::InferVarTypeAndShape(op, &program_.Block(0));
+    framework::InferVarTypeAndShape(p_.Op(type, in, out, attrs), &p_.program.Block(0));
   }
 
-  ProgramDesc program_;
-  std::map<std::string, DenseTensor> params_;
+  ProgramWithParams p_{framework::ProgramDesc(), {}, 21};
   DenseTensor x_;
-  unsigned seed_ = 21;
 };
 
 // Output name -> its layout's name, for the outputs a run left in a oneDNN layout.
