@@ -277,6 +277,62 @@ TEST_F(ConvFusePassesTest, LeavesAloneWhatItCannotFuse) {
   EXPECT_EQ(p.ToBinary(), before);
 }
 
+// DenseNet's pattern: a batch_norm after a concat (no convolution to fold it into) takes the
+// relu after it; one whose output another op also reads, one in training mode and one before
+// relu6 keep their activations.
+TEST_F(ConvFusePassesTest, BatchNormAfterConcatTakesItsRelu) {
+  for (bool onednn : {false, true}) {
+    ScopedFlag flag(&FLAGS_use_onednn, onednn);
+    ScopedFlag every_shape(&FLAGS_onednn_small_input_fallback, false);
+    Model m;
+    const std::vector<int64_t> act = {-1, 8, 6, 6}, cat = {-1, 16, 6, 6};
+    m.Declare("x", act, false);
+    m.Conv("conv2d", "x", "w1", "y1", 8, 8, 1, act);
+    m.Declare("c", cat, false);
+    m.Op("concat", {{"X", {"y1", "x"}}}, {{"Out", {"c"}}}, {{"axis", 1}});
+    m.BatchNorm("c", "n", "bn", 16, cat);
+    m.Declare("r", cat, false);
+    m.Op("relu", {{"X", {"n"}}}, {{"Out", {"r"}}});
+    m.Conv("conv2d", "r", "w2", "y2", 16, 8, 1, act);
+    // Read twice: by relu and by the add below.
+    m.BatchNorm("y2", "n2", "bn2", 8, act);
+    m.Declare("r2", act, false);
+    m.Op("relu", {{"X", {"n2"}}}, {{"Out", {"r2"}}});
+    m.Declare("s2", act, false);
+    m.Op("elementwise_add", {{"X", {"r2"}}, {"Y", {"n2"}}}, {{"Out", {"s2"}}}, {{"axis", -1}});
+    // Batch statistics, then relu6.
+    m.BatchNorm("s2", "n3", "bn3", 8, act, /*is_test=*/false);
+    m.Declare("r3", act, false);
+    m.Op("relu", {{"X", {"n3"}}}, {{"Out", {"r3"}}});
+    m.BatchNorm("r3", "n4", "bn4", 8, act);
+    m.Declare("out", act, false);
+    m.Op("relu6", {{"X", {"n4"}}}, {{"Out", {"out"}}}, {{"threshold", 6.0f}});
+    const DenseTensor x = MakeTensor<float>(DDim{2, 8, 6, 6}, RandomValues(576, -1, 1, 7));
+    Scope before_scope;
+    m.Fill(&before_scope);
+    const std::vector<double> before = RunProgram(m.program, &before_scope, x);
+
+    ProgramDesc p = m.program;
+    Scope params;
+    m.Fill(&params);
+    EXPECT_EQ(framework::ir::ApplyPass(*framework::ir::CreatePass("batch_norm_relu_fuse_pass"), &p,
+                                       &params),
+              1);
+    ASSERT_EQ(OpTypes(p), std::vector<std::string>({"conv2d", "concat", "batch_norm", "conv2d",
+                                                    "batch_norm", "relu", "elementwise_add",
+                                                    "batch_norm", "relu", "batch_norm", "relu6"}));
+    const OpDesc& bn = *p.Block(0).Op(2);
+    EXPECT_TRUE(bn.Attr<bool>("fuse_with_relu"));
+    EXPECT_EQ(bn.Output("Y"), std::vector<std::string>({"r"}));
+    for (size_t i : {4, 7, 9}) {
+      EXPECT_FALSE(p.Block(0).Op(i)->HasAttr("fuse_with_relu") &&
+                   p.Block(0).Op(i)->Attr<bool>("fuse_with_relu"))
+          << i;
+    }
+    ExpectNear(RunProgram(p, &params, x), before, 1e-5, 1e-5, onednn ? "oneDNN" : "plain");
+  }
+}
+
 TEST_F(ConvFusePassesTest, SharedFilterIsNotRewritten) {
   Model m;
   const std::vector<int64_t> act = {-1, 4, 5, 5};

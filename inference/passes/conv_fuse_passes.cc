@@ -83,11 +83,6 @@ DenseTensor* ChannelBias(const Graph& graph, Scope* params, const OpDesc& conv, 
 
 // ---- conv_bn_fuse_pass ------------------------------------------------------------------
 
-bool UsesInferenceStatistics(const OpDesc& bn) {
-  return (FlagOf(bn, "is_test") && !FlagOf(bn, "trainable_statistics")) ||
-         FlagOf(bn, "use_global_stats");
-}
-
 // Folds the batch_norm of match `m` (conv, [add,] bn) into the conv; false, with nothing
 // changed, when the match does not qualify.
 bool FoldBatchNorm(ProgramDesc* program, BlockDesc* block, Scope* params, const Graph& graph,

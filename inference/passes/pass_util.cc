@@ -137,8 +137,9 @@ void AddFusableActivationVersions(framework::ir::PassCapability* capability) {
 bool FuseOneTrailingActivation(
     framework::BlockDesc* block, const std::string& producer_type, const std::string& out_slot,
     const framework::ir::Pattern::Predicate& accepts,
-    const std::function<void(const operators::FusedActivation&, framework::OpDesc*)>& write) {
-  for (const std::string& act : FusableActivationTypes()) {
+    const std::function<void(const operators::FusedActivation&, framework::OpDesc*)>& write,
+    const std::vector<std::string>& activations) {
+  for (const std::string& act : activations) {
     const framework::ir::Graph graph(*block);
     framework::ir::Pattern p;
     const int producer = p.AddOp(producer_type, accepts);
@@ -157,6 +158,11 @@ bool FuseOneTrailingActivation(
     }
   }
   return false;
+}
+
+bool UsesInferenceStatistics(const framework::OpDesc& bn) {
+  return (FlagOf(bn, "is_test") && !FlagOf(bn, "trainable_statistics")) ||
+         FlagOf(bn, "use_global_stats");
 }
 
 }  // namespace inference

@@ -82,13 +82,18 @@ const std::vector<std::string>& FusableActivationTypes();
 void AddFusableActivationVersions(framework::ir::PassCapability* capability);
 
 // Folds one activation op into the op before it: a `producer_type` op accepted by `accepts`
-// whose `out_slot` variable only an activation with a fused form reads. `write` records the
-// activation in a copy of the producer, which takes the activation's output and replaces
-// both ops. Returns whether it rewrote one.
+// whose `out_slot` variable only an activation of `activations` (types with a fused form)
+// reads. `write` records the activation in a copy of the producer, which takes the
+// activation's output and replaces both ops. Returns whether it rewrote one.
 bool FuseOneTrailingActivation(
     framework::BlockDesc* block, const std::string& producer_type, const std::string& out_slot,
     const framework::ir::Pattern::Predicate& accepts,
-    const std::function<void(const operators::FusedActivation&, framework::OpDesc*)>& write);
+    const std::function<void(const operators::FusedActivation&, framework::OpDesc*)>& write,
+    const std::vector<std::string>& activations = FusableActivationTypes());
+
+// Whether batch_norm op `bn` normalises with its running statistics (Mean, Variance), as an
+// inference program does.
+bool UsesInferenceStatistics(const framework::OpDesc& bn);
 
 }  // namespace inference
 }  // namespace paddle_like

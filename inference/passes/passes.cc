@@ -3,6 +3,7 @@
 #include <memory>
 #include <mutex>
 
+#include "inference/passes/batch_norm_relu_fuse_pass.h"
 #include "inference/passes/constant_folding_pass.h"
 #include "inference/passes/conv_fuse_passes.h"
 #include "inference/passes/dead_op_elimination_pass.h"
@@ -34,6 +35,7 @@ void RegisterInferencePasses() {
     Register<ConvBiasFusePass>();
     Register<ConvElementwiseAddFusePass>();
     Register<ConvActivationFusePass>();
+    Register<BatchNormReluFusePass>();
     Register<FcFusePass>();
     Register<ScaleFusePass>();
     Register<DeadOpEliminationPass>();
@@ -42,9 +44,10 @@ void RegisterInferencePasses() {
 
 const std::vector<std::string>& InferencePassOrder() {
   static const std::vector<std::string> order = {
-      "delete_dropout_pass",        "constant_folding_pass",     "conv_bn_fuse_pass",
-      "conv_bias_fuse_pass",        "scale_fuse_pass",           "conv_elementwise_add_fuse_pass",
-      "conv_activation_fuse_pass",  "fc_fuse_pass",              "dead_op_elimination_pass"};
+      "delete_dropout_pass",       "constant_folding_pass",     "conv_bn_fuse_pass",
+      "conv_bias_fuse_pass",       "scale_fuse_pass",           "conv_elementwise_add_fuse_pass",
+      "conv_activation_fuse_pass", "batch_norm_relu_fuse_pass", "fc_fuse_pass",
+      "dead_op_elimination_pass"};
   return order;
 }
 
