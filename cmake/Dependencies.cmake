@@ -8,6 +8,7 @@ find_package(OpenMP REQUIRED)  # CPU parallelism, shared with Debian's oneDNN.
 find_package(ZLIB REQUIRED)
 find_package(PNG REQUIRED)   # `paddle_like infer` reads and draws images.
 find_package(JPEG REQUIRED)
+find_package(nlohmann_json 3 REQUIRED)  # Reading PaddlePaddle 3 PIR programs (JSON).
 find_package(Gloo REQUIRED)  # CPU collectives of distributed training (libgloo-dev).
 
 if(WITH_ONEDNN)

@@ -14,28 +14,29 @@ std::string ResolveProgramPath(const std::string& path) {
   namespace fs = std::filesystem;
   std::error_code ec;
   if (!fs::is_directory(path, ec)) return path;
-  for (const char* name : {"__model__", "model.pdmodel", "inference.pdmodel"}) {
+  for (const char* name : {"__model__", "model.pdmodel", "inference.pdmodel", "__model__.json",
+                           "inference.json", "model.json"}) {
     const fs::path candidate = fs::path(path) / name;
     if (fs::is_regular_file(candidate, ec)) return candidate.string();
   }
   std::vector<std::string> found;
-  std::string json;
+  std::vector<std::string> pir;  // `<stem>.json` beside `<stem>.pdiparams`.
   for (const auto& entry : fs::directory_iterator(path, ec)) {
-    if (entry.path().extension() == ".pdmodel") found.push_back(entry.path().string());
-    if (entry.path().extension() == ".json") json = entry.path().filename().string();
+    const fs::path& p = entry.path();
+    if (p.extension() == ".pdmodel") found.push_back(p.string());
+    if (p.extension() == ".json" &&
+        fs::is_regular_file(fs::path(p).replace_extension(".pdiparams"), ec)) {
+      pir.push_back(p.string());
+    }
   }
-  PL_ENFORCE(!found.empty() || json.empty(),
-             errors::NotFound("directory `%s` holds no .pdmodel and no __model__ but `%s`, as "
-                              "PaddlePaddle 3 saves a PIR program; paddle_like reads the "
-                              "ProgramDesc format: save the model with FLAGS_enable_pir_api=0",
-                              path, json));
+  if (found.empty()) found = pir;
   PL_ENFORCE(found.size() == 1,
-             errors::NotFound("directory `%s` holds %zu .pdmodel files and no __model__; name "
-                              "the program file",
+             errors::NotFound("directory `%s` holds %zu programs (.pdmodel, or .json beside a "
+                              ".pdiparams) and no __model__ or inference.json; name the "
+                              "program file",
                               path, found.size()));
   return found[0];
 }
-
 
 namespace {
 

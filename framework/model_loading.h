@@ -15,7 +15,9 @@ namespace framework {
 class Scope;
 
 // Where the program of a saved model lives: a file is taken as is; a directory is searched
-// for `__model__`, `model.pdmodel`, `inference.pdmodel`, then a single `*.pdmodel`.
+// for `__model__`, `model.pdmodel`, `inference.pdmodel`, then PaddlePaddle 3's PIR programs
+// `__model__.json`, `inference.json`, `model.json`, then a single `*.pdmodel`, then a single
+// `<stem>.json` beside a `<stem>.pdiparams`.
 // NotFoundError naming the directory when it holds no (or several candidate) programs.
 std::string ResolveProgramPath(const std::string& path);
 

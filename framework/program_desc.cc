@@ -8,6 +8,7 @@
 
 #include "framework/ddim.h"
 #include "framework/framework.pb.h"
+#include "framework/pir/pir_translation.h"
 #include "platform/file_util.h"
 
 namespace paddle_like {
@@ -217,13 +218,7 @@ ProgramDesc ProgramDesc::Load(const std::string& path) {
 }
 
 ProgramDesc ProgramDesc::FromBytes(const std::string& bytes, const std::string& source) {
-  if (LooksLikeJson(bytes)) {
-    throw errors::Unimplemented(
-        "program `%s` is JSON, as PaddlePaddle 3 saves a PIR program (inference.json); "
-        "paddle_like reads the ProgramDesc format (.pdmodel, __model__): save the model with "
-        "FLAGS_enable_pir_api=0 (paddle.jit.save or paddle.static.save_inference_model)",
-        source);
-  }
+  if (LooksLikeJson(bytes)) return ProgramFromPirJson(bytes, source);
   return LooksLikeText(bytes) ? FromText(bytes, source) : FromBinary(bytes, source);
 }
 

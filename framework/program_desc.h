@@ -29,7 +29,8 @@ class ProgramDesc {
   // order, a parent block that does not exist.
   static ProgramDesc FromBinary(const std::string& bytes, const std::string& source = "<string>");
   static ProgramDesc FromText(const std::string& text, const std::string& source = "<string>");
-  // Text or binary, as the bytes look (what Load does with a file's bytes).
+  // Text or binary, as the bytes look (what Load does with a file's bytes); a JSON object is
+  // taken as a PaddlePaddle 3 PIR program and translated (pir/pir_translation.h).
   static ProgramDesc FromBytes(const std::string& bytes, const std::string& source = "<string>");
   // Reads a file, choosing binary or text format by content. NotFoundError if unreadable.
   static ProgramDesc Load(const std::string& path);

@@ -16,7 +16,7 @@ PACKAGES=(
   build-essential cmake ccache python3
   libeigen3-dev libdnnl-dev libgoogle-glog-dev libgflags-dev
   libprotobuf-dev protobuf-compiler zlib1g-dev libpng-dev libjpeg-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev openmpi-bin
+  libgtest-dev libgmock-dev libbenchmark-dev libgloo-dev openmpi-bin nlohmann-json3-dev
   dataset-fashion-mnist
 )
 

@@ -1,10 +1,12 @@
 // Every case under tests/fixtures/ops (written by tests/fixtures/make_op_fixtures.py with
 // PaddlePaddle itself: a saved one-op program, its inputs and PaddlePaddle's outputs) and
 // tests/fixtures/models (real deploy models from public repositories, with inputs and
-// PaddlePaddle's outputs, by tests/fixtures/make_model_fixtures.py) run through the Predictor
+// PaddlePaddle's outputs, by tests/fixtures/make_model_fixtures.py; PIR programs saved by
+// PaddlePaddle 3, `model.json`, by tests/fixtures/make_pir_fixtures.py) run through the Predictor
 // and compared with PaddlePaddle's outputs: floats within the case's rtol/atol, integers and
-// bools exactly, output LoDs exactly; NMS rows of tied scores in either order. Each case runs with the inference passes on and off,
-// and the two runs agree within 1e-5 relative error (2-norm of each output).
+// bools exactly, output LoDs exactly; NMS rows of tied scores in either order. Each case runs with
+// the inference passes on and off, and the two runs agree within 1e-5 relative error (2-norm of
+// each output).
 //
 // A case whose op is not registered yet is skipped only when the op is listed in
 // kPendingOps; the list is checked against the registry both ways, so an op cannot be
@@ -16,8 +18,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <memory>
 #include <fstream>
+#include <memory>
 #include <set>
 #include <sstream>
 #include <string>
@@ -25,6 +27,7 @@
 
 #include "framework/npy_io.h"
 #include "framework/op_info.h"
+#include "framework/pir/pir_translation.h"
 #include "operators/registry.h"
 #include "paddle_like/inference_api.h"
 #include "platform/init.h"
@@ -138,8 +141,11 @@ constexpr bool kHandleType = std::is_same_v<T, float> || std::is_same_v<T, doubl
                              std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
                              std::is_same_v<T, bool>;
 
+// A PIR program's case names its ops with their dialect ("pd_op.conv2d"): those need a
+// translation to a registered op.
 bool Registered(const std::string& op) {
   operators::RegisterAllOps();
+  if (op.find('.') != std::string::npos) return framework::PirOpIsTranslated(op);
   return framework::OpInfoMap::Instance().Has(op);
 }
 
@@ -216,12 +222,13 @@ TEST_P(PaddleOpFixture, MatchesPaddlePaddle) {
   std::vector<std::vector<double>> by_ir[2];  // Float outputs without / with the passes.
   for (bool ir : {true, false}) {
     SCOPED_TRACE(ir ? "passes on" : "passes off");
-    // model.pdmodel with its .pdiparams, or a legacy directory (__model__ and one file per
-    // parameter).
+    // model.pdmodel (or PaddlePaddle 3's model.json) with its .pdiparams, or a legacy
+    // directory (__model__ and one file per parameter).
     infer::Config config;
-    if (fs::exists(dir / "model.pdmodel")) {
-      config.SetModel((dir / "model.pdmodel").string(),
-                      fs::exists(params) ? params.string() : std::string());
+    const fs::path program =
+        fs::exists(dir / "model.pdmodel") ? dir / "model.pdmodel" : dir / "model.json";
+    if (fs::exists(program)) {
+      config.SetModel(program.string(), fs::exists(params) ? params.string() : std::string());
     } else {
       config.SetModel(dir.string());
     }

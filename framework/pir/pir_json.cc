@@ -1,0 +1,330 @@
+#include "framework/pir/pir_json.h"
+
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "platform/enforce.h"
+
+namespace paddle_like {
+namespace framework {
+namespace pir {
+
+namespace {
+
+using Json = nlohmann::json;
+using platform::DataType;
+
+// Dialect ids of the compressed names ("1.conv2d" is pd_op.conv2d), as PaddlePaddle numbers them.
+std::string DialectName(const std::string& id) {
+  if (id == "0") return "builtin";
+  if (id == "1") return "pd_op";
+  if (id == "2") return "cf";
+  if (id == "3") return "custom_op";
+  if (id == "4") return "dist_op";
+  return id;
+}
+
+// Splits "1.conv2d" into ("pd_op", "conv2d"); an uncompressed "pd_op.conv2d" stays as is.
+void SplitName(const std::string& full, std::string* dialect, std::string* name) {
+  const size_t dot = full.find('.');
+  if (dot == std::string::npos) {
+    *dialect = "builtin";
+    *name = full;
+    return;
+  }
+  *dialect = DialectName(full.substr(0, dot));
+  *name = full.substr(dot + 1);
+}
+
+// Where in the file an error is, for messages.
+struct Where {
+  const std::string& source;
+  const Op* op;
+  std::string Describe(const std::string& what) const {
+    if (op == nullptr) return "PIR program `" + source + "`: " + what;
+    return "PIR program `" + source + "`, op " + std::to_string(op->index) + " (`" +
+           op->FullName() + "`): " + what;
+  }
+};
+
+const Json& Member(const Json& object, const char* key, const Where& where) {
+  PL_ENFORCE(object.is_object(),
+             errors::InvalidArgument("%s", where.Describe(std::string("expected an object with `") +
+                                                          key + "`, found " + object.type_name())));
+  const auto it = object.find(key);
+  PL_ENFORCE(
+      it != object.end(),
+      errors::InvalidArgument("%s", where.Describe(std::string("missing key `") + key + "`")));
+  return *it;
+}
+
+const Json& ArrayMember(const Json& object, const char* key, const Where& where) {
+  const Json& value = Member(object, key, where);
+  PL_ENFORCE(value.is_array(),
+             errors::InvalidArgument(
+                 "%s", where.Describe(std::string("`") + key + "` should be an array, found " +
+                                      value.type_name())));
+  return value;
+}
+
+const std::string& StringMember(const Json& object, const char* key, const Where& where) {
+  const Json& value = Member(object, key, where);
+  PL_ENFORCE(value.is_string(),
+             errors::InvalidArgument(
+                 "%s", where.Describe(std::string("`") + key + "` should be a string, found " +
+                                      value.type_name())));
+  return value.get_ref<const std::string&>();
+}
+
+int64_t IntValue(const Json& value, const Where& where, const char* what) {
+  PL_ENFORCE(value.is_number_integer(),
+             errors::InvalidArgument(
+                 "%s", where.Describe(std::string(what) + " should be an integer, found " +
+                                      value.dump())));
+  return value.get<int64_t>();
+}
+
+DataType ElementType(const std::string& name, bool* known) {
+  static const std::map<std::string, DataType> kTypes = {
+      {"t_bool", DataType::BOOL},   {"t_i8", DataType::INT8},       {"t_ui8", DataType::UINT8},
+      {"t_i16", DataType::INT16},   {"t_i32", DataType::INT32},     {"t_i64", DataType::INT64},
+      {"t_f16", DataType::FLOAT16}, {"t_bf16", DataType::BFLOAT16}, {"t_f32", DataType::FLOAT32},
+      {"t_f64", DataType::FLOAT64}, {"t_index", DataType::INT64}};
+  const auto it = kTypes.find(name);
+  *known = it != kTypes.end();
+  return *known ? it->second : DataType::UNDEFINED;
+}
+
+ValueType ParseType(const Json& json, const Where& where, int depth) {
+  ValueType type;
+  PL_ENFORCE(depth < 8, errors::InvalidArgument("%s", where.Describe("types nested too deeply")));
+  if (!json.is_object()) return type;
+  const auto id = json.find("#");
+  if (id == json.end() || !id->is_string()) return type;
+  std::string dialect, name;
+  SplitName(id->get<std::string>(), &dialect, &name);
+  type.name = dialect + "." + name;
+  const auto data = json.find("D");
+  if (name == "t_dtensor") {
+    // D: [element type, dims, layout, lod, offset].
+    PL_ENFORCE(data != json.end() && data->is_array() && data->size() >= 2 && (*data)[1].is_array(),
+               errors::InvalidArgument("%s", where.Describe("a dense tensor type without its "
+                                                            "element type and dims: " +
+                                                            json.dump().substr(0, 200))));
+    const Json& element = (*data)[0];
+    std::string element_dialect, element_name;
+    if (element.is_object() && element.contains("#") && element["#"].is_string()) {
+      SplitName(element["#"].get<std::string>(), &element_dialect, &element_name);
+    }
+    type.dtype = ElementType(element_name, &type.known);
+    for (const Json& d : (*data)[1]) type.dims.push_back(IntValue(d, where, "a tensor dim"));
+    if (data->size() >= 4 && (*data)[3].is_array()) {
+      type.lod_level = static_cast<int>((*data)[3].size());
+    }
+    return type;
+  }
+  if (name == "t_vec") {
+    type.is_vector = true;
+    type.known = true;
+    if (data != json.end() && data->is_array()) {
+      for (const Json& e : *data) {
+        type.elements.push_back(ParseType(e, where, depth + 1));
+        type.known = type.known && type.elements.back().known;
+      }
+    }
+    return type;
+  }
+  return type;  // Selected rows, tensor arrays, sparse tensors: not modelled.
+}
+
+// A scalar attribute element of an array ("0.a_i32" ...) as a double, its kind in `kind`.
+template <typename T>
+std::vector<T> ListOf(const Json& items, const Where& where) {
+  std::vector<T> out;
+  for (const Json& item : items) out.push_back(item.at("D").get<T>());
+  (void)where;
+  return out;
+}
+
+// Converts one attribute; false when it has a kind that no translated op reads (places, types,
+// complex numbers, nested arrays): such an attribute is left out.
+bool ParseAttribute(const Json& json, const Where& where, OpAttribute* out) {
+  if (!json.is_object() || !json.contains("#") || !json["#"].is_string()) return false;
+  std::string dialect, kind;
+  SplitName(json["#"].get<std::string>(), &dialect, &kind);
+  const auto data_it = json.find("D");
+  if (data_it == json.end()) return false;
+  const Json& data = *data_it;
+  try {
+    if (kind == "a_bool") {
+      out->value = data.get<bool>();
+    } else if (kind == "a_i32") {
+      out->value = data.get<int>();
+    } else if (kind == "a_i64" || kind == "a_index") {
+      out->value = data.get<int64_t>();
+    } else if (kind == "a_f32") {
+      out->value = data.get<float>();
+    } else if (kind == "a_f64") {
+      out->value = data.get<double>();
+    } else if (kind == "a_str" || kind == "a_tensorname") {
+      out->value = data.get<std::string>();
+    } else if (kind == "a_intarray") {
+      out->value = data.get<std::vector<int64_t>>();
+    } else if (kind == "a_dtype") {
+      DataType dtype;
+      if (!DataTypeFromPirName(data.get<std::string>(), &dtype)) return false;
+      out->value = static_cast<int>(dtype);
+      out->is_dtype = true;
+    } else if (kind == "a_scalar") {
+      // D: [dtype name, value] (complex numbers add an imaginary part: not read).
+      if (!data.is_array() || data.size() != 2) return false;
+      const Json& v = data[1];
+      if (v.is_boolean()) {
+        out->value = v.get<bool>();
+      } else if (v.is_number_integer()) {
+        out->value = v.get<int64_t>();
+      } else {
+        out->value = v.get<double>();
+      }
+    } else if (kind == "a_array") {
+      if (!data.is_array()) return false;
+      if (data.empty()) {
+        out->value = std::vector<int>{};
+        return true;
+      }
+      std::string first_dialect, first;
+      if (!data[0].is_object() || !data[0].contains("#")) return false;
+      SplitName(data[0]["#"].get<std::string>(), &first_dialect, &first);
+      for (const Json& item : data) {
+        if (!item.is_object() || item.value("#", std::string()) != data[0]["#"]) return false;
+      }
+      if (first == "a_bool") {
+        out->value = ListOf<bool>(data, where);
+      } else if (first == "a_i32") {
+        out->value = ListOf<int>(data, where);
+      } else if (first == "a_i64" || first == "a_index") {
+        out->value = ListOf<int64_t>(data, where);
+      } else if (first == "a_f32") {
+        out->value = ListOf<float>(data, where);
+      } else if (first == "a_f64") {
+        out->value = ListOf<double>(data, where);
+      } else if (first == "a_str") {
+        out->value = ListOf<std::string>(data, where);
+      } else {
+        return false;
+      }
+    } else {
+      return false;
+    }
+  } catch (const Json::exception& e) {
+    throw errors::InvalidArgument(
+        "%s", where.Describe("attribute of kind `" + kind + "` holds " +
+                             data.dump().substr(0, 200) + " (" + e.what() + ")"));
+  }
+  return true;
+}
+
+Op ParseOp(const Json& json, size_t index, const Where& program_where) {
+  Op op;
+  op.index = index;
+  PL_ENFORCE(json.is_object(),
+             errors::InvalidArgument("%s", program_where.Describe("op " + std::to_string(index) +
+                                                                  " is not an object")));
+  SplitName(StringMember(json, "#", program_where), &op.dialect, &op.name);
+  const Where where{program_where.source, &op};
+  if (op.dialect == "builtin" && op.name == "p") op.name = "parameter";  // Compressed name.
+
+  if (op.name == "parameter" && op.dialect == "builtin") {
+    // A: [is_distributed, is_parameter, need_clip, name]; one result in "O" (an object).
+    const Json& a = ArrayMember(json, "A", where);
+    PL_ENFORCE(!a.empty() && a.back().is_string(),
+               errors::InvalidArgument("%s", where.Describe("a parameter without its name")));
+    op.attrs["parameter_name"].value = a.back().get<std::string>();
+    const Json& o = Member(json, "O", where);
+    const Json& result = o.is_array() && !o.empty() ? o[0] : o;
+    op.results.push_back({IntValue(Member(result, "%", where), where, "a value id"),
+                          ParseType(Member(result, "TT", where), where, 0)});
+    return op;
+  }
+  for (const Json& operand : ArrayMember(json, "I", where)) {
+    op.operands.push_back(IntValue(Member(operand, "%", where), where, "an operand id"));
+  }
+  for (const Json& result : ArrayMember(json, "O", where)) {
+    const Json& type = Member(result, "TT", where);
+    // An optional result that the op does not produce has the type "NULL": absent.
+    const bool absent = type.is_object() && type.value("#", std::string()) == "NULL";
+    op.results.push_back({absent ? 0 : IntValue(Member(result, "%", where), where, "a result id"),
+                          ParseType(type, where, 0)});
+  }
+  if (json.contains("A")) {
+    for (const Json& attr : ArrayMember(json, "A", where)) {
+      if (!attr.is_object() || !attr.contains("N") || !attr["N"].is_string()) continue;
+      OpAttribute value;
+      if (ParseAttribute(Member(attr, "AT", where), where, &value)) {
+        op.attrs[attr["N"].get<std::string>()] = value;
+      }
+    }
+  }
+  op.has_regions = json.contains("regions");
+  return op;
+}
+
+}  // namespace
+
+bool DataTypeFromPirName(const std::string& name, DataType* dtype) {
+  static const std::map<std::string, DataType> kNames = {
+      {"bool", DataType::BOOL},
+      {"int8", DataType::INT8},
+      {"uint8", DataType::UINT8},
+      {"int16", DataType::INT16},
+      {"int32", DataType::INT32},
+      {"int64", DataType::INT64},
+      {"float16", DataType::FLOAT16},
+      {"bfloat16", DataType::BFLOAT16},
+      {"float32", DataType::FLOAT32},
+      {"float64", DataType::FLOAT64},
+      {"Undefined(ALL_DTYPE)", DataType::UNDEFINED},
+      {"undefined", DataType::UNDEFINED}};
+  const auto it = kNames.find(name);
+  if (it == kNames.end()) return false;
+  *dtype = it->second;
+  return true;
+}
+
+Program ParseProgramJson(const std::string& text, const std::string& source) {
+  const Where where{source, nullptr};
+  Json json;
+  try {
+    json = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw errors::InvalidArgument("%s", where.Describe(std::string("not valid JSON: ") + e.what()));
+  }
+  Program program;
+  const Json& base = Member(json, "base_code", where);
+  PL_ENFORCE(base.is_object() && base.value("magic", std::string()) == "pir",
+             errors::InvalidArgument("%s", where.Describe("`base_code.magic` is not \"pir\": "
+                                                          "not a PaddlePaddle PIR program")));
+  program.version = IntValue(Member(base, "version", where), where, "`base_code.version`");
+  PL_ENFORCE(program.version <= kNewestPirVersion,
+             errors::Unimplemented(
+                 "%s", where.Describe("saved as PIR version " + std::to_string(program.version) +
+                                      "; paddle_like reads PIR versions up to " +
+                                      std::to_string(kNewestPirVersion) +
+                                      " (the program was saved by a newer framework)")));
+  const Json& regions = ArrayMember(Member(json, "program", where), "regions", where);
+  PL_ENFORCE(regions.size() == 1,
+             errors::InvalidArgument("%s", where.Describe("expected one top-level region, found " +
+                                                          std::to_string(regions.size()))));
+  const Json& blocks = ArrayMember(regions[0], "blocks", where);
+  PL_ENFORCE(blocks.size() == 1,
+             errors::InvalidArgument("%s", where.Describe("expected one top-level block, found " +
+                                                          std::to_string(blocks.size()))));
+  const Json& ops = ArrayMember(blocks[0], "ops", where);
+  program.ops.reserve(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) program.ops.push_back(ParseOp(ops[i], i, where));
+  return program;
+}
+
+}  // namespace pir
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,385 @@
+#include "framework/pir/pir_op_table.h"
+
+#include <map>
+
+namespace paddle_like {
+namespace framework {
+namespace pir {
+
+namespace {
+
+void CastDtypes(const std::vector<const ValueType*>& operands, AttributeMap* attrs) {
+  if (!operands.empty() && operands[0] != nullptr) {
+    (*attrs)["in_dtype"] = static_cast<int>(operands[0]->dtype);
+  }
+}
+
+// A reduction over no listed axis reduces over all of them (PIR's `axis=[]`).
+void ReduceAllWhenNoAxis(const std::vector<const ValueType*>&, AttributeMap* attrs) {
+  const auto it = attrs->find("dim");
+  bool empty = it == attrs->end();
+  if (!empty) {
+    std::visit(
+        [&](const auto& v) {
+          using T = std::decay_t<decltype(v)>;
+          if constexpr (std::is_same_v<T, std::vector<int>> ||
+                        std::is_same_v<T, std::vector<int64_t>>) {
+            empty = v.empty();
+          }
+        },
+        it->second);
+  }
+  if (empty) (*attrs)["reduce_all"] = true;
+}
+
+using Entries = std::vector<OpTranslation>;
+
+void AddUnary(Entries* e, const std::string& pir, const std::string& legacy,
+              std::vector<std::pair<std::string, std::string>> renames = {}) {
+  e->push_back({pir, legacy, {"X"}, {"Out"}, std::move(renames), {}, nullptr});
+}
+
+void AddBinary(Entries* e, const std::string& pir, const std::string& legacy) {
+  e->push_back({pir, legacy, {"X", "Y"}, {"Out"}, {}, {{"axis", -1}}, nullptr});
+}
+
+Entries BuildEntries() {
+  Entries e;
+  // Element-wise arithmetic broadcasts numpy-style in PIR: axis -1.
+  for (const auto& [pir, legacy] :
+       std::vector<std::pair<std::string, std::string>>{{"add", "elementwise_add"},
+                                                        {"subtract", "elementwise_sub"},
+                                                        {"multiply", "elementwise_mul"},
+                                                        {"divide", "elementwise_div"},
+                                                        {"maximum", "elementwise_max"},
+                                                        {"minimum", "elementwise_min"},
+                                                        {"elementwise_pow", "elementwise_pow"},
+                                                        {"remainder", "elementwise_mod"},
+                                                        {"floor_divide", "elementwise_floordiv"},
+                                                        {"fmax", "elementwise_fmax"},
+                                                        {"fmin", "elementwise_fmin"},
+                                                        {"heaviside", "elementwise_heaviside"},
+                                                        {"equal", "equal"},
+                                                        {"not_equal", "not_equal"},
+                                                        {"greater_than", "greater_than"},
+                                                        {"greater_equal", "greater_equal"},
+                                                        {"less_than", "less_than"},
+                                                        {"less_equal", "less_equal"}}) {
+    AddBinary(&e, pir, legacy);
+  }
+  for (const char* op : {"logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
+                         "bitwise_xor", "atan2", "copysign", "nextafter"}) {
+    e.push_back({op, op, {"X", "Y"}, {"Out"}, {}, {}, nullptr});
+  }
+  for (const char* op : {"relu",        "relu6",
+                         "sigmoid",     "tanh",
+                         "exp",         "expm1",
+                         "log",         "log2",
+                         "log10",       "log1p",
+                         "sqrt",        "rsqrt",
+                         "abs",         "square",
+                         "floor",       "ceil",
+                         "round",       "trunc",
+                         "sin",         "cos",
+                         "tan",         "asin",
+                         "acos",        "atan",
+                         "sinh",        "cosh",
+                         "asinh",       "acosh",
+                         "atanh",       "erf",
+                         "erfinv",      "reciprocal",
+                         "sign",        "silu",
+                         "softsign",    "tanh_shrink",
+                         "logsigmoid",  "logical_not",
+                         "bitwise_not", "assign",
+                         "celu",        "elu",
+                         "selu",        "gelu",
+                         "softplus",    "thresholded_relu",
+                         "hard_shrink", "stanh",
+                         "logit",       "swish",
+                         "digamma",     "lgamma"}) {
+    AddUnary(&e, op, op);
+  }
+  AddUnary(&e, "hardswish", "hard_swish");
+  AddUnary(&e, "hardsigmoid", "hard_sigmoid");
+  AddUnary(&e, "hardtanh", "brelu");
+  AddUnary(&e, "leaky_relu", "leaky_relu", {{"negative_slope", "alpha"}});
+  AddUnary(&e, "softshrink", "softshrink", {{"threshold", "lambda"}});
+  AddUnary(&e, "pow", "pow", {{"y", "factor"}});
+  AddUnary(&e, "mish", "mish", {{"lambda", "threshold"}});
+  AddUnary(&e, "isnan", "isnan_v2");
+  AddUnary(&e, "isinf", "isinf_v2");
+  AddUnary(&e, "isfinite", "isfinite_v2");
+  e.push_back({"scale", "scale", {"X", "@scale|ScaleTensor"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"softmax", "softmax", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"log_softmax", "log_softmax", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"prelu", "prelu", {"X", "Alpha"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"cast", "cast", {"X"}, {"Out"}, {{"dtype", "out_dtype"}}, {}, CastDtypes});
+  e.push_back({"clip", "clip", {"X", "@min|Min", "@max|Max"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"where", "where", {"Condition", "X", "Y"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"dropout",
+               "dropout",
+               {"X", "Seed", "@dropout_prob"},
+               {"Out", "Mask"},
+               {{"mode", "dropout_implementation"}},
+               {},
+               nullptr});
+
+  // Convolution, normalisation, pooling.
+  for (const char* op : {"conv2d", "depthwise_conv2d", "conv3d"}) {
+    e.push_back({op, op, {"Input", "Filter"}, {"Output"}, {}, {}, nullptr});
+  }
+  for (const char* op : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {
+    e.push_back({op, op, {"Input", "Filter", "@output_size"}, {"Output"}, {}, {}, nullptr});
+  }
+  e.push_back(
+      {"conv3d_transpose", "conv3d_transpose", {"Input", "Filter"}, {"Output"}, {}, {}, nullptr});
+  e.push_back({"deformable_conv",
+               "deformable_conv",
+               {"Input", "Offset", "Filter", "Mask"},
+               {"Output"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"batch_norm",
+               "batch_norm",
+               {"X", "Mean", "Variance", "Scale", "Bias"},
+               {"Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace"},
+               {{"data_format", "data_layout"}},
+               {},
+               nullptr});
+  e.push_back({"layer_norm",
+               "layer_norm",
+               {"X", "Scale", "Bias"},
+               {"Y", "Mean", "Variance"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"group_norm",
+               "group_norm",
+               {"X", "Scale", "Bias"},
+               {"Y", "Mean", "Variance"},
+               {{"data_format", "data_layout"}},
+               {},
+               nullptr});
+  e.push_back({"instance_norm",
+               "instance_norm",
+               {"X", "Scale", "Bias"},
+               {"Y", "SavedMean", "SavedVariance"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"affine_channel",
+               "affine_channel",
+               {"X", "Scale", "Bias"},
+               {"Out"},
+               {{"data_format", "data_layout"}},
+               {},
+               nullptr});
+  for (const char* op : {"pool2d", "pool3d"}) {
+    e.push_back({op, op, {"X", "@ksize"}, {"Out"}, {}, {}, nullptr});
+  }
+  e.push_back({"max_pool2d_with_index",
+               "max_pool2d_with_index",
+               {"X"},
+               {"Out", "Mask"},
+               {{"kernel_size", "ksize"}},
+               {},
+               nullptr});
+  e.push_back({"lrn", "lrn", {"X"}, {"Out", "MidOut"}, {}, {}, nullptr});
+
+  // Linear algebra.
+  e.push_back({"matmul",
+               "matmul_v2",
+               {"X", "Y"},
+               {"Out"},
+               {{"transpose_x", "trans_x"}, {"transpose_y", "trans_y"}},
+               {},
+               nullptr});
+  e.push_back({"bmm", "bmm", {"X", "Y"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"embedding",
+               "lookup_table_v2",
+               {"Ids", "W"},
+               {"Out"},
+               {{"sparse", "is_sparse"}},
+               {},
+               nullptr});
+
+  // Shapes and copies.
+  e.push_back({"reshape", "reshape2", {"X", "@shape|Shape"}, {"Out", "XShape"}, {}, {}, nullptr});
+  e.push_back({"flatten", "flatten_contiguous_range", {"X"}, {"Out", "XShape"}, {}, {}, nullptr});
+  e.push_back(
+      {"transpose", "transpose2", {"X"}, {"Out", "XShape"}, {{"perm", "axis"}}, {}, nullptr});
+  e.push_back(
+      {"squeeze", "squeeze2", {"X", "@axes|AxesTensor"}, {"Out", "XShape"}, {}, {}, nullptr});
+  e.push_back(
+      {"unsqueeze", "unsqueeze2", {"X", "@axes|AxesTensor"}, {"Out", "XShape"}, {}, {}, nullptr});
+  e.push_back({"concat", "concat", {"X*", "@axis|AxisTensor"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"split",
+               "split",
+               {"X", "@sections|SectionsTensorList", "@axis|AxisTensor"},
+               {"Out*"},
+               {},
+               {{"num", 0}},
+               nullptr});
+  e.push_back({"split_with_num", "split", {"X", "@axis|AxisTensor"}, {"Out*"}, {}, {}, nullptr});
+  e.push_back({"stack", "stack", {"X*"}, {"Y"}, {}, {}, nullptr});
+  e.push_back({"unstack", "unstack", {"X"}, {"Y*"}, {}, {}, nullptr});
+  e.push_back({"unbind", "unbind", {"X"}, {"Out*"}, {}, {}, nullptr});
+  e.push_back({"slice",
+               "slice",
+               {"Input", "@starts|StartsTensor", "@ends|EndsTensor"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"strided_slice",
+               "strided_slice",
+               {"Input", "@starts|StartsTensor", "@ends|EndsTensor", "@strides|StridesTensor"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"expand", "expand_v2", {"X", "@shape|Shape"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"expand_as", "expand_as_v2", {"X", "Y"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"tile", "tile", {"X", "@repeat_times|RepeatTimes"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"flip", "flip", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"roll", "roll", {"X", "@shifts|ShiftsTensor"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"pad", "pad", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"pad3d",
+               "pad3d",
+               {"X", "@paddings|Paddings"},
+               {"Out"},
+               {{"pad_value", "value"}},
+               {},
+               nullptr});
+  e.push_back({"pixel_shuffle", "pixel_shuffle", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"channel_shuffle", "channel_shuffle", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"numel", "size", {"Input"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"shape", "shape", {"Input"}, {"Out"}, {}, {}, nullptr});
+
+  // Indexing.
+  e.push_back({"gather", "gather", {"X", "Index", "@axis|Axis"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"gather_nd", "gather_nd", {"X", "Index"}, {"Out"}, {}, {}, nullptr});
+  e.push_back(
+      {"index_select", "index_select", {"X", "Index"}, {"Out"}, {{"axis", "dim"}}, {}, nullptr});
+  e.push_back({"take_along_axis",
+               "take_along_axis",
+               {"Input", "Index"},
+               {"Result"},
+               {{"axis", "Axis"}},
+               {},
+               nullptr});
+  e.push_back({"scatter", "scatter", {"X", "Ids", "Updates"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"one_hot",
+               "one_hot_v2",
+               {"X", "@depth|depth_tensor"},
+               {"Out"},
+               {},
+               {{"dtype", static_cast<int>(platform::DataType::FLOAT32)}},
+               nullptr});
+
+  // Reductions, scans, sorting.
+  for (const auto& [pir, legacy] :
+       std::vector<std::pair<std::string, std::string>>{{"sum", "reduce_sum"},
+                                                        {"mean", "reduce_mean"},
+                                                        {"max", "reduce_max"},
+                                                        {"min", "reduce_min"},
+                                                        {"prod", "reduce_prod"},
+                                                        {"amax", "reduce_amax"},
+                                                        {"amin", "reduce_amin"}}) {
+    e.push_back({pir,
+                 legacy,
+                 {"X", "@dim"},
+                 {"Out"},
+                 {{"keepdim", "keep_dim"}, {"dtype", "out_dtype"}},
+                 {},
+                 ReduceAllWhenNoAxis});
+  }
+  for (const auto& [pir, legacy] : std::vector<std::pair<std::string, std::string>>{
+           {"all", "reduce_all"}, {"any", "reduce_any"}}) {
+    e.push_back({pir,
+                 legacy,
+                 {"X"},
+                 {"Out"},
+                 {{"axis", "dim"}, {"keepdim", "keep_dim"}},
+                 {},
+                 ReduceAllWhenNoAxis});
+  }
+  e.push_back({"mean_all", "mean", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"logsumexp", "logsumexp", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"argmax", "arg_max", {"X", "@axis"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"argmin", "arg_min", {"X", "@axis"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"argsort", "argsort", {"X"}, {"Out", "Indices"}, {}, {}, nullptr});
+  e.push_back({"topk", "top_k_v2", {"X", "@k|K"}, {"Out", "Indices"}, {}, {}, nullptr});
+  e.push_back({"cumsum", "cumsum", {"X", "@axis"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"cumprod", "cumprod", {"X"}, {"Out"}, {}, {}, nullptr});
+
+  // Creation.
+  e.push_back({"full_like", "fill_any_like", {"X", "@value"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"arange", "range", {"Start", "End", "Step"}, {"Out"}, {}, {}, nullptr});
+
+  // Interpolation.
+  for (const char* method : {"bilinear", "nearest", "bicubic", "linear", "trilinear"}) {
+    const std::string pir = std::string(method) + "_interp";
+    e.push_back({pir,
+                 pir + "_v2",
+                 {"X", "OutSize", "SizeTensor*", "Scale"},
+                 {"Out"},
+                 {{"data_format", "data_layout"}},
+                 {},
+                 nullptr});
+  }
+
+  // Detection.
+  e.push_back({"yolo_box", "yolo_box", {"X", "ImgSize"}, {"Boxes", "Scores"}, {}, {}, nullptr});
+  e.push_back(
+      {"prior_box", "prior_box", {"Input", "Image"}, {"Boxes", "Variances"}, {}, {}, nullptr});
+  e.push_back({"density_prior_box",
+               "density_prior_box",
+               {"Input", "Image"},
+               {"Boxes", "Variances"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"box_coder",
+               "box_coder",
+               {"PriorBox", "PriorBoxVar", "TargetBox"},
+               {"OutputBox"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"multiclass_nms3",
+               "multiclass_nms3",
+               {"BBoxes", "Scores", "RoisNum"},
+               {"Out", "Index", "NmsRoisNum"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"matrix_nms",
+               "matrix_nms",
+               {"BBoxes", "Scores"},
+               {"Out", "Index", "RoisNum"},
+               {},
+               {},
+               nullptr});
+  return e;
+}
+
+}  // namespace
+
+const OpTranslation* FindOpTranslation(const std::string& name) {
+  static const std::map<std::string, OpTranslation> kTable = [] {
+    std::map<std::string, OpTranslation> table;
+    for (auto& entry : BuildEntries()) table[entry.pir_name] = std::move(entry);
+    return table;
+  }();
+  auto it = kTable.find(name);
+  if (it == kTable.end() && name.size() > 1 && name.back() == '_') {
+    it = kTable.find(name.substr(0, name.size() - 1));
+  }
+  return it == kTable.end() ? nullptr : &it->second;
+}
+
+}  // namespace pir
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,737 @@
+#include "framework/pir/pir_translation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <limits>
+#include <map>
+#include <set>
+
+#include "framework/op_info.h"
+#include "framework/pir/pir_json.h"
+#include "framework/pir/pir_op_table.h"
+#include "platform/enforce.h"
+
+namespace paddle_like {
+namespace framework {
+
+namespace {
+
+using pir::ValueType;
+using platform::DataType;
+
+// The numbers of an attribute or a constant, whatever their type: what converting to the
+// type an op declares starts from.
+struct Numbers {
+  std::vector<double> reals;
+  std::vector<int64_t> ints;  // Valid when `integral`.
+  bool integral = true;
+  bool list = false;
+};
+
+bool NumbersOf(const Attribute& a, Numbers* n) {
+  auto add_int = [&](int64_t v) {
+    n->ints.push_back(v);
+    n->reals.push_back(static_cast<double>(v));
+  };
+  // PIR keeps some integer lists as doubles (assign_value's `values`): a whole number stays
+  // usable where an integer is read.
+  auto add_real = [&](double v) {
+    const bool whole = std::isfinite(v) && std::floor(v) == v && std::fabs(v) < 9.2e18;
+    n->reals.push_back(v);
+    n->ints.push_back(whole ? static_cast<int64_t>(v) : 0);
+    n->integral = n->integral && whole;
+  };
+  switch (GetAttrType(a)) {
+    case AttrType::INT:
+      add_int(std::get<int>(a));
+      return true;
+    case AttrType::LONG:
+      add_int(std::get<int64_t>(a));
+      return true;
+    case AttrType::BOOLEAN:
+      add_int(std::get<bool>(a) ? 1 : 0);
+      return true;
+    case AttrType::FLOAT:
+      add_real(std::get<float>(a));
+      return true;
+    case AttrType::FLOAT64:
+      add_real(std::get<double>(a));
+      return true;
+    case AttrType::INTS:
+      for (int v : std::get<std::vector<int>>(a)) add_int(v);
+      break;
+    case AttrType::LONGS:
+      for (int64_t v : std::get<std::vector<int64_t>>(a)) add_int(v);
+      break;
+    case AttrType::BOOLEANS:
+      for (bool v : std::get<std::vector<bool>>(a)) add_int(v);
+      break;
+    case AttrType::FLOATS:
+      for (float v : std::get<std::vector<float>>(a)) add_real(v);
+      break;
+    case AttrType::FLOAT64S:
+      for (double v : std::get<std::vector<double>>(a)) add_real(v);
+      break;
+    default:
+      return false;
+  }
+  n->list = true;
+  return true;
+}
+
+bool FitsInt(int64_t v) {
+  return v >= std::numeric_limits<int>::min() && v <= std::numeric_limits<int>::max();
+}
+
+// `value` as the type an op declares, narrowing where the value fits (PIR keeps int64 and
+// double where a ProgramDesc op reads int and float). False when it cannot be expressed.
+bool ToDeclaredType(const Attribute& value, AttrType target, Attribute* out) {
+  if (CoerceAttribute(value, target, out)) return true;
+  Numbers n;
+  if (!NumbersOf(value, &n)) return false;
+  const bool one = n.reals.size() == 1;
+  switch (target) {
+    case AttrType::INT:
+      if (!one || !n.integral || !FitsInt(n.ints[0])) return false;
+      *out = static_cast<int>(n.ints[0]);
+      return true;
+    case AttrType::LONG:
+      if (!one || !n.integral) return false;
+      *out = n.ints[0];
+      return true;
+    case AttrType::BOOLEAN:
+      if (!one || !n.integral) return false;
+      *out = n.ints[0] != 0;
+      return true;
+    case AttrType::FLOAT:
+      if (!one) return false;
+      *out = static_cast<float>(n.reals[0]);
+      return true;
+    case AttrType::FLOAT64:
+      if (!one) return false;
+      *out = n.reals[0];
+      return true;
+    case AttrType::INTS: {
+      if (!n.integral) return false;
+      std::vector<int> v;
+      for (int64_t x : n.ints) {
+        if (!FitsInt(x)) return false;
+        v.push_back(static_cast<int>(x));
+      }
+      *out = v;
+      return true;
+    }
+    case AttrType::LONGS:
+      if (!n.integral) return false;
+      *out = n.ints;
+      return true;
+    case AttrType::BOOLEANS: {
+      if (!n.integral) return false;
+      std::vector<bool> v;
+      for (int64_t x : n.ints) v.push_back(x != 0);
+      *out = v;
+      return true;
+    }
+    case AttrType::FLOATS: {
+      std::vector<float> v;
+      for (double x : n.reals) v.push_back(static_cast<float>(x));
+      *out = v;
+      return true;
+    }
+    case AttrType::FLOAT64S:
+      *out = n.reals;
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A value made by a constant op (full, full_int_array, assign_value), up to a size worth
+// turning into an attribute.
+struct Constant {
+  Numbers numbers;
+};
+constexpr int64_t kMaxConstantElements = 4096;
+
+struct Value {
+  std::vector<std::string> names;  // One per tensor: one, or one per element of a vector.
+  bool is_vector = false;
+  ValueType type;
+  std::vector<const Constant*> constants;  // Per tensor; null where not constant.
+  bool dropped = false;                    // A result no ProgramDesc op writes.
+};
+
+bool IsIntegral(DataType t) {
+  return t == DataType::BOOL || t == DataType::INT8 || t == DataType::UINT8 ||
+         t == DataType::INT16 || t == DataType::INT32 || t == DataType::INT64;
+}
+
+class Translator {
+ public:
+  Translator(const pir::Program& program, const std::string& source)
+      : program_(program), source_(source), block_(&desc_.MutableBlock(0)) {}
+
+  ProgramDesc Run() {
+    NameFetchedValues();
+    DeclareFeedAndFetchVars();
+    for (const pir::Op& op : program_.ops) Translate(op);
+    RemoveUnusedConstants();
+    // Feed ops first, in `col` order, as a ProgramDesc keeps them.
+    std::sort(feeds_.begin(), feeds_.end());
+    for (auto it = feeds_.rbegin(); it != feeds_.rend(); ++it) {
+      OpDesc* feed = block_->PrependOp();
+      feed->SetType("feed");
+      feed->SetInput("X", {"feed"});
+      feed->SetOutput("Out", {it->second});
+      feed->SetAttr("col", it->first);
+    }
+    return std::move(desc_);
+  }
+
+  using Handler = void (Translator::*)(const pir::Op&);
+  // The PIR ops that no table entry describes: values, feeds, fetches and constants.
+  static const std::map<std::string, Handler>& Handlers() {
+    static const std::map<std::string, Handler> kHandlers = {
+        {"builtin.parameter", &Translator::Parameter},
+        {"builtin.combine", &Translator::Combine},
+        {"builtin.split", &Translator::SplitVector},
+        {"builtin.slice", &Translator::SliceVector},
+        {"pd_op.data", &Translator::Data},
+        {"pd_op.feed", &Translator::Data},
+        {"pd_op.fetch", &Translator::Fetch},
+        {"pd_op.full", &Translator::Full},
+        {"pd_op.full_int_array", &Translator::FullIntArray},
+        {"pd_op.assign_value", &Translator::AssignValue},
+        {"pd_op.assign_value_", &Translator::AssignValue},
+        {"pd_op.shape64", &Translator::Shape64}};
+    return kHandlers;
+  }
+
+ private:
+  std::string Where(const pir::Op& op) const {
+    return "PIR program `" + source_ + "`, op " + std::to_string(op.index) + " (`" + op.FullName() +
+           "`)";
+  }
+
+  // A fetched value takes the fetch's name, unless it is a feed or a parameter (whose names
+  // are their own) or already named by another fetch: then the fetch copies it.
+  void NameFetchedValues() {
+    std::map<int64_t, const pir::Op*> producer;
+    for (const pir::Op& op : program_.ops) {
+      for (const auto& r : op.results) producer[r.id] = &op;
+    }
+    for (const pir::Op& op : program_.ops) {
+      if (op.name != "fetch" || op.operands.size() != 1) continue;
+      const auto name = op.attrs.find("name");
+      if (name == op.attrs.end() || GetAttrType(name->second.value) != AttrType::STRING) continue;
+      const auto p = producer.find(op.operands[0]);
+      if (p == producer.end()) continue;
+      const std::string& kind = p->second->name;
+      if (kind == "parameter" || kind == "data" || p->second->dialect == "builtin") continue;
+      preferred_names_.emplace(op.operands[0], std::get<std::string>(name->second.value));
+    }
+  }
+
+  void DeclareFeedAndFetchVars() {
+    VarDesc* feed = block_->Var("feed");
+    feed->SetKind(VarKind::kFeedMinibatch);
+    feed->SetPersistable(true);
+    VarDesc* fetch = block_->Var("fetch");
+    fetch->SetKind(VarKind::kFetchList);
+    fetch->SetPersistable(true);
+  }
+
+  const Value& Lookup(const pir::Op& op, size_t i) {
+    const int64_t id = op.operands[i];
+    const auto it = values_.find(id);
+    PL_ENFORCE(it != values_.end(),
+               errors::InvalidArgument("%s: operand %zu is value %lld, which no earlier op makes",
+                                       Where(op), i, static_cast<long long>(id)));
+    PL_ENFORCE(!it->second.dropped,
+               errors::Unimplemented("%s: operand %zu is value %lld, a result that its "
+                                     "ProgramDesc op does not produce",
+                                     Where(op), i, static_cast<long long>(id)));
+    return it->second;
+  }
+
+  void Declare(const std::string& name, const ValueType& type) {
+    VarDesc* var = block_->Var(name);
+    if (!type.known || type.is_vector) return;
+    var->SetDataType(type.dtype);
+    var->SetShape(type.dims);
+    var->SetLoDLevel(type.lod_level);
+  }
+
+  std::string NameFor(const pir::Op& op, int64_t id) const {
+    const auto it = preferred_names_.find(id);
+    if (it != preferred_names_.end()) return it->second;
+    return op.name + ".tmp_" + std::to_string(id);
+  }
+
+  // Creates the variables of result `r` of `op`; returns their names.
+  std::vector<std::string> DefineResult(const pir::Op& op, const pir::Result& r) {
+    Value v;
+    v.type = r.type;
+    const std::string base = NameFor(op, r.id);
+    if (r.type.is_vector) {
+      v.is_vector = true;
+      for (size_t i = 0; i < r.type.elements.size(); ++i) {
+        v.names.push_back(base + "_" + std::to_string(i));
+        Declare(v.names.back(), r.type.elements[i]);
+      }
+    } else {
+      v.names.push_back(base);
+      Declare(base, r.type);
+    }
+    v.constants.assign(v.names.size(), nullptr);
+    PL_ENFORCE(values_.emplace(r.id, v).second,
+               errors::InvalidArgument("%s: value %lld is defined twice", Where(op),
+                                       static_cast<long long>(r.id)));
+    return v.names;
+  }
+
+  void DropResult(const pir::Result& r) {
+    Value v;
+    v.dropped = true;
+    v.type = r.type;
+    values_[r.id] = v;
+  }
+
+  const pir::OpAttribute* Attr(const pir::Op& op, const std::string& name, bool required = true) {
+    const auto it = op.attrs.find(name);
+    if (it != op.attrs.end()) return &it->second;
+    PL_ENFORCE(!required, errors::InvalidArgument("%s: missing attribute `%s`", Where(op), name));
+    return nullptr;
+  }
+
+  void Translate(const pir::Op& op) {
+    PL_ENFORCE(!op.has_regions,
+               errors::Unimplemented("%s: control flow (an op with regions) in a PIR program is "
+                                     "not supported; save the model with FLAGS_enable_pir_api=0",
+                                     Where(op)));
+    const auto handler = Handlers().find(op.FullName());
+    if (handler != Handlers().end()) return (this->*handler->second)(op);
+    if (op.dialect == "pd_op") {
+      if (const pir::OpTranslation* t = pir::FindOpTranslation(op.name)) {
+        return FromTable(op, *t);
+      }
+    }
+    throw errors::Unimplemented("%s: no ProgramDesc op corresponds to this PIR op in paddle_like",
+                                Where(op));
+  }
+
+  void Parameter(const pir::Op& op) {
+    const std::string& name = std::get<std::string>(Attr(op, "parameter_name")->value);
+    PL_ENFORCE(op.results.size() == 1 && !op.results[0].type.is_vector,
+               errors::InvalidArgument("%s: a parameter has one tensor result", Where(op)));
+    Value v;
+    v.names = {name};
+    v.type = op.results[0].type;
+    v.constants = {nullptr};
+    Declare(name, v.type);
+    VarDesc* var = block_->FindVar(name);
+    var->SetPersistable(true);
+    values_[op.results[0].id] = v;
+  }
+
+  void Combine(const pir::Op& op) {
+    PL_ENFORCE(op.results.size() == 1,
+               errors::InvalidArgument("%s: combine has one result", Where(op)));
+    Value v;
+    v.is_vector = true;
+    v.type = op.results[0].type;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      const Value& e = Lookup(op, i);
+      v.names.insert(v.names.end(), e.names.begin(), e.names.end());
+      v.constants.insert(v.constants.end(), e.constants.begin(), e.constants.end());
+    }
+    values_[op.results[0].id] = v;
+  }
+
+  void SplitVector(const pir::Op& op) {
+    PL_ENFORCE(op.operands.size() == 1,
+               errors::InvalidArgument("%s: split takes one vector", Where(op)));
+    const Value src = Lookup(op, 0);
+    PL_ENFORCE(src.names.size() == op.results.size(),
+               errors::InvalidArgument("%s: splits a vector of %zu into %zu results", Where(op),
+                                       src.names.size(), op.results.size()));
+    for (size_t i = 0; i < op.results.size(); ++i) {
+      Value e;
+      e.names = {src.names[i]};
+      e.type = op.results[i].type;
+      e.constants = {src.constants[i]};
+      values_[op.results[i].id] = e;
+    }
+  }
+
+  void SliceVector(const pir::Op& op) {
+    const Value src = Lookup(op, 0);
+    Attribute index;
+    PL_ENFORCE(ToDeclaredType(Attr(op, "index")->value, AttrType::LONG, &index),
+               errors::InvalidArgument("%s: `index` is not an integer", Where(op)));
+    const int64_t i = std::get<int64_t>(index);
+    PL_ENFORCE(i >= 0 && i < static_cast<int64_t>(src.names.size()) && op.results.size() == 1,
+               errors::InvalidArgument("%s: index %lld of a vector of %zu", Where(op),
+                                       static_cast<long long>(i), src.names.size()));
+    Value e;
+    e.names = {src.names[i]};
+    e.type = op.results[0].type;
+    e.constants = {src.constants[i]};
+    values_[op.results[0].id] = e;
+  }
+
+  void Data(const pir::Op& op) {
+    const pir::OpAttribute* name = Attr(op, "name");
+    PL_ENFORCE(
+        GetAttrType(name->value) == AttrType::STRING && op.results.size() == 1,
+        errors::InvalidArgument("%s: a data op has a string `name` and one result", Where(op)));
+    const std::string& var_name = std::get<std::string>(name->value);
+    Value v;
+    v.names = {var_name};
+    v.type = op.results[0].type;
+    v.constants = {nullptr};
+    Declare(var_name, v.type);
+    block_->FindVar(var_name)->SetNeedCheckFeed(true);
+    PL_ENFORCE(values_.emplace(op.results[0].id, v).second,
+               errors::InvalidArgument("%s: value defined twice", Where(op)));
+    // `pd_op.feed` (programs translated from a ProgramDesc) carries its column; data ops
+    // are numbered in order.
+    int col = static_cast<int>(feeds_.size());
+    if (const pir::OpAttribute* c = Attr(op, "col", /*required=*/false)) {
+      Attribute value;
+      PL_ENFORCE(ToDeclaredType(c->value, AttrType::INT, &value),
+                 errors::InvalidArgument("%s: `col` is not an int", Where(op)));
+      col = std::get<int>(value);
+    }
+    feeds_.emplace_back(col, var_name);
+  }
+
+  void Fetch(const pir::Op& op) {
+    PL_ENFORCE(op.operands.size() == 1,
+               errors::InvalidArgument("%s: fetch takes one operand", Where(op)));
+    const Value v = Lookup(op, 0);
+    PL_ENFORCE(!v.is_vector, errors::Unimplemented("%s: fetching a vector", Where(op)));
+    const pir::OpAttribute* name = Attr(op, "name");
+    const pir::OpAttribute* col = Attr(op, "col");
+    PL_ENFORCE(GetAttrType(name->value) == AttrType::STRING,
+               errors::InvalidArgument("%s: `name` is not a string", Where(op)));
+    const std::string& fetch_name = std::get<std::string>(name->value);
+    Attribute col_value;
+    PL_ENFORCE(ToDeclaredType(col->value, AttrType::INT, &col_value),
+               errors::InvalidArgument("%s: `col` is not an int", Where(op)));
+    if (v.names[0] != fetch_name) {
+      Declare(fetch_name, v.type);
+      OpDesc* assign = block_->AppendOp();
+      assign->SetType("assign");
+      assign->SetInput("X", v.names);
+      assign->SetOutput("Out", {fetch_name});
+    }
+    OpDesc* fetch = block_->AppendOp();
+    fetch->SetType("fetch");
+    fetch->SetInput("X", {fetch_name});
+    fetch->SetOutput("Out", {"fetch"});
+    fetch->SetAttr("col", col_value);
+    for (const auto& r : op.results) DropResult(r);
+  }
+
+  // Records `numbers` as the constant value of the single result of `op`.
+  void RecordConstant(const pir::Op& op, Numbers numbers) {
+    if (static_cast<int64_t>(numbers.reals.size()) > kMaxConstantElements) return;
+    constants_.push_back(std::make_unique<Constant>(Constant{std::move(numbers)}));
+    values_[op.results[0].id].constants = {constants_.back().get()};
+  }
+
+  OpDesc* AppendConstantOp(const std::string& type) {
+    OpDesc* desc = block_->AppendOp();
+    desc->SetType(type);
+    constant_ops_.insert(desc);
+    return desc;
+  }
+
+  DataType DtypeAttr(const pir::Op& op) {
+    const pir::OpAttribute* dtype = Attr(op, "dtype");
+    PL_ENFORCE(dtype->is_dtype,
+               errors::InvalidArgument("%s: `dtype` is not a data type", Where(op)));
+    return static_cast<DataType>(std::get<int>(dtype->value));
+  }
+
+  void Full(const pir::Op& op) {
+    PL_ENFORCE(op.results.size() == 1 && op.operands.empty(),
+               errors::InvalidArgument("%s: full has no operands and one result", Where(op)));
+    Attribute shape, value;
+    PL_ENFORCE(
+        ToDeclaredType(Attr(op, "shape")->value, AttrType::LONGS, &shape) &&
+            ToDeclaredType(Attr(op, "value")->value, AttrType::FLOAT64, &value),
+        errors::InvalidArgument("%s: `shape` should be integers and `value` a number", Where(op)));
+    const DataType dtype = DtypeAttr(op);
+    const double v = std::get<double>(value);
+    const auto& dims = std::get<std::vector<int64_t>>(shape);
+    OpDesc* desc = AppendConstantOp("fill_constant");
+    desc->SetOutput("Out", DefineResult(op, op.results[0]));
+    desc->SetAttr("shape", dims);
+    desc->SetAttr("dtype", static_cast<int>(dtype));
+    desc->SetAttr("value", static_cast<float>(v));
+    // The exact value where a float would round it (large integers, doubles).
+    if (static_cast<double>(static_cast<float>(v)) != v || IsIntegral(dtype)) {
+      char text[64];
+      if (IsIntegral(dtype) && std::isfinite(v)) {
+        std::snprintf(text, sizeof(text), "%lld", static_cast<long long>(v));
+      } else {
+        std::snprintf(text, sizeof(text), "%.17g", v);
+      }
+      desc->SetAttr("str_value", std::string(text));
+    }
+    int64_t numel = 1;
+    for (int64_t d : dims) numel = d < 0 ? kMaxConstantElements + 1 : numel * d;
+    if (numel <= kMaxConstantElements) {
+      Numbers n;
+      n.list = true;
+      n.integral = std::floor(v) == v && std::fabs(v) < 9.2e18;
+      n.reals.assign(numel, v);
+      n.ints.assign(numel, n.integral ? static_cast<int64_t>(v) : 0);
+      RecordConstant(op, std::move(n));
+    }
+  }
+
+  void FullIntArray(const pir::Op& op) {
+    PL_ENFORCE(op.results.size() == 1,
+               errors::InvalidArgument("%s: full_int_array has one result", Where(op)));
+    Attribute values;
+    PL_ENFORCE(ToDeclaredType(Attr(op, "value")->value, AttrType::LONGS, &values),
+               errors::InvalidArgument("%s: `value` should be integers", Where(op)));
+    const auto& ints = std::get<std::vector<int64_t>>(values);
+    const DataType dtype = DtypeAttr(op);
+    OpDesc* desc = AppendConstantOp("assign_value");
+    desc->SetOutput("Out", DefineResult(op, op.results[0]));
+    desc->SetAttr("shape", std::vector<int>{static_cast<int>(ints.size())});
+    desc->SetAttr("dtype", static_cast<int>(dtype));
+    if (dtype == DataType::INT32) {
+      Attribute narrow;
+      PL_ENFORCE(ToDeclaredType(values, AttrType::INTS, &narrow),
+                 errors::InvalidArgument("%s: a value does not fit int32", Where(op)));
+      desc->SetAttr("int32_values", narrow);
+    } else {
+      desc->SetAttr("int64_values", ints);
+    }
+    Numbers n;
+    NumbersOf(values, &n);
+    RecordConstant(op, std::move(n));
+  }
+
+  void AssignValue(const pir::Op& op) {
+    PL_ENFORCE(op.results.size() == 1,
+               errors::InvalidArgument("%s: assign_value has one result", Where(op)));
+    Attribute shape;
+    PL_ENFORCE(ToDeclaredType(Attr(op, "shape")->value, AttrType::INTS, &shape),
+               errors::InvalidArgument("%s: `shape` should be integers", Where(op)));
+    const DataType dtype = DtypeAttr(op);
+    const Attribute& values = Attr(op, "values")->value;
+    Numbers n;
+    PL_ENFORCE(NumbersOf(values, &n),
+               errors::InvalidArgument("%s: `values` should be numbers", Where(op)));
+    const char* field = nullptr;
+    AttrType type = AttrType::FLOATS;
+    switch (dtype) {
+      case DataType::BOOL:
+        field = "bool_values";
+        type = AttrType::INTS;
+        break;
+      case DataType::INT32:
+        field = "int32_values";
+        type = AttrType::INTS;
+        break;
+      case DataType::INT64:
+        field = "int64_values";
+        type = AttrType::LONGS;
+        break;
+      case DataType::FLOAT32:
+        field = "fp32_values";
+        type = AttrType::FLOATS;
+        break;
+      case DataType::FLOAT64:
+        field = "fp64_values";
+        type = AttrType::FLOAT64S;
+        break;
+      default:
+        throw errors::Unimplemented("%s: assign_value of dtype %s", Where(op),
+                                    platform::DataTypeName(dtype));
+    }
+    Attribute typed;
+    PL_ENFORCE(ToDeclaredType(values, type, &typed),
+               errors::InvalidArgument("%s: `values` do not fit dtype %s", Where(op),
+                                       platform::DataTypeName(dtype)));
+    OpDesc* desc = AppendConstantOp("assign_value");
+    desc->SetOutput("Out", DefineResult(op, op.results[0]));
+    desc->SetAttr("shape", shape);
+    desc->SetAttr("dtype", static_cast<int>(dtype));
+    desc->SetAttr(field, typed);
+    RecordConstant(op, std::move(n));
+  }
+
+  // shape64: the ProgramDesc `shape` op writes int32; a cast makes the int64 PIR promises.
+  void Shape64(const pir::Op& op) {
+    PL_ENFORCE(op.operands.size() == 1 && op.results.size() == 1,
+               errors::InvalidArgument("%s: shape64 has one operand and one result", Where(op)));
+    const Value& x = Lookup(op, 0);
+    const std::string out = DefineResult(op, op.results[0])[0];
+    const std::string int32_shape = out + ".int32";
+    ValueType t = op.results[0].type;
+    t.dtype = DataType::INT32;
+    Declare(int32_shape, t);
+    OpDesc* shape = block_->AppendOp();
+    shape->SetType("shape");
+    shape->SetInput("Input", x.names);
+    shape->SetOutput("Out", {int32_shape});
+    OpDesc* cast = block_->AppendOp();
+    cast->SetType("cast");
+    cast->SetInput("X", {int32_shape});
+    cast->SetOutput("Out", {out});
+    cast->SetAttr("in_dtype", static_cast<int>(DataType::INT32));
+    cast->SetAttr("out_dtype", static_cast<int>(DataType::INT64));
+  }
+
+  // The constant numbers of a value (every tensor of a vector constant), or false.
+  static bool ConstantNumbers(const Value& v, Numbers* out) {
+    if (v.constants.empty()) return false;
+    for (const Constant* c : v.constants) {
+      if (c == nullptr) return false;
+      out->reals.insert(out->reals.end(), c->numbers.reals.begin(), c->numbers.reals.end());
+      out->ints.insert(out->ints.end(), c->numbers.ints.begin(), c->numbers.ints.end());
+      out->integral = out->integral && c->numbers.integral;
+    }
+    out->list = true;
+    return true;
+  }
+
+  static Attribute AsAttribute(const Numbers& n) {
+    if (n.integral) return n.ints;
+    return n.reals;
+  }
+
+  void FromTable(const pir::Op& op, const pir::OpTranslation& t) {
+    PL_ENFORCE(OpInfoMap::Instance().Has(t.legacy_type),
+               errors::Unimplemented("%s: its ProgramDesc op `%s` is not registered", Where(op),
+                                     t.legacy_type));
+    const OpSpec& spec = OpInfoMap::Instance().Get(t.legacy_type).spec;
+    PL_ENFORCE(op.operands.size() <= t.operands.size(),
+               errors::InvalidArgument("%s: %zu operands, this op has at most %zu", Where(op),
+                                       op.operands.size(), t.operands.size()));
+    AttributeMap attrs = t.fixed_attrs;
+    for (const auto& [name, attr] : op.attrs) {
+      std::string legacy = name;
+      for (const auto& [from, to] : t.renamed_attrs) {
+        if (from == name) legacy = to;
+      }
+      attrs[legacy] = attr.value;
+    }
+    VariableNameMap inputs;
+    std::vector<const ValueType*> operand_types;
+    for (size_t i = 0; i < op.operands.size(); ++i) {
+      const std::string& role = t.operands[i];
+      if (op.operands[i] == 0 || role.empty()) {
+        operand_types.push_back(nullptr);
+        continue;
+      }
+      const Value& v = Lookup(op, i);
+      operand_types.push_back(&v.type);
+      std::string attr_name, slot = role;
+      if (role[0] == '@') {
+        const size_t bar = role.find('|');
+        attr_name = role.substr(1, bar == std::string::npos ? std::string::npos : bar - 1);
+        slot = bar == std::string::npos ? "" : role.substr(bar + 1);
+        Numbers n;
+        if (ConstantNumbers(v, &n)) {
+          attrs[attr_name] = AsAttribute(n);
+          continue;
+        }
+        PL_ENFORCE(!slot.empty(),
+                   errors::Unimplemented("%s: operand %zu (attribute `%s` of `%s`) is computed "
+                                         "when the program runs; paddle_like needs it constant",
+                                         Where(op), i, attr_name, t.legacy_type));
+      }
+      if (slot.back() == '*') slot.pop_back();
+      if (spec.FindInput(slot) == nullptr) {
+        throw errors::Unimplemented("%s: operand %zu goes to input `%s`, which `%s` lacks",
+                                    Where(op), i, slot, t.legacy_type);
+      }
+      auto& args = inputs[slot];
+      args.insert(args.end(), v.names.begin(), v.names.end());
+    }
+    VariableNameMap outputs;
+    for (size_t i = 0; i < op.results.size(); ++i) {
+      const pir::Result& r = op.results[i];
+      if (r.id == 0) continue;
+      std::string slot = i < t.results.size() ? t.results[i] : "";
+      if (!slot.empty() && slot.back() == '*') slot.pop_back();
+      if (slot.empty() || spec.FindOutput(slot) == nullptr) {
+        DropResult(r);
+        continue;
+      }
+      const auto names = DefineResult(op, r);
+      auto& args = outputs[slot];
+      args.insert(args.end(), names.begin(), names.end());
+    }
+    if (t.adjust != nullptr) t.adjust(operand_types, &attrs);
+
+    OpDesc* desc = block_->AppendOp();
+    desc->SetType(t.legacy_type);
+    for (const auto& [slot, args] : inputs) desc->SetInput(slot, args);
+    for (const auto& [slot, args] : outputs) desc->SetOutput(slot, args);
+    for (const auto& [name, value] : attrs) {
+      const OpAttrSpec* declared = spec.FindAttr(name);
+      if (declared == nullptr) continue;  // PIR-only attributes (places, struct names).
+      Attribute typed;
+      PL_ENFORCE(
+          ToDeclaredType(value, declared->type, &typed),
+          errors::InvalidArgument("%s: attribute `%s` is %s %s; `%s` reads it as %s", Where(op),
+                                  name, AttrTypeName(GetAttrType(value)), AttrToString(value),
+                                  t.legacy_type, AttrTypeName(declared->type)));
+      desc->SetAttr(name, typed);
+    }
+  }
+
+  // Constant ops whose values only became attributes are dropped with their variables.
+  void RemoveUnusedConstants() {
+    std::set<std::string> read;
+    for (const OpDesc* op : block_->AllOps()) {
+      for (const auto& name : op->InputArgumentNames()) read.insert(name);
+    }
+    for (size_t i = block_->OpSize(); i-- > 0;) {
+      OpDesc* op = block_->Op(i);
+      if (!constant_ops_.count(op)) continue;
+      const std::string out = op->Output("Out")[0];
+      if (read.count(out)) continue;
+      block_->RemoveOp(i, i + 1);
+      block_->RemoveVar(out);
+    }
+  }
+
+  const pir::Program& program_;
+  const std::string source_;
+  ProgramDesc desc_;
+  BlockDesc* block_;
+  std::map<int64_t, Value> values_;
+  std::map<int64_t, std::string> preferred_names_;
+  std::vector<std::pair<int, std::string>> feeds_;  // (col, variable)
+  std::vector<std::unique_ptr<Constant>> constants_;
+  std::set<const OpDesc*> constant_ops_;
+};
+
+}  // namespace
+
+bool PirOpIsTranslated(const std::string& full_name) {
+  if (Translator::Handlers().count(full_name)) return true;
+  const std::string prefix = "pd_op.";
+  if (full_name.compare(0, prefix.size(), prefix) != 0) return false;
+  const pir::OpTranslation* t = pir::FindOpTranslation(full_name.substr(prefix.size()));
+  return t != nullptr && OpInfoMap::Instance().Has(t->legacy_type);
+}
+
+ProgramDesc ProgramFromPirJson(const std::string& text, const std::string& source) {
+  const pir::Program program = pir::ParseProgramJson(text, source);
+  return Translator(program, source).Run();
+}
+
+}  // namespace framework
+}  // namespace paddle_like

@@ -1,0 +1,298 @@
+// PaddlePaddle 3's PIR programs (JSON) translated into ProgramDescs: the structure of the
+// translation (feeds, parameters, fetch names, constant operands as attributes, shapes read at
+// run time as tensor inputs) and the errors of damaged or unsupported files. The numbers of
+// whole saved models are checked against PaddlePaddle in paddle_op_fixtures_test.cc
+// (tests/fixtures/models/pir_*).
+#include "framework/pir/pir_translation.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "framework/program_desc.h"
+#include "operators/registry.h"
+#include "tests/op_test_util.h"
+
+namespace paddle_like {
+namespace testing {
+namespace {
+
+using framework::ProgramDesc;
+
+std::string Program(const std::vector<std::string>& ops, int version = 4) {
+  std::string joined;
+  for (const auto& op : ops) joined += (joined.empty() ? "" : ", ") + op;
+  return R"({"base_code": {"magic": "pir", "trainable": false, "version": )" +
+         std::to_string(version) +
+         R"(}, "program": {"regions": [{"#": "region_0", "blocks": [{"#": "block_0", "args": [], "ops": [)" +
+         joined + "]}]}]}}";
+}
+
+std::string Tensor(const std::string& dtype, const std::string& dims) {
+  return R"({"#": "0.t_dtensor", "D": [{"#": "0.)" + dtype + R"("}, [)" + dims +
+         R"(], "NCHW", [], 0]})";
+}
+
+std::string Attr(const std::string& name, const std::string& kind, const std::string& value) {
+  return R"({"AT": {"#": ")" + kind + R"(", "D": )" + value + R"(}, "N": ")" + name + R"("})";
+}
+
+std::string Op(const std::string& name, const std::vector<int>& operands,
+               const std::vector<std::pair<int, std::string>>& results,
+               const std::vector<std::string>& attrs = {}) {
+  std::string in, out, a;
+  for (int id : operands)
+    in += (in.empty() ? "" : ", ") + std::string(R"({"%": )") + std::to_string(id) + "}";
+  for (const auto& [id, type] : results) {
+    out += (out.empty() ? "" : ", ") + std::string(R"({"%": )") + std::to_string(id) +
+           R"(, "TT": )" + type + "}";
+  }
+  for (const auto& attr : attrs) a += (a.empty() ? "" : ", ") + attr;
+  return R"({"#": ")" + name + R"(", "A": [)" + a + R"(], "I": [)" + in + R"(], "O": [)" + out +
+         "]}";
+}
+
+std::string Data(int id, const std::string& name, const std::string& dims) {
+  return Op(
+      "1.data", {}, {{id, Tensor("t_f32", dims)}},
+      {Attr("name", "0.a_str", "\"" + name + "\""), Attr("shape", "1.a_intarray", "[" + dims + "]"),
+       Attr("dtype", "1.a_dtype", "\"float32\"")});
+}
+
+std::string Parameter(int id, const std::string& name, const std::string& dims) {
+  return R"({"#": "p", "A": [0, 1, 1, ")" + name + R"("], "DA": [], "O": {"%": )" +
+         std::to_string(id) + R"(, "TT": )" + Tensor("t_f32", dims) + "}}";
+}
+
+std::string Fetch(int operand, int result, const std::string& name, int col) {
+  return Op(
+      "1.fetch", {operand}, {{result, Tensor("t_f32", "-1")}},
+      {Attr("name", "0.a_str", "\"" + name + "\""), Attr("col", "0.a_i32", std::to_string(col))});
+}
+
+std::string IntArray(int id, const std::string& values) {
+  std::string items;
+  std::stringstream ss(values);
+  for (std::string v; std::getline(ss, v, ',');) {
+    items += (items.empty() ? "" : ", ") + std::string(R"({"#": "0.a_i64", "D": )") + v + "}";
+  }
+  return Op(
+      "1.full_int_array", {}, {{id, Tensor("t_i64", "1")}},
+      {Attr("value", "0.a_array", "[" + items + "]"), Attr("dtype", "1.a_dtype", "\"int64\"")});
+}
+
+std::string Full(int id, const std::string& value, const std::string& dtype = "float32") {
+  return Op("1.full", {}, {{id, Tensor(dtype == "int64" ? "t_i64" : "t_f32", "1")}},
+            {Attr("shape", "1.a_intarray", "[1]"), Attr("value", "0.a_f64", value),
+             Attr("dtype", "1.a_dtype", "\"" + dtype + "\"")});
+}
+
+std::vector<std::string> OpTypes(const ProgramDesc& p) {
+  std::vector<std::string> types;
+  for (const auto* op : p.Block(0).AllOps()) types.push_back(op->Type());
+  return types;
+}
+
+const framework::OpDesc* FindOp(const ProgramDesc& p, const std::string& type) {
+  for (const auto* op : p.Block(0).AllOps()) {
+    if (op->Type() == type) return op;
+  }
+  return nullptr;
+}
+
+ProgramDesc Translate(const std::string& text) {
+  operators::RegisterAllOps();
+  return framework::ProgramFromPirJson(text, "model.json");
+}
+
+TEST(PirTranslation, FeedsParametersAndFetches) {
+  const ProgramDesc p = Translate(Program({
+      Parameter(1, "fc.w_0", "3, 2"), Data(2, "x", "-1, 3"),
+      Op("1.matmul", {2, 1}, {{3, Tensor("t_f32", "-1, 2")}},
+         {Attr("transpose_x", "0.a_bool", "false"), Attr("transpose_y", "0.a_bool", "false")}),
+      Full(4, "2.5"), Op("1.add", {3, 4}, {{5, Tensor("t_f32", "-1, 2")}}),
+      Op("1.relu", {5}, {{6, Tensor("t_f32", "-1, 2")}}), Fetch(6, 7, "fetch_name_0", 0),
+      Fetch(2, 8, "fetch_name_1", 1),  // A feed fetched as is: copied under the fetch's name.
+  }));
+  EXPECT_EQ(p.FeedTargetNames(), std::vector<std::string>({"x"}));
+  EXPECT_EQ(p.FetchTargetNames(), std::vector<std::string>({"fetch_name_0", "fetch_name_1"}));
+  EXPECT_EQ(OpTypes(p),
+            std::vector<std::string>({"feed", "matmul_v2", "fill_constant", "elementwise_add",
+                                      "relu", "fetch", "assign", "fetch"}));
+  const auto& block = p.Block(0);
+  ASSERT_NE(block.FindVar("fc.w_0"), nullptr);
+  EXPECT_TRUE(block.FindVar("fc.w_0")->Persistable());
+  EXPECT_EQ(block.FindVar("fc.w_0")->GetShape(), std::vector<int64_t>({3, 2}));
+  EXPECT_EQ(block.FindVar("x")->GetShape(), std::vector<int64_t>({-1, 3}));
+  EXPECT_TRUE(block.FindVar("x")->NeedCheckFeed());
+  // The relu writes the fetched variable itself.
+  EXPECT_EQ(FindOp(p, "relu")->Output("Out"), std::vector<std::string>({"fetch_name_0"}));
+  const auto* add = FindOp(p, "elementwise_add");
+  EXPECT_EQ(std::get<int>(add->GetAttr("axis")), -1);
+  const auto* full = FindOp(p, "fill_constant");
+  EXPECT_FLOAT_EQ(std::get<float>(full->GetAttr("value")), 2.5f);
+  EXPECT_EQ(std::get<std::vector<int64_t>>(full->GetAttr("shape")), std::vector<int64_t>({1}));
+  const auto* matmul = FindOp(p, "matmul_v2");
+  EXPECT_FALSE(std::get<bool>(matmul->GetAttr("trans_y")));
+}
+
+TEST(PirTranslation, ConstantOperandsBecomeAttributes) {
+  const ProgramDesc p = Translate(Program({
+      Data(1, "x", "-1, 4, 8, 8"),
+      IntArray(2, "2,2"),
+      Op("1.pool2d", {1, 2}, {{3, Tensor("t_f32", "-1, 4, 4, 4")}},
+         {Attr("strides", "0.a_array", R"([{"#": "0.a_i64", "D": 2}, {"#": "0.a_i64", "D": 2}])"),
+          Attr("paddings", "0.a_array", "[]"), Attr("pooling_type", "0.a_str", "\"max\"")}),
+      Op("0.combine", {3, 3}, {{4, R"({"#": "0.t_vec", "D": []})"}}),
+      Full(5, "1", "int32"),
+      Op("1.concat", {4, 5}, {{6, Tensor("t_f32", "-1, 8, 4, 4")}}),
+      Fetch(6, 7, "out", 0),
+  }));
+  // Constants that became attributes leave no op behind.
+  EXPECT_EQ(OpTypes(p), std::vector<std::string>({"feed", "pool2d", "concat", "fetch"}));
+  const auto* pool = FindOp(p, "pool2d");
+  EXPECT_EQ(std::get<std::vector<int>>(pool->GetAttr("ksize")), std::vector<int>({2, 2}));
+  EXPECT_EQ(std::get<std::vector<int>>(pool->GetAttr("strides")), std::vector<int>({2, 2}));
+  EXPECT_EQ(std::get<std::string>(pool->GetAttr("pooling_type")), "max");
+  const auto* concat = FindOp(p, "concat");
+  EXPECT_EQ(std::get<int>(concat->GetAttr("axis")), 1);
+  EXPECT_EQ(concat->Input("X").size(), 2u);
+  EXPECT_FALSE(concat->HasInput("AxisTensor"));
+}
+
+TEST(PirTranslation, ShapesReadAtRunTimeStayTensors) {
+  const ProgramDesc p = Translate(Program({
+      Data(1, "x", "-1, 6"),
+      Op("1.shape64", {1}, {{2, Tensor("t_i64", "2")}}),
+      Op("1.reshape", {1, 2}, {{3, Tensor("t_f32", "-1, 6")}}),
+      Fetch(3, 4, "out", 0),
+  }));
+  EXPECT_EQ(OpTypes(p), std::vector<std::string>({"feed", "shape", "cast", "reshape2", "fetch"}));
+  const auto* reshape = FindOp(p, "reshape2");
+  EXPECT_EQ(reshape->Input("Shape"), FindOp(p, "cast")->Output("Out"));
+  EXPECT_FALSE(reshape->HasAttr("shape"));
+  const auto* cast = FindOp(p, "cast");
+  EXPECT_EQ(std::get<int>(cast->GetAttr("out_dtype")), static_cast<int>(DataType::INT64));
+}
+
+TEST(PirTranslation, IntegerConstantsKeepEveryDigit) {
+  const ProgramDesc p = Translate(Program({
+      Data(1, "x", "2"),
+      Full(2, "9007199254740993", "int64"),
+      Op("1.cast", {1}, {{3, Tensor("t_i64", "2")}}, {Attr("dtype", "1.a_dtype", "\"int64\"")}),
+      Op("1.add", {3, 2}, {{4, Tensor("t_i64", "2")}}),
+      Fetch(4, 5, "out", 0),
+  }));
+  const auto* full = FindOp(p, "fill_constant");
+  ASSERT_NE(full, nullptr);
+  EXPECT_EQ(std::get<int>(full->GetAttr("dtype")), static_cast<int>(DataType::INT64));
+  // The JSON number 2^53 + 1 reads as a double (2^53); str_value carries what the double holds.
+  EXPECT_EQ(std::get<std::string>(full->GetAttr("str_value")), "9007199254740992");
+  const auto* cast = FindOp(p, "cast");
+  EXPECT_EQ(std::get<int>(cast->GetAttr("in_dtype")), static_cast<int>(DataType::FLOAT32));
+}
+
+TEST(PirTranslation, DamagedFilesAreTypedErrors) {
+  ExpectError<platform::InvalidArgumentError>([] { Translate("{\"base_code\": "); },
+                                              {"model.json", "not valid JSON"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] { Translate(R"({"base_code": {"magic": "onnx", "version": 1}})"); },
+      {"model.json", "magic"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] { Translate(R"({"base_code": {"magic": "pir", "version": "4"}})"); },
+      {"model.json", "version", "integer"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        Translate(Program({Op("1.relu", {9}, {{2, Tensor("t_f32", "2")}})}));
+      },
+      {"op 0", "pd_op.relu", "operand 0", "value 9", "no earlier op"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        Translate(Program({Data(1, "x", "2"), Op("1.relu", {1}, {{1, Tensor("t_f32", "2")}})}));
+      },
+      {"op 1", "value 1", "defined twice"});
+  // An attribute of the wrong kind for the op that reads it.
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        Translate(Program({Data(1, "x", "1, 1, 4, 4"), Parameter(2, "w", "1, 1, 1, 1"),
+                           Op("1.conv2d", {1, 2}, {{3, Tensor("t_f32", "1, 1, 4, 4")}},
+                              {Attr("strides", "0.a_str", "\"two\"")})}));
+      },
+      {"op 2", "pd_op.conv2d", "attribute `strides`", "two", "INTS"});
+  // Keys of the wrong JSON type.
+  ExpectError<platform::InvalidArgumentError>(
+      [] { Translate(Program({R"({"#": "1.relu", "I": 3, "O": []})"})); },
+      {"op 0", "`I` should be an array"});
+}
+
+TEST(PirTranslation, UnsupportedProgramsSayWhy) {
+  ExpectError<platform::UnimplementedError>([] { Translate(Program({}, 99)); },
+                                            {"model.json", "PIR version 99", "newer"});
+  ExpectError<platform::UnimplementedError>(
+      [] {
+        Translate(
+            Program({Data(1, "x", "2"), Op("1.frobnicate", {1}, {{2, Tensor("t_f32", "2")}})}));
+      },
+      {"op 1", "pd_op.frobnicate", "no ProgramDesc op"});
+  ExpectError<platform::UnimplementedError>(
+      [] {
+        Translate(Program({Data(1, "x", "2"),
+                           R"({"#": "1.if", "A": [], "I": [{"%": 1}], "O": [], "regions": []})"}));
+      },
+      {"op 1", "pd_op.if", "control flow"});
+  // A pool size computed when the program runs has no place in pool2d's attributes.
+  ExpectError<platform::UnimplementedError>(
+      [] {
+        Translate(
+            Program({Data(1, "x", "1, 1, 4, 4"), Op("1.shape64", {1}, {{2, Tensor("t_i64", "4")}}),
+                     Op("1.pool2d", {1, 2}, {{3, Tensor("t_f32", "1, 1, 2, 2")}})}));
+      },
+      {"op 2", "pd_op.pool2d", "attribute `ksize`", "constant"});
+}
+
+TEST(PirTranslation, OpsOfTheFixturesAreTranslated) {
+  operators::RegisterAllOps();
+  EXPECT_TRUE(framework::PirOpIsTranslated("pd_op.conv2d"));
+  EXPECT_TRUE(framework::PirOpIsTranslated("pd_op.batch_norm_"));  // In-place variant.
+  EXPECT_TRUE(framework::PirOpIsTranslated("builtin.combine"));
+  EXPECT_TRUE(framework::PirOpIsTranslated("pd_op.fetch"));
+  EXPECT_FALSE(framework::PirOpIsTranslated("pd_op.frobnicate"));
+  EXPECT_FALSE(framework::PirOpIsTranslated("cf.yield"));
+}
+
+// Every prefix of a real saved program is either the whole program or a typed error.
+TEST(PirTranslation, TruncatedProgramsNeverCrash) {
+  const std::string path = PL_SOURCE_DIR "/tests/fixtures/models/pir_transformer_tiny/model.json";
+  std::ifstream in(path, std::ios::binary);
+  ASSERT_TRUE(in) << path;
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  ASSERT_GT(text.size(), 1000u);
+  operators::RegisterAllOps();
+  EXPECT_GT(ProgramDesc::FromBytes(text, path).Block(0).OpSize(), 10u);
+  int errors = 0;
+  for (size_t n = 1; n < text.size(); n += 97) {
+    try {
+      ProgramDesc::FromBytes(text.substr(0, n), path);
+    } catch (const platform::Error&) {
+      ++errors;
+    }
+  }
+  EXPECT_EQ(errors, static_cast<int>((text.size() - 2) / 97 + 1));
+  // Bytes flipped: parsed or refused, never a crash.
+  for (size_t at = 0; at < text.size(); at += 211) {
+    std::string damaged = text;
+    damaged[at] = damaged[at] == '1' ? '7' : '1';
+    try {
+      ProgramDesc::FromBytes(damaged, path);
+    } catch (const platform::Error&) {
+    }
+  }
+}
+
+}  // namespace
+}  // namespace testing
+}  // namespace paddle_like
