@@ -205,14 +205,30 @@ Entries BuildEntries() {
                nullptr});
 
   // Shapes and copies.
-  e.push_back({"reshape", "reshape2", {"X", "@shape|Shape"}, {"Out", "XShape"}, {}, {}, nullptr});
+  e.push_back({"reshape",
+               "reshape2",
+               {"X", "@shape|Shape|ShapeTensor"},
+               {"Out", "XShape"},
+               {},
+               {},
+               nullptr});
   e.push_back({"flatten", "flatten_contiguous_range", {"X"}, {"Out", "XShape"}, {}, {}, nullptr});
   e.push_back(
       {"transpose", "transpose2", {"X"}, {"Out", "XShape"}, {{"perm", "axis"}}, {}, nullptr});
-  e.push_back(
-      {"squeeze", "squeeze2", {"X", "@axes|AxesTensor"}, {"Out", "XShape"}, {}, {}, nullptr});
-  e.push_back(
-      {"unsqueeze", "unsqueeze2", {"X", "@axes|AxesTensor"}, {"Out", "XShape"}, {}, {}, nullptr});
+  e.push_back({"squeeze",
+               "squeeze2",
+               {"X", "@axes|AxesTensor|AxesTensorList"},
+               {"Out", "XShape"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"unsqueeze",
+               "unsqueeze2",
+               {"X", "@axes|AxesTensor|AxesTensorList"},
+               {"Out", "XShape"},
+               {},
+               {},
+               nullptr});
   e.push_back({"concat", "concat", {"X*", "@axis|AxisTensor"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"split",
                "split",
@@ -225,23 +241,37 @@ Entries BuildEntries() {
   e.push_back({"stack", "stack", {"X*"}, {"Y"}, {}, {}, nullptr});
   e.push_back({"unstack", "unstack", {"X"}, {"Y*"}, {}, {}, nullptr});
   e.push_back({"unbind", "unbind", {"X"}, {"Out*"}, {}, {}, nullptr});
-  e.push_back({"slice",
-               "slice",
-               {"Input", "@starts|StartsTensor", "@ends|EndsTensor"},
-               {"Out"},
-               {},
-               {},
-               nullptr});
+  e.push_back(
+      {"slice",
+       "slice",
+       {"Input", "@starts|StartsTensor|StartsTensorList", "@ends|EndsTensor|EndsTensorList"},
+       {"Out"},
+       {},
+       {},
+       nullptr});
   e.push_back({"strided_slice",
                "strided_slice",
-               {"Input", "@starts|StartsTensor", "@ends|EndsTensor", "@strides|StridesTensor"},
+               {"Input", "@starts|StartsTensor|StartsTensorList", "@ends|EndsTensor|EndsTensorList",
+                "@strides|StridesTensor|StridesTensorList"},
                {"Out"},
                {},
                {},
                nullptr});
-  e.push_back({"expand", "expand_v2", {"X", "@shape|Shape"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"expand",
+               "expand_v2",
+               {"X", "@shape|Shape|expand_shapes_tensor"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
   e.push_back({"expand_as", "expand_as_v2", {"X", "Y"}, {"Out"}, {}, {}, nullptr});
-  e.push_back({"tile", "tile", {"X", "@repeat_times|RepeatTimes"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"tile",
+               "tile",
+               {"X", "@repeat_times|RepeatTimes|repeat_times_tensor"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
   e.push_back({"flip", "flip", {"X"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"roll", "roll", {"X", "@shifts|ShiftsTensor"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"pad", "pad", {"X"}, {"Out"}, {}, {}, nullptr});
@@ -315,6 +345,13 @@ Entries BuildEntries() {
   e.push_back({"cumprod", "cumprod", {"X"}, {"Out"}, {}, {}, nullptr});
 
   // Creation.
+  e.push_back({"full_batch_size_like",
+               "fill_constant_batch_size_like",
+               {"Input"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
   e.push_back({"full_like", "fill_any_like", {"X", "@value"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"arange", "range", {"Start", "End", "Step"}, {"Out"}, {}, {}, nullptr});
 
@@ -326,6 +363,48 @@ Entries BuildEntries() {
                  {"X", "OutSize", "SizeTensor*", "Scale"},
                  {"Out"},
                  {{"data_format", "data_layout"}},
+                 {},
+                 nullptr});
+  }
+
+  // Sequences (LoD tensors).
+  e.push_back({"gru",
+               "gru",
+               {"Input", "H0", "Weight", "Bias"},
+               {"BatchGate", "BatchResetHiddenPrev", "BatchHidden", "Hidden"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"crf_decoding",
+               "crf_decoding",
+               {"Emission", "Transition", "Label", "Length"},
+               {"ViterbiPath"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"sequence_pool", "sequence_pool", {"X"}, {"Out", "MaxIndex"}, {}, {}, nullptr});
+  e.push_back({"sequence_conv",
+               "sequence_conv",
+               {"X", "PaddingData", "Filter"},
+               {"Out"},
+               {{"context_length", "contextLength"},
+                {"padding_trainable", "paddingTrainable"},
+                {"context_start", "contextStart"},
+                {"context_stride", "contextStride"}},
+               {},
+               nullptr});
+  e.push_back({"sequence_softmax", "sequence_softmax", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"sequence_expand", "sequence_expand", {"X", "Y"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"sequence_reverse", "sequence_reverse", {"X"}, {"Y"}, {}, {}, nullptr});
+  e.push_back({"sequence_concat", "sequence_concat", {"X*"}, {"Out"}, {}, {}, nullptr});
+
+  // Quantization (PaddleSlim).
+  for (const char* op : {"quantize_linear", "dequantize_linear"}) {
+    e.push_back({op,
+                 op,
+                 {"X", "Scale", "ZeroPoint", "InAccum", "InState"},
+                 {"Y", "OutState", "OutAccum", "OutScale"},
+                 {},
                  {},
                  nullptr});
   }

@@ -28,6 +28,8 @@ struct OpTranslation {
   //   "Slot*"         the operand is a vector (builtin.combine): its tensors go to Slot;
   //   "@attr"         the operand is made by a constant op: its value becomes attribute attr;
   //   "@attr|Slot"    as "@attr" when constant, else the tensor (or vector) goes to Slot;
+  //   "@attr|Slot|ListSlot"  as "@attr|Slot", but a vector of one-element tensors (a shape
+  //                   built by builtin.combine) goes to ListSlot;
   //   ""              the operand is not used (an in-place op's overwritten input).
   std::vector<std::string> operands;
   // One entry per PIR result: "Slot", "Slot*" (a vector result) or "" (dropped).

@@ -640,6 +640,10 @@ class Translator {
         const size_t bar = role.find('|');
         attr_name = role.substr(1, bar == std::string::npos ? std::string::npos : bar - 1);
         slot = bar == std::string::npos ? "" : role.substr(bar + 1);
+        const size_t list_bar = slot.find('|');
+        if (list_bar != std::string::npos) {
+          slot = v.is_vector ? slot.substr(list_bar + 1) : slot.substr(0, list_bar);
+        }
         Numbers n;
         if (ConstantNumbers(v, &n)) {
           attrs[attr_name] = AsAttribute(n);
