@@ -179,6 +179,38 @@ TEST(PirTranslation, ShapesReadAtRunTimeStayTensors) {
   EXPECT_EQ(std::get<int>(cast->GetAttr("out_dtype")), static_cast<int>(DataType::INT64));
 }
 
+// A shape combined from scalars, some read at run time, goes to the op's list slot; the
+// constant scalar among them stays an op since the list reads it as a tensor.
+TEST(PirTranslation, ShapesCombinedFromScalarsGoToListSlots) {
+  const ProgramDesc p = Translate(Program({
+      Op("1.feed", {}, {{1, Tensor("t_f32", "-1, 6")}},
+         {Attr("name", "0.a_str", "\"y\""), Attr("col", "0.a_i32", "1")}),
+      Op("1.feed", {}, {{2, Tensor("t_f32", "-1, 6")}},
+         {Attr("name", "0.a_str", "\"x\""), Attr("col", "0.a_i32", "0")}),
+      Op("1.shape64", {2}, {{3, Tensor("t_i64", "2")}}),
+      IntArray(4, "0"),
+      IntArray(5, "1"),
+      Op("1.slice", {3, 4, 5}, {{6, Tensor("t_i64", "")}},
+         {Attr("axes", "0.a_array", R"([{"#": "0.a_i64", "D": 0}])"),
+          Attr("decrease_axis", "0.a_array", R"([{"#": "0.a_i64", "D": 0}])")}),
+      Full(7, "-1", "int64"),
+      Op("0.combine", {6, 7}, {{8, R"({"#": "0.t_vec", "D": []})"}}),
+      Op("1.reshape", {1, 8}, {{9, Tensor("t_f32", "-1, -1")}}),
+      Fetch(9, 10, "out", 0),
+  }));
+  // Feeds keep the columns they were saved with.
+  EXPECT_EQ(p.FeedTargetNames(), std::vector<std::string>({"x", "y"}));
+  const auto* reshape = FindOp(p, "reshape2");
+  ASSERT_NE(reshape, nullptr);
+  ASSERT_EQ(reshape->Input("ShapeTensor").size(), 2u);
+  EXPECT_EQ(reshape->Input("ShapeTensor")[0], FindOp(p, "slice")->Output("Out")[0]);
+  EXPECT_EQ(reshape->Input("ShapeTensor")[1], FindOp(p, "fill_constant")->Output("Out")[0]);
+  EXPECT_FALSE(reshape->HasInput("Shape"));
+  const auto* slice = FindOp(p, "slice");
+  EXPECT_EQ(std::get<std::vector<int>>(slice->GetAttr("starts")), std::vector<int>({0}));
+  EXPECT_EQ(std::get<std::vector<int>>(slice->GetAttr("decrease_axis")), std::vector<int>({0}));
+}
+
 TEST(PirTranslation, IntegerConstantsKeepEveryDigit) {
   const ProgramDesc p = Translate(Program({
       Data(1, "x", "2"),
