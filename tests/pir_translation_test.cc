@@ -15,6 +15,7 @@
 
 #include "framework/program_desc.h"
 #include "operators/registry.h"
+#include "tests/fuzz/program_validation.h"
 #include "tests/op_test_util.h"
 
 namespace paddle_like {
@@ -255,6 +256,27 @@ TEST(PirTranslation, DamagedFilesAreTypedErrors) {
                               {Attr("strides", "0.a_str", "\"two\"")})}));
       },
       {"op 2", "pd_op.conv2d", "attribute `strides`", "two", "INTS"});
+  // Numbers that do not fit the attribute's kind.
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        Translate(Program({Data(1, "x", "2"), Op("1.softmax", {1}, {{2, Tensor("t_f32", "2")}},
+                                                 {Attr("axis", "0.a_i32", "1e300")})}));
+      },
+      {"op 1", "pd_op.softmax", "a_i32", "expected an integer"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        Translate(Program({Data(1, "x", "2"), Op("1.softmax", {1}, {{2, Tensor("t_f32", "2")}},
+                                                 {Attr("axis", "0.a_i32", "5000000000")})}));
+      },
+      {"op 1", "out of range"});
+  // A constant too large to keep as numbers is still an op (no overflow counting it).
+  const ProgramDesc big = Translate(
+      Program({Op("1.full", {}, {{1, Tensor("t_f32", "-1")}},
+                  {Attr("shape", "1.a_intarray", "[4611686018427387904, 4611686018427387904]"),
+                   Attr("value", "0.a_f64", "1e300"), Attr("dtype", "1.a_dtype", "\"int64\"")}),
+               Fetch(1, 2, "out", 0)}));
+  EXPECT_EQ(std::get<std::string>(FindOp(big, "fill_constant")->GetAttr("str_value")),
+            "1.0000000000000001e+300");  // %.17g: reads back as the same double.
   // Keys of the wrong JSON type.
   ExpectError<platform::InvalidArgumentError>(
       [] { Translate(Program({R"({"#": "1.relu", "I": 3, "O": []})"})); },
@@ -296,6 +318,21 @@ TEST(PirTranslation, OpsOfTheFixturesAreTranslated) {
   EXPECT_FALSE(framework::PirOpIsTranslated("cf.yield"));
 }
 
+// The translations of the saved fixtures pass the checks a loader runs, shape inference
+// included (feeds keep their -1 dims).
+TEST(PirTranslation, SavedProgramsValidate) {
+  operators::RegisterAllOps();
+  for (const char* name : {"pir_convnet_tiny", "pir_transformer_tiny", "pir_ops_tiny"}) {
+    SCOPED_TRACE(name);
+    const std::string path =
+        std::string(PL_SOURCE_DIR "/tests/fixtures/models/") + name + "/model.json";
+    const ProgramDesc p = ProgramDesc::Load(path);
+    EXPECT_NO_THROW(fuzz::ValidateAndInferShapes(p));
+    EXPECT_FALSE(p.FeedTargetNames().empty());
+    EXPECT_FALSE(p.FetchTargetNames().empty());
+  }
+}
+
 // Every prefix of a real saved program is either the whole program or a typed error.
 TEST(PirTranslation, TruncatedProgramsNeverCrash) {
   const std::string path = PL_SOURCE_DIR "/tests/fixtures/models/pir_transformer_tiny/model.json";
@@ -319,7 +356,7 @@ TEST(PirTranslation, TruncatedProgramsNeverCrash) {
     std::string damaged = text;
     damaged[at] = damaged[at] == '1' ? '7' : '1';
     try {
-      ProgramDesc::FromBytes(damaged, path);
+      fuzz::ValidateAndInferShapes(ProgramDesc::FromBytes(damaged, path));
     } catch (const platform::Error&) {
     }
   }

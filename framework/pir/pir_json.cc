@@ -2,6 +2,7 @@
 
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <type_traits>
 
 #include "platform/enforce.h"
 
@@ -137,12 +138,42 @@ ValueType ParseType(const Json& json, const Where& where, int depth) {
   return type;  // Selected rows, tensor arrays, sparse tensors: not modelled.
 }
 
-// A scalar attribute element of an array ("0.a_i32" ...) as a double, its kind in `kind`.
+// A JSON value as T, checked first: nlohmann converts a double to an int with a plain cast,
+// which is undefined for one out of range, and reads any number as any other.
 template <typename T>
-std::vector<T> ListOf(const Json& items, const Where& where) {
+T Checked(const Json& v) {
+  using json_error = nlohmann::detail::type_error;
+  if constexpr (std::is_same_v<T, bool>) {
+    if (!v.is_boolean()) throw json_error::create(302, "expected a boolean", &v);
+    return v.get<bool>();
+  } else if constexpr (std::is_same_v<T, std::string>) {
+    if (!v.is_string()) throw json_error::create(302, "expected a string", &v);
+    return v.get<std::string>();
+  } else if constexpr (std::is_integral_v<T>) {
+    if (!v.is_number_integer()) throw json_error::create(302, "expected an integer", &v);
+    if (v.is_number_unsigned()) {
+      const uint64_t u = v.get<uint64_t>();
+      if (u > static_cast<uint64_t>(std::numeric_limits<T>::max())) {
+        throw json_error::create(302, "integer out of range", &v);
+      }
+      return static_cast<T>(u);
+    }
+    const int64_t i = v.get<int64_t>();
+    if (i < std::numeric_limits<T>::min() || i > std::numeric_limits<T>::max()) {
+      throw json_error::create(302, "integer out of range", &v);
+    }
+    return static_cast<T>(i);
+  } else {
+    if (!v.is_number()) throw json_error::create(302, "expected a number", &v);
+    return static_cast<T>(v.get<double>());
+  }
+}
+
+// The "D" of each element of an array attribute, as T.
+template <typename T>
+std::vector<T> ListOf(const Json& items) {
   std::vector<T> out;
-  for (const Json& item : items) out.push_back(item.at("D").get<T>());
-  (void)where;
+  for (const Json& item : items) out.push_back(Checked<T>(item.at("D")));
   return out;
 }
 
@@ -157,22 +188,25 @@ bool ParseAttribute(const Json& json, const Where& where, OpAttribute* out) {
   const Json& data = *data_it;
   try {
     if (kind == "a_bool") {
-      out->value = data.get<bool>();
+      out->value = Checked<bool>(data);
     } else if (kind == "a_i32") {
-      out->value = data.get<int>();
+      out->value = Checked<int>(data);
     } else if (kind == "a_i64" || kind == "a_index") {
-      out->value = data.get<int64_t>();
+      out->value = Checked<int64_t>(data);
     } else if (kind == "a_f32") {
-      out->value = data.get<float>();
+      out->value = Checked<float>(data);
     } else if (kind == "a_f64") {
-      out->value = data.get<double>();
+      out->value = Checked<double>(data);
     } else if (kind == "a_str" || kind == "a_tensorname") {
-      out->value = data.get<std::string>();
+      out->value = Checked<std::string>(data);
     } else if (kind == "a_intarray") {
-      out->value = data.get<std::vector<int64_t>>();
+      if (!data.is_array()) return false;
+      std::vector<int64_t> values;
+      for (const Json& v : data) values.push_back(Checked<int64_t>(v));
+      out->value = values;
     } else if (kind == "a_dtype") {
       DataType dtype;
-      if (!DataTypeFromPirName(data.get<std::string>(), &dtype)) return false;
+      if (!DataTypeFromPirName(Checked<std::string>(data), &dtype)) return false;
       out->value = static_cast<int>(dtype);
       out->is_dtype = true;
     } else if (kind == "a_scalar") {
@@ -180,11 +214,11 @@ bool ParseAttribute(const Json& json, const Where& where, OpAttribute* out) {
       if (!data.is_array() || data.size() != 2) return false;
       const Json& v = data[1];
       if (v.is_boolean()) {
-        out->value = v.get<bool>();
+        out->value = Checked<bool>(v);
       } else if (v.is_number_integer()) {
-        out->value = v.get<int64_t>();
+        out->value = Checked<int64_t>(v);
       } else {
-        out->value = v.get<double>();
+        out->value = Checked<double>(v);
       }
     } else if (kind == "a_array") {
       if (!data.is_array()) return false;
@@ -193,23 +227,23 @@ bool ParseAttribute(const Json& json, const Where& where, OpAttribute* out) {
         return true;
       }
       std::string first_dialect, first;
-      if (!data[0].is_object() || !data[0].contains("#")) return false;
+      if (!data[0].is_object() || !data[0].contains("#") || !data[0]["#"].is_string()) return false;
       SplitName(data[0]["#"].get<std::string>(), &first_dialect, &first);
       for (const Json& item : data) {
         if (!item.is_object() || item.value("#", std::string()) != data[0]["#"]) return false;
       }
       if (first == "a_bool") {
-        out->value = ListOf<bool>(data, where);
+        out->value = ListOf<bool>(data);
       } else if (first == "a_i32") {
-        out->value = ListOf<int>(data, where);
+        out->value = ListOf<int>(data);
       } else if (first == "a_i64" || first == "a_index") {
-        out->value = ListOf<int64_t>(data, where);
+        out->value = ListOf<int64_t>(data);
       } else if (first == "a_f32") {
-        out->value = ListOf<float>(data, where);
+        out->value = ListOf<float>(data);
       } else if (first == "a_f64") {
-        out->value = ListOf<double>(data, where);
+        out->value = ListOf<double>(data);
       } else if (first == "a_str") {
-        out->value = ListOf<std::string>(data, where);
+        out->value = ListOf<std::string>(data);
       } else {
         return false;
       }

@@ -438,8 +438,15 @@ class Translator {
   // Records `numbers` as the constant value of the single result of `op`.
   void RecordConstant(const pir::Op& op, Numbers numbers) {
     if (static_cast<int64_t>(numbers.reals.size()) > kMaxConstantElements) return;
+    if (values_[op.results[0].id].names.size() != 1) return;
     constants_.push_back(std::make_unique<Constant>(Constant{std::move(numbers)}));
     values_[op.results[0].id].constants = {constants_.back().get()};
+  }
+
+  // The single tensor result of a constant-making op.
+  void RequireOneTensorResult(const pir::Op& op) {
+    PL_ENFORCE(op.results.size() == 1 && !op.results[0].type.is_vector && op.results[0].id != 0,
+               errors::InvalidArgument("%s: expected one tensor result", Where(op)));
   }
 
   OpDesc* AppendConstantOp(const std::string& type) {
@@ -457,8 +464,7 @@ class Translator {
   }
 
   void Full(const pir::Op& op) {
-    PL_ENFORCE(op.results.size() == 1 && op.operands.empty(),
-               errors::InvalidArgument("%s: full has no operands and one result", Where(op)));
+    RequireOneTensorResult(op);
     Attribute shape, value;
     PL_ENFORCE(
         ToDeclaredType(Attr(op, "shape")->value, AttrType::LONGS, &shape) &&
@@ -475,15 +481,18 @@ class Translator {
     // The exact value where a float would round it (large integers, doubles).
     if (static_cast<double>(static_cast<float>(v)) != v || IsIntegral(dtype)) {
       char text[64];
-      if (IsIntegral(dtype) && std::isfinite(v)) {
+      if (IsIntegral(dtype) && std::fabs(v) < 9.2e18) {
         std::snprintf(text, sizeof(text), "%lld", static_cast<long long>(v));
       } else {
         std::snprintf(text, sizeof(text), "%.17g", v);
       }
       desc->SetAttr("str_value", std::string(text));
     }
-    int64_t numel = 1;
-    for (int64_t d : dims) numel = d < 0 ? kMaxConstantElements + 1 : numel * d;
+    int64_t numel = 1;  // Capped past the largest constant kept, so that it cannot overflow.
+    for (int64_t d : dims) {
+      numel = d < 0 || d > kMaxConstantElements ? kMaxConstantElements + 1
+                                                : std::min(numel * d, kMaxConstantElements + 1);
+    }
     if (numel <= kMaxConstantElements) {
       Numbers n;
       n.list = true;
@@ -495,8 +504,7 @@ class Translator {
   }
 
   void FullIntArray(const pir::Op& op) {
-    PL_ENFORCE(op.results.size() == 1,
-               errors::InvalidArgument("%s: full_int_array has one result", Where(op)));
+    RequireOneTensorResult(op);
     Attribute values;
     PL_ENFORCE(ToDeclaredType(Attr(op, "value")->value, AttrType::LONGS, &values),
                errors::InvalidArgument("%s: `value` should be integers", Where(op)));
@@ -520,8 +528,7 @@ class Translator {
   }
 
   void AssignValue(const pir::Op& op) {
-    PL_ENFORCE(op.results.size() == 1,
-               errors::InvalidArgument("%s: assign_value has one result", Where(op)));
+    RequireOneTensorResult(op);
     Attribute shape;
     PL_ENFORCE(ToDeclaredType(Attr(op, "shape")->value, AttrType::INTS, &shape),
                errors::InvalidArgument("%s: `shape` should be integers", Where(op)));
@@ -571,8 +578,9 @@ class Translator {
 
   // shape64: the ProgramDesc `shape` op writes int32; a cast makes the int64 PIR promises.
   void Shape64(const pir::Op& op) {
-    PL_ENFORCE(op.operands.size() == 1 && op.results.size() == 1,
-               errors::InvalidArgument("%s: shape64 has one operand and one result", Where(op)));
+    PL_ENFORCE(op.operands.size() == 1,
+               errors::InvalidArgument("%s: shape64 has one operand", Where(op)));
+    RequireOneTensorResult(op);
     const Value& x = Lookup(op, 0);
     const std::string out = DefineResult(op, op.results[0])[0];
     const std::string int32_shape = out + ".int32";
