@@ -353,7 +353,6 @@ Entries BuildEntries() {
                {},
                nullptr});
   e.push_back({"full_like", "fill_any_like", {"X", "@value"}, {"Out"}, {}, {}, nullptr});
-  e.push_back({"arange", "range", {"Start", "End", "Step"}, {"Out"}, {}, {}, nullptr});
 
   // Interpolation.
   for (const char* method : {"bilinear", "nearest", "bicubic", "linear", "trilinear"}) {
@@ -366,6 +365,39 @@ Entries BuildEntries() {
                  {},
                  nullptr});
   }
+
+  // Sampling, rearranging and the like (vision models).
+  e.push_back({"affine_grid",
+               "affine_grid",
+               {"Theta", "@output_shape|OutputShape"},
+               {"Output"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"grid_sample", "grid_sampler", {"X", "Grid"}, {"Output"}, {}, {}, nullptr});
+  e.push_back({"pixel_unshuffle", "pixel_unshuffle", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"maxout", "maxout", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"temporal_shift", "temporal_shift", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"unfold", "unfold", {"X"}, {"Y"}, {}, {}, nullptr});
+  e.push_back({"meshgrid", "meshgrid", {"X*"}, {"Out*"}, {}, {}, nullptr});
+  e.push_back({"index_sample", "index_sample", {"X", "Index"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"nonzero", "where_index", {"Condition"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"tril", "tril_triu", {"X"}, {"Out"}, {}, {{"lower", true}}, nullptr});
+  e.push_back({"triu", "tril_triu", {"X"}, {"Out"}, {}, {{"lower", false}}, nullptr});
+  e.push_back({"kthvalue", "kthvalue", {"X"}, {"Out", "Indices"}, {}, {}, nullptr});
+  e.push_back({"p_norm", "p_norm", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"put_along_axis",
+               "put_along_axis",
+               {"Input", "Index", "Value"},
+               {"Result"},
+               {{"axis", "Axis"}, {"reduce", "Reduce"}, {"include_self", "Include_self"}},
+               {},
+               nullptr});
+  e.push_back({"roi_align", "roi_align", {"X", "ROIs", "RoisNum"}, {"Out"}, {}, {}, nullptr});
+  e.push_back(
+      {"roi_pool", "roi_pool", {"X", "ROIs", "RoisNum"}, {"Out", "Argmax"}, {}, {}, nullptr});
+  e.push_back({"linspace", "linspace", {"Start", "Stop", "Num"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"eye", "eye", {"@num_rows", "@num_columns"}, {"Out"}, {}, {}, nullptr});
 
   // Sequences (LoD tensors).
   e.push_back({"gru",

@@ -204,7 +204,8 @@ class Translator {
         {"pd_op.full_int_array", &Translator::FullIntArray},
         {"pd_op.assign_value", &Translator::AssignValue},
         {"pd_op.assign_value_", &Translator::AssignValue},
-        {"pd_op.shape64", &Translator::Shape64}};
+        {"pd_op.shape64", &Translator::Shape64},
+        {"pd_op.arange", &Translator::Arange}};
     return kHandlers;
   }
 
@@ -597,6 +598,42 @@ class Translator {
     cast->SetOutput("Out", {out});
     cast->SetAttr("in_dtype", static_cast<int>(DataType::INT32));
     cast->SetAttr("out_dtype", static_cast<int>(DataType::INT64));
+  }
+
+  // arange: the ProgramDesc `range` takes its dtype from Start, PIR from its `dtype` (with
+  // Start, End and Step often float64 constants): operands of another dtype are cast first.
+  void Arange(const pir::Op& op) {
+    PL_ENFORCE(op.operands.size() == 3,
+               errors::InvalidArgument("%s: arange has three operands", Where(op)));
+    RequireOneTensorResult(op);
+    const DataType dtype = DtypeAttr(op);
+    std::vector<std::string> inputs;
+    for (size_t i = 0; i < 3; ++i) {
+      const Value& v = Lookup(op, i);
+      PL_ENFORCE(v.names.size() == 1,
+                 errors::InvalidArgument("%s: operand %zu is not one tensor", Where(op), i));
+      if (!v.type.known || v.type.dtype == dtype || dtype == DataType::UNDEFINED) {
+        inputs.push_back(v.names[0]);
+        continue;
+      }
+      const std::string cast_name = v.names[0] + ".as_" + platform::DataTypeName(dtype);
+      ValueType t = v.type;
+      t.dtype = dtype;
+      Declare(cast_name, t);
+      OpDesc* cast = block_->AppendOp();
+      cast->SetType("cast");
+      cast->SetInput("X", v.names);
+      cast->SetOutput("Out", {cast_name});
+      cast->SetAttr("in_dtype", static_cast<int>(v.type.dtype));
+      cast->SetAttr("out_dtype", static_cast<int>(dtype));
+      inputs.push_back(cast_name);
+    }
+    OpDesc* range = block_->AppendOp();
+    range->SetType("range");
+    range->SetInput("Start", {inputs[0]});
+    range->SetInput("End", {inputs[1]});
+    range->SetInput("Step", {inputs[2]});
+    range->SetOutput("Out", DefineResult(op, op.results[0]));
   }
 
   // The constant numbers of a value (every tensor of a vector constant), or false.
