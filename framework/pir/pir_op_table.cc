@@ -104,6 +104,7 @@ Entries BuildEntries() {
   AddUnary(&e, "hardtanh", "brelu");
   AddUnary(&e, "leaky_relu", "leaky_relu", {{"negative_slope", "alpha"}});
   AddUnary(&e, "softshrink", "softshrink", {{"threshold", "lambda"}});
+  AddUnary(&e, "hardshrink", "hard_shrink");
   AddUnary(&e, "pow", "pow", {{"y", "factor"}});
   AddUnary(&e, "mish", "mish", {{"lambda", "threshold"}});
   AddUnary(&e, "isnan", "isnan_v2");
@@ -175,9 +176,9 @@ Entries BuildEntries() {
                {{"data_format", "data_layout"}},
                {},
                nullptr});
-  for (const char* op : {"pool2d", "pool3d"}) {
-    e.push_back({op, op, {"X", "@ksize"}, {"Out"}, {}, {}, nullptr});
-  }
+  e.push_back({"pool2d", "pool2d", {"X", "@ksize"}, {"Out"}, {}, {}, nullptr});
+  // pool3d keeps its kernel size an attribute in PIR.
+  e.push_back({"pool3d", "pool3d", {"X"}, {"Out"}, {{"kernel_size", "ksize"}}, {}, nullptr});
   e.push_back({"max_pool2d_with_index",
                "max_pool2d_with_index",
                {"X"},
@@ -314,9 +315,7 @@ Entries BuildEntries() {
                                                         {"mean", "reduce_mean"},
                                                         {"max", "reduce_max"},
                                                         {"min", "reduce_min"},
-                                                        {"prod", "reduce_prod"},
-                                                        {"amax", "reduce_amax"},
-                                                        {"amin", "reduce_amin"}}) {
+                                                        {"prod", "reduce_prod"}}) {
     e.push_back({pir,
                  legacy,
                  {"X", "@dim"},
@@ -326,7 +325,10 @@ Entries BuildEntries() {
                  ReduceAllWhenNoAxis});
   }
   for (const auto& [pir, legacy] : std::vector<std::pair<std::string, std::string>>{
-           {"all", "reduce_all"}, {"any", "reduce_any"}}) {
+           {"all", "reduce_all"},
+           {"any", "reduce_any"},
+           {"amax", "reduce_amax"},
+           {"amin", "reduce_amin"}}) {  // Their axes are attributes in PIR.
     e.push_back({pir,
                  legacy,
                  {"X"},
