@@ -7,8 +7,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -229,6 +231,32 @@ TEST(PirTranslation, IntegerConstantsKeepEveryDigit) {
   EXPECT_EQ(std::get<int>(cast->GetAttr("in_dtype")), static_cast<int>(DataType::FLOAT32));
 }
 
+// JSON has no infinities: PIR writes them as "VD" strings.
+TEST(PirTranslation, InfinitiesAreRead) {
+  const ProgramDesc p = Translate(Program({
+      Data(1, "x", "2"),
+      Op("1.full", {}, {{2, Tensor("t_f32", "1")}},
+         {Attr("shape", "1.a_intarray", "[1]"),
+          R"({"AT": {"#": "0.a_f64", "VD": "-INF"}, "N": "value"})",
+          Attr("dtype", "1.a_dtype", "\"float32\"")}),
+      Op("1.maximum", {1, 2}, {{3, Tensor("t_f32", "2")}}),
+      Op("1.leaky_relu", {3}, {{4, Tensor("t_f32", "2")}},
+         {R"({"AT": {"#": "0.a_f32", "VD": "NAN"}, "N": "negative_slope"})"}),
+      Fetch(4, 5, "out", 0),
+  }));
+  EXPECT_EQ(std::get<float>(FindOp(p, "fill_constant")->GetAttr("value")),
+            -std::numeric_limits<float>::infinity());
+  EXPECT_TRUE(std::isnan(std::get<float>(FindOp(p, "leaky_relu")->GetAttr("alpha"))));
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        Translate(
+            Program({Data(1, "x", "2"),
+                     Op("1.leaky_relu", {1}, {{2, Tensor("t_f32", "2")}},
+                        {R"({"AT": {"#": "0.a_f32", "VD": "LOTS"}, "N": "negative_slope"})"})}));
+      },
+      {"op 1", "a_f32", "without a value"});
+}
+
 TEST(PirTranslation, DamagedFilesAreTypedErrors) {
   ExpectError<platform::InvalidArgumentError>([] { Translate("{\"base_code\": "); },
                                               {"model.json", "not valid JSON"});
@@ -323,7 +351,7 @@ TEST(PirTranslation, OpsOfTheFixturesAreTranslated) {
 TEST(PirTranslation, SavedProgramsValidate) {
   operators::RegisterAllOps();
   for (const char* name : {"pir_convnet_tiny", "pir_transformer_tiny", "pir_ops_tiny",
-                           "pir_vision_ops_tiny", "pir_elementwise_ops_tiny"}) {
+                           "pir_vision_ops_tiny", "pir_elementwise_ops_tiny", "pir_seq2seq_tiny"}) {
     SCOPED_TRACE(name);
     const std::string path =
         std::string(PL_SOURCE_DIR "/tests/fixtures/models/") + name + "/model.json";

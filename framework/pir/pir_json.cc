@@ -169,11 +169,34 @@ T Checked(const Json& v) {
   }
 }
 
+// A float attribute's value: its "D", or for infinities and NaN (which JSON cannot write)
+// "VD": "INF", "-INF" or "NAN".
+double FloatValue(const Json& attr) {
+  const auto d = attr.find("D");
+  if (d != attr.end()) return Checked<double>(*d);
+  const auto vd = attr.find("VD");
+  if (vd != attr.end() && vd->is_string()) {
+    const std::string& text = vd->get_ref<const std::string&>();
+    if (text == "INF" || text == "inf") return std::numeric_limits<double>::infinity();
+    if (text == "-INF" || text == "-inf") return -std::numeric_limits<double>::infinity();
+    if (text == "NAN" || text == "nan" || text == "-NAN") {
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+  }
+  throw nlohmann::detail::type_error::create(302, "a float attribute without a value", &attr);
+}
+
 // The "D" of each element of an array attribute, as T.
 template <typename T>
 std::vector<T> ListOf(const Json& items) {
   std::vector<T> out;
-  for (const Json& item : items) out.push_back(Checked<T>(item.at("D")));
+  for (const Json& item : items) {
+    if constexpr (std::is_floating_point_v<T>) {
+      out.push_back(static_cast<T>(FloatValue(item)));
+    } else {
+      out.push_back(Checked<T>(item.at("D")));
+    }
+  }
   return out;
 }
 
@@ -183,6 +206,21 @@ bool ParseAttribute(const Json& json, const Where& where, OpAttribute* out) {
   if (!json.is_object() || !json.contains("#") || !json["#"].is_string()) return false;
   std::string dialect, kind;
   SplitName(json["#"].get<std::string>(), &dialect, &kind);
+  if (kind == "a_f32" || kind == "a_f64") {
+    try {
+      const double v = FloatValue(json);
+      if (kind == "a_f32") {
+        out->value = static_cast<float>(v);
+      } else {
+        out->value = v;
+      }
+    } catch (const Json::exception& e) {
+      throw errors::InvalidArgument(
+          "%s", where.Describe("attribute of kind `" + kind + "` holds " +
+                               json.dump().substr(0, 200) + " (" + e.what() + ")"));
+    }
+    return true;
+  }
   const auto data_it = json.find("D");
   if (data_it == json.end()) return false;
   const Json& data = *data_it;
@@ -193,10 +231,6 @@ bool ParseAttribute(const Json& json, const Where& where, OpAttribute* out) {
       out->value = Checked<int>(data);
     } else if (kind == "a_i64" || kind == "a_index") {
       out->value = Checked<int64_t>(data);
-    } else if (kind == "a_f32") {
-      out->value = Checked<float>(data);
-    } else if (kind == "a_f64") {
-      out->value = Checked<double>(data);
     } else if (kind == "a_str" || kind == "a_tensorname") {
       out->value = Checked<std::string>(data);
     } else if (kind == "a_intarray") {

@@ -347,6 +347,13 @@ Entries BuildEntries() {
   e.push_back({"cumprod", "cumprod", {"X"}, {"Out"}, {}, {}, nullptr});
 
   // Creation.
+  e.push_back({"full_with_tensor",
+               "fill_constant",
+               {"@value|ValueTensor", "@shape|ShapeTensor|ShapeTensorList"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
   e.push_back({"full_batch_size_like",
                "fill_constant_batch_size_like",
                {"Input"},
