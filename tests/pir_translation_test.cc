@@ -326,6 +326,15 @@ TEST(PirTranslation, UnsupportedProgramsSayWhy) {
                            R"({"#": "1.if", "A": [], "I": [{"%": 1}], "O": [], "regions": []})"}));
       },
       {"op 1", "pd_op.if", "control flow"});
+  // Every missing kind of op at once, with its first place and count.
+  ExpectError<platform::UnimplementedError>(
+      [] {
+        Translate(Program({Data(1, "x", "2"), Op("1.frobnicate", {1}, {{2, Tensor("t_f32", "2")}}),
+                           R"({"#": "1.while", "A": [], "I": [{"%": 1}], "O": [], "regions": []})",
+                           Op("1.frobnicate", {2}, {{3, Tensor("t_f32", "2")}})}));
+      },
+      {"2 kind(s)", "op 1 (`pd_op.frobnicate`, 2 times)", "op 2 (`pd_op.while`, control flow)",
+       "FLAGS_enable_pir_api=0"});
   // A pool size computed when the program runs has no place in pool2d's attributes.
   ExpectError<platform::UnimplementedError>(
       [] {

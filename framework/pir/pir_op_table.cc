@@ -475,6 +475,15 @@ Entries BuildEntries() {
                {},
                {},
                nullptr});
+  // Results as PaddlePaddle 3.3 types them: vector of rois (float), vector of counts (int32),
+  // restore index (int32).
+  e.push_back({"distribute_fpn_proposals",
+               "distribute_fpn_proposals",
+               {"FpnRois", "RoisNum"},
+               {"MultiFpnRois*", "MultiLevelRoIsNum*", "RestoreIndex"},
+               {},
+               {},
+               nullptr});
   e.push_back({"matrix_nms",
                "matrix_nms",
                {"BBoxes", "Scores"},

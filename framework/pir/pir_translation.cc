@@ -173,6 +173,7 @@ class Translator {
       : program_(program), source_(source), block_(&desc_.MutableBlock(0)) {}
 
   ProgramDesc Run() {
+    CheckEveryOpIsTranslated();
     NameFetchedValues();
     DeclareFeedAndFetchVars();
     for (const pir::Op& op : program_.ops) Translate(op);
@@ -213,6 +214,36 @@ class Translator {
   std::string Where(const pir::Op& op) const {
     return "PIR program `" + source_ + "`, op " + std::to_string(op.index) + " (`" + op.FullName() +
            "`)";
+  }
+
+  // One error naming every kind of op the translation lacks (its first place and count), so
+  // that a program's whole gap is known at once.
+  void CheckEveryOpIsTranslated() const {
+    std::map<std::string, std::pair<size_t, int>> missing;  // Name -> (first op, count).
+    std::vector<std::string> order;
+    for (const pir::Op& op : program_.ops) {
+      if (!op.has_regions && PirOpIsTranslated(op.FullName())) continue;
+      auto it = missing.find(op.FullName());
+      if (it == missing.end()) {
+        missing[op.FullName()] = {op.index, 1};
+        order.push_back(op.FullName());
+      } else {
+        ++it->second.second;
+      }
+    }
+    if (missing.empty()) return;
+    std::string list;
+    for (const auto& name : order) {
+      const auto& [first, count] = missing.at(name);
+      const bool regions = program_.ops[first].has_regions;
+      list += (list.empty() ? "" : ", ") + std::string("op ") + std::to_string(first) + " (`" +
+              name + "`" + (regions ? ", control flow" : "") +
+              (count > 1 ? ", " + std::to_string(count) + " times" : "") + ")";
+    }
+    throw errors::Unimplemented(
+        "PIR program `%s`: no ProgramDesc op in paddle_like corresponds to %zu kind(s) of op in "
+        "it: %s; the same model saved as a ProgramDesc (FLAGS_enable_pir_api=0) may run",
+        source_, order.size(), list);
   }
 
   // A fetched value takes the fetch's name, unless it is a feed or a parameter (whose names
