@@ -32,6 +32,53 @@ void ReduceAllWhenNoAxis(const std::vector<const ValueType*>&, AttributeMap* att
   if (empty) (*attrs)["reduce_all"] = true;
 }
 
+// set_value_ keeps its values as doubles; the ProgramDesc op reads them from the list of
+// the tensor's dtype.
+void SetValueTypedValues(const std::vector<const ValueType*>& operands, AttributeMap* attrs) {
+  const auto it = attrs->find("values");
+  if (it == attrs->end() || operands.empty() || operands[0] == nullptr) return;
+  std::vector<double> values;
+  if (const auto* d = std::get_if<std::vector<double>>(&it->second)) {
+    values = *d;
+  } else if (const auto* f = std::get_if<std::vector<float>>(&it->second)) {
+    values.assign(f->begin(), f->end());
+  } else if (std::get_if<std::vector<int>>(&it->second) == nullptr) {  // [] reads as ints.
+    return;  // Left as is: the conversion to the declared type then says why not.
+  }
+  const platform::DataType dtype = operands[0]->dtype;
+  switch (dtype) {
+    case platform::DataType::FLOAT32:
+      (*attrs)["fp32_values"] = std::vector<float>(values.begin(), values.end());
+      break;
+    case platform::DataType::FLOAT64:
+      (*attrs)["fp64_values"] = values;
+      break;
+    case platform::DataType::BOOL:
+    case platform::DataType::INT32: {
+      std::vector<int> ints;
+      for (double v : values) {
+        if (!(v >= -2147483648.0 && v <= 2147483647.0)) return;
+        ints.push_back(static_cast<int>(v));
+      }
+      (*attrs)[dtype == platform::DataType::BOOL ? "bool_values" : "int32_values"] = ints;
+      break;
+    }
+    case platform::DataType::INT64: {
+      std::vector<int64_t> ints;
+      for (double v : values) {
+        if (!(v >= -9.2e18 && v <= 9.2e18)) return;
+        ints.push_back(static_cast<int64_t>(v));
+      }
+      (*attrs)["int64_values"] = ints;
+      break;
+    }
+    default:
+      return;
+  }
+  (*attrs)["dtype"] = static_cast<int>(dtype);
+  attrs->erase("values");
+}
+
 using Entries = std::vector<OpTranslation>;
 
 void AddUnary(Entries* e, const std::string& pir, const std::string& legacy,
@@ -254,6 +301,22 @@ Entries BuildEntries() {
                "strided_slice",
                {"Input", "@starts|StartsTensor|StartsTensorList", "@ends|EndsTensor|EndsTensorList",
                 "@strides|StridesTensor|StridesTensorList"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"set_value",
+               "set_value",
+               {"Input", "@starts|StartsTensorList|StartsTensorList",
+                "@ends|EndsTensorList|EndsTensorList", "@steps|StepsTensorList|StepsTensorList"},
+               {"Out"},
+               {},
+               {},
+               SetValueTypedValues});
+  e.push_back({"set_value_with_tensor",
+               "set_value",
+               {"Input", "ValueTensor", "@starts|StartsTensorList|StartsTensorList",
+                "@ends|EndsTensorList|EndsTensorList", "@steps|StepsTensorList|StepsTensorList"},
                {"Out"},
                {},
                {},
