@@ -206,25 +206,19 @@ bool ParseAttribute(const Json& json, const Where& where, OpAttribute* out) {
   if (!json.is_object() || !json.contains("#") || !json["#"].is_string()) return false;
   std::string dialect, kind;
   SplitName(json["#"].get<std::string>(), &dialect, &kind);
-  if (kind == "a_f32" || kind == "a_f64") {
-    try {
-      const double v = FloatValue(json);
+  try {
+    if (kind == "a_f32" || kind == "a_f64") {
+      const double v = FloatValue(json);  // Also reads "VD" (infinities, NaN).
       if (kind == "a_f32") {
         out->value = static_cast<float>(v);
       } else {
         out->value = v;
       }
-    } catch (const Json::exception& e) {
-      throw errors::InvalidArgument(
-          "%s", where.Describe("attribute of kind `" + kind + "` holds " +
-                               json.dump().substr(0, 200) + " (" + e.what() + ")"));
+      return true;
     }
-    return true;
-  }
-  const auto data_it = json.find("D");
-  if (data_it == json.end()) return false;
-  const Json& data = *data_it;
-  try {
+    const auto data_it = json.find("D");
+    if (data_it == json.end()) return false;
+    const Json& data = *data_it;
     if (kind == "a_bool") {
       out->value = Checked<bool>(data);
     } else if (kind == "a_i32") {
@@ -287,7 +281,7 @@ bool ParseAttribute(const Json& json, const Where& where, OpAttribute* out) {
   } catch (const Json::exception& e) {
     throw errors::InvalidArgument(
         "%s", where.Describe("attribute of kind `" + kind + "` holds " +
-                             data.dump().substr(0, 200) + " (" + e.what() + ")"));
+                             json.dump().substr(0, 200) + " (" + e.what() + ")"));
   }
   return true;
 }

@@ -33,50 +33,16 @@ void ReduceAllWhenNoAxis(const std::vector<const ValueType*>&, AttributeMap* att
 }
 
 // set_value_ keeps its values as doubles; the ProgramDesc op reads them from the list of
-// the tensor's dtype.
+// the tensor's dtype (converted there to that list's type, as any attribute).
 void SetValueTypedValues(const std::vector<const ValueType*>& operands, AttributeMap* attrs) {
   const auto it = attrs->find("values");
   if (it == attrs->end() || operands.empty() || operands[0] == nullptr) return;
-  std::vector<double> values;
-  if (const auto* d = std::get_if<std::vector<double>>(&it->second)) {
-    values = *d;
-  } else if (const auto* f = std::get_if<std::vector<float>>(&it->second)) {
-    values.assign(f->begin(), f->end());
-  } else if (std::get_if<std::vector<int>>(&it->second) == nullptr) {  // [] reads as ints.
-    return;  // Left as is: the conversion to the declared type then says why not.
-  }
-  const platform::DataType dtype = operands[0]->dtype;
-  switch (dtype) {
-    case platform::DataType::FLOAT32:
-      (*attrs)["fp32_values"] = std::vector<float>(values.begin(), values.end());
-      break;
-    case platform::DataType::FLOAT64:
-      (*attrs)["fp64_values"] = values;
-      break;
-    case platform::DataType::BOOL:
-    case platform::DataType::INT32: {
-      std::vector<int> ints;
-      for (double v : values) {
-        if (!(v >= -2147483648.0 && v <= 2147483647.0)) return;
-        ints.push_back(static_cast<int>(v));
-      }
-      (*attrs)[dtype == platform::DataType::BOOL ? "bool_values" : "int32_values"] = ints;
-      break;
-    }
-    case platform::DataType::INT64: {
-      std::vector<int64_t> ints;
-      for (double v : values) {
-        if (!(v >= -9.2e18 && v <= 9.2e18)) return;
-        ints.push_back(static_cast<int64_t>(v));
-      }
-      (*attrs)["int64_values"] = ints;
-      break;
-    }
-    default:
-      return;
-  }
-  (*attrs)["dtype"] = static_cast<int>(dtype);
-  attrs->erase("values");
+  AttrType type;
+  const char* field = TypedValuesField(operands[0]->dtype, &type);
+  if (field == nullptr) return;  // Left as is: the conversion then says why not.
+  (*attrs)[field] = it->second;
+  (*attrs)["dtype"] = static_cast<int>(operands[0]->dtype);
+  attrs->erase(it);
 }
 
 using Entries = std::vector<OpTranslation>;
@@ -558,6 +524,28 @@ Entries BuildEntries() {
 }
 
 }  // namespace
+
+const char* TypedValuesField(platform::DataType dtype, AttrType* type) {
+  switch (dtype) {
+    case platform::DataType::BOOL:
+      *type = AttrType::INTS;
+      return "bool_values";
+    case platform::DataType::INT32:
+      *type = AttrType::INTS;
+      return "int32_values";
+    case platform::DataType::INT64:
+      *type = AttrType::LONGS;
+      return "int64_values";
+    case platform::DataType::FLOAT32:
+      *type = AttrType::FLOATS;
+      return "fp32_values";
+    case platform::DataType::FLOAT64:
+      *type = AttrType::FLOAT64S;
+      return "fp64_values";
+    default:
+      return nullptr;
+  }
+}
 
 const OpTranslation* FindOpTranslation(const std::string& name) {
   static const std::map<std::string, OpTranslation> kTable = [] {

@@ -569,33 +569,10 @@ class Translator {
     Numbers n;
     PL_ENFORCE(NumbersOf(values, &n),
                errors::InvalidArgument("%s: `values` should be numbers", Where(op)));
-    const char* field = nullptr;
-    AttrType type = AttrType::FLOATS;
-    switch (dtype) {
-      case DataType::BOOL:
-        field = "bool_values";
-        type = AttrType::INTS;
-        break;
-      case DataType::INT32:
-        field = "int32_values";
-        type = AttrType::INTS;
-        break;
-      case DataType::INT64:
-        field = "int64_values";
-        type = AttrType::LONGS;
-        break;
-      case DataType::FLOAT32:
-        field = "fp32_values";
-        type = AttrType::FLOATS;
-        break;
-      case DataType::FLOAT64:
-        field = "fp64_values";
-        type = AttrType::FLOAT64S;
-        break;
-      default:
-        throw errors::Unimplemented("%s: assign_value of dtype %s", Where(op),
-                                    platform::DataTypeName(dtype));
-    }
+    AttrType type;
+    const char* field = pir::TypedValuesField(dtype, &type);
+    PL_ENFORCE(field != nullptr, errors::Unimplemented("%s: assign_value of dtype %s", Where(op),
+                                                       platform::DataTypeName(dtype)));
     Attribute typed;
     PL_ENFORCE(ToDeclaredType(values, type, &typed),
                errors::InvalidArgument("%s: `values` do not fit dtype %s", Where(op),
@@ -623,12 +600,16 @@ class Translator {
     shape->SetType("shape");
     shape->SetInput("Input", x.names);
     shape->SetOutput("Out", {int32_shape});
+    AppendCast(int32_shape, DataType::INT32, out, DataType::INT64);
+  }
+
+  void AppendCast(const std::string& x, DataType from, const std::string& out, DataType to) {
     OpDesc* cast = block_->AppendOp();
     cast->SetType("cast");
-    cast->SetInput("X", {int32_shape});
+    cast->SetInput("X", {x});
     cast->SetOutput("Out", {out});
-    cast->SetAttr("in_dtype", static_cast<int>(DataType::INT32));
-    cast->SetAttr("out_dtype", static_cast<int>(DataType::INT64));
+    cast->SetAttr("in_dtype", static_cast<int>(from));
+    cast->SetAttr("out_dtype", static_cast<int>(to));
   }
 
   // arange: the ProgramDesc `range` takes its dtype from Start, PIR from its `dtype` (with
@@ -651,12 +632,7 @@ class Translator {
       ValueType t = v.type;
       t.dtype = dtype;
       Declare(cast_name, t);
-      OpDesc* cast = block_->AppendOp();
-      cast->SetType("cast");
-      cast->SetInput("X", v.names);
-      cast->SetOutput("Out", {cast_name});
-      cast->SetAttr("in_dtype", static_cast<int>(v.type.dtype));
-      cast->SetAttr("out_dtype", static_cast<int>(dtype));
+      AppendCast(v.names[0], v.type.dtype, cast_name, dtype);
       inputs.push_back(cast_name);
     }
     OpDesc* range = block_->AppendOp();
