@@ -95,10 +95,9 @@ void CheckReadsFollowWrites(const ProgramDesc& program, const std::string& sourc
         const VarDesc* var = block.FindVar(name);
         if (var == nullptr || var->Persistable() || written.count(name)) continue;
         const VarKind kind = var->GetKind();
-        if (kind != VarKind::kDenseTensor && kind != VarKind::kSelectedRows &&
-            kind != VarKind::kDenseTensorArray) {
-          continue;  // Holders the runtime makes (feed, fetch, step scopes, readers).
-        }
+        // Holders the runtime makes (feed, fetch, step scopes, readers) and tensor arrays,
+        // which every run starts empty (a PIR program's create_array reads as one).
+        if (kind != VarKind::kDenseTensor && kind != VarKind::kSelectedRows) continue;
         throw errors::InvalidArgument(
             "program `%s` block 0 op #%zu `%s` input `%s`: variable `%s` is read before any op "
             "writes it (it is neither a parameter nor fed; are the ops out of order?)",

@@ -19,80 +19,13 @@
 #include "operators/registry.h"
 #include "tests/fuzz/program_validation.h"
 #include "tests/op_test_util.h"
+#include "tests/pir_json_builder.h"
 
 namespace paddle_like {
 namespace testing {
 namespace {
 
 using framework::ProgramDesc;
-
-std::string Program(const std::vector<std::string>& ops, int version = 4) {
-  std::string joined;
-  for (const auto& op : ops) joined += (joined.empty() ? "" : ", ") + op;
-  return R"({"base_code": {"magic": "pir", "trainable": false, "version": )" +
-         std::to_string(version) +
-         R"(}, "program": {"regions": [{"#": "region_0", "blocks": [{"#": "block_0", "args": [], "ops": [)" +
-         joined + "]}]}]}}";
-}
-
-std::string Tensor(const std::string& dtype, const std::string& dims) {
-  return R"({"#": "0.t_dtensor", "D": [{"#": "0.)" + dtype + R"("}, [)" + dims +
-         R"(], "NCHW", [], 0]})";
-}
-
-std::string Attr(const std::string& name, const std::string& kind, const std::string& value) {
-  return R"({"AT": {"#": ")" + kind + R"(", "D": )" + value + R"(}, "N": ")" + name + R"("})";
-}
-
-std::string Op(const std::string& name, const std::vector<int>& operands,
-               const std::vector<std::pair<int, std::string>>& results,
-               const std::vector<std::string>& attrs = {}) {
-  std::string in, out, a;
-  for (int id : operands)
-    in += (in.empty() ? "" : ", ") + std::string(R"({"%": )") + std::to_string(id) + "}";
-  for (const auto& [id, type] : results) {
-    out += (out.empty() ? "" : ", ") + std::string(R"({"%": )") + std::to_string(id) +
-           R"(, "TT": )" + type + "}";
-  }
-  for (const auto& attr : attrs) a += (a.empty() ? "" : ", ") + attr;
-  return R"({"#": ")" + name + R"(", "A": [)" + a + R"(], "I": [)" + in + R"(], "O": [)" + out +
-         "]}";
-}
-
-std::string Data(int id, const std::string& name, const std::string& dims) {
-  return Op(
-      "1.data", {}, {{id, Tensor("t_f32", dims)}},
-      {Attr("name", "0.a_str", "\"" + name + "\""), Attr("shape", "1.a_intarray", "[" + dims + "]"),
-       Attr("dtype", "1.a_dtype", "\"float32\"")});
-}
-
-std::string Parameter(int id, const std::string& name, const std::string& dims) {
-  return R"({"#": "p", "A": [0, 1, 1, ")" + name + R"("], "DA": [], "O": {"%": )" +
-         std::to_string(id) + R"(, "TT": )" + Tensor("t_f32", dims) + "}}";
-}
-
-std::string Fetch(int operand, int result, const std::string& name, int col) {
-  return Op(
-      "1.fetch", {operand}, {{result, Tensor("t_f32", "-1")}},
-      {Attr("name", "0.a_str", "\"" + name + "\""), Attr("col", "0.a_i32", std::to_string(col))});
-}
-
-std::string IntArray(int id, const std::string& values) {
-  std::string items;
-  std::stringstream ss(values);
-  for (std::string v; std::getline(ss, v, ',');) {
-    items += (items.empty() ? "" : ", ") + std::string(R"({"#": "0.a_i64", "D": )") + v + "}";
-  }
-  return Op(
-      "1.full_int_array", {}, {{id, Tensor("t_i64", "1")}},
-      {Attr("value", "0.a_array", "[" + items + "]"), Attr("dtype", "1.a_dtype", "\"int64\"")});
-}
-
-std::string Full(int id, const std::string& value, const std::string& dtype = "float32") {
-  return Op("1.full", {}, {{id, Tensor(dtype == "int64" ? "t_i64" : "t_f32", "1")}},
-            {Attr("shape", "1.a_intarray", "[1]"), Attr("value", "0.a_f64", value),
-             Attr("dtype", "1.a_dtype", "\"" + dtype + "\"")});
-}
 
 std::vector<std::string> OpTypes(const ProgramDesc& p) {
   std::vector<std::string> types;
@@ -320,21 +253,24 @@ TEST(PirTranslation, UnsupportedProgramsSayWhy) {
             Program({Data(1, "x", "2"), Op("1.frobnicate", {1}, {{2, Tensor("t_f32", "2")}})}));
       },
       {"op 1", "pd_op.frobnicate", "no ProgramDesc op"});
+  const std::string pylayer =
+      Op("1.pylayer", {1}, {}, {}, {Region({}, {Op("1.relu", {1}, {{5, Tensor("t_f32", "2")}})})});
   ExpectError<platform::UnimplementedError>(
-      [] {
-        Translate(Program({Data(1, "x", "2"),
-                           R"({"#": "1.if", "A": [], "I": [{"%": 1}], "O": [], "regions": []})"}));
+      [&] {
+        Translate(Program({Data(1, "x", "2"), pylayer}));
       },
-      {"op 1", "pd_op.if", "control flow"});
-  // Every missing kind of op at once, with its first place and count.
+      {"op 1", "pd_op.pylayer", "control flow"});
+  // Every missing kind of op at once, with its first place and count, inside regions too.
   ExpectError<platform::UnimplementedError>(
-      [] {
-        Translate(Program({Data(1, "x", "2"), Op("1.frobnicate", {1}, {{2, Tensor("t_f32", "2")}}),
-                           R"({"#": "1.while", "A": [], "I": [{"%": 1}], "O": [], "regions": []})",
-                           Op("1.frobnicate", {2}, {{3, Tensor("t_f32", "2")}})}));
+      [&] {
+        Translate(Program(
+            {Data(1, "x", "2"), Op("1.frobnicate", {1}, {{2, Tensor("t_f32", "2")}}), pylayer,
+             Op("1.if", {1}, {}, {},
+                {Region({}, {Op("1.frobnicate", {2}, {{3, Tensor("t_f32", "2")}}), Yield({})}),
+                 Region({}, {Op("1.unknown_op", {2}, {{4, Tensor("t_f32", "2")}}), Yield({})})})}));
       },
-      {"2 kind(s)", "op 1 (`pd_op.frobnicate`, 2 times)", "op 2 (`pd_op.while`, control flow)",
-       "FLAGS_enable_pir_api=0"});
+      {"3 kind(s)", "op 1 (`pd_op.frobnicate`, 2 times)", "op 2 (`pd_op.pylayer`, control flow)",
+       "op 3, region 1, op 0 (`pd_op.unknown_op`)", "FLAGS_enable_pir_api=0"});
   // A pool size computed when the program runs has no place in pool2d's attributes.
   ExpectError<platform::UnimplementedError>(
       [] {
@@ -352,15 +288,19 @@ TEST(PirTranslation, OpsOfTheFixturesAreTranslated) {
   EXPECT_TRUE(framework::PirOpIsTranslated("builtin.combine"));
   EXPECT_TRUE(framework::PirOpIsTranslated("pd_op.fetch"));
   EXPECT_FALSE(framework::PirOpIsTranslated("pd_op.frobnicate"));
-  EXPECT_FALSE(framework::PirOpIsTranslated("cf.yield"));
+  EXPECT_TRUE(framework::PirOpIsTranslated("pd_op.if"));
+  EXPECT_TRUE(framework::PirOpIsTranslated("pd_op.while"));
+  EXPECT_TRUE(framework::PirOpIsTranslated("cf.yield"));  // Within an if or a while.
+  EXPECT_FALSE(framework::PirOpIsTranslated("pd_op.pylayer"));
 }
 
 // The translations of the saved fixtures pass the checks a loader runs, shape inference
 // included (feeds keep their -1 dims).
 TEST(PirTranslation, SavedProgramsValidate) {
   operators::RegisterAllOps();
-  for (const char* name : {"pir_convnet_tiny", "pir_transformer_tiny", "pir_ops_tiny",
-                           "pir_vision_ops_tiny", "pir_elementwise_ops_tiny", "pir_seq2seq_tiny"}) {
+  for (const char* name :
+       {"pir_convnet_tiny", "pir_transformer_tiny", "pir_ops_tiny", "pir_vision_ops_tiny",
+        "pir_elementwise_ops_tiny", "pir_seq2seq_tiny", "pir_control_flow_tiny"}) {
     SCOPED_TRACE(name);
     const std::string path =
         std::string(PL_SOURCE_DIR "/tests/fixtures/models/") + name + "/model.json";

@@ -166,6 +166,24 @@ TEST_F(ProgramValidation, LoopCarriedInputsOfAControlFlowOpPass) {
   framework::ValidateProgram(p, "m.pdmodel", {"cond"});
 }
 
+// A tensor array starts every run empty: reading it before any op writes it reads length 0,
+// not a value a misplaced producer should have made.
+TEST_F(ProgramValidation, AnArrayReadBeforeAnyWriteIsEmptyNotRefused) {
+  ProgramDesc p = FeedScaleFetch();
+  framework::BlockDesc& b = p.Block(0);
+  b.Var("arr")->SetKind(framework::VarKind::kDenseTensorArray);
+  b.Var("n")->SetDataType(DataType::INT64);
+  framework::OpDesc* length = b.InsertOp(2);
+  length->SetType("lod_array_length");
+  length->SetInput("X", {"arr"});
+  length->SetOutput("Out", {"n"});
+  framework::ValidateProgram(p, "m.pdmodel");
+  b.Var("arr")->SetKind(framework::VarKind::kDenseTensor);
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { framework::ValidateProgram(p, "m.pdmodel"); },
+      {"op #2 `lod_array_length` input `X`: variable `arr` is read before any op writes it"});
+}
+
 // An op with kernels reads and writes tensors: a variable declared as a holder the runtime
 // makes (fetch list, step scopes ...) in one of its slots is refused by name, as
 // PaddlePaddle refuses it; feed and fetch take theirs.

@@ -193,6 +193,42 @@ TEST(ReduceSumOp, OutDtypeAndInDtype) {
   ExpectNear(ToDoubles(d), {3.75}, 0, 0, "in float64, out float32");
 }
 
+// Integer and bool sums are exact, in X's dtype or the out_dtype asked for (PaddlePaddle's
+// `sum` asks for int64 with int32 and bool X).
+TEST(ReduceSumOp, IntegerAndBoolSumsAreExact) {
+  for (const auto& c : kSumCases) {
+    std::vector<double> x = RandomValues(c.x.numel(), -1000, 1000, 31);
+    for (double& v : x) v = std::round(v);
+    const framework::AttributeMap attrs = {
+        {"dim", c.dim}, {"keep_dim", c.keep_dim}, {"reduce_all", c.reduce_all}};
+    for (const DenseTensor& t : {MakeTensor<int32_t>(c.x, x), MakeTensor<int64_t>(c.x, x)}) {
+      const DenseTensor out =
+          RunOp("reduce_sum", {{"X", {t}}}, {{"Out", 1}}, attrs).outputs["Out"][0];
+      EXPECT_EQ(out.dtype(), t.dtype());
+      EXPECT_EQ(out.dims(), c.out);
+      EXPECT_EQ(ToDoubles(out), SumReference(c, x)) << c.x.ToString();
+    }
+  }
+  // Past the 53 bits a double holds: 2^53 + 1 + 2 is kept exactly.
+  DenseTensor big({2}, DataType::INT64);
+  int64_t* b = big.mutable_data<int64_t>(platform::CPUPlace());
+  b[0] = (int64_t{1} << 53) + 1;
+  b[1] = 2;
+  const DenseTensor sum = RunOp("reduce_sum", {{"X", {big}}}, {{"Out", 1}}, {}).outputs["Out"][0];
+  EXPECT_EQ(sum.data<int64_t>()[0], (int64_t{1} << 53) + 3);
+  // Counting: bools summed into int64, int32 widened.
+  const DenseTensor flags = MakeTensor<bool>({2, 3}, {1, 0, 1, 1, 1, 0});
+  const DenseTensor counts = RunOp("reduce_sum", {{"X", {flags}}}, {{"Out", 1}},
+                                   {{"dim", std::vector<int>{1}}, {"out_dtype", 3}})
+                                 .outputs["Out"][0];
+  EXPECT_EQ(counts.dtype(), DataType::INT64);
+  EXPECT_EQ(ToDoubles(counts), std::vector<double>({2, 2}));
+  const DenseTensor wide = RunOp("reduce_sum", {{"X", {MakeTensor<int32_t>({3}, {2e9, 2e9, 1})}}},
+                                 {{"Out", 1}}, {{"out_dtype", 3}})
+                               .outputs["Out"][0];
+  EXPECT_EQ(wide.data<int64_t>()[0], 4000000001);
+}
+
 TEST(ReduceSumOp, RunsAreBitwiseEqual) {
   const DenseTensor x = MakeTensor<float>({64, 5001}, RandomValues(64 * 5001, -1, 1, 9));
   for (int dim : {0, 1}) {
@@ -253,8 +289,11 @@ TEST(ReduceSumOp, BadAttributesNameOpAndAttribute) {
                         {"op `reduce_sum` attribute `dim`", "[-2, 2)", "received 2"});
   ExpectInvalidArgument([&] { run({{"dim", std::vector<int>{0, -3}}}); },
                         {"op `reduce_sum` attribute `dim`", "received -3"});
-  ExpectInvalidArgument([&] { run({{"out_dtype", 3}}); },
-                        {"op `reduce_sum` attribute `out_dtype`", "received 3"});
+  ExpectInvalidArgument(
+      [&] {
+        run({{"out_dtype", 4}});
+      },
+      {"op `reduce_sum` attribute `out_dtype`", "received 4"});
   ExpectInvalidArgument([&] { run({{"in_dtype", 2}}); },
                         {"op `reduce_sum` attribute `in_dtype`"});
   ExpectInvalidArgument(

@@ -43,8 +43,7 @@ struct Where {
   const Op* op;
   std::string Describe(const std::string& what) const {
     if (op == nullptr) return "PIR program `" + source + "`: " + what;
-    return "PIR program `" + source + "`, op " + std::to_string(op->index) + " (`" +
-           op->FullName() + "`): " + what;
+    return "PIR program `" + source + "`, " + op->location + " (`" + op->FullName() + "`): " + what;
   }
 };
 
@@ -121,6 +120,17 @@ ValueType ParseType(const Json& json, const Where& where, int depth) {
     for (const Json& d : (*data)[1]) type.dims.push_back(IntValue(d, where, "a tensor dim"));
     if (data->size() >= 4 && (*data)[3].is_array()) {
       type.lod_level = static_cast<int>((*data)[3].size());
+    }
+    return type;
+  }
+  if (name == "t_dense_tensor_array") {
+    // D: [element type, dims, layout]: the tensors' dtype and (the first one's) dims.
+    type.is_array = true;
+    if (data != json.end() && data->is_array() && !data->empty() && (*data)[0].is_object() &&
+        (*data)[0].contains("#") && (*data)[0]["#"].is_string()) {
+      std::string element_dialect, element_name;
+      SplitName((*data)[0]["#"].get<std::string>(), &element_dialect, &element_name);
+      type.dtype = ElementType(element_name, &type.known);
     }
     return type;
   }
@@ -286,12 +296,52 @@ bool ParseAttribute(const Json& json, const Where& where, OpAttribute* out) {
   return true;
 }
 
-Op ParseOp(const Json& json, size_t index, const Where& program_where) {
+// Regions nest at most this deep (a loop in a branch in a loop ...): deeper is a damaged file,
+// not a model, and would exhaust the stack.
+constexpr int kMaxNesting = 64;
+
+Op ParseOp(const Json& json, const std::string& location, const Where& program_where, int depth);
+
+std::vector<Op> ParseOps(const Json& block, const std::string& prefix, const Where& where,
+                         int depth) {
+  const Json& ops = ArrayMember(block, "ops", where);
+  std::vector<Op> parsed;
+  parsed.reserve(ops.size());
+  for (size_t i = 0; i < ops.size(); ++i) {
+    parsed.push_back(ParseOp(ops[i], prefix + "op " + std::to_string(i), where, depth));
+  }
+  return parsed;
+}
+
+// The regions of a control-flow op: each block's arguments (`#` holds their value id) and ops.
+void ParseRegions(const Json& json, const Where& where, int depth, Op* op) {
+  PL_ENFORCE(depth < kMaxNesting,
+             errors::InvalidArgument("%s", where.Describe("regions nested more than " +
+                                                          std::to_string(kMaxNesting) + " deep")));
+  const Json& regions = ArrayMember(json, "regions", where);
+  for (size_t r = 0; r < regions.size(); ++r) {
+    Region region;
+    for (const Json& block : ArrayMember(regions[r], "blocks", where)) {
+      Block parsed;
+      if (block.contains("args")) {
+        for (const Json& arg : ArrayMember(block, "args", where)) {
+          parsed.args.push_back({IntValue(Member(arg, "#", where), where, "a block argument id"),
+                                 ParseType(Member(arg, "TT", where), where, 0)});
+        }
+      }
+      parsed.ops = ParseOps(block, op->location + ", region " + std::to_string(r) + ", ",
+                            Where{where.source, nullptr}, depth + 1);
+      region.blocks.push_back(std::move(parsed));
+    }
+    op->regions.push_back(std::move(region));
+  }
+}
+
+Op ParseOp(const Json& json, const std::string& location, const Where& program_where, int depth) {
   Op op;
-  op.index = index;
+  op.location = location;
   PL_ENFORCE(json.is_object(),
-             errors::InvalidArgument("%s", program_where.Describe("op " + std::to_string(index) +
-                                                                  " is not an object")));
+             errors::InvalidArgument("%s", program_where.Describe(location + " is not an object")));
   SplitName(StringMember(json, "#", program_where), &op.dialect, &op.name);
   const Where where{program_where.source, &op};
   if (op.dialect == "builtin" && op.name == "p") op.name = "parameter";  // Compressed name.
@@ -327,7 +377,7 @@ Op ParseOp(const Json& json, size_t index, const Where& program_where) {
       }
     }
   }
-  op.has_regions = json.contains("regions");
+  if (json.contains("regions")) ParseRegions(json, where, depth, &op);
   return op;
 }
 
@@ -381,9 +431,7 @@ Program ParseProgramJson(const std::string& text, const std::string& source) {
   PL_ENFORCE(blocks.size() == 1,
              errors::InvalidArgument("%s", where.Describe("expected one top-level block, found " +
                                                           std::to_string(blocks.size()))));
-  const Json& ops = ArrayMember(blocks[0], "ops", where);
-  program.ops.reserve(ops.size());
-  for (size_t i = 0; i < ops.size(); ++i) program.ops.push_back(ParseOp(ops[i], i, where));
+  program.ops = ParseOps(blocks[0], "", where, 0);
   return program;
 }
 

@@ -2,7 +2,8 @@
 // into plain structs: one top-level block of ops whose operands and results are numbered
 // values. Only the parts a translation to a ProgramDesc needs are kept: op names with their
 // dialect, operand ids, result ids with their tensor types, and attributes as paddle_like
-// Attributes. Control-flow ops (ops with regions) are recorded but not descended into.
+// Attributes; control-flow ops (`pd_op.if`, `pd_op.while`) with the blocks of their regions,
+// whose arguments are values too (numbered below zero).
 #pragma once
 
 #include <cstdint>
@@ -17,12 +18,14 @@ namespace paddle_like {
 namespace framework {
 namespace pir {
 
-// The type of a value: a dense tensor, or a vector of them (what `builtin.combine` makes and
-// `builtin.split` takes apart). `known` is false for a type paddle_like does not model
-// (selected rows, tensor arrays): such a value can be carried but not declared.
+// The type of a value: a dense tensor, a tensor array (`is_array`, with its tensors' dtype), or
+// a vector of tensors (what `builtin.combine` makes and `builtin.split` takes apart). `known`
+// is false for a type paddle_like does not model (selected rows, sparse tensors): such a value
+// can be carried but not declared.
 struct ValueType {
   bool known = false;
   bool is_vector = false;
+  bool is_array = false;
   platform::DataType dtype = platform::DataType::UNDEFINED;
   std::vector<int64_t> dims;
   int lod_level = 0;
@@ -42,14 +45,27 @@ struct Result {
   ValueType type;
 };
 
+struct Op;
+
+// A block of a region: its arguments (a while loop's body gets the loop variables) and ops.
+struct Block {
+  std::vector<Result> args;
+  std::vector<Op> ops;
+};
+
+struct Region {
+  std::vector<Block> blocks;
+};
+
 struct Op {
   std::string dialect;            // "builtin", "pd_op", "cf", ...
   std::string name;               // Without the dialect: "conv2d", "combine", "parameter".
   std::vector<int64_t> operands;  // Value ids; 0 for an absent optional operand.
   std::vector<Result> results;
   std::map<std::string, OpAttribute> attrs;
-  bool has_regions = false;
-  size_t index = 0;  // Position in the block, for messages.
+  std::vector<Region> regions;  // Control flow: the branches of an if, a loop's body.
+  // Where the op is, for messages: "op 7", or "op 7, region 0, op 2" inside control flow.
+  std::string location;
 
   std::string FullName() const { return dialect + "." + name; }
 };

@@ -32,6 +32,19 @@ void ReduceAllWhenNoAxis(const std::vector<const ValueType*>&, AttributeMap* att
   if (empty) (*attrs)["reduce_all"] = true;
 }
 
+// PaddlePaddle sums int32 and bool into int64 when `dtype` leaves Out's dtype open.
+void SumDtypes(const std::vector<const ValueType*>& operands, AttributeMap* attrs) {
+  ReduceAllWhenNoAxis(operands, attrs);
+  const auto it = attrs->find("out_dtype");
+  const bool open = it == attrs->end() ||
+                    (GetAttrType(it->second) == AttrType::INT && std::get<int>(it->second) < 0);
+  if (open && !operands.empty() && operands[0] != nullptr &&
+      (operands[0]->dtype == platform::DataType::INT32 ||
+       operands[0]->dtype == platform::DataType::BOOL)) {
+    (*attrs)["out_dtype"] = static_cast<int>(platform::DataType::INT64);
+  }
+}
+
 // set_value_ keeps its values as doubles; the ProgramDesc op reads them from the list of
 // the tensor's dtype (converted there to that list's type, as any attribute).
 void SetValueTypedValues(const std::vector<const ValueType*>& operands, AttributeMap* attrs) {
@@ -351,7 +364,7 @@ Entries BuildEntries() {
                  {"Out"},
                  {{"keepdim", "keep_dim"}, {"dtype", "out_dtype"}},
                  {},
-                 ReduceAllWhenNoAxis});
+                 pir == "sum" ? SumDtypes : ReduceAllWhenNoAxis});
   }
   for (const auto& [pir, legacy] : std::vector<std::pair<std::string, std::string>>{
            {"all", "reduce_all"},
@@ -418,6 +431,7 @@ Entries BuildEntries() {
   e.push_back({"temporal_shift", "temporal_shift", {"X"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"unfold", "unfold", {"X"}, {"Y"}, {}, {}, nullptr});
   e.push_back({"meshgrid", "meshgrid", {"X*"}, {"Out*"}, {}, {}, nullptr});
+  e.push_back({"broadcast_tensors", "broadcast_tensors", {"X*"}, {"Out*"}, {}, {}, nullptr});
   e.push_back({"index_sample", "index_sample", {"X", "Index"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"nonzero", "where_index", {"Condition"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"tril", "tril_triu", {"X"}, {"Out"}, {}, {{"lower", true}}, nullptr});
@@ -436,6 +450,14 @@ Entries BuildEntries() {
       {"roi_pool", "roi_pool", {"X", "ROIs", "RoisNum"}, {"Out", "Argmax"}, {}, {}, nullptr});
   e.push_back({"linspace", "linspace", {"Start", "Stop", "Num"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"eye", "eye", {"@num_rows", "@num_columns"}, {"Out"}, {}, {}, nullptr});
+
+  // Tensor arrays and loop counters (create_array, array_write_ and slice_array_dense, which
+  // write or alias an array, are translated in pir_translation.cc).
+  e.push_back({"array_read", "read_from_array", {"X", "I"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"array_length", "lod_array_length", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back(
+      {"array_to_tensor", "tensor_array_to_tensor", {"X"}, {"Out", "OutIndex"}, {}, {}, nullptr});
+  e.push_back({"increment", "increment", {"X"}, {"Out"}, {{"value", "step"}}, {}, nullptr});
 
   // Sequences (LoD tensors).
   e.push_back({"gru",
@@ -506,6 +528,13 @@ Entries BuildEntries() {
                nullptr});
   // Results as PaddlePaddle 3.3 types them: vector of rois (float), vector of counts (int32),
   // restore index (int32).
+  e.push_back({"generate_proposals",
+               "generate_proposals_v2",
+               {"Scores", "BboxDeltas", "ImShape", "Anchors", "Variances"},
+               {"RpnRois", "RpnRoiProbs", "RpnRoisNum"},
+               {{"pre_nms_top_n", "pre_nms_topN"}, {"post_nms_top_n", "post_nms_topN"}},
+               {},
+               nullptr});
   e.push_back({"distribute_fpn_proposals",
                "distribute_fpn_proposals",
                {"FpnRois", "RoisNum"},

@@ -206,39 +206,67 @@ class Translator {
         {"pd_op.assign_value", &Translator::AssignValue},
         {"pd_op.assign_value_", &Translator::AssignValue},
         {"pd_op.shape64", &Translator::Shape64},
-        {"pd_op.arange", &Translator::Arange}};
+        {"pd_op.arange", &Translator::Arange},
+        {"pd_op.if", &Translator::If},
+        {"pd_op.while", &Translator::While},
+        {"cf.yield", &Translator::YieldOutsideRegion},
+        {"pd_op.select_input", &Translator::SelectInput},
+        {"pd_op.assign_out_", &Translator::AssignOut},
+        {"pd_op.create_array", &Translator::CreateArray},
+        {"pd_op.array_write_", &Translator::ArrayWrite},
+        {"pd_op.slice_array_dense", &Translator::SliceArrayDense}};
     return kHandlers;
   }
 
  private:
   std::string Where(const pir::Op& op) const {
-    return "PIR program `" + source_ + "`, op " + std::to_string(op.index) + " (`" + op.FullName() +
-           "`)";
+    return "PIR program `" + source_ + "`, " + op.location + " (`" + op.FullName() + "`)";
+  }
+
+  // Control-flow ops with a translation; any other op with regions has none.
+  static bool IsTranslatedControlFlow(const pir::Op& op) {
+    return op.FullName() == "pd_op.if" || op.FullName() == "pd_op.while";
+  }
+
+  struct Missing {
+    const pir::Op* first;
+    int count;
+  };
+
+  // The ops of `ops` and of their regions, at any depth, that have no translation.
+  static void CollectMissing(const std::vector<pir::Op>& ops,
+                             std::map<std::string, Missing>* missing,
+                             std::vector<std::string>* order) {
+    for (const pir::Op& op : ops) {
+      for (const pir::Region& region : op.regions) {
+        for (const pir::Block& block : region.blocks) CollectMissing(block.ops, missing, order);
+      }
+      const bool translated =
+          op.regions.empty() ? PirOpIsTranslated(op.FullName()) : IsTranslatedControlFlow(op);
+      if (translated) continue;
+      auto it = missing->find(op.FullName());
+      if (it == missing->end()) {
+        missing->emplace(op.FullName(), Missing{&op, 1});
+        order->push_back(op.FullName());
+      } else {
+        ++it->second.count;
+      }
+    }
   }
 
   // One error naming every kind of op the translation lacks (its first place and count), so
   // that a program's whole gap is known at once.
   void CheckEveryOpIsTranslated() const {
-    std::map<std::string, std::pair<size_t, int>> missing;  // Name -> (first op, count).
+    std::map<std::string, Missing> missing;
     std::vector<std::string> order;
-    for (const pir::Op& op : program_.ops) {
-      if (!op.has_regions && PirOpIsTranslated(op.FullName())) continue;
-      auto it = missing.find(op.FullName());
-      if (it == missing.end()) {
-        missing[op.FullName()] = {op.index, 1};
-        order.push_back(op.FullName());
-      } else {
-        ++it->second.second;
-      }
-    }
+    CollectMissing(program_.ops, &missing, &order);
     if (missing.empty()) return;
     std::string list;
     for (const auto& name : order) {
-      const auto& [first, count] = missing.at(name);
-      const bool regions = program_.ops[first].has_regions;
-      list += (list.empty() ? "" : ", ") + std::string("op ") + std::to_string(first) + " (`" +
-              name + "`" + (regions ? ", control flow" : "") +
-              (count > 1 ? ", " + std::to_string(count) + " times" : "") + ")";
+      const Missing& m = missing.at(name);
+      list += (list.empty() ? "" : ", ") + m.first->location + " (`" + name + "`" +
+              (m.first->regions.empty() ? "" : ", control flow") +
+              (m.count > 1 ? ", " + std::to_string(m.count) + " times" : "") + ")";
     }
     throw errors::Unimplemented(
         "PIR program `%s`: no ProgramDesc op in paddle_like corresponds to %zu kind(s) of op in "
@@ -287,8 +315,14 @@ class Translator {
     return it->second;
   }
 
-  void Declare(const std::string& name, const ValueType& type) {
-    VarDesc* var = block_->Var(name);
+  // Declares variable `name` of `type` in `block` (the current block when null).
+  void Declare(const std::string& name, const ValueType& type, BlockDesc* block = nullptr) {
+    VarDesc* var = (block != nullptr ? block : block_)->Var(name);
+    if (type.is_array) {
+      var->SetKind(VarKind::kDenseTensorArray);
+      if (type.known) var->SetDataType(type.dtype);
+      return;
+    }
     if (!type.known || type.is_vector) return;
     var->SetDataType(type.dtype);
     var->SetShape(type.dims);
@@ -338,9 +372,9 @@ class Translator {
   }
 
   void Translate(const pir::Op& op) {
-    PL_ENFORCE(!op.has_regions,
-               errors::Unimplemented("%s: control flow (an op with regions) in a PIR program is "
-                                     "not supported; save the model with FLAGS_enable_pir_api=0",
+    PL_ENFORCE(op.regions.empty() || IsTranslatedControlFlow(op),
+               errors::Unimplemented("%s: this control-flow op has no ProgramDesc counterpart in "
+                                     "paddle_like",
                                      Where(op)));
     const auto handler = Handlers().find(op.FullName());
     if (handler != Handlers().end()) return (this->*handler->second)(op);
@@ -643,6 +677,347 @@ class Translator {
     range->SetOutput("Out", DefineResult(op, op.results[0]));
   }
 
+  // ---- Control flow and tensor arrays ------------------------------------------------------
+  //
+  // PIR passes values in and out of regions (an if's branches yield its results, a loop's
+  // body gets the loop variables as block arguments and yields the next ones); a ProgramDesc
+  // sub-block reads and writes variables of the enclosing blocks instead. So an if becomes two
+  // conditional_blocks that each write their branch's results, and select_input picks the one
+  // that ran (as PaddlePaddle's static `cond` is written); a while becomes a `while` over
+  // variables that hold the loop's values, copied in before it and rewritten at the end of
+  // each iteration.
+
+  // Appends a copy of `from` into `to` (a tensor, or a tensor array) to the current block.
+  void AppendCopy(const std::string& from, const std::string& to, const ValueType& type) {
+    if (from == to) return;
+    if (!type.is_array) {
+      OpDesc* assign = block_->AppendOp();
+      assign->SetType("assign");
+      assign->SetInput("X", {from});
+      assign->SetOutput("Out", {to});
+      return;
+    }
+    // `assign` copies tensors; select_input with one candidate copies a tensor array.
+    const std::string mask = to + ".select";
+    ValueType mask_type;
+    mask_type.known = true;
+    mask_type.dtype = DataType::INT32;
+    mask_type.dims = {1};
+    Declare(mask, mask_type);
+    OpDesc* zero = block_->AppendOp();
+    zero->SetType("fill_constant");
+    zero->SetOutput("Out", {mask});
+    zero->SetAttr("shape", std::vector<int64_t>{1});
+    zero->SetAttr("dtype", static_cast<int>(DataType::INT32));
+    zero->SetAttr("value", 0.0f);
+    OpDesc* select = block_->AppendOp();
+    select->SetType("select_input");
+    select->SetInput("X", {from});
+    select->SetInput("Mask", {mask});
+    select->SetOutput("Out", {to});
+  }
+
+  const Value& OneTensor(const pir::Op& op, size_t i) {
+    const Value& v = Lookup(op, i);
+    PL_ENFORCE(v.names.size() == 1 && !v.is_vector,
+               errors::Unimplemented("%s: operand %zu is a vector of %zu tensors; expected one "
+                                     "tensor or tensor array",
+                                     Where(op), i, v.names.size()));
+    return v;
+  }
+
+  // A name for what the translation adds around control-flow op `op`: "while_3.cond".
+  std::string ControlFlowName(const pir::Op& op, const std::string& what) {
+    return op.name + "_" + std::to_string(control_flow_count_) + "." + what;
+  }
+
+  // A translated region: its sub-block, and the values its closing cf.yield passes on.
+  struct TranslatedRegion {
+    BlockDesc* block = nullptr;
+    BlockDesc* parent = nullptr;
+    const pir::Op* yield = nullptr;
+  };
+
+  // Translates region `r` of `op` (one block) into a new sub-block of the current block, with
+  // the block's arguments bound to the variables `arg_names`; leaves the sub-block current,
+  // for the copies of what it yields. Close it with CloseRegion.
+  TranslatedRegion OpenRegion(const pir::Op& op, size_t r,
+                              const std::vector<std::string>& arg_names) {
+    PL_ENFORCE(r < op.regions.size() && op.regions[r].blocks.size() == 1,
+               errors::InvalidArgument("%s: region %zu should hold one block", Where(op), r));
+    const pir::Block& block = op.regions[r].blocks[0];
+    PL_ENFORCE(block.args.size() == arg_names.size(),
+               errors::InvalidArgument("%s: region %zu takes %zu arguments, expected %zu",
+                                       Where(op), r, block.args.size(), arg_names.size()));
+    TranslatedRegion t;
+    t.parent = block_;
+    t.block = desc_.AppendBlock(*block_);
+    block_ = t.block;
+    for (size_t i = 0; i < block.args.size(); ++i) {
+      Value v;
+      v.names = {arg_names[i]};
+      v.type = block.args[i].type;
+      v.constants = {nullptr};
+      PL_ENFORCE(
+          values_.emplace(block.args[i].id, v).second,
+          errors::InvalidArgument("%s: region %zu argument %zu is value %lld, defined twice",
+                                  Where(op), r, i, static_cast<long long>(block.args[i].id)));
+    }
+    for (const pir::Op& inner : block.ops) {
+      if (inner.FullName() == "cf.yield") {
+        PL_ENFORCE(&inner == &block.ops.back(),
+                   errors::InvalidArgument("%s: yield before the end of its block", Where(inner)));
+        t.yield = &inner;
+        continue;
+      }
+      Translate(inner);
+    }
+    return t;
+  }
+
+  // The variables that `t`'s values yield, operand by operand (none without a yield).
+  std::vector<const Value*> Yielded(const TranslatedRegion& t) {
+    std::vector<const Value*> values;
+    if (t.yield == nullptr) return values;
+    for (size_t i = 0; i < t.yield->operands.size(); ++i) values.push_back(&OneTensor(*t.yield, i));
+    return values;
+  }
+
+  // Makes the region's parent block current again; returns the variables of enclosing blocks
+  // that the sub-block reads and writes (a nested control-flow op names its own sub-block's in
+  // its slots, so the sub-block's own ops tell all).
+  std::pair<std::vector<std::string>, std::vector<std::string>> CloseRegion(
+      const TranslatedRegion& t) {
+    std::vector<std::string> reads, writes;
+    std::set<std::string> seen_reads, seen_writes;
+    for (const OpDesc* op : t.block->AllOps()) {
+      for (const auto& name : op->InputArgumentNames()) {
+        if (!t.block->HasVar(name) && seen_reads.insert(name).second) reads.push_back(name);
+      }
+      for (const auto& name : op->OutputArgumentNames()) {
+        if (!t.block->HasVar(name) && seen_writes.insert(name).second) writes.push_back(name);
+      }
+    }
+    block_ = t.parent;
+    return {reads, writes};
+  }
+
+  // if(cond) -> results: region 0 runs when cond holds, region 1 otherwise; each yields the
+  // results.
+  void If(const pir::Op& op) {
+    PL_ENFORCE(op.operands.size() == 1 && op.regions.size() == 2,
+               errors::InvalidArgument("%s: an if takes one condition and has two regions, found "
+                                       "%zu operands and %zu regions",
+                                       Where(op), op.operands.size(), op.regions.size()));
+    ++control_flow_count_;
+    const std::string cond = OneTensor(op, 0).names[0];
+    // Both conditions before either branch runs: a branch may write the condition's variable.
+    const std::string not_cond = ControlFlowName(op, "not_cond");
+    const std::string mask = ControlFlowName(op, "branch");
+    ValueType bool_type = Lookup(op, 0).type;
+    Declare(not_cond, bool_type);
+    OpDesc* negate = block_->AppendOp();
+    negate->SetType("logical_not");
+    negate->SetInput("X", {cond});
+    negate->SetOutput("Out", {not_cond});
+    ValueType mask_type = bool_type;
+    mask_type.dtype = DataType::INT32;
+    Declare(mask, mask_type);
+    AppendCast(cond, DataType::BOOL, mask, DataType::INT32);
+
+    // select_input's candidates: the false branch's variable first (mask 0), then the true one.
+    std::vector<std::vector<std::string>> candidates(op.results.size());
+    const char* kBranchNames[2] = {"true", "false"};
+    for (size_t branch = 0; branch < 2; ++branch) {
+      TranslatedRegion t = OpenRegion(op, branch, {});
+      const std::vector<const Value*> yielded = Yielded(t);
+      PL_ENFORCE(yielded.size() == op.results.size(),
+                 errors::InvalidArgument("%s: region %zu yields %zu values for %zu results",
+                                         Where(op), branch, yielded.size(), op.results.size()));
+      for (size_t i = 0; i < op.results.size(); ++i) {
+        if (op.results[i].id == 0) continue;
+        const std::string out =
+            ControlFlowName(op, std::string(kBranchNames[branch]) + "_" + std::to_string(i));
+        Declare(out, op.results[i].type, t.parent);  // The value outlives the branch.
+        AppendCopy(yielded[i]->names[0], out, yielded[i]->type);
+        candidates[i].insert(branch == 0 ? candidates[i].end() : candidates[i].begin(), out);
+      }
+      const auto [reads, writes] = CloseRegion(t);
+      OpDesc* run = block_->AppendOp();
+      run->SetType("conditional_block");
+      run->SetInput("Cond", {branch == 0 ? cond : not_cond});
+      run->SetInput("Input", reads);
+      run->SetOutput("Out", writes);
+      run->SetAttr("sub_block", BlockIndex{t.block->ID()});
+      run->SetAttr("is_scalar_condition", true);
+    }
+    for (size_t i = 0; i < op.results.size(); ++i) {
+      if (op.results[i].id == 0) continue;
+      OpDesc* select = block_->AppendOp();
+      select->SetType("select_input");
+      select->SetInput("X", candidates[i]);
+      select->SetInput("Mask", {mask});
+      select->SetOutput("Out", DefineResult(op, op.results[i]));
+    }
+  }
+
+  // while(cond, init...) -> results: the body gets the loop variables as arguments and yields
+  // the next condition and the next loop variables; the results are their last values.
+  void While(const pir::Op& op) {
+    PL_ENFORCE(!op.operands.empty() && op.regions.size() == 1 &&
+                   op.results.size() + 1 == op.operands.size(),
+               errors::InvalidArgument("%s: a while takes a condition and one operand per "
+                                       "result, found %zu operands, %zu results and %zu regions",
+                                       Where(op), op.operands.size(), op.results.size(),
+                                       op.regions.size()));
+    ++control_flow_count_;
+    // The loop's variables: the condition, then one per loop value, named as its result.
+    std::vector<std::string> vars = {ControlFlowName(op, "cond")};
+    std::vector<ValueType> types = {Lookup(op, 0).type};
+    for (const pir::Result& r : op.results) {
+      PL_ENFORCE(r.id != 0,
+                 errors::InvalidArgument("%s: a loop result without a value id", Where(op)));
+      vars.push_back(NameFor(op, r.id));
+      types.push_back(r.type);
+    }
+    for (size_t i = 0; i < vars.size(); ++i) {
+      const Value& init = OneTensor(op, i);
+      // The loop writes its variables: the operands keep their values (a PIR value is never
+      // changed by a later op that does not name it as its in-place operand).
+      ValueType type = types[i];
+      type.is_array = type.is_array || init.type.is_array;
+      Declare(vars[i], type);
+      AppendCopy(init.names[0], vars[i], type);
+      types[i] = type;
+    }
+    TranslatedRegion t = OpenRegion(op, 0, {vars.begin() + 1, vars.end()});
+    const std::vector<const Value*> yielded = Yielded(t);
+    PL_ENFORCE(yielded.size() == vars.size(),
+               errors::InvalidArgument("%s: the body yields %zu values, expected the condition "
+                                       "and %zu loop values",
+                                       Where(op), yielded.size(), vars.size() - 1));
+    // A loop variable yielded as another's next value is read before any is rewritten.
+    const std::set<std::string> targets(vars.begin(), vars.end());
+    std::vector<std::string> sources;
+    for (size_t i = 0; i < vars.size(); ++i) {
+      std::string from = yielded[i]->names[0];
+      if (from != vars[i] && targets.count(from)) {
+        const std::string held = ControlFlowName(op, "next_" + std::to_string(i));
+        Declare(held, types[i]);
+        AppendCopy(from, held, types[i]);
+        from = held;
+      }
+      sources.push_back(from);
+    }
+    for (size_t i = 0; i < vars.size(); ++i) AppendCopy(sources[i], vars[i], types[i]);
+    const auto [reads, writes] = CloseRegion(t);
+    OpDesc* loop = block_->AppendOp();
+    loop->SetType("while");
+    loop->SetInput("X", reads);
+    loop->SetInput("Condition", {vars[0]});
+    loop->SetOutput("Out", writes);
+    loop->SetAttr("sub_block", BlockIndex{t.block->ID()});
+    loop->SetAttr("is_test", true);
+    for (size_t i = 0; i < op.results.size(); ++i) {
+      Value v;
+      v.names = {vars[i + 1]};
+      v.type = types[i + 1];
+      v.constants = {nullptr};
+      values_[op.results[i].id] = v;
+    }
+  }
+
+  void YieldOutsideRegion(const pir::Op& op) {
+    throw errors::InvalidArgument("%s: a yield outside the region of an if or a while", Where(op));
+  }
+
+  // The result of an in-place op that writes variable(s) `target`: the same variable(s).
+  void Alias(const pir::Op& op, const Value& target) {
+    PL_ENFORCE(op.results.size() == 1 && op.results[0].id != 0,
+               errors::InvalidArgument("%s: expected one result", Where(op)));
+    Value v = target;
+    v.type = op.results[0].type;
+    v.type.is_array = v.type.is_array || target.type.is_array;
+    v.constants.assign(v.names.size(), nullptr);
+    PL_ENFORCE(values_.emplace(op.results[0].id, v).second,
+               errors::InvalidArgument("%s: value %lld is defined twice", Where(op),
+                                       static_cast<long long>(op.results[0].id)));
+  }
+
+  // select_input(mask, x0, x1, ...): the candidate the mask names.
+  void SelectInput(const pir::Op& op) {
+    PL_ENFORCE(op.operands.size() >= 2,
+               errors::InvalidArgument("%s: select_input takes a mask and candidates", Where(op)));
+    RequireOneTensorResult(op);
+    std::vector<std::string> candidates;
+    for (size_t i = 1; i < op.operands.size(); ++i) candidates.push_back(OneTensor(op, i).names[0]);
+    OpDesc* select = block_->AppendOp();
+    select->SetType("select_input");
+    select->SetInput("X", candidates);
+    select->SetInput("Mask", {OneTensor(op, 0).names[0]});
+    select->SetOutput("Out", DefineResult(op, op.results[0]));
+  }
+
+  // assign_out_(x, out): copies x into out's variable (what a ProgramDesc's assign to an
+  // existing variable was translated to).
+  void AssignOut(const pir::Op& op) {
+    PL_ENFORCE(op.operands.size() == 2,
+               errors::InvalidArgument("%s: assign_out_ takes two operands", Where(op)));
+    const Value& x = OneTensor(op, 0);
+    const Value target = OneTensor(op, 1);
+    AppendCopy(x.names[0], target.names[0], x.type);
+    Alias(op, target);
+  }
+
+  // create_array: a tensor array variable, empty at the start of each run of its block.
+  void CreateArray(const pir::Op& op) {
+    PL_ENFORCE(op.results.size() == 1 && op.results[0].id != 0,
+               errors::InvalidArgument("%s: expected one result", Where(op)));
+    pir::Result r = op.results[0];
+    r.type.is_array = true;
+    if (const pir::OpAttribute* dtype = Attr(op, "dtype", /*required=*/false)) {
+      if (dtype->is_dtype && std::get<int>(dtype->value) >= 0) {
+        r.type.dtype = static_cast<DataType>(std::get<int>(dtype->value));
+        r.type.known = true;
+      }
+    }
+    DefineResult(op, r);
+  }
+
+  // array_write_(array, x, i): array[i] = x, growing the array; the result is the array.
+  void ArrayWrite(const pir::Op& op) {
+    PL_ENFORCE(op.operands.size() == 3,
+               errors::InvalidArgument("%s: array_write_ takes an array, a tensor and a position",
+                                       Where(op)));
+    const Value array = OneTensor(op, 0);
+    OpDesc* write = block_->AppendOp();
+    write->SetType("write_to_array");
+    write->SetInput("X", OneTensor(op, 1).names);
+    write->SetInput("I", OneTensor(op, 2).names);
+    write->SetOutput("Out", array.names);
+    Alias(op, array);
+  }
+
+  // slice_array_dense(array, starts): a copy of array[starts[0]].
+  void SliceArrayDense(const pir::Op& op) {
+    PL_ENFORCE(
+        op.operands.size() == 2,
+        errors::InvalidArgument("%s: slice_array_dense takes an array and a start", Where(op)));
+    RequireOneTensorResult(op);
+    const Value& start = OneTensor(op, 1);
+    Numbers n;
+    if (ConstantNumbers(start, &n)) {
+      PL_ENFORCE(n.integral && n.ints.size() == 1 && n.ints[0] >= 0,
+                 errors::Unimplemented("%s: a start of %s; paddle_like reads one position >= 0",
+                                       Where(op), AttrToString(AsAttribute(n))));
+    }
+    OpDesc* read = block_->AppendOp();
+    read->SetType("read_from_array");
+    read->SetInput("X", OneTensor(op, 0).names);
+    read->SetInput("I", start.names);
+    read->SetOutput("Out", DefineResult(op, op.results[0]));
+  }
+
   // The constant numbers of a value (every tensor of a vector constant), or false.
   static bool ConstantNumbers(const Value& v, Numbers* out) {
     if (v.constants.empty()) return false;
@@ -750,16 +1125,21 @@ class Translator {
   // Constant ops whose values only became attributes are dropped with their variables.
   void RemoveUnusedConstants() {
     std::set<std::string> read;
-    for (const OpDesc* op : block_->AllOps()) {
-      for (const auto& name : op->InputArgumentNames()) read.insert(name);
+    for (size_t b = 0; b < desc_.Size(); ++b) {
+      for (const OpDesc* op : desc_.Block(b).AllOps()) {
+        for (const auto& name : op->InputArgumentNames()) read.insert(name);
+      }
     }
-    for (size_t i = block_->OpSize(); i-- > 0;) {
-      OpDesc* op = block_->Op(i);
-      if (!constant_ops_.count(op)) continue;
-      const std::string out = op->Output("Out")[0];
-      if (read.count(out)) continue;
-      block_->RemoveOp(i, i + 1);
-      block_->RemoveVar(out);
+    for (size_t b = 0; b < desc_.Size(); ++b) {
+      BlockDesc& block = desc_.Block(b);
+      for (size_t i = block.OpSize(); i-- > 0;) {
+        OpDesc* op = block.Op(i);
+        if (!constant_ops_.count(op)) continue;
+        const std::string out = op->Output("Out")[0];
+        if (read.count(out)) continue;
+        block.RemoveOp(i, i + 1);
+        block.RemoveVar(out);
+      }
     }
   }
 
@@ -772,6 +1152,7 @@ class Translator {
   std::vector<std::pair<int, std::string>> feeds_;  // (col, variable)
   std::vector<std::unique_ptr<Constant>> constants_;
   std::set<const OpDesc*> constant_ops_;
+  int control_flow_count_ = 0;  // Numbers the names that if and while translations add.
 };
 
 }  // namespace

@@ -2,6 +2,7 @@
 // reduce_sum_grad, for programs it built.
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "framework/grad_op_maker.h"
@@ -26,9 +27,10 @@ class ReduceSumOpMaker : public ReduceOpMaker {
         .SetDefault(-1)
         .InEnum({-1, 5, 6});
     AddAttr<int>("out_dtype",
-                 "VarType of Out: -1 (the dtype X is summed in), 5 (float32) or 6 (float64).")
+                 "VarType of Out: -1 (the dtype X is summed in), 0 (bool), 2 (int32), 3 (int64), "
+                 "5 (float32) or 6 (float64).")
         .SetDefault(-1)
-        .InEnum({-1, 5, 6});
+        .InEnum({-1, 0, 2, 3, 5, 6});
     AddComment(R"DOC(
 Reduce-sum operator.
 
@@ -37,7 +39,9 @@ $$Out = \sum_{i \in dim} X$$
 Sums X over the dims listed in `dim` (all dims when `reduce_all` is true or `dim` is
 empty). Summed dims are removed from the output shape, or kept as size 1 when `keep_dim`
 is true; summing over every dim without keep_dim gives a 0-D output. Sums over an empty
-dim are 0. The sum is accumulated in double in a fixed order, so results are reproducible.
+dim are 0. Floating sums are accumulated in double in a fixed order, so results are
+reproducible; integer and bool sums are exact (accumulated in int64; PaddlePaddle's `sum`
+asks for an int64 Out for int32 and bool X).
 
 With X = [[1, 2, 3], [4, 5, 6]]: dim = [0] gives [5, 7, 9]; dim = [-1] gives [6, 15];
 dim = [1] with keep_dim gives [[6], [15]]; reduce_all gives 21 (0-D).
@@ -79,28 +83,99 @@ void ReduceSumInferShape(InferShapeContext* ctx) {
   }
 }
 
+math::ReduceShape ShapeOfSum(const ExecutionContext& ctx, const DenseTensor& x) {
+  return math::ComputeReduceShape(ctx.Type(), x.dims(), ctx.Attr<std::vector<int>>("dim"),
+                                  ctx.Attr<bool>("keep_dim"), ctx.Attr<bool>("reduce_all"));
+}
+
+// Out's dtype: out_dtype when set, else the dtype X is summed in.
+template <typename T>
+DataType SumOutputType(const ExecutionContext& ctx) {
+  const int out_dtype = ctx.Attr<int>("out_dtype");
+  return out_dtype >= 0 ? static_cast<DataType>(out_dtype) : platform::ToDataType<T>();
+}
+
+// Writes `sums` to Out as `type`, each rounded (or converted) once.
+template <typename Acc>
+void WriteSums(const ExecutionContext& ctx, const std::vector<Acc>& sums, DataType type) {
+  DenseTensor* out = ctx.Output("Out");
+  auto write = [&](auto* o) {
+    using O = std::remove_pointer_t<decltype(o)>;
+    for (size_t i = 0; i < sums.size(); ++i) {
+      if constexpr (std::is_same_v<O, bool>) {
+        o[i] = sums[i] != 0;
+      } else {
+        o[i] = static_cast<O>(sums[i]);
+      }
+    }
+  };
+  switch (type) {
+    case DataType::FLOAT32:
+      return write(out->mutable_data<float>(ctx.GetPlace()));
+    case DataType::FLOAT64:
+      return write(out->mutable_data<double>(ctx.GetPlace()));
+    case DataType::INT32:
+      return write(out->mutable_data<int32_t>(ctx.GetPlace()));
+    case DataType::INT64:
+      return write(out->mutable_data<int64_t>(ctx.GetPlace()));
+    case DataType::BOOL:
+      return write(out->mutable_data<bool>(ctx.GetPlace()));
+    default:
+      throw errors::InvalidArgument("op `%s` attribute `out_dtype`: %s is not a dtype it writes",
+                                    ctx.Type(), platform::DataTypeName(type));
+  }
+}
+
 template <typename T>
 struct ReduceSumCpuKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
-    DenseTensor* out = ctx.Output("Out");
-    const math::ReduceShape shape = math::ComputeReduceShape(
-        ctx.Type(), x->dims(), ctx.Attr<std::vector<int>>("dim"), ctx.Attr<bool>("keep_dim"),
-        ctx.Attr<bool>("reduce_all"));
+    const math::ReduceShape shape = ShapeOfSum(ctx, *x);
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
-    const int out_dtype = ctx.Attr<int>("out_dtype");
-    const DataType out_type =
-        out_dtype >= 0 ? static_cast<DataType>(out_dtype) : platform::ToDataType<T>();
+    const DataType out_type = SumOutputType<T>(ctx);
     if (out_type == DataType::FLOAT64) {
       math::SumOverDims(dev, x->data<T>(), x->dims(), shape.reduced,
-                        out->mutable_data<double>(ctx.GetPlace()));
+                        ctx.Output("Out")->mutable_data<double>(ctx.GetPlace()));
       return;
     }
-    // float32 output: sum into doubles, then round once.
+    // Sum into doubles, then round once.
     std::vector<double> sums(static_cast<size_t>(shape.out.numel()));
     math::SumOverDims(dev, x->data<T>(), x->dims(), shape.reduced, sums.data());
-    float* o = out->mutable_data<float>(ctx.GetPlace());
-    for (size_t i = 0; i < sums.size(); ++i) o[i] = static_cast<float>(sums[i]);
+    WriteSums(ctx, sums, out_type);
+  }
+};
+
+// Integer and bool sums, exact in int64 (counts, shapes, lengths: small tensors).
+template <typename T>
+struct ReduceSumIntegerKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const math::ReduceShape shape = ShapeOfSum(ctx, *x);
+    const DDim& dims = x->dims();
+    const int rank = dims.size();
+    // Walks X in order, moving the output position by the kept dims' strides.
+    std::vector<int64_t> out_stride(static_cast<size_t>(rank), 0);
+    int64_t stride = 1;
+    for (int i = rank - 1; i >= 0; --i) {
+      if (shape.reduced[static_cast<size_t>(i)]) continue;
+      out_stride[static_cast<size_t>(i)] = stride;
+      stride *= dims[i];
+    }
+    std::vector<int64_t> sums(static_cast<size_t>(shape.out.numel()), 0);
+    std::vector<int64_t> coord(static_cast<size_t>(rank), 0);
+    const T* xv = x->data<T>();
+    int64_t o = 0;
+    for (int64_t n = 0; n < x->numel(); ++n) {
+      sums[static_cast<size_t>(o)] += static_cast<int64_t>(xv[n]);
+      for (int i = rank - 1; i >= 0; --i) {
+        const auto d = static_cast<size_t>(i);
+        o += out_stride[d];
+        if (++coord[d] < dims[i]) break;
+        o -= out_stride[d] * dims[i];
+        coord[d] = 0;
+      }
+    }
+    WriteSums(ctx, sums, SumOutputType<T>(ctx));
   }
 };
 
@@ -160,6 +235,7 @@ PL_REGISTER_OPS(RegisterReduceSumOp) {
       .InferShape(ReduceSumInferShape)
       .GradOpMaker(ReduceSumGradMaker);
   RegisterPlainCpuFloatKernels<ReduceSumCpuKernel>("reduce_sum");
+  RegisterPlainCpuKernels<ReduceSumIntegerKernel, int32_t, int64_t, bool>("reduce_sum");
   framework::RegisterOp<ReduceGradOp, ReduceSumGradOpMaker>(kGradOp).InferShape(
       ReduceGradInferShape);
   RegisterPlainCpuFloatKernels<ReduceSumGradCpuKernel>(kGradOp);
