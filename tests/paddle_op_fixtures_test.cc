@@ -72,6 +72,7 @@ struct Case {
   std::vector<Feed> feeds;
   std::vector<Fetch> fetches;
   double rtol = 1e-5, atol = 1e-6;
+  std::string params = "model.pdiparams";  // Relative to the case's directory.
 };
 
 // "0,2,5" (one level) or "0,1,3;0,2,4,5" (levels separated by ';').
@@ -115,6 +116,8 @@ Case ReadCase(const std::string& name) {
       words >> c.rtol;
     } else if (key == "atol") {
       words >> c.atol;
+    } else if (key == "params") {  // Another fixture's parameters (the same model, saved twice).
+      words >> c.params;
     }
   }
   return c;
@@ -218,7 +221,7 @@ TEST_P(PaddleOpFixture, MatchesPaddlePaddle) {
     }
   }
   const fs::path dir = kFixtures / c.name;
-  const fs::path params = dir / "model.pdiparams";
+  const fs::path params = dir / c.params;
   std::vector<std::vector<double>> by_ir[2];  // Float outputs without / with the passes.
   for (bool ir : {true, false}) {
     SCOPED_TRACE(ir ? "passes on" : "passes off");

@@ -117,6 +117,43 @@ TEST(PirTranslation, ShapesReadAtRunTimeStayTensors) {
 
 // A shape combined from scalars, some read at run time, goes to the op's list slot; the
 // constant scalar among them stays an op since the list reads it as a tensor.
+// Bounds computed at run time as one 1-D tensor go to a slot of one-element tensors
+// (set_value's EndsTensorList) split into their values; a tensor whose length is not known
+// before the program runs cannot be.
+TEST(PirTranslation, RunTimeBoundsAreSplitIntoOneElementTensors) {
+  const std::vector<std::string> attrs = {
+      Attr("axes", "0.a_array", R"([{"#": "0.a_i64", "D": 0}, {"#": "0.a_i64", "D": 1}])"),
+      Attr("decrease_axes", "0.a_array", "[]"), Attr("none_axes", "0.a_array", "[]")};
+  const ProgramDesc p = Translate(Program({
+      Data(1, "x", "4, 4"),
+      Data(2, "v", "1"),
+      IntArray(3, "0, 0"),
+      IntArray(4, "1, 1"),
+      Op("1.shape64", {1}, {{5, Tensor("t_i64", "2")}}),
+      Op("1.set_value_with_tensor_", {1, 2, 3, 5, 4}, {{6, Tensor("t_f32", "4, 4")}}, attrs),
+      Fetch(6, 7, "out", 0),
+  }));
+  EXPECT_EQ(OpTypes(p), std::vector<std::string>(
+                            {"feed", "feed", "shape", "cast", "split", "set_value", "fetch"}));
+  const auto* split = FindOp(p, "split");
+  EXPECT_EQ(std::get<int>(split->GetAttr("num")), 2);
+  EXPECT_EQ(FindOp(p, "set_value")->Input("EndsTensorList"), split->Output("Out"));
+  EXPECT_EQ(p.Block(0).FindVar(split->Output("Out")[1])->GetShape(), std::vector<int64_t>({1}));
+  ExpectError<platform::UnimplementedError>(
+      [&] {
+        Translate(Program({
+            Data(1, "x", "4, 4"),
+            Data(2, "v", "1"),
+            Data(3, "ends", "-1"),
+            IntArray(4, "0, 0"),
+            IntArray(5, "1, 1"),
+            Op("1.set_value_with_tensor_", {1, 2, 4, 3, 5}, {{6, Tensor("t_f32", "4, 4")}}, attrs),
+        }));
+      },
+      {"op 5 (`pd_op.set_value_with_tensor_`)", "operand 3", "shape [-1]",
+       "number of values known"});
+}
+
 TEST(PirTranslation, ShapesCombinedFromScalarsGoToListSlots) {
   const ProgramDesc p = Translate(Program({
       Op("1.feed", {}, {{1, Tensor("t_f32", "-1, 6")}},

@@ -1087,7 +1087,8 @@ class Translator {
                                     Where(op), i, slot, t.legacy_type);
       }
       auto& args = inputs[slot];
-      args.insert(args.end(), v.names.begin(), v.names.end());
+      const std::vector<std::string> names = IsScalarList(slot) ? AsScalars(op, i, v) : v.names;
+      args.insert(args.end(), names.begin(), names.end());
     }
     VariableNameMap outputs;
     for (size_t i = 0; i < op.results.size(); ++i) {
@@ -1120,6 +1121,48 @@ class Translator {
                                   t.legacy_type, AttrTypeName(declared->type)));
       desc->SetAttr(name, typed);
     }
+  }
+
+  // ProgramDesc slots `...TensorList` (starts, ends, shapes, sections) take one-element
+  // tensors, one per value.
+  static bool IsScalarList(const std::string& slot) {
+    const std::string suffix = "TensorList";
+    return slot.size() > suffix.size() &&
+           slot.compare(slot.size() - suffix.size(), suffix.size(), suffix) == 0;
+  }
+
+  // The one-element tensors of operand `i`: a vector's own, or a 1-D tensor of n values split
+  // into n (PIR passes an int array computed at run time as either).
+  std::vector<std::string> AsScalars(const pir::Op& op, size_t i, const Value& v) {
+    if (v.is_vector || v.names.size() != 1 || !v.type.known || v.type.dims.empty() ||
+        (v.type.dims.size() == 1 && v.type.dims[0] == 1)) {
+      return v.names;
+    }
+    PL_ENFORCE(v.type.dims.size() == 1 && v.type.dims[0] > 1,
+               errors::Unimplemented("%s: operand %zu is a tensor of shape [%s] computed when the "
+                                     "program runs; paddle_like needs its number of values known",
+                                     Where(op), i, JoinDims(v.type.dims)));
+    const int64_t n = v.type.dims[0];
+    std::vector<std::string> parts;
+    ValueType part = v.type;
+    part.dims = {1};
+    for (int64_t k = 0; k < n; ++k) {
+      parts.push_back(v.names[0] + ".part_" + std::to_string(k));
+      Declare(parts.back(), part);
+    }
+    OpDesc* split = block_->AppendOp();
+    split->SetType("split");
+    split->SetInput("X", v.names);
+    split->SetOutput("Out", parts);
+    split->SetAttr("axis", 0);
+    split->SetAttr("num", static_cast<int>(n));
+    return parts;
+  }
+
+  static std::string JoinDims(const std::vector<int64_t>& dims) {
+    std::string text;
+    for (int64_t d : dims) text += (text.empty() ? "" : ", ") + std::to_string(d);
+    return text;
   }
 
   // Constant ops whose values only became attributes are dropped with their variables.

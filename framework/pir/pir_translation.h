@@ -9,7 +9,9 @@
 // `.pdiparams` records, sorted by name, load as for a ProgramDesc), constant ops feeding
 // shapes, axes and scalars become the attributes the ProgramDesc op holds them in, and each
 // other op becomes its ProgramDesc counterpart (pir_op_table.h). A fetched value is named by
-// its fetch (`fetch_name_0` ...), as PaddlePaddle's predictor names its outputs.
+// its fetch (`fetch_name_0` ...), as PaddlePaddle's predictor names its outputs. Control flow
+// (`pd_op.if`, `pd_op.while` and their regions) becomes conditional_block / select_input and
+// while ops over sub-blocks, tensor arrays tensor array variables.
 #pragma once
 
 #include <string>
@@ -19,9 +21,10 @@
 namespace paddle_like {
 namespace framework {
 
-// InvalidArgumentError naming `source` for text that is not a PIR program;
+// InvalidArgumentError naming `source` for text that is not a PIR program (or whose control
+// flow does not hold together: yields that do not match results, misplaced yields);
 // UnimplementedError naming the op (position and name) for an op with no ProgramDesc
-// counterpart here, control flow (ops with regions), or a newer PIR version.
+// counterpart here (control flow other than if and while included), or a newer PIR version.
 ProgramDesc ProgramFromPirJson(const std::string& text, const std::string& source);
 
 // Whether ProgramFromPirJson translates PIR op `full_name` ("pd_op.conv2d",
