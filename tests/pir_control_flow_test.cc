@@ -88,6 +88,39 @@ TEST(PirControlFlow, AnIfRunsTheBranchItsConditionPicks) {
   }
 }
 
+// r = if t > 0 { if u > 0 { exp(x) } else { 0 * x } + 1 } else { tanh(x) }: the inner if's
+// variables are its own, whichever branches run.
+TEST(PirControlFlow, NestedIfsRunTheirOwnBranches) {
+  const ProgramDesc p = Translate(
+      Program({Data(1, "x", "2"), Data(2, "t", "1"), Data(3, "u", "1"), Full(4, "0"),
+               Op("1.greater_than", {2, 4}, {{5, kB1}}), Op("1.greater_than", {3, 4}, {{6, kB1}}),
+               Op("1.if", {5}, {{7, kF2}}, {},
+                  {Region({}, {Op("1.if", {6}, {{8, kF2}}, {},
+                                  {Region({}, {Op("1.exp", {1}, {{9, kF2}}), Yield({9})}),
+                                   Region({}, {Op("1.scale", {1, 4}, {{10, kF2}},
+                                                  {Attr("bias", "0.a_f32", "0.0"),
+                                                   Attr("bias_after_scale", "0.a_bool", "true")}),
+                                               Yield({10})})}),
+                               Full(11, "1"), Op("1.add", {8, 11}, {{12, kF2}}), Yield({12})}),
+                   Region({}, {Op("1.tanh", {1}, {{13, kF2}}), Yield({13})})}),
+               Fetch(7, 14, "r", 0)}));
+  const std::vector<double> x = {0.5, -1.25};
+  for (const float t : {1.0f, -1.0f}) {
+    for (const float u : {1.0f, -1.0f}) {
+      SCOPED_TRACE(std::to_string(t) + " " + std::to_string(u));
+      const auto out = RunTranslated(p, {{"x", MakeTensor<float>({2}, x)},
+                                         {"t", MakeTensor<float>({1}, {t})},
+                                         {"u", MakeTensor<float>({1}, {u})}});
+      ASSERT_EQ(out.size(), 1u);
+      for (int i = 0; i < 2; ++i) {
+        const float xi = static_cast<float>(x[i]);
+        const float inner = u > 0 ? std::exp(xi) : 0.0f * xi;
+        EXPECT_FLOAT_EQ(out[0].data<float>()[i], t > 0 ? inner + 1.0f : std::tanh(xi));
+      }
+    }
+  }
+}
+
 // i, a, b, f, g = 0, 2, 3, 1, 1; while i < n: i, a, b, f, g = i + 1, b, a, g, f + g.
 // a and b trade places (each one's next value is the other loop value, read before either is
 // rewritten); f and g walk the Fibonacci numbers. The initial values are fetched too: the

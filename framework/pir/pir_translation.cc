@@ -726,9 +726,10 @@ class Translator {
     return v;
   }
 
-  // A name for what the translation adds around control-flow op `op`: "while_3.cond".
-  std::string ControlFlowName(const pir::Op& op, const std::string& what) {
-    return op.name + "_" + std::to_string(control_flow_count_) + "." + what;
+  // The prefix of the names the translation adds around control-flow op `op` ("while_3."
+  // for "while_3.cond"): a new number per op, taken before its regions number theirs.
+  std::string ControlFlowPrefix(const pir::Op& op) {
+    return op.name + "_" + std::to_string(++control_flow_count_) + ".";
   }
 
   // A translated region: its sub-block, and the values its closing cf.yield passes on.
@@ -809,11 +810,11 @@ class Translator {
                errors::InvalidArgument("%s: an if takes one condition and has two regions, found "
                                        "%zu operands and %zu regions",
                                        Where(op), op.operands.size(), op.regions.size()));
-    ++control_flow_count_;
+    const std::string prefix = ControlFlowPrefix(op);
     const std::string cond = OneTensor(op, 0).names[0];
     // Both conditions before either branch runs: a branch may write the condition's variable.
-    const std::string not_cond = ControlFlowName(op, "not_cond");
-    const std::string mask = ControlFlowName(op, "branch");
+    const std::string not_cond = prefix + "not_cond";
+    const std::string mask = prefix + "branch";
     ValueType bool_type = Lookup(op, 0).type;
     Declare(not_cond, bool_type);
     OpDesc* negate = block_->AppendOp();
@@ -836,8 +837,7 @@ class Translator {
                                          Where(op), branch, yielded.size(), op.results.size()));
       for (size_t i = 0; i < op.results.size(); ++i) {
         if (op.results[i].id == 0) continue;
-        const std::string out =
-            ControlFlowName(op, std::string(kBranchNames[branch]) + "_" + std::to_string(i));
+        const std::string out = prefix + kBranchNames[branch] + "_" + std::to_string(i);
         Declare(out, op.results[i].type, t.parent);  // The value outlives the branch.
         AppendCopy(yielded[i]->names[0], out, yielded[i]->type);
         candidates[i].insert(branch == 0 ? candidates[i].end() : candidates[i].begin(), out);
@@ -870,9 +870,9 @@ class Translator {
                                        "result, found %zu operands, %zu results and %zu regions",
                                        Where(op), op.operands.size(), op.results.size(),
                                        op.regions.size()));
-    ++control_flow_count_;
+    const std::string prefix = ControlFlowPrefix(op);
     // The loop's variables: the condition, then one per loop value, named as its result.
-    std::vector<std::string> vars = {ControlFlowName(op, "cond")};
+    std::vector<std::string> vars = {prefix + "cond"};
     std::vector<ValueType> types = {Lookup(op, 0).type};
     for (const pir::Result& r : op.results) {
       PL_ENFORCE(r.id != 0,
@@ -902,7 +902,7 @@ class Translator {
     for (size_t i = 0; i < vars.size(); ++i) {
       std::string from = yielded[i]->names[0];
       if (from != vars[i] && targets.count(from)) {
-        const std::string held = ControlFlowName(op, "next_" + std::to_string(i));
+        const std::string held = prefix + "next_" + std::to_string(i);
         Declare(held, types[i]);
         AppendCopy(from, held, types[i]);
         from = held;
