@@ -10,24 +10,16 @@
 #include "framework/op_info.h"
 #include "framework/pir/pir_json.h"
 #include "framework/pir/pir_op_table.h"
+#include "framework/pir/pir_translator.h"
 #include "platform/enforce.h"
 
 namespace paddle_like {
 namespace framework {
+namespace pir {
 
-namespace {
-
-using pir::ValueType;
 using platform::DataType;
 
-// The numbers of an attribute or a constant, whatever their type: what converting to the
-// type an op declares starts from.
-struct Numbers {
-  std::vector<double> reals;
-  std::vector<int64_t> ints;  // Valid when `integral`.
-  bool integral = true;
-  bool list = false;
-};
+namespace {
 
 bool NumbersOf(const Attribute& a, Numbers* n) {
   auto add_int = [&](int64_t v) {
@@ -147,1061 +139,664 @@ bool ToDeclaredType(const Attribute& value, AttrType target, Attribute* out) {
   }
 }
 
-// A value made by a constant op (full, full_int_array, assign_value), up to a size worth
-// turning into an attribute.
-struct Constant {
-  Numbers numbers;
-};
-constexpr int64_t kMaxConstantElements = 4096;
-
-struct Value {
-  std::vector<std::string> names;  // One per tensor: one, or one per element of a vector.
-  bool is_vector = false;
-  ValueType type;
-  std::vector<const Constant*> constants;  // Per tensor; null where not constant.
-  bool dropped = false;                    // A result no ProgramDesc op writes.
-};
-
 bool IsIntegral(DataType t) {
   return t == DataType::BOOL || t == DataType::INT8 || t == DataType::UINT8 ||
          t == DataType::INT16 || t == DataType::INT32 || t == DataType::INT64;
 }
 
-class Translator {
- public:
-  Translator(const pir::Program& program, const std::string& source)
-      : program_(program), source_(source), block_(&desc_.MutableBlock(0)) {}
-
-  ProgramDesc Run() {
-    CheckEveryOpIsTranslated();
-    NameFetchedValues();
-    DeclareFeedAndFetchVars();
-    for (const pir::Op& op : program_.ops) Translate(op);
-    RemoveUnusedConstants();
-    // Feed ops first, in `col` order, as a ProgramDesc keeps them.
-    std::sort(feeds_.begin(), feeds_.end());
-    for (auto it = feeds_.rbegin(); it != feeds_.rend(); ++it) {
-      OpDesc* feed = block_->PrependOp();
-      feed->SetType("feed");
-      feed->SetInput("X", {"feed"});
-      feed->SetOutput("Out", {it->second});
-      feed->SetAttr("col", it->first);
-    }
-    return std::move(desc_);
-  }
-
-  using Handler = void (Translator::*)(const pir::Op&);
-  // The PIR ops that no table entry describes: values, feeds, fetches and constants.
-  static const std::map<std::string, Handler>& Handlers() {
-    static const std::map<std::string, Handler> kHandlers = {
-        {"builtin.parameter", &Translator::Parameter},
-        {"builtin.combine", &Translator::Combine},
-        {"builtin.split", &Translator::SplitVector},
-        {"builtin.slice", &Translator::SliceVector},
-        {"pd_op.data", &Translator::Data},
-        {"pd_op.feed", &Translator::Data},
-        {"pd_op.fetch", &Translator::Fetch},
-        {"pd_op.full", &Translator::Full},
-        {"pd_op.full_int_array", &Translator::FullIntArray},
-        {"pd_op.assign_value", &Translator::AssignValue},
-        {"pd_op.assign_value_", &Translator::AssignValue},
-        {"pd_op.shape64", &Translator::Shape64},
-        {"pd_op.arange", &Translator::Arange},
-        {"pd_op.if", &Translator::If},
-        {"pd_op.while", &Translator::While},
-        {"cf.yield", &Translator::YieldOutsideRegion},
-        {"pd_op.select_input", &Translator::SelectInput},
-        {"pd_op.assign_out_", &Translator::AssignOut},
-        {"pd_op.create_array", &Translator::CreateArray},
-        {"pd_op.array_write_", &Translator::ArrayWrite},
-        {"pd_op.slice_array_dense", &Translator::SliceArrayDense}};
-    return kHandlers;
-  }
-
- private:
-  std::string Where(const pir::Op& op) const {
-    return "PIR program `" + source_ + "`, " + op.location + " (`" + op.FullName() + "`)";
-  }
-
-  // Control-flow ops with a translation; any other op with regions has none.
-  static bool IsTranslatedControlFlow(const pir::Op& op) {
-    return op.FullName() == "pd_op.if" || op.FullName() == "pd_op.while";
-  }
-
-  struct Missing {
-    const pir::Op* first;
-    int count;
-  };
-
-  // The ops of `ops` and of their regions, at any depth, that have no translation.
-  static void CollectMissing(const std::vector<pir::Op>& ops,
-                             std::map<std::string, Missing>* missing,
-                             std::vector<std::string>* order) {
-    for (const pir::Op& op : ops) {
-      for (const pir::Region& region : op.regions) {
-        for (const pir::Block& block : region.blocks) CollectMissing(block.ops, missing, order);
-      }
-      const bool translated =
-          op.regions.empty() ? PirOpIsTranslated(op.FullName()) : IsTranslatedControlFlow(op);
-      if (translated) continue;
-      auto it = missing->find(op.FullName());
-      if (it == missing->end()) {
-        missing->emplace(op.FullName(), Missing{&op, 1});
-        order->push_back(op.FullName());
-      } else {
-        ++it->second.count;
-      }
-    }
-  }
-
-  // One error naming every kind of op the translation lacks (its first place and count), so
-  // that a program's whole gap is known at once.
-  void CheckEveryOpIsTranslated() const {
-    std::map<std::string, Missing> missing;
-    std::vector<std::string> order;
-    CollectMissing(program_.ops, &missing, &order);
-    if (missing.empty()) return;
-    std::string list;
-    for (const auto& name : order) {
-      const Missing& m = missing.at(name);
-      list += (list.empty() ? "" : ", ") + m.first->location + " (`" + name + "`" +
-              (m.first->regions.empty() ? "" : ", control flow") +
-              (m.count > 1 ? ", " + std::to_string(m.count) + " times" : "") + ")";
-    }
-    throw errors::Unimplemented(
-        "PIR program `%s`: no ProgramDesc op in paddle_like corresponds to %zu kind(s) of op in "
-        "it: %s; the same model saved as a ProgramDesc (FLAGS_enable_pir_api=0) may run",
-        source_, order.size(), list);
-  }
-
-  // A fetched value takes the fetch's name, unless it is a feed or a parameter (whose names
-  // are their own) or already named by another fetch: then the fetch copies it.
-  void NameFetchedValues() {
-    std::map<int64_t, const pir::Op*> producer;
-    for (const pir::Op& op : program_.ops) {
-      for (const auto& r : op.results) producer[r.id] = &op;
-    }
-    for (const pir::Op& op : program_.ops) {
-      if (op.name != "fetch" || op.operands.size() != 1) continue;
-      const auto name = op.attrs.find("name");
-      if (name == op.attrs.end() || GetAttrType(name->second.value) != AttrType::STRING) continue;
-      const auto p = producer.find(op.operands[0]);
-      if (p == producer.end()) continue;
-      const std::string& kind = p->second->name;
-      if (kind == "parameter" || kind == "data" || p->second->dialect == "builtin") continue;
-      preferred_names_.emplace(op.operands[0], std::get<std::string>(name->second.value));
-    }
-  }
-
-  void DeclareFeedAndFetchVars() {
-    VarDesc* feed = block_->Var("feed");
-    feed->SetKind(VarKind::kFeedMinibatch);
-    feed->SetPersistable(true);
-    VarDesc* fetch = block_->Var("fetch");
-    fetch->SetKind(VarKind::kFetchList);
-    fetch->SetPersistable(true);
-  }
-
-  const Value& Lookup(const pir::Op& op, size_t i) {
-    const int64_t id = op.operands[i];
-    const auto it = values_.find(id);
-    PL_ENFORCE(it != values_.end(),
-               errors::InvalidArgument("%s: operand %zu is value %lld, which no earlier op makes",
-                                       Where(op), i, static_cast<long long>(id)));
-    PL_ENFORCE(!it->second.dropped,
-               errors::Unimplemented("%s: operand %zu is value %lld, a result that its "
-                                     "ProgramDesc op does not produce",
-                                     Where(op), i, static_cast<long long>(id)));
-    return it->second;
-  }
-
-  // Declares variable `name` of `type` in `block` (the current block when null).
-  void Declare(const std::string& name, const ValueType& type, BlockDesc* block = nullptr) {
-    VarDesc* var = (block != nullptr ? block : block_)->Var(name);
-    if (type.is_array) {
-      var->SetKind(VarKind::kDenseTensorArray);
-      if (type.known) var->SetDataType(type.dtype);
-      return;
-    }
-    if (!type.known || type.is_vector) return;
-    var->SetDataType(type.dtype);
-    var->SetShape(type.dims);
-    var->SetLoDLevel(type.lod_level);
-  }
-
-  std::string NameFor(const pir::Op& op, int64_t id) const {
-    const auto it = preferred_names_.find(id);
-    if (it != preferred_names_.end()) return it->second;
-    return op.name + ".tmp_" + std::to_string(id);
-  }
-
-  // Creates the variables of result `r` of `op`; returns their names.
-  std::vector<std::string> DefineResult(const pir::Op& op, const pir::Result& r) {
-    Value v;
-    v.type = r.type;
-    const std::string base = NameFor(op, r.id);
-    if (r.type.is_vector) {
-      v.is_vector = true;
-      for (size_t i = 0; i < r.type.elements.size(); ++i) {
-        v.names.push_back(base + "_" + std::to_string(i));
-        Declare(v.names.back(), r.type.elements[i]);
-      }
-    } else {
-      v.names.push_back(base);
-      Declare(base, r.type);
-    }
-    v.constants.assign(v.names.size(), nullptr);
-    PL_ENFORCE(values_.emplace(r.id, v).second,
-               errors::InvalidArgument("%s: value %lld is defined twice", Where(op),
-                                       static_cast<long long>(r.id)));
-    return v.names;
-  }
-
-  void DropResult(const pir::Result& r) {
-    Value v;
-    v.dropped = true;
-    v.type = r.type;
-    values_[r.id] = v;
-  }
-
-  const pir::OpAttribute* Attr(const pir::Op& op, const std::string& name, bool required = true) {
-    const auto it = op.attrs.find(name);
-    if (it != op.attrs.end()) return &it->second;
-    PL_ENFORCE(!required, errors::InvalidArgument("%s: missing attribute `%s`", Where(op), name));
-    return nullptr;
-  }
-
-  void Translate(const pir::Op& op) {
-    PL_ENFORCE(op.regions.empty() || IsTranslatedControlFlow(op),
-               errors::Unimplemented("%s: this control-flow op has no ProgramDesc counterpart in "
-                                     "paddle_like",
-                                     Where(op)));
-    const auto handler = Handlers().find(op.FullName());
-    if (handler != Handlers().end()) return (this->*handler->second)(op);
-    if (op.dialect == "pd_op") {
-      if (const pir::OpTranslation* t = pir::FindOpTranslation(op.name)) {
-        return FromTable(op, *t);
-      }
-    }
-    throw errors::Unimplemented("%s: no ProgramDesc op corresponds to this PIR op in paddle_like",
-                                Where(op));
-  }
-
-  void Parameter(const pir::Op& op) {
-    const std::string& name = std::get<std::string>(Attr(op, "parameter_name")->value);
-    PL_ENFORCE(op.results.size() == 1 && !op.results[0].type.is_vector,
-               errors::InvalidArgument("%s: a parameter has one tensor result", Where(op)));
-    Value v;
-    v.names = {name};
-    v.type = op.results[0].type;
-    v.constants = {nullptr};
-    Declare(name, v.type);
-    VarDesc* var = block_->FindVar(name);
-    var->SetPersistable(true);
-    values_[op.results[0].id] = v;
-  }
-
-  void Combine(const pir::Op& op) {
-    PL_ENFORCE(op.results.size() == 1,
-               errors::InvalidArgument("%s: combine has one result", Where(op)));
-    Value v;
-    v.is_vector = true;
-    v.type = op.results[0].type;
-    for (size_t i = 0; i < op.operands.size(); ++i) {
-      const Value& e = Lookup(op, i);
-      v.names.insert(v.names.end(), e.names.begin(), e.names.end());
-      v.constants.insert(v.constants.end(), e.constants.begin(), e.constants.end());
-    }
-    values_[op.results[0].id] = v;
-  }
-
-  void SplitVector(const pir::Op& op) {
-    PL_ENFORCE(op.operands.size() == 1,
-               errors::InvalidArgument("%s: split takes one vector", Where(op)));
-    const Value src = Lookup(op, 0);
-    PL_ENFORCE(src.names.size() == op.results.size(),
-               errors::InvalidArgument("%s: splits a vector of %zu into %zu results", Where(op),
-                                       src.names.size(), op.results.size()));
-    for (size_t i = 0; i < op.results.size(); ++i) {
-      Value e;
-      e.names = {src.names[i]};
-      e.type = op.results[i].type;
-      e.constants = {src.constants[i]};
-      values_[op.results[i].id] = e;
-    }
-  }
-
-  void SliceVector(const pir::Op& op) {
-    const Value src = Lookup(op, 0);
-    Attribute index;
-    PL_ENFORCE(ToDeclaredType(Attr(op, "index")->value, AttrType::LONG, &index),
-               errors::InvalidArgument("%s: `index` is not an integer", Where(op)));
-    const int64_t i = std::get<int64_t>(index);
-    PL_ENFORCE(i >= 0 && i < static_cast<int64_t>(src.names.size()) && op.results.size() == 1,
-               errors::InvalidArgument("%s: index %lld of a vector of %zu", Where(op),
-                                       static_cast<long long>(i), src.names.size()));
-    Value e;
-    e.names = {src.names[i]};
-    e.type = op.results[0].type;
-    e.constants = {src.constants[i]};
-    values_[op.results[0].id] = e;
-  }
-
-  void Data(const pir::Op& op) {
-    const pir::OpAttribute* name = Attr(op, "name");
-    PL_ENFORCE(
-        GetAttrType(name->value) == AttrType::STRING && op.results.size() == 1,
-        errors::InvalidArgument("%s: a data op has a string `name` and one result", Where(op)));
-    const std::string& var_name = std::get<std::string>(name->value);
-    Value v;
-    v.names = {var_name};
-    v.type = op.results[0].type;
-    v.constants = {nullptr};
-    Declare(var_name, v.type);
-    block_->FindVar(var_name)->SetNeedCheckFeed(true);
-    PL_ENFORCE(values_.emplace(op.results[0].id, v).second,
-               errors::InvalidArgument("%s: value defined twice", Where(op)));
-    // `pd_op.feed` (programs translated from a ProgramDesc) carries its column; data ops
-    // are numbered in order.
-    int col = static_cast<int>(feeds_.size());
-    if (const pir::OpAttribute* c = Attr(op, "col", /*required=*/false)) {
-      Attribute value;
-      PL_ENFORCE(ToDeclaredType(c->value, AttrType::INT, &value),
-                 errors::InvalidArgument("%s: `col` is not an int", Where(op)));
-      col = std::get<int>(value);
-    }
-    feeds_.emplace_back(col, var_name);
-  }
-
-  void Fetch(const pir::Op& op) {
-    PL_ENFORCE(op.operands.size() == 1,
-               errors::InvalidArgument("%s: fetch takes one operand", Where(op)));
-    const Value v = Lookup(op, 0);
-    PL_ENFORCE(!v.is_vector, errors::Unimplemented("%s: fetching a vector", Where(op)));
-    const pir::OpAttribute* name = Attr(op, "name");
-    const pir::OpAttribute* col = Attr(op, "col");
-    PL_ENFORCE(GetAttrType(name->value) == AttrType::STRING,
-               errors::InvalidArgument("%s: `name` is not a string", Where(op)));
-    const std::string& fetch_name = std::get<std::string>(name->value);
-    Attribute col_value;
-    PL_ENFORCE(ToDeclaredType(col->value, AttrType::INT, &col_value),
-               errors::InvalidArgument("%s: `col` is not an int", Where(op)));
-    if (v.names[0] != fetch_name) {
-      Declare(fetch_name, v.type);
-      OpDesc* assign = block_->AppendOp();
-      assign->SetType("assign");
-      assign->SetInput("X", v.names);
-      assign->SetOutput("Out", {fetch_name});
-    }
-    OpDesc* fetch = block_->AppendOp();
-    fetch->SetType("fetch");
-    fetch->SetInput("X", {fetch_name});
-    fetch->SetOutput("Out", {"fetch"});
-    fetch->SetAttr("col", col_value);
-    for (const auto& r : op.results) DropResult(r);
-  }
-
-  // Records `numbers` as the constant value of the single result of `op`.
-  void RecordConstant(const pir::Op& op, Numbers numbers) {
-    if (static_cast<int64_t>(numbers.reals.size()) > kMaxConstantElements) return;
-    if (values_[op.results[0].id].names.size() != 1) return;
-    constants_.push_back(std::make_unique<Constant>(Constant{std::move(numbers)}));
-    values_[op.results[0].id].constants = {constants_.back().get()};
-  }
-
-  // The single tensor result of a constant-making op.
-  void RequireOneTensorResult(const pir::Op& op) {
-    PL_ENFORCE(op.results.size() == 1 && !op.results[0].type.is_vector && op.results[0].id != 0,
-               errors::InvalidArgument("%s: expected one tensor result", Where(op)));
-  }
-
-  OpDesc* AppendConstantOp(const std::string& type) {
-    OpDesc* desc = block_->AppendOp();
-    desc->SetType(type);
-    constant_ops_.insert(desc);
-    return desc;
-  }
-
-  DataType DtypeAttr(const pir::Op& op) {
-    const pir::OpAttribute* dtype = Attr(op, "dtype");
-    PL_ENFORCE(dtype->is_dtype,
-               errors::InvalidArgument("%s: `dtype` is not a data type", Where(op)));
-    return static_cast<DataType>(std::get<int>(dtype->value));
-  }
-
-  void Full(const pir::Op& op) {
-    RequireOneTensorResult(op);
-    Attribute shape, value;
-    PL_ENFORCE(
-        ToDeclaredType(Attr(op, "shape")->value, AttrType::LONGS, &shape) &&
-            ToDeclaredType(Attr(op, "value")->value, AttrType::FLOAT64, &value),
-        errors::InvalidArgument("%s: `shape` should be integers and `value` a number", Where(op)));
-    const DataType dtype = DtypeAttr(op);
-    const double v = std::get<double>(value);
-    const auto& dims = std::get<std::vector<int64_t>>(shape);
-    OpDesc* desc = AppendConstantOp("fill_constant");
-    desc->SetOutput("Out", DefineResult(op, op.results[0]));
-    desc->SetAttr("shape", dims);
-    desc->SetAttr("dtype", static_cast<int>(dtype));
-    desc->SetAttr("value", static_cast<float>(v));
-    // The exact value where a float would round it (large integers, doubles).
-    if (static_cast<double>(static_cast<float>(v)) != v || IsIntegral(dtype)) {
-      char text[64];
-      if (IsIntegral(dtype) && std::fabs(v) < 9.2e18) {
-        std::snprintf(text, sizeof(text), "%lld", static_cast<long long>(v));
-      } else {
-        std::snprintf(text, sizeof(text), "%.17g", v);
-      }
-      desc->SetAttr("str_value", std::string(text));
-    }
-    int64_t numel = 1;  // Capped past the largest constant kept, so that it cannot overflow.
-    for (int64_t d : dims) {
-      numel = d < 0 || d > kMaxConstantElements ? kMaxConstantElements + 1
-                                                : std::min(numel * d, kMaxConstantElements + 1);
-    }
-    if (numel <= kMaxConstantElements) {
-      Numbers n;
-      n.list = true;
-      n.integral = std::floor(v) == v && std::fabs(v) < 9.2e18;
-      n.reals.assign(numel, v);
-      n.ints.assign(numel, n.integral ? static_cast<int64_t>(v) : 0);
-      RecordConstant(op, std::move(n));
-    }
-  }
-
-  void FullIntArray(const pir::Op& op) {
-    RequireOneTensorResult(op);
-    Attribute values;
-    PL_ENFORCE(ToDeclaredType(Attr(op, "value")->value, AttrType::LONGS, &values),
-               errors::InvalidArgument("%s: `value` should be integers", Where(op)));
-    const auto& ints = std::get<std::vector<int64_t>>(values);
-    const DataType dtype = DtypeAttr(op);
-    OpDesc* desc = AppendConstantOp("assign_value");
-    desc->SetOutput("Out", DefineResult(op, op.results[0]));
-    desc->SetAttr("shape", std::vector<int>{static_cast<int>(ints.size())});
-    desc->SetAttr("dtype", static_cast<int>(dtype));
-    if (dtype == DataType::INT32) {
-      Attribute narrow;
-      PL_ENFORCE(ToDeclaredType(values, AttrType::INTS, &narrow),
-                 errors::InvalidArgument("%s: a value does not fit int32", Where(op)));
-      desc->SetAttr("int32_values", narrow);
-    } else {
-      desc->SetAttr("int64_values", ints);
-    }
-    Numbers n;
-    NumbersOf(values, &n);
-    RecordConstant(op, std::move(n));
-  }
-
-  void AssignValue(const pir::Op& op) {
-    RequireOneTensorResult(op);
-    Attribute shape;
-    PL_ENFORCE(ToDeclaredType(Attr(op, "shape")->value, AttrType::INTS, &shape),
-               errors::InvalidArgument("%s: `shape` should be integers", Where(op)));
-    const DataType dtype = DtypeAttr(op);
-    const Attribute& values = Attr(op, "values")->value;
-    Numbers n;
-    PL_ENFORCE(NumbersOf(values, &n),
-               errors::InvalidArgument("%s: `values` should be numbers", Where(op)));
-    AttrType type;
-    const char* field = pir::TypedValuesField(dtype, &type);
-    PL_ENFORCE(field != nullptr, errors::Unimplemented("%s: assign_value of dtype %s", Where(op),
-                                                       platform::DataTypeName(dtype)));
-    Attribute typed;
-    PL_ENFORCE(ToDeclaredType(values, type, &typed),
-               errors::InvalidArgument("%s: `values` do not fit dtype %s", Where(op),
-                                       platform::DataTypeName(dtype)));
-    OpDesc* desc = AppendConstantOp("assign_value");
-    desc->SetOutput("Out", DefineResult(op, op.results[0]));
-    desc->SetAttr("shape", shape);
-    desc->SetAttr("dtype", static_cast<int>(dtype));
-    desc->SetAttr(field, typed);
-    RecordConstant(op, std::move(n));
-  }
-
-  // shape64: the ProgramDesc `shape` op writes int32; a cast makes the int64 PIR promises.
-  void Shape64(const pir::Op& op) {
-    PL_ENFORCE(op.operands.size() == 1,
-               errors::InvalidArgument("%s: shape64 has one operand", Where(op)));
-    RequireOneTensorResult(op);
-    const Value& x = Lookup(op, 0);
-    const std::string out = DefineResult(op, op.results[0])[0];
-    const std::string int32_shape = out + ".int32";
-    ValueType t = op.results[0].type;
-    t.dtype = DataType::INT32;
-    Declare(int32_shape, t);
-    OpDesc* shape = block_->AppendOp();
-    shape->SetType("shape");
-    shape->SetInput("Input", x.names);
-    shape->SetOutput("Out", {int32_shape});
-    AppendCast(int32_shape, DataType::INT32, out, DataType::INT64);
-  }
-
-  void AppendCast(const std::string& x, DataType from, const std::string& out, DataType to) {
-    OpDesc* cast = block_->AppendOp();
-    cast->SetType("cast");
-    cast->SetInput("X", {x});
-    cast->SetOutput("Out", {out});
-    cast->SetAttr("in_dtype", static_cast<int>(from));
-    cast->SetAttr("out_dtype", static_cast<int>(to));
-  }
-
-  // arange: the ProgramDesc `range` takes its dtype from Start, PIR from its `dtype` (with
-  // Start, End and Step often float64 constants): operands of another dtype are cast first.
-  void Arange(const pir::Op& op) {
-    PL_ENFORCE(op.operands.size() == 3,
-               errors::InvalidArgument("%s: arange has three operands", Where(op)));
-    RequireOneTensorResult(op);
-    const DataType dtype = DtypeAttr(op);
-    std::vector<std::string> inputs;
-    for (size_t i = 0; i < 3; ++i) {
-      const Value& v = Lookup(op, i);
-      PL_ENFORCE(v.names.size() == 1,
-                 errors::InvalidArgument("%s: operand %zu is not one tensor", Where(op), i));
-      if (!v.type.known || v.type.dtype == dtype || dtype == DataType::UNDEFINED) {
-        inputs.push_back(v.names[0]);
-        continue;
-      }
-      const std::string cast_name = v.names[0] + ".as_" + platform::DataTypeName(dtype);
-      ValueType t = v.type;
-      t.dtype = dtype;
-      Declare(cast_name, t);
-      AppendCast(v.names[0], v.type.dtype, cast_name, dtype);
-      inputs.push_back(cast_name);
-    }
-    OpDesc* range = block_->AppendOp();
-    range->SetType("range");
-    range->SetInput("Start", {inputs[0]});
-    range->SetInput("End", {inputs[1]});
-    range->SetInput("Step", {inputs[2]});
-    range->SetOutput("Out", DefineResult(op, op.results[0]));
-  }
-
-  // ---- Control flow and tensor arrays ------------------------------------------------------
-  //
-  // PIR passes values in and out of regions (an if's branches yield its results, a loop's
-  // body gets the loop variables as block arguments and yields the next ones); a ProgramDesc
-  // sub-block reads and writes variables of the enclosing blocks instead. So an if becomes two
-  // conditional_blocks that each write their branch's results, and select_input picks the one
-  // that ran (as PaddlePaddle's static `cond` is written); a while becomes a `while` over
-  // variables that hold the loop's values, copied in before it and rewritten at the end of
-  // each iteration.
-
-  // Appends a copy of `from` into `to` (a tensor, or a tensor array) to the current block.
-  void AppendCopy(const std::string& from, const std::string& to, const ValueType& type) {
-    if (from == to) return;
-    if (!type.is_array) {
-      OpDesc* assign = block_->AppendOp();
-      assign->SetType("assign");
-      assign->SetInput("X", {from});
-      assign->SetOutput("Out", {to});
-      return;
-    }
-    // `assign` copies tensors; select_input with one candidate copies a tensor array.
-    const std::string mask = to + ".select";
-    ValueType mask_type;
-    mask_type.known = true;
-    mask_type.dtype = DataType::INT32;
-    mask_type.dims = {1};
-    Declare(mask, mask_type);
-    OpDesc* zero = block_->AppendOp();
-    zero->SetType("fill_constant");
-    zero->SetOutput("Out", {mask});
-    zero->SetAttr("shape", std::vector<int64_t>{1});
-    zero->SetAttr("dtype", static_cast<int>(DataType::INT32));
-    zero->SetAttr("value", 0.0f);
-    OpDesc* select = block_->AppendOp();
-    select->SetType("select_input");
-    select->SetInput("X", {from});
-    select->SetInput("Mask", {mask});
-    select->SetOutput("Out", {to});
-  }
-
-  const Value& OneTensor(const pir::Op& op, size_t i) {
-    const Value& v = Lookup(op, i);
-    PL_ENFORCE(v.names.size() == 1 && !v.is_vector,
-               errors::Unimplemented("%s: operand %zu is a vector of %zu tensors; expected one "
-                                     "tensor or tensor array",
-                                     Where(op), i, v.names.size()));
-    return v;
-  }
-
-  // The prefix of the names the translation adds around control-flow op `op` ("while_3."
-  // for "while_3.cond"): a new number per op, taken before its regions number theirs.
-  std::string ControlFlowPrefix(const pir::Op& op) {
-    return op.name + "_" + std::to_string(++control_flow_count_) + ".";
-  }
-
-  // A translated region: its sub-block, and the values its closing cf.yield passes on.
-  struct TranslatedRegion {
-    BlockDesc* block = nullptr;
-    BlockDesc* parent = nullptr;
-    const pir::Op* yield = nullptr;
-  };
-
-  // Translates region `r` of `op` (one block) into a new sub-block of the current block, with
-  // the block's arguments bound to the variables `arg_names`; leaves the sub-block current,
-  // for the copies of what it yields. Close it with CloseRegion.
-  TranslatedRegion OpenRegion(const pir::Op& op, size_t r,
-                              const std::vector<std::string>& arg_names) {
-    PL_ENFORCE(r < op.regions.size() && op.regions[r].blocks.size() == 1,
-               errors::InvalidArgument("%s: region %zu should hold one block", Where(op), r));
-    const pir::Block& block = op.regions[r].blocks[0];
-    PL_ENFORCE(block.args.size() == arg_names.size(),
-               errors::InvalidArgument("%s: region %zu takes %zu arguments, expected %zu",
-                                       Where(op), r, block.args.size(), arg_names.size()));
-    TranslatedRegion t;
-    t.parent = block_;
-    t.block = desc_.AppendBlock(*block_);
-    block_ = t.block;
-    for (size_t i = 0; i < block.args.size(); ++i) {
-      Value v;
-      v.names = {arg_names[i]};
-      v.type = block.args[i].type;
-      v.constants = {nullptr};
-      PL_ENFORCE(
-          values_.emplace(block.args[i].id, v).second,
-          errors::InvalidArgument("%s: region %zu argument %zu is value %lld, defined twice",
-                                  Where(op), r, i, static_cast<long long>(block.args[i].id)));
-    }
-    for (const pir::Op& inner : block.ops) {
-      if (inner.FullName() == "cf.yield") {
-        PL_ENFORCE(&inner == &block.ops.back(),
-                   errors::InvalidArgument("%s: yield before the end of its block", Where(inner)));
-        t.yield = &inner;
-        continue;
-      }
-      Translate(inner);
-    }
-    return t;
-  }
-
-  // The variables that `t`'s values yield, operand by operand (none without a yield).
-  std::vector<const Value*> Yielded(const TranslatedRegion& t) {
-    std::vector<const Value*> values;
-    if (t.yield == nullptr) return values;
-    for (size_t i = 0; i < t.yield->operands.size(); ++i) values.push_back(&OneTensor(*t.yield, i));
-    return values;
-  }
-
-  // Makes the region's parent block current again; returns the variables of enclosing blocks
-  // that the sub-block reads and writes (a nested control-flow op names its own sub-block's in
-  // its slots, so the sub-block's own ops tell all).
-  std::pair<std::vector<std::string>, std::vector<std::string>> CloseRegion(
-      const TranslatedRegion& t) {
-    std::vector<std::string> reads, writes;
-    std::set<std::string> seen_reads, seen_writes;
-    for (const OpDesc* op : t.block->AllOps()) {
-      for (const auto& name : op->InputArgumentNames()) {
-        if (!t.block->HasVar(name) && seen_reads.insert(name).second) reads.push_back(name);
-      }
-      for (const auto& name : op->OutputArgumentNames()) {
-        if (!t.block->HasVar(name) && seen_writes.insert(name).second) writes.push_back(name);
-      }
-    }
-    block_ = t.parent;
-    return {reads, writes};
-  }
-
-  // if(cond) -> results: region 0 runs when cond holds, region 1 otherwise; each yields the
-  // results.
-  void If(const pir::Op& op) {
-    PL_ENFORCE(op.operands.size() == 1 && op.regions.size() == 2,
-               errors::InvalidArgument("%s: an if takes one condition and has two regions, found "
-                                       "%zu operands and %zu regions",
-                                       Where(op), op.operands.size(), op.regions.size()));
-    const std::string prefix = ControlFlowPrefix(op);
-    const std::string cond = OneTensor(op, 0).names[0];
-    // Both conditions before either branch runs: a branch may write the condition's variable.
-    const std::string not_cond = prefix + "not_cond";
-    const std::string mask = prefix + "branch";
-    ValueType bool_type = Lookup(op, 0).type;
-    Declare(not_cond, bool_type);
-    OpDesc* negate = block_->AppendOp();
-    negate->SetType("logical_not");
-    negate->SetInput("X", {cond});
-    negate->SetOutput("Out", {not_cond});
-    ValueType mask_type = bool_type;
-    mask_type.dtype = DataType::INT32;
-    Declare(mask, mask_type);
-    AppendCast(cond, DataType::BOOL, mask, DataType::INT32);
-
-    // select_input's candidates: the false branch's variable first (mask 0), then the true one.
-    std::vector<std::vector<std::string>> candidates(op.results.size());
-    const char* kBranchNames[2] = {"true", "false"};
-    for (size_t branch = 0; branch < 2; ++branch) {
-      TranslatedRegion t = OpenRegion(op, branch, {});
-      const std::vector<const Value*> yielded = Yielded(t);
-      PL_ENFORCE(yielded.size() == op.results.size(),
-                 errors::InvalidArgument("%s: region %zu yields %zu values for %zu results",
-                                         Where(op), branch, yielded.size(), op.results.size()));
-      for (size_t i = 0; i < op.results.size(); ++i) {
-        if (op.results[i].id == 0) continue;
-        const std::string out = prefix + kBranchNames[branch] + "_" + std::to_string(i);
-        Declare(out, op.results[i].type, t.parent);  // The value outlives the branch.
-        AppendCopy(yielded[i]->names[0], out, yielded[i]->type);
-        candidates[i].insert(branch == 0 ? candidates[i].end() : candidates[i].begin(), out);
-      }
-      const auto [reads, writes] = CloseRegion(t);
-      OpDesc* run = block_->AppendOp();
-      run->SetType("conditional_block");
-      run->SetInput("Cond", {branch == 0 ? cond : not_cond});
-      run->SetInput("Input", reads);
-      run->SetOutput("Out", writes);
-      run->SetAttr("sub_block", BlockIndex{t.block->ID()});
-      run->SetAttr("is_scalar_condition", true);
-    }
-    for (size_t i = 0; i < op.results.size(); ++i) {
-      if (op.results[i].id == 0) continue;
-      OpDesc* select = block_->AppendOp();
-      select->SetType("select_input");
-      select->SetInput("X", candidates[i]);
-      select->SetInput("Mask", {mask});
-      select->SetOutput("Out", DefineResult(op, op.results[i]));
-    }
-  }
-
-  // while(cond, init...) -> results: the body gets the loop variables as arguments and yields
-  // the next condition and the next loop variables; the results are their last values.
-  void While(const pir::Op& op) {
-    PL_ENFORCE(!op.operands.empty() && op.regions.size() == 1 &&
-                   op.results.size() + 1 == op.operands.size(),
-               errors::InvalidArgument("%s: a while takes a condition and one operand per "
-                                       "result, found %zu operands, %zu results and %zu regions",
-                                       Where(op), op.operands.size(), op.results.size(),
-                                       op.regions.size()));
-    const std::string prefix = ControlFlowPrefix(op);
-    // The loop's variables: the condition, then one per loop value, named as its result.
-    std::vector<std::string> vars = {prefix + "cond"};
-    std::vector<ValueType> types = {Lookup(op, 0).type};
-    for (const pir::Result& r : op.results) {
-      PL_ENFORCE(r.id != 0,
-                 errors::InvalidArgument("%s: a loop result without a value id", Where(op)));
-      vars.push_back(NameFor(op, r.id));
-      types.push_back(r.type);
-    }
-    for (size_t i = 0; i < vars.size(); ++i) {
-      const Value& init = OneTensor(op, i);
-      // The loop writes its variables: the operands keep their values (a PIR value is never
-      // changed by a later op that does not name it as its in-place operand).
-      ValueType type = types[i];
-      type.is_array = type.is_array || init.type.is_array;
-      Declare(vars[i], type);
-      AppendCopy(init.names[0], vars[i], type);
-      types[i] = type;
-    }
-    TranslatedRegion t = OpenRegion(op, 0, {vars.begin() + 1, vars.end()});
-    const std::vector<const Value*> yielded = Yielded(t);
-    PL_ENFORCE(yielded.size() == vars.size(),
-               errors::InvalidArgument("%s: the body yields %zu values, expected the condition "
-                                       "and %zu loop values",
-                                       Where(op), yielded.size(), vars.size() - 1));
-    // A loop variable yielded as another's next value is read before any is rewritten.
-    const std::set<std::string> targets(vars.begin(), vars.end());
-    std::vector<std::string> sources;
-    for (size_t i = 0; i < vars.size(); ++i) {
-      std::string from = yielded[i]->names[0];
-      if (from != vars[i] && targets.count(from)) {
-        const std::string held = prefix + "next_" + std::to_string(i);
-        Declare(held, types[i]);
-        AppendCopy(from, held, types[i]);
-        from = held;
-      }
-      sources.push_back(from);
-    }
-    for (size_t i = 0; i < vars.size(); ++i) AppendCopy(sources[i], vars[i], types[i]);
-    const auto [reads, writes] = CloseRegion(t);
-    OpDesc* loop = block_->AppendOp();
-    loop->SetType("while");
-    loop->SetInput("X", reads);
-    loop->SetInput("Condition", {vars[0]});
-    loop->SetOutput("Out", writes);
-    loop->SetAttr("sub_block", BlockIndex{t.block->ID()});
-    loop->SetAttr("is_test", true);
-    for (size_t i = 0; i < op.results.size(); ++i) {
-      Value v;
-      v.names = {vars[i + 1]};
-      v.type = types[i + 1];
-      v.constants = {nullptr};
-      values_[op.results[i].id] = v;
-    }
-  }
-
-  void YieldOutsideRegion(const pir::Op& op) {
-    throw errors::InvalidArgument("%s: a yield outside the region of an if or a while", Where(op));
-  }
-
-  // The result of an in-place op that writes variable(s) `target`: the same variable(s).
-  void Alias(const pir::Op& op, const Value& target) {
-    PL_ENFORCE(op.results.size() == 1 && op.results[0].id != 0,
-               errors::InvalidArgument("%s: expected one result", Where(op)));
-    Value v = target;
-    v.type = op.results[0].type;
-    v.type.is_array = v.type.is_array || target.type.is_array;
-    v.constants.assign(v.names.size(), nullptr);
-    PL_ENFORCE(values_.emplace(op.results[0].id, v).second,
-               errors::InvalidArgument("%s: value %lld is defined twice", Where(op),
-                                       static_cast<long long>(op.results[0].id)));
-  }
-
-  // select_input(mask, x0, x1, ...): the candidate the mask names.
-  void SelectInput(const pir::Op& op) {
-    PL_ENFORCE(op.operands.size() >= 2,
-               errors::InvalidArgument("%s: select_input takes a mask and candidates", Where(op)));
-    RequireOneTensorResult(op);
-    std::vector<std::string> candidates;
-    for (size_t i = 1; i < op.operands.size(); ++i) candidates.push_back(OneTensor(op, i).names[0]);
-    OpDesc* select = block_->AppendOp();
-    select->SetType("select_input");
-    select->SetInput("X", candidates);
-    select->SetInput("Mask", {OneTensor(op, 0).names[0]});
-    select->SetOutput("Out", DefineResult(op, op.results[0]));
-  }
-
-  // assign_out_(x, out): copies x into out's variable (what a ProgramDesc's assign to an
-  // existing variable was translated to).
-  void AssignOut(const pir::Op& op) {
-    PL_ENFORCE(op.operands.size() == 2,
-               errors::InvalidArgument("%s: assign_out_ takes two operands", Where(op)));
-    const Value& x = OneTensor(op, 0);
-    const Value target = OneTensor(op, 1);
-    AppendCopy(x.names[0], target.names[0], x.type);
-    Alias(op, target);
-  }
-
-  // create_array: a tensor array variable, empty at the start of each run of its block.
-  void CreateArray(const pir::Op& op) {
-    PL_ENFORCE(op.results.size() == 1 && op.results[0].id != 0,
-               errors::InvalidArgument("%s: expected one result", Where(op)));
-    pir::Result r = op.results[0];
-    r.type.is_array = true;
-    if (const pir::OpAttribute* dtype = Attr(op, "dtype", /*required=*/false)) {
-      if (dtype->is_dtype && std::get<int>(dtype->value) >= 0) {
-        r.type.dtype = static_cast<DataType>(std::get<int>(dtype->value));
-        r.type.known = true;
-      }
-    }
-    DefineResult(op, r);
-  }
-
-  // array_write_(array, x, i): array[i] = x, growing the array; the result is the array.
-  void ArrayWrite(const pir::Op& op) {
-    PL_ENFORCE(op.operands.size() == 3,
-               errors::InvalidArgument("%s: array_write_ takes an array, a tensor and a position",
-                                       Where(op)));
-    const Value array = OneTensor(op, 0);
-    OpDesc* write = block_->AppendOp();
-    write->SetType("write_to_array");
-    write->SetInput("X", OneTensor(op, 1).names);
-    write->SetInput("I", OneTensor(op, 2).names);
-    write->SetOutput("Out", array.names);
-    Alias(op, array);
-  }
-
-  // slice_array_dense(array, starts): a copy of array[starts[0]].
-  void SliceArrayDense(const pir::Op& op) {
-    PL_ENFORCE(
-        op.operands.size() == 2,
-        errors::InvalidArgument("%s: slice_array_dense takes an array and a start", Where(op)));
-    RequireOneTensorResult(op);
-    const Value& start = OneTensor(op, 1);
-    Numbers n;
-    if (ConstantNumbers(start, &n)) {
-      PL_ENFORCE(n.integral && n.ints.size() == 1 && n.ints[0] >= 0,
-                 errors::Unimplemented("%s: a start of %s; paddle_like reads one position >= 0",
-                                       Where(op), AttrToString(AsAttribute(n))));
-    }
-    OpDesc* read = block_->AppendOp();
-    read->SetType("read_from_array");
-    read->SetInput("X", OneTensor(op, 0).names);
-    read->SetInput("I", start.names);
-    read->SetOutput("Out", DefineResult(op, op.results[0]));
-  }
-
-  // The constant numbers of a value (every tensor of a vector constant), or false.
-  static bool ConstantNumbers(const Value& v, Numbers* out) {
-    if (v.constants.empty()) return false;
-    for (const Constant* c : v.constants) {
-      if (c == nullptr) return false;
-      out->reals.insert(out->reals.end(), c->numbers.reals.begin(), c->numbers.reals.end());
-      out->ints.insert(out->ints.end(), c->numbers.ints.begin(), c->numbers.ints.end());
-      out->integral = out->integral && c->numbers.integral;
-    }
-    out->list = true;
-    return true;
-  }
-
-  static Attribute AsAttribute(const Numbers& n) {
-    if (n.integral) return n.ints;
-    return n.reals;
-  }
-
-  void FromTable(const pir::Op& op, const pir::OpTranslation& t) {
-    PL_ENFORCE(OpInfoMap::Instance().Has(t.legacy_type),
-               errors::Unimplemented("%s: its ProgramDesc op `%s` is not registered", Where(op),
-                                     t.legacy_type));
-    const OpSpec& spec = OpInfoMap::Instance().Get(t.legacy_type).spec;
-    PL_ENFORCE(op.operands.size() <= t.operands.size(),
-               errors::InvalidArgument("%s: %zu operands, this op has at most %zu", Where(op),
-                                       op.operands.size(), t.operands.size()));
-    AttributeMap attrs = t.fixed_attrs;
-    for (const auto& [name, attr] : op.attrs) {
-      std::string legacy = name;
-      for (const auto& [from, to] : t.renamed_attrs) {
-        if (from == name) legacy = to;
-      }
-      attrs[legacy] = attr.value;
-    }
-    VariableNameMap inputs;
-    std::vector<const ValueType*> operand_types;
-    for (size_t i = 0; i < op.operands.size(); ++i) {
-      const std::string& role = t.operands[i];
-      if (op.operands[i] == 0 || role.empty()) {
-        operand_types.push_back(nullptr);
-        continue;
-      }
-      const Value& v = Lookup(op, i);
-      operand_types.push_back(&v.type);
-      std::string attr_name, slot = role;
-      if (role[0] == '@') {
-        const size_t bar = role.find('|');
-        attr_name = role.substr(1, bar == std::string::npos ? std::string::npos : bar - 1);
-        slot = bar == std::string::npos ? "" : role.substr(bar + 1);
-        const size_t list_bar = slot.find('|');
-        if (list_bar != std::string::npos) {
-          slot = v.is_vector ? slot.substr(list_bar + 1) : slot.substr(0, list_bar);
-        }
-        Numbers n;
-        if (ConstantNumbers(v, &n)) {
-          attrs[attr_name] = AsAttribute(n);
-          continue;
-        }
-        PL_ENFORCE(!slot.empty(),
-                   errors::Unimplemented("%s: operand %zu (attribute `%s` of `%s`) is computed "
-                                         "when the program runs; paddle_like needs it constant",
-                                         Where(op), i, attr_name, t.legacy_type));
-      }
-      if (slot.back() == '*') slot.pop_back();
-      if (spec.FindInput(slot) == nullptr) {
-        throw errors::Unimplemented("%s: operand %zu goes to input `%s`, which `%s` lacks",
-                                    Where(op), i, slot, t.legacy_type);
-      }
-      auto& args = inputs[slot];
-      const std::vector<std::string> names = IsScalarList(slot) ? AsScalars(op, i, v) : v.names;
-      args.insert(args.end(), names.begin(), names.end());
-    }
-    VariableNameMap outputs;
-    for (size_t i = 0; i < op.results.size(); ++i) {
-      const pir::Result& r = op.results[i];
-      if (r.id == 0) continue;
-      std::string slot = i < t.results.size() ? t.results[i] : "";
-      if (!slot.empty() && slot.back() == '*') slot.pop_back();
-      if (slot.empty() || spec.FindOutput(slot) == nullptr) {
-        DropResult(r);
-        continue;
-      }
-      const auto names = DefineResult(op, r);
-      auto& args = outputs[slot];
-      args.insert(args.end(), names.begin(), names.end());
-    }
-    if (t.adjust != nullptr) t.adjust(operand_types, &attrs);
-
-    OpDesc* desc = block_->AppendOp();
-    desc->SetType(t.legacy_type);
-    for (const auto& [slot, args] : inputs) desc->SetInput(slot, args);
-    for (const auto& [slot, args] : outputs) desc->SetOutput(slot, args);
-    for (const auto& [name, value] : attrs) {
-      const OpAttrSpec* declared = spec.FindAttr(name);
-      if (declared == nullptr) continue;  // PIR-only attributes (places, struct names).
-      Attribute typed;
-      PL_ENFORCE(
-          ToDeclaredType(value, declared->type, &typed),
-          errors::InvalidArgument("%s: attribute `%s` is %s %s; `%s` reads it as %s", Where(op),
-                                  name, AttrTypeName(GetAttrType(value)), AttrToString(value),
-                                  t.legacy_type, AttrTypeName(declared->type)));
-      desc->SetAttr(name, typed);
-    }
-  }
-
-  // ProgramDesc slots `...TensorList` (starts, ends, shapes, sections) take one-element
-  // tensors, one per value.
-  static bool IsScalarList(const std::string& slot) {
-    const std::string suffix = "TensorList";
-    return slot.size() > suffix.size() &&
-           slot.compare(slot.size() - suffix.size(), suffix.size(), suffix) == 0;
-  }
-
-  // The one-element tensors of operand `i`: a vector's own, or a 1-D tensor of n values split
-  // into n (PIR passes an int array computed at run time as either).
-  std::vector<std::string> AsScalars(const pir::Op& op, size_t i, const Value& v) {
-    if (v.is_vector || v.names.size() != 1 || !v.type.known || v.type.dims.empty() ||
-        (v.type.dims.size() == 1 && v.type.dims[0] == 1)) {
-      return v.names;
-    }
-    PL_ENFORCE(v.type.dims.size() == 1 && v.type.dims[0] > 1,
-               errors::Unimplemented("%s: operand %zu is a tensor of shape [%s] computed when the "
-                                     "program runs; paddle_like needs its number of values known",
-                                     Where(op), i, JoinDims(v.type.dims)));
-    const int64_t n = v.type.dims[0];
-    std::vector<std::string> parts;
-    ValueType part = v.type;
-    part.dims = {1};
-    for (int64_t k = 0; k < n; ++k) {
-      parts.push_back(v.names[0] + ".part_" + std::to_string(k));
-      Declare(parts.back(), part);
-    }
-    OpDesc* split = block_->AppendOp();
-    split->SetType("split");
-    split->SetInput("X", v.names);
-    split->SetOutput("Out", parts);
-    split->SetAttr("axis", 0);
-    split->SetAttr("num", static_cast<int>(n));
-    return parts;
-  }
-
-  static std::string JoinDims(const std::vector<int64_t>& dims) {
-    std::string text;
-    for (int64_t d : dims) text += (text.empty() ? "" : ", ") + std::to_string(d);
-    return text;
-  }
-
-  // Constant ops whose values only became attributes are dropped with their variables.
-  void RemoveUnusedConstants() {
-    std::set<std::string> read;
-    for (size_t b = 0; b < desc_.Size(); ++b) {
-      for (const OpDesc* op : desc_.Block(b).AllOps()) {
-        for (const auto& name : op->InputArgumentNames()) read.insert(name);
-      }
-    }
-    for (size_t b = 0; b < desc_.Size(); ++b) {
-      BlockDesc& block = desc_.Block(b);
-      for (size_t i = block.OpSize(); i-- > 0;) {
-        OpDesc* op = block.Op(i);
-        if (!constant_ops_.count(op)) continue;
-        const std::string out = op->Output("Out")[0];
-        if (read.count(out)) continue;
-        block.RemoveOp(i, i + 1);
-        block.RemoveVar(out);
-      }
-    }
-  }
-
-  const pir::Program& program_;
-  const std::string source_;
-  ProgramDesc desc_;
-  BlockDesc* block_;
-  std::map<int64_t, Value> values_;
-  std::map<int64_t, std::string> preferred_names_;
-  std::vector<std::pair<int, std::string>> feeds_;  // (col, variable)
-  std::vector<std::unique_ptr<Constant>> constants_;
-  std::set<const OpDesc*> constant_ops_;
-  int control_flow_count_ = 0;  // Numbers the names that if and while translations add.
-};
-
 }  // namespace
 
+ProgramDesc Translator::Run() {
+  CheckEveryOpIsTranslated();
+  NameFetchedValues();
+  DeclareFeedAndFetchVars();
+  for (const pir::Op& op : program_.ops) Translate(op);
+  RemoveUnusedConstants();
+  // Feed ops first, in `col` order, as a ProgramDesc keeps them.
+  std::sort(feeds_.begin(), feeds_.end());
+  for (auto it = feeds_.rbegin(); it != feeds_.rend(); ++it) {
+    OpDesc* feed = block_->PrependOp();
+    feed->SetType("feed");
+    feed->SetInput("X", {"feed"});
+    feed->SetOutput("Out", {it->second});
+    feed->SetAttr("col", it->first);
+  }
+  return std::move(desc_);
+}
+
+const std::map<std::string, Translator::Handler>& Translator::Handlers() {
+  static const std::map<std::string, Handler> kHandlers = {
+      {"builtin.parameter", &Translator::Parameter},
+      {"builtin.combine", &Translator::Combine},
+      {"builtin.split", &Translator::SplitVector},
+      {"builtin.slice", &Translator::SliceVector},
+      {"pd_op.data", &Translator::Data},
+      {"pd_op.feed", &Translator::Data},
+      {"pd_op.fetch", &Translator::Fetch},
+      {"pd_op.full", &Translator::Full},
+      {"pd_op.full_int_array", &Translator::FullIntArray},
+      {"pd_op.assign_value", &Translator::AssignValue},
+      {"pd_op.assign_value_", &Translator::AssignValue},
+      {"pd_op.shape64", &Translator::Shape64},
+      {"pd_op.arange", &Translator::Arange},
+      {"pd_op.if", &Translator::If},
+      {"pd_op.while", &Translator::While},
+      {"cf.yield", &Translator::YieldOutsideRegion},
+      {"pd_op.select_input", &Translator::SelectInput},
+      {"pd_op.assign_out_", &Translator::AssignOut},
+      {"pd_op.create_array", &Translator::CreateArray},
+      {"pd_op.array_write_", &Translator::ArrayWrite},
+      {"pd_op.slice_array_dense", &Translator::SliceArrayDense}};
+  return kHandlers;
+}
+
+std::string Translator::Where(const pir::Op& op) const {
+  return "PIR program `" + source_ + "`, " + op.location + " (`" + op.FullName() + "`)";
+}
+
+bool Translator::IsTranslatedControlFlow(const pir::Op& op) {
+  return op.FullName() == "pd_op.if" || op.FullName() == "pd_op.while";
+}
+
+void Translator::CollectMissing(const std::vector<pir::Op>& ops,
+                                std::map<std::string, Missing>* missing,
+                                std::vector<std::string>* order) {
+  for (const pir::Op& op : ops) {
+    for (const pir::Region& region : op.regions) {
+      for (const pir::Block& block : region.blocks) CollectMissing(block.ops, missing, order);
+    }
+    const bool translated =
+        op.regions.empty() ? PirOpIsTranslated(op.FullName()) : IsTranslatedControlFlow(op);
+    if (translated) continue;
+    auto it = missing->find(op.FullName());
+    if (it == missing->end()) {
+      missing->emplace(op.FullName(), Missing{&op, 1});
+      order->push_back(op.FullName());
+    } else {
+      ++it->second.count;
+    }
+  }
+}
+
+void Translator::CheckEveryOpIsTranslated() const {
+  std::map<std::string, Missing> missing;
+  std::vector<std::string> order;
+  CollectMissing(program_.ops, &missing, &order);
+  if (missing.empty()) return;
+  std::string list;
+  for (const auto& name : order) {
+    const Missing& m = missing.at(name);
+    list += (list.empty() ? "" : ", ") + m.first->location + " (`" + name + "`" +
+            (m.first->regions.empty() ? "" : ", control flow") +
+            (m.count > 1 ? ", " + std::to_string(m.count) + " times" : "") + ")";
+  }
+  throw errors::Unimplemented(
+      "PIR program `%s`: no ProgramDesc op in paddle_like corresponds to %zu kind(s) of op in "
+      "it: %s; the same model saved as a ProgramDesc (FLAGS_enable_pir_api=0) may run",
+      source_, order.size(), list);
+}
+
+void Translator::NameFetchedValues() {
+  std::map<int64_t, const pir::Op*> producer;
+  for (const pir::Op& op : program_.ops) {
+    for (const auto& r : op.results) producer[r.id] = &op;
+  }
+  for (const pir::Op& op : program_.ops) {
+    if (op.name != "fetch" || op.operands.size() != 1) continue;
+    const auto name = op.attrs.find("name");
+    if (name == op.attrs.end() || GetAttrType(name->second.value) != AttrType::STRING) continue;
+    const auto p = producer.find(op.operands[0]);
+    if (p == producer.end()) continue;
+    const std::string& kind = p->second->name;
+    if (kind == "parameter" || kind == "data" || p->second->dialect == "builtin") continue;
+    preferred_names_.emplace(op.operands[0], std::get<std::string>(name->second.value));
+  }
+}
+
+void Translator::DeclareFeedAndFetchVars() {
+  VarDesc* feed = block_->Var("feed");
+  feed->SetKind(VarKind::kFeedMinibatch);
+  feed->SetPersistable(true);
+  VarDesc* fetch = block_->Var("fetch");
+  fetch->SetKind(VarKind::kFetchList);
+  fetch->SetPersistable(true);
+}
+
+const Value& Translator::Lookup(const pir::Op& op, size_t i) {
+  const int64_t id = op.operands[i];
+  const auto it = values_.find(id);
+  PL_ENFORCE(it != values_.end(),
+             errors::InvalidArgument("%s: operand %zu is value %lld, which no earlier op makes",
+                                     Where(op), i, static_cast<long long>(id)));
+  PL_ENFORCE(!it->second.dropped,
+             errors::Unimplemented("%s: operand %zu is value %lld, a result that its "
+                                   "ProgramDesc op does not produce",
+                                   Where(op), i, static_cast<long long>(id)));
+  return it->second;
+}
+
+void Translator::Declare(const std::string& name, const ValueType& type, BlockDesc* block) {
+  VarDesc* var = (block != nullptr ? block : block_)->Var(name);
+  if (type.is_array) {
+    var->SetKind(VarKind::kDenseTensorArray);
+    if (type.known) var->SetDataType(type.dtype);
+    return;
+  }
+  if (!type.known || type.is_vector) return;
+  var->SetDataType(type.dtype);
+  var->SetShape(type.dims);
+  var->SetLoDLevel(type.lod_level);
+}
+
+std::string Translator::NameFor(const pir::Op& op, int64_t id) const {
+  const auto it = preferred_names_.find(id);
+  if (it != preferred_names_.end()) return it->second;
+  return op.name + ".tmp_" + std::to_string(id);
+}
+
+std::vector<std::string> Translator::DefineResult(const pir::Op& op, const pir::Result& r) {
+  Value v;
+  v.type = r.type;
+  const std::string base = NameFor(op, r.id);
+  if (r.type.is_vector) {
+    v.is_vector = true;
+    for (size_t i = 0; i < r.type.elements.size(); ++i) {
+      v.names.push_back(base + "_" + std::to_string(i));
+      Declare(v.names.back(), r.type.elements[i]);
+    }
+  } else {
+    v.names.push_back(base);
+    Declare(base, r.type);
+  }
+  v.constants.assign(v.names.size(), nullptr);
+  PL_ENFORCE(values_.emplace(r.id, v).second,
+             errors::InvalidArgument("%s: value %lld is defined twice", Where(op),
+                                     static_cast<long long>(r.id)));
+  return v.names;
+}
+
+void Translator::DropResult(const pir::Result& r) {
+  Value v;
+  v.dropped = true;
+  v.type = r.type;
+  values_[r.id] = v;
+}
+
+const pir::OpAttribute* Translator::Attr(const pir::Op& op, const std::string& name,
+                                         bool required) {
+  const auto it = op.attrs.find(name);
+  if (it != op.attrs.end()) return &it->second;
+  PL_ENFORCE(!required, errors::InvalidArgument("%s: missing attribute `%s`", Where(op), name));
+  return nullptr;
+}
+
+void Translator::Translate(const pir::Op& op) {
+  PL_ENFORCE(op.regions.empty() || IsTranslatedControlFlow(op),
+             errors::Unimplemented("%s: this control-flow op has no ProgramDesc counterpart in "
+                                   "paddle_like",
+                                   Where(op)));
+  const auto handler = Handlers().find(op.FullName());
+  if (handler != Handlers().end()) return (this->*handler->second)(op);
+  if (op.dialect == "pd_op") {
+    if (const pir::OpTranslation* t = pir::FindOpTranslation(op.name)) {
+      return FromTable(op, *t);
+    }
+  }
+  throw errors::Unimplemented("%s: no ProgramDesc op corresponds to this PIR op in paddle_like",
+                              Where(op));
+}
+
+void Translator::Parameter(const pir::Op& op) {
+  const std::string& name = std::get<std::string>(Attr(op, "parameter_name")->value);
+  PL_ENFORCE(op.results.size() == 1 && !op.results[0].type.is_vector,
+             errors::InvalidArgument("%s: a parameter has one tensor result", Where(op)));
+  Value v;
+  v.names = {name};
+  v.type = op.results[0].type;
+  v.constants = {nullptr};
+  Declare(name, v.type);
+  VarDesc* var = block_->FindVar(name);
+  var->SetPersistable(true);
+  values_[op.results[0].id] = v;
+}
+
+void Translator::Combine(const pir::Op& op) {
+  PL_ENFORCE(op.results.size() == 1,
+             errors::InvalidArgument("%s: combine has one result", Where(op)));
+  Value v;
+  v.is_vector = true;
+  v.type = op.results[0].type;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const Value& e = Lookup(op, i);
+    v.names.insert(v.names.end(), e.names.begin(), e.names.end());
+    v.constants.insert(v.constants.end(), e.constants.begin(), e.constants.end());
+  }
+  values_[op.results[0].id] = v;
+}
+
+void Translator::SplitVector(const pir::Op& op) {
+  PL_ENFORCE(op.operands.size() == 1,
+             errors::InvalidArgument("%s: split takes one vector", Where(op)));
+  const Value src = Lookup(op, 0);
+  PL_ENFORCE(src.names.size() == op.results.size(),
+             errors::InvalidArgument("%s: splits a vector of %zu into %zu results", Where(op),
+                                     src.names.size(), op.results.size()));
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    Value e;
+    e.names = {src.names[i]};
+    e.type = op.results[i].type;
+    e.constants = {src.constants[i]};
+    values_[op.results[i].id] = e;
+  }
+}
+
+void Translator::SliceVector(const pir::Op& op) {
+  const Value src = Lookup(op, 0);
+  Attribute index;
+  PL_ENFORCE(ToDeclaredType(Attr(op, "index")->value, AttrType::LONG, &index),
+             errors::InvalidArgument("%s: `index` is not an integer", Where(op)));
+  const int64_t i = std::get<int64_t>(index);
+  PL_ENFORCE(i >= 0 && i < static_cast<int64_t>(src.names.size()) && op.results.size() == 1,
+             errors::InvalidArgument("%s: index %lld of a vector of %zu", Where(op),
+                                     static_cast<long long>(i), src.names.size()));
+  Value e;
+  e.names = {src.names[i]};
+  e.type = op.results[0].type;
+  e.constants = {src.constants[i]};
+  values_[op.results[0].id] = e;
+}
+
+void Translator::Data(const pir::Op& op) {
+  const pir::OpAttribute* name = Attr(op, "name");
+  PL_ENFORCE(
+      GetAttrType(name->value) == AttrType::STRING && op.results.size() == 1,
+      errors::InvalidArgument("%s: a data op has a string `name` and one result", Where(op)));
+  const std::string& var_name = std::get<std::string>(name->value);
+  Value v;
+  v.names = {var_name};
+  v.type = op.results[0].type;
+  v.constants = {nullptr};
+  Declare(var_name, v.type);
+  block_->FindVar(var_name)->SetNeedCheckFeed(true);
+  PL_ENFORCE(values_.emplace(op.results[0].id, v).second,
+             errors::InvalidArgument("%s: value defined twice", Where(op)));
+  // `pd_op.feed` (programs translated from a ProgramDesc) carries its column; data ops
+  // are numbered in order.
+  int col = static_cast<int>(feeds_.size());
+  if (const pir::OpAttribute* c = Attr(op, "col", /*required=*/false)) {
+    Attribute value;
+    PL_ENFORCE(ToDeclaredType(c->value, AttrType::INT, &value),
+               errors::InvalidArgument("%s: `col` is not an int", Where(op)));
+    col = std::get<int>(value);
+  }
+  feeds_.emplace_back(col, var_name);
+}
+
+void Translator::Fetch(const pir::Op& op) {
+  PL_ENFORCE(op.operands.size() == 1,
+             errors::InvalidArgument("%s: fetch takes one operand", Where(op)));
+  const Value v = Lookup(op, 0);
+  PL_ENFORCE(!v.is_vector, errors::Unimplemented("%s: fetching a vector", Where(op)));
+  const pir::OpAttribute* name = Attr(op, "name");
+  const pir::OpAttribute* col = Attr(op, "col");
+  PL_ENFORCE(GetAttrType(name->value) == AttrType::STRING,
+             errors::InvalidArgument("%s: `name` is not a string", Where(op)));
+  const std::string& fetch_name = std::get<std::string>(name->value);
+  Attribute col_value;
+  PL_ENFORCE(ToDeclaredType(col->value, AttrType::INT, &col_value),
+             errors::InvalidArgument("%s: `col` is not an int", Where(op)));
+  if (v.names[0] != fetch_name) {
+    Declare(fetch_name, v.type);
+    OpDesc* assign = block_->AppendOp();
+    assign->SetType("assign");
+    assign->SetInput("X", v.names);
+    assign->SetOutput("Out", {fetch_name});
+  }
+  OpDesc* fetch = block_->AppendOp();
+  fetch->SetType("fetch");
+  fetch->SetInput("X", {fetch_name});
+  fetch->SetOutput("Out", {"fetch"});
+  fetch->SetAttr("col", col_value);
+  for (const auto& r : op.results) DropResult(r);
+}
+
+void Translator::RecordConstant(const pir::Op& op, Numbers numbers) {
+  if (static_cast<int64_t>(numbers.reals.size()) > kMaxConstantElements) return;
+  if (values_[op.results[0].id].names.size() != 1) return;
+  constants_.push_back(std::make_unique<Constant>(Constant{std::move(numbers)}));
+  values_[op.results[0].id].constants = {constants_.back().get()};
+}
+
+void Translator::RequireOneTensorResult(const pir::Op& op) {
+  PL_ENFORCE(op.results.size() == 1 && !op.results[0].type.is_vector && op.results[0].id != 0,
+             errors::InvalidArgument("%s: expected one tensor result", Where(op)));
+}
+
+OpDesc* Translator::AppendConstantOp(const std::string& type) {
+  OpDesc* desc = block_->AppendOp();
+  desc->SetType(type);
+  constant_ops_.insert(desc);
+  return desc;
+}
+
+DataType Translator::DtypeAttr(const pir::Op& op) {
+  const pir::OpAttribute* dtype = Attr(op, "dtype");
+  PL_ENFORCE(dtype->is_dtype, errors::InvalidArgument("%s: `dtype` is not a data type", Where(op)));
+  return static_cast<DataType>(std::get<int>(dtype->value));
+}
+
+void Translator::Full(const pir::Op& op) {
+  RequireOneTensorResult(op);
+  Attribute shape, value;
+  PL_ENFORCE(
+      ToDeclaredType(Attr(op, "shape")->value, AttrType::LONGS, &shape) &&
+          ToDeclaredType(Attr(op, "value")->value, AttrType::FLOAT64, &value),
+      errors::InvalidArgument("%s: `shape` should be integers and `value` a number", Where(op)));
+  const DataType dtype = DtypeAttr(op);
+  const double v = std::get<double>(value);
+  const auto& dims = std::get<std::vector<int64_t>>(shape);
+  OpDesc* desc = AppendConstantOp("fill_constant");
+  desc->SetOutput("Out", DefineResult(op, op.results[0]));
+  desc->SetAttr("shape", dims);
+  desc->SetAttr("dtype", static_cast<int>(dtype));
+  desc->SetAttr("value", static_cast<float>(v));
+  // The exact value where a float would round it (large integers, doubles).
+  if (static_cast<double>(static_cast<float>(v)) != v || IsIntegral(dtype)) {
+    char text[64];
+    if (IsIntegral(dtype) && std::fabs(v) < 9.2e18) {
+      std::snprintf(text, sizeof(text), "%lld", static_cast<long long>(v));
+    } else {
+      std::snprintf(text, sizeof(text), "%.17g", v);
+    }
+    desc->SetAttr("str_value", std::string(text));
+  }
+  int64_t numel = 1;  // Capped past the largest constant kept, so that it cannot overflow.
+  for (int64_t d : dims) {
+    numel = d < 0 || d > kMaxConstantElements ? kMaxConstantElements + 1
+                                              : std::min(numel * d, kMaxConstantElements + 1);
+  }
+  if (numel <= kMaxConstantElements) {
+    Numbers n;
+    n.list = true;
+    n.integral = std::floor(v) == v && std::fabs(v) < 9.2e18;
+    n.reals.assign(numel, v);
+    n.ints.assign(numel, n.integral ? static_cast<int64_t>(v) : 0);
+    RecordConstant(op, std::move(n));
+  }
+}
+
+void Translator::FullIntArray(const pir::Op& op) {
+  RequireOneTensorResult(op);
+  Attribute values;
+  PL_ENFORCE(ToDeclaredType(Attr(op, "value")->value, AttrType::LONGS, &values),
+             errors::InvalidArgument("%s: `value` should be integers", Where(op)));
+  const auto& ints = std::get<std::vector<int64_t>>(values);
+  const DataType dtype = DtypeAttr(op);
+  OpDesc* desc = AppendConstantOp("assign_value");
+  desc->SetOutput("Out", DefineResult(op, op.results[0]));
+  desc->SetAttr("shape", std::vector<int>{static_cast<int>(ints.size())});
+  desc->SetAttr("dtype", static_cast<int>(dtype));
+  if (dtype == DataType::INT32) {
+    Attribute narrow;
+    PL_ENFORCE(ToDeclaredType(values, AttrType::INTS, &narrow),
+               errors::InvalidArgument("%s: a value does not fit int32", Where(op)));
+    desc->SetAttr("int32_values", narrow);
+  } else {
+    desc->SetAttr("int64_values", ints);
+  }
+  Numbers n;
+  NumbersOf(values, &n);
+  RecordConstant(op, std::move(n));
+}
+
+void Translator::AssignValue(const pir::Op& op) {
+  RequireOneTensorResult(op);
+  Attribute shape;
+  PL_ENFORCE(ToDeclaredType(Attr(op, "shape")->value, AttrType::INTS, &shape),
+             errors::InvalidArgument("%s: `shape` should be integers", Where(op)));
+  const DataType dtype = DtypeAttr(op);
+  const Attribute& values = Attr(op, "values")->value;
+  Numbers n;
+  PL_ENFORCE(NumbersOf(values, &n),
+             errors::InvalidArgument("%s: `values` should be numbers", Where(op)));
+  AttrType type;
+  const char* field = pir::TypedValuesField(dtype, &type);
+  PL_ENFORCE(field != nullptr, errors::Unimplemented("%s: assign_value of dtype %s", Where(op),
+                                                     platform::DataTypeName(dtype)));
+  Attribute typed;
+  PL_ENFORCE(ToDeclaredType(values, type, &typed),
+             errors::InvalidArgument("%s: `values` do not fit dtype %s", Where(op),
+                                     platform::DataTypeName(dtype)));
+  OpDesc* desc = AppendConstantOp("assign_value");
+  desc->SetOutput("Out", DefineResult(op, op.results[0]));
+  desc->SetAttr("shape", shape);
+  desc->SetAttr("dtype", static_cast<int>(dtype));
+  desc->SetAttr(field, typed);
+  RecordConstant(op, std::move(n));
+}
+
+void Translator::Shape64(const pir::Op& op) {
+  PL_ENFORCE(op.operands.size() == 1,
+             errors::InvalidArgument("%s: shape64 has one operand", Where(op)));
+  RequireOneTensorResult(op);
+  const Value& x = Lookup(op, 0);
+  const std::string out = DefineResult(op, op.results[0])[0];
+  const std::string int32_shape = out + ".int32";
+  ValueType t = op.results[0].type;
+  t.dtype = DataType::INT32;
+  Declare(int32_shape, t);
+  OpDesc* shape = block_->AppendOp();
+  shape->SetType("shape");
+  shape->SetInput("Input", x.names);
+  shape->SetOutput("Out", {int32_shape});
+  AppendCast(int32_shape, DataType::INT32, out, DataType::INT64);
+}
+
+void Translator::AppendCast(const std::string& x, DataType from, const std::string& out,
+                            DataType to) {
+  OpDesc* cast = block_->AppendOp();
+  cast->SetType("cast");
+  cast->SetInput("X", {x});
+  cast->SetOutput("Out", {out});
+  cast->SetAttr("in_dtype", static_cast<int>(from));
+  cast->SetAttr("out_dtype", static_cast<int>(to));
+}
+
+void Translator::Arange(const pir::Op& op) {
+  PL_ENFORCE(op.operands.size() == 3,
+             errors::InvalidArgument("%s: arange has three operands", Where(op)));
+  RequireOneTensorResult(op);
+  const DataType dtype = DtypeAttr(op);
+  std::vector<std::string> inputs;
+  for (size_t i = 0; i < 3; ++i) {
+    const Value& v = Lookup(op, i);
+    PL_ENFORCE(v.names.size() == 1,
+               errors::InvalidArgument("%s: operand %zu is not one tensor", Where(op), i));
+    if (!v.type.known || v.type.dtype == dtype || dtype == DataType::UNDEFINED) {
+      inputs.push_back(v.names[0]);
+      continue;
+    }
+    const std::string cast_name = v.names[0] + ".as_" + platform::DataTypeName(dtype);
+    ValueType t = v.type;
+    t.dtype = dtype;
+    Declare(cast_name, t);
+    AppendCast(v.names[0], v.type.dtype, cast_name, dtype);
+    inputs.push_back(cast_name);
+  }
+  OpDesc* range = block_->AppendOp();
+  range->SetType("range");
+  range->SetInput("Start", {inputs[0]});
+  range->SetInput("End", {inputs[1]});
+  range->SetInput("Step", {inputs[2]});
+  range->SetOutput("Out", DefineResult(op, op.results[0]));
+}
+
+bool Translator::ConstantNumbers(const Value& v, Numbers* out) {
+  if (v.constants.empty()) return false;
+  for (const Constant* c : v.constants) {
+    if (c == nullptr) return false;
+    out->reals.insert(out->reals.end(), c->numbers.reals.begin(), c->numbers.reals.end());
+    out->ints.insert(out->ints.end(), c->numbers.ints.begin(), c->numbers.ints.end());
+    out->integral = out->integral && c->numbers.integral;
+  }
+  out->list = true;
+  return true;
+}
+
+Attribute Translator::AsAttribute(const Numbers& n) {
+  if (n.integral) return n.ints;
+  return n.reals;
+}
+
+void Translator::FromTable(const pir::Op& op, const pir::OpTranslation& t) {
+  PL_ENFORCE(OpInfoMap::Instance().Has(t.legacy_type),
+             errors::Unimplemented("%s: its ProgramDesc op `%s` is not registered", Where(op),
+                                   t.legacy_type));
+  const OpSpec& spec = OpInfoMap::Instance().Get(t.legacy_type).spec;
+  PL_ENFORCE(op.operands.size() <= t.operands.size(),
+             errors::InvalidArgument("%s: %zu operands, this op has at most %zu", Where(op),
+                                     op.operands.size(), t.operands.size()));
+  AttributeMap attrs = t.fixed_attrs;
+  for (const auto& [name, attr] : op.attrs) {
+    std::string legacy = name;
+    for (const auto& [from, to] : t.renamed_attrs) {
+      if (from == name) legacy = to;
+    }
+    attrs[legacy] = attr.value;
+  }
+  VariableNameMap inputs;
+  std::vector<const ValueType*> operand_types;
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    const std::string& role = t.operands[i];
+    if (op.operands[i] == 0 || role.empty()) {
+      operand_types.push_back(nullptr);
+      continue;
+    }
+    const Value& v = Lookup(op, i);
+    operand_types.push_back(&v.type);
+    std::string attr_name, slot = role;
+    if (role[0] == '@') {
+      const size_t bar = role.find('|');
+      attr_name = role.substr(1, bar == std::string::npos ? std::string::npos : bar - 1);
+      slot = bar == std::string::npos ? "" : role.substr(bar + 1);
+      const size_t list_bar = slot.find('|');
+      if (list_bar != std::string::npos) {
+        slot = v.is_vector ? slot.substr(list_bar + 1) : slot.substr(0, list_bar);
+      }
+      Numbers n;
+      if (ConstantNumbers(v, &n)) {
+        attrs[attr_name] = AsAttribute(n);
+        continue;
+      }
+      PL_ENFORCE(!slot.empty(),
+                 errors::Unimplemented("%s: operand %zu (attribute `%s` of `%s`) is computed "
+                                       "when the program runs; paddle_like needs it constant",
+                                       Where(op), i, attr_name, t.legacy_type));
+    }
+    if (slot.back() == '*') slot.pop_back();
+    if (spec.FindInput(slot) == nullptr) {
+      throw errors::Unimplemented("%s: operand %zu goes to input `%s`, which `%s` lacks", Where(op),
+                                  i, slot, t.legacy_type);
+    }
+    auto& args = inputs[slot];
+    const std::vector<std::string> names = IsScalarList(slot) ? AsScalars(op, i, v) : v.names;
+    args.insert(args.end(), names.begin(), names.end());
+  }
+  VariableNameMap outputs;
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    const pir::Result& r = op.results[i];
+    if (r.id == 0) continue;
+    std::string slot = i < t.results.size() ? t.results[i] : "";
+    if (!slot.empty() && slot.back() == '*') slot.pop_back();
+    if (slot.empty() || spec.FindOutput(slot) == nullptr) {
+      DropResult(r);
+      continue;
+    }
+    const auto names = DefineResult(op, r);
+    auto& args = outputs[slot];
+    args.insert(args.end(), names.begin(), names.end());
+  }
+  if (t.adjust != nullptr) t.adjust(operand_types, &attrs);
+
+  OpDesc* desc = block_->AppendOp();
+  desc->SetType(t.legacy_type);
+  for (const auto& [slot, args] : inputs) desc->SetInput(slot, args);
+  for (const auto& [slot, args] : outputs) desc->SetOutput(slot, args);
+  for (const auto& [name, value] : attrs) {
+    const OpAttrSpec* declared = spec.FindAttr(name);
+    if (declared == nullptr) continue;  // PIR-only attributes (places, struct names).
+    Attribute typed;
+    PL_ENFORCE(
+        ToDeclaredType(value, declared->type, &typed),
+        errors::InvalidArgument("%s: attribute `%s` is %s %s; `%s` reads it as %s", Where(op), name,
+                                AttrTypeName(GetAttrType(value)), AttrToString(value),
+                                t.legacy_type, AttrTypeName(declared->type)));
+    desc->SetAttr(name, typed);
+  }
+}
+
+bool Translator::IsScalarList(const std::string& slot) {
+  const std::string suffix = "TensorList";
+  return slot.size() > suffix.size() &&
+         slot.compare(slot.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::vector<std::string> Translator::AsScalars(const pir::Op& op, size_t i, const Value& v) {
+  if (v.is_vector || v.names.size() != 1 || !v.type.known || v.type.dims.empty() ||
+      (v.type.dims.size() == 1 && v.type.dims[0] == 1)) {
+    return v.names;
+  }
+  PL_ENFORCE(v.type.dims.size() == 1 && v.type.dims[0] > 1,
+             errors::Unimplemented("%s: operand %zu is a tensor of shape [%s] computed when the "
+                                   "program runs; paddle_like needs its number of values known",
+                                   Where(op), i, JoinDims(v.type.dims)));
+  const int64_t n = v.type.dims[0];
+  std::vector<std::string> parts;
+  ValueType part = v.type;
+  part.dims = {1};
+  for (int64_t k = 0; k < n; ++k) {
+    parts.push_back(v.names[0] + ".part_" + std::to_string(k));
+    Declare(parts.back(), part);
+  }
+  OpDesc* split = block_->AppendOp();
+  split->SetType("split");
+  split->SetInput("X", v.names);
+  split->SetOutput("Out", parts);
+  split->SetAttr("axis", 0);
+  split->SetAttr("num", static_cast<int>(n));
+  return parts;
+}
+
+std::string Translator::JoinDims(const std::vector<int64_t>& dims) {
+  std::string text;
+  for (int64_t d : dims) text += (text.empty() ? "" : ", ") + std::to_string(d);
+  return text;
+}
+
+void Translator::RemoveUnusedConstants() {
+  std::set<std::string> read;
+  for (size_t b = 0; b < desc_.Size(); ++b) {
+    for (const OpDesc* op : desc_.Block(b).AllOps()) {
+      for (const auto& name : op->InputArgumentNames()) read.insert(name);
+    }
+  }
+  for (size_t b = 0; b < desc_.Size(); ++b) {
+    BlockDesc& block = desc_.Block(b);
+    for (size_t i = block.OpSize(); i-- > 0;) {
+      OpDesc* op = block.Op(i);
+      if (!constant_ops_.count(op)) continue;
+      const std::string out = op->Output("Out")[0];
+      if (read.count(out)) continue;
+      block.RemoveOp(i, i + 1);
+      block.RemoveVar(out);
+    }
+  }
+}
+
+}  // namespace pir
+
 bool PirOpIsTranslated(const std::string& full_name) {
-  if (Translator::Handlers().count(full_name)) return true;
+  if (pir::Translator::Handlers().count(full_name)) return true;
   const std::string prefix = "pd_op.";
   if (full_name.compare(0, prefix.size(), prefix) != 0) return false;
   const pir::OpTranslation* t = pir::FindOpTranslation(full_name.substr(prefix.size()));
@@ -1210,7 +805,7 @@ bool PirOpIsTranslated(const std::string& full_name) {
 
 ProgramDesc ProgramFromPirJson(const std::string& text, const std::string& source) {
   const pir::Program program = pir::ParseProgramJson(text, source);
-  return Translator(program, source).Run();
+  return pir::Translator(program, source).Run();
 }
 
 }  // namespace framework
