@@ -211,6 +211,22 @@ TEST(PirControlFlow, ATensorArrayIsFilledInALoopAndRead) {
   EXPECT_EQ(ToDoubles(out[3]), std::vector<double>({4, -2}));
 }
 
+// A PyLayer (a layer with its own gradient) runs its forward region in place: r0 = x * x * x
+// from the region, r1 = x passed through it as a copy of its own.
+TEST(PirControlFlow, APyLayerRunsItsForwardRegion) {
+  const ProgramDesc p = Translate(Program(
+      {Data(1, "x", "2"),
+       Op("1.pylayer", {1}, {{2, kF2}, {3, kF2}}, {Attr("backward_function_id", "0.a_i32", "7")},
+          {Region({}, {Op("1.multiply", {1, 1}, {{4, kF2}}), Op("1.multiply", {4, 1}, {{5, kF2}}),
+                       Yield({5, 1})})}),
+       Fetch(2, 6, "cube", 0), Fetch(3, 7, "same", 1)}));
+  EXPECT_EQ(p.Size(), 1u);  // No sub-block: the forward region joins the program's block.
+  const auto out = RunTranslated(p, {{"x", MakeTensor<float>({2}, {1.5, -2})}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(ToDoubles(out[0]), std::vector<double>({3.375, -8}));
+  EXPECT_EQ(ToDoubles(out[1]), std::vector<double>({1.5, -2}));
+}
+
 TEST(PirControlFlow, DamagedControlFlowIsATypedError) {
   // An if whose branch yields fewer values than it has results.
   ExpectError<platform::InvalidArgumentError>(
@@ -263,6 +279,12 @@ TEST(PirControlFlow, DamagedControlFlowIsATypedError) {
         Translate(Program({Data(1, "x", "2"), Data(2, "c", "1", "bool"), nested}));
       },
       {"regions nested more than 64 deep"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        Translate(Program({Data(1, "x", "2"), Op("1.pylayer", {1}, {{2, kF2}, {3, kF2}}, {},
+                                                 {Region({}, {Yield({1})})})}));
+      },
+      {"op 1 (`pd_op.pylayer`)", "its region yields 1 values for 2 results"});
   // An array position counted from the end has no fixed place before the array is filled.
   ExpectError<platform::UnimplementedError>(
       [] {

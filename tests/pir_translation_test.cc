@@ -290,24 +290,25 @@ TEST(PirTranslation, UnsupportedProgramsSayWhy) {
             Program({Data(1, "x", "2"), Op("1.frobnicate", {1}, {{2, Tensor("t_f32", "2")}})}));
       },
       {"op 1", "pd_op.frobnicate", "no ProgramDesc op"});
-  const std::string pylayer =
-      Op("1.pylayer", {1}, {}, {}, {Region({}, {Op("1.relu", {1}, {{5, Tensor("t_f32", "2")}})})});
+  const std::string region_op = Op("1.some_region_op", {1}, {}, {},
+                                   {Region({}, {Op("1.relu", {1}, {{5, Tensor("t_f32", "2")}})})});
   ExpectError<platform::UnimplementedError>(
       [&] {
-        Translate(Program({Data(1, "x", "2"), pylayer}));
+        Translate(Program({Data(1, "x", "2"), region_op}));
       },
-      {"op 1", "pd_op.pylayer", "control flow"});
+      {"op 1", "pd_op.some_region_op", "control flow"});
   // Every missing kind of op at once, with its first place and count, inside regions too.
   ExpectError<platform::UnimplementedError>(
       [&] {
         Translate(Program(
-            {Data(1, "x", "2"), Op("1.frobnicate", {1}, {{2, Tensor("t_f32", "2")}}), pylayer,
+            {Data(1, "x", "2"), Op("1.frobnicate", {1}, {{2, Tensor("t_f32", "2")}}), region_op,
              Op("1.if", {1}, {}, {},
                 {Region({}, {Op("1.frobnicate", {2}, {{3, Tensor("t_f32", "2")}}), Yield({})}),
                  Region({}, {Op("1.unknown_op", {2}, {{4, Tensor("t_f32", "2")}}), Yield({})})})}));
       },
-      {"3 kind(s)", "op 1 (`pd_op.frobnicate`, 2 times)", "op 2 (`pd_op.pylayer`, control flow)",
-       "op 3, region 1, op 0 (`pd_op.unknown_op`)", "FLAGS_enable_pir_api=0"});
+      {"3 kind(s)", "op 1 (`pd_op.frobnicate`, 2 times)",
+       "op 2 (`pd_op.some_region_op`, control flow)", "op 3, region 1, op 0 (`pd_op.unknown_op`)",
+       "FLAGS_enable_pir_api=0"});
   // A pool size computed when the program runs has no place in pool2d's attributes.
   ExpectError<platform::UnimplementedError>(
       [] {
@@ -328,7 +329,7 @@ TEST(PirTranslation, OpsOfTheFixturesAreTranslated) {
   EXPECT_TRUE(framework::PirOpIsTranslated("pd_op.if"));
   EXPECT_TRUE(framework::PirOpIsTranslated("pd_op.while"));
   EXPECT_TRUE(framework::PirOpIsTranslated("cf.yield"));  // Within an if or a while.
-  EXPECT_FALSE(framework::PirOpIsTranslated("pd_op.pylayer"));
+  EXPECT_TRUE(framework::PirOpIsTranslated("pd_op.pylayer"));
 }
 
 // The translations of the saved fixtures pass the checks a loader runs, shape inference

@@ -316,6 +316,44 @@ void Translator::SliceArrayDense(const pir::Op& op) {
   read->SetOutput("Out", DefineResult(op, op.results[0]));
 }
 
+void Translator::PyLayer(const pir::Op& op) {
+  PL_ENFORCE(op.regions.size() == 1 && op.regions[0].blocks.size() == 1 &&
+                 op.regions[0].blocks[0].args.empty(),
+             errors::InvalidArgument("%s: a pylayer has one region of one block without "
+                                     "arguments (its forward function)",
+                                     Where(op)));
+  const pir::Block& block = op.regions[0].blocks[0];
+  const pir::Op* yield = nullptr;
+  std::set<int64_t> defined;  // The values the region makes.
+  for (const pir::Op& inner : block.ops) {
+    if (inner.FullName() == "cf.yield") {
+      PL_ENFORCE(&inner == &block.ops.back(),
+                 errors::InvalidArgument("%s: yield before the end of its block", Where(inner)));
+      yield = &inner;
+      continue;
+    }
+    Translate(inner);
+    for (const pir::Result& r : inner.results) defined.insert(r.id);
+  }
+  const size_t yielded = yield == nullptr ? 0 : yield->operands.size();
+  PL_ENFORCE(yielded == op.results.size(),
+             errors::InvalidArgument("%s: its region yields %zu values for %zu results", Where(op),
+                                     yielded, op.results.size()));
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    if (op.results[i].id == 0) continue;
+    const Value& y = OneTensor(*yield, i);
+    if (defined.count(yield->operands[i])) {
+      Value v = y;
+      v.type = op.results[i].type;
+      values_[op.results[i].id] = v;
+      continue;
+    }
+    // A value of the enclosing block passed through: the result is a copy of its own.
+    const std::vector<std::string> names = DefineResult(op, op.results[i]);
+    AppendCopy(y.names[0], names[0], y.type);
+  }
+}
+
 }  // namespace pir
 }  // namespace framework
 }  // namespace paddle_like

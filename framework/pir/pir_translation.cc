@@ -186,7 +186,8 @@ const std::map<std::string, Translator::Handler>& Translator::Handlers() {
       {"pd_op.assign_out_", &Translator::AssignOut},
       {"pd_op.create_array", &Translator::CreateArray},
       {"pd_op.array_write_", &Translator::ArrayWrite},
-      {"pd_op.slice_array_dense", &Translator::SliceArrayDense}};
+      {"pd_op.slice_array_dense", &Translator::SliceArrayDense},
+      {"pd_op.pylayer", &Translator::PyLayer}};
   return kHandlers;
 }
 
@@ -195,7 +196,8 @@ std::string Translator::Where(const pir::Op& op) const {
 }
 
 bool Translator::IsTranslatedControlFlow(const pir::Op& op) {
-  return op.FullName() == "pd_op.if" || op.FullName() == "pd_op.while";
+  return op.FullName() == "pd_op.if" || op.FullName() == "pd_op.while" ||
+         op.FullName() == "pd_op.pylayer";
 }
 
 void Translator::CollectMissing(const std::vector<pir::Op>& ops,

@@ -205,6 +205,11 @@ class Translator {
   // slice_array_dense(array, starts): a copy of array[starts[0]].
   void SliceArrayDense(const pir::Op& op);
 
+  // pylayer(inputs) -> results: a layer with a gradient of its own (paddle.autograd.PyLayer).
+  // Inference runs its forward region once, so that region's ops join the current block and
+  // the results are what it yields.
+  void PyLayer(const pir::Op& op);
+
   // The constant numbers of a value (every tensor of a vector constant), or false.
   static bool ConstantNumbers(const Value& v, Numbers* out);
 
