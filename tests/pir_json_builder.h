@@ -75,9 +75,13 @@ inline std::string Data(int id, const std::string& name, const std::string& dims
        Attr("dtype", "1.a_dtype", "\"" + dtype + "\"")});
 }
 
-inline std::string Parameter(int id, const std::string& name, const std::string& dims) {
+// A parameter; `persistable` false makes it a buffer outside the parameters file (OA: its
+// persistable, stop_gradient and trainable flags).
+inline std::string Parameter(int id, const std::string& name, const std::string& dims,
+                             bool persistable = true) {
   return R"({"#": "p", "A": [0, 1, 1, ")" + name + R"("], "DA": [], "O": {"%": )" +
-         std::to_string(id) + R"(, "TT": )" + Tensor("t_f32", dims) + "}}";
+         std::to_string(id) + R"(, "TT": )" + Tensor("t_f32", dims) + R"(}, "OA": )" +
+         (persistable ? "[1, 0, 1]" : "[0, 1, 0]") + "}";
 }
 
 inline std::string Fetch(int operand, int result, const std::string& name, int col) {

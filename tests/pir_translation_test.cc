@@ -76,6 +76,18 @@ TEST(PirTranslation, FeedsParametersAndFetches) {
   EXPECT_FALSE(std::get<bool>(matmul->GetAttr("trans_y")));
 }
 
+// A parameter that is not persistable (an RNN's dropout state) has no record in the
+// parameters file: it is declared, not loaded.
+TEST(PirTranslation, BuffersThatAreNotPersistableAreNotLoaded) {
+  const ProgramDesc p = Translate(
+      Program({Parameter(1, "fc.w_0", "3"),
+               Parameter(2, "rnn.dropout_state__non_persistable", "0", false), Data(3, "x", "3"),
+               Op("1.add", {3, 1}, {{4, Tensor("t_f32", "3")}}), Fetch(4, 5, "out", 0)}));
+  EXPECT_TRUE(p.Block(0).FindVar("fc.w_0")->Persistable());
+  ASSERT_NE(p.Block(0).FindVar("rnn.dropout_state__non_persistable"), nullptr);
+  EXPECT_FALSE(p.Block(0).FindVar("rnn.dropout_state__non_persistable")->Persistable());
+}
+
 TEST(PirTranslation, ConstantOperandsBecomeAttributes) {
   const ProgramDesc p = Translate(Program({
       Data(1, "x", "-1, 4, 8, 8"),
@@ -339,7 +351,7 @@ TEST(PirTranslation, SavedProgramsValidate) {
   for (const char* name :
        {"pir_convnet_tiny", "pir_transformer_tiny", "pir_ops_tiny", "pir_vision_ops_tiny",
         "pir_elementwise_ops_tiny", "pir_seq2seq_tiny", "pir_control_flow_tiny",
-        "pir_faster_rcnn_tiny", "pir_mask_rcnn_tiny", "pir_detection_ops_tiny"}) {
+        "pir_faster_rcnn_tiny", "pir_mask_rcnn_tiny", "pir_detection_ops_tiny", "pir_rnn_tiny"}) {
     SCOPED_TRACE(name);
     const std::string path =
         std::string(PL_SOURCE_DIR "/tests/fixtures/models/") + name + "/model.json";

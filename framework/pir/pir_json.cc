@@ -352,6 +352,12 @@ Op ParseOp(const Json& json, const std::string& location, const Where& program_w
     PL_ENFORCE(!a.empty() && a.back().is_string(),
                errors::InvalidArgument("%s", where.Describe("a parameter without its name")));
     op.attrs["parameter_name"].value = a.back().get<std::string>();
+    // OA: [persistable, stop_gradient, trainable]. A buffer that is not persistable (an RNN's
+    // dropout state, named `..._non_persistable`) has no record in the parameters file.
+    const auto oa = json.find("OA");
+    if (oa != json.end() && oa->is_array() && !oa->empty() && (*oa)[0].is_number_integer()) {
+      op.attrs["persistable"].value = (*oa)[0].get<int64_t>() != 0;
+    }
     const Json& o = Member(json, "O", where);
     const Json& result = o.is_array() && !o.empty() ? o[0] : o;
     op.results.push_back({IntValue(Member(result, "%", where), where, "a value id"),

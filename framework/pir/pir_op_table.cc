@@ -459,6 +459,16 @@ Entries BuildEntries() {
       {"array_to_tensor", "tensor_array_to_tensor", {"X"}, {"Out", "OutIndex"}, {}, {}, nullptr});
   e.push_back({"increment", "increment", {"X"}, {"Out"}, {{"value", "step"}}, {}, nullptr});
 
+  // Recurrent layers (paddle.nn.LSTM, GRU, SimpleRNN); the dropout state PIR passes in is a
+  // buffer the ProgramDesc op keeps to itself.
+  e.push_back({"rnn",
+               "rnn",
+               {"Input", "PreState*", "WeightList*", "SequenceLength", ""},
+               {"Out", "DropoutState", "State*", "Reserve"},
+               {},
+               {},
+               nullptr});
+
   // Sequences (LoD tensors).
   e.push_back({"gru",
                "gru",

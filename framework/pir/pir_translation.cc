@@ -357,8 +357,9 @@ void Translator::Parameter(const pir::Op& op) {
   v.type = op.results[0].type;
   v.constants = {nullptr};
   Declare(name, v.type);
-  VarDesc* var = block_->FindVar(name);
-  var->SetPersistable(true);
+  const pir::OpAttribute* persistable = Attr(op, "persistable", /*required=*/false);
+  block_->FindVar(name)->SetPersistable(persistable == nullptr ||
+                                        std::get<bool>(persistable->value));
   values_[op.results[0].id] = v;
 }
 
