@@ -58,6 +58,14 @@ struct AssignKernel {
     const DenseTensor* x = ctx.Input("X");
     DenseTensor* out = ctx.Output("Out");
     if (out == x) return;  // Assigning a variable to itself.
+    // The executor gave Out the buffer of an X that dies here (the declared in-place pair):
+    // the copy is already there.
+    if (x->initialized() && out->holder() == x->holder() && out->raw_data() == x->raw_data() &&
+        out->dims() == x->dims() && out->dtype() == x->dtype()) {
+      out->set_opaque_layout(x->opaque_layout());
+      out->set_lod(x->lod());
+      return;
+    }
     framework::CopyTensor(*x, ctx.GetPlace(), out);
   }
 };
@@ -78,6 +86,9 @@ PL_REGISTER_OPS(RegisterAssignOp) {
   RegisterPlainKernelsOnEveryDevice<AssignKernel, float, double, int32_t, int64_t, bool, int16_t,
                                     uint8_t, int8_t, platform::float16, platform::bfloat16>(
       "assign");
+  // A copy of a temporary that dies at the copy takes its buffer (the values written at the
+  // end of a loop's iteration, a branch's results).
+  DeclarePlainInPlace("assign", {{"X", "Out"}});
   framework::RegisterOp<AssignOp, ShareDataOpMaker>("share_data")
       .InferShape(SameShapeInferShape)
       .GradOpMaker(AssignGradMaker);
