@@ -291,6 +291,29 @@ TEST(PirTranslation, DamagedFilesAreTypedErrors) {
   ExpectError<platform::InvalidArgumentError>(
       [] { Translate(Program({R"({"#": "1.relu", "I": 3, "O": []})"})); },
       {"op 0", "`I` should be an array"});
+  // An attribute of a kind this reader does not know is refused where the op needs it (a
+  // damaged `a_f32`: the default would silently change what the op computes), and ignored
+  // where the ProgramDesc op has no such attribute (PIR's places).
+  const auto scale = [](const std::string& bias_kind) {
+    return Program(
+        {Data(1, "x", "2"), Full(2, "2"),
+         Op("1.scale", {1, 2}, {{3, Tensor("t_f32", "2")}},
+            {Attr("bias", bias_kind, "1.0"), Attr("bias_after_scale", "0.a_bool", "true"),
+             Attr("place", "1.a_place", R"([0, 0, ""])")}),
+         Fetch(3, 4, "out", 0)});
+  };
+  EXPECT_FLOAT_EQ(std::get<float>(FindOp(Translate(scale("0.a_f32")), "scale")->GetAttr("bias")),
+                  1.0f);
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { Translate(scale("0.a_f02")); },
+      {"op 2 (`pd_op.scale`)", "attribute `bias` is of kind `0.a_f02`", "does not read"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        Translate(Program({Op("1.full", {}, {{1, Tensor("t_f32", "1")}},
+                              {Attr("shape", "1.a_intarray", "[1]"), Attr("value", "0.a_x64", "1"),
+                               Attr("dtype", "1.a_dtype", "\"float32\"")})}));
+      },
+      {"op 0 (`pd_op.full`)", "attribute `value` is of kind `0.a_x64`"});
 }
 
 TEST(PirTranslation, UnsupportedProgramsSayWhy) {

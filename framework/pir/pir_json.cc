@@ -378,8 +378,13 @@ Op ParseOp(const Json& json, const std::string& location, const Where& program_w
     for (const Json& attr : ArrayMember(json, "A", where)) {
       if (!attr.is_object() || !attr.contains("N") || !attr["N"].is_string()) continue;
       OpAttribute value;
-      if (ParseAttribute(Member(attr, "AT", where), where, &value)) {
+      const Json& typed = Member(attr, "AT", where);
+      if (ParseAttribute(typed, where, &value)) {
         op.attrs[attr["N"].get<std::string>()] = value;
+      } else {
+        const bool named = typed.is_object() && typed.contains("#") && typed["#"].is_string();
+        op.unread_attrs[attr["N"].get<std::string>()] =
+            named ? typed["#"].get<std::string>() : typed.dump().substr(0, 80);
       }
     }
   }

@@ -63,6 +63,9 @@ struct Op {
   std::vector<int64_t> operands;  // Value ids; 0 for an absent optional operand.
   std::vector<Result> results;
   std::map<std::string, OpAttribute> attrs;
+  // Attributes of a kind this reader does not read (a PIR-only kind such as a place, or a
+  // damaged one): name -> kind. An op that needs one of them is refused by name.
+  std::map<std::string, std::string> unread_attrs;
   std::vector<Region> regions;  // Control flow: the branches of an if, a loop's body.
   // Where the op is, for messages: "op 7", or "op 7, region 0, op 2" inside control flow.
   std::string location;

@@ -328,8 +328,17 @@ const pir::OpAttribute* Translator::Attr(const pir::Op& op, const std::string& n
                                          bool required) {
   const auto it = op.attrs.find(name);
   if (it != op.attrs.end()) return &it->second;
+  RefuseUnread(op, name);
   PL_ENFORCE(!required, errors::InvalidArgument("%s: missing attribute `%s`", Where(op), name));
   return nullptr;
+}
+
+void Translator::RefuseUnread(const pir::Op& op, const std::string& name) const {
+  const auto unread = op.unread_attrs.find(name);
+  PL_ENFORCE(unread == op.unread_attrs.end(),
+             errors::InvalidArgument("%s: attribute `%s` is of kind `%s`, which paddle_like does "
+                                     "not read",
+                                     Where(op), name, unread->second));
 }
 
 void Translator::Translate(const pir::Op& op) {
@@ -660,6 +669,13 @@ void Translator::FromTable(const pir::Op& op, const pir::OpTranslation& t) {
              errors::InvalidArgument("%s: %zu operands, this op has at most %zu", Where(op),
                                      op.operands.size(), t.operands.size()));
   AttributeMap attrs = t.fixed_attrs;
+  for (const auto& [name, kind] : op.unread_attrs) {
+    std::string legacy = name;
+    for (const auto& [from, to] : t.renamed_attrs) {
+      if (from == name) legacy = to;
+    }
+    if (spec.FindAttr(legacy) != nullptr) RefuseUnread(op, name);
+  }
   for (const auto& [name, attr] : op.attrs) {
     std::string legacy = name;
     for (const auto& [from, to] : t.renamed_attrs) {

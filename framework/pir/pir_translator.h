@@ -95,6 +95,9 @@ class Translator {
 
   const pir::OpAttribute* Attr(const pir::Op& op, const std::string& name, bool required = true);
 
+  // InvalidArgumentError when `op` has attribute `name` in a kind this reader does not read.
+  void RefuseUnread(const pir::Op& op, const std::string& name) const;
+
   void Translate(const pir::Op& op);
 
   void Parameter(const pir::Op& op);
