@@ -1,6 +1,6 @@
 // The inference API (paddle_like/inference_api.h) on the shared models: PaddlePaddle's own
 // outputs through a Predictor (oneDNN on and off, passes on and off, from files and from
-// memory), clones in threads
+// memory), clones in threads (a control-flow program among them)
 // giving the single-threaded bits, inputs changing shape between runs, and the typed errors
 // of misuse. Tests skip with a message where the models folder is absent.
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "framework/execution_profile.h"
+#include "framework/npy_io.h"
 #include "paddle_like/inference_api.h"
 #include "platform/file_util.h"
 #include "tests/model_goldens.h"
@@ -149,6 +150,57 @@ TEST(Predictor, ClonesInThreadsMatchOneThreadBitwise) {
   for (int c = 0; c < kClones; ++c) EXPECT_EQ(mismatches[c], 0) << "clone " << c;
   // The original still runs after its clones.
   EXPECT_EQ(RunOnce(predictor.get(), {1, 1, 28, 28}, first), one);
+}
+
+// Control flow (while loops, ifs, tensor arrays in sub-blocks, a PIR program from the
+// fixtures): 8 clones in 8 threads give the single-threaded bits of every output, run after
+// run (the sub-blocks are prepared per run, on each clone's own scope).
+TEST(Predictor, ControlFlowClonesInThreadsMatchOneThreadBitwise) {
+  const std::string dir = PL_SOURCE_DIR "/tests/fixtures/models/pir_control_flow_tiny";
+  Config config;
+  config.SetModel(dir + "/model.json", dir + "/model.pdiparams");
+  config.SetCpuMathLibraryNumThreads(1);
+  auto predictor = CreatePredictor(config);
+  const DenseTensor x = framework::ReadNpy(dir + "/x.npy");
+  const DenseTensor n = framework::ReadNpy(dir + "/n.npy");
+  // Every output's bytes after one run.
+  const auto run = [&](Predictor* p) {
+    auto in_x = p->GetInputHandle("x");
+    in_x->Reshape({static_cast<int>(x.dims()[0]), static_cast<int>(x.dims()[1])});
+    in_x->CopyFromCpu(x.data<float>());
+    auto in_n = p->GetInputHandle("n");
+    in_n->Reshape({1});
+    in_n->CopyFromCpu(n.data<int64_t>());
+    EXPECT_TRUE(p->Run());
+    std::vector<std::vector<char>> outputs;
+    for (const std::string& name : p->GetOutputNames()) {
+      auto out = p->GetOutputHandle(name);
+      std::vector<char> bytes(static_cast<size_t>(out->numel()) * 8);
+      if (out->type() == infer::DataType::INT64) {
+        out->CopyToCpu(reinterpret_cast<int64_t*>(bytes.data()));
+      } else {
+        out->CopyToCpu(reinterpret_cast<float*>(bytes.data()));
+      }
+      outputs.push_back(std::move(bytes));
+    }
+    return outputs;
+  };
+  const auto want = run(predictor.get());
+  ASSERT_EQ(want.size(), 10u);
+  constexpr int kClones = 8, kRuns = 50;
+  std::vector<std::unique_ptr<Predictor>> clones;
+  for (int i = 0; i < kClones; ++i) clones.push_back(predictor->Clone());
+  std::vector<int> mismatches(kClones, 0);
+  std::vector<std::thread> threads;
+  for (int c = 0; c < kClones; ++c) {
+    threads.emplace_back([&, c] {
+      for (int r = 0; r < kRuns; ++r) {
+        if (run(clones[c].get()) != want) ++mismatches[c];
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int c = 0; c < kClones; ++c) EXPECT_EQ(mismatches[c], 0) << "clone " << c;
 }
 
 // A model ending in a convolution (conv2d + batch_norm + relu, fused by the passes): its
