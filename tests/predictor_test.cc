@@ -114,6 +114,26 @@ TEST(Predictor, ModelBufferGivesTheSameAsTheFiles) {
       {"Config::SetModelBuffer", "null with size 5"});
 }
 
+// Runs `clones` clones of `predictor` in as many threads, `runs` times each; returns, per
+// clone, how many runs `matches(clone, clone index, run index)` found wrong.
+template <typename Matches>
+std::vector<int> MismatchesOfClonesInThreads(Predictor* predictor, int clones, int runs,
+                                             Matches matches) {
+  std::vector<std::unique_ptr<Predictor>> copies;
+  for (int i = 0; i < clones; ++i) copies.push_back(predictor->Clone());
+  std::vector<int> mismatches(clones, 0);
+  std::vector<std::thread> threads;
+  for (int c = 0; c < clones; ++c) {
+    threads.emplace_back([&, c] {
+      for (int r = 0; r < runs; ++r) {
+        if (!matches(copies[c].get(), c, r)) ++mismatches[c];
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  return mismatches;
+}
+
 // The legacy layout (__model__ and one file per parameter), a batch that changes between
 // runs, and 8 clones in 8 threads (200 runs each) giving the single-threaded bits.
 TEST(Predictor, ClonesInThreadsMatchOneThreadBitwise) {
@@ -131,23 +151,13 @@ TEST(Predictor, ClonesInThreadsMatchOneThreadBitwise) {
   ExpectNear(std::vector<double>(three.begin(), three.begin() + 10),
              std::vector<double>(one.begin(), one.end()), 1e-5, 1e-7, "row 0 of batch 3");
 
-  constexpr int kClones = 8, kRuns = 200;
-  std::vector<std::unique_ptr<Predictor>> clones;
-  for (int i = 0; i < kClones; ++i) clones.push_back(predictor->Clone());
-  std::vector<int> mismatches(kClones, 0);
-  std::vector<std::thread> threads;
-  for (int c = 0; c < kClones; ++c) {
-    threads.emplace_back([&, c] {
-      for (int r = 0; r < kRuns; ++r) {
+  const std::vector<int> mismatches =
+      MismatchesOfClonesInThreads(predictor.get(), 8, 200, [&](Predictor* clone, int c, int r) {
         const bool big = (r + c) % 2 == 0;
-        const std::vector<float> out = big ? RunOnce(clones[c].get(), {3, 1, 28, 28}, batch3)
-                                           : RunOnce(clones[c].get(), {1, 1, 28, 28}, first);
-        if (out != (big ? three : one)) ++mismatches[c];
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (int c = 0; c < kClones; ++c) EXPECT_EQ(mismatches[c], 0) << "clone " << c;
+        return (big ? RunOnce(clone, {3, 1, 28, 28}, batch3)
+                    : RunOnce(clone, {1, 1, 28, 28}, first)) == (big ? three : one);
+      });
+  for (size_t c = 0; c < mismatches.size(); ++c) EXPECT_EQ(mismatches[c], 0) << "clone " << c;
   // The original still runs after its clones.
   EXPECT_EQ(RunOnce(predictor.get(), {1, 1, 28, 28}, first), one);
 }
@@ -187,20 +197,9 @@ TEST(Predictor, ControlFlowClonesInThreadsMatchOneThreadBitwise) {
   };
   const auto want = run(predictor.get());
   ASSERT_EQ(want.size(), 10u);
-  constexpr int kClones = 8, kRuns = 50;
-  std::vector<std::unique_ptr<Predictor>> clones;
-  for (int i = 0; i < kClones; ++i) clones.push_back(predictor->Clone());
-  std::vector<int> mismatches(kClones, 0);
-  std::vector<std::thread> threads;
-  for (int c = 0; c < kClones; ++c) {
-    threads.emplace_back([&, c] {
-      for (int r = 0; r < kRuns; ++r) {
-        if (run(clones[c].get()) != want) ++mismatches[c];
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (int c = 0; c < kClones; ++c) EXPECT_EQ(mismatches[c], 0) << "clone " << c;
+  const std::vector<int> mismatches = MismatchesOfClonesInThreads(
+      predictor.get(), 8, 50, [&](Predictor* clone, int, int) { return run(clone) == want; });
+  for (size_t c = 0; c < mismatches.size(); ++c) EXPECT_EQ(mismatches[c], 0) << "clone " << c;
 }
 
 // A model ending in a convolution (conv2d + batch_norm + relu, fused by the passes): its
