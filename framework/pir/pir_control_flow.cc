@@ -78,16 +78,22 @@ Translator::TranslatedRegion Translator::OpenRegion(const pir::Op& op, size_t r,
                errors::InvalidArgument("%s: region %zu argument %zu is value %lld, defined twice",
                                        Where(op), r, i, static_cast<long long>(block.args[i].id)));
   }
+  t.yield = TranslateBlockOps(block);
+  return t;
+}
+
+const pir::Op* Translator::TranslateBlockOps(const pir::Block& block) {
+  const pir::Op* yield = nullptr;
   for (const pir::Op& inner : block.ops) {
     if (inner.FullName() == "cf.yield") {
       PL_ENFORCE(&inner == &block.ops.back(),
                  errors::InvalidArgument("%s: yield before the end of its block", Where(inner)));
-      t.yield = &inner;
+      yield = &inner;
       continue;
     }
     Translate(inner);
   }
-  return t;
+  return yield;
 }
 
 std::vector<const Value*> Translator::Yielded(const TranslatedRegion& t) {
@@ -119,11 +125,12 @@ void Translator::If(const pir::Op& op) {
                                      "%zu operands and %zu regions",
                                      Where(op), op.operands.size(), op.regions.size()));
   const std::string prefix = ControlFlowPrefix(op);
-  const std::string cond = OneTensor(op, 0).names[0];
+  const Value& condition = OneTensor(op, 0);
+  const std::string cond = condition.names[0];
   // Both conditions before either branch runs: a branch may write the condition's variable.
   const std::string not_cond = prefix + "not_cond";
   const std::string mask = prefix + "branch";
-  ValueType bool_type = Lookup(op, 0).type;
+  const ValueType& bool_type = condition.type;
   Declare(not_cond, bool_type);
   OpDesc* negate = block_->AppendOp();
   negate->SetType("logical_not");
@@ -323,16 +330,9 @@ void Translator::PyLayer(const pir::Op& op) {
                                      "arguments (its forward function)",
                                      Where(op)));
   const pir::Block& block = op.regions[0].blocks[0];
-  const pir::Op* yield = nullptr;
+  const pir::Op* yield = TranslateBlockOps(block);
   std::set<int64_t> defined;  // The values the region makes.
   for (const pir::Op& inner : block.ops) {
-    if (inner.FullName() == "cf.yield") {
-      PL_ENFORCE(&inner == &block.ops.back(),
-                 errors::InvalidArgument("%s: yield before the end of its block", Where(inner)));
-      yield = &inner;
-      continue;
-    }
-    Translate(inner);
     for (const pir::Result& r : inner.results) defined.insert(r.id);
   }
   const size_t yielded = yield == nullptr ? 0 : yield->operands.size();

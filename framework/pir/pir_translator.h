@@ -170,6 +170,10 @@ class Translator {
   TranslatedRegion OpenRegion(const pir::Op& op, size_t r,
                               const std::vector<std::string>& arg_names);
 
+  // Translates the ops of `block` but its closing cf.yield, which it returns (null without
+  // one); InvalidArgumentError for a yield before the end.
+  const pir::Op* TranslateBlockOps(const pir::Block& block);
+
   // The variables that `t`'s values yield, operand by operand (none without a yield).
   std::vector<const Value*> Yielded(const TranslatedRegion& t);
 
