@@ -164,6 +164,19 @@ TEST(PirTranslation, RunTimeBoundsAreSplitIntoOneElementTensors) {
       },
       {"op 5 (`pd_op.set_value_with_tensor_`)", "operand 3", "shape [-1]",
        "number of values known"});
+  // A damaged length is refused, not split into that many variables.
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        Translate(Program({
+            Data(1, "x", "4, 4"),
+            Data(2, "v", "1"),
+            Data(3, "ends", "1000000000000"),
+            IntArray(4, "0, 0"),
+            IntArray(5, "1, 1"),
+            Op("1.set_value_with_tensor_", {1, 2, 4, 3, 5}, {{6, Tensor("t_f32", "4, 4")}}, attrs),
+        }));
+      },
+      {"op 5 (`pd_op.set_value_with_tensor_`)", "operand 3 holds 1000000000000 values"});
 }
 
 TEST(PirTranslation, ShapesCombinedFromScalarsGoToListSlots) {

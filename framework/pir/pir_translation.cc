@@ -770,6 +770,11 @@ std::vector<std::string> Translator::AsScalars(const pir::Op& op, size_t i, cons
                                    "program runs; paddle_like needs its number of values known",
                                    Where(op), i, JoinDims(v.type.dims)));
   const int64_t n = v.type.dims[0];
+  // One value per axis (starts, ends, a shape): a length past any rank is a damaged type, not
+  // a reason to declare that many variables.
+  PL_ENFORCE(n <= 64, errors::InvalidArgument("%s: operand %zu holds %lld values, more than the 64 "
+                                              "one-element tensors (one per axis) its slot takes",
+                                              Where(op), i, static_cast<long long>(n)));
   std::vector<std::string> parts;
   ValueType part = v.type;
   part.dims = {1};
