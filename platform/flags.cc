@@ -26,6 +26,10 @@ DEFINE_int32(paddle_num_threads, 1, "Threads of the CPU device context's thread 
 DEFINE_int64(memory_limit_mb, 0,
              "Cap on the CPU memory the process's live tensors and buffers may hold, in MiB "
              "(0: none). An allocation past it fails with UnavailableError.");
+DEFINE_int64(max_while_iterations, 0,
+             "Cap on the iterations of one run of a `while` op (0: none). A loop that reaches "
+             "it fails with OutOfRangeError naming the op, so that a server running programs "
+             "it does not trust cannot be held by a loop that never ends.");
 DEFINE_int32(collective_timeout_s, 300,
              "Seconds a distributed job's rendezvous and each collective wait for the other "
              "ranks before failing with UnavailableError.");

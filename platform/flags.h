@@ -15,6 +15,7 @@ DECLARE_bool(cudnn_exhaustive_search);
 DECLARE_bool(check_nan_inf);
 DECLARE_int32(paddle_num_threads);
 DECLARE_int64(memory_limit_mb);
+DECLARE_int64(max_while_iterations);
 DECLARE_int32(collective_timeout_s);
 DECLARE_bool(collective_shared_memory);
 

@@ -47,9 +47,13 @@ for t in "${TARGETS[@]}"; do
   PL_FUZZ_SEED_DIR="$corpus" "$BUILD/tests/fuzz/$t" "$corpus" \
     -max_total_time="$SECONDS_EACH" -timeout=10 -malloc_limit_mb=2048 -rss_limit_mb=4096 \
     -max_len=65536 -print_final_stats=1 ${parallel[@]+"${parallel[@]}"} \
+    -error_exitcode=1 -timeout_exitcode=1 \
     -artifact_prefix="$findings/" >"$log" 2>&1 || rc=$?
-  if ((rc == 77)); then  # A target whose model (../shared/models) is absent.
-    echo "fuzz: $t skipped: $(tail -n1 "$log")"
+  # A target whose model (../shared/models) is absent exits with 77 after printing the
+  # marker; libFuzzer's own exit codes are set to 1 above, so that a finding is never
+  # mistaken for a skip.
+  if ((rc == 77)) && grep -q "^fuzz: skipped:" "$log"; then
+    grep -m1 "^fuzz: skipped:" "$log" | sed "s/^fuzz: /fuzz: $t /"
     echo "$t: skipped" >> "$BUILD/fuzz_summary.txt"
     continue
   elif ((rc != 0)); then

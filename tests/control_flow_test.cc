@@ -2,12 +2,15 @@
 // block), conditional_block with select_input (both branches, scalar and non-scalar
 // conditions), tensor arrays filled in a loop, against results computed here; a variable that
 // only a sub-block reads survives its block's memory planning; errors name the op.
+#include <gflags/gflags.h>
+
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "framework/executor.h"
 #include "framework/program_desc.h"
+#include "platform/flags.h"
 #include "tests/op_test_util.h"
 
 namespace paddle_like {
@@ -92,6 +95,25 @@ TEST(ControlFlow, WhileLoopWithANestedConditionalBlock) {
     ExpectNear(ToDoubles(out[0]), want, 1e-6, 1e-6, "acc");
     EXPECT_EQ(ToDoubles(out[1]), (std::vector<double>{double(n)}));
   }
+}
+
+// FLAGS_max_while_iterations lets a loop run that many iterations and stops the next one.
+TEST(ControlFlow, IterationCapStopsALoopWithATypedError) {
+  operators::RegisterAllOps();
+  gflags::FlagSaver restore_flags;
+  const ProgramDesc program = LoopProgram();
+  const auto run = [&](int64_t n) {
+    return RunProgram(program,
+                      {{"x", MakeTensor<float>({2, 2}, {1, 1, 1, 1})},
+                       {"n", MakeTensor<int64_t>({1}, {double(n)})}},
+                      {"i"});
+  };
+  FLAGS_max_while_iterations = 3;
+  EXPECT_EQ(ToDoubles(run(3)[0]), (std::vector<double>{3}));
+  ExpectError<platform::OutOfRangeError>(
+      [&] { run(4); }, {"op `while` (condition `cond`)", "FLAGS_max_while_iterations = 3"});
+  FLAGS_max_while_iterations = 0;
+  EXPECT_EQ(ToDoubles(run(40)[0]), (std::vector<double>{40}));
 }
 
 // y = select_input([x - 1 (false branch), 2 x (true branch)], sum(x) > t).

@@ -6,6 +6,7 @@
 #include "operators/common.h"
 #include "operators/controlflow/control_flow_util.h"
 #include "operators/op_family.h"
+#include "platform/flags.h"
 
 namespace paddle_like {
 namespace operators {
@@ -45,8 +46,17 @@ class WhileOp : public framework::OperatorBase {
     if (!ReadCondition(*this, scope, "Condition", cond)) return;
     auto prepared = PrepareSubBlock(*this, scope, place);
     framework::Executor runner(place);
+    const int64_t limit = FLAGS_max_while_iterations;
+    int64_t iterations = 0;
     do {
+      if (limit > 0 && iterations == limit) {
+        throw errors::OutOfRange(
+            "op `while` (condition `%s`): the loop reached FLAGS_max_while_iterations = %d "
+            "iterations with its condition still true",
+            cond, limit);
+      }
       runner.Run(prepared.get());
+      ++iterations;
     } while (ReadCondition(*this, scope, "Condition", cond));
   }
 };

@@ -29,8 +29,9 @@ struct FitALine {
   static FitALine Load() {
     const std::string dir = SharedModelsDir();
     if (dir.empty()) {
-      // scripts/fuzz.sh reports exit code 77 as a skipped target.
-      std::fprintf(stderr, "fuzz: ../shared/models is absent; this target needs fit_a_line\n");
+      // scripts/fuzz.sh reports exit code 77 after this line as a skipped target.
+      std::fprintf(stderr,
+                   "fuzz: skipped: ../shared/models is absent; this target needs fit_a_line\n");
       std::exit(77);
     }
     FitALine m;
