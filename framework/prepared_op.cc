@@ -11,6 +11,20 @@
 namespace paddle_like {
 namespace framework {
 
+namespace {
+
+bool TakesTensorArray(const OperatorBase& op, const Scope& scope) {
+  for (const auto& kv : op.Inputs()) {
+    for (const auto& name : kv.second) {
+      const Variable* v = scope.FindVar(name);
+      if (v != nullptr && v->IsType<DenseTensorArray>()) return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 PreparedOp::PreparedOp(const OperatorBase& op, Scope* scope, const Place& place,
                        const OpPlacement& placement,
                        const std::set<std::string>& opaque_outputs)
@@ -19,6 +33,9 @@ PreparedOp::PreparedOp(const OperatorBase& op, Scope* scope, const Place& place,
       scope_(scope),
       place_(place),
       placement_(placement) {
+  // Kernels take tensors: an op given a tensor array (assign copying a loop's array) runs
+  // through its own RunImpl, which handles it or names what it cannot take.
+  if (kernel_op_ != nullptr && TakesTensorArray(op, *scope)) kernel_op_ = nullptr;
   if (kernel_op_ == nullptr) return;  // Ops without kernels look up their own variables.
   for (const auto& kv : op.Inputs()) {
     auto& vars = ctx_.inputs[kv.first];

@@ -204,6 +204,40 @@ TEST(ControlFlow, TensorArrayFilledInALoop) {
   EXPECT_EQ(ToDoubles(out[3]), (std::vector<double>{1, 1, 1}));
 }
 
+// PaddlePaddle's while_loop copies an array that the body replaces through `assign`:
+// arr = [x]; 3 times: fresh = [arr[0] * 2 + 1]; arr = fresh. The array's tensors are handed
+// over, and the next iteration's writes into `fresh` leave `arr` alone.
+TEST(ControlFlow, AssignCopiesATensorArrayThatALoopReplaces) {
+  operators::RegisterAllOps();
+  ProgramDesc p;
+  BlockDesc* main = &p.MutableBlock(0);
+  main->Var("arr")->SetKind(framework::VarKind::kDenseTensorArray);
+  main->Var("x");
+  Fill(main, "i", {1}, 0, DataType::INT64);
+  Fill(main, "zero", {1}, 0, DataType::INT64);
+  Fill(main, "n", {1}, 3, DataType::INT64);
+  AddOp(main, "write_to_array", {{"X", {"x"}}, {"I", {"zero"}}}, {{"Out", {"arr"}}});
+  AddOp(main, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+  BlockDesc* body = p.AppendBlock(*main);
+  body->Var("fresh")->SetKind(framework::VarKind::kDenseTensorArray);
+  AddOp(main, "while", {{"X", {"i", "n", "arr", "zero"}}, {"Condition", {"cond"}}},
+        {{"Out", {"i", "arr", "cond"}}}, {{"sub_block", BlockIndex{body->ID()}}});
+  AddOp(body, "read_from_array", {{"X", {"arr"}}, {"I", {"zero"}}}, {{"Out", {"v"}}});
+  AddOp(body, "scale", {{"X", {"v"}}}, {{"Out", {"v2"}}}, {{"scale", 2.0f}, {"bias", 1.0f}});
+  AddOp(body, "write_to_array", {{"X", {"v2"}}, {"I", {"zero"}}}, {{"Out", {"fresh"}}});
+  AddOp(body, "assign", {{"X", {"fresh"}}}, {{"Out", {"arr"}}});
+  AddOp(body, "increment", {{"X", {"i"}}}, {{"Out", {"i"}}}, {{"step", 1.0f}});
+  AddOp(body, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+  AddOp(main, "read_from_array", {{"X", {"arr"}}, {"I", {"zero"}}}, {{"Out", {"last"}}});
+  AddOp(main, "lod_array_length", {{"X", {"arr"}}}, {{"Out", {"len"}}});
+  const std::vector<double> x = {1, -2, 0.5};
+  const auto out = RunProgram(p, {{"x", MakeTensor<float>({3}, x)}}, {"last", "len"});
+  std::vector<double> want;
+  for (double v : x) want.push_back(8 * v + 7);
+  EXPECT_EQ(ToDoubles(out[0]), want);
+  EXPECT_EQ(ToDoubles(out[1]), (std::vector<double>{1}));
+}
+
 // PaddlePaddle's programs declare an array outside a loop, list it among the loop's inputs
 // before anything has written it (an empty array: its length is 0) and slice it afterwards:
 // one element as a tensor with decrease_axis ([-1:0] meaning the last), a range as an array.

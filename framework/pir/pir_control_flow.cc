@@ -15,33 +15,13 @@ namespace pir {
 
 using platform::DataType;
 
-void Translator::AppendCopy(const std::string& from, const std::string& to, const ValueType& type) {
+void Translator::AppendCopy(const std::string& from, const std::string& to) {
   if (from == to) return;
-  if (!type.is_array) {
-    OpDesc* assign = block_->AppendOp();
-    assign->SetType("assign");
-    assign->SetInput("X", {from});
-    assign->SetOutput("Out", {to});
-    return;
-  }
-  // `assign` copies tensors; select_input with one candidate copies a tensor array.
-  const std::string mask = to + ".select";
-  ValueType mask_type;
-  mask_type.known = true;
-  mask_type.dtype = DataType::INT32;
-  mask_type.dims = {1};
-  Declare(mask, mask_type);
-  OpDesc* zero = block_->AppendOp();
-  zero->SetType("fill_constant");
-  zero->SetOutput("Out", {mask});
-  zero->SetAttr("shape", std::vector<int64_t>{1});
-  zero->SetAttr("dtype", static_cast<int>(DataType::INT32));
-  zero->SetAttr("value", 0.0f);
-  OpDesc* select = block_->AppendOp();
-  select->SetType("select_input");
-  select->SetInput("X", {from});
-  select->SetInput("Mask", {mask});
-  select->SetOutput("Out", {to});
+  // `assign` copies a tensor, or hands over a tensor array's tensors.
+  OpDesc* assign = block_->AppendOp();
+  assign->SetType("assign");
+  assign->SetInput("X", {from});
+  assign->SetOutput("Out", {to});
 }
 
 const Value& Translator::OneTensor(const pir::Op& op, size_t i) {
@@ -154,7 +134,7 @@ void Translator::If(const pir::Op& op) {
       if (op.results[i].id == 0) continue;
       const std::string out = prefix + kBranchNames[branch] + "_" + std::to_string(i);
       Declare(out, op.results[i].type, t.parent);  // The value outlives the branch.
-      AppendCopy(yielded[i]->names[0], out, yielded[i]->type);
+      AppendCopy(yielded[i]->names[0], out);
       candidates[i].insert(branch == 0 ? candidates[i].end() : candidates[i].begin(), out);
     }
     const auto [reads, writes] = CloseRegion(t);
@@ -199,7 +179,7 @@ void Translator::While(const pir::Op& op) {
     ValueType type = types[i];
     type.is_array = type.is_array || init.type.is_array;
     Declare(vars[i], type);
-    AppendCopy(init.names[0], vars[i], type);
+    AppendCopy(init.names[0], vars[i]);
     types[i] = type;
   }
   TranslatedRegion t = OpenRegion(op, 0, {vars.begin() + 1, vars.end()});
@@ -216,12 +196,12 @@ void Translator::While(const pir::Op& op) {
     if (from != vars[i] && targets.count(from)) {
       const std::string held = prefix + "next_" + std::to_string(i);
       Declare(held, types[i]);
-      AppendCopy(from, held, types[i]);
+      AppendCopy(from, held);
       from = held;
     }
     sources.push_back(from);
   }
-  for (size_t i = 0; i < vars.size(); ++i) AppendCopy(sources[i], vars[i], types[i]);
+  for (size_t i = 0; i < vars.size(); ++i) AppendCopy(sources[i], vars[i]);
   const auto [reads, writes] = CloseRegion(t);
   OpDesc* loop = block_->AppendOp();
   loop->SetType("while");
@@ -273,7 +253,7 @@ void Translator::AssignOut(const pir::Op& op) {
              errors::InvalidArgument("%s: assign_out_ takes two operands", Where(op)));
   const Value& x = OneTensor(op, 0);
   const Value target = OneTensor(op, 1);
-  AppendCopy(x.names[0], target.names[0], x.type);
+  AppendCopy(x.names[0], target.names[0]);
   Alias(op, target);
 }
 
@@ -350,7 +330,7 @@ void Translator::PyLayer(const pir::Op& op) {
     }
     // A value of the enclosing block passed through: the result is a copy of its own.
     const std::vector<std::string> names = DefineResult(op, op.results[i]);
-    AppendCopy(y.names[0], names[0], y.type);
+    AppendCopy(y.names[0], names[0]);
   }
 }
 

@@ -149,7 +149,7 @@ class Translator {
   // each iteration.
 
   // Appends a copy of `from` into `to` (a tensor, or a tensor array) to the current block.
-  void AppendCopy(const std::string& from, const std::string& to, const ValueType& type);
+  void AppendCopy(const std::string& from, const std::string& to);
 
   const Value& OneTensor(const pir::Op& op, size_t i);
 

@@ -1,5 +1,5 @@
-// assign: Out = a deep copy of X. share_data (what PaddlePaddle 2 programs use to hand a
-// tensor on under a new name) runs the same copy.
+// assign: Out = a deep copy of X (or X's tensor array). share_data (what PaddlePaddle 2 programs
+// use to hand a tensor on under a new name) runs the same copy.
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
@@ -13,8 +13,10 @@ namespace {
 class AssignOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("X", "Tensor to copy (any dtype).");
-    AddOutput("Out", "A copy of X: same shape, dtype and LoD, its own memory.");
+    AddInput("X", "Tensor to copy (any dtype), or a tensor array.");
+    AddOutput("Out",
+              "A copy of X: same shape, dtype and LoD, its own memory (for an array, "
+              "its tensors).");
     AddComment(R"DOC(
 Assign operator.
 
@@ -49,6 +51,29 @@ class AssignOp : public OperatorWithKernel {
 
   // The copy keeps X's dtype whatever it is.
   bool CastsInput(const std::string&, DataType, DataType) const override { return false; }
+
+ protected:
+  // X may be a tensor array (PaddlePaddle's while_loop copies an array that a loop replaces
+  // through assign), which no kernel takes (a prepared op given one runs RunImpl): its
+  // tensors are handed over, as select_input does (their buffers are shared, and a shared
+  // buffer is never written through).
+  void RunImpl(const framework::Scope& scope, const platform::Place& place) const override {
+    const framework::Variable* x = scope.FindVar(Input("X"));
+    if (x == nullptr || !x->IsType<framework::DenseTensorArray>()) {
+      OperatorWithKernel::RunImpl(scope, place);
+      return;
+    }
+    framework::Variable* out = scope.FindVar(Output("Out"));
+    PL_ENFORCE(out != nullptr, errors::NotFound("op `%s` output `Out`: variable `%s` not found",
+                                                Type(), Output("Out")));
+    if (out == x) return;
+    PL_ENFORCE(
+        !out->IsInitialized() || out->IsType<framework::DenseTensorArray>(),
+        errors::InvalidArgument("op `%s` output `Out` (variable `%s`): X `%s` is a tensor "
+                                "array, Out holds %s",
+                                Type(), Output("Out"), Input("X"), framework::HeldTypeName(*out)));
+    *out->GetMutable<framework::DenseTensorArray>() = x->Get<framework::DenseTensorArray>();
+  }
 };
 
 // One copy routine serves every dtype: it moves bytes.
