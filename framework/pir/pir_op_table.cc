@@ -559,6 +559,80 @@ Entries BuildEntries() {
                {},
                {},
                nullptr});
+
+  // Linear algebra, scans and indexing.
+  for (const char* op : {"kron", "dot", "equal_all"}) {
+    e.push_back({op, op, {"X", "Y"}, {"Out"}, {}, {}, nullptr});
+  }
+  for (const char* op : {"logcumsumexp", "renorm", "shard_index", "matrix_power"}) {
+    e.push_back({op, op, {"X"}, {"Out"}, {}, {}, nullptr});
+  }
+  for (const char* op : {"diagonal", "trace", "diag_embed"}) {
+    e.push_back({op, op, {"Input"}, {"Out"}, {}, {}, nullptr});
+  }
+  for (const char* op : {"cummax", "cummin"}) {
+    e.push_back({op, op, {"x"}, {"out", "indices"}, {}, {}, nullptr});
+  }
+  e.push_back({"lerp", "lerp", {"X", "Y", "Weight"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"cross", "cross", {"X", "Y"}, {"Out"}, {{"axis", "dim"}}, {}, nullptr});
+  e.push_back({"mv", "mv", {"X", "Vec"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"addmm",
+               "addmm",
+               {"Input", "X", "Y"},
+               {"Out"},
+               {{"beta", "Beta"}, {"alpha", "Alpha"}},
+               {},
+               nullptr});
+  e.push_back({"einsum", "einsum", {"Operands*"}, {"Out", "", ""}, {}, {}, nullptr});
+  e.push_back({"multi_dot", "multi_dot", {"X*"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"inverse", "inverse", {"Input"}, {"Output"}, {}, {}, nullptr});
+  e.push_back({"median", "median", {"x"}, {"out", "medians"}, {}, {}, nullptr});
+  e.push_back({"crop",
+               "crop_tensor",
+               {"X", "@shape|Shape|ShapeTensor", "@offsets|Offsets|OffsetsTensor"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"label_smooth", "label_smooth", {"X", "PriorDist"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"masked_fill", "masked_fill", {"x", "mask", "value"}, {"out"}, {}, {}, nullptr});
+  e.push_back({"index_add", "index_add", {"X", "Index", "AddValue"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"index_put", "index_put", {"x", "indices*", "value"}, {"out"}, {}, {}, nullptr});
+  e.push_back({"repeat_interleave",
+               "repeat_interleave",
+               {"X"},
+               {"Out"},
+               {{"repeats", "Repeats"}, {"axis", "dim"}},
+               {},
+               nullptr});
+  e.push_back({"repeat_interleave_with_tensor_index",
+               "repeat_interleave",
+               {"X", "RepeatsTensor"},
+               {"Out"},
+               {{"axis", "dim"}},
+               {},
+               nullptr});
+  e.push_back(
+      {"searchsorted", "searchsorted", {"SortedSequence", "Values"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"multiplex", "multiplex", {"X*", "Ids"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"isclose", "isclose", {"Input", "Other", "Rtol", "Atol"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"bincount", "bincount", {"X", "Weights", "@minlength"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"tril_indices", "tril_indices", {}, {"out"}, {}, {}, nullptr});
+  e.push_back({"triu_indices", "triu_indices", {}, {"out"}, {}, {}, nullptr});
+
+  // Other ops of vision and sequence models.
+  e.push_back({"i0", "i0", {"x"}, {"out"}, {}, {}, nullptr});
+  e.push_back({"swiglu", "swiglu", {"x", "y"}, {"out"}, {}, {}, nullptr});
+  e.push_back({"fold", "fold", {"X"}, {"Y"}, {}, {}, nullptr});
+  e.push_back({"unpool",
+               "unpool",
+               {"X", "Indices", "@output_size"},
+               {"Out"},
+               {{"padding", "paddings"}},
+               {},
+               nullptr});
+  e.push_back(
+      {"sequence_mask", "sequence_mask", {"X", "@maxlen|MaxLenTensor"}, {"Y"}, {}, {}, nullptr});
   return e;
 }
 
