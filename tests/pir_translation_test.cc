@@ -384,10 +384,11 @@ TEST(PirTranslation, OpsOfTheFixturesAreTranslated) {
 // included (feeds keep their -1 dims).
 TEST(PirTranslation, SavedProgramsValidate) {
   operators::RegisterAllOps();
-  for (const char* name : {"pir_convnet_tiny", "pir_transformer_tiny", "pir_ops_tiny",
-                           "pir_vision_ops_tiny", "pir_elementwise_ops_tiny", "pir_seq2seq_tiny",
-                           "pir_control_flow_tiny", "pir_faster_rcnn_tiny", "pir_mask_rcnn_tiny",
-                           "pir_detection_ops_tiny", "pir_rnn_tiny", "pir_more_ops_tiny"}) {
+  for (const char* name :
+       {"pir_convnet_tiny", "pir_transformer_tiny", "pir_ops_tiny", "pir_vision_ops_tiny",
+        "pir_elementwise_ops_tiny", "pir_seq2seq_tiny", "pir_control_flow_tiny",
+        "pir_faster_rcnn_tiny", "pir_mask_rcnn_tiny", "pir_detection_ops_tiny", "pir_rnn_tiny",
+        "pir_more_ops_tiny", "pir_special_ops_tiny"}) {
     SCOPED_TRACE(name);
     const std::string path =
         std::string(PL_SOURCE_DIR "/tests/fixtures/models/") + name + "/model.json";

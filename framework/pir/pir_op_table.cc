@@ -205,13 +205,9 @@ Entries BuildEntries() {
   e.push_back({"pool2d", "pool2d", {"X", "@ksize"}, {"Out"}, {}, {}, nullptr});
   // pool3d keeps its kernel size an attribute in PIR.
   e.push_back({"pool3d", "pool3d", {"X"}, {"Out"}, {{"kernel_size", "ksize"}}, {}, nullptr});
-  e.push_back({"max_pool2d_with_index",
-               "max_pool2d_with_index",
-               {"X"},
-               {"Out", "Mask"},
-               {{"kernel_size", "ksize"}},
-               {},
-               nullptr});
+  for (const char* op : {"max_pool2d_with_index", "max_pool3d_with_index"}) {
+    e.push_back({op, op, {"X"}, {"Out", "Mask"}, {{"kernel_size", "ksize"}}, {}, nullptr});
+  }
   e.push_back({"lrn", "lrn", {"X"}, {"Out", "MidOut"}, {}, {}, nullptr});
 
   // Linear algebra.
@@ -615,13 +611,35 @@ Entries BuildEntries() {
   e.push_back(
       {"searchsorted", "searchsorted", {"SortedSequence", "Values"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"multiplex", "multiplex", {"X*", "Ids"}, {"Out"}, {}, {}, nullptr});
-  e.push_back({"isclose", "isclose", {"Input", "Other", "Rtol", "Atol"}, {"Out"}, {}, {}, nullptr});
+  for (const char* op : {"isclose", "allclose"}) {
+    e.push_back({op, op, {"Input", "Other", "Rtol", "Atol"}, {"Out"}, {}, {}, nullptr});
+  }
+  e.push_back({"masked_select", "masked_select", {"X", "Mask"}, {"Y"}, {}, {}, nullptr});
+  e.push_back({"unique", "unique", {"X"}, {"Out", "Indices", "Index", "Counts"}, {}, {}, nullptr});
+  e.push_back({"unique_consecutive",
+               "unique_consecutive",
+               {"X"},
+               {"Out", "Index", "Counts"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"histogram", "histogram", {"X", "Weight"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"nanmedian", "nanmedian", {"X"}, {"Out", "MedianIndex"}, {}, {}, nullptr});
+  e.push_back(
+      {"segment_pool", "segment_pool", {"X", "SegmentIds"}, {"Out", "SummedIds"}, {}, {}, nullptr});
+  e.push_back({"logspace", "logspace", {"Start", "Stop", "Num", "Base"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"bincount", "bincount", {"X", "Weights", "@minlength"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"tril_indices", "tril_indices", {}, {"out"}, {}, {}, nullptr});
   e.push_back({"triu_indices", "triu_indices", {}, {"out"}, {}, {}, nullptr});
 
   // Other ops of vision and sequence models.
-  e.push_back({"i0", "i0", {"x"}, {"out"}, {}, {}, nullptr});
+  for (const char* op : {"i0", "i0e", "i1", "i1e", "gammaln", "polygamma"}) {
+    e.push_back({op, op, {"x"}, {"out"}, {}, {}, nullptr});
+  }
+  e.push_back(
+      {"nms", "nms", {"Boxes"}, {"KeepBoxesIdxs"}, {{"threshold", "iou_threshold"}}, {}, nullptr});
+  e.push_back({"psroi_pool", "psroi_pool", {"X", "ROIs", "RoisNum"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"gather_tree", "gather_tree", {"Ids", "Parents"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"swiglu", "swiglu", {"x", "y"}, {"out"}, {}, {}, nullptr});
   e.push_back({"fold", "fold", {"X"}, {"Y"}, {}, {}, nullptr});
   e.push_back({"unpool",
