@@ -640,6 +640,13 @@ Entries BuildEntries() {
       {"nms", "nms", {"Boxes"}, {"KeepBoxesIdxs"}, {{"threshold", "iou_threshold"}}, {}, nullptr});
   e.push_back({"psroi_pool", "psroi_pool", {"X", "ROIs", "RoisNum"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"gather_tree", "gather_tree", {"Ids", "Parents"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"viterbi_decode",
+               "viterbi_decode",
+               {"Input", "Transition", "Length"},
+               {"Scores", "Path"},
+               {},
+               {},
+               nullptr});
   e.push_back({"swiglu", "swiglu", {"x", "y"}, {"out"}, {}, {}, nullptr});
   e.push_back({"fold", "fold", {"X"}, {"Y"}, {}, {}, nullptr});
   e.push_back({"unpool",
