@@ -170,25 +170,44 @@ TEST(ControlFlow, ConditionalBlocksAndSelectInputTakeOneBranch) {
   }
 }
 
-TEST(ControlFlow, TensorArrayFilledInALoop) {
-  operators::RegisterAllOps();
-  ProgramDesc p;
-  BlockDesc* main = &p.MutableBlock(0);
-  main->Var("arr")->SetKind(framework::VarKind::kDenseTensorArray);
-  main->Var("x");
+// In block 0 of `p`, where `arr` (a tensor array) and `x` are declared: i = 0; n = 3;
+// while i < n: <body>. The loop reads i, n and `reads`, writes i, arr and its condition.
+// The caller fills the body, then EndCountedLoop appends i += 1 and the condition.
+BlockDesc* BeginCountedLoop(ProgramDesc* p, std::vector<std::string> reads) {
+  BlockDesc* main = &p->MutableBlock(0);
   Fill(main, "i", {1}, 0, DataType::INT64);
   Fill(main, "n", {1}, 3, DataType::INT64);
   AddOp(main, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
-  BlockDesc* body = p.AppendBlock(*main);
-  AddOp(main, "while", {{"X", {"i", "n", "x"}}, {"Condition", {"cond"}}},
-        {{"Out", {"i", "arr", "cond"}}}, {{"sub_block", BlockIndex{body->ID()}}});
+  BlockDesc* body = p->AppendBlock(*main);
+  reads.insert(reads.begin(), {"i", "n"});
+  AddOp(main, "while", {{"X", reads}, {"Condition", {"cond"}}}, {{"Out", {"i", "arr", "cond"}}},
+        {{"sub_block", BlockIndex{body->ID()}}});
+  return body;
+}
+
+void EndCountedLoop(BlockDesc* body) {
+  AddOp(body, "increment", {{"X", {"i"}}}, {{"Out", {"i"}}}, {{"step", 1.0f}});
+  AddOp(body, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+}
+
+ProgramDesc ProgramWithArray() {
+  ProgramDesc p;
+  p.MutableBlock(0).Var("arr")->SetKind(framework::VarKind::kDenseTensorArray);
+  p.MutableBlock(0).Var("x");
+  return p;
+}
+
+TEST(ControlFlow, TensorArrayFilledInALoop) {
+  operators::RegisterAllOps();
+  ProgramDesc p = ProgramWithArray();
+  BlockDesc* main = &p.MutableBlock(0);
+  BlockDesc* body = BeginCountedLoop(&p, {"x"});
   AddOp(body, "cast", {{"X", {"i"}}}, {{"Out", {"fi"}}},
         {{"in_dtype", static_cast<int>(DataType::INT64)},
          {"out_dtype", static_cast<int>(DataType::FLOAT32)}});
   AddOp(body, "elementwise_mul", {{"X", {"x"}}, {"Y", {"fi"}}}, {{"Out", {"xi"}}});
   AddOp(body, "write_to_array", {{"X", {"xi"}}, {"I", {"i"}}}, {{"Out", {"arr"}}});
-  AddOp(body, "increment", {{"X", {"i"}}}, {{"Out", {"i"}}}, {{"step", 1.0f}});
-  AddOp(body, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+  EndCountedLoop(body);
   Fill(main, "k", {1}, 2, DataType::INT64);
   AddOp(main, "read_from_array", {{"X", {"arr"}}, {"I", {"k"}}}, {{"Out", {"last"}}});
   AddOp(main, "lod_array_length", {{"X", {"arr"}}}, {{"Out", {"len"}}});
@@ -209,25 +228,17 @@ TEST(ControlFlow, TensorArrayFilledInALoop) {
 // over, and the next iteration's writes into `fresh` leave `arr` alone.
 TEST(ControlFlow, AssignCopiesATensorArrayThatALoopReplaces) {
   operators::RegisterAllOps();
-  ProgramDesc p;
+  ProgramDesc p = ProgramWithArray();
   BlockDesc* main = &p.MutableBlock(0);
-  main->Var("arr")->SetKind(framework::VarKind::kDenseTensorArray);
-  main->Var("x");
-  Fill(main, "i", {1}, 0, DataType::INT64);
   Fill(main, "zero", {1}, 0, DataType::INT64);
-  Fill(main, "n", {1}, 3, DataType::INT64);
   AddOp(main, "write_to_array", {{"X", {"x"}}, {"I", {"zero"}}}, {{"Out", {"arr"}}});
-  AddOp(main, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
-  BlockDesc* body = p.AppendBlock(*main);
+  BlockDesc* body = BeginCountedLoop(&p, {"arr", "zero"});
   body->Var("fresh")->SetKind(framework::VarKind::kDenseTensorArray);
-  AddOp(main, "while", {{"X", {"i", "n", "arr", "zero"}}, {"Condition", {"cond"}}},
-        {{"Out", {"i", "arr", "cond"}}}, {{"sub_block", BlockIndex{body->ID()}}});
   AddOp(body, "read_from_array", {{"X", {"arr"}}, {"I", {"zero"}}}, {{"Out", {"v"}}});
   AddOp(body, "scale", {{"X", {"v"}}}, {{"Out", {"v2"}}}, {{"scale", 2.0f}, {"bias", 1.0f}});
   AddOp(body, "write_to_array", {{"X", {"v2"}}, {"I", {"zero"}}}, {{"Out", {"fresh"}}});
   AddOp(body, "assign", {{"X", {"fresh"}}}, {{"Out", {"arr"}}});
-  AddOp(body, "increment", {{"X", {"i"}}}, {{"Out", {"i"}}}, {{"step", 1.0f}});
-  AddOp(body, "less_than", {{"X", {"i"}}, {"Y", {"n"}}}, {{"Out", {"cond"}}});
+  EndCountedLoop(body);
   AddOp(main, "read_from_array", {{"X", {"arr"}}, {"I", {"zero"}}}, {{"Out", {"last"}}});
   AddOp(main, "lod_array_length", {{"X", {"arr"}}}, {{"Out", {"len"}}});
   const std::vector<double> x = {1, -2, 0.5};

@@ -151,31 +151,23 @@ TEST(PirTranslation, RunTimeBoundsAreSplitIntoOneElementTensors) {
   EXPECT_EQ(std::get<int>(split->GetAttr("num")), 2);
   EXPECT_EQ(FindOp(p, "set_value")->Input("EndsTensorList"), split->Output("Out"));
   EXPECT_EQ(p.Block(0).FindVar(split->Output("Out")[1])->GetShape(), std::vector<int64_t>({1}));
-  ExpectError<platform::UnimplementedError>(
-      [&] {
-        Translate(Program({
-            Data(1, "x", "4, 4"),
-            Data(2, "v", "1"),
-            Data(3, "ends", "-1"),
-            IntArray(4, "0, 0"),
-            IntArray(5, "1, 1"),
-            Op("1.set_value_with_tensor_", {1, 2, 4, 3, 5}, {{6, Tensor("t_f32", "4, 4")}}, attrs),
-        }));
-      },
-      {"op 5 (`pd_op.set_value_with_tensor_`)", "operand 3", "shape [-1]",
-       "number of values known"});
+  // `ends` computed at run time with a shape of `ends_dims`.
+  const auto translate_with_ends = [&](const std::string& ends_dims) {
+    Translate(Program({
+        Data(1, "x", "4, 4"),
+        Data(2, "v", "1"),
+        Data(3, "ends", ends_dims),
+        IntArray(4, "0, 0"),
+        IntArray(5, "1, 1"),
+        Op("1.set_value_with_tensor_", {1, 2, 4, 3, 5}, {{6, Tensor("t_f32", "4, 4")}}, attrs),
+    }));
+  };
+  ExpectError<platform::UnimplementedError>([&] { translate_with_ends("-1"); },
+                                            {"op 5 (`pd_op.set_value_with_tensor_`)", "operand 3",
+                                             "shape [-1]", "number of values known"});
   // A damaged length is refused, not split into that many variables.
   ExpectError<platform::InvalidArgumentError>(
-      [&] {
-        Translate(Program({
-            Data(1, "x", "4, 4"),
-            Data(2, "v", "1"),
-            Data(3, "ends", "1000000000000"),
-            IntArray(4, "0, 0"),
-            IntArray(5, "1, 1"),
-            Op("1.set_value_with_tensor_", {1, 2, 4, 3, 5}, {{6, Tensor("t_f32", "4, 4")}}, attrs),
-        }));
-      },
+      [&] { translate_with_ends("1000000000000"); },
       {"op 5 (`pd_op.set_value_with_tensor_`)", "operand 3 holds 1000000000000 values"});
 }
 
