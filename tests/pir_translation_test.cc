@@ -15,7 +15,9 @@
 #include <string>
 #include <vector>
 
+#include "framework/executor.h"
 #include "framework/program_desc.h"
+#include "framework/scope.h"
 #include "operators/registry.h"
 #include "tests/fuzz/program_validation.h"
 #include "tests/op_test_util.h"
@@ -218,6 +220,40 @@ TEST(PirTranslation, IntegerConstantsKeepEveryDigit) {
   EXPECT_EQ(std::get<int>(cast->GetAttr("in_dtype")), static_cast<int>(DataType::FLOAT32));
 }
 
+// pd_op.rms_norm (no CPU kernel in PaddlePaddle 3.3 to compare with) runs as rms_norm over
+// the trailing normalized_shape dims: y = x / sqrt(mean(x^2) + epsilon) * scale.
+TEST(PirTranslation, RmsNormNormalizesTheTrailingDims) {
+  const ProgramDesc p = Translate(Program({
+      Data(1, "x", "2, 3, 4"),
+      Data(2, "scale", "3, 4"),
+      Op("1.rms_norm", {1, 2}, {{3, Tensor("t_f32", "2, 3, 4")}, {4, Tensor("t_f32", "2")}},
+         {Attr("normalized_shape", "0.a_array",
+               R"([{"#": "0.a_i64", "D": 3}, {"#": "0.a_i64", "D": 4}])"),
+          Attr("epsilon", "0.a_f64", "0.25")}),
+      Fetch(3, 5, "out", 0),
+  }));
+  std::vector<double> x(24), scale(12);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(1.7 * static_cast<double>(i)) * 2.0;
+  for (size_t i = 0; i < scale.size(); ++i) scale[i] = 0.5 + 0.1 * static_cast<double>(i);
+  framework::Scope scope;
+  const auto out = framework::Executor(platform::CPUPlace())
+                       .Run(p, &scope,
+                            {{"x", MakeTensor<float>({2, 3, 4}, x)},
+                             {"scale", MakeTensor<float>({3, 4}, scale)}},
+                            p.FetchTargetNames());
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].dims(), framework::DDim({2, 3, 4}));
+  const float* y = out[0].data<float>();
+  for (int row = 0; row < 2; ++row) {
+    double squares = 0;
+    for (int i = 0; i < 12; ++i) squares += x[row * 12 + i] * x[row * 12 + i];
+    const double inv = 1.0 / std::sqrt(squares / 12 + 0.25);  // epsilon 0.25 matters here.
+    for (int i = 0; i < 12; ++i) {
+      EXPECT_NEAR(y[row * 12 + i], x[row * 12 + i] * inv * scale[i], 1e-6) << row << " " << i;
+    }
+  }
+}
+
 // JSON has no infinities: PIR writes them as "VD" strings.
 TEST(PirTranslation, InfinitiesAreRead) {
   const ProgramDesc p = Translate(Program({
@@ -380,7 +416,7 @@ TEST(PirTranslation, SavedProgramsValidate) {
        {"pir_convnet_tiny", "pir_transformer_tiny", "pir_ops_tiny", "pir_vision_ops_tiny",
         "pir_elementwise_ops_tiny", "pir_seq2seq_tiny", "pir_control_flow_tiny",
         "pir_faster_rcnn_tiny", "pir_mask_rcnn_tiny", "pir_detection_ops_tiny", "pir_rnn_tiny",
-        "pir_more_ops_tiny", "pir_special_ops_tiny"}) {
+        "pir_more_ops_tiny", "pir_special_ops_tiny", "pir_operator_ops_tiny"}) {
     SCOPED_TRACE(name);
     const std::string path =
         std::string(PL_SOURCE_DIR "/tests/fixtures/models/") + name + "/model.json";

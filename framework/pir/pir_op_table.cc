@@ -181,6 +181,9 @@ Entries BuildEntries() {
                {},
                {},
                nullptr});
+  // PaddlePaddle 3.3's CPU build has no float kernel for it (a program exported on a GPU
+  // carries it): checked against the formula in pir_translation_test.
+  e.push_back({"rms_norm", "rms_norm", {"x", "scale"}, {"y", "invvar"}, {}, {}, nullptr});
   e.push_back({"group_norm",
                "group_norm",
                {"X", "Scale", "Bias"},
@@ -323,6 +326,7 @@ Entries BuildEntries() {
                nullptr});
   e.push_back({"pixel_shuffle", "pixel_shuffle", {"X"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"channel_shuffle", "channel_shuffle", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"shuffle_channel", "shuffle_channel", {"X"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"numel", "size", {"Input"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"shape", "shape", {"Input"}, {"Out"}, {}, {}, nullptr});
 
@@ -434,6 +438,8 @@ Entries BuildEntries() {
   e.push_back({"triu", "tril_triu", {"X"}, {"Out"}, {}, {{"lower", false}}, nullptr});
   e.push_back({"kthvalue", "kthvalue", {"X"}, {"Out", "Indices"}, {}, {}, nullptr});
   e.push_back({"p_norm", "p_norm", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"norm", "norm", {"X"}, {"Out", "Norm"}, {}, {}, nullptr});
+  e.push_back({"clip_by_norm", "clip_by_norm", {"X"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"put_along_axis",
                "put_along_axis",
                {"Input", "Index", "Value"},
@@ -508,6 +514,20 @@ Entries BuildEntries() {
   }
 
   // Detection.
+  e.push_back({"anchor_generator",
+               "anchor_generator",
+               {"Input"},
+               {"Anchors", "Variances"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"collect_fpn_proposals",
+               "collect_fpn_proposals",
+               {"MultiLevelRois*", "MultiLevelScores*", "MultiLevelRoIsNum*"},
+               {"FpnRois", "RoisNum"},
+               {{"post_nms_topn", "post_nms_topN"}},
+               {},
+               nullptr});
   e.push_back({"yolo_box", "yolo_box", {"X", "ImgSize"}, {"Boxes", "Scores"}, {}, {}, nullptr});
   e.push_back(
       {"prior_box", "prior_box", {"Input", "Image"}, {"Boxes", "Variances"}, {}, {}, nullptr});
