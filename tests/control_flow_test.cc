@@ -116,8 +116,10 @@ TEST(ControlFlow, IterationCapStopsALoopWithATypedError) {
   EXPECT_EQ(ToDoubles(run(40)[0]), (std::vector<double>{40}));
 }
 
-// y = select_input([x - 1 (false branch), 2 x (true branch)], sum(x) > t).
-ProgramDesc CondProgram(bool scalar_condition) {
+// y = select_input([x - 1 (false branch), 2 x (true branch)], sum(x) > t); each branch a
+// `block_op` (conditional_block, or conditional_block_infer as older inference programs
+// have it).
+ProgramDesc CondProgram(bool scalar_condition, const std::string& block_op = "conditional_block") {
   ProgramDesc p;
   BlockDesc* main = &p.MutableBlock(0);
   for (const char* fed : {"x", "t"}) main->Var(fed);
@@ -135,13 +137,13 @@ ProgramDesc CondProgram(bool scalar_condition) {
   const char* conds[2] = {scalar_condition ? "pred" : "pred_rows",
                           scalar_condition ? "not_pred" : "not_pred_rows"};
   BlockDesc* yes = p.AppendBlock(*main);
-  AddOp(main, "conditional_block", {{"Cond", {conds[0]}}, {"Input", {"x"}}}, {{"Out", {"y_true"}}},
+  AddOp(main, block_op, {{"Cond", {conds[0]}}, {"Input", {"x"}}}, {{"Out", {"y_true"}}},
         {{"sub_block", BlockIndex{yes->ID()}}, {"is_scalar_condition", scalar_condition}});
   AddOp(yes, "scale", {{"X", {"x"}}}, {{"Out", {"twice"}}}, {{"scale", 2.0f}});
   AddOp(yes, "assign", {{"X", {"twice"}}}, {{"Out", {"y_true"}}});
   yes->Var("twice");
   BlockDesc* no = p.AppendBlock(*main);
-  AddOp(main, "conditional_block", {{"Cond", {conds[1]}}, {"Input", {"x"}}}, {{"Out", {"y_false"}}},
+  AddOp(main, block_op, {{"Cond", {conds[1]}}, {"Input", {"x"}}}, {{"Out", {"y_false"}}},
         {{"sub_block", BlockIndex{no->ID()}}, {"is_scalar_condition", scalar_condition}});
   AddOp(no, "scale", {{"X", {"x"}}}, {{"Out", {"less"}}}, {{"bias", -1.0f}});
   AddOp(no, "assign", {{"X", {"less"}}}, {{"Out", {"y_false"}}});
@@ -156,16 +158,19 @@ ProgramDesc CondProgram(bool scalar_condition) {
 TEST(ControlFlow, ConditionalBlocksAndSelectInputTakeOneBranch) {
   operators::RegisterAllOps();
   const std::vector<double> x = {1, 2, -0.5, 3};
-  for (bool scalar : {true, false}) {
-    const ProgramDesc program = CondProgram(scalar);
-    for (double t : {0.0, 10.0}) {
-      SCOPED_TRACE(std::string(scalar ? "scalar" : "non-scalar") + " t = " + std::to_string(t));
-      const auto out = RunProgram(
-          program, {{"x", MakeTensor<float>({2, 2}, x)}, {"t", MakeTensor<float>({1}, {t})}},
-          {"y"});
-      std::vector<double> want;
-      for (double v : x) want.push_back(5.5 > t ? 2 * v : v - 1);
-      EXPECT_EQ(ToDoubles(out[0]), want);
+  for (const char* block_op : {"conditional_block", "conditional_block_infer"}) {
+    for (bool scalar : {true, false}) {
+      const ProgramDesc program = CondProgram(scalar, block_op);
+      for (double t : {0.0, 10.0}) {
+        SCOPED_TRACE(std::string(block_op) + (scalar ? " scalar" : " non-scalar") +
+                     " t = " + std::to_string(t));
+        const auto out = RunProgram(
+            program, {{"x", MakeTensor<float>({2, 2}, x)}, {"t", MakeTensor<float>({1}, {t})}},
+            {"y"});
+        std::vector<double> want;
+        for (double v : x) want.push_back(5.5 > t ? 2 * v : v - 1);
+        EXPECT_EQ(ToDoubles(out[0]), want);
+      }
     }
   }
 }

@@ -1,5 +1,7 @@
 // conditional_block: runs its sub-block when its condition holds (the branches of `if` in
 // PaddlePaddle's static programs; select_input then picks the branch's result).
+// conditional_block_infer, which PaddlePaddle's inference programs may carry instead, has the
+// same slots, attributes and meaning (PaddlePaddle registers it with the same proto).
 #include <string>
 #include <vector>
 
@@ -53,9 +55,9 @@ class ConditionalBlockOp : public framework::OperatorBase {
     bool run = true;
     if (Attr<bool>("is_scalar_condition")) {
       PL_ENFORCE(conds.size() == 1,
-                 errors::InvalidArgument("op `conditional_block` input `Cond`: expected one "
-                                         "variable with is_scalar_condition, received %zu",
-                                         conds.size()));
+                 errors::InvalidArgument("op `%s` input `Cond`: expected one variable with "
+                                         "is_scalar_condition, received %zu",
+                                         Type(), conds.size()));
       run = ReadCondition(*this, scope, "Cond", conds[0]);
     } else {
       for (const std::string& name : conds) {
@@ -77,8 +79,10 @@ void ConditionalBlockInferShape(InferShapeContext* ctx) {
 }  // namespace
 
 PL_REGISTER_OPS(RegisterConditionalBlockOp) {
-  framework::RegisterOp<ConditionalBlockOp, ConditionalBlockOpMaker>("conditional_block")
-      .InferShape(ConditionalBlockInferShape);
+  for (const char* type : {"conditional_block", "conditional_block_infer"}) {
+    framework::RegisterOp<ConditionalBlockOp, ConditionalBlockOpMaker>(type).InferShape(
+        ConditionalBlockInferShape);
+  }
 }
 
 }  // namespace operators
