@@ -11,10 +11,11 @@ For each model, batch and thread count: the median latency (ms) of `repeat` runs
 warm-up runs, inputs set once (uniform [0, 1) floats), each run followed by reading every
 output into the caller's memory (paddle.inference's `copy_to_cpu`, `bench`'s `CopyToCpu`;
 `session.run` returns its outputs so), and the ratio of paddle_like to the
-faster of the two references. The three runtimes are measured one after the other, and every
-configuration once per round, `rounds` rounds (default 3); each keeps its best median: on a
-shared machine a neighbour's burst then slows one round, not one runtime or configuration. Prints a Markdown table; `--json FILE` also
-writes the numbers.
+faster of the two references. The three runtimes are measured one after the other, each in a
+process of its own (so that no runtime's idle worker threads compete with the next one's),
+and every configuration once per round, `rounds` rounds (default 3); each keeps its best
+median: on a shared machine a neighbour's burst then slows one round, not one runtime or
+configuration. Prints a Markdown table; `--json FILE` also writes the numbers.
 
 `--vision NAMES` adds classifiers of paddle.vision.models (random weights, seeded), saved as
 inference programs by this PaddlePaddle (`paddle.jit.save`, legacy format), to the models;
@@ -147,21 +148,54 @@ def keep_best(row, key, value):
     row.setdefault(key, None)
 
 
+def in_own_process(runtime, model_file, params, inputs_file, threads, repeat):
+    """The latency of one reference runtime, measured in a process of its own.
+
+    Both references keep worker threads spinning after a run (paddle.inference's OpenMP for
+    200 ms, ONNX Runtime's pool while it waits for work): measured in one process, one
+    after the other, the second's two threads met the first's spinning worker on a 2-core
+    machine. A fresh process per measurement gives each runtime the machine to itself, as
+    `paddle_like bench` has it."""
+    cmd = [sys.executable, os.path.abspath(__file__), "--measure-one", runtime, "--file",
+           model_file, "--params", params or "", "--inputs", inputs_file, "--threads",
+           str(threads), "--repeat", str(repeat)]
+    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(r.stderr.strip().splitlines()[-1] if r.stderr.strip() else
+                           "exit code %d" % r.returncode)
+    return float(r.stdout.strip().splitlines()[-1])
+
+
+def measure_one(args):
+    """--measure-one: prints the median latency of one runtime on the saved inputs."""
+    with np.load(args.inputs) as npz:
+        inputs = {k: npz[k] for k in npz.files}
+    threads = int(args.threads)
+    if args.measure_one == "paddle":
+        value = paddle_latency(args.file, args.params or None, inputs, threads, args.repeat)
+    else:
+        value = onnx_latency(args.file, inputs, threads, args.repeat)
+    print("%.6f" % value)
+
+
 def measure(row, name, d, prog, params, onnx_path, has_onnx, batch, threads, repeat, shapes):
-    """One round: paddle_like, paddle.inference and ONNX Runtime at `threads`, into `row`."""
+    """One round: paddle_like, paddle.inference and ONNX Runtime at `threads`, into `row`,
+    each in a process of its own."""
     r = ours(d, batch, threads, repeat, shapes)
-    inputs = {k: np.random.rand(*v).astype("float32") for k, v in r["inputs"].items()}
+    inputs_file = os.path.join(os.path.dirname(onnx_path), "%s_b%d_inputs.npz" % (name, batch))
+    np.savez(inputs_file, **{k: np.random.rand(*v).astype("float32")
+                             for k, v in r["inputs"].items()})
     keep_best(row, "paddle_like_%d" % threads, r["p50_ms"])
     try:
         keep_best(row, "paddle_%d" % threads,
-                  paddle_latency(prog, params, inputs, threads, repeat))
+                  in_own_process("paddle", prog, params, inputs_file, threads, repeat))
     except Exception as e:  # A model the reference cannot run: no figure.
         print("paddle.inference failed on %s: %s" % (name, e), file=sys.stderr)
         keep_best(row, "paddle_%d" % threads, None)
     value = None
     if has_onnx:
         try:
-            value = onnx_latency(onnx_path, inputs, threads, repeat)
+            value = in_own_process("onnx", onnx_path, None, inputs_file, threads, repeat)
         except Exception as e:  # A conversion ONNX Runtime cannot load.
             print("onnxruntime failed on %s: %s" % (name, e), file=sys.stderr)
     keep_best(row, "onnxruntime_%d" % threads, value)
@@ -177,8 +211,16 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--vision", default="")
     ap.add_argument("--json")
+    # One reference measurement in a child process (see in_own_process).
+    ap.add_argument("--measure-one", choices=["paddle", "onnx"], help=argparse.SUPPRESS)
+    ap.add_argument("--file", help=argparse.SUPPRESS)
+    ap.add_argument("--params", help=argparse.SUPPRESS)
+    ap.add_argument("--inputs", help=argparse.SUPPRESS)
     args = ap.parse_args()
     os.environ.setdefault("FLAGS_enable_pir_api", "0")
+    if args.measure_one:
+        measure_one(args)
+        return
     batches = [int(b) for b in args.batches.split(",")]
     thread_counts = [int(t) for t in args.threads.split(",")]
     rows = []

@@ -9,7 +9,8 @@
 // 1: 1x64x56x56, 3x3 to 64 (a ResNet stage); 2: 64x20x12x12, 5x5 to 50 (LeNet's second
 // layer, batch 64); 3-4: ResNet-20's stages at batch 16 (16x32x16x16 and 16x64x8x8, 3x3);
 // 5-6: 3x3 convolutions the kernel leaves to the direct algorithm (16x16x32x32: 16
-// channels; 4x64x8x8: 16384 output values).
+// channels; 4x64x8x8: 16384 output values); 7: an image's first convolution, 1x3x224x224,
+// 3x3 stride 2 to 32 channels (the PaddleLite model of ../shared/models).
 // The primitive runs with `winograd` 0 (direct) or 1 (Winograd, where oneDNN has it): the
 // kernel takes Winograd for shapes 1, 3 and 4 (WinogradForwardDesc), and these rows are
 // what that rule rests on.
@@ -29,12 +30,12 @@ namespace paddle_like {
 namespace {
 
 struct Shape {
-  int64_t batch, in_c, side, out_c, kernel;
+  int64_t batch, in_c, side, out_c, kernel, stride = 1;
 };
-const Shape kShapes[] = {{1, 32, 7, 64, 1},   {1, 64, 56, 64, 3}, {64, 20, 12, 50, 5},
-                         {16, 32, 16, 32, 3}, {16, 64, 8, 64, 3}, {16, 16, 32, 16, 3},
-                         {4, 64, 8, 64, 3}};
-constexpr int kLastShape = 6;
+const Shape kShapes[] = {{1, 32, 7, 64, 1},   {1, 64, 56, 64, 3},   {64, 20, 12, 50, 5},
+                         {16, 32, 16, 32, 3}, {16, 64, 8, 64, 3},   {16, 16, 32, 16, 3},
+                         {4, 64, 8, 64, 3},   {1, 3, 224, 32, 3, 2}};
+constexpr int kLastShape = 7;
 
 framework::DDim InputDims(const Shape& s) { return framework::DDim({s.batch, s.in_c, s.side, s.side}); }
 framework::DDim FilterDims(const Shape& s) {
@@ -53,7 +54,8 @@ void BM_ConvKernel(benchmark::State& state) {
   b.Var("w")->SetPersistable(true);
   const int pad = static_cast<int>(Pad(s));
   AddOp(&b, "conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}}, {{"Output", {"y"}}},
-        {{"paddings", std::vector<int>{pad, pad}}});
+        {{"paddings", std::vector<int>{pad, pad}},
+         {"strides", std::vector<int>{static_cast<int>(s.stride), static_cast<int>(s.stride)}}});
   framework::Scope scope;
   *scope.Var("w")->GetMutable<framework::DenseTensor>() = Filled(FilterDims(s), -0.1f, 0.002f);
   framework::Executor exec{platform::CPUPlace()};
@@ -76,7 +78,7 @@ void BM_ConvPrimitive(benchmark::State& state) {
   const platform::OneDNNContext& dev = OneDNNDevice();
   const dnnl::engine& engine = dev.engine();
   const auto f32 = memory::data_type::f32;
-  const int64_t out_side = s.side + 2 * Pad(s) - s.kernel + 1;
+  const int64_t out_side = (s.side + 2 * Pad(s) - s.kernel) / s.stride + 1;
   const memory::desc src_user({s.batch, s.in_c, s.side, s.side}, f32, Tag::nchw);
   const memory::desc dst_user({s.batch, s.out_c, out_side, out_side}, f32, Tag::nchw);
   const memory::desc w_user({s.out_c, s.in_c, s.kernel, s.kernel}, f32, Tag::oihw);
@@ -87,7 +89,10 @@ void BM_ConvPrimitive(benchmark::State& state) {
         dnnl::convolution_forward::desc(
             dnnl::prop_kind::forward_inference,
             winograd ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct,
-            any(src_user), any(w_user), any(dst_user), {1, 1}, {Pad(s), Pad(s)}, {Pad(s), Pad(s)}),
+            // Fewer than 8 input channels stay nchw, as the kernel keeps them: oneDNN's
+            // first-layer kernel reads them so (its own choice reorders them for brgconv).
+            s.in_c >= 8 ? any(src_user) : src_user, any(w_user), any(dst_user),
+            {s.stride, s.stride}, {Pad(s), Pad(s)}, {Pad(s), Pad(s)}),
         engine);
   } catch (const dnnl::error&) {
     state.SkipWithError("oneDNN has no implementation of this algorithm here");
