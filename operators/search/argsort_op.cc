@@ -1,7 +1,8 @@
 // argsort: each line along `axis` sorted, with the positions the values came from
 // (paddle.argsort, paddle.sort); and argsort_grad, which sends Out@GRAD back to those
 // positions. Ascending puts a NaN after every number, descending before; equal values keep
-// their order (a stable sort), so `stable` changes nothing here.
+// their order with `stable`, else come out as PaddlePaddle's CPU kernel leaves them
+// (paddle_line_order.h).
 #include <algorithm>
 #include <numeric>
 #include <string>
@@ -11,6 +12,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/search/paddle_line_order.h"
 #include "operators/search/top_k_op.h"
 
 namespace paddle_like {
@@ -29,7 +31,9 @@ class ArgsortOpMaker : public OpProtoAndCheckerMaker {
     AddOutput("Indices", "int64 positions along `axis` of X of Out's values.");
     AddAttr<int>("axis", "The dim sorted; negative values count from the end.").SetDefault(-1);
     AddAttr<bool>("descending", "Largest first (else smallest first).").SetDefault(false);
-    AddAttr<bool>("stable", "Keep equal values in order; the sort here always does.")
+    AddAttr<bool>("stable",
+                  "Keep equal values in their order (else as PaddlePaddle's sort "
+                  "leaves them).")
         .SetDefault(false);
     AddComment(R"DOC(
 Argsort operator, along `axis`:
@@ -96,26 +100,17 @@ struct ArgsortKernel {
     T* o = out.mutable_data<T>(ctx.GetPlace());
     int64_t* idx = indices.mutable_data<int64_t>(ctx.GetPlace());
     const T* in = x->data<T>();
-    std::vector<T> line(static_cast<size_t>(l.n));
-    std::vector<int64_t> order(static_cast<size_t>(l.n));
+    const bool stable = ctx.Attr<bool>("stable");
+    std::vector<ValueIndex<T>> line;
     for (int64_t p = 0; p < l.outer; ++p) {
       for (int64_t q = 0; q < l.inner; ++q) {
         const int64_t base = p * l.n * l.inner + q;
-        for (int64_t j = 0; j < l.n; ++j) line[j] = in[base + j * l.inner];
-        std::iota(order.begin(), order.end(), 0);
-        const T* row = line.data();
-        std::sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
-          if (descending) return TopKBefore(row, a, b);
-          // Ascending: smaller first, a NaN after every number, ties by position.
-          const T u = row[a], v = row[b];
-          const bool u_nan = u != u, v_nan = v != v;
-          if (u_nan != v_nan) return v_nan;
-          if (!u_nan && u != v) return u < v;
-          return a < b;
-        });
+        FillLine<T>(
+            l.n, [&](int64_t j) { return in[base + j * l.inner]; }, &line);
+        OrderArgsort(&line, descending, stable);
         for (int64_t j = 0; j < l.n; ++j) {
-          o[base + j * l.inner] = line[order[j]];
-          idx[base + j * l.inner] = order[j];
+          o[base + j * l.inner] = line[j].first;
+          idx[base + j * l.inner] = line[j].second;
         }
       }
     }
@@ -186,9 +181,9 @@ PL_REGISTER_OPS(RegisterArgsortOp) {
       .InferShape(ArgsortInferShape)
       .InferVarType(ArgsortInferVarType)
       .GradOpMaker(ArgsortGradMaker)
-      .Checkpoint("stable sorting on request",
-                  framework::OpVersionDesc().NewAttr(
-                      "stable", "Keep equal values in order (always so here).", false));
+      .Checkpoint(
+          "stable sorting on request",
+          framework::OpVersionDesc().NewAttr("stable", "Keep equal values in their order.", false));
   RegisterPlainCpuKernels<ArgsortKernel, float, double, int32_t, int64_t>(kOp);
   framework::RegisterOp<ArgsortOp, ArgsortGradOpMaker>(kGradOp)
       .InferShape(ArgsortGradInferShape)

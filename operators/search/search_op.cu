@@ -3,7 +3,8 @@
 // ties, first NaN wins; top_k_op.h: larger first, NaN above all, ties by index). arg_max runs
 // one thread per searched line (a flattened search runs on one thread). top_k ranks each
 // element against its row, one thread per element (O(n^2) per row: meant for the short rows
-// of classification heads), and writes those ranked below k; the result is the CPU's.
+// of classification heads), and writes those ranked below k: the CPU's values, with equal
+// values by index where the CPU kernel follows PaddlePaddle's CPU order (paddle_line_order.h).
 #include <type_traits>
 
 #include "framework/data_transform.h"

@@ -13,6 +13,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/search/paddle_line_order.h"
 #include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
@@ -191,15 +192,15 @@ struct TopKKernel {
     const T* x = x_t->data<T>();
     T* out = out_t->mutable_data<T>(ctx.GetPlace());
     int64_t* idx = idx_t->mutable_data<int64_t>(ctx.GetPlace());
-    std::vector<int64_t> order(static_cast<size_t>(n));
+    std::vector<ValueIndex<T>> line;
     for (int64_t r = 0; r < rows; ++r) {
       const T* row = x + r * n;
-      std::iota(order.begin(), order.end(), int64_t{0});
-      std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                        [row](int64_t a, int64_t b) { return TopKBefore(row, a, b); });
+      FillLine<T>(
+          n, [row](int64_t j) { return row[j]; }, &line);
+      OrderTopK(&line, k, /*largest=*/true, /*sorted=*/true);
       for (int64_t j = 0; j < k; ++j) {
-        idx[r * k + j] = order[j];
-        out[r * k + j] = row[order[j]];
+        idx[r * k + j] = line[j].second;
+        out[r * k + j] = line[j].first;
       }
     }
   }

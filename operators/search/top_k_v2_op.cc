@@ -1,9 +1,8 @@
 // top_k_v2: the k largest (or smallest) values along any axis and their indices, what
 // paddle.topk saves; and top_k_v2_grad, its gradient, which PaddlePaddle's training programs
-// hold too. Lines are searched in top_k's order (top_k_op.h): larger first with a NaN above
-// every number, equal values by increasing index; with largest = false the smaller first and a
-// NaN below every number. The result is always sorted (sorted = false leaves the order to the
-// implementation).
+// hold too. Larger first with a NaN above every number; with largest = false the smaller first
+// and a NaN below every number; equal values and, with sorted = false, the order of the k come
+// out as PaddlePaddle's CPU kernel leaves them (paddle_line_order.h).
 #include <algorithm>
 #include <cstring>
 #include <numeric>
@@ -14,6 +13,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/search/paddle_line_order.h"
 #include "operators/search/top_k_op.h"
 #include "operators/tensor/tensor_op_util.h"
 
@@ -36,7 +36,8 @@ class TopKV2OpMaker : public OpProtoAndCheckerMaker {
     AddAttr<int>("k", "How many values to keep per line (1 <= k <= X's dim `axis`).").SetDefault(1);
     AddAttr<int>("axis", "The dim searched; negative values count from the end.").SetDefault(-1);
     AddAttr<bool>("largest", "The largest values (else the smallest).").SetDefault(true);
-    AddAttr<bool>("sorted", "Sorted output; results here are always sorted.").SetDefault(true);
+    AddAttr<bool>("sorted", "Sorted output; else the k in the order of PaddlePaddle's selection.")
+        .SetDefault(true);
     AddComment(R"DOC(
 TopK operator (version 2), along `axis`:
 
@@ -138,25 +139,16 @@ struct TopKV2Kernel {
     T* out = out_t.mutable_data<T>(ctx.GetPlace());
     int64_t* idx = idx_t.mutable_data<int64_t>(ctx.GetPlace());
     const T* x = x_t->data<T>();
-    std::vector<T> line(static_cast<size_t>(v.n));
-    std::vector<int64_t> order(static_cast<size_t>(v.n));
+    const bool sorted = ctx.Attr<bool>("sorted");
+    std::vector<ValueIndex<T>> line;
     for (int64_t o = 0; o < v.outer; ++o) {
       for (int64_t i = 0; i < v.inner; ++i) {
-        for (int64_t j = 0; j < v.n; ++j) line[j] = x[(o * v.n + j) * v.inner + i];
-        std::iota(order.begin(), order.end(), int64_t{0});
-        const T* row = line.data();
-        std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                          [row, largest](int64_t a, int64_t b) {
-                            if (largest) return TopKBefore(row, a, b);
-                            const T p = row[a], q = row[b];
-                            const bool p_nan = p != p, q_nan = q != q;
-                            if (p_nan != q_nan) return q_nan;
-                            if (!p_nan && p != q) return p < q;
-                            return a < b;
-                          });
+        FillLine<T>(
+            v.n, [&](int64_t j) { return x[(o * v.n + j) * v.inner + i]; }, &line);
+        OrderTopK(&line, k, largest, sorted);
         for (int64_t j = 0; j < k; ++j) {
-          out[(o * k + j) * v.inner + i] = line[order[j]];
-          idx[(o * k + j) * v.inner + i] = order[j];
+          out[(o * k + j) * v.inner + i] = line[j].first;
+          idx[(o * k + j) * v.inner + i] = line[j].second;
         }
       }
     }
