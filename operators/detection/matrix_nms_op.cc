@@ -101,8 +101,9 @@ struct Kept {
 };
 
 // The kept boxes of an image, and the score a box must beat to enter its best keep_top_k:
-// classes are visited in order and ties keep that order, so once keep_top_k boxes are kept a
-// later box with a score at most the k-th best's can never enter the output.
+// classes are visited in order, and the final partial sort takes a later box only when its
+// score is above the k-th best before it, so once keep_top_k boxes are kept a later box with a
+// score at most the k-th best's can never enter the output.
 class KeptBoxes {
  public:
   explicit KeptBoxes(int keep_top_k) : keep_top_k_(keep_top_k) {}
@@ -117,7 +118,7 @@ class KeptBoxes {
     return keep_top_k_ < 0 || (keep_top_k_ > 0 && (static_cast<int>(best_.size()) < keep_top_k_ ||
                                                    score > best_.top()));
   }
-  std::vector<Kept>& all() { return all_; }
+  const std::vector<Kept>& all() const { return all_; }
 
  private:
   int keep_top_k_;
@@ -139,10 +140,10 @@ void DecayClass(const T* boxes, const T* scores, int64_t m, int label, const Att
   int64_t n = end - order.begin();
   if (n <= 0) return;
   if (a.nms_top_k > -1 && n > a.nms_top_k) n = a.nms_top_k;
-  // Best first; ties by box index, so the order never depends on the sort's implementation.
-  std::partial_sort(order.begin(), order.begin() + n, end, [&](int l, int r) {
-    return scores[l] > scores[r] || (scores[l] == scores[r] && l < r);
-  });
+  // Best first, by PaddlePaddle's comparator on scores alone: the same partial sort of the
+  // same arrangement leaves equal scores where PaddlePaddle's kernel has them.
+  std::partial_sort(order.begin(), order.begin() + n, end,
+                    [&](int l, int r) { return scores[l] > scores[r]; });
   // The candidates' corners and areas in rows of their own, for the inner loop.
   BoxRows<T> rows;
   std::vector<T> max_iou(n, T(0));
@@ -194,14 +195,19 @@ struct MatrixNmsKernel {
         DecayClass(boxes, scores->data<T>() + (b * classes + c) * m, m, static_cast<int>(c), a,
                    &kept_boxes);
       }
-      std::vector<Kept>& kept = kept_boxes.all();
+      const std::vector<Kept>& kept = kept_boxes.all();
       size_t count = kept.size();
       if (keep_top_k > -1) count = std::min(count, static_cast<size_t>(keep_top_k));
-      // Best first over the classes; ties keep the class-by-class order.
-      std::stable_sort(kept.begin(), kept.end(),
-                       [](const Kept& l, const Kept& r) { return l.score > r.score; });
+      // Best first over the classes, as PaddlePaddle's kernel takes them: a partial sort of
+      // the boxes in class-by-class order on scores alone. The boxes DecayClass never adds
+      // (below the k-th best score when they come) are those that PaddlePaddle's partial sort
+      // passes over without moving anything, so equal scores come out in its order.
+      std::vector<int> perm(kept.size());
+      std::iota(perm.begin(), perm.end(), 0);
+      std::partial_sort(perm.begin(), perm.begin() + static_cast<std::ptrdiff_t>(count), perm.end(),
+                        [&](int l, int r) { return kept[l].score > kept[r].score; });
       for (size_t i = 0; i < count; ++i) {
-        const Kept& k = kept[i];
+        const Kept& k = kept[perm[i]];
         rows.push_back(static_cast<T>(k.label));
         rows.push_back(static_cast<T>(k.score));
         for (int j = 0; j < 4; ++j) rows.push_back(boxes[k.box * 4 + j]);
