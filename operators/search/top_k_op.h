@@ -1,5 +1,6 @@
-// top_k's host-side checks and its order of elements, shared by its CPU kernels
-// (top_k_op.cc) and its CUDA kernels (search_op.cu).
+// top_k's host-side checks, shared by its CPU kernels (top_k_op.cc) and its CUDA kernels
+// (search_op.cu), and the CUDA kernels' order of elements (the CPU kernels order equal values
+// as PaddlePaddle's CPU kernel does: paddle_line_order.h).
 #pragma once
 
 #include <cstdint>
@@ -29,8 +30,8 @@ TopKShape CheckTopKGradInputs(const ExecutionContext& ctx);
 // InvalidArgumentError of top_k_grad unless 0 <= c < n.
 void CheckTopKIndex(int64_t c, int64_t n);
 
-// Whether row[a] comes before row[b] in top_k's order: larger values first, a NaN above every
-// number, and equal values (or two NaNs) by increasing index. A strict total order.
+// Whether row[a] comes before row[b] in the CUDA top_k's order: larger values first, a NaN
+// above every number, and equal values (or two NaNs) by increasing index. A strict total order.
 template <typename T>
 PL_HOSTDEVICE bool TopKBefore(const T* row, int64_t a, int64_t b) {
   const T x = row[a], y = row[b];
