@@ -152,13 +152,13 @@ Proposals<T> ProposeForImage(const std::vector<T>& scores, const std::vector<T>&
   const auto count = static_cast<int64_t>(scores.size());
   std::vector<int64_t> order(static_cast<size_t>(count));
   std::iota(order.begin(), order.end(), 0);
-  // Best first; equal scores by the later index first, the order PaddlePaddle's selection and
-  // NMS visit them in.
-  const auto better = [&](int64_t i, int64_t j) {
-    return scores[i] > scores[j] || (scores[i] == scores[j] && i > j);
-  };
+  // PaddlePaddle's selection, by its comparator on scores alone: a sort of all anchors, or
+  // nth_element's pre_nms_top_n best, left in the order it leaves them. The same calls on the
+  // same arrangement pick and arrange equal scores as PaddlePaddle's kernel does, and the NMS
+  // below visits them by that arrangement.
+  const auto better = [&](int64_t i, int64_t j) { return scores[i] > scores[j]; };
   if (a.pre_nms_top_n > 0 && a.pre_nms_top_n < count) {
-    std::partial_sort(order.begin(), order.begin() + a.pre_nms_top_n, order.end(), better);
+    std::nth_element(order.begin(), order.begin() + a.pre_nms_top_n, order.end(), better);
     order.resize(static_cast<size_t>(a.pre_nms_top_n));
   } else {
     std::sort(order.begin(), order.end(), better);
@@ -189,6 +189,8 @@ Proposals<T> ProposeForImage(const std::vector<T>& scores, const std::vector<T>&
   }
   if (kept.scores.empty()) return {{T(0), T(0), T(0), T(0)}, {T(0)}};
   if (a.nms_thresh <= 0) return kept;
+  // PaddlePaddle's NMS takes its candidates from the back of a stable ascending sort: best
+  // first, equal scores by the later position first.
   std::vector<int64_t> visit(kept.scores.size());
   std::iota(visit.begin(), visit.end(), 0);
   std::stable_sort(visit.begin(), visit.end(), [&](int64_t i, int64_t j) {
