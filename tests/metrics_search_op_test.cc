@@ -199,8 +199,8 @@ void CheckTopK() {
     EXPECT_EQ(r.outputs.at("Out")[0].dims(), out_dims);
     EXPECT_EQ(r.outputs.at("Indices")[0].dtype(), DataType::INT64);
     ExpectNear(ToDoubles(r.outputs.at("Out")[0]), want_v, 0, 0, "values");
-    ExpectIndicesHoldValues(x, c.dims[c.dims.size() - 1], Ints(r.outputs.at("Indices")[0]), want_v,
-                            c.k, "indices");
+    ExpectIndicesHoldValues(x, c.dims[c.dims.size() - 1], r.outputs.at("Indices")[0], want_v, c.k,
+                            "indices");
   }
 }
 
@@ -213,14 +213,14 @@ TEST(TopK, TiesNaNAndDocExample) {
   auto r = RunOp("top_k", {{"X", {MakeTensor<float>({1, 4}, x)}}}, {{"Out", 1}, {"Indices", 1}},
                  {{"k", 2}});
   ExpectNear(ToDoubles(r.outputs.at("Out")[0]), {3, 3}, 0, 0, "values");
-  ExpectIndicesHoldValues(x, 4, Ints(r.outputs.at("Indices")[0]), {3, 3}, 2, "tied indices");
+  ExpectIndicesHoldValues(x, 4, r.outputs.at("Indices")[0], {3, 3}, 2, "tied indices");
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const std::vector<double> with_nans = {1, nan, 5, nan};
   r = RunOp("top_k", {{"X", {MakeTensor<double>({4}, with_nans)}}}, {{"Out", 1}, {"Indices", 1}},
             {{"k", 3}});
   ExpectNear(ToDoubles(r.outputs.at("Out")[0]), {nan, nan, 5}, 0, 0, "NaN first");
   EXPECT_EQ(Ints(r.outputs.at("Indices")[0])[2], 2);
-  ExpectIndicesHoldValues(with_nans, 4, Ints(r.outputs.at("Indices")[0]), {nan, nan, 5}, 3,
+  ExpectIndicesHoldValues(with_nans, 4, r.outputs.at("Indices")[0], {nan, nan, 5}, 3,
                           "NaN indices");
 }
 

@@ -134,15 +134,16 @@ void ExpectNear(const std::vector<double>& actual, const std::vector<double>& ex
 }
 
 void ExpectIndicesHoldValues(const std::vector<double>& x, int64_t n,
-                             const std::vector<int64_t>& indices, const std::vector<double>& values,
+                             const DenseTensor& indices_tensor, const std::vector<double>& values,
                              int64_t k, const std::string& what) {
+  const std::vector<double> indices = ToDoubles(indices_tensor);  // Whole numbers, exactly.
   const int64_t rows = n == 0 ? 0 : static_cast<int64_t>(x.size()) / n;
   ASSERT_EQ(indices.size(), static_cast<size_t>(rows * k)) << what;
   ASSERT_EQ(values.size(), indices.size()) << what;
   for (int64_t r = 0; r < rows; ++r) {
     std::vector<bool> taken(static_cast<size_t>(n), false);
     for (int64_t j = 0; j < k; ++j) {
-      const int64_t i = indices[r * k + j];
+      const auto i = static_cast<int64_t>(indices[r * k + j]);
       ASSERT_TRUE(i >= 0 && i < n) << what << ": row " << r << " index " << i;
       ASSERT_FALSE(taken[i]) << what << ": row " << r << " takes position " << i << " twice";
       taken[i] = true;

@@ -97,10 +97,9 @@ void ExpectNear(const std::vector<double>& actual, const std::vector<double>& ex
 // For ops that leave equal values in PaddlePaddle's order (top_k, argsort; that order is
 // checked against PaddlePaddle's own outputs in paddle_op_fixtures_test): each of the rows of
 // `x` (`n` values each) has `k` entries in `indices`, distinct positions in [0, n) whose values
-// are that row's entries of `values` (a NaN matching a NaN).
-void ExpectIndicesHoldValues(const std::vector<double>& x, int64_t n,
-                             const std::vector<int64_t>& indices, const std::vector<double>& values,
-                             int64_t k, const std::string& what);
+// are that row's entries of `values` (a NaN matching a NaN). `indices`: an integer tensor.
+void ExpectIndicesHoldValues(const std::vector<double>& x, int64_t n, const DenseTensor& indices,
+                             const std::vector<double>& values, int64_t k, const std::string& what);
 
 // Runs `fn` and expects ErrorT whose what() contains every string of `parts`.
 template <typename ErrorT, typename Fn>

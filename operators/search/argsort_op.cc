@@ -4,7 +4,6 @@
 // their order with `stable`, else come out as PaddlePaddle's CPU kernel leaves them
 // (paddle_line_order.h).
 #include <algorithm>
-#include <numeric>
 #include <string>
 #include <vector>
 
@@ -13,7 +12,7 @@
 #include "operators/common.h"
 #include "operators/op_family.h"
 #include "operators/search/paddle_line_order.h"
-#include "operators/search/top_k_op.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {

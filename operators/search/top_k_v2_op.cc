@@ -5,7 +5,6 @@
 // out as PaddlePaddle's CPU kernel leaves them (paddle_line_order.h).
 #include <algorithm>
 #include <cstring>
-#include <numeric>
 #include <string>
 #include <vector>
 
