@@ -68,6 +68,26 @@ TEST(FillDiagonalTensorOp, GradientsToSecondOrder) {
   CheckGradients(g);
 }
 
+// paddle.diagonal_scatter hands a matrix's diagonal over as [1, n].
+TEST(FillDiagonalTensorOp, YWithLeadingOnesAndItsGradients) {
+  const std::vector<double> x = RandomValues(12, -1, 1, 6), y = {7, 8, 9};
+  const auto r =
+      RunOp("fill_diagonal_tensor",
+            {{"X", {MakeTensor<double>({3, 4}, x)}}, {"Y", {MakeTensor<double>({1, 1, 3}, y)}}},
+            {{"Out", 1}}, {{"offset", int64_t{1}}});
+  std::vector<double> want = x;
+  for (int i = 0; i < 3; ++i) want[i * 4 + i + 1] = y[i];
+  EXPECT_EQ(ToDoubles(r.outputs.at("Out").at(0)), want);
+
+  GradCheck g;
+  g.op_type = "fill_diagonal_tensor";
+  g.inputs = {{"X", {MakeTensor<double>({3, 4}, x)}}, {"Y", {MakeTensor<double>({1, 3}, y)}}};
+  g.outputs = {{"Out", 1}};
+  g.attrs = {{"offset", int64_t{1}}};
+  g.max_order = 2;
+  CheckGradients(g);
+}
+
 TEST(FillDiagonalTensorOp, WrongYShapeNamesTheExpectedOne) {
   ExpectError<platform::InvalidArgumentError>(
       [] {
@@ -77,6 +97,14 @@ TEST(FillDiagonalTensorOp, WrongYShapeNamesTheExpectedOne) {
               {{"Out", 1}});
       },
       {"op `fill_diagonal_tensor`", "input `Y`", "[3]", "[2]"});
+  ExpectError<platform::InvalidArgumentError>(  // Leading dims other than 1.
+      [] {
+        RunOp("fill_diagonal_tensor",
+              {{"X", {MakeTensor<double>({3, 3}, std::vector<double>(9, 0))}},
+               {"Y", {MakeTensor<double>({3, 1}, {1, 2, 3})}}},
+              {{"Out", 1}});
+      },
+      {"op `fill_diagonal_tensor`", "input `Y`", "[3]", "[3, 1]"});
   ExpectError<platform::InvalidArgumentError>(
       [] {
         RunOp("fill_diagonal_tensor",

@@ -254,6 +254,51 @@ TEST(PirTranslation, RmsNormNormalizesTheTrailingDims) {
   }
 }
 
+// PaddlePaddle writes legacy_reshape and legacy_matmul when it reads a 1.x ProgramDesc as PIR
+// (they keep reshape's and matmul's 1.x meaning), and empty_like, whose values are left
+// unset, only through paddle._C_ops.
+TEST(PirTranslation, OpsOfProgramsReadFromOlderFormats) {
+  const ProgramDesc p = Translate(Program({
+      Data(1, "x", "2, 3, 4"),
+      Data(2, "y", "2, 5, 4"),
+      Op("1.legacy_matmul", {1, 2}, {{3, Tensor("t_f32", "2, 3, 5")}},
+         {Attr("transpose_x", "0.a_bool", "false"), Attr("transpose_y", "0.a_bool", "true"),
+          Attr("alpha", "0.a_f32", "0.5")}),
+      IntArray(4, "2,-1"),
+      Op("1.legacy_reshape", {3, 4}, {{5, Tensor("t_f32", "2, 15")}}),
+      Op("1.empty_like", {5}, {{6, Tensor("t_f64", "2, 15")}},
+         {Attr("dtype", "1.a_dtype", "\"float64\"")}),
+      Fetch(5, 7, "out", 0),
+      Fetch(6, 8, "like", 1),
+  }));
+  EXPECT_EQ(OpTypes(p), std::vector<std::string>({"feed", "feed", "matmul", "reshape",
+                                                  "fill_any_like", "fetch", "fetch"}));
+  EXPECT_EQ(std::get<std::vector<int>>(FindOp(p, "reshape")->GetAttr("shape")),
+            std::vector<int>({2, -1}));
+  std::vector<double> x(24), y(40);
+  for (size_t i = 0; i < x.size(); ++i) x[i] = std::sin(0.3 * static_cast<double>(i));
+  for (size_t i = 0; i < y.size(); ++i) y[i] = std::cos(0.7 * static_cast<double>(i));
+  framework::Scope scope;
+  const auto out =
+      framework::Executor(platform::CPUPlace())
+          .Run(p, &scope,
+               {{"x", MakeTensor<float>({2, 3, 4}, x)}, {"y", MakeTensor<float>({2, 5, 4}, y)}},
+               p.FetchTargetNames());
+  ASSERT_EQ(out.size(), 2u);
+  ASSERT_EQ(out[0].dims(), framework::DDim({2, 15}));
+  for (int b = 0; b < 2; ++b) {
+    for (int i = 0; i < 3; ++i) {
+      for (int j = 0; j < 5; ++j) {
+        double dot = 0;
+        for (int k = 0; k < 4; ++k) dot += x[(b * 3 + i) * 4 + k] * y[(b * 5 + j) * 4 + k];
+        EXPECT_NEAR(out[0].data<float>()[b * 15 + i * 5 + j], 0.5 * dot, 1e-6) << b << i << j;
+      }
+    }
+  }
+  EXPECT_EQ(out[1].dims(), framework::DDim({2, 15}));
+  EXPECT_EQ(out[1].dtype(), DataType::FLOAT64);
+}
+
 // JSON has no infinities: PIR writes them as "VD" strings.
 TEST(PirTranslation, InfinitiesAreRead) {
   const ProgramDesc p = Translate(Program({

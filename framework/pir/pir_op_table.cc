@@ -678,6 +678,136 @@ Entries BuildEntries() {
                nullptr});
   e.push_back(
       {"sequence_mask", "sequence_mask", {"X", "@maxlen|MaxLenTensor"}, {"Y"}, {}, {}, nullptr});
+
+  // Sums, creation and rearranging (paddle.add_n, diag, vander, empty_like, flip of 1.x).
+  e.push_back({"add_n", "sum", {"X*"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"diag", "diag_v2", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back(
+      {"scatter_nd_add", "scatter_nd_add", {"X", "Index", "Updates"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"empty", "empty", {"@shape|ShapeTensor|ShapeTensorList"}, {"Out"}, {}, {}, nullptr});
+  // Any value will do: PaddlePaddle leaves it uninitialised.
+  e.push_back({"empty_like", "fill_any_like", {"X"}, {"Out"}, {}, {{"value", 0.0f}}, nullptr});
+  e.push_back({"reverse", "reverse", {"X", "@axis"}, {"Out"}, {}, {}, nullptr});
+  // What PaddlePaddle makes of a 1.x reshape and matmul when it reads a ProgramDesc as PIR.
+  e.push_back(
+      {"legacy_reshape", "reshape", {"X", "@shape|Shape|ShapeTensor"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"legacy_matmul",
+               "matmul",
+               {"X", "Y"},
+               {"Out"},
+               {{"transpose_x", "transpose_X"}, {"transpose_y", "transpose_Y"}},
+               {},
+               nullptr});
+  e.push_back({"fc", "fc", {"Input", "W", "Bias"}, {"Out"}, {}, {}, nullptr});
+  for (const char* op : {"is_empty", "share_data", "gumbel_softmax", "l1_norm", "squared_l2_norm",
+                         "identity_loss", "bernoulli", "fill_diagonal"}) {
+    e.push_back({op, op, {"X"}, {"Out"}, {}, {}, nullptr});
+  }
+  for (const char* op : {"rint"}) e.push_back({op, op, {"x"}, {"out"}, {}, {}, nullptr});
+  for (const char* op : {"gammaincc", "bitwise_left_shift", "bitwise_right_shift"}) {
+    e.push_back({op, op, {"x", "y"}, {"out"}, {}, {}, nullptr});
+  }
+  e.push_back({"mode", "mode", {"X"}, {"Out", "Indices"}, {}, {}, nullptr});
+  e.push_back({"rrelu", "rrelu", {"X"}, {"Out", "Noise"}, {}, {}, nullptr});
+  e.push_back({"frobenius_norm", "frobenius_norm", {"X", "@dim"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"reduce_as", "reduce_as", {"X", "Target"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"baddbmm",
+               "baddbmm",
+               {"Input", "X", "Y"},
+               {"Out"},
+               {{"beta", "Beta"}, {"alpha", "Alpha"}},
+               {},
+               nullptr});
+  e.push_back(
+      {"fill_diagonal_tensor", "fill_diagonal_tensor", {"X", "Y"}, {"Out"}, {}, {}, nullptr});
+
+  // Linear algebra (paddle.linalg).
+  e.push_back({"cholesky", "cholesky", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"det", "determinant", {"Input"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"slogdet", "slogdeterminant", {"Input"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"qr", "qr", {"X"}, {"Q", "R"}, {}, {}, nullptr});
+  e.push_back({"svd", "svd", {"X"}, {"U", "S", "VH"}, {}, {}, nullptr});
+  e.push_back({"eigh", "eigh", {"X"}, {"Eigenvalues", "Eigenvectors"}, {}, {}, nullptr});
+  e.push_back({"eigvalsh",
+               "eigvalsh",
+               {"X"},
+               {"Eigenvalues", "Eigenvectors"},
+               {{"uplo", "UPLO"}},
+               {},
+               nullptr});
+  e.push_back({"lu", "lu", {"X"}, {"Out", "Pivots", "Infos"}, {{"pivot", "pivots"}}, {}, nullptr});
+  e.push_back({"lu_unpack", "lu_unpack", {"X", "Pivots"}, {"Pmat", "L", "U"}, {}, {}, nullptr});
+  e.push_back({"matrix_rank", "matrix_rank", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"matrix_rank_tol", "matrix_rank", {"X", "TolTensor"}, {"Out"}, {}, {}, nullptr});
+  for (const char* op : {"cholesky_solve", "triangular_solve"}) {
+    e.push_back({op, op, {"X", "Y"}, {"Out"}, {}, {}, nullptr});
+  }
+
+  // Random numbers (their shapes and bounds as constants).
+  e.push_back({"uniform",
+               "uniform_random",
+               {"@shape|ShapeTensor|ShapeTensorList", "@min", "@max"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"gaussian",
+               "gaussian_random",
+               {"@shape|ShapeTensor|ShapeTensorList"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
+  e.push_back(
+      {"randint", "randint", {"@shape|ShapeTensor|ShapeTensorList"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"randperm", "randperm", {}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"multinomial", "multinomial", {"X", "@num_samples"}, {"Out"}, {}, {}, nullptr});
+  e.push_back(
+      {"truncated_gaussian_random", "truncated_gaussian_random", {}, {"Out"}, {}, {}, nullptr});
+
+  // Losses, metrics and decoders of training and evaluation programs.
+  e.push_back({"cross_entropy_with_softmax",
+               "softmax_with_cross_entropy",
+               {"Logits", "Label"},
+               {"Softmax", "Loss"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"bce_loss", "bce_loss", {"X", "Label"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"sigmoid_cross_entropy_with_logits",
+               "sigmoid_cross_entropy_with_logits",
+               {"X", "Label", "pos_weight"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
+  e.push_back(
+      {"nll_loss", "nll_loss", {"X", "Label", "Weight"}, {"Out", "Total_weight"}, {}, {}, nullptr});
+  e.push_back({"kldiv_loss", "kldiv_loss", {"X", "Target"}, {"Loss"}, {}, {}, nullptr});
+  e.push_back({"huber_loss", "huber_loss", {"X", "Y"}, {"Out", "Residual"}, {}, {}, nullptr});
+  e.push_back({"log_loss", "log_loss", {"Predicted", "Labels"}, {"Loss"}, {}, {}, nullptr});
+  e.push_back({"hinge_loss", "hinge_loss", {"Logits", "Labels"}, {"Loss"}, {}, {}, nullptr});
+  e.push_back({"accuracy",
+               "accuracy",
+               {"Out", "Indices", "Label"},
+               {"Accuracy", "Correct", "Total"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"ctc_align",
+               "ctc_align",
+               {"Input", "InputLength"},
+               {"Output", "OutputLength"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"edit_distance",
+               "edit_distance",
+               {"Hyps", "Refs", "HypsLength", "RefsLength"},
+               {"SequenceNum", "Out"},
+               {},
+               {},
+               nullptr});
   return e;
 }
 

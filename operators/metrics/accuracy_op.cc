@@ -19,9 +19,9 @@ class AccuracyOpMaker : public OpProtoAndCheckerMaker {
     AddInput("Out", "The top-k values of the prediction, [N, k] (only its shape is read).");
     AddInput("Indices", "The top-k class indices of the prediction, int64 or int32 [N, k].");
     AddInput("Label", "The true class of each sample, int64 or int32 [N, 1].");
-    AddOutput("Accuracy", "float32 [1]: Correct / Total (0 when N = 0).");
-    AddOutput("Correct", "int32 [1]: the number of samples whose label is among its indices.");
-    AddOutput("Total", "int32 [1]: the number of samples N.");
+    AddOutput("Accuracy", "float32 0-D: Correct / Total (0 when N = 0).");
+    AddOutput("Correct", "int32 0-D: the number of samples whose label is among its indices.");
+    AddOutput("Total", "int32 0-D: the number of samples N.");
     AddComment(R"DOC(
 Accuracy operator (top-k).
 
@@ -64,7 +64,8 @@ void AccuracyInferShape(InferShapeContext* ctx) {
                                      "per row of `Indices` %s), received %s",
                                      ctx->OpType(), static_cast<long long>(indices[0]),
                                      indices.ToString(), label.ToString()));
-  for (const char* slot : {"Accuracy", "Correct", "Total"}) ctx->SetOutputDim(slot, DDim({1}));
+  // 0-D, as PaddlePaddle 2.5 and later make them (1.x and 2.x before 2.5: [1]).
+  for (const char* slot : {"Accuracy", "Correct", "Total"}) ctx->SetOutputDim(slot, DDim());
 }
 
 void AccuracyInferVarType(framework::VarTypeInferenceContext* ctx) {

@@ -36,8 +36,10 @@ Fill diagonal with a tensor: with k = offset and r the dims other than dim1 and 
 $$Out[r; i + \max(-k, 0), i + \max(k, 0)] = Y[r, i]$$
 and Out = X elsewhere. Example: X = zeros(2, 3), Y = [1, 2], k = 0 -> [[1, 0, 0], [0, 2, 0]].
 
+Y may also have leading dims of 1 (the same values in the same order).
+
 Gradient (written with differentiable ops): dX = fill_diagonal_tensor(dOut, 0), dY =
-diagonal(dOut, k, dim1, dim2).
+expand_as(diagonal(dOut, k, dim1, dim2), Y).
 )DOC");
   }
 };
@@ -52,15 +54,28 @@ DiagonalPlan PlanOf(const std::string& op, const DDim& x, const framework::Attri
                       std::get<int>(attrs.at("dim1")), std::get<int>(attrs.at("dim2")));
 }
 
+// PaddlePaddle also takes Y with leading dims of 1 (paddle.diagonal_scatter passes a matrix
+// a [1, n] Y): the same values in the same order.
+bool WithLeadingOnes(const DDim& want, const DDim& y) {
+  const int extra = y.size() - want.size();
+  if (extra <= 0) return false;
+  for (int d = 0; d < y.size(); ++d) {
+    if (d < extra ? y[d] != 1 : y[d] != want[d - extra]) return false;
+  }
+  return true;
+}
+
 void CheckY(const std::string& op, const DiagonalPlan& p, const DDim& y, bool known_only) {
   const DDim want = p.out_dims(false);
   bool ok = want.size() == y.size();
   for (int d = 0; ok && d < y.size(); ++d) {
     ok = want[d] == y[d] || (known_only && (want[d] < 0 || y[d] < 0));
   }
-  PL_ENFORCE(ok, errors::InvalidArgument("op `%s` input `Y`: expected shape %s (X's dims without "
-                                         "dim1 and dim2, then the diagonal's length), received %s",
-                                         op, want.ToString(), y.ToString()));
+  PL_ENFORCE(ok || WithLeadingOnes(want, y),
+             errors::InvalidArgument("op `%s` input `Y`: expected shape %s (X's dims without "
+                                     "dim1 and dim2, then the diagonal's length; leading dims of "
+                                     "1 allowed), received %s",
+                                     op, want.ToString(), y.ToString()));
 }
 
 void FillDiagonalTensorInferShape(InferShapeContext* ctx) {
@@ -99,8 +114,12 @@ void FillDiagonalTensorGradMaker(framework::GradOpBuilder* g) {
              {{"offset", offset}, {"dim1", dim1}, {"dim2", dim2}});
   }
   if (g->WantsInputGrad("Y")) {
-    g->AddOp("diagonal", {{"Input", g->OutputGrad("Out")}}, {{"Out", g->InputGrad("Y")}},
+    // expand_as gives the diagonals Y's leading dims of 1, if it has any (a copy otherwise).
+    const std::vector<std::string> diagonals{g->NewTemp("diagonals")};
+    g->AddOp("diagonal", {{"Input", g->OutputGrad("Out")}}, {{"Out", diagonals}},
              {{"offset", static_cast<int>(offset)}, {"axis1", dim1}, {"axis2", dim2}});
+    g->AddOp("expand_as_v2", {{"X", diagonals}, {"Y", g->Input("Y")}},
+             {{"Out", g->InputGrad("Y")}});
   }
 }
 
