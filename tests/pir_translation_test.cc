@@ -299,6 +299,35 @@ TEST(PirTranslation, OpsOfProgramsReadFromOlderFormats) {
   EXPECT_EQ(out[1].dtype(), DataType::FLOAT64);
 }
 
+// lookup_table (1.x embeddings: ids [N, 1], padding_idx rows read as zeros) and box_clip, which
+// PIR hands one image's boxes without a LoD.
+TEST(PirTranslation, LookupTableAndBoxClip) {
+  const ProgramDesc p = Translate(Program({
+      Data(1, "ids", "3, 1", "int64"),
+      Data(2, "table", "4, 2"),
+      Op("1.lookup_table", {2, 1}, {{3, Tensor("t_f32", "3, 2")}},
+         {Attr("padding_idx", "0.a_i64", "2")}),
+      Data(4, "boxes", "2, 4"),
+      Data(5, "im_info", "1, 3"),
+      Op("1.box_clip", {4, 5}, {{6, Tensor("t_f32", "2, 4")}}),
+      Fetch(3, 7, "rows", 0),
+      Fetch(6, 8, "clipped", 1),
+  }));
+  framework::Scope scope;
+  const auto out =
+      framework::Executor(platform::CPUPlace())
+          .Run(p, &scope,
+               {{"ids", MakeTensor<int64_t>({3, 1}, {3, 2, 0})},
+                {"table", MakeTensor<float>({4, 2}, {1, 2, 3, 4, 5, 6, 7, 8})},
+                {"boxes", MakeTensor<float>({2, 4}, {-3, 2, 50, 70, 10, -1, 20, 30})},
+                // Height 60, width 40, scale 2: boxes are clipped to [0, 19] x [0, 29].
+                {"im_info", MakeTensor<float>({1, 3}, {60, 40, 2})}},
+               p.FetchTargetNames());
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(ToDoubles(out[0]), std::vector<double>({7, 8, 0, 0, 1, 2}));
+  EXPECT_EQ(ToDoubles(out[1]), std::vector<double>({0, 2, 19, 29, 10, 0, 19, 29}));
+}
+
 // JSON has no infinities: PIR writes them as "VD" strings.
 TEST(PirTranslation, InfinitiesAreRead) {
   const ProgramDesc p = Translate(Program({

@@ -699,6 +699,9 @@ Entries BuildEntries() {
                {},
                nullptr});
   e.push_back({"fc", "fc", {"Input", "W", "Bias"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"lookup_table", "lookup_table", {"W", "Ids"}, {"Out"}, {}, {}, nullptr});
+  // One image (a PIR value carries no LoD); PaddlePaddle's own kernel needs a LoD there.
+  e.push_back({"box_clip", "box_clip", {"Input", "ImInfo"}, {"Output"}, {}, {}, nullptr});
   for (const char* op : {"is_empty", "share_data", "gumbel_softmax", "l1_norm", "squared_l2_norm",
                          "identity_loss", "bernoulli", "fill_diagonal"}) {
     e.push_back({op, op, {"X"}, {"Out"}, {}, {}, nullptr});
