@@ -173,44 +173,63 @@ TEST_F(DetectionOps, NmsKeepsTheBestOfOverlappingBoxesByHand) {
 
 // GreedyNms tests kept boxes a block at a time without branches; a plain loop that stops at
 // the first suppressing box, over JaccardOverlap, must keep the same boxes: many boxes (more
-// than one block kept), both pixel conventions, eta < 1, and a negative threshold (where boxes
-// that do not meet suppress too).
+// than one block kept), both pixel conventions, eta < 1, a negative threshold (where boxes
+// that do not meet suppress too), and boxes of no area whose IoU is 0 / 0 (NaN), which
+// suppresses in PaddlePaddle's multiclass NMS (`keep = IoU <= threshold`) and not in its `nms`
+// op (`suppress = IoU > threshold`).
 TEST_F(DetectionOps, GreedyNmsMatchesOnePairAtATime) {
   const int64_t n = 400;
   std::vector<double> raw = RandomValues(n * 4, 0, 100, 21);
   std::vector<float> boxes(n * 4);
   for (int64_t i = 0; i < n; ++i) {
     const double x = raw[i * 4], y = raw[i * 4 + 1];
-    const double w = raw[i * 4 + 2] / 5, h = raw[i * 4 + 3] / 5;
-    boxes[i * 4] = static_cast<float>(x);
+    // Every seventh box a vertical segment on one of a few lines: such boxes meet with no area.
+    const bool line = i % 7 == 0;
+    const double w = line ? 0 : raw[i * 4 + 2] / 5, h = raw[i * 4 + 3] / 5;
+    boxes[i * 4] = static_cast<float>(line ? 10 * (i % 3) : x);
     boxes[i * 4 + 1] = static_cast<float>(y);
-    boxes[i * 4 + 2] = static_cast<float>(x + w);
+    boxes[i * 4 + 2] = static_cast<float>(line ? 10 * (i % 3) : x + w);
     boxes[i * 4 + 3] = static_cast<float>(y + h);
   }
   std::vector<int64_t> order(n);
   for (int64_t i = 0; i < n; ++i) order[i] = (i * 37) % n;
   auto box_of = [&](int64_t i) { return boxes.data() + i * 4; };
+  std::vector<int64_t> kept_when_nan_suppresses;
   for (bool normalized : {false, true}) {
     for (const auto& [threshold, eta] : std::vector<std::pair<float, float>>{
              {0.3f, 1.0f}, {0.7f, 1.0f}, {0.9f, 0.9f}, {0.0f, 1.0f}, {-0.1f, 1.0f}}) {
-      std::vector<int64_t> want;
-      float t = threshold;
-      for (int64_t cand : order) {
-        bool keep = true;
-        for (int64_t k : want) {
-          if (operators::JaccardOverlap(box_of(cand), box_of(k), normalized) > t) {
-            keep = false;
-            break;
+      for (const auto nan : {operators::NanIoU::kSuppresses, operators::NanIoU::kKeeps}) {
+        std::vector<int64_t> want;
+        float t = threshold;
+        int nan_pairs = 0;
+        for (int64_t cand : order) {
+          bool keep = true;
+          for (int64_t k : want) {
+            const float iou = operators::JaccardOverlap(box_of(cand), box_of(k), normalized);
+            nan_pairs += std::isnan(iou);
+            if (nan == operators::NanIoU::kSuppresses ? !(iou <= t) : iou > t) {
+              keep = false;
+              break;
+            }
+          }
+          if (!keep) continue;
+          want.push_back(cand);
+          if (eta < 1 && t > 0.5f) t *= eta;
+        }
+        EXPECT_EQ(operators::GreedyNms(order, box_of, threshold, eta, normalized, nan), want)
+            << "threshold " << threshold << " eta " << eta << (normalized ? " normalized" : "")
+            << (nan == operators::NanIoU::kSuppresses ? " NaN suppresses" : " NaN keeps");
+        if (normalized && threshold == 0.3f) {
+          EXPECT_GT(nan_pairs, 0);  // The case is exercised, and the two rules keep other boxes.
+          if (nan == operators::NanIoU::kSuppresses) {
+            kept_when_nan_suppresses = want;
+          } else {
+            EXPECT_NE(want, kept_when_nan_suppresses);
           }
         }
-        if (!keep) continue;
-        want.push_back(cand);
-        if (eta < 1 && t > 0.5f) t *= eta;
-      }
-      EXPECT_EQ(operators::GreedyNms(order, box_of, threshold, eta, normalized), want)
-          << "threshold " << threshold << " eta " << eta << (normalized ? " normalized" : "");
-      if (threshold == 0.7f && !normalized) {
-        EXPECT_GT(want.size(), 64u);  // Several blocks.
+        if (threshold == 0.7f && !normalized) {
+          EXPECT_GT(want.size(), 64u);  // Several blocks.
+        }
       }
     }
   }

@@ -247,6 +247,25 @@ TEST(ElementwiseOps, BadAxisNamesAttribute) {
                         {"op `elementwise_add` attribute `axis`", "[0, 0]", "received 1"});
 }
 
+// PaddlePaddle adds bool tensors as `or` and multiplies them as `and` (masks combined by DETR
+// heads); the other ops take no bool.
+TEST(ElementwiseOps, BoolAddIsOrAndMulIsAnd) {
+  const DenseTensor a = MakeTensor<bool>({2, 2}, {1, 1, 0, 0});
+  const DenseTensor b = MakeTensor<bool>({2}, {1, 0});  // Broadcast along the rows.
+  const auto add = RunOp("elementwise_add", {{"X", {a}}, {"Y", {b}}}, {{"Out", 1}});
+  const DenseTensor& sum = add.outputs.at("Out")[0];
+  EXPECT_EQ(sum.dtype(), DataType::BOOL);
+  EXPECT_EQ(ToDoubles(sum), (std::vector<double>{1, 1, 1, 0}));
+  const auto mul = RunOp("elementwise_mul", {{"X", {a}}, {"Y", {b}}}, {{"Out", 1}});
+  EXPECT_EQ(mul.outputs.at("Out")[0].dtype(), DataType::BOOL);
+  EXPECT_EQ(ToDoubles(mul.outputs.at("Out")[0]), (std::vector<double>{1, 0, 0, 0}));
+  ExpectError<platform::NotFoundError>(
+      [&] {
+        RunOp("elementwise_sub", {{"X", {a}}, {"Y", {b}}}, {{"Out", 1}});
+      },
+      {"elementwise_sub", "bool"});
+}
+
 TEST(ElementwiseOps, MixedIntegerInputNamesSlot) {
   DenseTensor y({3}, DataType::INT64);
   y.mutable_data<int64_t>(platform::CPUPlace());

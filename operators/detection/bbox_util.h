@@ -49,10 +49,13 @@ struct BoxRows {
     return o.apart ? T(0) : o.iou;
   }
   // Whether IoU(j, ...) > threshold, as one expression of comparisons the loops over j
-  // vectorize.
+  // vectorize. A NaN IoU (two boxes of no area that meet: 0 / 0) counts as above when
+  // `nan_above`.
+  template <bool nan_above>
   bool IoUAbove(size_t j, T ax0, T ay0, T ax1, T ay1, T area_a, T norm, T threshold) const {
     const Overlap o = OverlapWith(j, ax0, ay0, ax1, ay1, area_a, norm);
-    return (o.apart & (T(0) > threshold)) | (!o.apart & (o.iou > threshold));
+    const bool above = nan_above ? !(o.iou <= threshold) : o.iou > threshold;
+    return (o.apart & (T(0) > threshold)) | (!o.apart & above);
   }
 
  private:
@@ -69,13 +72,18 @@ struct BoxRows {
   }
 };
 
+// What a NaN IoU does in greedy NMS. PaddlePaddle's multiclass NMS, generate_proposals and
+// retinanet_detection_output keep a box while `IoU <= threshold`, so NaN suppresses; its `nms`
+// op suppresses when `IoU > threshold`, so NaN keeps.
+enum class NanIoU { kSuppresses, kKeeps };
+
 // Greedy non-maximum suppression over candidates visited in `order` (best first): a box is
 // kept when its IoU with every kept box is at most the threshold, which is multiplied by eta
 // after each kept box while eta < 1 and it is above 0.5. `box_of(i)` gives candidate i's box.
 // Returns the kept candidates in the order kept.
 template <typename T, typename BoxOf>
 std::vector<int64_t> GreedyNms(const std::vector<int64_t>& order, const BoxOf& box_of, T threshold,
-                               float eta, bool normalized) {
+                               float eta, bool normalized, NanIoU nan) {
   std::vector<int64_t> kept;
   BoxRows<T> rows;  // The kept boxes.
   const T norm = normalized ? T(0) : T(1);
@@ -90,8 +98,14 @@ std::vector<int64_t> GreedyNms(const std::vector<int64_t>& order, const BoxOf& b
     for (size_t start = 0; keep && start < rows.size(); start += kBlock) {
       const size_t end = std::min(rows.size(), start + kBlock);
       int suppressed = 0;
-      for (size_t j = start; j < end; ++j) {
-        suppressed |= rows.IoUAbove(j, x0, y0, x1, y1, area, norm, threshold);
+      if (nan == NanIoU::kSuppresses) {
+        for (size_t j = start; j < end; ++j) {
+          suppressed |= rows.template IoUAbove<true>(j, x0, y0, x1, y1, area, norm, threshold);
+        }
+      } else {
+        for (size_t j = start; j < end; ++j) {
+          suppressed |= rows.template IoUAbove<false>(j, x0, y0, x1, y1, area, norm, threshold);
+        }
       }
       keep = suppressed == 0;
     }

@@ -198,7 +198,7 @@ Proposals<T> ProposeForImage(const std::vector<T>& scores, const std::vector<T>&
   });
   std::vector<int64_t> chosen = GreedyNms(
       visit, [&](int64_t i) { return kept.boxes.data() + 4 * i; }, static_cast<T>(a.nms_thresh),
-      a.eta, !a.pixel_offset);
+      a.eta, !a.pixel_offset, NanIoU::kSuppresses);
   if (a.post_nms_top_n > 0 && a.post_nms_top_n < static_cast<int>(chosen.size())) {
     chosen.resize(static_cast<size_t>(a.post_nms_top_n));
   }

@@ -170,7 +170,7 @@ std::vector<int64_t> NmsOneClass(const ImageView<T>& v, int64_t c, const NmsAttr
   for (const auto& cand : sorted) order.push_back(cand.second);
   return GreedyNms(
       order, [&](int64_t i) { return v.Box(c, i); }, static_cast<T>(a.nms_threshold), a.eta,
-      a.normalized);
+      a.normalized, NanIoU::kSuppresses);
 }
 
 // label -> kept box indices, after keep_top_k.

@@ -62,7 +62,8 @@ struct NmsKernel {
     for (int64_t i = 0; i < n; ++i) order[i] = i;
     const std::vector<int64_t> kept = GreedyNms<T>(
         order, [b](int64_t i) { return b + 4 * i; },
-        static_cast<T>(ctx.Attr<float>("iou_threshold")), 1.0f, /*normalized=*/true);
+        static_cast<T>(ctx.Attr<float>("iou_threshold")), 1.0f, /*normalized=*/true,
+        NanIoU::kKeeps);
     DenseTensor out(DDim{static_cast<int64_t>(kept.size())}, DataType::INT64);
     int64_t* o = out.mutable_data<int64_t>(ctx.GetPlace());
     std::copy(kept.begin(), kept.end(), o);

@@ -194,7 +194,8 @@ struct RetinanetDetectionOutputKernel {
           return cands[p].score > cands[q].score;
         });
         const auto box_of = [&cands](int64_t j) { return cands[j].box; };
-        for (int64_t j : GreedyNms(order, box_of, nms_threshold, nms_eta, false)) {
+        for (int64_t j :
+             GreedyNms(order, box_of, nms_threshold, nms_eta, false, NanIoU::kSuppresses)) {
           kept.push_back({cands[j].score, label, &cands[j]});
         }
       }

@@ -429,6 +429,11 @@ PL_REGISTER_OPS(RegisterElementwiseOps) {
                         "Scale_y", "quantization scale of Y (int8 kernels only)", 1.0f));
     }
     RegisterPlainCpuNumericKernels<ElementwiseCpuKernel<Tag>::template Kernel>(type);
+    // PaddlePaddle adds (or) and multiplies (and) bool masks, as DETR-style heads do.
+    if constexpr (std::is_same_v<Tag, ElementwiseAddTag> ||
+                  std::is_same_v<Tag, ElementwiseMulTag>) {
+      RegisterPlainCpuKernels<ElementwiseCpuKernel<Tag>::template Kernel, bool>(type);
+    }
     DeclarePlainInPlace(type, {{"X", "Out"}, {"Y", "Out"}});
   });
 }

@@ -17,7 +17,13 @@ namespace operators {
 
 template <typename T>
 struct AddFunctor {
-  PL_HOSTDEVICE T operator()(T x, T y) const { return x + y; }
+  PL_HOSTDEVICE T operator()(T x, T y) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x || y;  // PaddlePaddle's bool add.
+    } else {
+      return x + y;
+    }
+  }
 };
 
 template <typename T>
@@ -27,7 +33,13 @@ struct SubFunctor {
 
 template <typename T>
 struct MulFunctor {
-  PL_HOSTDEVICE T operator()(T x, T y) const { return x * y; }
+  PL_HOSTDEVICE T operator()(T x, T y) const {
+    if constexpr (std::is_same_v<T, bool>) {
+      return x && y;  // PaddlePaddle's bool multiply (masks combined).
+    } else {
+      return x * y;
+    }
+  }
 };
 
 template <typename T>
