@@ -3,10 +3,14 @@
 // NHWC, Bias; float and double; plain and oneDNN kernels), gradients against finite
 // differences, and error messages.
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "framework/executor.h"
+#include "framework/scope.h"
 #include "operators/op_family.h"
+#include "operators/tensor/tensor_op_util.h"
 #include "platform/flags.h"
 #include "tests/conv_pool_test_util.h"
 #include "tests/grad_check_util.h"
@@ -186,6 +190,98 @@ TEST_F(Conv2dTranspose, MatchesDirectLoopsInFloatAndDouble) {
                   {{"Output", 1}}, c.Attrs()),
             "Output");
     ExpectNear(ToDoubles(got_f), want, 1e-5, 1e-5, c.op);
+  }
+}
+
+// PaddlePaddle's PIR programs may give output_size as values computed when the program runs
+// (one-element tensors, OutputSizeTensorList): the same result as the attribute, on the plain
+// kernel and on oneDNN's.
+TEST_F(Conv2dTranspose, OutputSizeReadWhenTheProgramRuns) {
+  ConvTransposeCase c{{1, 2, 3, 4}, {2, 2, 3, 3}};
+  c.strides = {3, 2};
+  c.paddings = {1, 1};
+  const std::vector<double> in = RandomValues(c.input.numel(), -1, 1, 13);
+  const std::vector<double> w = RandomValues(c.filter.numel(), -1, 1, 14);
+  for (const bool onednn : {false, true}) {
+    ScopedFlag flag(&FLAGS_use_onednn, onednn);
+    for (const std::vector<int>& size : {std::vector<int>{8, 8}, std::vector<int>{9, 7}}) {
+      SCOPED_TRACE(std::string(onednn ? "oneDNN " : "plain ") + operators::ListToString(size));
+      c.output_size = size;
+      DDim want_dims;
+      const std::vector<double> want = ReferenceTranspose(c, in, w, &want_dims);
+      framework::AttributeMap attrs = c.Attrs();
+      attrs["output_size"] = std::vector<int>{};
+      const DenseTensor got =
+          Out(RunOp(c.op,
+                    {{"Input", {MakeTensor<float>(c.input, in)}},
+                     {"Filter", {MakeTensor<float>(c.filter, w)}},
+                     {"OutputSizeTensorList",
+                      {MakeTensor<int64_t>({1}, {static_cast<double>(size[0])}),
+                       MakeTensor<int32_t>({1}, {static_cast<double>(size[1])})}}},
+                    {{"Output", 1}}, attrs),
+              "Output");
+      ASSERT_EQ(got.dims(), want_dims);
+      ExpectNear(ToDoubles(got), want, 1e-5, 1e-5, c.op);
+    }
+  }
+  // A size outside [natural, natural + stride) names the input.
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        framework::AttributeMap attrs = c.Attrs();
+        attrs["output_size"] = std::vector<int>{};
+        RunOp(c.op,
+              {{"Input", {MakeTensor<float>(c.input, in)}},
+               {"Filter", {MakeTensor<float>(c.filter, w)}},
+               {"OutputSizeTensorList",
+                {MakeTensor<int64_t>({1}, {20}), MakeTensor<int64_t>({1}, {7})}}},
+              {{"Output", 1}}, attrs);
+      },
+      {"op `conv2d_transpose`", "output_size", "20"});
+}
+
+// One prepared program run twice, the sizes changed between the runs and the input shapes
+// not: the oneDNN kernel prepares its primitive again for the new size.
+TEST_F(Conv2dTranspose, PreparedOneDNNKernelFollowsSizesThatChange) {
+  ScopedFlag flag(&FLAGS_use_onednn, true);
+  ConvTransposeCase c{{1, 8, 3, 4}, {8, 8, 3, 3}};
+  c.strides = {3, 2};
+  c.paddings = {1, 1};
+  const std::vector<double> in = RandomValues(c.input.numel(), -1, 1, 15);
+  const std::vector<double> w = RandomValues(c.filter.numel(), -1, 1, 16);
+  framework::ProgramDesc program;
+  framework::BlockDesc& block = program.Block(0);
+  framework::OpDesc* op = block.AppendOp();
+  op->SetType(c.op);
+  op->SetInput("Input", {"x"});
+  op->SetInput("Filter", {"w"});
+  op->SetInput("OutputSizeTensorList", {"h", "wd"});
+  op->SetOutput("Output", {"y"});
+  framework::AttributeMap attrs = c.Attrs();
+  attrs["output_size"] = std::vector<int>{};
+  for (const auto& [name, value] : attrs) op->SetAttr(name, value);
+  for (const char* name : {"x", "w", "h", "wd", "y"}) block.Var(name)->SetPersistable(true);
+  framework::Scope scope;
+  auto set = [&scope](const char* name, const DenseTensor& t) {
+    framework::CopyTensor(t, platform::CPUPlace(),
+                          scope.Var(name)->GetMutable<framework::DenseTensor>());
+  };
+  set("x", MakeTensor<float>(c.input, in));
+  set("w", MakeTensor<float>(c.filter, w));
+  framework::Executor exec{platform::CPUPlace()};
+  std::unique_ptr<framework::PreparedProgram> prepared;
+  for (const std::vector<int>& size :
+       {std::vector<int>{8, 8}, std::vector<int>{9, 7}, std::vector<int>{8, 8}}) {
+    SCOPED_TRACE(operators::ListToString(size));
+    set("h", MakeTensor<int64_t>({1}, {static_cast<double>(size[0])}));
+    set("wd", MakeTensor<int64_t>({1}, {static_cast<double>(size[1])}));
+    if (prepared == nullptr) prepared = exec.Prepare(program, 0, &scope, {});
+    exec.Run(prepared.get());
+    c.output_size = size;
+    DDim want_dims;
+    const std::vector<double> want = ReferenceTranspose(c, in, w, &want_dims);
+    const DenseTensor& got = scope.FindVar("y")->Get<framework::DenseTensor>();
+    ASSERT_EQ(got.dims(), want_dims);
+    ExpectNear(ToDoubles(got), want, 1e-5, 1e-5, c.op);
   }
 }
 

@@ -111,15 +111,28 @@ TEST(MaxPoolWithIndexOp, UnpoolPutsValuesBackByHand) {
   for (int p = 0; p < 6; ++p) {
     for (int k = 0; k < 4; ++k) idx.push_back((k * 4 + p) % 15);
   }
-  for (bool wide : {false, true}) {
+  // The output size as the attribute, and as one-element tensors read when the program runs
+  // (PaddlePaddle's PIR programs: [H, W] or [N, C, H, W]) overriding a wrong attribute.
+  for (int form = 0; form < 4; ++form) {
+    const bool wide = form % 2 == 1;
     SlotTensors in = {{"X", {MakeTensor<double>({2, 3, 2, 2}, x)}}};
     in["Indices"] = {wide ? MakeTensor<int64_t>({2, 3, 2, 2}, idx)
                           : MakeTensor<int32_t>({2, 3, 2, 2}, idx)};
-    const auto r = RunOp("unpool", in, {{"Out", 1}},
-                         {{"ksize", std::vector<int>{2, 2}},
-                          {"strides", std::vector<int>{2, 2}},
-                          {"paddings", std::vector<int>{0, 0}},
-                          {"output_size", std::vector<int>{3, 5}}});
+    framework::AttributeMap attrs = {{"ksize", std::vector<int>{2, 2}},
+                                     {"strides", std::vector<int>{2, 2}},
+                                     {"paddings", std::vector<int>{0, 0}},
+                                     {"output_size", std::vector<int>{3, 5}}};
+    if (form == 2) {
+      in["OutputSizeTensorList"] = {MakeTensor<int32_t>({1}, {3}), MakeTensor<int64_t>({1}, {5})};
+      attrs["output_size"] = std::vector<int>{4, 4};
+    } else if (form == 3) {
+      in["OutputSizeTensorList"] = {MakeTensor<int64_t>({1}, {2}), MakeTensor<int64_t>({1}, {3}),
+                                    MakeTensor<int64_t>({1}, {3}), MakeTensor<int64_t>({1}, {5})};
+      attrs["output_size"] = std::vector<int>{};
+    }
+    SCOPED_TRACE(form);
+    const auto r = RunOp("unpool", in, {{"Out", 1}}, attrs);
+    ASSERT_EQ(r.outputs.at("Out")[0].dims(), DDim({2, 3, 3, 5}));
     std::vector<double> want(2 * 3 * 15, 0.0);
     for (int p = 0; p < 6; ++p) {
       for (int k = 0; k < 4; ++k) want[p * 15 + static_cast<int>(idx[p * 4 + k])] = x[p * 4 + k];

@@ -156,7 +156,13 @@ Entries BuildEntries() {
     e.push_back({op, op, {"Input", "Filter"}, {"Output"}, {}, {}, nullptr});
   }
   for (const char* op : {"conv2d_transpose", "depthwise_conv2d_transpose"}) {
-    e.push_back({op, op, {"Input", "Filter", "@output_size"}, {"Output"}, {}, {}, nullptr});
+    e.push_back({op,
+                 op,
+                 {"Input", "Filter", "@output_size|OutputSizeTensorList|OutputSizeTensorList"},
+                 {"Output"},
+                 {},
+                 {},
+                 nullptr});
   }
   e.push_back(
       {"conv3d_transpose", "conv3d_transpose", {"Input", "Filter"}, {"Output"}, {}, {}, nullptr});
@@ -671,7 +677,7 @@ Entries BuildEntries() {
   e.push_back({"fold", "fold", {"X"}, {"Y"}, {}, {}, nullptr});
   e.push_back({"unpool",
                "unpool",
-               {"X", "Indices", "@output_size"},
+               {"X", "Indices", "@output_size|OutputSizeTensorList|OutputSizeTensorList"},
                {"Out"},
                {{"padding", "paddings"}},
                {},

@@ -46,8 +46,7 @@ class Conv2dTransposeCudnnKernel : public framework::OpKernel {
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* filter = ctx.Input("Filter");
     const DenseTensor* bias = ctx.HasInput("Bias") ? ctx.Input("Bias") : nullptr;
-    const Conv2dGeometry g =
-        ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
+    const Conv2dGeometry g = ResolveConv2dTransposeAt(ctx);
     if (bias != nullptr) CheckConvTransposeBias(op, bias->dims(), g.in_c);
     // A fresh buffer: Output may be the variable of an operand.
     DenseTensor fresh(g.InputDims(), input->dtype());

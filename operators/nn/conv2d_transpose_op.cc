@@ -68,6 +68,12 @@ class Conv2dTransposeOpMaker : public Conv2dTransposeAttrMaker {
   void Make() override {
     AddInput("Input", "Images [N, C_in, H, W] (NHWC: [N, H, W, C_in]).");
     AddInput("Filter", "Filters [C_in, C_out / groups, kh, kw].");
+    // PaddlePaddle's PIR op takes output_size as values computed when the program runs
+    // (ENet's decoder passes its encoder's size); its ProgramDesc op has no such input.
+    AddInput("OutputSizeTensorList",
+             "Optional one-element int32/int64 tensors [H_out, W_out]; override `output_size`.")
+        .AsDuplicable()
+        .AsDispensable();
     AddInput("Bias", "Optional [C_out], added to every value of its output channel (the form "
                      "PaddlePaddle's oneDNN passes fuse an elementwise_add bias into).")
         .AsDispensable();
@@ -140,12 +146,22 @@ void Conv2dTransposeInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Filter");
   ctx->RequireOutput("Output");
   CheckNoConvFusion(ctx->OpType(), ctx->Attrs());
+  const bool sized_at_run_time = ctx->HasInput("OutputSizeTensorList");
+  framework::AttributeMap attrs = ctx->Attrs();
+  if (sized_at_run_time) attrs["output_size"] = std::vector<int>{};
   const Conv2dGeometry g = ResolveConv2dTranspose(ctx->OpType(), ctx->GetInputDim("Input"),
-                                                  ctx->GetInputDim("Filter"), ctx->Attrs());
+                                                  ctx->GetInputDim("Filter"), attrs);
   if (ctx->HasInput("Bias")) {
     CheckConvTransposeBias(ctx->OpType(), ctx->GetInputDim("Bias"), g.in_c);
   }
-  ctx->SetOutputDim("Output", g.InputDims());
+  if (!sized_at_run_time) {
+    ctx->SetOutputDim("Output", g.InputDims());
+  } else if (!ctx->IsRuntime()) {  // At run time the kernel sets them.
+    std::vector<int64_t> dims = g.InputDims().ToVector();
+    const int h = g.channel_last ? 1 : 2;
+    dims[h] = dims[h + 1] = -1;
+    ctx->SetOutputDim("Output", framework::DDim(dims));
+  }
 }
 
 void Conv2dTransposeGradInferShape(InferShapeContext* ctx) {
@@ -185,8 +201,7 @@ void Conv2dTransposePlainCompute(const ExecutionContext& ctx, math::GemmFn<T> ge
   const DenseTensor* input = ctx.Input("Input");
   const DenseTensor* filter = ctx.Input("Filter");
   const DenseTensor* bias = ctx.HasInput("Bias") ? ctx.Input("Bias") : nullptr;
-  const Conv2dGeometry g =
-      ResolveConv2dTranspose(op, input->dims(), filter->dims(), ctx.op().Attrs());
+  const Conv2dGeometry g = ResolveConv2dTransposeAt(ctx);
   if (bias != nullptr) CheckConvTransposeBias(op, bias->dims(), g.in_c);
   // A fresh buffer: Output may be the variable of an operand.
   DenseTensor fresh(g.InputDims(), input->dtype());

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "operators/activation/fused_activation.h"
+#include "operators/tensor/tensor_op_util.h"
 #include "platform/enforce.h"
 
 namespace paddle_like {
@@ -509,6 +510,25 @@ Conv2dGeometry ResolveConv2dGrad(const framework::ExecutionContext& ctx) {
                                          ctx.Input("Filter")->dims(), ctx.op().Attrs());
   CheckGradInputShape(op, "Output@GRAD", g.OutputDims(), ctx.Input("Output@GRAD")->dims());
   return g;
+}
+
+Conv2dGeometry ResolveConv2dTransposeAt(const framework::ExecutionContext& ctx) {
+  const std::string& op = ctx.Type();
+  const DDim input = ctx.Input("Input")->dims(), filter = ctx.Input("Filter")->dims();
+  if (!ctx.HasInput("OutputSizeTensorList")) {
+    return ResolveConv2dTranspose(op, input, filter, ctx.op().Attrs());
+  }
+  AttributeMap attrs = ctx.op().Attrs();
+  std::vector<int> size;
+  for (int64_t v : ReadOneElementInts(ctx, "OutputSizeTensorList")) {
+    PL_ENFORCE(v > 0 && v <= std::numeric_limits<int>::max(),
+               errors::InvalidArgument("op `%s` input `OutputSizeTensorList`: expected sizes > 0, "
+                                       "received %lld",
+                                       op, static_cast<long long>(v)));
+    size.push_back(static_cast<int>(v));
+  }
+  attrs["output_size"] = size;
+  return ResolveConv2dTranspose(op, input, filter, attrs);
 }
 
 Conv2dGeometry ResolveConv2dTransposeGrad(const framework::ExecutionContext& ctx) {

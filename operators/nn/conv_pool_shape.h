@@ -62,6 +62,11 @@ Conv2dGeometry ResolveConv2dTranspose(const std::string& op, const framework::DD
                                       const framework::DDim& filter,
                                       const framework::AttributeMap& attrs);
 
+// ResolveConv2dTranspose for a kernel: the op's Input, Filter and attributes, with
+// `output_size` taken from the optional input OutputSizeTensorList (one-element int tensors,
+// which PaddlePaddle's PIR op computes when the program runs) where the op has it.
+Conv2dGeometry ResolveConv2dTransposeAt(const framework::ExecutionContext& ctx);
+
 // The geometry of a conv2d_grad / conv2d_transpose_grad kernel's op (and their depthwise
 // forms) from its Input, Filter and attributes, with Output@GRAD checked against the forward
 // output's dims.

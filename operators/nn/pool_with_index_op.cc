@@ -67,6 +67,13 @@ class UnpoolOpMaker : public OpProtoAndCheckerMaker {
                               "[H_out, W_out]; empty: (H - 1) sh - 2 ph + kh "
                               "and likewise for W.")
         .SetDefault({});
+    // PaddlePaddle's PIR op takes output_size as values computed when the program runs
+    // (ENet's decoder passes its encoder's shape); its ProgramDesc op has no such input.
+    AddInput("OutputSizeTensorList",
+             "Optional one-element int32/int64 tensors [H_out, W_out] (or [N, C, H_out, "
+             "W_out], of which the last two count); overrides `output_size`.")
+        .AsDuplicable()
+        .AsDispensable();
     AddAttr<std::string>("unpooling_type", "Only max.").SetDefault("max").InEnum({"max"});
     AddAttr<std::string>("data_format", "Only NCHW.").SetDefault("NCHW").InEnum({"NCHW"});
     AddComment(R"DOC(
@@ -221,13 +228,17 @@ struct MaxPoolWithIndexGradKernel {
 
 // ---- unpool ----
 
-DDim UnpoolOutputDims(const std::string& op, const DDim& x, const framework::AttributeMap& attrs) {
+// Out's dims; `size` is output_size's values (the attribute's, or those of the tensors that
+// override it), empty for the default.
+DDim UnpoolOutputDims(const std::string& op, const DDim& x, const framework::AttributeMap& attrs,
+                      std::vector<int> size) {
   PL_ENFORCE(x.size() == 4, errors::InvalidArgument("op `%s` input `X`: expected rank 4 [N, C, H, "
                                                     "W], received %s",
                                                     op, x.ToString()));
   auto ints = [&](const char* name) { return std::get<std::vector<int>>(attrs.at(name)); };
   const std::vector<int> ksize = ints("ksize"), strides = ints("strides"),
-                         paddings = ints("paddings"), size = ints("output_size");
+                         paddings = ints("paddings");
+  if (size.size() == 4) size.erase(size.begin(), size.begin() + 2);  // [N, C, H, W] given.
   for (const auto& [name, v] : {std::pair<const char*, const std::vector<int>&>{"ksize", ksize},
                                 {"strides", strides},
                                 {"paddings", paddings}}) {
@@ -258,6 +269,24 @@ DDim UnpoolOutputDims(const std::string& op, const DDim& x, const framework::Att
   return DDim(out);
 }
 
+std::vector<int> UnpoolSizeAttr(const framework::AttributeMap& attrs) {
+  return std::get<std::vector<int>>(attrs.at("output_size"));
+}
+
+// output_size at run time: the tensors' values where given, else the attribute.
+std::vector<int> UnpoolSize(const ExecutionContext& ctx) {
+  if (!ctx.HasInput("OutputSizeTensorList")) return UnpoolSizeAttr(ctx.op().Attrs());
+  std::vector<int> size;
+  for (int64_t v : ReadOneElementInts(ctx, "OutputSizeTensorList")) {
+    PL_ENFORCE(v > 0 && v <= std::numeric_limits<int>::max(),
+               errors::InvalidArgument("op `%s` input `OutputSizeTensorList`: expected sizes > 0, "
+                                       "received %lld",
+                                       ctx.Type(), static_cast<long long>(v)));
+    size.push_back(static_cast<int>(v));
+  }
+  return size;
+}
+
 void UnpoolInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireInput("Indices");
@@ -269,7 +298,16 @@ void UnpoolInferShape(InferShapeContext* ctx) {
   PL_ENFORCE(same, errors::InvalidArgument("op `%s` input `Indices`: expected X's shape %s, "
                                            "received %s",
                                            ctx->OpType(), x.ToString(), index.ToString()));
-  ctx->SetOutputDim("Out", UnpoolOutputDims(ctx->OpType(), x, ctx->Attrs()));
+  if (ctx->HasInput("OutputSizeTensorList")) {
+    // Sizes known only when the program runs: the kernel sets them (at run time nothing here).
+    if (!ctx->IsRuntime()) {
+      const DDim known = UnpoolOutputDims(ctx->OpType(), x, ctx->Attrs(), {});
+      ctx->SetOutputDim("Out", DDim({known[0], known[1], -1, -1}));
+    }
+    return;
+  }
+  ctx->SetOutputDim("Out",
+                    UnpoolOutputDims(ctx->OpType(), x, ctx->Attrs(), UnpoolSizeAttr(ctx->Attrs())));
 }
 
 template <typename T, typename I>
@@ -298,7 +336,8 @@ struct UnpoolKernel {
     const DenseTensor* x = ctx.Input("X");
     const DenseTensor* index = ctx.Input("Indices");
     CheckIndices(ctx, *x, *index);
-    DenseTensor out(UnpoolOutputDims(ctx.Type(), x->dims(), ctx.op().Attrs()), x->dtype());
+    DenseTensor out(UnpoolOutputDims(ctx.Type(), x->dims(), ctx.op().Attrs(), UnpoolSize(ctx)),
+                    x->dtype());
     if (index->dtype() == DataType::INT32) {
       Unpool<T, int32_t>(ctx, *x, *index, &out);
     } else {
@@ -344,8 +383,14 @@ struct UnpoolGradKernel {
     const DenseTensor* index = ctx.Input("Indices");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
     CheckIndices(ctx, *x, *index);
-    CheckGradInputShape(ctx.Type(), "Out@GRAD",
-                        UnpoolOutputDims(ctx.Type(), x->dims(), ctx.op().Attrs()), dout->dims());
+    // The gradient op has no OutputSizeTensorList: where the attribute is empty, Out's plane is
+    // dOut's (GatherByIndex checks every index against it).
+    const std::vector<int> size = UnpoolSizeAttr(ctx.op().Attrs());
+    DDim want = UnpoolOutputDims(ctx.Type(), x->dims(), ctx.op().Attrs(), size);
+    if (size.empty() && dout->dims().size() == 4) {
+      want = DDim({want[0], want[1], dout->dims()[2], dout->dims()[3]});
+    }
+    CheckGradInputShape(ctx.Type(), "Out@GRAD", want, dout->dims());
     DenseTensor dx(x->dims(), dout->dtype());
     if (index->dtype() == DataType::INT32) {
       GatherByIndex<T, int32_t>(ctx, *index, *dout, &dx);

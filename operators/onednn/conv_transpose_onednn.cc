@@ -40,7 +40,7 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
   void Prepare(const ExecutionContext& ctx) override {
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* filter = ctx.Input("Filter");
-    g_ = ResolveConv2dTranspose(ctx.Type(), input->dims(), filter->dims(), ctx.op().Attrs());
+    g_ = ResolveConv2dTransposeAt(ctx);
     has_bias_ = ctx.HasInput("Bias");
     primitive_.reset();
     output_layout_.reset();
@@ -99,6 +99,11 @@ class Conv2dTransposeOneDNN final : public framework::OpKernel {
   }
 
   void Compute(const ExecutionContext& ctx) override {
+    // Sizes read when the program runs may change with the same input shapes.
+    if (ctx.HasInput("OutputSizeTensorList") &&
+        ResolveConv2dTransposeAt(ctx).InputDims() != g_.InputDims()) {
+      Prepare(ctx);
+    }
     if (plain_) {
       ctx.WithPlainInputs(
           [](const ExecutionContext& plain) {
