@@ -519,15 +519,7 @@ Conv2dGeometry ResolveConv2dTransposeAt(const framework::ExecutionContext& ctx) 
     return ResolveConv2dTranspose(op, input, filter, ctx.op().Attrs());
   }
   AttributeMap attrs = ctx.op().Attrs();
-  std::vector<int> size;
-  for (int64_t v : ReadOneElementInts(ctx, "OutputSizeTensorList")) {
-    PL_ENFORCE(v > 0 && v <= std::numeric_limits<int>::max(),
-               errors::InvalidArgument("op `%s` input `OutputSizeTensorList`: expected sizes > 0, "
-                                       "received %lld",
-                                       op, static_cast<long long>(v)));
-    size.push_back(static_cast<int>(v));
-  }
-  attrs["output_size"] = size;
+  attrs["output_size"] = ReadSizes(ctx, "OutputSizeTensorList");
   return ResolveConv2dTranspose(op, input, filter, attrs);
 }
 

@@ -276,15 +276,7 @@ std::vector<int> UnpoolSizeAttr(const framework::AttributeMap& attrs) {
 // output_size at run time: the tensors' values where given, else the attribute.
 std::vector<int> UnpoolSize(const ExecutionContext& ctx) {
   if (!ctx.HasInput("OutputSizeTensorList")) return UnpoolSizeAttr(ctx.op().Attrs());
-  std::vector<int> size;
-  for (int64_t v : ReadOneElementInts(ctx, "OutputSizeTensorList")) {
-    PL_ENFORCE(v > 0 && v <= std::numeric_limits<int>::max(),
-               errors::InvalidArgument("op `%s` input `OutputSizeTensorList`: expected sizes > 0, "
-                                       "received %lld",
-                                       ctx.Type(), static_cast<long long>(v)));
-    size.push_back(static_cast<int>(v));
-  }
-  return size;
+  return ReadSizes(ctx, "OutputSizeTensorList");
 }
 
 void UnpoolInferShape(InferShapeContext* ctx) {

@@ -93,6 +93,17 @@ std::vector<int64_t> ReadOneElementInts(const ExecutionContext& ctx, const std::
   return v;
 }
 
+std::vector<int> ReadSizes(const ExecutionContext& ctx, const std::string& list_slot) {
+  std::vector<int> sizes;
+  for (int64_t v : ReadOneElementInts(ctx, list_slot)) {
+    PL_ENFORCE(v > 0 && v <= std::numeric_limits<int>::max(),
+               errors::InvalidArgument("op `%s` input `%s`: expected sizes > 0, received %lld",
+                                       ctx.Type(), list_slot, static_cast<long long>(v)));
+    sizes.push_back(static_cast<int>(v));
+  }
+  return sizes;
+}
+
 std::vector<int64_t> ReadIntList(const ExecutionContext& ctx, const std::string& tensor_slot,
                                  const std::string& list_slot, const std::string& attr,
                                  std::string* origin) {

@@ -98,6 +98,9 @@ int NormalizeAxis(const std::string& op, const std::string& origin, int64_t axis
 // order (starts, ends, a shape given one tensor per entry).
 std::vector<int64_t> ReadOneElementInts(const ExecutionContext& ctx, const std::string& list_slot);
 
+// ReadOneElementInts of sizes: each checked > 0 and within int (an attribute's type).
+std::vector<int> ReadSizes(const ExecutionContext& ctx, const std::string& list_slot);
+
 // An int list an op may take three ways, in this order of precedence: the 1-D int32/int64
 // tensor input `tensor_slot`, the list of one-element tensors `list_slot`, the ints
 // attribute `attr`. `origin` is set to the source ("input `Shape`", ...) for messages.
