@@ -171,6 +171,10 @@ TEST(MaxPoolWithIndexOp, GradientsMatchFiniteDifferences) {
                   {"strides", std::vector<int>{2, 2}},
                   {"paddings", std::vector<int>{0, 0}}};
   CheckGradients(unpool);
+  // An output size read at run time (5 x 4, not the window's 4 x 4) reaches the gradient op.
+  unpool.inputs["OutputSizeTensorList"] = {MakeTensor<int64_t>({1}, {5}),
+                                           MakeTensor<int64_t>({1}, {4})};
+  CheckGradients(unpool);
 }
 
 TEST(MaxPoolWithIndexOp, BadInputsAreRefused) {

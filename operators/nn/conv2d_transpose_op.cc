@@ -147,10 +147,14 @@ void Conv2dTransposeInferShape(InferShapeContext* ctx) {
   ctx->RequireOutput("Output");
   CheckNoConvFusion(ctx->OpType(), ctx->Attrs());
   const bool sized_at_run_time = ctx->HasInput("OutputSizeTensorList");
-  framework::AttributeMap attrs = ctx->Attrs();
-  if (sized_at_run_time) attrs["output_size"] = std::vector<int>{};
-  const Conv2dGeometry g = ResolveConv2dTranspose(ctx->OpType(), ctx->GetInputDim("Input"),
-                                                  ctx->GetInputDim("Filter"), attrs);
+  framework::AttributeMap without_size;  // Copied only where the size is read at run time.
+  if (sized_at_run_time) {
+    without_size = ctx->Attrs();
+    without_size["output_size"] = std::vector<int>{};
+  }
+  const Conv2dGeometry g =
+      ResolveConv2dTranspose(ctx->OpType(), ctx->GetInputDim("Input"), ctx->GetInputDim("Filter"),
+                             sized_at_run_time ? without_size : ctx->Attrs());
   if (ctx->HasInput("Bias")) {
     CheckConvTransposeBias(ctx->OpType(), ctx->GetInputDim("Bias"), g.in_c);
   }

@@ -375,14 +375,9 @@ struct UnpoolGradKernel {
     const DenseTensor* index = ctx.Input("Indices");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
     CheckIndices(ctx, *x, *index);
-    // The gradient op has no OutputSizeTensorList: where the attribute is empty, Out's plane is
-    // dOut's (GatherByIndex checks every index against it).
-    const std::vector<int> size = UnpoolSizeAttr(ctx.op().Attrs());
-    DDim want = UnpoolOutputDims(ctx.Type(), x->dims(), ctx.op().Attrs(), size);
-    if (size.empty() && dout->dims().size() == 4) {
-      want = DDim({want[0], want[1], dout->dims()[2], dout->dims()[3]});
-    }
-    CheckGradInputShape(ctx.Type(), "Out@GRAD", want, dout->dims());
+    CheckGradInputShape(ctx.Type(), "Out@GRAD",
+                        UnpoolOutputDims(ctx.Type(), x->dims(), ctx.op().Attrs(), UnpoolSize(ctx)),
+                        dout->dims());
     DenseTensor dx(x->dims(), dout->dtype());
     if (index->dtype() == DataType::INT32) {
       GatherByIndex<T, int32_t>(ctx, *index, *dout, &dx);
@@ -412,7 +407,7 @@ PL_REGISTER_OPS(RegisterPoolWithIndexOps) {
   RegisterPlainCpuFloatKernels<MaxPoolWithIndexGradKernel>(std::string(kPool) + "_grad");
 
   const framework::FusedGradDecl unpool_grad{
-      {"X", "Indices"},
+      {"X", "Indices", "OutputSizeTensorList"},  // The last where the forward op has it.
       {"Out"},
       {"X"},
       R"DOC($$dX[n, c, i, j] = dOut[n, c, Indices[n, c, i, j]]$$)DOC"};
