@@ -285,6 +285,33 @@ TEST_F(Conv2dTranspose, PreparedOneDNNKernelFollowsSizesThatChange) {
   }
 }
 
+// The backward of a transposed convolution sized at run time (9 x 7, not the natural 7 x 7)
+// takes that size from Output@GRAD: plain and oneDNN kernels, NCHW and NHWC.
+TEST_F(Conv2dTranspose, GradientOfAnOutputSizedAtRunTime) {
+  for (const bool onednn : {false, true}) {
+    for (const char* layout : {"NCHW", "NHWC"}) {
+      SCOPED_TRACE(std::string(onednn ? "oneDNN " : "plain ") + layout);
+      ScopedFlag flag(&FLAGS_use_onednn, onednn);
+      const bool nhwc = std::string(layout) == "NHWC";
+      ConvTransposeCase c{nhwc ? DDim{1, 3, 4, 2} : DDim{1, 2, 3, 4}, {2, 2, 3, 3}};
+      c.strides = {3, 2};
+      c.paddings = {1, 1};
+      c.data_format = layout;
+      GradCheck check;
+      check.op_type = c.op;
+      check.inputs = {
+          {"Input", {MakeTensor<double>(c.input, RandomValues(c.input.numel(), -1, 1, 17))}},
+          {"Filter", {MakeTensor<double>(c.filter, RandomValues(c.filter.numel(), -1, 1, 18))}},
+          {"OutputSizeTensorList", {MakeTensor<int64_t>({1}, {9}), MakeTensor<int32_t>({1}, {7})}}};
+      check.wrt = {"Input", "Filter"};
+      check.outputs = {{"Output", 1}};
+      check.attrs = c.Attrs();
+      check.attrs["output_size"] = std::vector<int>{};
+      CheckGradients(check);
+    }
+  }
+}
+
 TEST_F(Conv2dTranspose, GradientsMatchFiniteDifferences) {
   for (const ConvTransposeCase& c : Cases()) {
     SCOPED_TRACE(c.Name());

@@ -972,6 +972,79 @@ TEST(CholeskySolveOp, SolvesWithTheFactorsTriangle) {
   }
 }
 
+// ------------------------------------------------------------------------ solve
+
+TEST(SolveOp, SolvesMatricesAndVectorsWithBroadcastBatches) {
+  operators::RegisterAllOps();
+  struct Case {
+    std::vector<int64_t> x, y, out;
+    int64_t x_batch, rhs_cols;
+  };
+  // X's batch of matrices, Y's right-hand sides; Out[p] = X[p % x_batch]^{-1} Y[p / ...].
+  for (const Case& c :
+       {Case{{2, 3, 3}, {2, 3, 2}, {2, 3, 2}, 2, 2}, Case{{3, 3}, {3}, {3}, 1, 1},
+        Case{{2, 4, 4}, {2, 4}, {2, 4}, 2, 1}, Case{{2, 4, 4}, {4}, {2, 4}, 2, 1}}) {
+    const int64_t m = c.x.back();
+    const Values a = Invertible(c.x_batch, m, 90);
+    const Values rhs = RandomValues(DDim(c.y).numel(), -1, 1, 91);
+    const int64_t rhs_batch = DDim(c.y).numel() / (m * c.rhs_cols);
+    for (DataType t : BothTypes()) {
+      const DenseTensor out =
+          RunOp("solve", {{"X", {Make(t, DDim(c.x), a)}}, {"Y", {Make(t, DDim(c.y), rhs)}}},
+                {{"Out", 1}})
+              .outputs.at("Out")[0];
+      ASSERT_EQ(out.dims(), DDim(c.out)) << DDim(c.x).ToString() << " " << DDim(c.y).ToString();
+      const Values got = ToDoubles(out);
+      for (int64_t p = 0; p < c.x_batch; ++p) {
+        const Values inv = GaussJordanInverse(MatrixOf(a, p, m * m), m);
+        const Values b = MatrixOf(rhs, rhs_batch == 1 ? 0 : p, m * c.rhs_cols);
+        ExpectNear(MatrixOf(got, p, m * c.rhs_cols), Matmul(inv, b, m, m, c.rhs_cols), Tol(t),
+                   Tol(t), "solve " + DDim(c.x).ToString() + " " + DDim(c.y).ToString());
+      }
+    }
+  }
+  // Batch dims broadcast as matmul_v2's: [4, 1] with [5] gives [4, 5].
+  const Values a = Invertible(4, 3, 92), rhs = RandomValues(5 * 3 * 2, -1, 1, 93);
+  const Values got = ToDoubles(RunOp("solve",
+                                     {{"X", {MakeTensor<double>({4, 1, 3, 3}, a)}},
+                                      {"Y", {MakeTensor<double>({5, 3, 2}, rhs)}}},
+                                     {{"Out", 1}})
+                                   .outputs.at("Out")[0]);
+  ASSERT_EQ(got.size(), 4u * 5 * 3 * 2);
+  for (int64_t i = 0; i < 4; ++i) {
+    for (int64_t j = 0; j < 5; ++j) {
+      ExpectNear(MatrixOf(got, i * 5 + j, 6),
+                 Matmul(GaussJordanInverse(MatrixOf(a, i, 9), 3), MatrixOf(rhs, j, 6), 3, 3, 2),
+                 1e-10, 1e-10, "solve broadcast");
+    }
+  }
+  for (const std::vector<int64_t>& y : std::vector<std::vector<int64_t>>{{5, 3, 2}, {3}}) {
+    GradCheck check;
+    check.op_type = "solve";
+    check.inputs = {{"X", {MakeTensor<double>({4, 1, 3, 3}, a)}},
+                    {"Y", {MakeTensor<double>(DDim(y), RandomValues(DDim(y).numel(), -1, 1, 94))}}};
+    check.outputs = {{"Out", 1}};
+    check.rtol = 1e-4;
+    CheckGradients(check);
+  }
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("solve",
+              {{"X", {MakeTensor<double>({2, 2}, {1, 2, 2, 4})}},
+               {"Y", {MakeTensor<double>({2}, {1, 1})}}},
+              {{"Out", 1}});
+      },
+      {"op `solve` input `X`", "singular"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("solve",
+              {{"X", {MakeTensor<double>({3, 3}, Identity(3))}},
+               {"Y", {MakeTensor<double>({4, 2}, RandomValues(8, -1, 1))}}},
+              {{"Out", 1}});
+      },
+      {"solve", "[3, 3]", "[4, 2]"});
+}
+
 // ------------------------------------------------------------------------ lu_unpack
 
 TEST(LuUnpackOp, PermutationTimesLTimesUIsTheInput) {

@@ -212,7 +212,8 @@ Entries BuildEntries() {
                {},
                nullptr});
   e.push_back({"pool2d", "pool2d", {"X", "@ksize"}, {"Out"}, {}, {}, nullptr});
-  // pool3d keeps its kernel size an attribute in PIR.
+  // pool3d and lp_pool2d keep their kernel sizes attributes in PIR.
+  e.push_back({"lp_pool2d", "lp_pool2d", {"X"}, {"Out"}, {{"kernel_size", "ksize"}}, {}, nullptr});
   e.push_back({"pool3d", "pool3d", {"X"}, {"Out"}, {{"kernel_size", "ksize"}}, {}, nullptr});
   for (const char* op : {"max_pool2d_with_index", "max_pool3d_with_index"}) {
     e.push_back({op, op, {"X"}, {"Out", "Mask"}, {{"kernel_size", "ksize"}}, {}, nullptr});
@@ -748,9 +749,17 @@ Entries BuildEntries() {
   e.push_back({"lu_unpack", "lu_unpack", {"X", "Pivots"}, {"Pmat", "L", "U"}, {}, {}, nullptr});
   e.push_back({"matrix_rank", "matrix_rank", {"X"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"matrix_rank_tol", "matrix_rank", {"X", "TolTensor"}, {"Out"}, {}, {}, nullptr});
-  for (const char* op : {"cholesky_solve", "triangular_solve"}) {
+  for (const char* op : {"cholesky_solve", "triangular_solve", "solve", "dist"}) {
     e.push_back({op, op, {"X", "Y"}, {"Out"}, {}, {}, nullptr});
   }
+  e.push_back({"bilinear",
+               "bilinear_tensor_product",
+               {"X", "Y", "Weight", "Bias"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"spectral_norm", "spectral_norm", {"Weight", "U", "V"}, {"Out"}, {}, {}, nullptr});
 
   // Random numbers (their shapes and bounds as constants).
   e.push_back({"uniform",

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "framework/ddim.h"
@@ -96,6 +97,12 @@ void SolveInferShape(framework::InferShapeContext* ctx, const std::string& a_slo
 template <typename T, typename Solve>
 void RunSolve(const framework::ExecutionContext& ctx, const std::string& a_slot,
               const std::string& b_slot, Solve&& solve);
+// RunSolve on the tensors `a` and `b` (of inputs `a_slot` and `b_slot`), returning Out.
+template <typename T, typename Solve>
+framework::DenseTensor SolveSystems(const framework::ExecutionContext& ctx,
+                                    const framework::DenseTensor& a, const std::string& a_slot,
+                                    const framework::DenseTensor& b, const std::string& b_slot,
+                                    Solve&& solve);
 
 // The backward of a solve op: grads(A_p, Out_p, dOut_p, &dA_p, &dB_p) gives the gradients of
 // one system (Matrix<T>), summed over broadcast batches into `<a_slot>@GRAD` and
@@ -103,6 +110,15 @@ void RunSolve(const framework::ExecutionContext& ctx, const std::string& a_slot,
 template <typename T, typename Grads>
 void RunSolveGrad(const framework::ExecutionContext& ctx, const std::string& a_slot,
                   const std::string& b_slot, Grads&& grads);
+// The tensors of a solve op's backward: its inputs, Out and dOut.
+struct SolveGradTensors {
+  const framework::DenseTensor *a, *b, *out, *dout;
+};
+// RunSolveGrad on the given tensors, returning dA and dB in `da` and `db`.
+template <typename T, typename Grads>
+void SolveSystemsGrad(const framework::ExecutionContext& ctx, const SolveGradTensors& t,
+                      const std::string& a_slot, const std::string& b_slot, Grads&& grads,
+                      framework::DenseTensor* da, framework::DenseTensor* db);
 
 // Matrix `i` of a tensor holding the matrices `b`.
 template <typename T>
@@ -122,49 +138,63 @@ Matrix<T> InverseOrThrow(const std::string& op, const std::string& slot,
                          const Eigen::Ref<const Matrix<T>>& a, int64_t index);
 
 template <typename T, typename Solve>
-void RunSolve(const framework::ExecutionContext& ctx, const std::string& a_slot,
-              const std::string& b_slot, Solve&& solve) {
-  const framework::DenseTensor* a = ctx.Input(a_slot);
-  const framework::DenseTensor* b = ctx.Input(b_slot);
-  CheckOperandTypes(ctx.Type(), *a, *b, platform::ToDataType<T>());
-  const MatmulV2Shape s = AnalyzeSolve(ctx.Type(), a_slot, a->dims(), b_slot, b->dims());
+framework::DenseTensor SolveSystems(const framework::ExecutionContext& ctx,
+                                    const framework::DenseTensor& a, const std::string& a_slot,
+                                    const framework::DenseTensor& b, const std::string& b_slot,
+                                    Solve&& solve) {
+  CheckOperandTypes(ctx.Type(), a, b, platform::ToDataType<T>());
+  const MatmulV2Shape s = AnalyzeSolve(ctx.Type(), a_slot, a.dims(), b_slot, b.dims());
   std::vector<int64_t> a_off, b_off;
   s.BatchOffsets(&a_off, &b_off);
-  framework::DenseTensor out(s.out_dims, a->dtype());
+  framework::DenseTensor out(s.out_dims, a.dtype());
   T* o = out.mutable_data<T>(ctx.GetPlace());
   for (int64_t p = 0; p < s.BatchCount() && s.M > 0 && s.N > 0; ++p) {
     MatrixMap<T>(o + p * s.M * s.N, s.M, s.N) =
-        solve(ConstMatrixMap<T>(a->data<T>() + a_off[p], s.M, s.M),
-              ConstMatrixMap<T>(b->data<T>() + b_off[p], s.M, s.N));
+        solve(ConstMatrixMap<T>(a.data<T>() + a_off[p], s.M, s.M),
+              ConstMatrixMap<T>(b.data<T>() + b_off[p], s.M, s.N));
   }
-  *ctx.Output("Out") = std::move(out);
+  return out;
+}
+
+template <typename T, typename Solve>
+void RunSolve(const framework::ExecutionContext& ctx, const std::string& a_slot,
+              const std::string& b_slot, Solve&& solve) {
+  *ctx.Output("Out") = SolveSystems<T>(ctx, *ctx.Input(a_slot), a_slot, *ctx.Input(b_slot), b_slot,
+                                       std::forward<Solve>(solve));
+}
+
+template <typename T, typename Grads>
+void SolveSystemsGrad(const framework::ExecutionContext& ctx, const SolveGradTensors& t,
+                      const std::string& a_slot, const std::string& b_slot, Grads&& grads,
+                      framework::DenseTensor* da, framework::DenseTensor* db) {
+  const MatmulV2Shape s = AnalyzeSolve(ctx.Type(), a_slot, t.a->dims(), b_slot, t.b->dims());
+  CheckSameShape(ctx.Type(), "Out", t.out->dims(), "Out", s.out_dims);
+  CheckSameShape(ctx.Type(), "Out@GRAD", t.dout->dims(), "Out", s.out_dims);
+  std::vector<int64_t> a_off, b_off;
+  s.BatchOffsets(&a_off, &b_off);
+  *da = framework::DenseTensor(t.a->dims(), t.a->dtype());
+  *db = framework::DenseTensor(t.b->dims(), t.b->dtype());
+  T* ga = da->mutable_data<T>(ctx.GetPlace());
+  T* gb = db->mutable_data<T>(ctx.GetPlace());
+  std::fill(ga, ga + da->numel(), T(0));
+  std::fill(gb, gb + db->numel(), T(0));
+  Matrix<T> grad_a, grad_b;
+  for (int64_t p = 0; p < s.BatchCount() && s.M > 0 && s.N > 0; ++p) {
+    grads(ConstMatrixMap<T>(t.a->data<T>() + a_off[p], s.M, s.M),
+          ConstMatrixMap<T>(t.out->data<T>() + p * s.M * s.N, s.M, s.N),
+          ConstMatrixMap<T>(t.dout->data<T>() + p * s.M * s.N, s.M, s.N), &grad_a, &grad_b);
+    MatrixMap<T>(ga + a_off[p], s.M, s.M) += grad_a;
+    MatrixMap<T>(gb + b_off[p], s.M, s.N) += grad_b;
+  }
 }
 
 template <typename T, typename Grads>
 void RunSolveGrad(const framework::ExecutionContext& ctx, const std::string& a_slot,
                   const std::string& b_slot, Grads&& grads) {
-  const framework::DenseTensor* a = ctx.Input(a_slot);
-  const framework::DenseTensor* b = ctx.Input(b_slot);
-  const framework::DenseTensor* out = ctx.Input("Out");
-  const framework::DenseTensor* dout = ctx.Input("Out@GRAD");
-  const MatmulV2Shape s = AnalyzeSolve(ctx.Type(), a_slot, a->dims(), b_slot, b->dims());
-  CheckSameShape(ctx.Type(), "Out", out->dims(), "Out", s.out_dims);
-  CheckSameShape(ctx.Type(), "Out@GRAD", dout->dims(), "Out", s.out_dims);
-  std::vector<int64_t> a_off, b_off;
-  s.BatchOffsets(&a_off, &b_off);
-  framework::DenseTensor da(a->dims(), a->dtype()), db(b->dims(), b->dtype());
-  T* ga = da.mutable_data<T>(ctx.GetPlace());
-  T* gb = db.mutable_data<T>(ctx.GetPlace());
-  std::fill(ga, ga + da.numel(), T(0));
-  std::fill(gb, gb + db.numel(), T(0));
-  Matrix<T> grad_a, grad_b;
-  for (int64_t p = 0; p < s.BatchCount() && s.M > 0 && s.N > 0; ++p) {
-    grads(ConstMatrixMap<T>(a->data<T>() + a_off[p], s.M, s.M),
-          ConstMatrixMap<T>(out->data<T>() + p * s.M * s.N, s.M, s.N),
-          ConstMatrixMap<T>(dout->data<T>() + p * s.M * s.N, s.M, s.N), &grad_a, &grad_b);
-    MatrixMap<T>(ga + a_off[p], s.M, s.M) += grad_a;
-    MatrixMap<T>(gb + b_off[p], s.M, s.N) += grad_b;
-  }
+  framework::DenseTensor da, db;
+  SolveSystemsGrad<T>(
+      ctx, {ctx.Input(a_slot), ctx.Input(b_slot), ctx.Input("Out"), ctx.Input("Out@GRAD")}, a_slot,
+      b_slot, std::forward<Grads>(grads), &da, &db);
   if (framework::DenseTensor* o = ctx.Output(a_slot + "@GRAD")) *o = std::move(da);
   if (framework::DenseTensor* o = ctx.Output(b_slot + "@GRAD")) *o = std::move(db);
 }

@@ -172,8 +172,9 @@ void Conv2dTransposeGradInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Input");
   ctx->RequireInput("Filter");
   ctx->RequireInput("Output@GRAD");
-  const Conv2dGeometry g = ResolveConv2dTranspose(ctx->OpType(), ctx->GetInputDim("Input"),
-                                                  ctx->GetInputDim("Filter"), ctx->Attrs());
+  const Conv2dGeometry g = ResolveConv2dTransposeGrad(
+      ctx->OpType(), ctx->GetInputDim("Input"), ctx->GetInputDim("Filter"),
+      ctx->GetInputDim("Output@GRAD"), ctx->Attrs());
   ConvGradInferShape(ctx, g.InputDims());
 }
 

@@ -423,6 +423,20 @@ Pool2dGeometry Pool2dGeometry::AsFixedWindows() const {
   return g;
 }
 
+void Pool2dGeometry::Window(bool rows, int64_t o, int64_t* begin, int64_t* end) const {
+  const int64_t in = rows ? in_h : in_w;
+  if (adaptive) {
+    const int64_t out = rows ? out_h : out_w;
+    *begin = o * in / out;
+    *end = ((o + 1) * in + out - 1) / out;
+    return;
+  }
+  const int64_t start = o * (rows ? stride_h : stride_w) - (rows ? pad_top : pad_left);
+  *end = std::min(start + (rows ? kernel_h : kernel_w), in);
+  *begin = std::max<int64_t>(start, 0);
+  *end = std::max(*end, *begin);
+}
+
 Pool2dGeometry ResolvePool2d(const std::string& op, const DDim& x, const AttributeMap& attrs) {
   RequireRank4(op, "input", "X", x);
   Pool2dGeometry g;
@@ -523,11 +537,28 @@ Conv2dGeometry ResolveConv2dTransposeAt(const framework::ExecutionContext& ctx) 
   return ResolveConv2dTranspose(op, input, filter, attrs);
 }
 
+Conv2dGeometry ResolveConv2dTransposeGrad(const std::string& op, const DDim& input,
+                                          const DDim& filter, const DDim& dout,
+                                          const AttributeMap& attrs) {
+  const Conv2dGeometry g = ResolveConv2dTranspose(op, input, filter, attrs);
+  // A forward op sized at run time (OutputSizeTensorList, which its backward does not read)
+  // gave Output the size Output@GRAD has: take it from there, within the same bounds.
+  const std::vector<int> padding = OptionalPair(op, attrs, "output_padding");
+  const bool padded = std::any_of(padding.begin(), padding.end(), [](int p) { return p != 0; });
+  if (!OptionalPair(op, attrs, "output_size").empty() || padded || dout.size() != 4) return g;
+  const int h = g.channel_last ? 1 : 2;
+  if (dout[h] < 0 || dout[h + 1] < 0) return g;
+  AttributeMap sized = attrs;
+  sized["output_size"] = std::vector<int>{static_cast<int>(dout[h]), static_cast<int>(dout[h + 1])};
+  return ResolveConv2dTranspose(op, input, filter, sized);
+}
+
 Conv2dGeometry ResolveConv2dTransposeGrad(const framework::ExecutionContext& ctx) {
   const std::string& op = ctx.Type();
-  const Conv2dGeometry g = ResolveConv2dTranspose(op, ctx.Input("Input")->dims(),
-                                                  ctx.Input("Filter")->dims(), ctx.op().Attrs());
-  CheckGradInputShape(op, "Output@GRAD", g.InputDims(), ctx.Input("Output@GRAD")->dims());
+  const DDim dout = ctx.Input("Output@GRAD")->dims();
+  const Conv2dGeometry g = ResolveConv2dTransposeGrad(
+      op, ctx.Input("Input")->dims(), ctx.Input("Filter")->dims(), dout, ctx.op().Attrs());
+  CheckGradInputShape(op, "Output@GRAD", g.InputDims(), dout);
   return g;
 }
 

@@ -72,6 +72,13 @@ Conv2dGeometry ResolveConv2dTransposeAt(const framework::ExecutionContext& ctx);
 // output's dims.
 Conv2dGeometry ResolveConv2dGrad(const framework::ExecutionContext& ctx);
 Conv2dGeometry ResolveConv2dTransposeGrad(const framework::ExecutionContext& ctx);
+// conv2d_transpose_grad's geometry from its shapes: the forward's, with the output size that
+// Output@GRAD (`dout`) has when no attribute fixes it (the forward op may have been sized at
+// run time by OutputSizeTensorList, which the backward does not read).
+Conv2dGeometry ResolveConv2dTransposeGrad(const std::string& op, const framework::DDim& input,
+                                          const framework::DDim& filter,
+                                          const framework::DDim& dout,
+                                          const framework::AttributeMap& attrs);
 
 // InvalidArgumentError naming `op` unless conv2d_transpose's optional Bias `bias` is
 // [out_channels] (unknown dims, -1, match anything).
@@ -100,6 +107,9 @@ struct Pool2dGeometry {
   int64_t pad_top = 0, pad_bottom = 0, pad_left = 0, pad_right = 0;
 
   framework::DDim OutputDims() const;
+  // The input range [*begin, *end) of output row (rows) or column `o`'s window, clipped to
+  // the image (empty when it lies in the padding).
+  void Window(bool rows, int64_t o, int64_t* begin, int64_t* end) const;
   // True when some window covers only padding (its result is 0 by convention).
   bool HasEmptyWindow() const;
   // An adaptive pooling whose output sizes divide the input sizes has equal, disjoint windows

@@ -170,21 +170,6 @@ void Pool2dGradInferShape(InferShapeContext* ctx) {
   }
 }
 
-// The input range [*begin, *end) of output index o along one axis.
-void WindowRange(const Pool2dGeometry& g, bool rows, int64_t o, int64_t* begin, int64_t* end) {
-  const int64_t in = rows ? g.in_h : g.in_w;
-  if (g.adaptive) {
-    const int64_t out = rows ? g.out_h : g.out_w;
-    *begin = o * in / out;
-    *end = ((o + 1) * in + out - 1) / out;
-    return;
-  }
-  const int64_t start = o * (rows ? g.stride_h : g.stride_w) - (rows ? g.pad_top : g.pad_left);
-  *end = std::min(start + (rows ? g.kernel_h : g.kernel_w), in);
-  *begin = std::max<int64_t>(start, 0);
-  *end = std::max(*end, *begin);
-}
-
 // The divisor of an avg window with the given clipped extent.
 int64_t AvgCount(const Pool2dGeometry& g, int64_t rows, int64_t cols) {
   return (g.exclusive || g.adaptive) ? rows * cols : g.kernel_h * g.kernel_w;
@@ -211,10 +196,10 @@ void PoolPlane(const Pool2dGeometry& g, const T* x, T* y) {
   if (g.IsDisjointMax2x2()) return MaxPool2x2Plane(g, x, y);
   for (int64_t oy = 0; oy < g.out_h; ++oy) {
     int64_t h0, h1;
-    WindowRange(g, true, oy, &h0, &h1);
+    g.Window(true, oy, &h0, &h1);
     for (int64_t ox = 0; ox < g.out_w; ++ox) {
       int64_t w0, w1;
-      WindowRange(g, false, ox, &w0, &w1);
+      g.Window(false, ox, &w0, &w1);
       T r;
       if (h0 == h1 || w0 == w1) {
         r = T(0);  // The window lies in the padding.
@@ -309,10 +294,10 @@ void PoolPlaneGrad(const Pool2dGeometry& g, const T* x, const T* y, const T* dy,
   std::fill(dx, dx + g.in_h * g.in_w, T(0));
   for (int64_t oy = 0; oy < g.out_h; ++oy) {
     int64_t h0, h1;
-    WindowRange(g, true, oy, &h0, &h1);
+    g.Window(true, oy, &h0, &h1);
     for (int64_t ox = 0; ox < g.out_w; ++ox) {
       int64_t w0, w1;
-      WindowRange(g, false, ox, &w0, &w1);
+      g.Window(false, ox, &w0, &w1);
       if (h0 == h1 || w0 == w1) continue;
       const T d = dy[oy * g.out_w + ox];
       if (g.is_max) {

@@ -1,0 +1,233 @@
+// lp_pool2d (paddle.nn.functional.lp_pool2d): the p-norm of each 2-D window, over the windows
+// of pool2d (fixed, global or adaptive, with its paddings and ceil_mode); with a fused backward.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "framework/fused_grad_op.h"
+#include "operators/common.h"
+#include "operators/math/im2col.h"
+#include "operators/nn/conv_pool_shape.h"
+#include "operators/op_family.h"
+
+namespace paddle_like {
+namespace operators {
+namespace {
+
+constexpr char kOp[] = "lp_pool2d";
+
+class LpPool2dOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Images [N, C, H, W] (NHWC: [N, H, W, C]).");
+    AddOutput("Out", "Pooled images [N, C, H_out, W_out] (NHWC: [N, H_out, W_out, C]).");
+    AddAttr<float>("norm_type", "p: any non-zero real; inf gives the window's maximum.");
+    AddAttr<std::vector<int>>("ksize",
+                              "[kh, kw] (required); with `adaptive`, the output size [H_out, "
+                              "W_out]; ignored by global pooling.");
+    AddAttr<std::string>("pooling_type", "Not read (PaddlePaddle writes lp).").SetDefault("lp");
+    AddAttr<bool>("global_pooling", "Pool each whole plane: ksize = [H, W], no padding.")
+        .SetDefault(false);
+    AddAttr<std::vector<int>>("strides", "[stride_h, stride_w], each >= 1.")
+        .SetDefault(std::vector<int>{1, 1});
+    AddAttr<std::vector<int>>("paddings",
+                              "[pad_h, pad_w] (both sides) or [top, bottom, left, right].")
+        .SetDefault(std::vector<int>{0, 0});
+    AddAttr<bool>("exclusive", "Not read: the window's sum has no divisor.").SetDefault(true);
+    AddAttr<bool>("adaptive", "ksize is the output size, as in pool2d.").SetDefault(false);
+    AddAttr<bool>("ceil_mode", "Round the output size up instead of down.").SetDefault(false);
+    AddAttr<std::string>("data_format", "NCHW or NHWC; AnyLayout = NCHW.")
+        .SetDefault("NCHW")
+        .InEnum({"NCHW", "NHWC", "AnyLayout"});
+    AddAttr<std::string>("padding_algorithm", "EXPLICIT, SAME or VALID, as in pool2d.")
+        .SetDefault("EXPLICIT")
+        .InEnum({"EXPLICIT", "SAME", "VALID"});
+    AddComment(R"DOC(
+Power-average pooling: over pool2d's windows W(y, x) (the padding adds nothing),
+$$Out[n, c, y, x] = \Big(\sum_{(h, w) \in W(y, x)} X[n, c, h, w]^p\Big)^{1/p}$$
+with X^p as written (a negative X and a fractional p give NaN, as in PaddlePaddle); p = inf
+gives the window's maximum. A window lying wholly in the padding gives 0.
+
+Gradient, by the fused op lp_pool2d_grad, summed over the windows holding each element:
+$$dX = dOut \cdot X^{p-1} \, Out^{1-p}$$ (0 where Out = 0; p = inf: dOut to the first
+element equal to Out).
+)DOC");
+  }
+};
+
+class LpPool2dOp : public OperatorWithKernel {
+ public:
+  using OperatorWithKernel::OperatorWithKernel;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return InputDataType(ctx, "X");
+  }
+};
+
+float NormType(const std::string& op, float p) {
+  PL_ENFORCE(p != 0.0f && !std::isnan(p),
+             errors::InvalidArgument("op `%s` attribute `norm_type`: expected a non-zero "
+                                     "number, received %g",
+                                     op, p));
+  return p;
+}
+
+// pool2d's geometry of the same attributes (its sums: avg without the divisor).
+Pool2dGeometry Geometry(const std::string& op, const DDim& x, framework::AttributeMap attrs) {
+  attrs["pooling_type"] = std::string("avg");
+  return ResolvePool2d(op, x, attrs);
+}
+
+void LpPool2dInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  ctx->RequireOutput("Out");
+  NormType(ctx->OpType(), ctx->Attr<float>("norm_type"));
+  ctx->SetOutputDim("Out",
+                    Geometry(ctx->OpType(), ctx->GetInputDim("X"), ctx->Attrs()).OutputDims());
+}
+
+template <typename T>
+void LpPoolPlane(const Pool2dGeometry& g, double p, const T* x, T* y) {
+  for (int64_t oy = 0; oy < g.out_h; ++oy) {
+    int64_t h0, h1;
+    g.Window(true, oy, &h0, &h1);
+    for (int64_t ox = 0; ox < g.out_w; ++ox) {
+      int64_t w0, w1;
+      g.Window(false, ox, &w0, &w1);
+      double r = 0.0;
+      if (h0 < h1 && w0 < w1) {
+        if (std::isinf(p)) {
+          r = x[h0 * g.in_w + w0];
+          for (int64_t h = h0; h < h1; ++h) {
+            for (int64_t w = w0; w < w1; ++w) r = std::max<double>(r, x[h * g.in_w + w]);
+          }
+        } else {
+          for (int64_t h = h0; h < h1; ++h) {
+            for (int64_t w = w0; w < w1; ++w) r += std::pow(double(x[h * g.in_w + w]), p);
+          }
+          r = std::pow(r, 1.0 / p);
+        }
+      }
+      y[oy * g.out_w + ox] = static_cast<T>(r);
+    }
+  }
+}
+
+template <typename T>
+void LpPoolPlaneGrad(const Pool2dGeometry& g, double p, const T* x, const T* y, const T* dy,
+                     T* dx) {
+  std::vector<double> acc(static_cast<size_t>(g.in_h * g.in_w), 0.0);
+  for (int64_t oy = 0; oy < g.out_h; ++oy) {
+    int64_t h0, h1;
+    g.Window(true, oy, &h0, &h1);
+    for (int64_t ox = 0; ox < g.out_w; ++ox) {
+      int64_t w0, w1;
+      g.Window(false, ox, &w0, &w1);
+      const double out = y[oy * g.out_w + ox], d = dy[oy * g.out_w + ox];
+      if (h0 == h1 || w0 == w1) continue;
+      if (std::isinf(p)) {
+        bool found = false;
+        for (int64_t h = h0; h < h1 && !found; ++h) {
+          for (int64_t w = w0; w < w1 && !found; ++w) {
+            found = x[h * g.in_w + w] == y[oy * g.out_w + ox];
+            if (found) acc[h * g.in_w + w] += d;
+          }
+        }
+        continue;
+      }
+      if (out == 0.0) continue;
+      const double scale = d * std::pow(out, 1.0 - p);
+      for (int64_t h = h0; h < h1; ++h) {
+        for (int64_t w = w0; w < w1; ++w) {
+          acc[h * g.in_w + w] += scale * std::pow(double(x[h * g.in_w + w]), p - 1.0);
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < acc.size(); ++i) dx[i] = static_cast<T>(acc[i]);
+}
+
+// Runs fn(plane) over the N * C planes of NCHW data, split over the threads.
+template <typename Fn>
+void ForEachPlane(const ExecutionContext& ctx, const Pool2dGeometry& g, Fn&& fn) {
+  const int64_t work = g.out_h * g.out_w * (g.kernel_h * g.kernel_w + 1) + g.in_h * g.in_w;
+  ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
+      g.batch * g.channels, std::max<int64_t>(1, (1 << 14) / (work + 1)),
+      [&](int64_t begin, int64_t end) {
+        for (int64_t q = begin; q < end; ++q) fn(q);
+      });
+}
+
+template <typename T>
+struct LpPool2dKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const Pool2dGeometry g = Geometry(ctx.Type(), x->dims(), ctx.op().Attrs());
+    const double p = NormType(ctx.Type(), ctx.Attr<float>("norm_type"));
+    DenseTensor out(g.OutputDims(), x->dtype());
+    T* y = out.mutable_data<T>(ctx.GetPlace());
+    std::vector<T> xs;
+    const T* xp = NchwData(*x, g.channel_last, &xs);
+    std::vector<T> nchw(g.channel_last ? static_cast<size_t>(out.numel()) : 0);
+    T* dst = g.channel_last ? nchw.data() : y;
+    const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+    ForEachPlane(ctx, g,
+                 [&](int64_t q) { LpPoolPlane(g, p, xp + q * in_plane, dst + q * out_plane); });
+    if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.out_h, g.out_w, y);
+    *ctx.Output("Out") = std::move(out);
+  }
+};
+
+void LpPool2dGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
+}
+
+template <typename T>
+struct LpPool2dGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const std::string& op = ctx.Type();
+    const DenseTensor* x = ctx.Input("X");
+    const DenseTensor* out = ctx.Input("Out");
+    const DenseTensor* dout = ctx.Input("Out@GRAD");
+    const Pool2dGeometry g = Geometry(op, x->dims(), ctx.op().Attrs());
+    const double p = NormType(op, ctx.Attr<float>("norm_type"));
+    CheckGradInputShape(op, "Out", g.OutputDims(), out->dims());
+    CheckGradInputShape(op, "Out@GRAD", g.OutputDims(), dout->dims());
+    std::vector<T> xs, ys, dys;
+    const T* xp = NchwData(*x, g.channel_last, &xs);
+    const T* yp = NchwData(*out, g.channel_last, &ys);
+    const T* dyp = NchwData(*dout, g.channel_last, &dys);
+    DenseTensor grad(x->dims(), x->dtype());
+    T* dx = grad.mutable_data<T>(ctx.GetPlace());
+    std::vector<T> nchw(g.channel_last ? static_cast<size_t>(x->numel()) : 0);
+    T* dst = g.channel_last ? nchw.data() : dx;
+    const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
+    ForEachPlane(ctx, g, [&](int64_t q) {
+      LpPoolPlaneGrad(g, p, xp + q * in_plane, yp + q * out_plane, dyp + q * out_plane,
+                      dst + q * in_plane);
+    });
+    if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.in_h, g.in_w, dx);
+    *ctx.Output("X@GRAD") = std::move(grad);
+  }
+};
+
+}  // namespace
+
+PL_REGISTER_OPS(RegisterLpPool2dOp) {
+  const framework::FusedGradDecl grad{
+      {"X", "Out"},
+      {"Out"},
+      {"X"},
+      R"DOC($$dX = \sum_{windows} dOut \cdot X^{p-1} Out^{1-p}$$)DOC"};
+  framework::RegisterOp<LpPool2dOp, LpPool2dOpMaker>(kOp)
+      .InferShape(LpPool2dInferShape)
+      .InferVarType(OutputDataTypeOf("X", "Out"))
+      .GradOpMaker(framework::FusedGradMaker(grad));
+  RegisterPlainCpuFloatKernels<LpPool2dKernel>(kOp);
+  framework::RegisterFusedGradOp(kOp, grad).InferShape(LpPool2dGradInferShape);
+  RegisterPlainCpuFloatKernels<LpPool2dGradKernel>(std::string(kOp) + "_grad");
+}
+
+}  // namespace operators
+}  // namespace paddle_like
