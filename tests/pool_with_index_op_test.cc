@@ -1,6 +1,7 @@
 // max_pool2d_with_index against windows searched by hand (strides, paddings, ceil_mode,
-// global and adaptive windows) and unpool against values placed by hand; the doc examples,
-// gradients by finite differences, typed errors.
+// global and adaptive windows) and unpool against values placed by hand; fractional max
+// pooling against the windows of its documented index rule and the documentation's worked
+// example; the doc examples, gradients by finite differences, typed errors.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -175,6 +176,110 @@ TEST(MaxPoolWithIndexOp, GradientsMatchFiniteDifferences) {
   unpool.inputs["OutputSizeTensorList"] = {MakeTensor<int64_t>({1}, {5}),
                                            MakeTensor<int64_t>({1}, {4})};
   CheckGradients(unpool);
+}
+
+// The windows of fractional max pooling along one axis (the op's documented rule, in float).
+std::vector<std::pair<int64_t, int64_t>> FractionalWindows(int64_t in, int64_t out, int64_t k,
+                                                           float u) {
+  const float alpha = static_cast<float>(in - k) / static_cast<float>(out - (k > 0 ? 1 : 0));
+  if (k == 0) {
+    const int64_t base = in / out;
+    u *= std::min(static_cast<float>(base + 2) / alpha - 1,
+                  static_cast<float>(in + 1 - base) / alpha - static_cast<float>(out - 1));
+  }
+  const auto floor_of = [](float v) { return static_cast<int64_t>(v); };
+  std::vector<std::pair<int64_t, int64_t>> w;
+  for (int64_t i = 0; i < out; ++i) {
+    const int64_t start = floor_of((static_cast<float>(i) + u) * alpha) - floor_of(u * alpha);
+    const int64_t end =
+        k > 0 ? start + k : floor_of((static_cast<float>(i) + 1 + u) * alpha) - floor_of(u * alpha);
+    w.push_back({std::max<int64_t>(start, 0), std::min(end, in)});
+  }
+  return w;
+}
+
+TEST(FractionalMaxPoolOp, MaximaOfTheDocumentedWindows) {
+  operators::RegisterAllOps();
+  // The documentation's example: [2, 4, 3, 1, 5, 2, 3] to 5 outputs with u = 0.3 gives
+  // windows of sizes [1, 2, 1, 2, 1] and [2, 4, 1, 5, 3].
+  const OpRunResult doc = RunOp(
+      "fractional_max_pool2d", {{"x", {MakeTensor<float>({1, 1, 1, 7}, {2, 4, 3, 1, 5, 2, 3})}}},
+      {{"out", 1}, {"mask", 1}}, {{"output_size", std::vector<int>{1, 5}}, {"random_u", 0.3f}});
+  EXPECT_EQ(ToDoubles(doc.outputs.at("out")[0]), (std::vector<double>{2, 4, 1, 5, 3}));
+  EXPECT_EQ(ToDoubles(doc.outputs.at("mask")[0]), (std::vector<double>{0, 1, 3, 4, 6}));
+
+  struct Case {
+    std::vector<int64_t> x;
+    std::vector<int> out, kernel;
+    float u;
+  };
+  for (const Case& c :
+       {Case{{2, 3, 7, 9}, {5, 4}, {0, 0}, 0.3f}, Case{{1, 2, 8, 7}, {3, 4}, {3, 2}, 0.7f},
+        Case{{1, 2, 5, 6, 7}, {3, 4, 5}, {0, 0, 0}, 0.45f},
+        Case{{1, 1, 6, 5, 6}, {2, 2, 3}, {2, 3, 2}, 0.2f}}) {
+    const int dims = static_cast<int>(c.out.size());
+    const std::string op = dims == 2 ? "fractional_max_pool2d" : "fractional_max_pool3d";
+    const DDim xd(c.x);
+    const std::vector<double> x = RandomValues(xd.numel(), -1, 1, 61);
+    // Spatial dims padded in front to three: [D, H, W].
+    std::vector<int64_t> in(3, 1), out(3, 1), kernel(3, 0);
+    for (int d = 0; d < dims; ++d) {
+      in[3 - dims + d] = c.x[2 + d];
+      out[3 - dims + d] = c.out[d];
+      kernel[3 - dims + d] = c.kernel[d];
+    }
+    std::vector<std::pair<int64_t, int64_t>> win[3];
+    for (int d = 0; d < 3; ++d) {
+      win[d] = d < 3 - dims ? std::vector<std::pair<int64_t, int64_t>>{{0, 1}}
+                            : FractionalWindows(in[d], out[d], kernel[d], c.u);
+    }
+    std::vector<double> want, want_mask;
+    const int64_t planes = c.x[0] * c.x[1], plane = in[0] * in[1] * in[2];
+    for (int64_t q = 0; q < planes; ++q) {
+      for (const auto& [d0, d1] : win[0]) {
+        for (const auto& [h0, h1] : win[1]) {
+          for (const auto& [w0, w1] : win[2]) {
+            double best = -1e300;
+            int64_t at = -1;
+            for (int64_t d = d0; d < d1; ++d) {
+              for (int64_t h = h0; h < h1; ++h) {
+                for (int64_t w = w0; w < w1; ++w) {
+                  const int64_t e = (d * in[1] + h) * in[2] + w;
+                  if (x[q * plane + e] > best) best = x[q * plane + e], at = e;
+                }
+              }
+            }
+            want.push_back(best);
+            want_mask.push_back(static_cast<double>(at));
+          }
+        }
+      }
+    }
+    const AttributeMap attrs = {
+        {"output_size", c.out}, {"kernel_size", c.kernel}, {"random_u", c.u}};
+    for (const bool dbl : {false, true}) {
+      const DenseTensor xt = dbl ? MakeTensor<double>(xd, x) : MakeTensor<float>(xd, x);
+      const OpRunResult r = RunOp(op, {{"x", {xt}}}, {{"out", 1}, {"mask", 1}}, attrs);
+      ExpectNear(ToDoubles(r.outputs.at("out")[0]), want, 1e-6, 1e-6, op);
+      EXPECT_EQ(ToDoubles(r.outputs.at("mask")[0]), want_mask) << op;
+    }
+    GradCheck check;
+    check.op_type = op;
+    check.inputs = {{"x", {MakeTensor<double>(xd, x)}}};
+    check.outputs = {{"out", 1}, {"mask", 1}};
+    check.loss_outputs = {"out"};
+    check.attrs = attrs;
+    CheckGradients(check);
+  }
+  // Too few input rows for the windows.
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("fractional_max_pool2d",
+              {{"x", {MakeTensor<float>({1, 1, 4, 4}, std::vector<double>(16, 1))}}},
+              {{"out", 1}, {"mask", 1}},
+              {{"output_size", std::vector<int>{3, 3}}, {"kernel_size", std::vector<int>{3, 1}}});
+      },
+      {"fractional_max_pool2d", "input `x`", "at least output_size - 1 + kernel_size = 5"});
 }
 
 TEST(MaxPoolWithIndexOp, BadInputsAreRefused) {
