@@ -4,11 +4,14 @@
 // a fused backward that routes dOut through it.
 #include <algorithm>
 #include <cfloat>
+#include <limits>
 #include <string>
 #include <vector>
 
 #include "framework/fused_grad_op.h"
+#include "framework/var_type_inference.h"
 #include "operators/common.h"
+#include "operators/nn/scatter_by_index.h"
 #include "operators/op_family.h"
 #include "operators/random/random_transforms.h"
 #include "operators/tensor/tensor_op_util.h"
@@ -108,6 +111,11 @@ DDim FractionalOutDims(const std::string& op, int dims, const DDim& x, const Con
   return DDim(od);
 }
 
+void FractionalInferVarType(framework::VarTypeInferenceContext* ctx) {
+  ctx->SetOutputDataType("out", ctx->GetInputDataType("x"));
+  ctx->SetOutputDataType("mask", DataType::INT32);
+}
+
 template <int kDims>
 void FractionalInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("x");
@@ -153,6 +161,10 @@ struct FractionalMaxPoolKernel {
     const FractionalAxis& ad = kDims == 3 ? axes[0] : axes[2];
     const FractionalAxis& ah = kDims == 3 ? axes[1] : axes[0];
     const FractionalAxis& aw = kDims == 3 ? axes[2] : axes[1];
+    PL_ENFORCE(ad.in * ah.in * aw.in <= std::numeric_limits<int32_t>::max(),
+               errors::InvalidArgument("op `%s` input `x` of shape %s: a plane is beyond the int32 "
+                                       "mask",
+                                       ctx.Type(), x->dims().ToString()));
     DenseTensor out(od, x->dtype()), mask(od, DataType::INT32);
     T* o = out.mutable_data<T>(ctx.GetPlace());
     int32_t* m = mask.mutable_data<int32_t>(ctx.GetPlace());
@@ -221,17 +233,9 @@ struct FractionalMaxPoolGradKernel {
     DenseTensor dx(x->dims(), x->dtype());
     T* g = dx.mutable_data<T>(ctx.GetPlace());
     std::fill(g, g + dx.numel(), T(0));
-    const int32_t* m = mask->numel() > 0 ? mask->data<int32_t>() : nullptr;
-    const T* d = mask->numel() > 0 ? dout->data<T>() : nullptr;
-    for (int64_t q = 0; q < planes; ++q) {
-      for (int64_t i = 0; i < out_plane; ++i) {
-        const int32_t e = m[q * out_plane + i];
-        PL_ENFORCE(e < in_plane,
-                   errors::InvalidArgument("op `%s` input `mask`: index %d past the %lld "
-                                           "elements of a plane of x",
-                                           ctx.Type(), e, static_cast<long long>(in_plane)));
-        if (e >= 0) g[q * in_plane + e] += d[q * out_plane + i];
-      }
+    if (mask->numel() > 0) {
+      ScatterByIndex(ctx.Type(), "mask", dout->data<T>(), mask->data<int32_t>(), planes, out_plane,
+                     in_plane, true, g);
     }
     *ctx.Output("x@GRAD") = std::move(dx);
   }
@@ -248,6 +252,7 @@ void RegisterFractional(const std::string& type) {
       {"x", "mask"}, {"out"}, {"x"}, R"DOC($$dx[mask] += dout$$)DOC"};
   framework::RegisterOp<FractionalMaxPoolOp, FractionalMaxPoolOpMaker<kDims>>(type)
       .InferShape(FractionalInferShape<kDims>)
+      .InferVarType(FractionalInferVarType)
       .GradOpMaker(framework::FusedGradMaker(grad));
   RegisterPlainCpuFloatKernels<KernelT>(type);
   framework::RegisterFusedGradOp(type, grad).InferShape(FractionalGradInferShape);

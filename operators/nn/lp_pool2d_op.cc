@@ -7,8 +7,8 @@
 
 #include "framework/fused_grad_op.h"
 #include "operators/common.h"
-#include "operators/math/im2col.h"
 #include "operators/nn/conv_pool_shape.h"
+#include "operators/nn/pool_planes.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -147,15 +147,8 @@ void LpPoolPlaneGrad(const Pool2dGeometry& g, double p, const T* x, const T* y, 
   for (size_t i = 0; i < acc.size(); ++i) dx[i] = static_cast<T>(acc[i]);
 }
 
-// Runs fn(plane) over the N * C planes of NCHW data, split over the threads.
-template <typename Fn>
-void ForEachPlane(const ExecutionContext& ctx, const Pool2dGeometry& g, Fn&& fn) {
-  const int64_t work = g.out_h * g.out_w * (g.kernel_h * g.kernel_w + 1) + g.in_h * g.in_w;
-  ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
-      g.batch * g.channels, std::max<int64_t>(1, (1 << 14) / (work + 1)),
-      [&](int64_t begin, int64_t end) {
-        for (int64_t q = begin; q < end; ++q) fn(q);
-      });
+int64_t PlaneWork(const Pool2dGeometry& g) {
+  return g.out_h * g.out_w * (g.kernel_h * g.kernel_w + 1) + g.in_h * g.in_w;
 }
 
 template <typename T>
@@ -164,16 +157,9 @@ struct LpPool2dKernel {
     const DenseTensor* x = ctx.Input("X");
     const Pool2dGeometry g = Geometry(ctx.Type(), x->dims(), ctx.op().Attrs());
     const double p = NormType(ctx.Type(), ctx.Attr<float>("norm_type"));
-    DenseTensor out(g.OutputDims(), x->dtype());
-    T* y = out.mutable_data<T>(ctx.GetPlace());
-    std::vector<T> xs;
-    const T* xp = NchwData(*x, g.channel_last, &xs);
-    std::vector<T> nchw(g.channel_last ? static_cast<size_t>(out.numel()) : 0);
-    T* dst = g.channel_last ? nchw.data() : y;
-    const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
-    ForEachPlane(ctx, g,
-                 [&](int64_t q) { LpPoolPlane(g, p, xp + q * in_plane, dst + q * out_plane); });
-    if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.out_h, g.out_w, y);
+    DenseTensor out;
+    PoolPlanes<T>(
+        ctx, g, *x, PlaneWork(g), [&](const T* xp, T* yp) { LpPoolPlane(g, p, xp, yp); }, &out);
     *ctx.Output("Out") = std::move(out);
   }
 };
@@ -194,20 +180,10 @@ struct LpPool2dGradKernel {
     const double p = NormType(op, ctx.Attr<float>("norm_type"));
     CheckGradInputShape(op, "Out", g.OutputDims(), out->dims());
     CheckGradInputShape(op, "Out@GRAD", g.OutputDims(), dout->dims());
-    std::vector<T> xs, ys, dys;
-    const T* xp = NchwData(*x, g.channel_last, &xs);
-    const T* yp = NchwData(*out, g.channel_last, &ys);
-    const T* dyp = NchwData(*dout, g.channel_last, &dys);
-    DenseTensor grad(x->dims(), x->dtype());
-    T* dx = grad.mutable_data<T>(ctx.GetPlace());
-    std::vector<T> nchw(g.channel_last ? static_cast<size_t>(x->numel()) : 0);
-    T* dst = g.channel_last ? nchw.data() : dx;
-    const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
-    ForEachPlane(ctx, g, [&](int64_t q) {
-      LpPoolPlaneGrad(g, p, xp + q * in_plane, yp + q * out_plane, dyp + q * out_plane,
-                      dst + q * in_plane);
-    });
-    if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.in_h, g.in_w, dx);
+    DenseTensor grad = PoolGradPlanes<T>(ctx, g, *x, *out, *dout, PlaneWork(g),
+                                         [&](const T* xp, const T* yp, const T* dyp, T* dxp) {
+                                           LpPoolPlaneGrad(g, p, xp, yp, dyp, dxp);
+                                         });
     *ctx.Output("X@GRAD") = std::move(grad);
   }
 };

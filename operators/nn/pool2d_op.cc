@@ -14,8 +14,8 @@
 #include "framework/grad_op_maker.h"
 #include "framework/passes/fuse_relu_grad_pass.h"
 #include "operators/common.h"
-#include "operators/math/im2col.h"
 #include "operators/nn/conv_pool_shape.h"
+#include "operators/nn/pool_planes.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -321,17 +321,6 @@ void PoolPlaneGrad(const Pool2dGeometry& g, const T* x, const T* y, const T* dy,
   }
 }
 
-// Runs fn(plane) for the N * C planes, split over the threads.
-template <typename Fn>
-void ForEachPlane(const ExecutionContext& ctx, const Pool2dGeometry& g, int64_t work_per_plane,
-                  Fn&& fn) {
-  ctx.device_context<CPUDeviceContext>().ParallelFor(
-      g.batch * g.channels, std::max<int64_t>(1, (1 << 14) / (work_per_plane + 1)),
-      [&](int64_t begin, int64_t end) {
-        for (int64_t p = begin; p < end; ++p) fn(p);
-      });
-}
-
 template <typename T>
 struct Pool2dKernel {
   static void Compute(const ExecutionContext& ctx) { Pool2dPlainCompute<T>(ctx); }
@@ -358,18 +347,9 @@ void Pool2dPlainCompute(const ExecutionContext& ctx) {
   DenseTensor* out = ctx.Output("Out");
   DenseTensor fresh;
   DenseTensor* target = out == x ? &fresh : out;
-  target->Resize(g.OutputDims());
-  target->set_dtype(x->dtype());
-  T* y = target->mutable_data<T>(ctx.GetPlace());
-  std::vector<T> xs;
-  const T* xp = NchwData(*x, g.channel_last, &xs);
-  std::vector<T> nchw(g.channel_last ? static_cast<size_t>(target->numel()) : 0);
-  T* dst = g.channel_last ? nchw.data() : y;
-  const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
-  ForEachPlane(ctx, g, out_plane * (g.kernel_h * g.kernel_w + 1), [&](int64_t p) {
-    PoolPlane(g, xp + p * in_plane, dst + p * out_plane);
-  });
-  if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.out_h, g.out_w, y);
+  PoolPlanes<T>(
+      ctx, g, *x, g.out_h * g.out_w * (g.kernel_h * g.kernel_w + 1),
+      [&g](const T* xp, T* yp) { PoolPlane(g, xp, yp); }, target);
   if (target == &fresh) *out = std::move(fresh);
 }
 
@@ -410,28 +390,18 @@ void Pool2dGradPlainCompute(const ExecutionContext& ctx) {
   const DDim out_dims = g.OutputDims();
   CheckGradInputShape(op, "Out", out_dims, out->dims());
   CheckGradInputShape(op, "Out@GRAD", out_dims, dout->dims());
-  std::vector<T> xs, ys, dys;
-  const T* xp = NchwData(*x, g.channel_last, &xs);
-  const T* yp = NchwData(*out, g.channel_last, &ys);
-  const T* dyp = NchwData(*dout, g.channel_last, &dys);
-  DenseTensor fresh(x->dims(), x->dtype());
-  T* dx = fresh.mutable_data<T>(ctx.GetPlace());
-  std::vector<T> nchw(g.channel_last ? static_cast<size_t>(x->numel()) : 0);
-  T* dst = g.channel_last ? nchw.data() : dx;
   const int64_t in_plane = g.in_h * g.in_w, out_plane = g.out_h * g.out_w;
   const bool relu = op == framework::kFusedReluPool2dGrad;
-  ForEachPlane(ctx, g, in_plane + out_plane * g.kernel_h * g.kernel_w, [&](int64_t p) {
-    PoolPlaneGrad(g, xp + p * in_plane, yp + p * out_plane, dyp + p * out_plane,
-                  dst + p * in_plane);
-    if (relu) {  // relu_grad's product, in its order.
-      const T* x_plane = xp + p * in_plane;
-      T* d_plane = dst + p * in_plane;
-      for (int64_t i = 0; i < in_plane; ++i) {
-        d_plane[i] = d_plane[i] * (x_plane[i] > T(0) ? T(1) : T(0));
-      }
-    }
-  });
-  if (g.channel_last) math::NchwToNhwc(nchw.data(), g.batch, g.channels, g.in_h, g.in_w, dx);
+  DenseTensor fresh =
+      PoolGradPlanes<T>(ctx, g, *x, *out, *dout, in_plane + out_plane * g.kernel_h * g.kernel_w,
+                        [&](const T* xp, const T* yp, const T* dyp, T* dxp) {
+                          PoolPlaneGrad(g, xp, yp, dyp, dxp);
+                          if (relu) {  // relu_grad's product, in its order.
+                            for (int64_t i = 0; i < in_plane; ++i)
+                              dxp[i] = dxp[i] * (xp[i] > T(0) ? T(1) : T(0));
+                          }
+                        });
+  const T* dx = fresh.mutable_data<T>(ctx.GetPlace());
   if (ctx.HasOutput("ChannelSum")) {
     WriteChannelSums(dx, g.channel_last, g.batch, g.channels, in_plane, ctx.Output("ChannelSum"));
   }

@@ -11,6 +11,7 @@
 #include "framework/fused_grad_op.h"
 #include "framework/var_type_inference.h"
 #include "operators/nn/conv_pool_shape.h"
+#include "operators/nn/scatter_by_index.h"
 #include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
 
@@ -185,27 +186,6 @@ void MaxPoolWithIndexGradInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("Mask");
   ctx->RequireInput("Out@GRAD");
   ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
-}
-
-// dX[plane, index[k]] += dY[k] for every k of each plane: the scatter both backwards share
-// with unpool's forward. `in_plane` elements per plane of `from`, `out_plane` of `to`.
-template <typename T, typename I>
-void ScatterByIndex(const std::string& op, const char* slot, const T* from, const I* index,
-                    int64_t planes, int64_t in_plane, int64_t out_plane, bool add, T* to) {
-  for (int64_t p = 0; p < planes; ++p) {
-    for (int64_t k = 0; k < in_plane; ++k) {
-      const int64_t at = static_cast<int64_t>(index[p * in_plane + k]);
-      if (at < 0 && add) continue;  // A window wholly in the padding.
-      PL_ENFORCE(
-          at >= 0 && at < out_plane,
-          errors::InvalidArgument("op `%s` input `%s`: index %lld at position %lld of plane "
-                                  "%lld is outside the %lld elements of an output plane",
-                                  op, slot, static_cast<long long>(at), static_cast<long long>(k),
-                                  static_cast<long long>(p), static_cast<long long>(out_plane)));
-      T& dst = to[p * out_plane + at];
-      dst = add ? dst + from[p * in_plane + k] : from[p * in_plane + k];
-    }
-  }
 }
 
 template <typename T>

@@ -1,7 +1,6 @@
 // dist (paddle.dist): the p-norm of X - Y over every element, X and Y broadcast NumPy-style;
 // with a fused backward. Sums run in double in element order.
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -10,6 +9,7 @@
 #include "operators/math/broadcast.h"
 #include "operators/math/reduce.h"
 #include "operators/op_family.h"
+#include "operators/reduce/p_norm_util.h"
 
 namespace paddle_like {
 namespace operators {
@@ -73,14 +73,9 @@ std::vector<double> Difference(const ExecutionContext& ctx, math::BroadcastDims*
 }
 
 double Norm(const std::vector<double>& z, double p) {
-  if (std::isinf(p)) {
-    double acc = p > 0 ? 0.0 : std::numeric_limits<double>::infinity();
-    for (double v : z) acc = p > 0 ? std::max(acc, std::fabs(v)) : std::min(acc, std::fabs(v));
-    return acc;
-  }
-  double acc = 0;
-  for (double v : z) acc += p == 0 ? (v != 0) : std::pow(std::fabs(v), p);
-  return p == 0 ? acc : std::pow(acc, 1.0 / p);
+  PNormAccumulator norm(p);
+  for (double v : z) norm.Add(v);
+  return norm.Norm();
 }
 
 template <typename T>
@@ -118,17 +113,10 @@ struct DistGradKernel {
     const double p = ctx.Attr<float>("p");
     const double norm = static_cast<double>(*norm_t->data<T>());
     const double g = static_cast<double>(*dout_t->data<T>());
-    const double denom = std::max(std::pow(norm, p - 1), 1e-12);
+    const double denom = PNormGradDenominator(norm, p, 1e-12);
     std::vector<T> dz(z.size()), neg(z.size());
     for (size_t i = 0; i < z.size(); ++i) {
-      const double v = z[i];
-      const double sign = v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);
-      double d = 0;
-      if (std::isinf(p)) {
-        d = std::fabs(v) == norm ? g * sign : 0.0;
-      } else if (p != 0 && v != 0) {  // 0 at z = 0 (no NaN for p < 1).
-        d = g * sign * std::pow(std::fabs(v), p - 1) / denom;
-      }
+      const double d = PNormElementGrad(z[i], norm, g, p, denom);
       dz[i] = static_cast<T>(d);
       neg[i] = static_cast<T>(-d);
     }

@@ -3,7 +3,6 @@
 // Sums run in double in element order.
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -11,6 +10,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/reduce/p_norm_util.h"
 
 namespace paddle_like {
 namespace operators {
@@ -129,19 +129,11 @@ struct PNormKernel {
     const T* in = x->data<T>();
     for (int64_t q = 0; q < l.outer; ++q) {
       for (int64_t r = 0; r < l.inner; ++r) {
-        double acc = std::isinf(p) && p < 0 ? std::numeric_limits<double>::infinity() : 0.0;
+        PNormAccumulator norm(p);
         for (int64_t j = 0; j < l.n; ++j) {
-          const double v = std::fabs(static_cast<double>(in[(q * l.n + j) * l.inner + r]));
-          if (std::isinf(p)) {
-            acc = p > 0 ? std::max(acc, v) : std::min(acc, v);
-          } else if (p == 0) {
-            acc += v != 0;
-          } else {
-            acc += std::pow(v, p);
-          }
+          norm.Add(static_cast<double>(in[(q * l.n + j) * l.inner + r]));
         }
-        if (!std::isinf(p) && p != 0) acc = std::pow(acc, 1.0 / p);
-        o[q * l.inner + r] = static_cast<T>(acc);
+        o[q * l.inner + r] = static_cast<T>(norm.Norm());
       }
     }
     *ctx.Output("Out") = std::move(out);
@@ -177,18 +169,10 @@ struct PNormGradKernel {
       for (int64_t r = 0; r < l.inner; ++r) {
         const double nr = static_cast<double>(nv[q * l.inner + r]);
         const double gr = static_cast<double>(g[q * l.inner + r]);
-        const double denom = std::max(std::pow(nr, p - 1), eps);
+        const double denom = PNormGradDenominator(nr, p, eps);
         for (int64_t j = 0; j < l.n; ++j) {
           const int64_t e = (q * l.n + j) * l.inner + r;
-          const double v = static_cast<double>(in[e]);
-          const double sign = v > 0 ? 1.0 : (v < 0 ? -1.0 : 0.0);
-          double d = 0;
-          if (std::isinf(p)) {
-            d = std::fabs(v) == nr ? gr * sign : 0.0;
-          } else if (p != 0 && v != 0) {  // 0 at X = 0 (no NaN for p < 1).
-            d = gr * sign * std::pow(std::fabs(v), p - 1) / denom;
-          }
-          o[e] = static_cast<T>(d);
+          o[e] = static_cast<T>(PNormElementGrad(static_cast<double>(in[e]), nr, gr, p, denom));
         }
       }
     }
