@@ -215,6 +215,9 @@ Entries BuildEntries() {
   // pool3d and lp_pool2d keep their kernel sizes attributes in PIR.
   e.push_back({"lp_pool2d", "lp_pool2d", {"X"}, {"Out"}, {{"kernel_size", "ksize"}}, {}, nullptr});
   e.push_back({"pool3d", "pool3d", {"X"}, {"Out"}, {{"kernel_size", "ksize"}}, {}, nullptr});
+  for (const char* op : {"frame", "overlap_add"}) {
+    e.push_back({op, op, {"X"}, {"Out"}, {}, {}, nullptr});
+  }
   for (const char* op : {"fractional_max_pool2d", "fractional_max_pool3d"}) {
     e.push_back({op, op, {"x"}, {"out", "mask"}, {}, {}, nullptr});
   }
