@@ -276,7 +276,11 @@ struct OverlapAddGradKernel {
 
 PL_REGISTER_OPS(RegisterFrameOverlapAddOps) {
   const framework::FusedGradDecl frame_grad{
-      {"X"}, {"Out"}, {"X"}, R"DOC(dX = the overlap-add of dOut (0 past the last frame))DOC"};
+      {"X"},
+      {"Out"},
+      {"X"},
+      R"DOC($$dX[..., t] = \sum_{i, j \,:\, i \cdot hop\_length + j = t} dOut[..., j, i]$$
+(0 past the last frame))DOC"};
   framework::RegisterOp<SignalOp, FrameOpMaker>("frame")
       .InferShape(FrameInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
@@ -286,7 +290,7 @@ PL_REGISTER_OPS(RegisterFrameOverlapAddOps) {
   RegisterPlainCpuFloatKernels<FrameGradKernel>("frame_grad");
 
   const framework::FusedGradDecl overlap_add_grad{
-      {"X"}, {"Out"}, {"X"}, R"DOC(dX = the frames of dOut)DOC"};
+      {"X"}, {"Out"}, {"X"}, R"DOC($$dX[..., j, i] = dOut[..., i \cdot hop\_length + j]$$)DOC"};
   framework::RegisterOp<SignalOp, OverlapAddOpMaker>("overlap_add")
       .InferShape(OverlapAddInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
