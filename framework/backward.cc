@@ -18,7 +18,7 @@ bool IsFloating(const VarDesc* v) {
   if (v == nullptr) return true;  // Undeclared: assume it can carry a gradient.
   if (!v->HasTensorDesc()) return false;
   const DataType t = v->GetDataType();
-  return t == DataType::UNDEFINED || platform::IsFloatingPoint(t);
+  return t == DataType::UNDEFINED || platform::IsFloatingPoint(t) || platform::IsComplex(t);
 }
 
 class BackwardBuilder {

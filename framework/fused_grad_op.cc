@@ -1,5 +1,6 @@
 #include "framework/fused_grad_op.h"
 
+#include <algorithm>
 #include <memory>
 
 #include "framework/grad_op_maker.h"
@@ -37,8 +38,16 @@ OpRegistrar RegisterFusedGradOp(const std::string& forward_type, const FusedGrad
   for (const auto& r : decl.reads) {
     OpSlotSpec slot = ForwardSlot(forward.spec, type, r, true, true);
     slot.comment = "The forward op's " + r + ".";
-    slot.intermediate = slot.extra = slot.no_need_buffer = false;
+    slot.intermediate = slot.extra = false;
+    slot.no_need_buffer =
+        std::find(decl.shape_reads.begin(), decl.shape_reads.end(), r) != decl.shape_reads.end();
     spec.inputs.push_back(slot);
+  }
+  for (const auto& r : decl.shape_reads) {
+    PL_ENFORCE(std::find(decl.reads.begin(), decl.reads.end(), r) != decl.reads.end(),
+               errors::InvalidArgument("fused grad op `%s`: shape-only slot `%s` is not one of "
+                                       "the slots it reads",
+                                       type, r));
   }
   for (const auto& o : decl.output_grads) {
     const OpSlotSpec& f = ForwardSlot(forward.spec, type, o, false, true);

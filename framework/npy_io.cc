@@ -22,9 +22,10 @@ struct NpyType {
 };
 
 constexpr NpyType kNpyTypes[] = {
-    {DataType::FLOAT32, "<f4"}, {DataType::FLOAT64, "<f8"}, {DataType::FLOAT16, "<f2"},
-    {DataType::INT32, "<i4"},   {DataType::INT64, "<i8"},   {DataType::INT16, "<i2"},
-    {DataType::INT8, "|i1"},    {DataType::UINT8, "|u1"},   {DataType::BOOL, "|b1"},
+    {DataType::FLOAT32, "<f4"},   {DataType::FLOAT64, "<f8"},     {DataType::FLOAT16, "<f2"},
+    {DataType::INT32, "<i4"},     {DataType::INT64, "<i8"},       {DataType::INT16, "<i2"},
+    {DataType::INT8, "|i1"},      {DataType::UINT8, "|u1"},       {DataType::BOOL, "|b1"},
+    {DataType::COMPLEX64, "<c8"}, {DataType::COMPLEX128, "<c16"},
 };
 
 // Maps a descr such as "<f4" or "|u1" to a DataType; throws for anything else.
@@ -45,7 +46,7 @@ DataType DataTypeFromDescr(const std::string& descr, const std::string& source) 
   }
   throw errors::InvalidArgument(
       "npy file `%s`: unsupported dtype '%s' (supported: float16, float32, float64, int8, int16, "
-      "int32, int64, uint8, bool)",
+      "int32, int64, uint8, bool, complex64, complex128)",
       source, descr);
 }
 

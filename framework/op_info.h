@@ -61,6 +61,9 @@ struct FusedGradDecl {
   std::vector<std::string> output_grads = {"Out"};  // Forward outputs whose gradients it reads.
   std::vector<std::string> input_grads = {"X"};     // Forward inputs whose gradients it writes.
   std::string formula;                              // The gradient, for the op doc (LaTeX).
+  // Of `reads`, those read for their dims only (no-need-buffer: their memory may be reused
+  // before the grad op runs).
+  std::vector<std::string> shape_reads = {};
 };
 
 struct OpInfo {

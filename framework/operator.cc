@@ -196,16 +196,20 @@ std::vector<DenseTensor*> ExecutionContext::MultiOutput(NameRef slot) const {
 // ---- OperatorWithKernel ----
 
 DataType OperatorWithKernel::IndicateDataType(const RuntimeContext& ctx) const {
-  DataType first = DataType::UNDEFINED;
+  DataType first = DataType::UNDEFINED, floating = DataType::UNDEFINED;
   for (const auto& kv : ctx.inputs) {
     for (const Variable* v : kv.second) {
       const DenseTensor* tensor = TensorOf(*v);
       if (tensor == nullptr || (!tensor->initialized() && NeedsBuffer(kv.first))) continue;
       const DataType t = tensor->dtype();
-      if (platform::IsFloatingPoint(t)) return t;
+      // An op with a complex input computes in complex values (abs_grad of a complex X with
+      // its real Out@GRAD).
+      if (platform::IsComplex(t)) return t;
+      if (floating == DataType::UNDEFINED && platform::IsFloatingPoint(t)) floating = t;
       if (first == DataType::UNDEFINED) first = t;
     }
   }
+  if (floating != DataType::UNDEFINED) return floating;
   PL_ENFORCE(first != DataType::UNDEFINED,
              errors::PreconditionNotMet(
                  "op `%s`: cannot choose a kernel data type, no input holds data (inputs: %s)",

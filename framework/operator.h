@@ -218,8 +218,9 @@ class OperatorWithKernel : public OperatorBase {
 
   bool HasKernels() const override { return true; }
 
-  // The dtype the kernel should compute in. Default: the dtype of the first initialized
-  // floating-point input (else the first initialized input). Ops whose kernel dtype comes
+  // The dtype the kernel should compute in. Default: the dtype of the first complex input,
+  // else of the first floating-point one, else of the first input (inputs that hold data, or
+  // no-need-buffer ones, in slot-name order). Ops whose kernel dtype comes
   // from an attribute (fill_constant, cast) override this.
   virtual DataType IndicateDataType(const RuntimeContext& ctx) const;
   // The dtype of the first variable of input `slot` (a SelectedRows counts by its value), for

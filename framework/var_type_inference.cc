@@ -60,18 +60,22 @@ void InferVarTypeAndShape(OpDesc* op, BlockDesc* block) {
   if (info.infer_var_type) {
     info.infer_var_type(&vctx);
   } else {
-    // The dtype of the first floating-point input, else of the first input: the dtype the
-    // kernel computes in by default (OperatorWithKernel::IndicateDataType).
-    DataType dtype = DataType::UNDEFINED;
+    // The dtype of the first complex input, else of the first floating-point one, else of
+    // the first input: the dtype the kernel computes in by default
+    // (OperatorWithKernel::IndicateDataType).
+    DataType dtype = DataType::UNDEFINED, floating = DataType::UNDEFINED;
     for (const auto& name : op->InputArgumentNames()) {
       const VarDesc* v = block->FindVarRecursive(name);
       if (v == nullptr || !v->HasTensorDesc()) continue;
-      if (platform::IsFloatingPoint(v->GetDataType())) {
-        dtype = v->GetDataType();
+      const DataType t = v->GetDataType();
+      if (platform::IsComplex(t)) {
+        floating = t;
         break;
       }
-      if (dtype == DataType::UNDEFINED) dtype = v->GetDataType();
+      if (floating == DataType::UNDEFINED && platform::IsFloatingPoint(t)) floating = t;
+      if (dtype == DataType::UNDEFINED) dtype = t;
     }
+    if (floating != DataType::UNDEFINED) dtype = floating;
     if (dtype != DataType::UNDEFINED) {
       for (const auto& kv : op->Outputs()) vctx.SetOutputDataType(kv.first, dtype);
     }

@@ -89,6 +89,10 @@ DataType ToApiType(platform::DataType t) {
     case platform::DataType::BOOL: return DataType::BOOL;
     case platform::DataType::FLOAT16: return DataType::FLOAT16;
     case platform::DataType::BFLOAT16: return DataType::BFLOAT16;
+    case platform::DataType::COMPLEX64:
+      return DataType::COMPLEX64;
+    case platform::DataType::COMPLEX128:
+      return DataType::COMPLEX128;
     default: return DataType::UNKNOWN;
   }
 }
@@ -177,6 +181,8 @@ PL_INFER_TENSOR_TYPE(int64_t)
 PL_INFER_TENSOR_TYPE(int8_t)
 PL_INFER_TENSOR_TYPE(uint8_t)
 PL_INFER_TENSOR_TYPE(bool)
+PL_INFER_TENSOR_TYPE(std::complex<float>)
+PL_INFER_TENSOR_TYPE(std::complex<double>)
 #undef PL_INFER_TENSOR_TYPE
 
 }  // namespace infer

@@ -25,6 +25,7 @@
 // the file, variable or op.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -42,7 +43,20 @@ namespace infer {
 
 class ChunkedTail;
 
-enum class DataType { FLOAT32, FLOAT64, INT32, INT64, INT8, UINT8, BOOL, FLOAT16, BFLOAT16, UNKNOWN };
+enum class DataType {
+  FLOAT32,
+  FLOAT64,
+  INT32,
+  INT64,
+  INT8,
+  UINT8,
+  BOOL,
+  FLOAT16,
+  BFLOAT16,
+  COMPLEX64,   // std::complex<float>
+  COMPLEX128,  // std::complex<double>
+  UNKNOWN
+};
 enum class PlaceType { kCPU, kGPU };
 
 class Config {
@@ -139,7 +153,8 @@ class Tensor {
   DataType type() const;
 
   // Copies numel() elements in (after Reshape) or out (an output after Run). T is one of
-  // float, double, int32_t, int64_t, int8_t, uint8_t, bool.
+  // float, double, int32_t, int64_t, int8_t, uint8_t, bool, std::complex<float>,
+  // std::complex<double>.
   template <typename T>
   void CopyFromCpu(const T* data);
   template <typename T>

@@ -2,6 +2,7 @@
 // DataType converts to and from framework.proto without a table.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -22,6 +23,8 @@ enum class DataType : int {
   UINT8 = 20,
   INT8 = 21,
   BFLOAT16 = 22,
+  COMPLEX64 = 23,   // std::complex<float>: real and imaginary parts, as NumPy's complex64.
+  COMPLEX128 = 24,  // std::complex<double>.
   UNDEFINED = -1,
 };
 
@@ -42,7 +45,10 @@ inline size_t SizeOf(DataType type) {
       return 4;
     case DataType::INT64:
     case DataType::FLOAT64:
+    case DataType::COMPLEX64:
       return 8;
+    case DataType::COMPLEX128:
+      return 16;
     default:
       ThrowNoElementSize(type);
   }
@@ -54,6 +60,11 @@ DataType DataTypeFromName(const std::string& name);
 // True for the VarType numbers above (the element types paddle_like can hold).
 bool IsSupportedDataType(int var_type_number);
 bool IsFloatingPoint(DataType type);
+bool IsComplex(DataType type);
+// complex64 -> float32, complex128 -> float64 (the type of each part); others unchanged.
+DataType RealPartType(DataType type);
+// float32 -> complex64, float64 -> complex128; InvalidArgumentError for other types.
+DataType ComplexTypeOf(DataType type);
 
 template <typename T>
 struct DataTypeOf;
@@ -72,6 +83,8 @@ PL_DATA_TYPE_OF(double, FLOAT64)
 PL_DATA_TYPE_OF(uint8_t, UINT8)
 PL_DATA_TYPE_OF(int8_t, INT8)
 PL_DATA_TYPE_OF(bfloat16, BFLOAT16)
+PL_DATA_TYPE_OF(std::complex<float>, COMPLEX64)
+PL_DATA_TYPE_OF(std::complex<double>, COMPLEX128)
 #undef PL_DATA_TYPE_OF
 
 template <typename T>

@@ -46,6 +46,13 @@ std::string AddWeightedSum(Built* built, const std::vector<std::string>& terms,
   for (size_t k = 0; k < terms.size(); ++k) {
     const std::string id = std::to_string(built->temp++);
     std::string value = terms[k];
+    // A complex term enters as its parts (as_real), so the loss stays real.
+    const framework::VarDesc* tv = b.FindVar(value);
+    if (tv != nullptr && platform::IsComplex(tv->GetDataType())) {
+      const std::string parts_of = "check_parts_" + id;
+      AddOp(&b, "as_real", {{"X", {value}}}, {{"Out", {parts_of}}});
+      value = parts_of;
+    }
     if (weights != nullptr) {
       const std::string w = "check_w_" + id;
       framework::VarDesc* wv = b.Var(w);
@@ -53,8 +60,9 @@ std::string AddWeightedSum(Built* built, const std::vector<std::string>& terms,
       wv->SetShape((*weights)[k].dims().ToVector());
       wv->SetStopGradient(true);
       built->feeds[w] = (*weights)[k];
-      value = "check_prod_" + id;
-      AddOp(&b, "elementwise_mul", {{"X", {terms[k]}}, {"Y", {w}}}, {{"Out", {value}}});
+      const std::string prod = "check_prod_" + id;
+      AddOp(&b, "elementwise_mul", {{"X", {value}}, {"Y", {w}}}, {{"Out", {prod}}});
+      value = prod;
     }
     parts.push_back("check_term_" + id);
     AddOp(&b, "reduce_sum", {{"X", {value}}}, {{"Out", {parts.back()}}},
@@ -91,7 +99,10 @@ std::vector<std::string> BuildForward(Built* built, const std::string& op_type,
       v->SetStopGradient(!checked);
       built->feeds[name] = kv.second[i];
       in[kv.first].push_back(name);
-      if (checked && platform::IsFloatingPoint(kv.second[i].dtype())) built->checked.push_back(name);
+      const DataType t = kv.second[i].dtype();
+      if (checked && (platform::IsFloatingPoint(t) || platform::IsComplex(t))) {
+        built->checked.push_back(name);
+      }
     }
   }
   std::vector<std::string> loss_terms;
@@ -108,6 +119,21 @@ std::vector<std::string> BuildForward(Built* built, const std::string& op_type,
   return loss_terms;
 }
 
+// Random loss weights for a value like `y`: one per value, two (real, imaginary) for a
+// complex one.
+DenseTensor LossWeights(const DenseTensor& y, unsigned seed) {
+  std::vector<int64_t> dims = y.dims().ToVector();
+  if (platform::IsComplex(y.dtype())) dims.push_back(2);
+  const DDim d(dims);
+  return MakeTensor<double>(d, RandomValues(d.numel(), 0.5, 1.5, seed));
+}
+
+// `like`'s dims and type (real, or complex with interleaved values) from `values`.
+DenseTensor LikeWithValues(const DenseTensor& like, const std::vector<double>& values) {
+  return platform::IsComplex(like.dtype()) ? MakeComplexTensor<double>(like.dims(), values)
+                                           : MakeTensor<double>(like.dims(), values);
+}
+
 }  // namespace
 
 void CheckGradients(const GradCheck& check) {
@@ -118,7 +144,7 @@ void CheckGradients(const GradCheck& check) {
   std::vector<DenseTensor> weights;
   for (size_t k = 0; k < terms.size(); ++k) {
     const DenseTensor y = Fetch(built, built.feeds, terms[k]);
-    weights.push_back(MakeTensor<double>(y.dims(), RandomValues(y.numel(), 0.5, 1.5, 31 + static_cast<unsigned>(k))));
+    weights.push_back(LossWeights(y, 31 + static_cast<unsigned>(k)));
   }
   built.loss = AddWeightedSum(&built, terms, &weights);
 
@@ -133,20 +159,22 @@ void CheckGradients(const GradCheck& check) {
     for (size_t i = 0; i < built.checked.size(); ++i) {
       const std::string& x = built.checked[i];
       const DenseTensor& x0 = built.feeds.at(x);
-      std::vector<double> analytic(static_cast<size_t>(x0.numel()), 0.0);
+      // A complex X: the gradient's real and imaginary parts against the derivatives by the
+      // real and imaginary parts of X (dL/da + i dL/db).
+      const std::vector<double> base = ToDoubles(x0);
+      std::vector<double> analytic(base.size(), 0.0);
       if (!grads[i].empty()) {
         analytic = ToDoubles(Fetch(built, built.feeds, grads[i]));
-        ASSERT_EQ(static_cast<int64_t>(analytic.size()), x0.numel()) << "gradient " << grads[i];
+        ASSERT_EQ(analytic.size(), base.size()) << "gradient " << grads[i];
       }
       std::vector<double> numeric(analytic.size());
-      const std::vector<double> base = ToDoubles(x0);
       for (size_t k = 0; k < base.size(); ++k) {
         double value[2];
         for (int side = 0; side < 2; ++side) {
           std::vector<double> moved = base;
           moved[k] += side == 0 ? check.eps : -check.eps;
           auto feeds = built.feeds;
-          feeds[x] = MakeTensor<double>(x0.dims(), moved);
+          feeds[x] = LikeWithValues(x0, moved);
           feeds[x].set_lod(x0.lod());  // Sequence ops read the LoD of what they are fed.
           value[side] = ToDoubles(Fetch(built, feeds, built.loss))[0];
         }
@@ -162,8 +190,7 @@ void CheckGradients(const GradCheck& check) {
       if (grads[i].empty()) continue;
       const DenseTensor& x0 = built.feeds.at(built.checked[i]);
       next_terms.push_back(grads[i]);
-      next_weights.push_back(MakeTensor<double>(
-          x0.dims(), RandomValues(x0.numel(), 0.5, 1.5, 71 + static_cast<unsigned>(order * 10 + i))));
+      next_weights.push_back(LossWeights(x0, 71 + static_cast<unsigned>(order * 10 + i)));
     }
     if (next_terms.empty()) break;  // Every gradient is identically zero from here on.
     built.loss = AddWeightedSum(&built, next_terms, &next_weights);

@@ -21,7 +21,8 @@ namespace testing {
 
 struct GradCheck {
   std::string op_type;
-  // Input slot -> tensors (float64). Each becomes a variable "<slot>_<i>".
+  // Input slot -> tensors (float64 or complex128; a complex output enters the loss as its
+  // parts). Each becomes a variable "<slot>_<i>".
   SlotTensors inputs;
   // Output slot -> number of variables.
   std::map<std::string, int> outputs;

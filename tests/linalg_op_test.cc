@@ -170,7 +170,7 @@ TEST(InverseOp, RefusesSingularAndNonSquareMatrices) {
         RunOp("inverse", {{"Input", {MakeTensor<float>({2, 2, 2}, {1, 0, 0, 1, 1, 2, 2, 4})}}},
               {{"Output", 1}});
       },
-      {"op `inverse` input `Input`", "matrix 1 of the batch is not invertible"});
+      {"op `inverse` input `Input`", "matrix 1 of the batch is singular"});
   ExpectError<platform::InvalidArgumentError>(
       [] {
         RunOp("inverse", {{"Input", {MakeTensor<float>({2, 3}, RandomValues(6, -1, 1))}}},

@@ -175,9 +175,16 @@ TEST(NpyIo, Errors) {
   EXPECT_NE(big_endian.find("little-endian"), std::string::npos) << big_endian;
   EXPECT_NE(big_endian.find("bad.npy"), std::string::npos) << big_endian;
 
-  const std::string complex = ErrorOf(MakeNpy(
-      "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }", FloatBytes({1, 2, 3, 4})));
-  EXPECT_NE(complex.find("unsupported dtype '<c8'"), std::string::npos) << complex;
+  const std::string unsigned32 = ErrorOf(MakeNpy(
+      "{'descr': '<u4', 'fortran_order': False, 'shape': (4,), }", FloatBytes({1, 2, 3, 4})));
+  EXPECT_NE(unsigned32.find("unsupported dtype '<u4'"), std::string::npos) << unsigned32;
+  // complex64: pairs of float32 (real, imaginary).
+  const DenseTensor complex =
+      framework::ParseNpy(MakeNpy("{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }",
+                                  FloatBytes({1, 2, 3, 4})),
+                          "complex.npy");
+  ASSERT_EQ(complex.dtype(), platform::DataType::COMPLEX64);
+  EXPECT_EQ(complex.data<std::complex<float>>()[1], std::complex<float>(3, 4));
 
   const std::string fortran = ErrorOf(MakeNpy(
       "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }", FloatBytes({1, 2, 3, 4})));

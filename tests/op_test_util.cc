@@ -7,6 +7,21 @@ namespace paddle_like {
 namespace testing {
 
 std::vector<double> ToDoubles(const DenseTensor& t) {
+  if (platform::IsComplex(t.dtype())) {
+    std::vector<double> out;
+    const auto append = [&](const auto* p) {
+      for (int64_t i = 0; i < t.numel(); ++i) {
+        out.push_back(p[i].real());
+        out.push_back(p[i].imag());
+      }
+    };
+    if (t.dtype() == DataType::COMPLEX64) {
+      append(t.data<std::complex<float>>());
+    } else {
+      append(t.data<std::complex<double>>());
+    }
+    return out;
+  }
   DenseTensor d;
   framework::CastTensor(t, DataType::FLOAT64, &d);
   const double* p = d.data<double>();

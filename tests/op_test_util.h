@@ -32,6 +32,20 @@ DenseTensor MakeTensor(const DDim& dims, const std::vector<double>& values) {
   return t;
 }
 
+// A complex tensor (T: float or double parts) of `dims` from interleaved values: real,
+// imaginary, real, ... (2 * numel values).
+template <typename T>
+DenseTensor MakeComplexTensor(const DDim& dims, const std::vector<double>& interleaved) {
+  using C = std::complex<T>;
+  DenseTensor t(dims, platform::ToDataType<C>());
+  C* p = t.mutable_data<C>(platform::CPUPlace());
+  EXPECT_EQ(static_cast<int64_t>(interleaved.size()), 2 * dims.numel());
+  for (int64_t i = 0; i < dims.numel(); ++i) {
+    p[i] = C(static_cast<T>(interleaved[2 * i]), static_cast<T>(interleaved[2 * i + 1]));
+  }
+  return t;
+}
+
 // MakeTensor with sequence offsets: a LoD tensor for the sequence ops.
 template <typename T>
 DenseTensor MakeLoDTensor(const DDim& dims, const std::vector<double>& values,
@@ -50,7 +64,8 @@ inline std::vector<double> RandomValues(int64_t n, double lo, double hi, unsigne
   return v;
 }
 
-// The values of any real-typed CPU tensor as doubles.
+// The values of any real-typed CPU tensor as doubles; a complex one's interleaved (real,
+// imaginary, ...).
 std::vector<double> ToDoubles(const DenseTensor& t);
 
 // One variable per slot entry: slot -> list of (tensor). Variables are named "<slot>_<i>".

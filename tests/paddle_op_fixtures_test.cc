@@ -139,10 +139,37 @@ std::vector<std::string> CaseNames() {
 
 // The element types a predictor's tensor handles take.
 template <typename T>
-constexpr bool kHandleType = std::is_same_v<T, float> || std::is_same_v<T, double> ||
-                             std::is_same_v<T, int32_t> || std::is_same_v<T, int64_t> ||
-                             std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
-                             std::is_same_v<T, bool>;
+constexpr bool kHandleType =
+    std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, int32_t> ||
+    std::is_same_v<T, int64_t> || std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
+    std::is_same_v<T, bool> || std::is_same_v<T, std::complex<float>> ||
+    std::is_same_v<T, std::complex<double>>;
+template <typename T>
+constexpr bool kIsComplex =
+    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+
+// platform::VisitDataType and the complex types, which it leaves out.
+template <typename Fn>
+void VisitFixtureType(DataType type, Fn&& fn) {
+  if (type == DataType::COMPLEX64) return fn(std::complex<float>{});
+  if (type == DataType::COMPLEX128) return fn(std::complex<double>{});
+  platform::VisitDataType(type, fn);
+}
+
+// Values as doubles; complex ones interleaved (real, imaginary, ...).
+template <typename T>
+std::vector<double> AsDoubles(const T* p, int64_t n) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (kIsComplex<T>) {
+      out.push_back(p[i].real());
+      out.push_back(p[i].imag());
+    } else {
+      out.push_back(static_cast<double>(p[i]));
+    }
+  }
+  return out;
+}
 
 // A PIR program's case names its ops with their dialect ("pd_op.conv2d"): those need a
 // translation to a registered op.
@@ -157,7 +184,7 @@ void Feed(infer::Predictor* p, const struct Feed& f, const fs::path& dir) {
   auto h = p->GetInputHandle(f.name);
   std::vector<int> shape(t.dims().data(), t.dims().data() + t.dims().size());
   h->Reshape(shape);
-  platform::VisitDataType(t.dtype(), [&](auto tag) {
+  VisitFixtureType(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (kHandleType<T>) {
       T* dst = h->mutable_data<T>();
@@ -252,16 +279,16 @@ TEST_P(PaddleOpFixture, MatchesPaddlePaddle) {
       if (f.has_lod) {
         EXPECT_EQ(h->lod(), f.lod);
       }
-      platform::VisitDataType(want.dtype(), [&](auto tag) {
+      VisitFixtureType(want.dtype(), [&](auto tag) {
         using T = decltype(tag);
         if constexpr (kHandleType<T>) {
           // Not std::vector<T>: vector<bool> has no data().
           std::unique_ptr<T[]> got(new T[static_cast<size_t>(want.numel()) + 1]);
           h->CopyToCpu(got.get());
-          const T* w = want.data<T>();
-          std::vector<double> got_d(got.get(), got.get() + want.numel()), want_d(w, w + want.numel());
-          if constexpr (std::is_floating_point_v<T>) {
-            if (want.dims().size() == 2 && want.dims()[1] == 6) {
+          std::vector<double> got_d = AsDoubles(got.get(), want.numel()),
+                              want_d = AsDoubles(want.data<T>(), want.numel());
+          if constexpr (std::is_floating_point_v<T> || kIsComplex<T>) {
+            if (!kIsComplex<T> && want.dims().size() == 2 && want.dims()[1] == 6) {
               // Without a LoD (a detector's output after its last op) the rows of all images
               // are matched together.
               const std::vector<size_t> all = {0, static_cast<size_t>(want.dims()[0])};

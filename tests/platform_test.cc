@@ -92,8 +92,17 @@ TEST(DataType, VarTypeNumbersAndSizes) {
   EXPECT_EQ(SizeOf(DataType::FLOAT64), 8u);
   EXPECT_EQ(SizeOf(DataType::BFLOAT16), 2u);
   EXPECT_EQ(DataTypeFromName("int64"), DataType::INT64);
-  EXPECT_THROW(DataTypeFromName("complex64"), InvalidArgumentError);
-  EXPECT_FALSE(IsSupportedDataType(23));
+  EXPECT_EQ(static_cast<int>(DataType::COMPLEX64), 23);
+  EXPECT_EQ(static_cast<int>(DataType::COMPLEX128), 24);
+  EXPECT_EQ(SizeOf(DataType::COMPLEX64), 8u);
+  EXPECT_EQ(SizeOf(DataType::COMPLEX128), 16u);
+  EXPECT_EQ(DataTypeFromName("complex64"), DataType::COMPLEX64);
+  EXPECT_EQ(RealPartType(DataType::COMPLEX128), DataType::FLOAT64);
+  EXPECT_EQ(ComplexTypeOf(DataType::FLOAT32), DataType::COMPLEX64);
+  EXPECT_THROW(ComplexTypeOf(DataType::INT32), InvalidArgumentError);
+  EXPECT_THROW(DataTypeFromName("complex32"), InvalidArgumentError);
+  EXPECT_TRUE(IsSupportedDataType(23));
+  EXPECT_FALSE(IsSupportedDataType(32));  // PaddlePaddle's FP8_E4M3FN.
 }
 
 TEST(Float16, RoundTripsAndRounds) {

@@ -86,10 +86,13 @@ int64_t IntValue(const Json& value, const Where& where, const char* what) {
 
 DataType ElementType(const std::string& name, bool* known) {
   static const std::map<std::string, DataType> kTypes = {
-      {"t_bool", DataType::BOOL},   {"t_i8", DataType::INT8},       {"t_ui8", DataType::UINT8},
-      {"t_i16", DataType::INT16},   {"t_i32", DataType::INT32},     {"t_i64", DataType::INT64},
-      {"t_f16", DataType::FLOAT16}, {"t_bf16", DataType::BFLOAT16}, {"t_f32", DataType::FLOAT32},
-      {"t_f64", DataType::FLOAT64}, {"t_index", DataType::INT64}};
+      {"t_bool", DataType::BOOL},      {"t_i8", DataType::INT8},
+      {"t_ui8", DataType::UINT8},      {"t_i16", DataType::INT16},
+      {"t_i32", DataType::INT32},      {"t_i64", DataType::INT64},
+      {"t_f16", DataType::FLOAT16},    {"t_bf16", DataType::BFLOAT16},
+      {"t_f32", DataType::FLOAT32},    {"t_f64", DataType::FLOAT64},
+      {"t_index", DataType::INT64},    {"t_c64", DataType::COMPLEX64},
+      {"t_c128", DataType::COMPLEX128}};
   const auto it = kTypes.find(name);
   *known = it != kTypes.end();
   return *known ? it->second : DataType::UNDEFINED;
@@ -406,6 +409,8 @@ bool DataTypeFromPirName(const std::string& name, DataType* dtype) {
       {"bfloat16", DataType::BFLOAT16},
       {"float32", DataType::FLOAT32},
       {"float64", DataType::FLOAT64},
+      {"complex64", DataType::COMPLEX64},
+      {"complex128", DataType::COMPLEX128},
       {"Undefined(ALL_DTYPE)", DataType::UNDEFINED},
       {"undefined", DataType::UNDEFINED}};
   const auto it = kNames.find(name);

@@ -218,6 +218,12 @@ Entries BuildEntries() {
   for (const char* op : {"frame", "overlap_add"}) {
     e.push_back({op, op, {"X"}, {"Out"}, {}, {}, nullptr});
   }
+  // Fourier transforms and complex values.
+  for (const char* op : {"fft_c2c", "fft_r2c", "fft_c2r", "as_complex", "as_real", "real", "imag",
+                         "conj", "angle"}) {
+    e.push_back({op, op, {"X"}, {"Out"}, {}, {}, nullptr});
+  }
+  e.push_back({"complex", "complex", {"X", "Y"}, {"Out"}, {}, {}, nullptr});
   for (const char* op : {"fractional_max_pool2d", "fractional_max_pool3d"}) {
     e.push_back({op, op, {"x"}, {"out", "mask"}, {}, {}, nullptr});
   }

@@ -9,7 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "framework/fused_grad_op.h"
 #include "framework/grad_op_maker.h"
+#include "framework/var_type_inference.h"
 #include "operators/activation/unary_elementwise.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
@@ -160,8 +162,78 @@ void SquareTag::MakeGrad(GradOpBuilder* g) {
 // Zero almost everywhere: nothing flows back.
 void SignTag::MakeGrad(GradOpBuilder*) {}
 
+namespace {
+
+// abs of a complex X: Out holds the parts' real type.
+void AbsVarType(framework::VarTypeInferenceContext* ctx) {
+  ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
+  ctx->SetOutputDataType("Out", platform::RealPartType(ctx->GetInputDataType("X")));
+}
+
+// |X| of a complex X, and its gradient dX = dOut * X / |X| (0 where X = 0), by the fused
+// abs_grad (keyed by X's complex type; Out@GRAD holds the parts' type).
+template <typename C>
+struct AbsComplexKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    using T = typename C::value_type;
+    const DenseTensor* x = ctx.Input("X");
+    DenseTensor out(x->dims(), platform::ToDataType<T>());
+    T* o = out.mutable_data<T>(ctx.GetPlace());
+    const C* p = x->numel() > 0 ? x->data<C>() : nullptr;
+    for (int64_t i = 0; i < x->numel(); ++i) o[i] = std::abs(p[i]);
+    *ctx.Output("Out") = std::move(out);
+  }
+};
+
+template <typename T>
+struct AbsGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const DenseTensor* dout = ctx.Input("Out@GRAD");
+    CheckSameShape(ctx.Type(), "Out@GRAD", dout->dims(), "X", x->dims());
+    DenseTensor dx(x->dims(), x->dtype());
+    T* o = dx.mutable_data<T>(ctx.GetPlace());
+    const T* p = x->numel() > 0 ? x->data<T>() : nullptr;
+    if constexpr (std::is_arithmetic_v<T>) {
+      const T* g = x->numel() > 0 ? dout->data<T>() : nullptr;
+      for (int64_t i = 0; i < x->numel(); ++i) {
+        o[i] = p[i] > T(0) ? g[i] : (p[i] < T(0) ? -g[i] : T(0));
+      }
+    } else {
+      using R = typename T::value_type;
+      const R* g = x->numel() > 0 ? dout->data<R>() : nullptr;
+      for (int64_t i = 0; i < x->numel(); ++i) {
+        const R r = std::abs(p[i]);
+        o[i] = r == R(0) ? T(0) : g[i] * p[i] / r;
+      }
+    }
+    *ctx.Output("X@GRAD") = std::move(dx);
+  }
+};
+
+const framework::FusedGradDecl kAbsGrad{
+    {"X"}, {"Out"}, {"X"}, "$$dX = dOut \\cdot X / |X|$$ (0 where X = 0; sign(X) for a real X)"};
+
+void AbsGradInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("X");
+  if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
+}
+
+bool IsComplexVar(const GradOpBuilder& g, const std::string& name) {
+  const framework::BlockDesc* block = g.Forward().Block();
+  const framework::VarDesc* v = block == nullptr ? nullptr : block->FindVarRecursive(name);
+  return v != nullptr && v->HasTensorDesc() && platform::IsComplex(v->GetDataType());
+}
+
+}  // namespace
+
 void AbsTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
+  // A complex X: the fused abs_grad (the composition below has no complex sign).
+  if (IsComplexVar(*g, g->Input("X")[0])) {
+    framework::FusedGradMaker(kAbsGrad)(g);
+    return;
+  }
   const Names sign_x = Temp(g, "sign");
   EmitUnary(g, "sign", g->Input("X"), sign_x);
   EmitMul(g, g->OutputGrad("Out"), sign_x, g->InputGrad("X"));
@@ -377,12 +449,17 @@ void RegisterActivationGradOps() {
 PL_REGISTER_OPS(RegisterActivationOps) {
   ForEachActivation([](auto tag) {
     using Tag = decltype(tag);
-    framework::RegisterOp<ActivationOp, ActivationOpMaker<Tag>>(Tag::kType)
-        .InferShape(SameShapeInferShape)
-        .GradOpMaker(&Tag::MakeGrad);
+    framework::OpRegistrar op =
+        framework::RegisterOp<ActivationOp, ActivationOpMaker<Tag>>(Tag::kType);
+    op.InferShape(SameShapeInferShape).GradOpMaker(&Tag::MakeGrad);
+    if constexpr (std::is_same_v<Tag, AbsTag>) op.InferVarType(AbsVarType);
     RegisterPlainCpuFloatKernels<ActivationCpuKernel<Tag>::template Kernel>(Tag::kType);
     DeclarePlainInPlace(Tag::kType, {{"X", "Out"}});
   });
+  RegisterPlainCpuKernels<AbsComplexKernel, std::complex<float>, std::complex<double>>("abs");
+  framework::RegisterFusedGradOp("abs", kAbsGrad).InferShape(AbsGradInferShape);
+  RegisterPlainCpuKernels<AbsGradKernel, float, double, std::complex<float>, std::complex<double>>(
+      "abs_grad");
   RegisterActivationGradOps();
 }
 

@@ -237,7 +237,19 @@ void AddSubGradMaker(GradOpBuilder* g, bool negate_y) {
   }
 }
 
-// dX = reduce_as(dOut * Y, X), dY = reduce_as(dOut * X, Y).
+// `var` itself, or for a complex `var` a new temporary holding conj(var): the gradients of
+// complex products and quotients take the conjugates of the other operands (the gradient of
+// a real loss by z = a + ib being dL/da + i dL/db).
+std::string Conjugated(GradOpBuilder* g, const std::string& var) {
+  const framework::VarDesc* v = FindForwardVar(*g, var);
+  if (v == nullptr || !v->HasTensorDesc() || !platform::IsComplex(v->GetDataType())) return var;
+  const std::string conj = g->NewTemp("conj");
+  g->AddOp("conj", {{"X", {var}}}, {{"Out", {conj}}});
+  return conj;
+}
+
+// dX = reduce_as(dOut * conj(Y), X), dY = reduce_as(dOut * conj(X), Y) (conj: identity on
+// real values).
 void MulGradMaker(GradOpBuilder* g) {
   const std::string dout = g->OutputGrad("Out")[0];
   const SideAxes axes = GradAxes(*g);
@@ -245,37 +257,37 @@ void MulGradMaker(GradOpBuilder* g) {
   SideGrad dy(g, "Y", axes.y);
   if (dx.wanted()) {
     const std::string v = dx.ValueName();
-    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", g->Input("Y")}}, {{"Out", {v}}},
-             {{"axis", axes.y}});
+    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {Conjugated(g, g->Input("Y")[0])}}},
+             {{"Out", {v}}}, {{"axis", axes.y}});
     dx.Reduce(v);
   }
   if (dy.wanted()) {
     const std::string v = dy.ValueName();
-    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", g->Input("X")}}, {{"Out", {v}}},
-             {{"axis", axes.x}});
+    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {Conjugated(g, g->Input("X")[0])}}},
+             {{"Out", {v}}}, {{"axis", axes.x}});
     dy.Reduce(v);
   }
 }
 
-// dX = reduce_as(dOut / Y, X), dY = -reduce_as((dOut * Out) / Y, Y).
+// dX = reduce_as(dOut / conj(Y), X), dY = -reduce_as((dOut * conj(Out)) / conj(Y), Y).
 void DivGradMaker(GradOpBuilder* g) {
   const std::string dout = g->OutputGrad("Out")[0];
   const SideAxes axes = GradAxes(*g);
   SideGrad dx(g, "X", axes.x);
   SideGrad dy(g, "Y", axes.y);
+  if (!dx.wanted() && !dy.wanted()) return;
+  const std::string y = Conjugated(g, g->Input("Y")[0]);
   if (dx.wanted()) {
     const std::string v = dx.ValueName();
-    g->AddOp("elementwise_div", {{"X", {dout}}, {"Y", g->Input("Y")}}, {{"Out", {v}}},
-             {{"axis", axes.y}});
+    g->AddOp("elementwise_div", {{"X", {dout}}, {"Y", {y}}}, {{"Out", {v}}}, {{"axis", axes.y}});
     dx.Reduce(v);
   }
   if (dy.wanted()) {
     const std::string prod = g->NewTemp("dout_out");
-    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", g->Output("Out")}}, {{"Out", {prod}}},
-             {{"axis", -1}});
+    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {Conjugated(g, g->Output("Out")[0])}}},
+             {{"Out", {prod}}}, {{"axis", -1}});
     const std::string quot = g->NewTemp("dout_out_y");
-    g->AddOp("elementwise_div", {{"X", {prod}}, {"Y", g->Input("Y")}}, {{"Out", {quot}}},
-             {{"axis", axes.y}});
+    g->AddOp("elementwise_div", {{"X", {prod}}, {"Y", {y}}}, {{"Out", {quot}}}, {{"axis", axes.y}});
     // The sum goes to a temporary (or is skipped): the negation writes the gradient.
     const bool same_shape = HasOutShape(*g, g->Input("Y")[0]);
     const std::string sum = same_shape ? quot : g->NewTemp("y_sum");
@@ -429,6 +441,14 @@ PL_REGISTER_OPS(RegisterElementwiseOps) {
                         "Scale_y", "quantization scale of Y (int8 kernels only)", 1.0f));
     }
     RegisterPlainCpuNumericKernels<ElementwiseCpuKernel<Tag>::template Kernel>(type);
+    // The four arithmetic ops on complex values (their gradients conjugate, above).
+    if constexpr (std::is_same_v<Tag, ElementwiseAddTag> ||
+                  std::is_same_v<Tag, ElementwiseSubTag> ||
+                  std::is_same_v<Tag, ElementwiseMulTag> ||
+                  std::is_same_v<Tag, ElementwiseDivTag>) {
+      RegisterPlainCpuKernels<ElementwiseCpuKernel<Tag>::template Kernel, std::complex<float>,
+                              std::complex<double>>(type);
+    }
     // PaddlePaddle adds (or) and multiplies (and) bool masks, as DETR-style heads do.
     if constexpr (std::is_same_v<Tag, ElementwiseAddTag> ||
                   std::is_same_v<Tag, ElementwiseMulTag>) {

@@ -205,7 +205,8 @@ PL_REGISTER_OPS(RegisterSumOp) {
       .InferShape(SumInferShape)
       .InferVarType(SumInferVarType)
       .GradOpMaker(SumGradMaker);
-  RegisterPlainCpuKernels<SumKernel, float, double, int32_t, int64_t>("sum");
+  RegisterPlainCpuKernels<SumKernel, float, double, int32_t, int64_t, std::complex<float>,
+                          std::complex<double>>("sum");
   DeclarePlainInPlace("sum", {{"X", "Out"}});
 }
 

@@ -92,22 +92,36 @@ void SolveInferShape(framework::InferShapeContext* ctx, const std::string& a_slo
 }
 
 template <typename T>
+Eigen::PartialPivLU<Matrix<T>> LuOrThrow(const std::string& op, const std::string& slot,
+                                         const Eigen::Ref<const Matrix<T>>& a, int64_t index) {
+  Eigen::PartialPivLU<Matrix<T>> lu(a);
+  const T min_pivot = lu.matrixLU().diagonal().cwiseAbs().minCoeff();
+  if (!(min_pivot > T(0) && std::isfinite(static_cast<double>(min_pivot)))) {
+    const std::string which =
+        index < 0 ? std::string("a matrix") : "matrix " + std::to_string(index);
+    throw errors::InvalidArgument(
+        "op `%s` input `%s`: %s of the batch is singular (its LU "
+        "decomposition has a pivot of %g)",
+        op, slot, which, static_cast<double>(min_pivot));
+  }
+  return lu;
+}
+
+template <typename T>
 Matrix<T> InverseOrThrow(const std::string& op, const std::string& slot,
                          const Eigen::Ref<const Matrix<T>>& a, int64_t index) {
   if (a.rows() == 0) return Matrix<T>(0, 0);
-  const Eigen::PartialPivLU<Matrix<T>> lu(a);
-  const T min_pivot = lu.matrixLU().diagonal().cwiseAbs().minCoeff();
-  PL_ENFORCE(min_pivot > T(0) && std::isfinite(static_cast<double>(min_pivot)),
-             errors::InvalidArgument("op `%s` input `%s`: matrix %d of the batch is not "
-                                     "invertible (its LU decomposition has a pivot of %g)",
-                                     op, slot, index, static_cast<double>(min_pivot)));
-  return lu.inverse();
+  return LuOrThrow<T>(op, slot, a, index).inverse();
 }
 
-template Matrix<float> InverseOrThrow<float>(const std::string&, const std::string&,
-                                             const Eigen::Ref<const Matrix<float>>&, int64_t);
-template Matrix<double> InverseOrThrow<double>(const std::string&, const std::string&,
-                                               const Eigen::Ref<const Matrix<double>>&, int64_t);
+#define PL_INSTANTIATE_LU(T)                                                                \
+  template Eigen::PartialPivLU<Matrix<T>> LuOrThrow<T>(                                     \
+      const std::string&, const std::string&, const Eigen::Ref<const Matrix<T>>&, int64_t); \
+  template Matrix<T> InverseOrThrow<T>(const std::string&, const std::string&,              \
+                                       const Eigen::Ref<const Matrix<T>>&, int64_t);
+PL_INSTANTIATE_LU(float)
+PL_INSTANTIATE_LU(double)
+#undef PL_INSTANTIATE_LU
 
 }  // namespace linalg
 }  // namespace operators

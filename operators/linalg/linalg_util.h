@@ -130,9 +130,14 @@ MatrixMap<T> MatrixAt(T* data, const MatrixBatch& b, int64_t i) {
   return MatrixMap<T>(data + i * b.size(), b.rows, b.cols);
 }
 
-// The inverse of the square `a` by LU with partial pivoting; InvalidArgumentError naming the
-// op, the slot and the matrix's index in the batch when a pivot is zero (or not finite), as
-// PaddlePaddle refuses it.
+// The LU decomposition with partial pivoting of the square `a`; InvalidArgumentError naming
+// the op, the slot and the matrix's index in the batch (`index` < 0: not known) when a pivot
+// is zero (or not finite): a singular matrix, as PaddlePaddle refuses it.
+template <typename T>
+Eigen::PartialPivLU<Matrix<T>> LuOrThrow(const std::string& op, const std::string& slot,
+                                         const Eigen::Ref<const Matrix<T>>& a, int64_t index);
+
+// The inverse of the square `a` through LuOrThrow.
 template <typename T>
 Matrix<T> InverseOrThrow(const std::string& op, const std::string& slot,
                          const Eigen::Ref<const Matrix<T>>& a, int64_t index);

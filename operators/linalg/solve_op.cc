@@ -73,18 +73,6 @@ DenseTensor Viewed(const DenseTensor& t, const DDim& dims) {
 }
 
 template <typename T>
-Eigen::PartialPivLU<Matrix<T>> LuOrThrow(const std::string& op,
-                                         const Eigen::Ref<const Matrix<T>>& a) {
-  Eigen::PartialPivLU<Matrix<T>> lu(a);
-  const T min_pivot = lu.matrixLU().diagonal().cwiseAbs().minCoeff();
-  PL_ENFORCE(min_pivot > T(0) && std::isfinite(static_cast<double>(min_pivot)),
-             errors::InvalidArgument("op `%s` input `X`: a matrix of the batch is singular (its "
-                                     "LU decomposition has a pivot of %g)",
-                                     op, static_cast<double>(min_pivot)));
-  return lu;
-}
-
-template <typename T>
 struct SolveKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* x = ctx.Input("X");
@@ -95,7 +83,7 @@ struct SolveKernel {
     DenseTensor out = linalg::SolveSystems<T>(
         ctx, *x, "X", vectors ? Viewed(*y, AsMatrices(y->dims())) : *y, "Y",
         [&op](const ConstMatrixMap<T>& a, const ConstMatrixMap<T>& b) -> Matrix<T> {
-          return LuOrThrow<T>(op, a).solve(b);
+          return linalg::LuOrThrow<T>(op, "X", a, -1).solve(b);
         });
     if (vectors) out.Resize(WithoutLastDim(out.dims()));
     *ctx.Output("Out") = std::move(out);
@@ -120,7 +108,7 @@ struct SolveGradKernel {
         ctx, {x, &y_m, &out_m, &dout_m}, "X", "Y",
         [&op](const ConstMatrixMap<T>& a, const ConstMatrixMap<T>& sol, const ConstMatrixMap<T>& g,
               Matrix<T>* grad_a, Matrix<T>* grad_b) {
-          *grad_b = LuOrThrow<T>(op, a.transpose()).solve(g);
+          *grad_b = linalg::LuOrThrow<T>(op, "X", a.transpose(), -1).solve(g);
           *grad_a = -(*grad_b) * sol.transpose();
         },
         &dx, &dy);

@@ -7,6 +7,7 @@
 // give bitwise equal results.
 #pragma once
 
+#include <complex>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -50,6 +51,17 @@ void SumOverDims(const platform::CPUDeviceContext& ctx, const T* x, const DDim& 
 template <typename T>
 void SumToShape(const platform::CPUDeviceContext& ctx, const T* x, const DDim& x_dims,
                 const DDim& target, T* out);
+
+// SumToShape over complex values: the real and imaginary parts summed apart, as above
+// (std::complex<T> is laid out as T[2]).
+template <typename T>
+void SumToShape(const platform::CPUDeviceContext& ctx, const std::complex<T>* x, const DDim& x_dims,
+                const DDim& target, std::complex<T>* out) {
+  std::vector<int64_t> xd = x_dims.ToVector(), td = target.ToVector();
+  xd.push_back(2);
+  td.push_back(2);
+  SumToShape(ctx, reinterpret_cast<const T*>(x), DDim(xd), DDim(td), reinterpret_cast<T*>(out));
+}
 
 }  // namespace math
 }  // namespace operators

@@ -230,7 +230,7 @@ struct FractionalMaxPoolGradKernel {
     const int64_t planes = x->dims()[0] * x->dims()[1];
     const int64_t in_plane = planes > 0 ? x->numel() / planes : 0;
     const int64_t out_plane = planes > 0 ? mask->numel() / planes : 0;
-    DenseTensor dx(x->dims(), x->dtype());
+    DenseTensor dx(x->dims(), dout->dtype());  // x's dims only: no-need-buffer.
     T* g = dx.mutable_data<T>(ctx.GetPlace());
     std::fill(g, g + dx.numel(), T(0));
     if (mask->numel() > 0) {
@@ -249,7 +249,7 @@ using FractionalMaxPool3dKernel = FractionalMaxPoolKernel<T, 3>;
 template <int kDims, template <typename> class KernelT>
 void RegisterFractional(const std::string& type) {
   const framework::FusedGradDecl grad{
-      {"x", "mask"}, {"out"}, {"x"}, R"DOC($$dx[mask] += dout$$)DOC"};
+      {"x", "mask"}, {"out"}, {"x"}, R"DOC($$dx[mask] += dout$$)DOC", {"x"}};
   framework::RegisterOp<FractionalMaxPoolOp, FractionalMaxPoolOpMaker<kDims>>(type)
       .InferShape(FractionalInferShape<kDims>)
       .InferVarType(FractionalInferVarType)

@@ -9,6 +9,7 @@
 #include "operators/common.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/nn/pool_planes.h"
+#include "operators/nn/pool_window_attrs.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -17,32 +18,15 @@ namespace {
 
 constexpr char kOp[] = "lp_pool2d";
 
-class LpPool2dOpMaker : public OpProtoAndCheckerMaker {
+class LpPool2dOpMaker : public PoolWindowAttrMaker {
  public:
   void Make() override {
     AddInput("X", "Images [N, C, H, W] (NHWC: [N, H, W, C]).");
     AddOutput("Out", "Pooled images [N, C, H_out, W_out] (NHWC: [N, H_out, W_out, C]).");
     AddAttr<float>("norm_type", "p: any non-zero real; inf gives the window's maximum.");
-    AddAttr<std::vector<int>>("ksize",
-                              "[kh, kw] (required); with `adaptive`, the output size [H_out, "
-                              "W_out]; ignored by global pooling.");
     AddAttr<std::string>("pooling_type", "Not read (PaddlePaddle writes lp).").SetDefault("lp");
-    AddAttr<bool>("global_pooling", "Pool each whole plane: ksize = [H, W], no padding.")
-        .SetDefault(false);
-    AddAttr<std::vector<int>>("strides", "[stride_h, stride_w], each >= 1.")
-        .SetDefault(std::vector<int>{1, 1});
-    AddAttr<std::vector<int>>("paddings",
-                              "[pad_h, pad_w] (both sides) or [top, bottom, left, right].")
-        .SetDefault(std::vector<int>{0, 0});
     AddAttr<bool>("exclusive", "Not read: the window's sum has no divisor.").SetDefault(true);
-    AddAttr<bool>("adaptive", "ksize is the output size, as in pool2d.").SetDefault(false);
-    AddAttr<bool>("ceil_mode", "Round the output size up instead of down.").SetDefault(false);
-    AddAttr<std::string>("data_format", "NCHW or NHWC; AnyLayout = NCHW.")
-        .SetDefault("NCHW")
-        .InEnum({"NCHW", "NHWC", "AnyLayout"});
-    AddAttr<std::string>("padding_algorithm", "EXPLICIT, SAME or VALID, as in pool2d.")
-        .SetDefault("EXPLICIT")
-        .InEnum({"EXPLICIT", "SAME", "VALID"});
+    AddWindowAttrs();
     AddComment(R"DOC(
 Power-average pooling: over pool2d's windows W(y, x) (the padding adds nothing),
 $$Out[n, c, y, x] = \Big(\sum_{(h, w) \in W(y, x)} X[n, c, h, w]^p\Big)^{1/p}$$

@@ -16,6 +16,7 @@
 #include "operators/common.h"
 #include "operators/nn/conv_pool_shape.h"
 #include "operators/nn/pool_planes.h"
+#include "operators/nn/pool_window_attrs.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -25,35 +26,15 @@ namespace {
 
 using platform::CPUDeviceContext;
 
-class Pool2dAttrMaker : public OpProtoAndCheckerMaker {
+class Pool2dAttrMaker : public PoolWindowAttrMaker {
  protected:
   void AddPoolAttrs() {
     AddAttr<std::string>("pooling_type", "max or avg (required).").InEnum({"max", "avg"});
-    AddAttr<std::vector<int>>("ksize",
-                              "[kh, kw] (required); with `adaptive`, the output size [H_out, "
-                              "W_out]; ignored by global pooling.");
-    AddAttr<bool>("global_pooling", "Pool each whole plane: ksize = [H, W], no padding.")
-        .SetDefault(false);
-    AddAttr<std::vector<int>>("strides", "[stride_h, stride_w], each >= 1.")
-        .SetDefault(std::vector<int>{1, 1});
-    AddAttr<std::vector<int>>("paddings",
-                              "[pad_h, pad_w] (both sides) or [top, bottom, left, right].")
-        .SetDefault(std::vector<int>{0, 0});
-    AddAttr<bool>("exclusive", "avg: divide by the number of non-padding elements of the window "
-                               "(true) or by kh * kw (false).")
+    AddWindowAttrs();
+    AddAttr<bool>("exclusive",
+                  "avg: divide by the number of non-padding elements of the window "
+                  "(true) or by kh * kw (false).")
         .SetDefault(true);
-    AddAttr<bool>("adaptive", "ksize is the output size; window i covers [floor(i * in / out), "
-                              "ceil((i + 1) * in / out)).")
-        .SetDefault(false);
-    AddAttr<bool>("ceil_mode", "Round the output size up instead of down.").SetDefault(false);
-    AddAttr<std::string>("data_format", "NCHW or NHWC; AnyLayout = NCHW.")
-        .SetDefault("NCHW")
-        .InEnum({"NCHW", "NHWC", "AnyLayout"});
-    AddAttr<std::string>("padding_algorithm",
-                         "EXPLICIT (use `paddings`), SAME (out = ceil(in / stride)) or VALID "
-                         "(no padding).")
-        .SetDefault("EXPLICIT")
-        .InEnum({"EXPLICIT", "SAME", "VALID"});
     AddAttr<bool>("use_cudnn", "Prefer a cuDNN kernel when one is registered.")
         .SetDefault(false)
         .AsExtra();

@@ -108,7 +108,8 @@ PL_REGISTER_OPS(RegisterReduceAsOp) {
       .InferShape(ReduceAsInferShape)
       .InferVarType(ReduceAsInferVarType)
       .GradOpMaker(ReduceAsGradMaker);
-  RegisterPlainCpuFloatKernels<ReduceAsKernel>(kOp);
+  RegisterPlainCpuKernels<ReduceAsKernel, float, double, std::complex<float>, std::complex<double>>(
+      kOp);
   // Equal shapes (the gradient of a same-shape elementwise add) sum nothing: over a dying X,
   // Out takes its buffer and nothing is copied.
   DeclarePlainInPlace(kOp, {{"X", "Out"}});

@@ -119,8 +119,8 @@ PL_REGISTER_OPS(RegisterScaleOp) {
       .GradOpMaker(ScaleGradMaker);
   // Integer tensors too (a decoded tag path, an index): the factor and bias are cast to the
   // element type first, as PaddlePaddle does.
-  RegisterPlainCpuKernels<ScaleCpuKernel, float, double, int32_t, int64_t, int8_t, uint8_t>(
-      "scale");
+  RegisterPlainCpuKernels<ScaleCpuKernel, float, double, int32_t, int64_t, int8_t, uint8_t,
+                          std::complex<float>, std::complex<double>>("scale");
   DeclarePlainInPlace("scale", {{"X", "Out"}});
 }
 

@@ -109,8 +109,8 @@ PL_REGISTER_OPS(RegisterAssignOp) {
       .GradOpMaker(AssignGradMaker);
   // CopyTensor copies within the device the kernel runs on: one kernel for every device.
   RegisterPlainKernelsOnEveryDevice<AssignKernel, float, double, int32_t, int64_t, bool, int16_t,
-                                    uint8_t, int8_t, platform::float16, platform::bfloat16>(
-      "assign");
+                                    uint8_t, int8_t, platform::float16, platform::bfloat16,
+                                    std::complex<float>, std::complex<double>>("assign");
   // A copy of a temporary that dies at the copy takes its buffer (the values written at the
   // end of a loop's iteration, a branch's results).
   DeclarePlainInPlace("assign", {{"X", "Out"}});

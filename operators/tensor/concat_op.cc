@@ -216,13 +216,13 @@ PL_REGISTER_OPS(RegisterConcatOp) {
       .InferVarType(ConcatInferVarType)
       .GradOpMaker(ConcatGradMaker);
   RegisterPlainKernelsOnEveryDevice<ConcatKernel, float, double, int32_t, int64_t, bool, uint8_t,
-                                    int8_t>(
-      kOp);
+                                    int8_t, std::complex<float>, std::complex<double>>(kOp);
   framework::RegisterOp<ConcatOp, ConcatGradOpMaker>(kGradOp)
       .InferShape(InputListGradInferShape)
       .InferVarType(OutputDataTypeOf("Out@GRAD", "X@GRAD"))
       .GradOpMaker(ConcatGradGradMaker);
-  RegisterPlainKernelsOnEveryDevice<ConcatGradKernel, float, double>(kGradOp);
+  RegisterPlainKernelsOnEveryDevice<ConcatGradKernel, float, double, std::complex<float>,
+                                    std::complex<double>>(kGradOp);
 }
 
 }  // namespace operators

@@ -118,15 +118,16 @@ PL_REGISTER_OPS(RegisterFillAnyLikeOp) {
       .InferShape(SameShapeInferShape)
       .InferVarType(FillAnyLikeInferVarType)
       .GradOpMaker(framework::NoGradient);
-  // The CUDA kernels (operators/tensor/tensor_op.cu) take the same dtypes.
-  RegisterPlainCpuKernels<FillAnyLikeKernel, float, double, int32_t, int64_t, bool>(kOp);
+  // The CUDA kernels (operators/tensor/tensor_op.cu) take the same dtypes but the complex ones.
+  RegisterPlainCpuKernels<FillAnyLikeKernel, float, double, int32_t, int64_t, bool,
+                          std::complex<float>, std::complex<double>>(kOp);
   // No `dtype` attribute: the op class follows X's dtype.
   framework::RegisterOp<FillAnyLikeOp, FillZerosLikeOpMaker>("fill_zeros_like")
       .InferShape(SameShapeInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(framework::NoGradient);
-  RegisterPlainCpuKernels<FillZerosLikeKernel, float, double, int32_t, int64_t, bool>(
-      "fill_zeros_like");
+  RegisterPlainCpuKernels<FillZerosLikeKernel, float, double, int32_t, int64_t, bool,
+                          std::complex<float>, std::complex<double>>("fill_zeros_like");
 }
 
 }  // namespace operators

@@ -280,7 +280,8 @@ PL_REGISTER_OPS(RegisterFrameOverlapAddOps) {
       {"Out"},
       {"X"},
       R"DOC($$dX[..., t] = \sum_{i, j \,:\, i \cdot hop\_length + j = t} dOut[..., j, i]$$
-(0 past the last frame))DOC"};
+(0 past the last frame))DOC",
+      {"X"}};
   framework::RegisterOp<SignalOp, FrameOpMaker>("frame")
       .InferShape(FrameInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
@@ -290,7 +291,11 @@ PL_REGISTER_OPS(RegisterFrameOverlapAddOps) {
   RegisterPlainCpuFloatKernels<FrameGradKernel>("frame_grad");
 
   const framework::FusedGradDecl overlap_add_grad{
-      {"X"}, {"Out"}, {"X"}, R"DOC($$dX[..., j, i] = dOut[..., i \cdot hop\_length + j]$$)DOC"};
+      {"X"},
+      {"Out"},
+      {"X"},
+      R"DOC($$dX[..., j, i] = dOut[..., i \cdot hop\_length + j]$$)DOC",
+      {"X"}};
   framework::RegisterOp<SignalOp, OverlapAddOpMaker>("overlap_add")
       .InferShape(OverlapAddInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))

@@ -412,14 +412,16 @@ PL_REGISTER_OPS(RegisterReshape2Op) {
     op.InferShape(Reshape2InferShape)
         .InferVarType(Reshape2InferVarType)
         .GradOpMaker(Reshape2GradMaker);
-    RegisterPlainKernelsOnEveryDevice<Reshape2Kernel, float, double, int32_t, int64_t>(type);
+    RegisterPlainKernelsOnEveryDevice<Reshape2Kernel, float, double, int32_t, int64_t,
+                                      std::complex<float>, std::complex<double>>(type);
     framework::OpRegistrar grad_op =
         v2 ? framework::RegisterOp<Reshape2GradOp, Reshape2GradOpMaker<true>>(grad)
            : framework::RegisterOp<Reshape2GradOp, Reshape2GradOpMaker<false>>(grad);
     grad_op.InferShape(Reshape2GradInferShape)
         .InferVarType(Reshape2GradInferVarType)
         .GradOpMaker(Reshape2GradGradMaker);
-    RegisterPlainKernelsOnEveryDevice<Reshape2GradKernel, float, double, int32_t, int64_t>(grad);
+    RegisterPlainKernelsOnEveryDevice<Reshape2GradKernel, float, double, int32_t, int64_t,
+                                      std::complex<float>, std::complex<double>>(grad);
   }
 }
 

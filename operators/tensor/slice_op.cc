@@ -414,12 +414,13 @@ PL_REGISTER_OPS(RegisterSliceOp) {
       .InferVarType(SliceInferVarType)
       .GradOpMaker(SliceGradMaker);
   RegisterPlainKernelsOnEveryDevice<SliceKernel, float, double, int32_t, int64_t, bool, uint8_t,
-                                    int8_t>(kOp);
+                                    int8_t, std::complex<float>, std::complex<double>>(kOp);
   framework::RegisterOp<SliceOp, SliceGradOpMaker>(kGradOp)
       .InferShape(SliceGradInferShape)
       .InferVarType(SliceGradInferVarType)
       .GradOpMaker(SliceGradGradMaker);
-  RegisterPlainKernelsOnEveryDevice<SliceGradKernel, float, double>(kGradOp);
+  RegisterPlainKernelsOnEveryDevice<SliceGradKernel, float, double, std::complex<float>,
+                                    std::complex<double>>(kGradOp);
 }
 
 }  // namespace operators

@@ -156,7 +156,7 @@ PL_REGISTER_OPS(RegisterSplitOp) {
       .InferVarType(SplitInferVarType)
       .GradOpMaker(SplitGradMaker);
   RegisterPlainKernelsOnEveryDevice<SplitKernel, float, double, int32_t, int64_t, bool, uint8_t,
-                                    int8_t>(kOp);
+                                    int8_t, std::complex<float>, std::complex<double>>(kOp);
 }
 
 }  // namespace operators

@@ -202,16 +202,18 @@ PL_REGISTER_OPS(RegisterStackOps) {
   framework::RegisterOp<StackOp, StackOpMaker>("stack")
       .InferShape(StackInferShape)
       .GradOpMaker(StackGradMaker);
-  RegisterPlainKernelsOnEveryDevice<StackKernel, float, double, int32_t, int64_t, bool>("stack");
+  RegisterPlainKernelsOnEveryDevice<StackKernel, float, double, int32_t, int64_t, bool,
+                                    std::complex<float>, std::complex<double>>("stack");
   framework::RegisterOp<StackOp, UnstackOpMaker>("unstack")
       .InferShape(UnstackInferShape)
       .GradOpMaker(UnstackGradMaker);
-  RegisterPlainKernelsOnEveryDevice<UnstackKernel, float, double, int32_t, int64_t, bool>(
-      "unstack");
+  RegisterPlainKernelsOnEveryDevice<UnstackKernel, float, double, int32_t, int64_t, bool,
+                                    std::complex<float>, std::complex<double>>("unstack");
   framework::RegisterOp<StackOp, UnbindOpMaker>("unbind")
       .InferShape(UnstackInferShape)
       .GradOpMaker(UnstackGradMaker);
-  RegisterPlainKernelsOnEveryDevice<UnstackKernel, float, double, int32_t, int64_t, bool>("unbind");
+  RegisterPlainKernelsOnEveryDevice<UnstackKernel, float, double, int32_t, int64_t, bool,
+                                    std::complex<float>, std::complex<double>>("unbind");
 }
 
 }  // namespace operators

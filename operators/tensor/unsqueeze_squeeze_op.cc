@@ -268,7 +268,8 @@ void RegisterOne(const std::string& type, framework::GradOpMakerFn grad_maker) {
       .InferVarType(SqueezeFamilyInferVarType)
       .GradOpMaker(std::move(grad_maker));
   RegisterPlainKernelsOnEveryDevice<SqueezeFamilyKernel<kUnsqueezeOp>::template Kernel, float,
-                                    double, int32_t, int64_t, bool>(type);
+                                    double, int32_t, int64_t, bool, std::complex<float>,
+                                    std::complex<double>>(type);
 }
 
 }  // namespace

@@ -167,12 +167,24 @@ void FillInput(infer::Predictor* p, const Input& in) {
       h->CopyFromCpu(v.data());
       break;
     }
+    case infer::DataType::COMPLEX64:
+    case infer::DataType::COMPLEX128: {  // Uniform parts, computed in double.
+      std::vector<std::complex<double>> v(static_cast<size_t>(n));
+      for (auto& x : v) x = {uniform(gen), uniform(gen)};
+      if (in.type == infer::DataType::COMPLEX128) {
+        h->CopyFromCpu(v.data());
+      } else {
+        h->CopyFromCpu(std::vector<std::complex<float>>(v.begin(), v.end()).data());
+      }
+      break;
+    }
     case infer::DataType::INT32: h->CopyFromCpu(std::vector<int32_t>(n, 0).data()); break;
     case infer::DataType::INT64: h->CopyFromCpu(std::vector<int64_t>(n, 0).data()); break;
     default:
-      throw errors::Unimplemented("bench: input `%s`: only float32, float64, int32 and int64 "
-                                  "inputs can be generated",
-                                  in.name);
+      throw errors::Unimplemented(
+          "bench: input `%s`: only float32, float64, complex, int32 and "
+          "int64 inputs can be generated",
+          in.name);
   }
 }
 

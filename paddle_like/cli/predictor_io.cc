@@ -46,6 +46,12 @@ void SetInput(const char* verb, infer::Tensor* in, const framework::DenseTensor&
     case DataType::BOOL:
       in->CopyFromCpu(t.data<bool>());
       break;
+    case DataType::COMPLEX64:
+      in->CopyFromCpu(t.data<std::complex<float>>());
+      break;
+    case DataType::COMPLEX128:
+      in->CopyFromCpu(t.data<std::complex<double>>());
+      break;
     default:
       throw platform::errors::InvalidArgument("%s: input `%s`: %s .npy data is not supported", verb,
                                               in->name(), platform::DataTypeName(t.dtype()));
@@ -68,6 +74,10 @@ void GetOutput(const char* verb, const infer::Tensor& out, framework::DenseTenso
       return CopyOut<uint8_t>(out, t);
     case infer::DataType::BOOL:
       return CopyOut<bool>(out, t);
+    case infer::DataType::COMPLEX64:
+      return CopyOut<std::complex<float>>(out, t);
+    case infer::DataType::COMPLEX128:
+      return CopyOut<std::complex<double>>(out, t);
     default:
       throw platform::errors::Unimplemented(
           "%s: output `%s` has an element type this command "

@@ -36,7 +36,15 @@ std::string FormatValue(const DenseTensor& t, int64_t i) {
   if (t.dtype() == DataType::INT64) {
     return std::to_string(static_cast<const int64_t*>(t.raw_data())[i]);
   }
-  char buf[32];
+  char buf[64];
+  if (platform::IsComplex(t.dtype())) {  // NumPy's style: (a+bj).
+    const std::complex<double> v =
+        t.dtype() == DataType::COMPLEX64
+            ? std::complex<double>(static_cast<const std::complex<float>*>(t.raw_data())[i])
+            : static_cast<const std::complex<double>*>(t.raw_data())[i];
+    std::snprintf(buf, sizeof(buf), "(%.6g%+.6gj)", v.real(), v.imag());
+    return buf;
+  }
   std::snprintf(buf, sizeof(buf), "%.6g", ValueAt(t, i));
   return buf;
 }
