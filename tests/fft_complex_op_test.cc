@@ -470,6 +470,39 @@ TEST(ComplexElementwise, ArithmeticAndItsConjugatedGradients) {
   }
 }
 
+TEST(ComplexTensors, CastToAndFromRealValues) {
+  operators::RegisterAllOps();
+  const auto cast = [](const DenseTensor& x, DataType from, DataType to) {
+    return RunOp("cast", {{"X", {x}}}, {{"Out", 1}},
+                 {{"in_dtype", static_cast<int>(from)}, {"out_dtype", static_cast<int>(to)}})
+        .outputs.at("Out")[0];
+  };
+  const DenseTensor real = MakeTensor<float>({3}, {1.5, -2, 0.25});
+  const DenseTensor widened = cast(real, DataType::FLOAT32, DataType::COMPLEX64);
+  ASSERT_EQ(widened.dtype(), DataType::COMPLEX64);
+  EXPECT_EQ(ToDoubles(widened), std::vector<double>({1.5, 0, -2, 0, 0.25, 0}));
+  const DenseTensor z = MakeComplexTensor<double>({2}, {0.5, -1, 3, 2});
+  const DenseTensor part = cast(z, DataType::COMPLEX128, DataType::INT32);
+  ASSERT_EQ(part.dtype(), DataType::INT32);
+  EXPECT_EQ(ToDoubles(part), std::vector<double>({0, 3}));  // Real parts, truncated.
+  const DenseTensor narrowed = cast(z, DataType::COMPLEX128, DataType::COMPLEX64);
+  ASSERT_EQ(narrowed.dtype(), DataType::COMPLEX64);
+  EXPECT_EQ(ToDoubles(narrowed), ToDoubles(z));
+  for (const bool to_complex : {true, false}) {
+    GradCheck check;
+    check.op_type = "cast";
+    check.inputs = {{"X",
+                     {to_complex ? MakeTensor<double>({3}, {0.5, -1, 2})
+                                 : MakeComplexTensor<double>({3}, RandomValues(6, -1, 1))}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = {
+        {"in_dtype", static_cast<int>(to_complex ? DataType::FLOAT64 : DataType::COMPLEX128)},
+        {"out_dtype", static_cast<int>(to_complex ? DataType::COMPLEX128 : DataType::FLOAT64)}};
+    check.max_order = 2;
+    CheckGradients(check);
+  }
+}
+
 TEST(ComplexTensors, MoveThroughDataOpsAndNpyFiles) {
   operators::RegisterAllOps();
   const std::vector<double> v = RandomValues(2 * 6, -1, 1, 21);

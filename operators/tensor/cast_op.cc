@@ -12,8 +12,9 @@ namespace {
 
 constexpr char kOp[] = "cast";
 
-// bool, int32, int64, float16, float32, float64, uint8, int8 as VarType numbers.
-const std::vector<int> kCastTypes = {0, 2, 3, 4, 5, 6, 20, 21};
+// bool, int32, int64, float16, float32, float64, uint8, int8, complex64, complex128 as
+// VarType numbers.
+const std::vector<int> kCastTypes = {0, 2, 3, 4, 5, 6, 20, 21, 23, 24};
 
 class CastOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -26,7 +27,8 @@ class CastOpMaker : public OpProtoAndCheckerMaker {
         .InEnum(kCastTypes);
     AddAttr<int>("out_dtype",
                  "Element type of Out as a VarType number: 0 bool, 2 int32, 3 int64, "
-                 "4 float16, 5 float32, 6 float64, 20 uint8, 21 int8.")
+                 "4 float16, 5 float32, 6 float64, 20 uint8, 21 int8, 23 complex64, "
+                 "24 complex128.")
         .InEnum(kCastTypes);
     AddComment(R"DOC(
 Cast operator.
@@ -35,7 +37,9 @@ $$Out = \mathrm{cast}_{out\_dtype}(X)$$
 
 Conversion to bool gives X != 0; floating to integer truncates toward zero (values outside
 the target range are undefined, as in C++ and PaddlePaddle); float16 goes through float32.
-Example: X = [1.7, -0.2, 0] (float32), out_dtype = 3 -> [1, 0, 0] (int64).
+Example: X = [1.7, -0.2, 0] (float32), out_dtype = 3 -> [1, 0, 0] (int64). A real value
+becomes a complex one with imaginary part 0; a complex value becomes a real one by its real
+part (as NumPy's astype), which the gradient mirrors: Re(dOut), or dOut + 0i.
 
 Gradient (floating X and Out): $$dX = \mathrm{cast}_{in\_dtype}(dOut)$$
 a cast op with in_dtype and out_dtype swapped, so it can be differentiated again. Integer
@@ -60,6 +64,32 @@ void CastInferVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputDataType("Out", static_cast<DataType>(ctx->Attr<int>("out_dtype")));
 }
 
+template <typename T>
+constexpr bool kComplex =
+    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+
+// platform::VisitDataType and the complex types.
+template <typename Fn>
+void VisitCastType(DataType type, Fn&& fn) {
+  if (type == DataType::COMPLEX64) return fn(std::complex<float>{});
+  if (type == DataType::COMPLEX128) return fn(std::complex<double>{});
+  platform::VisitDataType(type, fn);
+}
+
+template <typename To, typename From>
+To CastValue(const From& v) {
+  if constexpr (kComplex<From> && kComplex<To>) {
+    return To(static_cast<typename To::value_type>(v.real()),
+              static_cast<typename To::value_type>(v.imag()));
+  } else if constexpr (kComplex<From>) {
+    return ConvertElement<To>(v.real());
+  } else if constexpr (kComplex<To>) {
+    return To(ConvertElement<typename To::value_type>(v), 0);
+  } else {
+    return ConvertElement<To>(v);
+  }
+}
+
 template <typename From>
 struct CastKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -71,12 +101,12 @@ struct CastKernel {
     const DenseTensor input = *x;
     const From* in = input.data<From>();
     const int64_t n = input.numel();
-    platform::VisitDataType(to, [&](auto tag) {
+    VisitCastType(to, [&](auto tag) {
       using To = decltype(tag);
       To* o = out->mutable_data<To>(ctx.GetPlace());
       ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
           n, 1 << 15, [&](int64_t begin, int64_t end) {
-            for (int64_t i = begin; i < end; ++i) o[i] = ConvertElement<To>(in[i]);
+            for (int64_t i = begin; i < end; ++i) o[i] = CastValue<To>(in[i]);
           });
     });
   }
@@ -100,7 +130,7 @@ PL_REGISTER_OPS(RegisterCastOp) {
       .InferVarType(CastInferVarType)
       .GradOpMaker(CastGradMaker);
   RegisterPlainCpuKernels<CastKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t,
-                          platform::float16>(kOp);
+                          platform::float16, std::complex<float>, std::complex<double>>(kOp);
 }
 
 }  // namespace operators
