@@ -30,6 +30,7 @@
 #include "framework/pir/pir_translation.h"
 #include "operators/registry.h"
 #include "paddle_like/inference_api.h"
+#include "platform/data_type_complex_visit.h"
 #include "platform/init.h"
 #include "tests/op_test_util.h"
 
@@ -148,14 +149,6 @@ template <typename T>
 constexpr bool kIsComplex =
     std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
 
-// platform::VisitDataType and the complex types, which it leaves out.
-template <typename Fn>
-void VisitFixtureType(DataType type, Fn&& fn) {
-  if (type == DataType::COMPLEX64) return fn(std::complex<float>{});
-  if (type == DataType::COMPLEX128) return fn(std::complex<double>{});
-  platform::VisitDataType(type, fn);
-}
-
 // Values as doubles; complex ones interleaved (real, imaginary, ...).
 template <typename T>
 std::vector<double> AsDoubles(const T* p, int64_t n) {
@@ -184,7 +177,7 @@ void Feed(infer::Predictor* p, const struct Feed& f, const fs::path& dir) {
   auto h = p->GetInputHandle(f.name);
   std::vector<int> shape(t.dims().data(), t.dims().data() + t.dims().size());
   h->Reshape(shape);
-  VisitFixtureType(t.dtype(), [&](auto tag) {
+  platform::VisitDataTypeOrComplex(t.dtype(), [&](auto tag) {
     using T = decltype(tag);
     if constexpr (kHandleType<T>) {
       T* dst = h->mutable_data<T>();
@@ -279,7 +272,7 @@ TEST_P(PaddleOpFixture, MatchesPaddlePaddle) {
       if (f.has_lod) {
         EXPECT_EQ(h->lod(), f.lod);
       }
-      VisitFixtureType(want.dtype(), [&](auto tag) {
+      platform::VisitDataTypeOrComplex(want.dtype(), [&](auto tag) {
         using T = decltype(tag);
         if constexpr (kHandleType<T>) {
           // Not std::vector<T>: vector<bool> has no data().

@@ -18,11 +18,10 @@ namespace {
 
 using fft::Complex;
 
-class FftC2COpMaker : public OpProtoAndCheckerMaker {
- public:
-  void Make() override {
-    AddInput("X", "Complex input (complex64 or complex128).");
-    AddOutput("Out", "Its transform: X's shape and type.");
+// The attributes of every transform op.
+class TransformOpMaker : public OpProtoAndCheckerMaker {
+ protected:
+  void AddTransformAttrs(bool forward_by_default) {
     AddAttr<std::vector<int64_t>>("axes", "The axes transformed (negative: from the end).");
     AddAttr<std::string>("normalization",
                          "backward (the inverse divides by n), forward (the forward divides by "
@@ -30,7 +29,16 @@ class FftC2COpMaker : public OpProtoAndCheckerMaker {
         .SetDefault("backward")
         .InEnum({"backward", "forward", "ortho"});
     AddAttr<bool>("forward", "The forward transform (exponent sign -), else the inverse (+).")
-        .SetDefault(true);
+        .SetDefault(forward_by_default);
+  }
+};
+
+class FftC2COpMaker : public TransformOpMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Complex input (complex64 or complex128).");
+    AddOutput("Out", "Its transform: X's shape and type.");
+    AddTransformAttrs(true);
     AddComment(R"DOC(
 Complex-to-complex discrete Fourier transform over `axes` (one axis shown; several compose):
 $$Out[k] = c \sum_{t=0}^{n-1} X[t] \, e^{\mp 2 \pi i k t / n}$$
@@ -42,19 +50,14 @@ opposite sign, $$dX = c \sum_k dOut[k] \, e^{\pm 2 \pi i k t / n}$$.
   }
 };
 
-class FftR2COpMaker : public OpProtoAndCheckerMaker {
+class FftR2COpMaker : public TransformOpMaker {
  public:
   void Make() override {
     AddInput("X", "Real input (float32 or float64).");
     AddOutput("Out",
               "Its transform, complex of X's precision: X's shape, or with `onesided` the last "
               "of `axes` n / 2 + 1 long.");
-    AddAttr<std::vector<int64_t>>("axes", "The axes transformed (negative: from the end).");
-    AddAttr<std::string>("normalization", "backward, forward or ortho, as in fft_c2c.")
-        .SetDefault("backward")
-        .InEnum({"backward", "forward", "ortho"});
-    AddAttr<bool>("forward", "The forward transform (exponent sign -), else the inverse (+).")
-        .SetDefault(true);
+    AddTransformAttrs(true);
     AddAttr<bool>("onesided",
                   "Keep only the non-redundant half, k <= n / 2, of the last axis of `axes` "
                   "(the rest are the conjugates of those).")
@@ -73,19 +76,14 @@ i k t / n}\Big)$$.
   }
 };
 
-class FftC2ROpMaker : public OpProtoAndCheckerMaker {
+class FftC2ROpMaker : public TransformOpMaker {
  public:
   void Make() override {
     AddInput("X",
              "Complex input (complex64 or complex128): on the last of `axes`, the half "
              "spectrum k <= n / 2 of a Hermitian-symmetric signal.");
     AddOutput("Out", "The real signal, of X's precision: X's shape, the last of `axes` n long.");
-    AddAttr<std::vector<int64_t>>("axes", "The axes transformed (negative: from the end).");
-    AddAttr<std::string>("normalization", "backward, forward or ortho, as in fft_c2c.")
-        .SetDefault("backward")
-        .InEnum({"backward", "forward", "ortho"});
-    AddAttr<bool>("forward", "The forward transform (exponent sign -), else the inverse (+).")
-        .SetDefault(false);
+    AddTransformAttrs(false);
     AddAttr<int64_t>("last_dim_size",
                      "n, the output's length on the last of `axes`; 0: 2 (m - 1), m being "
                      "X's length there.")

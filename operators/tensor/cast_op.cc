@@ -4,6 +4,7 @@
 #include "operators/common.h"
 #include "operators/op_family.h"
 #include "operators/tensor/tensor_op_util.h"
+#include "platform/data_type_complex_visit.h"
 
 namespace paddle_like {
 namespace operators {
@@ -68,14 +69,6 @@ template <typename T>
 constexpr bool kComplex =
     std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
 
-// platform::VisitDataType and the complex types.
-template <typename Fn>
-void VisitCastType(DataType type, Fn&& fn) {
-  if (type == DataType::COMPLEX64) return fn(std::complex<float>{});
-  if (type == DataType::COMPLEX128) return fn(std::complex<double>{});
-  platform::VisitDataType(type, fn);
-}
-
 template <typename To, typename From>
 To CastValue(const From& v) {
   if constexpr (kComplex<From> && kComplex<To>) {
@@ -101,7 +94,7 @@ struct CastKernel {
     const DenseTensor input = *x;
     const From* in = input.data<From>();
     const int64_t n = input.numel();
-    VisitCastType(to, [&](auto tag) {
+    platform::VisitDataTypeOrComplex(to, [&](auto tag) {
       using To = decltype(tag);
       To* o = out->mutable_data<To>(ctx.GetPlace());
       ctx.device_context<platform::CPUDeviceContext>().ParallelFor(
