@@ -334,9 +334,11 @@ TEST(ComplexPartsOps, PartsConjugatesAndAngles) {
     const auto run = [&](const std::string& op) {
       return RunOp(op, {{"X", {x}}}, {{"Out", 1}}, {}).outputs.at("Out")[0];
     };
-    std::vector<double> re, im, conj, angle, abs;
+    std::vector<double> re, im, conj, angle, abs, exp;
     for (const Cd& z : c) {
       abs.push_back(std::abs(z));
+      exp.push_back(std::exp(z).real());
+      exp.push_back(std::exp(z).imag());
       re.push_back(z.real());
       im.push_back(z.imag());
       conj.push_back(z.real());
@@ -356,6 +358,8 @@ TEST(ComplexPartsOps, PartsConjugatesAndAngles) {
     EXPECT_EQ(run("conj").dtype(), x.dtype());
     EXPECT_EQ(ToDoubles(run("conj")), exact(conj));
     ExpectClose(ToDoubles(run("angle")), angle, single, "angle");
+    EXPECT_EQ(run("exp").dtype(), x.dtype());
+    ExpectClose(ToDoubles(run("exp")), exp, single, "exp");
     EXPECT_EQ(run("abs").dtype(), real_type);
     ExpectClose(ToDoubles(run("abs")), abs, single, "abs");
     const DenseTensor parts = run("as_real");
@@ -400,13 +404,13 @@ TEST(ComplexPartsOps, PartsConjugatesAndAngles) {
 TEST(ComplexPartsOps, GradientsByFiniteDifferences) {
   // Values away from 0, where angle's derivative is singular.
   const std::vector<double> v = {0.7, -0.4, -1.1, 0.3, 0.5, 0.9, -0.6, -0.8, 1.2, 0.2, 0.4, -1.3};
-  for (const std::string op : {"real", "imag", "conj", "angle", "as_real", "abs"}) {
+  for (const std::string op : {"real", "imag", "conj", "angle", "as_real", "abs", "exp"}) {
     GradCheck check;
     check.op_type = op;
     check.inputs = {{"X", {MakeComplexTensor<double>({2, 3}, v)}}};
     check.outputs = {{"Out", 1}};
     // conj and as_real emit differentiable ops: their second order too.
-    check.max_order = op == "conj" || op == "as_real" ? 2 : 1;
+    check.max_order = op == "conj" || op == "as_real" || op == "exp" ? 2 : 1;
     CheckGradients(check);
   }
   GradCheck as_complex;

@@ -125,9 +125,26 @@ void TanhTag::MakeGrad(GradOpBuilder* g) {
   EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
 }
 
+namespace {
+// Whether the forward block declares `name` complex.
+bool IsComplexVar(const GradOpBuilder& g, const std::string& name) {
+  const framework::BlockDesc* block = g.Forward().Block();
+  const framework::VarDesc* v = block == nullptr ? nullptr : block->FindVarRecursive(name);
+  return v != nullptr && v->HasTensorDesc() && platform::IsComplex(v->GetDataType());
+}
+}  // namespace
+
+// dX = dOut * conj(Out): for a complex X the conjugate (the gradient of a real loss by
+// z = a + ib being dL/da + i dL/db).
 void ExpTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
-  EmitMul(g, g->OutputGrad("Out"), g->Output("Out"), g->InputGrad("X"));
+  Names out = g->Output("Out");
+  if (IsComplexVar(*g, out[0])) {
+    const Names conj = Temp(g, "conj_out");
+    g->AddOp("conj", {{"X", out}}, {{"Out", conj}});
+    out = conj;
+  }
+  EmitMul(g, g->OutputGrad("Out"), out, g->InputGrad("X"));
 }
 
 void LogTag::MakeGrad(GradOpBuilder* g) {
@@ -185,6 +202,19 @@ struct AbsComplexKernel {
   }
 };
 
+// exp of complex values (std::exp on each).
+template <typename C>
+struct ExpComplexKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    DenseTensor out(x->dims(), x->dtype());
+    C* o = out.mutable_data<C>(ctx.GetPlace());
+    const C* p = x->numel() > 0 ? x->data<C>() : nullptr;
+    for (int64_t i = 0; i < x->numel(); ++i) o[i] = std::exp(p[i]);
+    *ctx.Output("Out") = std::move(out);
+  }
+};
+
 template <typename T>
 struct AbsGradKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -217,12 +247,6 @@ const framework::FusedGradDecl kAbsGrad{
 void AbsGradInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   if (ctx->HasOutput("X@GRAD")) ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
-}
-
-bool IsComplexVar(const GradOpBuilder& g, const std::string& name) {
-  const framework::BlockDesc* block = g.Forward().Block();
-  const framework::VarDesc* v = block == nullptr ? nullptr : block->FindVarRecursive(name);
-  return v != nullptr && v->HasTensorDesc() && platform::IsComplex(v->GetDataType());
 }
 
 }  // namespace
@@ -457,6 +481,7 @@ PL_REGISTER_OPS(RegisterActivationOps) {
     DeclarePlainInPlace(Tag::kType, {{"X", "Out"}});
   });
   RegisterPlainCpuKernels<AbsComplexKernel, std::complex<float>, std::complex<double>>("abs");
+  RegisterPlainCpuKernels<ExpComplexKernel, std::complex<float>, std::complex<double>>("exp");
   framework::RegisterFusedGradOp("abs", kAbsGrad).InferShape(AbsGradInferShape);
   RegisterPlainCpuKernels<AbsGradKernel, float, double, std::complex<float>, std::complex<double>>(
       "abs_grad");

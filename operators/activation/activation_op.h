@@ -315,8 +315,8 @@ struct TanhTag {
 struct ExpTag {
   static constexpr const char* kType = "exp";
   static constexpr const char* kFormula = "Out = e^{X}";
-  static constexpr const char* kNote = "";
-  static constexpr const char* kGradFormula = "dX = dOut \\cdot Out";
+  static constexpr const char* kNote = "Complex X too (complex64, complex128).";
+  static constexpr const char* kGradFormula = "dX = dOut \\cdot \\overline{Out}";
   template <typename T>
   using Functor = ExpFunctor<T>;
   // PaddlePaddle's `exp_grad` op reads Out and Out@GRAD.
@@ -380,7 +380,9 @@ struct SignTag {
 struct AbsTag {
   static constexpr const char* kType = "abs";
   static constexpr const char* kFormula = "Out = |X|";
-  static constexpr const char* kNote = "";
+  static constexpr const char* kNote =
+      "A complex X gives its modulus, of the parts' real type; its gradient, by the fused "
+      "abs_grad, is dOut X / |X| (0 where X = 0).";
   static constexpr const char* kGradFormula = "dX = dOut \\cdot \\mathrm{sign}(X)";
   template <typename T>
   using Functor = AbsFunctor<T>;
