@@ -528,6 +528,35 @@ TEST(ComplexTensors, MoveThroughDataOpsAndNpyFiles) {
   const std::vector<double> once = twice;
   twice.insert(twice.end(), once.begin(), once.end());
   EXPECT_EQ(ToDoubles(cat), twice);
+  // fftshift (roll by half of each dim), flip, tile.
+  const DenseTensor rolled =
+      RunOp("roll", {{"X", {x}}}, {{"Out", 1}},
+            {{"shifts", std::vector<int64_t>{1}}, {"axis", std::vector<int64_t>{1}}})
+          .outputs.at("Out")[0];
+  std::vector<Cd> want_rolled;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) want_rolled.push_back(c[i * 3 + (j + 2) % 3]);
+  }
+  ExpectNear(ToDoubles(rolled), Interleaved(want_rolled), 0, 1e-7, "roll of complex64");
+  const DenseTensor flipped =
+      RunOp("flip", {{"X", {x}}}, {{"Out", 1}}, {{"axis", std::vector<int>{0}}})
+          .outputs.at("Out")[0];
+  std::vector<Cd> want_flipped(c.begin() + 3, c.end());
+  want_flipped.insert(want_flipped.end(), c.begin(), c.begin() + 3);
+  ExpectNear(ToDoubles(flipped), Interleaved(want_flipped), 0, 1e-7, "flip of complex64");
+  const DenseTensor tiled =
+      RunOp("tile", {{"X", {x}}}, {{"Out", 1}}, {{"repeat_times", std::vector<int>{2, 1}}})
+          .outputs.at("Out")[0];
+  ASSERT_EQ(tiled.dims(), DDim({4, 3}));
+  EXPECT_EQ(
+      ToDoubles(tiled),
+      ToDoubles(
+          RunOp("concat", {{"X", {x, x}}}, {{"Out", 1}}, {{"axis", 0}}).outputs.at("Out")[0]));
+  const DenseTensor row = MakeComplexTensor<double>({1, 3}, {1, 2, 3, 4, 5, 6});
+  const DenseTensor expanded =
+      RunOp("expand_v2", {{"X", {row}}}, {{"Out", 1}}, {{"shape", std::vector<int>{2, 3}}})
+          .outputs.at("Out")[0];
+  EXPECT_EQ(ToDoubles(expanded), std::vector<double>({1, 2, 3, 4, 5, 6, 1, 2, 3, 4, 5, 6}));
   const DenseTensor r = RunOp("reshape2", {{"X", {x}}}, {{"Out", 1}, {"XShape", 1}},
                               {{"shape", std::vector<int>{3, 2}}})
                             .outputs.at("Out")[0];

@@ -1,5 +1,6 @@
 #include "operators/math/broadcast.h"
 
+#include <complex>
 #include <cstring>
 #include <vector>
 
@@ -188,6 +189,8 @@ PL_INSTANTIATE_BROADCAST_TO(double);
 PL_INSTANTIATE_BROADCAST_TO(int32_t);
 PL_INSTANTIATE_BROADCAST_TO(int64_t);
 PL_INSTANTIATE_BROADCAST_TO(bool);
+PL_INSTANTIATE_BROADCAST_TO(std::complex<float>);
+PL_INSTANTIATE_BROADCAST_TO(std::complex<double>);
 #undef PL_INSTANTIATE_BROADCAST_TO
 
 }  // namespace math

@@ -146,7 +146,8 @@ PL_REGISTER_OPS(RegisterExpandV2Op) {
       .InferShape(ExpandV2InferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(ExpandV2GradMaker);
-  RegisterPlainCpuKernels<ExpandV2Kernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<ExpandV2Kernel, float, double, int32_t, int64_t, bool,
+                          std::complex<float>, std::complex<double>>(kOp);
 }
 
 }  // namespace operators

@@ -177,7 +177,8 @@ PL_REGISTER_OPS(RegisterFlipOp) {
       .Checkpoint("attribute `dims` renamed `axis`",
                   framework::OpVersionDesc().NewAttr("axis", "the dims to reverse (was `dims`)",
                                                      std::vector<int>{0}));
-  RegisterPlainCpuKernels<FlipKernel, float, double, int32_t, int64_t, bool, uint8_t>(kOp);
+  RegisterPlainCpuKernels<FlipKernel, float, double, int32_t, int64_t, bool, uint8_t,
+                          std::complex<float>, std::complex<double>>(kOp);
   framework::RegisterOp<FlipOp, ReverseOpMaker>(kReverse)
       .InferShape(ReverseInferShape)
       .GradOpMaker(ReverseGradMaker);

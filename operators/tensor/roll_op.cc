@@ -175,7 +175,8 @@ PL_REGISTER_OPS(RegisterRollOp) {
       .Checkpoint("shifts as a tensor",
                   framework::OpVersionDesc().NewInput(
                       "ShiftsTensor", "1-D int64 shifts, used instead of `shifts`."));
-  RegisterPlainCpuKernels<RollKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<RollKernel, float, double, int32_t, int64_t, bool, std::complex<float>,
+                          std::complex<double>>(kOp);
 }
 
 }  // namespace operators
