@@ -297,6 +297,19 @@ TEST(FftOps, GradientsByFiniteDifferences) {
   }
 }
 
+TEST(FftOps, EmptyBatches) {
+  operators::RegisterAllOps();
+  const DenseTensor spectrum =
+      RunOp("fft_r2c", {{"X", {MakeTensor<float>({0, 8}, {})}}}, {{"Out", 1}},
+            {{"axes", std::vector<int64_t>{1}}, {"onesided", true}})
+          .outputs.at("Out")[0];
+  EXPECT_EQ(spectrum.dims(), DDim({0, 5}));
+  const DenseTensor signal =
+      RunOp("fft_c2r", {{"X", {spectrum}}}, {{"Out", 1}}, {{"axes", std::vector<int64_t>{1}}})
+          .outputs.at("Out")[0];
+  EXPECT_EQ(signal.dims(), DDim({0, 8}));
+}
+
 TEST(FftOps, RefuseBadAttributes) {
   operators::RegisterAllOps();
   const DenseTensor x = MakeComplexTensor<double>({2, 3}, RandomValues(12, -1, 1, 17));

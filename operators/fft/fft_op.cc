@@ -204,6 +204,7 @@ DataType ToReal(DataType t) { return platform::RealPartType(t); }
 // A tensor's values as complex<double>, and back.
 template <typename T>
 std::vector<Complex> Widened(const DenseTensor& t) {
+  if (t.numel() == 0) return {};
   const T* p = t.data<T>();
   std::vector<Complex> out(t.numel());
   for (int64_t i = 0; i < t.numel(); ++i) out[i] = Complex(p[i]);
