@@ -14,6 +14,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/activation/unary_elementwise.h"
 #include "operators/common.h"
+#include "operators/complex/map_values.h"
 #include "operators/op_family.h"
 
 namespace paddle_like {
@@ -192,13 +193,8 @@ void AbsVarType(framework::VarTypeInferenceContext* ctx) {
 template <typename C>
 struct AbsComplexKernel {
   static void Compute(const ExecutionContext& ctx) {
-    using T = typename C::value_type;
-    const DenseTensor* x = ctx.Input("X");
-    DenseTensor out(x->dims(), platform::ToDataType<T>());
-    T* o = out.mutable_data<T>(ctx.GetPlace());
-    const C* p = x->numel() > 0 ? x->data<C>() : nullptr;
-    for (int64_t i = 0; i < x->numel(); ++i) o[i] = std::abs(p[i]);
-    *ctx.Output("Out") = std::move(out);
+    MapValues<C, typename C::value_type>(ctx, *ctx.Input("X"), "Out",
+                                         [](const C& v) { return std::abs(v); });
   }
 };
 
@@ -206,12 +202,7 @@ struct AbsComplexKernel {
 template <typename C>
 struct ExpComplexKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor* x = ctx.Input("X");
-    DenseTensor out(x->dims(), x->dtype());
-    C* o = out.mutable_data<C>(ctx.GetPlace());
-    const C* p = x->numel() > 0 ? x->data<C>() : nullptr;
-    for (int64_t i = 0; i < x->numel(); ++i) o[i] = std::exp(p[i]);
-    *ctx.Output("Out") = std::move(out);
+    MapValues<C, C>(ctx, *ctx.Input("X"), "Out", [](const C& v) { return std::exp(v); });
   }
 };
 

@@ -10,6 +10,7 @@
 #include "framework/fused_grad_op.h"
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
+#include "operators/complex/map_values.h"
 #include "operators/elementwise/broadcast_binary.h"
 #include "operators/math/reduce.h"
 #include "operators/op_family.h"
@@ -58,16 +59,6 @@ framework::InferVarTypeFn OutputOfType(DataType (*map)(DataType)) {
 DataType ToReal(DataType t) { return platform::RealPartType(t); }
 DataType ToComplex(DataType t) { return platform::IsComplex(t) ? t : platform::ComplexTypeOf(t); }
 DataType Same(DataType t) { return t; }
-
-// Out[i] = f(X[i]) for X of In and Out of Out's type, same dims.
-template <typename In, typename Out, typename F>
-void MapValues(const ExecutionContext& ctx, const DenseTensor& x, const char* out_slot, F f) {
-  DenseTensor out(x.dims(), platform::ToDataType<Out>());
-  Out* o = out.mutable_data<Out>(ctx.GetPlace());
-  const In* p = x.numel() > 0 ? x.data<In>() : nullptr;
-  for (int64_t i = 0; i < x.numel(); ++i) o[i] = f(p[i]);
-  *ctx.Output(out_slot) = std::move(out);
-}
 
 // ---------------------------------------------------------------- real, imag
 
