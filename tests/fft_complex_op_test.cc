@@ -9,31 +9,13 @@
 #include <vector>
 
 #include "framework/npy_io.h"
+#include "tests/complex_test_util.h"
 #include "tests/grad_check_util.h"
 #include "tests/op_test_util.h"
 
 namespace paddle_like {
 namespace testing {
 namespace {
-
-using Cd = std::complex<double>;
-
-std::vector<Cd> Pairs(const std::vector<double>& interleaved) {
-  std::vector<Cd> out;
-  for (size_t i = 0; i + 1 < interleaved.size(); i += 2) {
-    out.emplace_back(interleaved[i], interleaved[i + 1]);
-  }
-  return out;
-}
-
-std::vector<double> Interleaved(const std::vector<Cd>& v) {
-  std::vector<double> out;
-  for (const Cd& c : v) {
-    out.push_back(c.real());
-    out.push_back(c.imag());
-  }
-  return out;
-}
 
 std::vector<int64_t> Unravel(int64_t flat, const std::vector<int64_t>& dims) {
   std::vector<int64_t> idx(dims.size());
@@ -88,19 +70,6 @@ double Points(const std::vector<int64_t>& dims, const std::vector<int>& axes) {
 std::vector<Cd> Scaled(std::vector<Cd> v, double s) {
   for (Cd& c : v) c *= s;
   return v;
-}
-
-double MaxAbs(const std::vector<double>& v) {
-  double m = 0;
-  for (double x : v) m = std::max(m, std::abs(x));
-  return m;
-}
-
-// Tolerances relative to the largest value: float32 transforms carry its rounding.
-void ExpectClose(const std::vector<double>& got, const std::vector<double>& want, bool single,
-                 const std::string& what) {
-  const double tol = (single ? 2e-6 : 1e-12) * std::max(1.0, MaxAbs(want));
-  ExpectNear(got, want, 0, tol, what);
 }
 
 std::vector<int> Resolved(const std::vector<int64_t>& axes, int rank) {
@@ -443,6 +412,55 @@ TEST(ComplexPartsOps, GradientsByFiniteDifferences) {
                     {"Y", {MakeTensor<double>({4}, RandomValues(4, -1, 1, 20))}}};
   complex.outputs = {{"Out", 1}};
   CheckGradients(complex);
+}
+
+TEST(ComplexMath, SqrtLogAndPowOnThePrincipalBranch) {
+  operators::RegisterAllOps();
+  // Away from the negative real axis (the branch cut), where both parts of the derivatives
+  // are smooth.
+  const std::vector<double> v = {0.7, -0.4, 1.1, 0.3, 0.5, 0.9, 2.0, -0.8, 1.2, 1.5, 0.4, -1.3};
+  const std::vector<Cd> c = Pairs(v);
+  std::vector<Cd> sqrt, log, pow, pow_tensor;
+  for (const Cd& z : c) {
+    sqrt.push_back(std::sqrt(z));
+    log.push_back(std::log(z));
+    pow.push_back(std::pow(z, 2.5));
+    pow_tensor.push_back(std::pow(z, -1.5));
+  }
+  for (const bool single : {true, false}) {
+    const DenseTensor x =
+        single ? MakeComplexTensor<float>({2, 3}, v) : MakeComplexTensor<double>({2, 3}, v);
+    const auto run = [&](const std::string& op, const AttributeMap& attrs) {
+      const DenseTensor out = RunOp(op, {{"X", {x}}}, {{"Out", 1}}, attrs).outputs.at("Out")[0];
+      EXPECT_EQ(out.dtype(), x.dtype()) << op;
+      return ToDoubles(out);
+    };
+    ExpectClose(run("sqrt", {}), Interleaved(sqrt), single, "sqrt");
+    ExpectClose(run("log", {}), Interleaved(log), single, "log");
+    ExpectClose(run("pow", {{"factor", 2.5f}}), Interleaved(pow), single, "pow");
+    const DenseTensor out =
+        RunOp("pow", {{"X", {x}}, {"FactorTensor", {MakeTensor<float>({1}, {-1.5})}}}, {{"Out", 1}},
+              {})
+            .outputs.at("Out")[0];
+    ExpectClose(ToDoubles(out), Interleaved(pow_tensor), single, "pow with FactorTensor");
+  }
+  for (const std::string op : {"sqrt", "log", "pow"}) {
+    GradCheck check;
+    check.op_type = op;
+    check.inputs = {{"X", {MakeComplexTensor<double>({2, 3}, v)}}};
+    check.outputs = {{"Out", 1}};
+    if (op == "pow") check.attrs = {{"factor", 2.5f}};
+    // sqrt's backward is the fused sqrt_grad; log's and pow's are ops with conj.
+    check.max_order = op == "sqrt" ? 1 : 2;
+    CheckGradients(check);
+  }
+  GradCheck tensor_factor;
+  tensor_factor.op_type = "pow";
+  tensor_factor.inputs = {{"X", {MakeComplexTensor<double>({2, 3}, v)}},
+                          {"FactorTensor", {MakeTensor<double>({1}, {-1.5})}}};
+  tensor_factor.outputs = {{"Out", 1}};
+  tensor_factor.wrt = {"X"};
+  CheckGradients(tensor_factor);
 }
 
 TEST(ComplexElementwise, ArithmeticAndItsConjugatedGradients) {

@@ -220,6 +220,42 @@ TEST(PirTranslation, IntegerConstantsKeepEveryDigit) {
   EXPECT_EQ(std::get<int>(cast->GetAttr("in_dtype")), static_cast<int>(DataType::FLOAT32));
 }
 
+// Complex constants (paddle.to_tensor of complex values) keep both parts of each value.
+TEST(PirTranslation, ComplexConstantsKeepBothParts) {
+  const auto program = [](const std::string& values) {
+    return Program({
+        Data(1, "x", "3"),
+        Op("1.assign_value", {}, {{2, Tensor("t_c64", "3")}},
+           {Attr("shape", "0.a_array", R"([{"#": "0.a_i32", "D": 3}])"),
+            Attr("dtype", "1.a_dtype", "\"complex64\""), Attr("values", "0.a_array", values)}),
+        Op("1.cast", {1}, {{3, Tensor("t_c64", "3")}},
+           {Attr("dtype", "1.a_dtype", "\"complex64\"")}),
+        Op("1.multiply", {3, 2}, {{4, Tensor("t_c64", "3")}}),
+        Fetch(4, 5, "out", 0),
+    });
+  };
+  const ProgramDesc p = Translate(program(
+      R"([{"#": "0.a_c128", "D": [0.0, 1.0]}, {"#": "0.a_c128", "D": [2.0, 0.0]},
+          {"#": "0.a_c128", "D": [3.0, -1.5]}])"));
+  const auto* constant = FindOp(p, "assign_value");
+  ASSERT_NE(constant, nullptr);
+  const auto& values = std::get<std::vector<framework::Scalar>>(constant->GetAttr("values"));
+  ASSERT_EQ(values.size(), 3u);
+  EXPECT_EQ(values[2].type, framework::Scalar::Type::COMPLEX128);
+  EXPECT_EQ(values[2].c_imag, -1.5);
+  framework::Scope scope;
+  const auto out =
+      framework::Executor(platform::CPUPlace())
+          .Run(p, &scope, {{"x", MakeTensor<float>({3}, {2, -1, 0.5})}}, p.FetchTargetNames());
+  ASSERT_EQ(out.size(), 1u);
+  ASSERT_EQ(out[0].dtype(), DataType::COMPLEX64);
+  // x * [1j, 2, 3 - 1.5j] with x real.
+  EXPECT_EQ(ToDoubles(out[0]), std::vector<double>({0, 2, -2, 0, 1.5, -0.75}));
+  ExpectError<platform::InvalidArgumentError>(
+      [&] { Translate(program(R"([{"#": "0.a_c128", "D": [1.0]}])")); },
+      {"op 1", "a_array", "[real, imaginary]"});
+}
+
 // pd_op.rms_norm (no CPU kernel in PaddlePaddle 3.3 to compare with) runs as rms_norm over
 // the trailing normalized_shape dims: y = x / sqrt(mean(x^2) + epsilon) * scale.
 TEST(PirTranslation, RmsNormNormalizesTheTrailingDims) {

@@ -213,6 +213,24 @@ std::vector<T> ListOf(const Json& items) {
   return out;
 }
 
+// Complex numbers, each {"#": "0.a_c64" or "0.a_c128", "D": [real, imaginary]}, as scalars.
+std::vector<framework::Scalar> ComplexScalars(const Json& items) {
+  std::vector<framework::Scalar> out;
+  for (const Json& item : items) {
+    const Json& parts = item.at("D");
+    if (!parts.is_array() || parts.size() != 2) {
+      throw nlohmann::detail::type_error::create(302, "a complex number is [real, imaginary]",
+                                                 &parts);
+    }
+    framework::Scalar s;
+    s.type = framework::Scalar::Type::COMPLEX128;
+    s.c_real = Checked<double>(parts[0]);
+    s.c_imag = Checked<double>(parts[1]);
+    out.push_back(s);
+  }
+  return out;
+}
+
 // Converts one attribute; false when it has a kind that no translated op reads (places, types,
 // complex numbers, nested arrays): such an attribute is left out.
 bool ParseAttribute(const Json& json, const Where& where, OpAttribute* out) {
@@ -285,6 +303,8 @@ bool ParseAttribute(const Json& json, const Where& where, OpAttribute* out) {
         out->value = ListOf<double>(data);
       } else if (first == "a_str") {
         out->value = ListOf<std::string>(data);
+      } else if (first == "a_c64" || first == "a_c128") {
+        out->value = ComplexScalars(data);
       } else {
         return false;
       }

@@ -568,6 +568,28 @@ void Translator::AssignValue(const pir::Op& op) {
              errors::InvalidArgument("%s: `shape` should be integers", Where(op)));
   const DataType dtype = DtypeAttr(op);
   const Attribute& values = Attr(op, "values")->value;
+  if (platform::IsComplex(dtype)) {
+    // Complex constants keep their values as scalars (real ones may be among them).
+    std::vector<Scalar> scalars;
+    if (const auto* complex = std::get_if<std::vector<Scalar>>(&values)) {
+      scalars = *complex;
+    } else {
+      Numbers reals;
+      PL_ENFORCE(NumbersOf(values, &reals),
+                 errors::InvalidArgument("%s: `values` should be numbers", Where(op)));
+      for (double r : reals.reals) {
+        Scalar s;
+        s.r = r;
+        scalars.push_back(s);
+      }
+    }
+    OpDesc* desc = AppendConstantOp("assign_value");
+    desc->SetOutput("Out", DefineResult(op, op.results[0]));
+    desc->SetAttr("shape", shape);
+    desc->SetAttr("dtype", static_cast<int>(dtype));
+    desc->SetAttr("values", scalars);
+    return;
+  }
   Numbers n;
   PL_ENFORCE(NumbersOf(values, &n),
              errors::InvalidArgument("%s: `values` should be numbers", Where(op)));

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "framework/fused_grad_op.h"
+#include "framework/grad_forward_vars.h"
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/activation/unary_elementwise.h"
@@ -126,32 +127,21 @@ void TanhTag::MakeGrad(GradOpBuilder* g) {
   EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
 }
 
-namespace {
-// Whether the forward block declares `name` complex.
-bool IsComplexVar(const GradOpBuilder& g, const std::string& name) {
-  const framework::BlockDesc* block = g.Forward().Block();
-  const framework::VarDesc* v = block == nullptr ? nullptr : block->FindVarRecursive(name);
-  return v != nullptr && v->HasTensorDesc() && platform::IsComplex(v->GetDataType());
-}
-}  // namespace
-
 // dX = dOut * conj(Out): for a complex X the conjugate (the gradient of a real loss by
 // z = a + ib being dL/da + i dL/db).
 void ExpTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
-  Names out = g->Output("Out");
-  if (IsComplexVar(*g, out[0])) {
-    const Names conj = Temp(g, "conj_out");
-    g->AddOp("conj", {{"X", out}}, {{"Out", conj}});
-    out = conj;
-  }
-  EmitMul(g, g->OutputGrad("Out"), out, g->InputGrad("X"));
+  EmitMul(g, g->OutputGrad("Out"), {framework::ConjugatedIfComplex(g, g->Output("Out")[0])},
+          g->InputGrad("X"));
 }
 
+// dX = dOut / conj(X) (conj: the identity on real values).
 void LogTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
-  g->AddOp("elementwise_div", {{"X", g->OutputGrad("Out")}, {"Y", g->Input("X")}},
-           {{"Out", g->InputGrad("X")}}, {{"axis", -1}});
+  g->AddOp(
+      "elementwise_div",
+      {{"X", g->OutputGrad("Out")}, {"Y", {framework::ConjugatedIfComplex(g, g->Input("X")[0])}}},
+      {{"Out", g->InputGrad("X")}}, {{"axis", -1}});
 }
 
 void SinTag::MakeGrad(GradOpBuilder* g) {
@@ -206,6 +196,15 @@ struct ExpComplexKernel {
   }
 };
 
+// The natural logarithm of complex values, on the principal branch (imaginary part in
+// (-pi, pi]).
+template <typename C>
+struct LogComplexKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    MapValues<C, C>(ctx, *ctx.Input("X"), "Out", [](const C& v) { return std::log(v); });
+  }
+};
+
 template <typename T>
 struct AbsGradKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -245,7 +244,7 @@ void AbsGradInferShape(InferShapeContext* ctx) {
 void AbsTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   // A complex X: the fused abs_grad (the composition below has no complex sign).
-  if (IsComplexVar(*g, g->Input("X")[0])) {
+  if (framework::IsComplexForwardVar(*g, g->Input("X")[0])) {
     framework::FusedGradMaker(kAbsGrad)(g);
     return;
   }
@@ -473,6 +472,7 @@ PL_REGISTER_OPS(RegisterActivationOps) {
   });
   RegisterPlainCpuKernels<AbsComplexKernel, std::complex<float>, std::complex<double>>("abs");
   RegisterPlainCpuKernels<ExpComplexKernel, std::complex<float>, std::complex<double>>("exp");
+  RegisterPlainCpuKernels<LogComplexKernel, std::complex<float>, std::complex<double>>("log");
   framework::RegisterFusedGradOp("abs", kAbsGrad).InferShape(AbsGradInferShape);
   RegisterPlainCpuKernels<AbsGradKernel, float, double, std::complex<float>, std::complex<double>>(
       "abs_grad");

@@ -328,8 +328,10 @@ struct ExpTag {
 struct LogTag {
   static constexpr const char* kType = "log";
   static constexpr const char* kFormula = "Out = \\ln(X)";
-  static constexpr const char* kNote = "Out is -inf where X = 0 and NaN where X < 0.";
-  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{X}";
+  static constexpr const char* kNote =
+      "Out is -inf where X = 0 and NaN where X < 0. Complex X too (complex64, complex128), on "
+      "the principal branch.";
+  static constexpr const char* kGradFormula = "dX = \\frac{dOut}{\\overline{X}}";
   template <typename T>
   using Functor = LogFunctor<T>;
   static void MakeGrad(framework::GradOpBuilder* g);

@@ -6,7 +6,7 @@
 #include <string>
 #include <type_traits>
 
-#include "framework/block_desc.h"
+#include "framework/grad_forward_vars.h"
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/elementwise/broadcast_binary.h"
@@ -131,11 +131,8 @@ struct ElementwiseCpuKernel {
 
 using framework::GradOpBuilder;
 
-// The build-time dims of a variable of the forward op's block; nullptr if undeclared.
-const framework::VarDesc* FindForwardVar(const GradOpBuilder& g, const std::string& name) {
-  const framework::BlockDesc* block = g.Forward().Block();
-  return block == nullptr ? nullptr : block->FindVarRecursive(name);
-}
+using framework::ConjugatedIfComplex;
+using framework::FindForwardVar;
 
 // How X and Y sit inside an Out-shaped tensor: the `axis` to give reduce_as (and the
 // elementwise ops that multiply an Out-shaped gradient by one input) for each side. The
@@ -237,17 +234,6 @@ void AddSubGradMaker(GradOpBuilder* g, bool negate_y) {
   }
 }
 
-// `var` itself, or for a complex `var` a new temporary holding conj(var): the gradients of
-// complex products and quotients take the conjugates of the other operands (the gradient of
-// a real loss by z = a + ib being dL/da + i dL/db).
-std::string Conjugated(GradOpBuilder* g, const std::string& var) {
-  const framework::VarDesc* v = FindForwardVar(*g, var);
-  if (v == nullptr || !v->HasTensorDesc() || !platform::IsComplex(v->GetDataType())) return var;
-  const std::string conj = g->NewTemp("conj");
-  g->AddOp("conj", {{"X", {var}}}, {{"Out", {conj}}});
-  return conj;
-}
-
 // dX = reduce_as(dOut * conj(Y), X), dY = reduce_as(dOut * conj(X), Y) (conj: identity on
 // real values).
 void MulGradMaker(GradOpBuilder* g) {
@@ -257,13 +243,13 @@ void MulGradMaker(GradOpBuilder* g) {
   SideGrad dy(g, "Y", axes.y);
   if (dx.wanted()) {
     const std::string v = dx.ValueName();
-    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {Conjugated(g, g->Input("Y")[0])}}},
+    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {ConjugatedIfComplex(g, g->Input("Y")[0])}}},
              {{"Out", {v}}}, {{"axis", axes.y}});
     dx.Reduce(v);
   }
   if (dy.wanted()) {
     const std::string v = dy.ValueName();
-    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {Conjugated(g, g->Input("X")[0])}}},
+    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {ConjugatedIfComplex(g, g->Input("X")[0])}}},
              {{"Out", {v}}}, {{"axis", axes.x}});
     dy.Reduce(v);
   }
@@ -276,7 +262,7 @@ void DivGradMaker(GradOpBuilder* g) {
   SideGrad dx(g, "X", axes.x);
   SideGrad dy(g, "Y", axes.y);
   if (!dx.wanted() && !dy.wanted()) return;
-  const std::string y = Conjugated(g, g->Input("Y")[0]);
+  const std::string y = ConjugatedIfComplex(g, g->Input("Y")[0]);
   if (dx.wanted()) {
     const std::string v = dx.ValueName();
     g->AddOp("elementwise_div", {{"X", {dout}}, {"Y", {y}}}, {{"Out", {v}}}, {{"axis", axes.y}});
@@ -284,7 +270,8 @@ void DivGradMaker(GradOpBuilder* g) {
   }
   if (dy.wanted()) {
     const std::string prod = g->NewTemp("dout_out");
-    g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {Conjugated(g, g->Output("Out")[0])}}},
+    g->AddOp("elementwise_mul",
+             {{"X", {dout}}, {"Y", {ConjugatedIfComplex(g, g->Output("Out")[0])}}},
              {{"Out", {prod}}}, {{"axis", -1}});
     const std::string quot = g->NewTemp("dout_out_y");
     g->AddOp("elementwise_div", {{"X", {prod}}, {"Y", {y}}}, {{"Out", {quot}}}, {{"axis", axes.y}});

@@ -2,6 +2,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <complex>
 
 namespace paddle_like {
 namespace operators {
@@ -95,6 +96,8 @@ void BatchedGemm(const platform::CPUDeviceContext& ctx, bool trans_a, bool trans
                                const T*, const std::vector<int64_t>&, int64_t, T, T*, int64_t);
 PL_INSTANTIATE_GEMM(float)
 PL_INSTANTIATE_GEMM(double)
+PL_INSTANTIATE_GEMM(std::complex<float>)
+PL_INSTANTIATE_GEMM(std::complex<double>)
 #undef PL_INSTANTIATE_GEMM
 
 }  // namespace math

@@ -6,7 +6,8 @@
 //
 // Work is split over rows of C with ctx.ParallelFor; the split depends only on the sizes and
 // the context's thread count, so results are reproducible run to run. C must not overlap A
-// or B. With beta == 0, C is not read (it may hold garbage).
+// or B. With beta == 0, C is not read (it may hold garbage). T: float, double,
+// std::complex<float>, std::complex<double>.
 #pragma once
 
 #include <cstdint>

@@ -44,6 +44,18 @@ template <typename T>
 void SumOverDims(const platform::CPUDeviceContext& ctx, const T* x, const DDim& dims,
                  const std::vector<bool>& reduced, double* out);
 
+// SumOverDims over complex values: out receives the real and the imaginary part of each sum
+// in turn (two doubles per kept element; std::complex<T> is laid out as T[2]).
+template <typename T>
+void SumOverDims(const platform::CPUDeviceContext& ctx, const std::complex<T>* x, const DDim& dims,
+                 const std::vector<bool>& reduced, double* out) {
+  std::vector<int64_t> parts = dims.ToVector();
+  parts.push_back(2);
+  std::vector<bool> parts_reduced = reduced;
+  parts_reduced.push_back(false);
+  SumOverDims(ctx, reinterpret_cast<const T*>(x), DDim(parts), parts_reduced, out);
+}
+
 // Sums x (of `x_dims`) down to `target`, given aligned to x's rank (AlignInside; each dim
 // equal to x's or 1): over the dims where target is 1. `out` receives target.numel() values,
 // each rounded once from its double sum: the gradient of broadcasting `target` to `x_dims`.

@@ -8,6 +8,7 @@
 // operand is the contraction of Out@GRAD with the other operands onto the operand's labels,
 // written back onto its diagonals and summed over its broadcast dims.
 #include <algorithm>
+#include <complex>
 #include <functional>
 #include <string>
 #include <type_traits>
@@ -54,8 +55,10 @@ occur once, in ASCII order. The ellipsis dims broadcast as in elementwise ops, a
 broadcasts against its label's size. A repeated label within an operand takes its diagonal.
 
 Gradient, by the fused op einsum_grad:
-$$dOperands_k = \mathrm{einsum}(dOut, Operands_{j \ne k}) \text{ onto } Operands_k\text{'s labels}$$
-(zero off a repeated label's diagonal, summed over dims that broadcast).
+$$dOperands_k = \mathrm{einsum}(dOut, \overline{Operands_{j \ne k}})
+  \text{ onto } Operands_k\text{'s labels}$$
+(zero off a repeated label's diagonal, summed over dims that broadcast; the bar, the
+conjugate, is the identity on real operands).
 )DOC");
   }
 };
@@ -146,8 +149,11 @@ void ForEachOffset(const std::vector<int64_t>& sizes, const std::vector<int64_t>
   }
 }
 
+// Sums of float values accumulate in double (complex float ones in complex double).
 template <typename T>
-using Accum = std::conditional_t<std::is_same_v<T, float>, double, T>;
+using Accum = std::conditional_t<
+    std::is_same_v<T, float>, double,
+    std::conditional_t<std::is_same_v<T, std::complex<float>>, std::complex<double>, T>>;
 
 // dst (row-major over `order`) = the view summed over the labels of `summed`.
 template <typename T>
@@ -172,7 +178,8 @@ std::vector<T> Gather(const LabeledView<T>& v, const std::vector<int>& order,
   }
   ForEachOffset(out_sizes, out_strides, 0, [&](int64_t base) {
     Accum<T> s = 0;
-    ForEachOffset(sum_sizes, sum_strides, base, [&](int64_t off) { s += v.data[off]; });
+    ForEachOffset(sum_sizes, sum_strides, base,
+                  [&](int64_t off) { s += static_cast<Accum<T>>(v.data[off]); });
     *o++ = static_cast<T>(s);
   });
   return dst;
@@ -294,6 +301,10 @@ EinsumSetup SetUp(const ExecutionContext& ctx, const std::vector<const DenseTens
 }
 
 template <typename T>
+constexpr bool kIsComplex =
+    std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>;
+
+template <typename T>
 struct EinsumKernel {
   static void Compute(const ExecutionContext& ctx) {
     const std::vector<const DenseTensor*> xs = ctx.MultiInput("Operands");
@@ -328,6 +339,9 @@ struct EinsumGradKernel {
     const std::vector<const DenseTensor*> xs = ctx.MultiInput("Operands");
     const DenseTensor* dout = ctx.Input("Out@GRAD");
     const EinsumSetup s = SetUp(ctx, xs);
+    // Complex operands enter the other operands' gradients conjugated (the gradient of a real
+    // loss by z = a + ib being dL/da + i dL/db).
+    std::vector<std::vector<T>> conjugates(xs.size());
     std::vector<int64_t> out_dims;
     for (int l : s.eq.out) out_dims.push_back(s.sizes[l]);
     PL_ENFORCE(
@@ -337,7 +351,13 @@ struct EinsumGradKernel {
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
     std::vector<LabeledView<T>> views;
     for (size_t k = 0; k < xs.size(); ++k) {
-      views.push_back(ViewOf(xs[k]->template data<T>(), xs[k]->dims(), s.eq.operands[k], s.sizes));
+      const T* data = xs[k]->template data<T>();
+      if constexpr (kIsComplex<T>) {
+        conjugates[k].resize(static_cast<size_t>(xs[k]->numel()));
+        for (size_t i = 0; i < conjugates[k].size(); ++i) conjugates[k][i] = std::conj(data[i]);
+        data = conjugates[k].data();
+      }
+      views.push_back(ViewOf(data, xs[k]->dims(), s.eq.operands[k], s.sizes));
     }
     const LabeledView<T> dview = ViewOf(dout->template data<T>(), dout->dims(), s.eq.out, s.sizes);
     for (size_t k = 0; k < xs.size(); ++k) {
@@ -378,15 +398,17 @@ PL_REGISTER_OPS(RegisterEinsumOp) {
       {"Operands"},
       {"Out"},
       {"Operands"},
-      "$$dOperands_k = \\mathrm{einsum}(dOut, Operands_{j \\ne k}) \\text{ onto } "
-      "Operands_k\\text{'s labels}$$"};
+      "$$dOperands_k = \\mathrm{einsum}(dOut, \\overline{Operands_{j \\ne k}}) \\text{ onto } "
+      "Operands_k\\text{'s labels}$$ (the conjugate for complex operands)"};
   framework::RegisterOp<EinsumOp, EinsumOpMaker>(kOp)
       .InferShape(EinsumInferShape)
       .InferVarType(OutputDataTypeOf("Operands", "Out"))
       .GradOpMaker(framework::FusedGradMaker(grad));
-  RegisterPlainCpuFloatKernels<EinsumKernel>(kOp);
+  RegisterPlainCpuKernels<EinsumKernel, float, double, std::complex<float>, std::complex<double>>(
+      kOp);
   framework::RegisterFusedGradOp(kOp, grad).InferShape(EinsumGradInferShape);
-  RegisterPlainCpuFloatKernels<EinsumGradKernel>("einsum_grad");
+  RegisterPlainCpuKernels<EinsumGradKernel, float, double, std::complex<float>,
+                          std::complex<double>>("einsum_grad");
 }
 
 }  // namespace operators

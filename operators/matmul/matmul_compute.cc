@@ -1,5 +1,7 @@
 #include "operators/matmul/matmul_compute.h"
 
+#include <complex>
+#include <type_traits>
 #include <vector>
 
 #include "operators/math/blas.h"
@@ -42,6 +44,20 @@ DenseTensor OperandGrad(const ExecutionContext& ctx, const MatmulV2Shape& s,
   return result;
 }
 
+// `t` itself, or for complex T its conjugate in `storage`.
+template <typename T>
+const DenseTensor* ConjugateIfComplex(const DenseTensor& t, DenseTensor* storage) {
+  if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+    *storage = DenseTensor(t.dims(), t.dtype());
+    T* o = storage->mutable_data<T>(platform::CPUPlace());
+    const T* p = t.numel() > 0 ? t.data<T>() : nullptr;
+    for (int64_t i = 0; i < t.numel(); ++i) o[i] = std::conj(p[i]);
+    return storage;
+  } else {
+    return &t;
+  }
+}
+
 }  // namespace
 
 template <typename T>
@@ -57,8 +73,11 @@ template <typename T>
 void MatmulV2Backward(const ExecutionContext& ctx, const MatmulV2Shape& s, const DenseTensor& xt,
                     const DenseTensor& yt, const DenseTensor& doutt, T alpha, DenseTensor* gx,
                     DenseTensor* gy) {
-  const DenseTensor* x = &xt;
-  const DenseTensor* y = &yt;
+  // Complex operands enter conjugated: dX = dOut * conj(Y)^T, dY = conj(X)^T * dOut (the
+  // gradient of a real loss by z = a + ib being dL/da + i dL/db).
+  DenseTensor x_conj, y_conj;
+  const DenseTensor* x = ConjugateIfComplex<T>(xt, &x_conj);
+  const DenseTensor* y = ConjugateIfComplex<T>(yt, &y_conj);
   const DenseTensor* dout = &doutt;
   const int64_t M = s.M, N = s.N, K = s.K;
   const bool tx = s.trans_x, ty = s.trans_y;
@@ -97,17 +116,17 @@ void MatmulV2Backward(const ExecutionContext& ctx, const MatmulV2Shape& s, const
   }
 }
 
-
-template void MatmulV2Forward<float>(const platform::CPUDeviceContext&, const MatmulV2Shape&,
-                                     const float*, const float*, float, float*);
-template void MatmulV2Forward<double>(const platform::CPUDeviceContext&, const MatmulV2Shape&,
-                                      const double*, const double*, double, double*);
-template void MatmulV2Backward<float>(const ExecutionContext&, const MatmulV2Shape&,
-                                      const DenseTensor&, const DenseTensor&, const DenseTensor&,
-                                      float, DenseTensor*, DenseTensor*);
-template void MatmulV2Backward<double>(const ExecutionContext&, const MatmulV2Shape&,
-                                       const DenseTensor&, const DenseTensor&, const DenseTensor&,
-                                       double, DenseTensor*, DenseTensor*);
+#define PL_INSTANTIATE_MATMUL(T)                                                                   \
+  template void MatmulV2Forward<T>(const platform::CPUDeviceContext&, const MatmulV2Shape&,        \
+                                   const T*, const T*, T, T*);                                     \
+  template void MatmulV2Backward<T>(const ExecutionContext&, const MatmulV2Shape&,                 \
+                                    const DenseTensor&, const DenseTensor&, const DenseTensor&, T, \
+                                    DenseTensor*, DenseTensor*);
+PL_INSTANTIATE_MATMUL(float)
+PL_INSTANTIATE_MATMUL(double)
+PL_INSTANTIATE_MATMUL(std::complex<float>)
+PL_INSTANTIATE_MATMUL(std::complex<double>)
+#undef PL_INSTANTIATE_MATMUL
 
 }  // namespace operators
 }  // namespace paddle_like

@@ -1,9 +1,10 @@
 // matmul_v2: batched matrix product with numpy matmul semantics. Also PaddlePaddle's fused
 // grad op type matmul_v2_grad, for programs it built.
+#include <complex>
 #include <string>
 #include <vector>
 
-#include "framework/block_desc.h"
+#include "framework/grad_forward_vars.h"
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/matmul/matmul_compute.h"
@@ -42,6 +43,8 @@ $$dX = dOut \cdot Y^T, \quad dY = X^T \cdot dOut$$
 trans_x: $$dX = Y \cdot dOut^T, \quad dY = X \cdot dOut$$
 trans_y: $$dX = dOut \cdot Y, \quad dY = dOut^T \cdot X$$
 both: $$dX = Y^T \cdot dOut^T, \quad dY = dOut^T \cdot X^T$$
+with complex X and Y conjugated in those products (conj ops): $$dX = dOut \cdot \bar{Y}^T$$
+and so on, the gradient of a real loss by z = a + ib being dL/da + i dL/db.
 )DOC");
   }
 };
@@ -85,13 +88,7 @@ using framework::GradOpBuilder;
 
 DDim ForwardDims(const GradOpBuilder& g, const char* slot) {
   const std::string& name = g.Input(slot)[0];
-  const framework::BlockDesc* block = g.Forward().Block();
-  const framework::VarDesc* v = block == nullptr ? nullptr : block->FindVarRecursive(name);
-  PL_ENFORCE(v != nullptr,
-             errors::Unimplemented("op `%s` gradient: input `%s` variable `%s` is not declared "
-                                   "in the block; its rank is needed",
-                                   kOp, slot, name));
-  const DDim dims(v->GetShape());
+  const DDim dims = framework::DeclaredForwardDims(g, slot, name);
   PL_ENFORCE(dims.size() >= 1,
              errors::InvalidArgument("op `%s` gradient: input `%s` variable `%s` has shape %s, "
                                      "expected rank >= 1",
@@ -146,8 +143,10 @@ void MatmulV2GradMaker(GradOpBuilder* g) {
   // 1-D operands become matrices ([1, K] and [K, 1]); their trans flags do not apply.
   bool tx = !x1 && g->Attr<bool>("trans_x");
   bool ty = !y1 && g->Attr<bool>("trans_y");
-  std::string x = g->Input("X")[0];
-  std::string y = g->Input("Y")[0];
+  // Complex operands enter the products conjugated (each is read only by the other's
+  // gradient).
+  std::string x = want_y ? framework::ConjugatedIfComplex(g, g->Input("X")[0]) : g->Input("X")[0];
+  std::string y = want_x ? framework::ConjugatedIfComplex(g, g->Input("Y")[0]) : g->Input("Y")[0];
   std::string dout = g->OutputGrad("Out")[0];
   if (x1) {
     const std::string m = g->NewTemp("x_row");
@@ -214,8 +213,9 @@ $$dX = dOut \cdot Y^T, \quad dY = X^T \cdot dOut$$
 trans_x: $$dX = Y \cdot dOut^T, \quad dY = X \cdot dOut$$
 trans_y: $$dX = dOut \cdot Y, \quad dY = dOut^T \cdot X$$
 both: $$dX = Y^T \cdot dOut^T, \quad dY = dOut^T \cdot X^T$$
-then summed over the batch dims along which that input was broadcast (sums in double, in a
-fixed order). A 1-D input's gradient is 1-D.
+(complex X and Y conjugated in those products), then summed over the batch dims along
+which that input was broadcast (sums in double, in a fixed order). A 1-D input's gradient
+is 1-D.
 )DOC");
   }
 };
@@ -265,10 +265,12 @@ PL_REGISTER_OPS(RegisterMatmulV2Op) {
   framework::RegisterOp<MatmulV2Op, MatmulV2OpMaker>(kOp)
       .InferShape(MatmulV2InferShape)
       .GradOpMaker(MatmulV2GradMaker);
-  RegisterPlainCpuFloatKernels<MatmulV2Kernel>(kOp);
+  RegisterPlainCpuKernels<MatmulV2Kernel, float, double, std::complex<float>, std::complex<double>>(
+      kOp);
   framework::RegisterOp<MatmulV2Op, MatmulV2GradOpMaker>(kGradOp).InferShape(
       MatmulV2GradInferShape);
-  RegisterPlainCpuFloatKernels<MatmulV2GradKernel>(kGradOp);
+  RegisterPlainCpuKernels<MatmulV2GradKernel, float, double, std::complex<float>,
+                          std::complex<double>>(kGradOp);
 }
 
 }  // namespace operators

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "framework/attribute.h"
-#include "framework/block_desc.h"
+#include "framework/grad_forward_vars.h"
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/im2col.h"
@@ -212,9 +212,7 @@ framework::AttributeMap WindowAttrs(const framework::GradOpBuilder& g) {
 // dX = fold(dY) with X's [H, W], which must be known when the program is built.
 void UnfoldGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
-  const framework::BlockDesc* block = g->Forward().Block();
-  const framework::VarDesc* x =
-      block == nullptr ? nullptr : block->FindVarRecursive(g->Input("X")[0]);
+  const framework::VarDesc* x = framework::FindForwardVar(*g, g->Input("X")[0]);
   const std::vector<int64_t> shape = x == nullptr ? std::vector<int64_t>{} : x->GetShape();
   PL_ENFORCE(shape.size() == 4 && shape[2] > 0 && shape[3] > 0,
              errors::PreconditionNotMet("op `unfold` gradient: input `X` variable `%s` needs a "

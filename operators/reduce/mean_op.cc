@@ -1,6 +1,7 @@
 // mean: the mean of all elements of X, as a 0-D tensor. Also PaddlePaddle's fused grad op
 // type mean_grad, for programs it built.
-#include "framework/block_desc.h"
+#include <complex>
+
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/reduce.h"
@@ -55,6 +56,16 @@ struct MeanCpuKernel {
   }
 };
 
+template <typename T>
+struct MeanComplexKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    math::ReduceShape all;
+    all.reduced.assign(static_cast<size_t>(x->dims().size()), true);
+    ComplexSumsInto<T>(ctx, *x, all, true, ctx.Output("Out"));
+  }
+};
+
 void MeanGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   AppendMeanOfAllGrad(g, g->Input("X")[0], g->OutputGrad("Out"), g->InputGrad("X"));
@@ -92,9 +103,11 @@ PL_REGISTER_OPS(RegisterMeanOp) {
       .InferShape(MeanInferShape)
       .GradOpMaker(MeanGradMaker);
   RegisterPlainCpuFloatKernels<MeanCpuKernel>("mean");
+  RegisterPlainCpuKernels<MeanComplexKernel, std::complex<float>, std::complex<double>>("mean");
   framework::RegisterOp<ReduceGradOp, MeanGradOpMaker>("mean_grad")
       .InferShape(ReduceGradInferShape);
-  RegisterPlainCpuFloatKernels<MeanGradCpuKernel>("mean_grad");
+  RegisterPlainCpuKernels<MeanGradCpuKernel, float, double, std::complex<float>,
+                          std::complex<double>>("mean_grad");
 }
 
 }  // namespace operators

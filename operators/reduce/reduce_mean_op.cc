@@ -1,10 +1,10 @@
 // reduce_mean: the mean of X over some (or all) dims, as PaddlePaddle's static programs write
 // `paddle.mean`. Also PaddlePaddle's fused grad op type reduce_mean_grad, for programs it
 // built.
+#include <complex>
 #include <string>
 #include <vector>
 
-#include "framework/block_desc.h"
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/math/reduce.h"
@@ -36,8 +36,8 @@ $$Out = \frac{1}{n} \sum_{i \in dim} X$$
 with n the number of elements averaged into each output: X averaged over the dims listed in
 `dim` (all dims when `reduce_all` is true or `dim` is empty). Reduced dims are removed from
 the output shape, or kept as size 1 when `keep_dim` is true; reducing every dim without
-keep_dim gives a 0-D output. Averages over an empty dim are NaN. Sums accumulate in double
-in a fixed order, so results are reproducible.
+keep_dim gives a 0-D output. Averages over an empty dim are NaN. Sums (each part of a complex
+one) accumulate in double in a fixed order, so results are reproducible.
 
 With X = [[1, 2, 3], [4, 5, 6]]: dim = [1] gives [2, 5]; reduce_all gives 3.5 (0-D).
 
@@ -89,25 +89,21 @@ struct ReduceMeanCpuKernel {
   }
 };
 
+template <typename T>
+struct ReduceMeanComplexKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    ComplexSumsInto<T>(ctx, *x, ShapeOf(ctx, x->dims()), true, ctx.Output("Out"));
+  }
+};
+
 // dX = expand_as_v2(unsqueeze2(dOut / n), X) with n = cast(size(X)) / cast(size(Out)).
 void ReduceMeanGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const std::string& x = g->Input("X")[0];
-  const framework::BlockDesc* block = g->Forward().Block();
-  const framework::VarDesc* xv = block == nullptr ? nullptr : block->FindVarRecursive(x);
-  DataType dtype = xv == nullptr ? DataType::FLOAT32 : xv->GetDataType();
-  if (!platform::IsFloatingPoint(dtype)) dtype = DataType::FLOAT32;
-  const auto float_size = [g, dtype](const std::string& var, const char* hint) {
-    const std::string count = g->NewTemp(std::string(hint) + "_numel");
-    g->AddOp("size", {{"Input", {var}}}, {{"Out", {count}}});
-    const std::string value = g->NewTemp(std::string(hint) + "_numel_float");
-    g->AddOp("cast", {{"X", {count}}}, {{"Out", {value}}},
-             {{"in_dtype", static_cast<int>(DataType::INT64)},
-              {"out_dtype", static_cast<int>(dtype)}});
-    return value;
-  };
-  const std::string x_size = float_size(x, "x");
-  const std::string out_size = float_size(g->Output("Out")[0], "out");
+  const DataType dtype = GradValueType(*g, x);
+  const std::string x_size = AppendCountAs(g, x, "x", dtype);
+  const std::string out_size = AppendCountAs(g, g->Output("Out")[0], "out", dtype);
   const std::string n = g->NewTemp("mean_count");
   g->AddOp("elementwise_div", {{"X", {x_size}}, {"Y", {out_size}}}, {{"Out", {n}}},
            {{"axis", -1}});
@@ -155,9 +151,11 @@ PL_REGISTER_OPS(RegisterReduceMeanOp) {
       .InferShape(ReduceMeanInferShape)
       .GradOpMaker(ReduceMeanGradMaker);
   RegisterPlainCpuFloatKernels<ReduceMeanCpuKernel>(kOp);
+  RegisterPlainCpuKernels<ReduceMeanComplexKernel, std::complex<float>, std::complex<double>>(kOp);
   framework::RegisterOp<ReduceGradOp, ReduceMeanGradOpMaker>(kGradOp).InferShape(
       ReduceGradInferShape);
-  RegisterPlainCpuFloatKernels<ReduceMeanGradCpuKernel>(kGradOp);
+  RegisterPlainCpuKernels<ReduceMeanGradCpuKernel, float, double, std::complex<float>,
+                          std::complex<double>>(kGradOp);
 }
 
 }  // namespace operators

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "framework/block_desc.h"
+#include "framework/grad_forward_vars.h"
 #include "framework/grad_op_maker.h"
 #include "operators/math/reduce.h"
 
@@ -69,15 +69,9 @@ struct ForwardReduction {
 
 ForwardReduction ReductionOf(framework::GradOpBuilder* g) {
   const std::string& x = g->Input("X")[0];
-  const framework::BlockDesc* block = g->Forward().Block();
-  const framework::VarDesc* xv = block == nullptr ? nullptr : block->FindVarRecursive(x);
-  PL_ENFORCE(xv != nullptr,
-             errors::PreconditionNotMet("op `%s` gradient: input `X` variable `%s` is not "
-                                        "declared in the block, so its rank is unknown",
-                                        g->ForwardType(), x));
   ForwardReduction r;
-  r.x_dims = DDim(xv->GetShape());
-  r.x_dtype = static_cast<int>(xv->GetDataType());
+  r.x_dims = framework::DeclaredForwardDims(*g, "X", x);
+  r.x_dtype = static_cast<int>(framework::FindForwardVar(*g, x)->GetDataType());
   const auto attr_or = [g](const char* name, auto fallback) {
     using T = decltype(fallback);
     return g->Forward().HasAttr(name) ? g->Attr<T>(name) : fallback;
@@ -108,18 +102,26 @@ std::string KeepReducedDims(framework::GradOpBuilder* g, const ForwardReduction&
 
 }  // namespace
 
+DataType GradValueType(const framework::GradOpBuilder& g, const std::string& x) {
+  const framework::VarDesc* v = framework::FindForwardVar(g, x);
+  const DataType dtype = v == nullptr ? DataType::FLOAT32 : v->GetDataType();
+  return platform::IsFloatingPoint(dtype) || platform::IsComplex(dtype) ? dtype : DataType::FLOAT32;
+}
+
+std::string AppendCountAs(framework::GradOpBuilder* g, const std::string& var,
+                          const std::string& hint, DataType dtype) {
+  const std::string count = g->NewTemp(hint + "_numel");
+  g->AddOp("size", {{"Input", {var}}}, {{"Out", {count}}});
+  const std::string value = g->NewTemp(hint + "_numel_value");
+  g->AddOp(
+      "cast", {{"X", {count}}}, {{"Out", {value}}},
+      {{"in_dtype", static_cast<int>(DataType::INT64)}, {"out_dtype", static_cast<int>(dtype)}});
+  return value;
+}
+
 void AppendMeanOfAllGrad(framework::GradOpBuilder* g, const std::string& x,
                          const std::vector<std::string>& dout, const std::vector<std::string>& dx) {
-  const framework::BlockDesc* block = g->Forward().Block();
-  const framework::VarDesc* xv = block == nullptr ? nullptr : block->FindVarRecursive(x);
-  DataType dtype = xv == nullptr ? DataType::FLOAT32 : xv->GetDataType();
-  if (!platform::IsFloatingPoint(dtype)) dtype = DataType::FLOAT32;
-  const std::string count = g->NewTemp("numel");
-  g->AddOp("size", {{"Input", {x}}}, {{"Out", {count}}});
-  const std::string n = g->NewTemp("numel_float");
-  g->AddOp(
-      "cast", {{"X", {count}}}, {{"Out", {n}}},
-      {{"in_dtype", static_cast<int>(DataType::INT64)}, {"out_dtype", static_cast<int>(dtype)}});
+  const std::string n = AppendCountAs(g, x, "x", GradValueType(*g, x));
   const std::string scaled = g->NewTemp("dout_over_n");
   g->AddOp("elementwise_div", {{"X", dout}, {"Y", {n}}}, {{"Out", {scaled}}}, {{"axis", -1}});
   g->AddOp("expand_as_v2", {{"X", {scaled}}, {"Y", {x}}}, {{"Out", dx}}, {{"axis", -1}});

@@ -9,6 +9,7 @@
 
 #include "operators/common.h"
 #include "operators/math/broadcast.h"
+#include "operators/math/reduce.h"
 
 namespace paddle_like {
 namespace framework {
@@ -51,9 +52,18 @@ void ReduceGradInferShape(InferShapeContext* ctx);
 void AppendReduceGradBroadcast(framework::GradOpBuilder* g, const std::string& dout,
                                int from_dtype);
 
+// The dtype in which the gradient of forward variable `x` flows: x's declared floating or
+// complex dtype, else float32 (x undeclared, or of an integer dtype).
+DataType GradValueType(const framework::GradOpBuilder& g, const std::string& x);
+
+// Appends cast(size(var), dtype) and returns its name (a new temporary named after `hint`):
+// the element count that the gradients of means divide by.
+std::string AppendCountAs(framework::GradOpBuilder* g, const std::string& var,
+                          const std::string& hint, DataType dtype);
+
 // Appends the gradient of the mean of all elements of `x` (a 0-D `dout`) as differentiable
 // ops: dx = expand_as_v2(dout / cast(size(x)), x), the division on the 0-D gradient. The
-// cast goes to x's declared dtype (float32 when x is not declared or not floating point).
+// cast goes to GradValueType(x).
 void AppendMeanOfAllGrad(framework::GradOpBuilder* g, const std::string& x,
                          const std::vector<std::string>& dout, const std::vector<std::string>& dx);
 
@@ -62,6 +72,28 @@ void AppendMeanOfAllGrad(framework::GradOpBuilder* g, const std::string& x,
 // name of the result, a new temporary named after `hint`.
 std::string AppendBroadcastToX(framework::GradOpBuilder* g, const std::string& value,
                                const std::string& hint);
+
+// Out = the sums (or, with `mean`, the means) of a complex X (C = std::complex<float> or
+// std::complex<double>) over the dims of `shape`, accumulated in double per part in a fixed
+// order, each part rounded once. A mean over an empty dim is NaN.
+template <typename C>
+void ComplexSumsInto(const ExecutionContext& ctx, const DenseTensor& x,
+                     const math::ReduceShape& shape, bool mean, DenseTensor* out) {
+  const int64_t n = shape.out.numel();
+  DenseTensor result(shape.out, x.dtype());
+  C* o = result.mutable_data<C>(ctx.GetPlace());
+  if (n > 0) {
+    std::vector<double> parts(static_cast<size_t>(2 * n));
+    math::SumOverDims(ctx.device_context<platform::CPUDeviceContext>(),
+                      x.numel() > 0 ? x.data<C>() : nullptr, x.dims(), shape.reduced, parts.data());
+    const double count = mean ? static_cast<double>(x.numel() / n) : 1.0;
+    using R = typename C::value_type;
+    for (int64_t i = 0; i < n; ++i) {
+      o[i] = C(static_cast<R>(parts[2 * i] / count), static_cast<R>(parts[2 * i + 1] / count));
+    }
+  }
+  *out = std::move(result);
+}
 
 // The body of the fused grad kernels: X@GRAD = broadcast of Out@GRAD / divisor to X's
 // shape, where Out@GRAD holds X's dims with the `reduced` ones removed (or kept as 1) and

@@ -1,6 +1,7 @@
 // reduce_sum: the sum of X over some (or all) dims. Also PaddlePaddle's fused grad op type
 // reduce_sum_grad, for programs it built.
 #include <algorithm>
+#include <complex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -39,9 +40,10 @@ $$Out = \sum_{i \in dim} X$$
 Sums X over the dims listed in `dim` (all dims when `reduce_all` is true or `dim` is
 empty). Summed dims are removed from the output shape, or kept as size 1 when `keep_dim`
 is true; summing over every dim without keep_dim gives a 0-D output. Sums over an empty
-dim are 0. Floating sums are accumulated in double in a fixed order, so results are
-reproducible; integer and bool sums are exact (accumulated in int64; PaddlePaddle's `sum`
-asks for an int64 Out for int32 and bool X).
+dim are 0. Floating sums (each part of a complex one) are accumulated in double in a fixed
+order, so results are reproducible; integer and bool sums are exact (accumulated in int64;
+PaddlePaddle's `sum` asks for an int64 Out for int32 and bool X). Complex sums keep X's
+dtype.
 
 With X = [[1, 2, 3], [4, 5, 6]]: dim = [0] gives [5, 7, 9]; dim = [-1] gives [6, 15];
 dim = [1] with keep_dim gives [[6], [15]]; reduce_all gives 21 (0-D).
@@ -145,6 +147,22 @@ struct ReduceSumCpuKernel {
   }
 };
 
+// Complex sums: each part accumulated in double; Out keeps X's dtype.
+template <typename T>
+struct ReduceSumComplexKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const int out_dtype = ctx.Attr<int>("out_dtype");
+    PL_ENFORCE(out_dtype < 0 || out_dtype == static_cast<int>(x->dtype()),
+               errors::Unimplemented("op `%s` attribute `out_dtype`: a sum of %s values is "
+                                     "written as %s, received %s",
+                                     ctx.Type(), platform::DataTypeName(x->dtype()),
+                                     platform::DataTypeName(x->dtype()),
+                                     platform::DataTypeName(static_cast<DataType>(out_dtype))));
+    ComplexSumsInto<T>(ctx, *x, ShapeOfSum(ctx, *x), false, ctx.Output("Out"));
+  }
+};
+
 // Integer and bool sums, exact in int64 (counts, shapes, lengths: small tensors).
 template <typename T>
 struct ReduceSumIntegerKernel {
@@ -236,9 +254,12 @@ PL_REGISTER_OPS(RegisterReduceSumOp) {
       .GradOpMaker(ReduceSumGradMaker);
   RegisterPlainCpuFloatKernels<ReduceSumCpuKernel>("reduce_sum");
   RegisterPlainCpuKernels<ReduceSumIntegerKernel, int32_t, int64_t, bool>("reduce_sum");
+  RegisterPlainCpuKernels<ReduceSumComplexKernel, std::complex<float>, std::complex<double>>(
+      "reduce_sum");
   framework::RegisterOp<ReduceGradOp, ReduceSumGradOpMaker>(kGradOp).InferShape(
       ReduceGradInferShape);
-  RegisterPlainCpuFloatKernels<ReduceSumGradCpuKernel>(kGradOp);
+  RegisterPlainCpuKernels<ReduceSumGradCpuKernel, float, double, std::complex<float>,
+                          std::complex<double>>(kGradOp);
 }
 
 }  // namespace operators

@@ -1,6 +1,7 @@
 // assign_value: a constant written into the program (paddle.assign of an array, the constants
 // of exported programs). PaddlePaddle 3 stores the values as scalars in `values` (op version
 // 1); earlier programs in one typed list per dtype (fp32_values, int32_values, ...).
+#include <complex>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -31,9 +32,10 @@ class AssignValueOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<std::vector<int>>("shape", "Shape of Out (each dim >= 0).").SetDefault({});
     AddAttr<int>("dtype",
                  "Element type as a VarType number: 0 bool, 2 int32, 3 int64, "
-                 "5 float32, 6 float64.")
+                 "5 float32, 6 float64, 23 complex64, 24 complex128 (complex values come "
+                 "from `values` only).")
         .SetDefault(static_cast<int>(DataType::FLOAT32))
-        .InEnum({0, 2, 3, 5, 6});
+        .InEnum({0, 2, 3, 5, 6, 23, 24});
     AddAttr<std::vector<framework::Scalar>>(
         "values",
         "The values in row-major order, as scalars (PaddlePaddle 3); when empty, "
@@ -114,7 +116,7 @@ std::vector<T> AttributeValues(const ExecutionContext& ctx, int64_t count) {
   } else if constexpr (std::is_same_v<T, float>) {
     source = "fp32_values";
     out = ctx.Attr<std::vector<float>>("fp32_values");
-  } else {
+  } else if constexpr (std::is_same_v<T, double>) {
     source = "fp64_values";
     out = ctx.Attr<std::vector<double>>("fp64_values");
   }
@@ -173,6 +175,7 @@ PL_REGISTER_OPS(RegisterAssignValueOp) {
                       "values", "the values as scalars; the typed lists stay for earlier programs",
                       std::vector<framework::Scalar>{}));
   RegisterPlainKernelsOnEveryDevice<AssignValueKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<AssignValueKernel, std::complex<float>, std::complex<double>>(kOp);
 }
 
 }  // namespace operators

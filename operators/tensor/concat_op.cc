@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/block_desc.h"
+#include "framework/grad_forward_vars.h"
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
@@ -163,11 +163,10 @@ struct ConcatGradKernel {
 // The inputs' sizes along the axis from their VarDescs, when all are known and the axis is
 // the attribute; empty otherwise. `axis` receives the normalised axis.
 std::vector<int> BuildTimeSections(const framework::GradOpBuilder& g, int* axis) {
-  const framework::BlockDesc* block = g.Forward().Block();
-  if (block == nullptr || g.HasInput("AxisTensor")) return {};
+  if (g.HasInput("AxisTensor")) return {};
   std::vector<int> sections;
   for (const auto& name : g.Input("X")) {
-    const framework::VarDesc* v = block->FindVarRecursive(name);
+    const framework::VarDesc* v = framework::FindForwardVar(g, name);
     if (v == nullptr) return {};
     const std::vector<int64_t> shape = v->GetShape();
     const int rank = static_cast<int>(shape.size());

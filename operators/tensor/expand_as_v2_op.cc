@@ -1,4 +1,5 @@
 // expand_as_v2: X broadcast to the shape of Y (or of the attribute target_shape).
+#include <complex>
 #include <string>
 #include <vector>
 
@@ -123,7 +124,8 @@ PL_REGISTER_OPS(RegisterExpandAsV2Op) {
       .InferShape(ExpandAsV2InferShape)
       .InferVarType(ExpandAsV2InferVarType)
       .GradOpMaker(ExpandAsV2GradMaker);
-  RegisterPlainCpuKernels<ExpandAsV2Kernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<ExpandAsV2Kernel, float, double, int32_t, int64_t, bool,
+                          std::complex<float>, std::complex<double>>(kOp);
 }
 
 }  // namespace operators

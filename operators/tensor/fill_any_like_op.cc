@@ -30,9 +30,10 @@ class FillAnyLikeOpMaker : public OpProtoAndCheckerMaker {
     AddAttr<float>("value", "The fill value.").SetDefault(0.0f);
     AddAttr<int>("dtype",
                  "Element type of Out as a VarType number: -1 X's type, 0 bool, 2 int32, "
-                 "3 int64, 5 float32, 6 float64.")
+                 "3 int64, 5 float32, 6 float64, 23 complex64, 24 complex128 (the value is the "
+                 "real part).")
         .SetDefault(kDtypeOfX)
-        .InEnum({kDtypeOfX, 0, 2, 3, 5, 6});
+        .InEnum({kDtypeOfX, 0, 2, 3, 5, 6, 23, 24});
     AddComment(R"DOC(
 FillAnyLike operator.
 

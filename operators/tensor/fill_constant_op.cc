@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <complex>
 #include <cstdlib>
 #include <limits>
 
@@ -30,9 +31,9 @@ class FillConstantOpMaker : public ShapeInputsOpMaker {
     AddOutput("Out", "The filled tensor.");
     AddAttr<int>("dtype",
                  "Element type as a VarType number: 0 bool, 2 int32, 3 int64, 5 float32, "
-                 "6 float64.")
+                 "6 float64, 23 complex64, 24 complex128 (the value is the real part).")
         .SetDefault(static_cast<int>(DataType::FLOAT32))
-        .InEnum({0, 2, 3, 5, 6});
+        .InEnum({0, 2, 3, 5, 6, 23, 24});
     AddAttr<std::vector<int64_t>>("shape", "Shape of Out (each dim >= 0 at run time).")
         .SetDefault({});
     AddAttr<float>("value", "The fill value.").SetDefault(0.0f);
@@ -181,6 +182,8 @@ template double PrepareFillConstant<double>(const ExecutionContext&);
 template int32_t PrepareFillConstant<int32_t>(const ExecutionContext&);
 template int64_t PrepareFillConstant<int64_t>(const ExecutionContext&);
 template bool PrepareFillConstant<bool>(const ExecutionContext&);
+template std::complex<float> PrepareFillConstant<std::complex<float>>(const ExecutionContext&);
+template std::complex<double> PrepareFillConstant<std::complex<double>>(const ExecutionContext&);
 
 namespace {
 
@@ -208,9 +211,11 @@ class FillConstantBatchSizeLikeOpMaker : public OpProtoAndCheckerMaker {
         .AsNoNeedBuffer();
     AddOutput("Out", "A tensor of `shape` with the batch dim taken from Input, filled.");
     AddAttr<std::vector<int>>("shape", "The output shape (dim output_dim_idx is replaced).");
-    AddAttr<int>("dtype", "Element type of Out as a VarType number (5 float32).")
+    AddAttr<int>("dtype",
+                 "Element type of Out as a VarType number (0 bool, 2 int32, 3 int64, 5 float32, "
+                 "6 float64, 23 complex64, 24 complex128).")
         .SetDefault(static_cast<int>(DataType::FLOAT32))
-        .InEnum({0, 2, 3, 5, 6});
+        .InEnum({0, 2, 3, 5, 6, 23, 24});
     AddAttr<float>("value", "The fill value.").SetDefault(0.0f);
     AddAttr<std::string>("str_value", "The fill value as text; overrides `value` when set.")
         .SetDefault("");
@@ -280,9 +285,9 @@ class EmptyOpMaker : public ShapeInputsOpMaker {
         .SetDefault({});
     AddAttr<int>("dtype",
                  "Element type as a VarType number: 0 bool, 2 int32, 3 int64, 5 float32, "
-                 "6 float64.")
+                 "6 float64, 23 complex64, 24 complex128 (the value is the real part).")
         .SetDefault(static_cast<int>(DataType::FLOAT32))
-        .InEnum({0, 2, 3, 5, 6});
+        .InEnum({0, 2, 3, 5, 6, 23, 24});
     AddComment(R"DOC(
 Empty operator: a tensor of shape `shape` and dtype `dtype` whose values a program must not
 rely on (paddle.empty). This kernel writes zeros, so runs stay reproducible:
@@ -316,17 +321,19 @@ PL_REGISTER_OPS(RegisterFillConstantOp) {
                   framework::OpVersionDesc().NewInput("ValueTensor", "overrides `value`"))
       .Checkpoint("Upgrade fill_constant to add a new attribute [place_type]",
                   framework::OpVersionDesc().NewAttr("place_type", "place of Out", -1));
-  RegisterPlainCpuKernels<FillConstantKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<FillConstantKernel, float, double, int32_t, int64_t, bool,
+                          std::complex<float>, std::complex<double>>(kOp);
   framework::RegisterOp<FillConstantBatchSizeLikeOp, FillConstantBatchSizeLikeOpMaker>(kBatchOp)
       .InferShape(FillConstantBatchSizeLikeInferShape)
       .InferVarType(FillConstantInferVarType);
-  RegisterPlainCpuKernels<FillConstantBatchSizeLikeKernel, float, double, int32_t, int64_t, bool>(
-      kBatchOp);
+  RegisterPlainCpuKernels<FillConstantBatchSizeLikeKernel, float, double, int32_t, int64_t, bool,
+                          std::complex<float>, std::complex<double>>(kBatchOp);
   // empty takes fill_constant's shape inputs and dtype rule.
   framework::RegisterOp<FillConstantOp, EmptyOpMaker>("empty")
       .InferShape(FillConstantInferShape)
       .InferVarType(FillConstantInferVarType);
-  RegisterPlainCpuKernels<EmptyKernel, float, double, int32_t, int64_t, bool>("empty");
+  RegisterPlainCpuKernels<EmptyKernel, float, double, int32_t, int64_t, bool, std::complex<float>,
+                          std::complex<double>>("empty");
 }
 
 }  // namespace operators

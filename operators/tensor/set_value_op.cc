@@ -3,6 +3,7 @@
 // set_value_grad. Out is a new tensor (Input is never written), so a program may name the same
 // variable as Input and Out.
 #include <algorithm>
+#include <complex>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -426,11 +427,13 @@ PL_REGISTER_OPS(RegisterSetValueOp) {
                   framework::OpVersionDesc().NewAttr(
                       "values", "the value as scalars; the typed lists stay for earlier programs",
                       std::vector<framework::Scalar>{}));
-  RegisterPlainCpuKernels<SetValueKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<SetValueKernel, float, double, int32_t, int64_t, bool,
+                          std::complex<float>, std::complex<double>>(kOp);
   framework::RegisterOp<SetValueOp, SetValueGradOpMaker>(kGradOp)
       .InferShape(SetValueGradInferShape)
       .InferVarType(SetValueGradInferVarType);
-  RegisterPlainCpuKernels<SetValueGradKernel, float, double>(kGradOp);
+  RegisterPlainCpuKernels<SetValueGradKernel, float, double, std::complex<float>,
+                          std::complex<double>>(kGradOp);
 }
 
 }  // namespace operators

@@ -1,4 +1,5 @@
 // shape: the dims of a tensor, as a 1-D int32 tensor.
+#include <complex>
 #include <vector>
 
 #include "framework/var_type_inference.h"
@@ -79,6 +80,7 @@ PL_REGISTER_OPS(RegisterShapeOp) {
       .InferShape(ShapeInferShape)
       .InferVarType(ShapeInferVarType);
   RegisterPlainKernelsOnEveryDevice<ShapeKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<ShapeKernel, std::complex<float>, std::complex<double>>(kOp);
 }
 
 }  // namespace operators

@@ -1,5 +1,7 @@
 // size and is_empty: the number of elements of a tensor as a 0-D int64 tensor, and whether it
 // is zero as a 0-D bool tensor. Neither reads the tensor's data.
+#include <complex>
+
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
@@ -38,7 +40,8 @@ class IsEmptyOpMaker : public OpProtoAndCheckerMaker {
     AddComment(R"DOC(
 IsEmpty operator.
 
-$$Out = \left(\prod_{i} \mathrm{dims}(X)_i = 0ight)$$
+$$Out = \left(\prod_{i} \mathrm{dims}(X)_i = 0
+ight)$$
 
 Example: X of shape [2, 0] -> true; a 0-D X -> false. Not differentiable.
 )DOC");
@@ -102,11 +105,13 @@ PL_REGISTER_OPS(RegisterSizeOp) {
       .InferShape(ElementCountInferShape<kInput>)
       .InferVarType(ElementCountInferVarType<DataType::INT64>);
   RegisterPlainKernelsOnEveryDevice<SizeKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<SizeKernel, std::complex<float>, std::complex<double>>(kOp);
   framework::RegisterOp<ElementCountOp<kX>, IsEmptyOpMaker>("is_empty")
       .InferShape(ElementCountInferShape<kX>)
       .InferVarType(ElementCountInferVarType<DataType::BOOL>);
   RegisterPlainKernelsOnEveryDevice<IsEmptyKernel, float, double, int32_t, int64_t, bool>(
       "is_empty");
+  RegisterPlainCpuKernels<IsEmptyKernel, std::complex<float>, std::complex<double>>("is_empty");
 }
 
 }  // namespace operators

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -36,6 +37,12 @@ To ConvertElement(From v) {
 // One element of a Scalar-list attribute (`values` of assign_value and set_value) as T.
 template <typename T>
 T ScalarAs(const framework::Scalar& s) {
+  if constexpr (std::is_same_v<T, std::complex<float>> || std::is_same_v<T, std::complex<double>>) {
+    using R = typename T::value_type;
+    if (s.type == framework::Scalar::Type::COMPLEX128) {
+      return T(static_cast<R>(s.c_real), static_cast<R>(s.c_imag));
+    }
+  }
   if (s.type == framework::Scalar::Type::BOOLEAN) return ConvertElement<T>(s.b);
   if (s.type == framework::Scalar::Type::LONG) return ConvertElement<T>(s.i);
   return ConvertElement<T>(s.ToDouble());
@@ -63,7 +70,8 @@ std::vector<int64_t> ReadIntValues(const DenseTensor& t, const std::string& op,
 // given by ShapeTensor or ShapeTensorList when one is (read on the host wherever it lives),
 // and returns the fill value (ValueTensor, else str_value, else value) converted to T.
 // InvalidArgumentError naming the op and the source for a bad shape or a value outside T's
-// range. Defined for float, double, int32_t, int64_t and bool.
+// range. Defined for float, double, int32_t, int64_t, bool and the complex types (the value
+// as the real part).
 template <typename T>
 T PrepareFillConstant(const ExecutionContext& ctx);
 

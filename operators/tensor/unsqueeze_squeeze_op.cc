@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "framework/block_desc.h"
+#include "framework/grad_forward_vars.h"
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
@@ -218,18 +218,6 @@ struct SqueezeFamilyKernel {
   };
 };
 
-// The build-time dims of forward variable `name`; PreconditionNotMetError naming the op
-// when its block does not declare it.
-DDim ForwardDims(const framework::GradOpBuilder& g, const std::string& name) {
-  const framework::BlockDesc* block = g.Forward().Block();
-  const framework::VarDesc* v = block == nullptr ? nullptr : block->FindVarRecursive(name);
-  PL_ENFORCE(v != nullptr,
-             errors::PreconditionNotMet("op `%s` gradient: input `X` variable `%s` is not "
-                                        "declared in the block, so its rank is unknown",
-                                        g.ForwardType(), name));
-  return DDim(v->GetShape());
-}
-
 std::vector<int> Positions(const std::vector<bool>& flags) {
   std::vector<int> p;
   for (size_t i = 0; i < flags.size(); ++i) {
@@ -247,7 +235,7 @@ const std::vector<int>& AxesOf(const framework::GradOpBuilder& g) {
 void Unsqueeze2GradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   std::vector<bool> inserted;
-  UnsqueezeDims(ForwardDims(*g, g->Input("X")[0]), AxesOf(*g), &inserted);
+  UnsqueezeDims(framework::DeclaredForwardDims(*g, "X", g->Input("X")[0]), AxesOf(*g), &inserted);
   g->AddOp(kSqueeze, {{"X", g->OutputGrad("Out")}}, {{"Out", g->InputGrad("X")}},
            {{"axes", Positions(inserted)}});
 }
@@ -256,7 +244,8 @@ void Unsqueeze2GradMaker(framework::GradOpBuilder* g) {
 void Squeeze2GradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   std::vector<bool> squeezed;
-  SqueezeDims(ForwardDims(*g, g->Input("X")[0]), AxesOf(*g), /*runtime=*/false, &squeezed);
+  SqueezeDims(framework::DeclaredForwardDims(*g, "X", g->Input("X")[0]), AxesOf(*g),
+              /*runtime=*/false, &squeezed);
   g->AddOp(kUnsqueeze, {{"X", g->OutputGrad("Out")}}, {{"Out", g->InputGrad("X")}},
            {{"axes", Positions(squeezed)}});
 }
