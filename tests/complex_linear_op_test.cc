@@ -1,6 +1,7 @@
 // Complex values through the linear ops of spectral models (a Fourier neural operator's
 // mode mixing): matmul_v2 and einsum against products summed here, reductions (reduce_sum,
-// reduce_mean, mean) against sums here, fill_constant and set_value writing complex values;
+// reduce_mean, mean) against sums here, fill_constant and set_value writing complex values,
+// gather, index_select, gather_nd, pad3d and where moving them;
 // gradients by finite differences over the real and imaginary parts, which follow
 // PaddlePaddle's convention (dL/da + i dL/db: the other factor of a product enters
 // conjugated).
@@ -316,6 +317,77 @@ TEST(ComplexFills, FillConstantAndSetValueWriteComplexValues) {
   check.outputs = {{"Out", 1}};
   check.attrs = box;
   CheckGradients(check);
+}
+
+TEST(ComplexIndexing, GatherIndexSelectPadAndWhereMoveBothParts) {
+  operators::RegisterAllOps();
+  const std::vector<double> v = RandomValues(2 * 12, -1, 1, 62);
+  const std::vector<Cd> c = Pairs(v);  // [3, 4]
+  const DenseTensor x = MakeComplexTensor<float>({3, 4}, v);
+  const DenseTensor rows = MakeTensor<int64_t>({2}, {2, 0});
+  const auto out = [](const OpRunResult& r) { return ToDoubles(r.outputs.at("Out")[0]); };
+  std::vector<Cd> want;
+  for (int64_t r : {2, 0}) want.insert(want.end(), c.begin() + 4 * r, c.begin() + 4 * r + 4);
+  ExpectClose(out(RunOp("gather", {{"X", {x}}, {"Index", {rows}}}, {{"Out", 1}}, {})),
+              Interleaved(want), true, "gather");
+  std::vector<Cd> cols;
+  for (int r = 0; r < 3; ++r) {
+    for (int64_t j : {2, 0}) cols.push_back(c[4 * r + j]);
+  }
+  ExpectClose(
+      out(RunOp("index_select", {{"X", {x}}, {"Index", {rows}}}, {{"Out", 1}}, {{"dim", 1}})),
+      Interleaved(cols), true, "index_select");
+  const DenseTensor points = MakeTensor<int64_t>({2, 2}, {1, 3, 2, 0});
+  ExpectClose(out(RunOp("gather_nd", {{"X", {x}}, {"Index", {points}}}, {{"Out", 1}}, {})),
+              Interleaved({c[7], c[8]}), true, "gather_nd");
+  // Zero padding of a spectrum, one column on each side of W.
+  std::vector<Cd> padded;
+  for (int r = 0; r < 3; ++r) {
+    padded.push_back(0);
+    padded.insert(padded.end(), c.begin() + 4 * r, c.begin() + 4 * r + 4);
+    padded.push_back(0);
+  }
+  ExpectClose(
+      out(RunOp(
+          "pad3d", {{"X", {MakeComplexTensor<float>({1, 1, 1, 3, 4}, v)}}}, {{"Out", 1}},
+          {{"paddings", std::vector<int>{1, 1, 0, 0, 0, 0}}, {"mode", std::string("constant")}})),
+      Interleaved(padded), true, "pad3d");
+  const DenseTensor cond = MakeTensor<bool>({3, 4}, {1, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1});
+  const DenseTensor y = MakeComplexTensor<float>({3, 4}, RandomValues(24, -1, 1, 63));
+  const std::vector<Cd> yc = Pairs(ToDoubles(y));
+  std::vector<Cd> chosen;
+  const std::vector<double> flags = ToDoubles(cond);
+  for (int i = 0; i < 12; ++i) chosen.push_back(flags[i] != 0 ? c[i] : yc[i]);
+  ExpectClose(
+      out(RunOp("where", {{"Condition", {cond}}, {"X", {x}}, {"Y", {y}}}, {{"Out", 1}}, {})),
+      Interleaved(chosen), true, "where");
+
+  // Their gradients scatter dOut back (no conjugate: each is linear in X).
+  GradCheck gather;
+  gather.op_type = "gather";
+  gather.inputs = {{"X", {MakeComplexTensor<double>({3, 4}, v)}},
+                   {"Index", {MakeTensor<int64_t>({3}, {2, 0, 2})}}};
+  gather.outputs = {{"Out", 1}};
+  gather.wrt = {"X"};
+  CheckGradients(gather);
+  GradCheck select = gather;
+  select.op_type = "index_select";
+  select.attrs = {{"dim", 1}};
+  CheckGradients(select);
+  GradCheck pad;
+  pad.op_type = "pad3d";
+  pad.inputs = {{"X", {MakeComplexTensor<double>({1, 1, 1, 3, 4}, v)}}};
+  pad.outputs = {{"Out", 1}};
+  pad.attrs = {{"paddings", std::vector<int>{2, 1, 1, 0, 0, 0}}, {"mode", std::string("reflect")}};
+  CheckGradients(pad);
+  GradCheck choose;
+  choose.op_type = "where";
+  choose.inputs = {{"Condition", {cond}},
+                   {"X", {MakeComplexTensor<double>({3, 4}, v)}},
+                   {"Y", {MakeComplexTensor<double>({3, 4}, RandomValues(24, -1, 1, 64))}}};
+  choose.outputs = {{"Out", 1}};
+  choose.wrt = {"X", "Y"};
+  CheckGradients(choose);
 }
 
 }  // namespace

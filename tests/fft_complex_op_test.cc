@@ -8,7 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "framework/block_desc.h"
 #include "framework/npy_io.h"
+#include "framework/program_desc.h"
+#include "framework/var_type_inference.h"
 #include "tests/complex_test_util.h"
 #include "tests/grad_check_util.h"
 #include "tests/op_test_util.h"
@@ -306,6 +309,28 @@ TEST(FftOps, RefuseBadAttributes) {
       {"op `fft_c2r` attribute `last_dim_size`", "expected >= 0", "-3"});
 }
 
+// A program that makes complex values of integers is refused while it is built.
+TEST(ComplexTensors, OpsThatMakeComplexValuesRefuseIntegerInputs) {
+  operators::RegisterAllOps();
+  for (const std::string op_type : {"fft_r2c", "as_complex", "complex"}) {
+    framework::ProgramDesc program;
+    framework::BlockDesc& block = program.Block(0);
+    framework::VarDesc* x = block.Var("x");
+    x->SetDataType(DataType::INT32);
+    x->SetShape({2, 2});
+    block.Var("out");
+    framework::OpDesc* op = block.AppendOp();
+    op->SetType(op_type);
+    op->SetInput("X", {"x"});
+    if (op_type == "complex") op->SetInput("Y", {"x"});
+    op->SetOutput("Out", {"out"});
+    if (op_type == "fft_r2c") op->SetAttr("axes", std::vector<int64_t>{1});
+    ExpectError<platform::InvalidArgumentError>(
+        [&] { framework::InferVarTypeAndShape(op, &block); },
+        {"op `" + op_type + "` input `X`", "float32, float64 or a complex type", "int32"});
+  }
+}
+
 TEST(ComplexPartsOps, PartsConjugatesAndAngles) {
   operators::RegisterAllOps();
   const std::vector<double> v = {3, 4, -1, 0, 0, -2, -0.5, 0.25, 0, 0, 1e-3, -7};
@@ -454,6 +479,18 @@ TEST(ComplexMath, SqrtLogAndPowOnThePrincipalBranch) {
     check.max_order = op == "sqrt" ? 1 : 2;
     CheckGradients(check);
   }
+  // PaddlePaddle's fused exp_grad (its training programs): dX = dOut * conj(Out).
+  const std::vector<double> gv = RandomValues(12, -1, 1, 24);
+  std::vector<Cd> want_dx;
+  for (size_t i = 0; i < c.size(); ++i) want_dx.push_back(Pairs(gv)[i] * std::conj(std::exp(c[i])));
+  const DenseTensor exp_out =
+      RunOp("exp", {{"X", {MakeComplexTensor<double>({2, 3}, v)}}}, {{"Out", 1}}, {})
+          .outputs.at("Out")[0];
+  const DenseTensor dx =
+      RunOp("exp_grad", {{"Out", {exp_out}}, {"Out@GRAD", {MakeComplexTensor<double>({2, 3}, gv)}}},
+            {{"X@GRAD", 1}}, {})
+          .outputs.at("X@GRAD")[0];
+  ExpectClose(ToDoubles(dx), Interleaved(want_dx), false, "exp_grad");
   GradCheck tensor_factor;
   tensor_factor.op_type = "pow";
   tensor_factor.inputs = {{"X", {MakeComplexTensor<double>({2, 3}, v)}},

@@ -205,6 +205,15 @@ struct LogComplexKernel {
   }
 };
 
+// PaddlePaddle's fused exp_grad of complex values: X@GRAD = Out@GRAD * conj(Out).
+template <typename C>
+struct ExpComplexGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    MapValuePairs<C, C>(ctx, "Out", "Out@GRAD", "X@GRAD",
+                        [](const C& y, const C& g) { return g * std::conj(y); });
+  }
+};
+
 template <typename T>
 struct AbsGradKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -477,6 +486,8 @@ PL_REGISTER_OPS(RegisterActivationOps) {
   RegisterPlainCpuKernels<AbsGradKernel, float, double, std::complex<float>, std::complex<double>>(
       "abs_grad");
   RegisterActivationGradOps();
+  RegisterPlainCpuKernels<ExpComplexGradKernel, std::complex<float>, std::complex<double>>(
+      "exp_grad");
 }
 
 }  // namespace operators

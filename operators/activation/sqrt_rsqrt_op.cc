@@ -55,15 +55,8 @@ struct SqrtComplexKernel {
 template <typename C>
 struct SqrtComplexGradKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const DenseTensor* out = ctx.Input("Out");
-    const DenseTensor* dout = ctx.Input("Out@GRAD");
-    CheckSameShape(ctx.Type(), "Out@GRAD", dout->dims(), "Out", out->dims());
-    DenseTensor dx(out->dims(), out->dtype());
-    C* o = dx.mutable_data<C>(ctx.GetPlace());
-    const C* y = out->numel() > 0 ? out->data<C>() : nullptr;
-    const C* g = out->numel() > 0 ? dout->data<C>() : nullptr;
-    for (int64_t i = 0; i < out->numel(); ++i) o[i] = g[i] / (C(2) * std::conj(y[i]));
-    *ctx.Output("X@GRAD") = std::move(dx);
+    MapValuePairs<C, C>(ctx, "Out", "Out@GRAD", "X@GRAD",
+                        [](const C& y, const C& g) { return g / (C(2) * std::conj(y)); });
   }
 };
 

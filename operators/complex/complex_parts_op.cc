@@ -10,6 +10,7 @@
 #include "framework/fused_grad_op.h"
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
+#include "operators/complex/complex_var_types.h"
 #include "operators/complex/map_values.h"
 #include "operators/elementwise/broadcast_binary.h"
 #include "operators/math/reduce.h"
@@ -48,17 +49,6 @@ class PartsOp : public OperatorWithKernel {
  public:
   using OperatorWithKernel::OperatorWithKernel;
 };
-
-framework::InferVarTypeFn OutputOfType(DataType (*map)(DataType)) {
-  return [map](framework::VarTypeInferenceContext* ctx) {
-    ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
-    const DataType in = ctx->GetInputDataType("X");
-    ctx->SetOutputDataType("Out", in == DataType::UNDEFINED ? in : map(in));
-  };
-}
-DataType ToReal(DataType t) { return platform::RealPartType(t); }
-DataType ToComplex(DataType t) { return platform::IsComplex(t) ? t : platform::ComplexTypeOf(t); }
-DataType Same(DataType t) { return t; }
 
 // ---------------------------------------------------------------- real, imag
 
@@ -114,7 +104,10 @@ void GradLikeOutGrad(InferShapeContext* ctx) {
 void ComplexGradVarType(framework::VarTypeInferenceContext* ctx) {
   ctx->SetOutputKind("X@GRAD", framework::VarKind::kDenseTensor);
   const DataType g = ctx->GetInputDataType("Out@GRAD");
-  ctx->SetOutputDataType("X@GRAD", g == DataType::UNDEFINED ? g : ToComplex(g));
+  ctx->SetOutputDataType("X@GRAD",
+                         g == DataType::UNDEFINED
+                             ? g
+                             : MapComplexType(ComplexMap::kComplex, g, ctx->OpType(), "Out@GRAD"));
 }
 
 // ---------------------------------------------------------------- conj
@@ -349,7 +342,7 @@ void ComplexGradVarTypeReal(framework::VarTypeInferenceContext* ctx) {
   for (const char* slot : {"X@GRAD", "Y@GRAD"}) {
     if (!ctx->HasOutput(slot)) continue;
     ctx->SetOutputKind(slot, framework::VarKind::kDenseTensor);
-    ctx->SetOutputDataType(slot, g == DataType::UNDEFINED ? g : ToReal(g));
+    ctx->SetOutputDataType(slot, platform::RealPartType(g));
   }
 }
 
@@ -362,7 +355,7 @@ PL_REGISTER_OPS(RegisterComplexPartsOps) {
   const framework::FusedGradDecl real_grad{{}, {"Out"}, {"X"}, "$$dX = dOut + 0i$$"};
   framework::RegisterOp<PartsOp, PartsOpMaker<kComplexX, kRealOut, kRealDoc>>("real")
       .InferShape(SameShapeInferShape)
-      .InferVarType(OutputOfType(ToReal))
+      .InferVarType(OutputOfType(ComplexMap::kParts))
       .GradOpMaker(framework::FusedGradMaker(real_grad));
   RegisterPlainCpuKernels<RealKernel, C64, C128>("real");
   framework::RegisterFusedGradOp("real", real_grad)
@@ -373,7 +366,7 @@ PL_REGISTER_OPS(RegisterComplexPartsOps) {
   const framework::FusedGradDecl imag_grad{{}, {"Out"}, {"X"}, "$$dX = 0 + i \\, dOut$$"};
   framework::RegisterOp<PartsOp, PartsOpMaker<kComplexX, kRealOut, kImagDoc>>("imag")
       .InferShape(SameShapeInferShape)
-      .InferVarType(OutputOfType(ToReal))
+      .InferVarType(OutputOfType(ComplexMap::kParts))
       .GradOpMaker(framework::FusedGradMaker(imag_grad));
   RegisterPlainCpuKernels<ImagKernel, C64, C128>("imag");
   framework::RegisterFusedGradOp("imag", imag_grad)
@@ -383,7 +376,7 @@ PL_REGISTER_OPS(RegisterComplexPartsOps) {
 
   framework::RegisterOp<PartsOp, PartsOpMaker<kAnyX, kSameOut, kConjDoc>>("conj")
       .InferShape(SameShapeInferShape)
-      .InferVarType(OutputOfType(Same))
+      .InferVarType(OutputOfType(ComplexMap::kSame))
       .GradOpMaker(ConjGrad);
   RegisterPlainCpuKernels<ConjKernel, float, double, C64, C128>("conj");
 
@@ -391,7 +384,7 @@ PL_REGISTER_OPS(RegisterComplexPartsOps) {
       {"X"}, {"Out"}, {"X"}, "$$dX = dOut \\cdot \\frac{-b + i a}{a^2 + b^2}$$ (X = a + ib)"};
   framework::RegisterOp<PartsOp, PartsOpMaker<kAnyX, kAngleOut, kAngleDoc>>("angle")
       .InferShape(SameShapeInferShape)
-      .InferVarType(OutputOfType(ToReal))
+      .InferVarType(OutputOfType(ComplexMap::kParts))
       .GradOpMaker(framework::FusedGradMaker(angle_grad));
   RegisterPlainCpuKernels<AngleKernel, float, double, C64, C128>("angle");
   framework::RegisterFusedGradOp("angle", angle_grad).InferShape(GradLikeOutGrad);
@@ -401,13 +394,13 @@ PL_REGISTER_OPS(RegisterComplexPartsOps) {
   framework::RegisterOp<PartsOp, PartsOpMaker<kAsComplexX, kAsComplexOut, kAsComplexDoc>>(
       "as_complex")
       .InferShape(AsComplexInferShape)
-      .InferVarType(OutputOfType(ToComplex))
+      .InferVarType(OutputOfType(ComplexMap::kComplex))
       .GradOpMaker(AsComplexGrad);
   RegisterPlainCpuFloatKernels<AsComplexKernel>("as_complex");
 
   framework::RegisterOp<PartsOp, PartsOpMaker<kComplexX, kAsRealOut, kAsRealDoc>>("as_real")
       .InferShape(AsRealInferShape)
-      .InferVarType(OutputOfType(ToReal))
+      .InferVarType(OutputOfType(ComplexMap::kParts))
       .GradOpMaker(AsRealGrad);
   RegisterPlainCpuKernels<AsRealKernel, C64, C128>("as_real");
 
@@ -419,7 +412,7 @@ PL_REGISTER_OPS(RegisterComplexPartsOps) {
       {"X", "Y"}};
   framework::RegisterOp<PartsOp, ComplexOpMaker>("complex")
       .InferShape(ComplexInferShape)
-      .InferVarType(OutputOfType(ToComplex))
+      .InferVarType(OutputOfType(ComplexMap::kComplex))
       .GradOpMaker(framework::FusedGradMaker(complex_grad));
   RegisterPlainCpuFloatKernels<ComplexKernel>("complex");
   framework::RegisterFusedGradOp("complex", complex_grad)

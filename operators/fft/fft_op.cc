@@ -9,6 +9,7 @@
 
 #include "framework/fused_grad_op.h"
 #include "operators/common.h"
+#include "operators/complex/complex_var_types.h"
 #include "operators/fft/fft_util.h"
 #include "operators/op_family.h"
 
@@ -183,23 +184,12 @@ void GradInferShape(InferShapeContext* ctx) {
                     ctx->HasInput("X") ? ctx->GetInputDim("X") : ctx->GetInputDim("Out@GRAD"));
 }
 
-framework::InferVarTypeFn OutputOfType(DataType (*map)(DataType)) {
-  return [map](framework::VarTypeInferenceContext* ctx) {
-    ctx->SetOutputKind("Out", framework::VarKind::kDenseTensor);
-    const DataType in = ctx->GetInputDataType("X");
-    ctx->SetOutputDataType("Out", in == DataType::UNDEFINED ? in : map(in));
-  };
-}
-
 // X@GRAD of X's (real) type, not Out@GRAD's complex one.
 void OutputGradOfInputType(framework::VarTypeInferenceContext* ctx) {
   if (!ctx->HasOutput("X@GRAD")) return;
   ctx->SetOutputKind("X@GRAD", framework::VarKind::kDenseTensor);
   ctx->SetOutputDataType("X@GRAD", ctx->GetInputDataType("X"));
 }
-
-DataType ToComplex(DataType t) { return platform::IsComplex(t) ? t : platform::ComplexTypeOf(t); }
-DataType ToReal(DataType t) { return platform::RealPartType(t); }
 
 // A tensor's values as complex<double>, and back.
 template <typename T>
@@ -393,7 +383,7 @@ PL_REGISTER_OPS(RegisterFftOps) {
       {}, {"Out"}, {"X"}, R"DOC($$dX = c \sum_k dOut[k] \, e^{\pm 2 \pi i k t / n}$$)DOC"};
   framework::RegisterOp<FftOp, FftC2COpMaker>("fft_c2c")
       .InferShape(C2CInferShape)
-      .InferVarType(OutputOfType(ToComplex))
+      .InferVarType(OutputOfType(ComplexMap::kComplex))
       .GradOpMaker(framework::FusedGradMaker(c2c_grad));
   RegisterPlainCpuKernels<FftC2CKernel, C64, C128>("fft_c2c");
   framework::RegisterFusedGradOp("fft_c2c", c2c_grad).InferShape(GradInferShape);
@@ -408,7 +398,7 @@ PL_REGISTER_OPS(RegisterFftOps) {
       {"X"}};
   framework::RegisterOp<FftOp, FftR2COpMaker>("fft_r2c")
       .InferShape(R2CInferShape)
-      .InferVarType(OutputOfType(ToComplex))
+      .InferVarType(OutputOfType(ComplexMap::kComplex))
       .GradOpMaker(framework::FusedGradMaker(r2c_grad));
   RegisterPlainCpuFloatKernels<FftR2CKernel>("fft_r2c");
   framework::RegisterFusedGradOp("fft_r2c", r2c_grad)
@@ -425,7 +415,7 @@ e^{\mp 2 \pi i k t / n}$$)DOC",
       {"X"}};
   framework::RegisterOp<FftOp, FftC2ROpMaker>("fft_c2r")
       .InferShape(C2RInferShape)
-      .InferVarType(OutputOfType(ToReal))
+      .InferVarType(OutputOfType(ComplexMap::kParts))
       .GradOpMaker(framework::FusedGradMaker(c2r_grad));
   RegisterPlainCpuKernels<FftC2RKernel, C64, C128>("fft_c2r");
   framework::RegisterFusedGradOp("fft_c2r", c2r_grad).InferShape(GradInferShape);

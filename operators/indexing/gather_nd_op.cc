@@ -1,4 +1,5 @@
 // gather_nd: slices of X addressed by the last dim of Index, a tuple of leading indices.
+#include <complex>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -112,7 +113,8 @@ PL_REGISTER_OPS(RegisterGatherNdOp) {
   framework::RegisterOp<GatherNdOp, GatherNdOpMaker>(kOp)
       .InferShape(GatherNdInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"));
-  RegisterPlainCpuKernels<GatherNdKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<GatherNdKernel, float, double, int32_t, int64_t, bool,
+                          std::complex<float>, std::complex<double>>(kOp);
 }
 
 }  // namespace operators

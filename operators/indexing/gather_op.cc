@@ -1,5 +1,6 @@
 // gather: slices of X along one axis picked by an index list; gather_grad (PaddlePaddle's
 // fused op, also our backward) adds the output gradient slices back.
+#include <complex>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -156,13 +157,15 @@ PL_REGISTER_OPS(RegisterGatherOp) {
                   framework::OpVersionDesc()
                       .NewInput("Axis", "one-element tensor giving the axis to gather along")
                       .NewAttr("axis", "the axis to gather along", 0));
-  RegisterPlainCpuKernels<GatherKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<GatherKernel, float, double, int32_t, int64_t, bool, std::complex<float>,
+                          std::complex<double>>(kOp);
   framework::RegisterFusedGradOp(kOp, grad).InferShape([](InferShapeContext* ctx) {
     ctx->RequireInput("X");
     ctx->RequireOutput("X@GRAD");
     ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
   });
-  RegisterPlainCpuFloatKernels<GatherGradKernel>(std::string(kOp) + "_grad");
+  RegisterPlainCpuKernels<GatherGradKernel, float, double, std::complex<float>,
+                          std::complex<double>>(std::string(kOp) + "_grad");
 }
 
 }  // namespace operators

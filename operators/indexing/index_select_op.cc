@@ -1,6 +1,7 @@
 // index_select: slices of X along dim `dim` picked by a 1-D index; its gradient adds the
 // output gradient slices back (PaddlePaddle's fused op index_select_grad).
 #include <algorithm>
+#include <complex>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -124,13 +125,15 @@ PL_REGISTER_OPS(RegisterIndexSelectOp) {
       .InferShape(IndexSelectInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(framework::FusedGradMaker(grad));
-  RegisterPlainCpuKernels<IndexSelectKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<IndexSelectKernel, float, double, int32_t, int64_t, bool,
+                          std::complex<float>, std::complex<double>>(kOp);
   framework::RegisterFusedGradOp(kOp, grad).InferShape([](InferShapeContext* ctx) {
     ctx->RequireInput("X");
     ctx->RequireOutput("X@GRAD");
     ctx->SetOutputDim("X@GRAD", ctx->GetInputDim("X"));
   });
-  RegisterPlainCpuFloatKernels<IndexSelectGradKernel>(std::string(kOp) + "_grad");
+  RegisterPlainCpuKernels<IndexSelectGradKernel, float, double, std::complex<float>,
+                          std::complex<double>>(std::string(kOp) + "_grad");
 }
 
 }  // namespace operators

@@ -2,6 +2,7 @@
 // circular) and of a 4-D one (constant, reflect, edge; the op of PaddlePaddle 1.x and 2.x
 // programs), with their fused gradients pad3d_grad and pad2d_grad. pad2d runs as pad3d with a
 // depth of 1.
+#include <complex>
 #include <string>
 #include <vector>
 
@@ -291,9 +292,11 @@ void RegisterPadOp(const char* op) {
       .InferShape(Pad3dInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(framework::FusedGradMaker(grad));
-  RegisterPlainCpuFloatKernels<Pad3dKernel>(op);
+  RegisterPlainCpuKernels<Pad3dKernel, float, double, std::complex<float>, std::complex<double>>(
+      op);
   framework::RegisterFusedGradOp(op, grad).InferShape(PadGradInferShape);
-  RegisterPlainCpuFloatKernels<Pad3dGradKernel>(std::string(op) + "_grad");
+  RegisterPlainCpuKernels<Pad3dGradKernel, float, double, std::complex<float>,
+                          std::complex<double>>(std::string(op) + "_grad");
 }
 
 }  // namespace

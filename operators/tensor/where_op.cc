@@ -1,4 +1,5 @@
 // where: elementwise choice between X and Y by a bool Condition.
+#include <complex>
 #include <string>
 
 #include "framework/grad_op_maker.h"
@@ -106,6 +107,7 @@ PL_REGISTER_OPS(RegisterWhereOp) {
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(WhereGradMaker);
   RegisterPlainCpuNumericKernels<WhereKernel>(kOp);
+  RegisterPlainCpuKernels<WhereKernel, std::complex<float>, std::complex<double>>(kOp);
 }
 
 }  // namespace operators
