@@ -1,7 +1,7 @@
 // Complex values through the linear ops of spectral models (a Fourier neural operator's
 // mode mixing): matmul_v2 and einsum against products summed here, reductions (reduce_sum,
 // reduce_mean, mean) against sums here, fill_constant and set_value writing complex values,
-// gather, index_select, gather_nd, pad3d and where moving them;
+// gather, index_select, gather_nd, pad3d, where, strided_slice and tril_triu moving them;
 // gradients by finite differences over the real and imaginary parts, which follow
 // PaddlePaddle's convention (dL/da + i dL/db: the other factor of a product enters
 // conjugated).
@@ -102,6 +102,29 @@ TEST(ComplexMatmul, GradientsTakeTheConjugates) {
                    {"Y", {MakeComplexTensor<double>({2, 3, 2}, RandomValues(24, -1, 1, 48))}}};
   vector.outputs = {{"Out", 1}};
   CheckGradients(vector);
+}
+
+TEST(ComplexMatmul, BatchedProductsOfBmm) {
+  operators::RegisterAllOps();
+  const std::vector<double> xv = RandomValues(2 * 2 * 3 * 4, -1, 1, 65);
+  const std::vector<double> yv = RandomValues(2 * 2 * 4 * 2, -1, 1, 66);
+  const std::vector<Cd> want =
+      NaiveMatmul(Pairs(xv), Pairs(yv), 3, 2, 4, false, false, {0, 1}, {0, 1});
+  for (const bool single : {true, false}) {
+    const DenseTensor out =
+        RunOp("bmm",
+              {{"X", {Complex(single, {2, 3, 4}, xv)}}, {"Y", {Complex(single, {2, 4, 2}, yv)}}},
+              {{"Out", 1}}, {})
+            .outputs.at("Out")[0];
+    ExpectClose(ToDoubles(out), Interleaved(want), single, "bmm");
+  }
+  GradCheck check;
+  check.op_type = "bmm";
+  check.inputs = {{"X", {MakeComplexTensor<double>({2, 3, 4}, xv)}},
+                  {"Y", {MakeComplexTensor<double>({2, 4, 2}, yv)}}};
+  check.outputs = {{"Out", 1}};
+  check.max_order = 2;
+  CheckGradients(check);
 }
 
 TEST(ComplexMatmul, FusedGradOfPaddlePaddleProgramsConjugates) {
@@ -319,7 +342,7 @@ TEST(ComplexFills, FillConstantAndSetValueWriteComplexValues) {
   CheckGradients(check);
 }
 
-TEST(ComplexIndexing, GatherIndexSelectPadAndWhereMoveBothParts) {
+TEST(ComplexIndexing, GatherSlicePadAndWhereMoveBothParts) {
   operators::RegisterAllOps();
   const std::vector<double> v = RandomValues(2 * 12, -1, 1, 62);
   const std::vector<Cd> c = Pairs(v);  // [3, 4]
@@ -362,6 +385,22 @@ TEST(ComplexIndexing, GatherIndexSelectPadAndWhereMoveBothParts) {
       out(RunOp("where", {{"Condition", {cond}}, {"X", {x}}, {"Y", {y}}}, {{"Out", 1}}, {})),
       Interleaved(chosen), true, "where");
 
+  // Every second column from the end, backwards (x[:, ::-2]), and the upper triangle.
+  std::vector<Cd> strided, upper;
+  for (int r = 0; r < 3; ++r) {
+    for (int j : {3, 1}) strided.push_back(c[4 * r + j]);
+    for (int j = 0; j < 4; ++j) upper.push_back(j >= r ? c[4 * r + j] : Cd(0));
+  }
+  const AttributeMap backwards = {{"axes", std::vector<int>{1}},
+                                  {"starts", std::vector<int>{-1}},
+                                  {"ends", std::vector<int>{-5}},
+                                  {"strides", std::vector<int>{-2}}};
+  ExpectClose(out(RunOp("strided_slice", {{"Input", {x}}}, {{"Out", 1}}, backwards)),
+              Interleaved(strided), true, "strided_slice");
+  const AttributeMap triangle = {{"diagonal", 0}, {"lower", false}};
+  ExpectClose(out(RunOp("tril_triu", {{"X", {x}}}, {{"Out", 1}}, triangle)), Interleaved(upper),
+              true, "tril_triu");
+
   // Their gradients scatter dOut back (no conjugate: each is linear in X).
   GradCheck gather;
   gather.op_type = "gather";
@@ -380,6 +419,20 @@ TEST(ComplexIndexing, GatherIndexSelectPadAndWhereMoveBothParts) {
   pad.outputs = {{"Out", 1}};
   pad.attrs = {{"paddings", std::vector<int>{2, 1, 1, 0, 0, 0}}, {"mode", std::string("reflect")}};
   CheckGradients(pad);
+  GradCheck slice;
+  slice.op_type = "strided_slice";
+  slice.inputs = {{"Input", {MakeComplexTensor<double>({3, 4}, v)}}};
+  slice.outputs = {{"Out", 1}};
+  slice.attrs = backwards;
+  slice.max_order = 2;
+  CheckGradients(slice);
+  GradCheck tri;
+  tri.op_type = "tril_triu";
+  tri.inputs = {{"X", {MakeComplexTensor<double>({3, 4}, v)}}};
+  tri.outputs = {{"Out", 1}};
+  tri.attrs = triangle;
+  tri.max_order = 2;
+  CheckGradients(tri);
   GradCheck choose;
   choose.op_type = "where";
   choose.inputs = {{"Condition", {cond}},

@@ -1,7 +1,9 @@
 // bmm: batched matrix product of two rank-3 tensors with the same batch (paddle.bmm). Its
 // gradients are written with matmul_v2, so every order is differentiable.
+#include <complex>
 #include <string>
 
+#include "framework/grad_forward_vars.h"
 #include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/matmul/matmul_compute.h"
@@ -27,6 +29,7 @@ Batched matrix product operator: for each b of the B matrices,
 $$Out_b = X_b \cdot Y_b$$
 
 Gradients, written with matmul_v2: $$dX_b = dOut_b \cdot Y_b^T, \quad dY_b = X_b^T \cdot dOut_b$$
+with complex X and Y conjugated in those products (conj ops).
 )DOC");
   }
 };
@@ -76,11 +79,15 @@ void BmmGradMaker(framework::GradOpBuilder* g) {
                           bool ta, bool tb, const std::vector<std::string>& out) {
     g->AddOp("matmul_v2", {{"X", a}, {"Y", b}}, {{"Out", out}}, {{"trans_x", ta}, {"trans_y", tb}});
   };
+  // Complex operands enter conjugated (the gradient of a real loss by z = a + ib being
+  // dL/da + i dL/db).
   if (g->WantsInputGrad("X")) {
-    matmul(g->OutputGrad("Out"), g->Input("Y"), false, true, g->InputGrad("X"));
+    matmul(g->OutputGrad("Out"), {framework::ConjugatedIfComplex(g, g->Input("Y")[0])}, false, true,
+           g->InputGrad("X"));
   }
   if (g->WantsInputGrad("Y")) {
-    matmul(g->Input("X"), g->OutputGrad("Out"), true, false, g->InputGrad("Y"));
+    matmul({framework::ConjugatedIfComplex(g, g->Input("X")[0])}, g->OutputGrad("Out"), true, false,
+           g->InputGrad("Y"));
   }
 }
 
@@ -88,7 +95,7 @@ void BmmGradMaker(framework::GradOpBuilder* g) {
 
 PL_REGISTER_OPS(RegisterBmmOp) {
   framework::RegisterOp<BmmOp, BmmOpMaker>(kOp).InferShape(BmmInferShape).GradOpMaker(BmmGradMaker);
-  RegisterPlainCpuFloatKernels<BmmKernel>(kOp);
+  RegisterPlainCpuKernels<BmmKernel, float, double, std::complex<float>, std::complex<double>>(kOp);
 }
 
 }  // namespace operators

@@ -2,6 +2,7 @@
 // slicing with a step), and its gradient op strided_slice_grad, which scatters Out@GRAD into
 // zeros and is differentiable again (its gradient is strided_slice).
 #include <algorithm>
+#include <complex>
 #include <string>
 #include <vector>
 
@@ -314,12 +315,14 @@ PL_REGISTER_OPS(RegisterStridedSliceOp) {
       .InferShape(StridedSliceInferShape)
       .InferVarType(StridedSliceInferVarType)
       .GradOpMaker(StridedSliceGradMaker);
-  RegisterPlainCpuKernels<StridedSliceKernel, float, double, int32_t, int64_t, bool, uint8_t>(kOp);
+  RegisterPlainCpuKernels<StridedSliceKernel, float, double, int32_t, int64_t, bool, uint8_t,
+                          std::complex<float>, std::complex<double>>(kOp);
   framework::RegisterOp<StridedSliceOp, StridedSliceGradOpMaker>(kGradOp)
       .InferShape(StridedSliceGradInferShape)
       .InferVarType(StridedSliceGradInferVarType)
       .GradOpMaker(StridedSliceGradGradMaker);
-  RegisterPlainCpuKernels<StridedSliceGradKernel, float, double>(kGradOp);
+  RegisterPlainCpuKernels<StridedSliceGradKernel, float, double, std::complex<float>,
+                          std::complex<double>>(kGradOp);
 }
 
 }  // namespace operators

@@ -1,6 +1,7 @@
 // tril_triu: the lower (lower = true) or upper triangle of the matrices in the last two dims
 // of X, the rest 0 (paddle.tril, paddle.triu). Its gradient is the same triangle of dOut, so
 // every order is differentiable.
+#include <complex>
 #include <string>
 
 #include "framework/grad_op_maker.h"
@@ -90,7 +91,8 @@ PL_REGISTER_OPS(RegisterTrilTriuOp) {
   framework::RegisterOp<TrilTriuOp, TrilTriuOpMaker>(kOp)
       .InferShape(TrilTriuInferShape)
       .GradOpMaker(TrilTriuGradMaker);
-  RegisterPlainCpuKernels<TrilTriuKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<TrilTriuKernel, float, double, int32_t, int64_t, bool,
+                          std::complex<float>, std::complex<double>>(kOp);
 }
 
 }  // namespace operators
