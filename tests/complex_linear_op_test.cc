@@ -182,6 +182,18 @@ TEST(ComplexEinsum, SpectralModeMixingAndItsGradient) {
     ASSERT_EQ(out.dims(), DDim({B, O, X, Y}));
     ExpectClose(ToDoubles(out), Interleaved(want), single, "einsum bixy,ioxy->boxy");
   }
+  // The fused einsum_grad asked for the first operand's gradient only gives what it gives
+  // with both asked for.
+  const DenseTensor a_t = MakeComplexTensor<double>({B, I, X, Y}, av);
+  const DenseTensor w_t = MakeComplexTensor<double>({I, O, X, Y}, wv);
+  const DenseTensor g_t =
+      MakeComplexTensor<double>({B, O, X, Y}, RandomValues(2 * B * O * X * Y, -1, 1, 67));
+  const auto einsum_grad = [&](int count) {
+    return RunOp("einsum_grad", {{"Operands", {a_t, w_t}}, {"Out@GRAD", {g_t}}},
+                 {{"Operands@GRAD", count}}, {{"equation", std::string("bixy,ioxy->boxy")}})
+        .outputs.at("Operands@GRAD")[0];
+  };
+  EXPECT_EQ(ToDoubles(einsum_grad(1)), ToDoubles(einsum_grad(2)));
   for (const std::string equation : {"bixy,ioxy->boxy", "ij,jk,kl->il", "ii->i"}) {
     GradCheck check;
     check.op_type = "einsum";

@@ -568,45 +568,40 @@ void Translator::AssignValue(const pir::Op& op) {
              errors::InvalidArgument("%s: `shape` should be integers", Where(op)));
   const DataType dtype = DtypeAttr(op);
   const Attribute& values = Attr(op, "values")->value;
-  if (platform::IsComplex(dtype)) {
-    // Complex constants keep their values as scalars (real ones may be among them).
-    std::vector<Scalar> scalars;
-    if (const auto* complex = std::get_if<std::vector<Scalar>>(&values)) {
-      scalars = *complex;
-    } else {
-      Numbers reals;
-      PL_ENFORCE(NumbersOf(values, &reals),
-                 errors::InvalidArgument("%s: `values` should be numbers", Where(op)));
-      for (double r : reals.reals) {
-        Scalar s;
-        s.r = r;
-        scalars.push_back(s);
-      }
-    }
-    OpDesc* desc = AppendConstantOp("assign_value");
-    desc->SetOutput("Out", DefineResult(op, op.results[0]));
-    desc->SetAttr("shape", shape);
-    desc->SetAttr("dtype", static_cast<int>(dtype));
-    desc->SetAttr("values", scalars);
-    return;
-  }
-  Numbers n;
-  PL_ENFORCE(NumbersOf(values, &n),
-             errors::InvalidArgument("%s: `values` should be numbers", Where(op)));
-  AttrType type;
-  const char* field = pir::TypedValuesField(dtype, &type);
-  PL_ENFORCE(field != nullptr, errors::Unimplemented("%s: assign_value of dtype %s", Where(op),
-                                                     platform::DataTypeName(dtype)));
+  // The values go to the typed list of `dtype`, complex ones to scalars in `values` (real
+  // numbers may be among them).
+  std::string field = "values";
   Attribute typed;
-  PL_ENFORCE(ToDeclaredType(values, type, &typed),
-             errors::InvalidArgument("%s: `values` do not fit dtype %s", Where(op),
-                                     platform::DataTypeName(dtype)));
+  Numbers n;
+  if (platform::IsComplex(dtype)) {
+    if (const auto* complex = std::get_if<std::vector<Scalar>>(&values)) {
+      typed = *complex;
+    } else {
+      PL_ENFORCE(NumbersOf(values, &n),
+                 errors::InvalidArgument("%s: `values` should be numbers", Where(op)));
+      std::vector<Scalar> scalars(n.reals.size());
+      for (size_t k = 0; k < scalars.size(); ++k) scalars[k].r = n.reals[k];
+      typed = scalars;
+    }
+  } else {
+    PL_ENFORCE(NumbersOf(values, &n),
+               errors::InvalidArgument("%s: `values` should be numbers", Where(op)));
+    AttrType type;
+    const char* list = pir::TypedValuesField(dtype, &type);
+    PL_ENFORCE(list != nullptr, errors::Unimplemented("%s: assign_value of dtype %s", Where(op),
+                                                      platform::DataTypeName(dtype)));
+    field = list;
+    PL_ENFORCE(ToDeclaredType(values, type, &typed),
+               errors::InvalidArgument("%s: `values` do not fit dtype %s", Where(op),
+                                       platform::DataTypeName(dtype)));
+  }
   OpDesc* desc = AppendConstantOp("assign_value");
   desc->SetOutput("Out", DefineResult(op, op.results[0]));
   desc->SetAttr("shape", shape);
   desc->SetAttr("dtype", static_cast<int>(dtype));
   desc->SetAttr(field, typed);
-  RecordConstant(op, std::move(n));
+  // Real constants are known to the translation (shapes and bounds read from them).
+  if (!platform::IsComplex(dtype)) RecordConstant(op, std::move(n));
 }
 
 void Translator::Shape64(const pir::Op& op) {

@@ -349,24 +349,32 @@ struct EinsumGradKernel {
         errors::InvalidArgument("op `%s` input `Out@GRAD`: expected shape %s, received %s",
                                 ctx.Type(), DDim(out_dims).ToString(), dout->dims().ToString()));
     const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
+    std::vector<bool> wanted(xs.size(), false);
+    size_t wanted_count = 0;
+    for (size_t k = 0; k < xs.size(); ++k) {
+      wanted[k] = k < ctx.OutputSize("Operands@GRAD") &&
+                  ctx.OutputName("Operands@GRAD", k) != framework::kEmptyVarName &&
+                  ctx.Output("Operands@GRAD", k) != nullptr;
+      wanted_count += wanted[k] ? 1 : 0;
+    }
     std::vector<LabeledView<T>> views;
     for (size_t k = 0; k < xs.size(); ++k) {
       const T* data = xs[k]->template data<T>();
+      // Operand k's values are read by the other operands' gradients only.
+      const bool read_by_others = wanted_count > (wanted[k] ? 1u : 0u);
       if constexpr (kIsComplex<T>) {
-        conjugates[k].resize(static_cast<size_t>(xs[k]->numel()));
-        for (size_t i = 0; i < conjugates[k].size(); ++i) conjugates[k][i] = std::conj(data[i]);
-        data = conjugates[k].data();
+        if (read_by_others) {
+          conjugates[k].resize(static_cast<size_t>(xs[k]->numel()));
+          for (size_t i = 0; i < conjugates[k].size(); ++i) conjugates[k][i] = std::conj(data[i]);
+          data = conjugates[k].data();
+        }
       }
       views.push_back(ViewOf(data, xs[k]->dims(), s.eq.operands[k], s.sizes));
     }
     const LabeledView<T> dview = ViewOf(dout->template data<T>(), dout->dims(), s.eq.out, s.sizes);
     for (size_t k = 0; k < xs.size(); ++k) {
-      if (k >= ctx.OutputSize("Operands@GRAD") ||
-          ctx.OutputName("Operands@GRAD", k) == framework::kEmptyVarName) {
-        continue;
-      }
+      if (!wanted[k]) continue;
       DenseTensor* grad = ctx.Output("Operands@GRAD", k);
-      if (grad == nullptr) continue;
       std::vector<LabeledView<T>> inputs = {dview};
       for (size_t j = 0; j < xs.size(); ++j) {
         if (j != k) inputs.push_back(views[j]);

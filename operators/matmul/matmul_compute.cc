@@ -75,9 +75,10 @@ void MatmulV2Backward(const ExecutionContext& ctx, const MatmulV2Shape& s, const
                     DenseTensor* gy) {
   // Complex operands enter conjugated: dX = dOut * conj(Y)^T, dY = conj(X)^T * dOut (the
   // gradient of a real loss by z = a + ib being dL/da + i dL/db).
+  // Each operand is read only by the other's gradient.
   DenseTensor x_conj, y_conj;
-  const DenseTensor* x = ConjugateIfComplex<T>(xt, &x_conj);
-  const DenseTensor* y = ConjugateIfComplex<T>(yt, &y_conj);
+  const DenseTensor* x = gy != nullptr ? ConjugateIfComplex<T>(xt, &x_conj) : &xt;
+  const DenseTensor* y = gx != nullptr ? ConjugateIfComplex<T>(yt, &y_conj) : &yt;
   const DenseTensor* dout = &doutt;
   const int64_t M = s.M, N = s.N, K = s.K;
   const bool tx = s.trans_x, ty = s.trans_y;
