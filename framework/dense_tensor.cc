@@ -85,6 +85,18 @@ void DenseTensor::ShareDataWithOffset(const DenseTensor& buffer, size_t byte_off
   inplace_bytes_.value = 0;
 }
 
+void DenseTensor::ResetHolder(platform::AllocationPtr allocation) {
+  PL_ENFORCE(allocation != nullptr && allocation->size() >= data_bytes(),
+             errors::OutOfRange("a buffer of %zu bytes cannot hold a %s tensor of shape %s",
+                                allocation == nullptr ? size_t{0} : allocation->size(),
+                                platform::DataTypeName(dtype_), dims_.ToString()));
+  place_ = allocation->place();
+  holder_ = std::move(allocation);
+  offset_ = 0;
+  layout_.reset();
+  inplace_bytes_ = InPlaceGrant();
+}
+
 bool DenseTensor::ShareRowsWith(const DenseTensor& src, int64_t begin, int64_t count) {
   PL_ENFORCE(src.initialized() && src.dims().size() >= 1,
              errors::PreconditionNotMet("cannot view rows of a tensor without data or dims"));

@@ -130,6 +130,10 @@ class DenseTensor {
   // only a kernel declared to write into its input's buffer (an in-place collective) writes
   // through raw_data(), and the view sees that.
   void ShareDataWithOffset(const DenseTensor& buffer, size_t byte_offset);
+  // Makes this tensor (keeping its dims, dtype and LoD) hold `allocation` from its start, in
+  // row-major layout: memory that something else provides (a communicator's shared memory,
+  // which other processes read). OutOfRangeError when it is smaller than the data.
+  void ResetHolder(platform::AllocationPtr allocation);
   // Makes this tensor view indices [begin, begin + count) of dim 0 of `src` (a batch slice),
   // in src's layout. False, leaving this tensor as it was, when src's opaque layout does not
   // keep those indices together; OutOfRangeError when they pass src's dim 0.

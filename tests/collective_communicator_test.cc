@@ -358,6 +358,104 @@ TEST_P(HostCommunicator, SubmittedCollectivesRunInOrderAndWaitAllRethrowsTheirEr
   });
 }
 
+// Rank r's value at i for the shared buffer tests: random in [-0.5, 0.5).
+std::vector<float> RandomValues(int rank, int64_t n, uint32_t seed) {
+  std::vector<float> v(static_cast<size_t>(n));
+  uint32_t state = seed + 7919u * static_cast<uint32_t>(rank);
+  for (float& x : v) {
+    state = state * 1664525u + 1013904223u;
+    x = static_cast<float>(state >> 8) / 16777216.0f - 0.5f;
+  }
+  return v;
+}
+
+TEST_P(HostCommunicator, SharedBuffersAreAllReducedInPlaceToTheStagedAllReducesBits) {
+  if (!GetParam()) {
+    // Over TCP there is no memory the peers can read: no rank gets a shared buffer.
+    RunRanks(2, [&](int, Communicator* comm) {
+      EXPECT_FALSE(comm->OffersSharedBuffers());
+      EXPECT_EQ(comm->SharedBuffer(4096), nullptr);
+    });
+    return;
+  }
+  // Element counts that split unevenly over the ranks, one of them larger than a slot; the
+  // whole buffer and a part of it within the buffer, twice (the buffers are reused).
+  for (int nranks : {2, 3, 4}) {
+    SCOPED_TRACE("nranks " + std::to_string(nranks));
+    std::vector<std::vector<float>> results(static_cast<size_t>(nranks));
+    RunRanks(nranks, [&](int rank, Communicator* comm) {
+      ASSERT_TRUE(comm->OffersSharedBuffers());
+      for (int64_t n : {int64_t{1}, int64_t{1001}, int64_t{300007}}) {
+        const size_t bytes = static_cast<size_t>(n) * sizeof(float);
+        platform::AllocationPtr buffer = comm->SharedBuffer(bytes);
+        ASSERT_NE(buffer, nullptr);
+        float* data = static_cast<float*>(buffer->ptr());
+        EXPECT_TRUE(comm->IsSharedBuffer(data, bytes));
+        EXPECT_FALSE(comm->IsSharedBuffer(data + 1, bytes)) << "past its end";
+        for (int round = 0; round < 2; ++round) {
+          const std::vector<float> values =
+              RandomValues(rank, n, 17u + static_cast<uint32_t>(round));
+          std::memcpy(data, values.data(), bytes);
+          std::vector<float> staged = values;  // Through the ring's slots, for the bits.
+          comm->AllReduce(staged.data(), staged.data(), n, DataType::FLOAT32, ReduceOp::kSum);
+          comm->AllReduce(data, data, n, DataType::FLOAT32, ReduceOp::kSum);
+          ASSERT_EQ(std::memcmp(data, staged.data(), bytes), 0) << "n " << n << " rank " << rank;
+          std::vector<std::vector<float>> all(static_cast<size_t>(nranks));
+          for (int r = 0; r < nranks; ++r)
+            all[r] = RandomValues(r, n, 17u + static_cast<uint32_t>(round));
+          for (int64_t i = 0; i < n; i += 101) {
+            double ref = 0;
+            for (int r = 0; r < nranks; ++r) ref += all[r][static_cast<size_t>(i)];
+            ASSERT_NEAR(data[i], ref, 1e-6) << "n " << n << " element " << i;
+          }
+          if (n > 2) {
+            // A part of the buffer, holding each rank's own values again: the maximum over
+            // the ranks there, the sums around it unchanged.
+            const float before = data[0], after = data[n - 1];
+            std::memcpy(data + 1, values.data() + 1, (n - 2) * sizeof(float));
+            comm->AllReduce(data + 1, data + 1, n - 2, DataType::FLOAT32, ReduceOp::kMax);
+            EXPECT_EQ(data[0], before);
+            EXPECT_EQ(data[n - 1], after);
+            for (int64_t i = 1; i < n - 1; ++i) {
+              float ref = all[0][static_cast<size_t>(i)];
+              for (int r = 1; r < nranks; ++r) ref = std::max(ref, all[r][static_cast<size_t>(i)]);
+              ASSERT_EQ(data[i], ref) << "n " << n << " element " << i;
+            }
+          }
+        }
+        if (n == 300007) results[rank].assign(data, data + n);
+        buffer.reset();
+        EXPECT_FALSE(comm->IsSharedBuffer(data, bytes)) << "released with its allocation";
+      }
+    });
+    for (int r = 1; r < nranks; ++r) EXPECT_EQ(results[r], results[0]) << "rank " << r;
+  }
+}
+
+TEST_P(HostCommunicator, RanksRunningDifferentCollectivesFailNamingBoth) {
+  if (!GetParam()) GTEST_SKIP() << "Gloo's TCP transport does not compare the ranks' calls";
+  std::vector<std::string> errors(2);
+  RunRanks(2, [&](int rank, Communicator* comm) {
+    std::vector<float> v(10, 1.0f);
+    try {
+      if (rank == 0) {
+        comm->AllReduce(v.data(), v.data(), 10, DataType::FLOAT32, ReduceOp::kSum);
+      } else {
+        comm->Broadcast(v.data(), 10, DataType::FLOAT32, 0);
+      }
+    } catch (const platform::UnavailableError& e) {
+      errors[rank] = e.what();
+    }
+  });
+  for (int rank = 0; rank < 2; ++rank) {
+    EXPECT_NE(errors[rank].find("the ranks run different collectives"), std::string::npos)
+        << errors[rank];
+    EXPECT_NE(errors[rank].find("broadcast of 10 elements"), std::string::npos) << errors[rank];
+    EXPECT_NE(errors[rank].find("all-reduce (float32, sum) of 10 elements"), std::string::npos)
+        << errors[rank];
+  }
+}
+
 // Rank 1 of a two-rank ring, in a child process (the test binary run again): connects
 // through the store at PL_SHARED_MEMORY_PEER_PORT with shared memory, meets rank 0 at a
 // barrier and exits without destroying its communicator, as a killed rank would.

@@ -167,6 +167,9 @@ void CheckCoalescedAllReduce(int rank, int n, bool on_communication_stream) {
     block.Var(name)->SetPersistable(true);
   }
   for (const char* name : {"a", "b", "fused"}) block.Var(name);
+  // On the communication stream the buffer lasts from run to run, as a data-parallel
+  // bucket does: its second all-reduce moves it into shared memory.
+  block.Var("fused")->SetPersistable(on_communication_stream);
   add_op("scale", {{"X", {"a_in"}}}, {{"Out", {"a"}}}, {{"scale", 1.0f}});
   add_op("scale", {{"X", {"b_in"}}}, {{"Out", {"b"}}}, {{"scale", 1.0f}});
   add_op("coalesce_tensor", {{"Input", {"a", "b"}}}, {{"Output", {"a", "b"}}, {"FusedOutput", {"fused"}}},
@@ -187,8 +190,19 @@ void CheckCoalescedAllReduce(int rank, int n, bool on_communication_stream) {
   scope.Var("b_out");
   framework::Executor exec{platform::CPUPlace()};
   auto prepared = exec.Prepare(program, 0, &scope, {});
-  for (int run = 0; run < 2; ++run) {  // The second run writes over the views of the first.
+  // The second run writes over the views of the first (and moves a lasting buffer into
+  // shared memory); the third copies the gradients into the moved buffer, the fourth finds
+  // them written there.
+  for (int run = 0; run < 4; ++run) {
     exec.Run(prepared.get());
+    if (on_communication_stream && run >= 1) {
+      platform::collective::Communicator* ring =
+          platform::collective::CommRegistry::Instance().Get(0, platform::CPUPlace());
+      const DenseTensor& fused = scope.FindVar("fused")->Get<DenseTensor>();
+      EXPECT_EQ(ring->IsSharedBuffer(fused.raw_data(), fused.data_bytes()),
+                ring->OffersSharedBuffers())
+          << "run " << run;
+    }
     const std::vector<double> got_a = ToDoubles(scope.FindVar("a_out")->Get<DenseTensor>());
     const std::vector<double> got_b = ToDoubles(scope.FindVar("b_out")->Get<DenseTensor>());
     for (int64_t i = 0; i < 6; ++i) {

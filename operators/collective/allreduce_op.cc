@@ -76,6 +76,29 @@ ReduceOp ReduceOpOf(const ExecutionContext& ctx, bool* average) {
   return t == kReduceTypeAvg ? ReduceOp::kSum : static_cast<ReduceOp>(t);
 }
 
+// A buffer all-reduced in place on the communication stream run after run (a data-parallel
+// gradient bucket) is moved into shared memory that the ring's other ranks read in place, the
+// second time it comes (a buffer an op makes anew every run never is): that time it is
+// all-reduced where it is, at once (the views of it, coalesce_tensor's outputs, see the sums),
+// then copied into the shared buffer, which X holds from then on. Every rank does the same
+// at the same op, as SharedBuffer needs. True when it did.
+bool MovedIntoSharedMemory(Communicator* comm, ReduceOp op, DenseTensor* x) {
+  const size_t bytes = x->data_bytes();
+  if (!comm->OffersSharedBuffers() || !x->initialized() || !x->is_plain() || bytes == 0 ||
+      x->raw_data() != x->holder()->ptr() || comm->IsSharedBuffer(x->raw_data(), bytes) ||
+      !comm->NoteInPlaceAllReduce(x->holder())) {
+    return false;
+  }
+  comm->WaitAll();
+  comm->AllReduce(x->raw_data(), x->raw_data(), x->numel(), x->dtype(), op);
+  platform::AllocationPtr shared = comm->SharedBuffer(bytes);
+  if (shared != nullptr) {
+    std::memcpy(shared->ptr(), x->raw_data(), bytes);
+    x->ResetHolder(std::move(shared));
+  }
+  return true;
+}
+
 template <typename T>
 struct AllReduceKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -87,6 +110,7 @@ struct AllReduceKernel {
     Communicator* comm = RingOf(ctx, /*wait=*/false);
     if (out == x && comm->communication_stream() && ctx.HasAttr("use_calc_stream") &&
         !ctx.Attr<bool>("use_calc_stream")) {
+      if (MovedIntoSharedMemory(comm, op, out)) return;
       // On the communication stream: the ring's thread reduces X in place while the ops
       // after this one run; c_sync_comm_stream (or any collective of the ring) waits for it.
       const DenseTensor keep = *x;  // Holds the buffer until the work has run.

@@ -1,5 +1,7 @@
 #include "platform/collective/communicator.h"
 
+#include <algorithm>
+
 namespace paddle_like {
 namespace platform {
 namespace collective {
@@ -19,6 +21,25 @@ std::string Communicator::Describe() const {
 }
 
 Communicator::~Communicator() { StopWorker(); }
+
+std::shared_ptr<Allocation> Communicator::SharedBuffer(size_t) { return nullptr; }
+
+bool Communicator::IsSharedBuffer(const void*, size_t) const { return false; }
+
+bool Communicator::NoteInPlaceAllReduce(const std::shared_ptr<Allocation>& holder) {
+  constexpr size_t kRemembered = 64;
+  auto same = [&](const std::weak_ptr<Allocation>& w) {
+    return !w.owner_before(holder) && !holder.owner_before(w);
+  };
+  if (std::any_of(reduced_in_place_.begin(), reduced_in_place_.end(), same)) return true;
+  reduced_in_place_.erase(
+      std::remove_if(reduced_in_place_.begin(), reduced_in_place_.end(),
+                     [](const std::weak_ptr<Allocation>& w) { return w.expired(); }),
+      reduced_in_place_.end());
+  if (reduced_in_place_.size() >= kRemembered) reduced_in_place_.erase(reduced_in_place_.begin());
+  reduced_in_place_.push_back(holder);
+  return false;
+}
 
 void Communicator::StopWorker() {
   {

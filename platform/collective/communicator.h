@@ -19,11 +19,13 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "platform/allocator.h"
 #include "platform/data_type.h"
 
 namespace paddle_like {
@@ -64,6 +66,21 @@ class Communicator {
   // Returns when every rank has entered it.
   virtual void Barrier() = 0;
 
+  // Shared buffers: host memory of this rank that the other ranks of the ring read in place,
+  // for a buffer all-reduced in place again and again (a data-parallel gradient bucket): an
+  // in-place AllReduce of data within one moves nothing through the transport's staging.
+  // SharedBuffer is collective: every rank calls it with the same size at the same point of
+  // the ring's order, with nothing submitted still running. It gives nullptr on every rank
+  // where the transport has none (a ring across machines) or any rank could not get one;
+  // OffersSharedBuffers() is then false on every rank.
+  virtual bool OffersSharedBuffers() const { return false; }
+  virtual std::shared_ptr<Allocation> SharedBuffer(size_t bytes);
+  virtual bool IsSharedBuffer(const void* data, size_t bytes) const;
+  // Whether the buffer `holder` was all-reduced in place before (NoteInPlaceAllReduce
+  // remembers the last few): a buffer is moved into shared memory when it comes again, not
+  // when an op makes a new one every run.
+  bool NoteInPlaceAllReduce(const std::shared_ptr<Allocation>& holder);
+
   // "ring 0 (rank 1 of 4)", for messages.
   std::string Describe() const;
 
@@ -95,6 +112,7 @@ class Communicator {
   std::exception_ptr error_;
   std::thread worker_;  // Started by the first Submit.
   bool communication_stream_ = false;
+  std::vector<std::weak_ptr<Allocation>> reduced_in_place_;
 };
 
 // Whether collectives reduce `dtype` (float16, bfloat16, float32, float64, int8, uint8,

@@ -133,6 +133,21 @@ class GlooCommunicator : public Communicator {
     if (block > 0) std::memcpy(out, all.data() + block * rank(), block);
   }
 
+  bool OffersSharedBuffers() const override {
+    return local_ != nullptr && !broken_ && local_->offers_shared_buffers();
+  }
+
+  std::shared_ptr<Allocation> SharedBuffer(size_t bytes) override {
+    std::shared_ptr<Allocation> buffer;
+    if (!OffersSharedBuffers()) return buffer;
+    Guarded("shared buffer set-up", [&] { buffer = local_->SharedBuffer(bytes, Describe()); });
+    return buffer;
+  }
+
+  bool IsSharedBuffer(const void* data, size_t bytes) const override {
+    return local_ != nullptr && local_->IsSharedBuffer(data, bytes);
+  }
+
   void Barrier() override {
     Guarded("barrier", [&] {
       if (local_ != nullptr) return local_->Barrier(Describe());
