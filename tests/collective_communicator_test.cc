@@ -456,6 +456,25 @@ TEST_P(HostCommunicator, RanksRunningDifferentCollectivesFailNamingBoth) {
   }
 }
 
+TEST_P(HostCommunicator, RanksReducingDifferentPartsOfASharedBufferFailNamingBoth) {
+  if (!GetParam()) GTEST_SKIP() << "shared buffers need shared memory";
+  std::vector<std::string> errors(2);
+  RunRanks(2, [&](int rank, Communicator* comm) {
+    platform::AllocationPtr buffer = comm->SharedBuffer(64 * sizeof(float));
+    ASSERT_NE(buffer, nullptr);
+    float* data = static_cast<float*>(buffer->ptr()) + rank;
+    try {
+      comm->AllReduce(data, data, 10, DataType::FLOAT32, ReduceOp::kSum);
+    } catch (const platform::UnavailableError& e) {
+      errors[rank] = e.what();
+    }
+  });
+  for (int rank = 0; rank < 2; ++rank) {
+    EXPECT_NE(errors[rank].find("buffer #0 at byte 0"), std::string::npos) << errors[rank];
+    EXPECT_NE(errors[rank].find("buffer #0 at byte 4"), std::string::npos) << errors[rank];
+  }
+}
+
 // Rank 1 of a two-rank ring, in a child process (the test binary run again): connects
 // through the store at PL_SHARED_MEMORY_PEER_PORT with shared memory, meets rank 0 at a
 // barrier and exits without destroying its communicator, as a killed rank would.

@@ -181,6 +181,9 @@ TrainReport Train(const TrainOptions& options, const datasets::InMemoryDataset& 
   bool out_of_steps = false;
   for (int epoch = 1; epoch <= options.epochs && !out_of_steps; ++epoch) {
     train_loader.StartEpoch(epoch - 1);
+    // The ranks start the epoch's clock together: rank 0's figure is the job's training
+    // time, not how much later another rank finished preparing or evaluating.
+    if (comm != nullptr) comm->Barrier();
     const auto start = Clock::now();
     int64_t steps = train_loader.num_batches();
     if (options.max_steps > 0) steps = std::min(steps, options.max_steps - total_steps);

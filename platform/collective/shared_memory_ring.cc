@@ -54,6 +54,7 @@ struct alignas(64) RankEntry {
   // ahead): ranks that run different collectives fail instead of misreading each other.
   std::atomic<uint64_t> kind[2];
   std::atomic<uint64_t> count[2];
+  std::atomic<uint64_t> offset[2];  // The byte offset in a shared buffer.
 };
 
 bool Reached(uint32_t value, uint32_t target) { return static_cast<int32_t>(value - target) >= 0; }
@@ -80,7 +81,7 @@ uint64_t KindOf(Collective c, DataType dtype = DataType::FLOAT32, ReduceOp op = 
          static_cast<uint64_t>(op) << 16 | static_cast<uint64_t>(buffer) << 32;
 }
 
-std::string DescribeKind(uint64_t kind, uint64_t count) {
+std::string DescribeKind(uint64_t kind, uint64_t count, uint64_t offset) {
   static const char* const kNames[] = {"?",
                                        "all-reduce",
                                        "broadcast",
@@ -94,7 +95,7 @@ std::string DescribeKind(uint64_t kind, uint64_t count) {
   if (c == kAllReduce || c == kSharedBufferAllReduce) {
     os << " (" << DataTypeName(static_cast<DataType>((kind >> 8) & 0xff)) << ", "
        << ReduceOpName(static_cast<ReduceOp>((kind >> 16) & 0xff));
-    if (c == kSharedBufferAllReduce) os << ", buffer #" << (kind >> 32);
+    if (c == kSharedBufferAllReduce) os << ", buffer #" << (kind >> 32) << " at byte " << offset;
     os << ")";
   }
   if (c != kBarrier) os << " of " << count << (c == kSharedBufferSetUp ? " bytes" : " elements");
@@ -328,12 +329,13 @@ char* SharedMemoryRing::Slot(uint64_t chunk, int rank) const {
 }
 
 void SharedMemoryRing::Meet(const char* what, const std::string& where, uint64_t kind,
-                            uint64_t count) {
+                            uint64_t count, uint64_t offset) {
   const uint32_t phase = ++phase_;
   const uint32_t target = phase * static_cast<uint32_t>(nranks_);
   RankEntry& self = Ranks(header_)[rank_];
   self.kind[phase & 1].store(kind, std::memory_order_relaxed);
   self.count[phase & 1].store(count, std::memory_order_relaxed);
+  self.offset[phase & 1].store(offset, std::memory_order_relaxed);
   self.phase.store(phase, std::memory_order_release);
   const uint32_t arrived = header_->arrivals.fetch_add(1, std::memory_order_acq_rel) + 1;
   if (arrived == target) {
@@ -346,11 +348,12 @@ void SharedMemoryRing::Meet(const char* what, const std::string& where, uint64_t
     const RankEntry& peer = Ranks(header_)[q];
     const uint64_t peer_kind = peer.kind[phase & 1].load(std::memory_order_relaxed);
     const uint64_t peer_count = peer.count[phase & 1].load(std::memory_order_relaxed);
-    if (peer_kind != kind || peer_count != count) {
+    const uint64_t peer_offset = peer.offset[phase & 1].load(std::memory_order_relaxed);
+    if (peer_kind != kind || peer_count != count || peer_offset != offset) {
       FailWaiting(what, where, phase,
                   "the ranks run different collectives: rank " + std::to_string(q) + " runs " +
-                      DescribeKind(peer_kind, peer_count) + ", rank " + std::to_string(rank_) +
-                      " " + DescribeKind(kind, count));
+                      DescribeKind(peer_kind, peer_count, peer_offset) + ", rank " +
+                      std::to_string(rank_) + " " + DescribeKind(kind, count, offset));
     }
   }
 }
@@ -440,12 +443,11 @@ void SharedMemoryRing::AllReduceShared(const SharedBufferEntry& buffer, size_t o
   auto at = [&](int q, int64_t i) {
     return buffer.bases[static_cast<size_t>(q)] + offset + static_cast<size_t>(i) * element;
   };
-  auto share = [&](int q) {
-    return count * q / nranks_;
-  };  // Rank q reduces [share(q), share(q + 1)).
+  // Rank q reduces elements [share(q), share(q + 1)).
+  auto share = [&](int q) { return count * q / nranks_; };
   const uint64_t kind = KindOf(kSharedBufferAllReduce, dtype, op, buffer.id);
   const uint64_t n = static_cast<uint64_t>(count);
-  Meet("all-reduce", where, kind, n);  // Every rank's buffer holds its data.
+  Meet("all-reduce", where, kind, n, offset);  // Every rank's buffer holds its data.
   // This rank's share, in rank order (the bits of the staged all-reduce), into its own buffer,
   // whose other shares the peers read meanwhile.
   const int64_t begin = share(rank_), end = share(rank_ + 1);
@@ -462,13 +464,13 @@ void SharedMemoryRing::AllReduceShared(const SharedBufferEntry& buffer, size_t o
       std::memcpy(at(rank_, i), scratch_.data(), m * element);
     }
   }
-  Meet("all-reduce", where, kind, n);  // Every share is reduced.
+  Meet("all-reduce", where, kind, n, offset);  // Every share is reduced.
   for (int q = 0; q < nranks_; ++q) {
     const int64_t b = share(q), e = share(q + 1);
     if (q != rank_ && e > b)
       std::memcpy(at(rank_, b), at(q, b), static_cast<size_t>(e - b) * element);
   }
-  Meet("all-reduce", where, kind, n);  // No rank reads another's buffer any more.
+  Meet("all-reduce", where, kind, n, offset);  // No rank reads another's buffer any more.
 }
 
 bool SharedMemoryRing::FindSharedBuffer(const void* data, size_t bytes, SharedBufferEntry* buffer,

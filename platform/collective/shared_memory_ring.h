@@ -93,7 +93,8 @@ class SharedMemoryRing {
   char* Slot(uint64_t chunk, int rank) const;
   // Arrives at the next meeting, saying what this rank runs (`kind`, `count`), waits for
   // every rank to arrive and checks that they all run the same.
-  void Meet(const char* what, const std::string& where, uint64_t kind, uint64_t count);
+  void Meet(const char* what, const std::string& where, uint64_t kind, uint64_t count,
+            uint64_t offset = 0);
   void Wait(const char* what, const std::string& where, uint32_t phase, uint32_t target);
   bool FindSharedBuffer(const void* data, size_t bytes, SharedBufferEntry* buffer,
                         size_t* offset) const;

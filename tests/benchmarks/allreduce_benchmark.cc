@@ -1,7 +1,9 @@
 // All-reduce latency and bandwidth, 4 KiB to 64 MiB of float32, of paddle_like's
 // c_allreduce_sum op (a prepared one-op program, in place, through the executor) against
 // Gloo's own ring all-reduce called directly (its own file-store rendezvous, no paddle_like
-// code in the loop), in the same job. Runs as the ranks of a job:
+// code in the loop), in the same job; where the ranks share this machine's memory, also the
+// communicator's all-reduce of a shared buffer in place (how a data-parallel gradient bucket
+// is all-reduced from its second step on). Runs as the ranks of a job:
 //
 //   build/bin/paddle_like launch --nproc 2 -- build/tests/benchmarks/allreduce_benchmark
 //
@@ -49,6 +51,7 @@ int Repetitions(size_t bytes) {
 struct Row {
   size_t bytes;
   double ours_s, gloo_s;
+  double shared_s;  // < 0: the ring offers no shared buffers.
 };
 
 }  // namespace
@@ -87,9 +90,11 @@ int main() {
     framework::Executor exec{platform::CPUPlace()};
     auto prepared = exec.Prepare(program, 0, &scope, {});
     std::vector<float> raw(static_cast<size_t>(n), 1e-6f);
+    platform::AllocationPtr shared = comm->SharedBuffer(bytes);
+    if (shared != nullptr) std::fill_n(static_cast<float*>(shared->ptr()), n, 1e-6f);
 
     const int reps = Repetitions(bytes);
-    std::vector<double> ours, gloo_times;
+    std::vector<double> ours, gloo_times, shared_times;
     for (int i = 0; i < reps + 3; ++i) {
       // Turns, so that the machine's noise falls on both sides alike.
       comm->Barrier();
@@ -105,27 +110,44 @@ int main() {
       opts.setTag(static_cast<uint32_t>(i));
       gloo::allreduce(opts);
       const double b = std::chrono::duration<double>(Clock::now() - t0).count();
+      double c = 0;
+      if (shared != nullptr) {
+        comm->Barrier();
+        t0 = Clock::now();
+        comm->AllReduce(shared->ptr(), shared->ptr(), n, platform::DataType::FLOAT32,
+                        platform::collective::ReduceOp::kSum);
+        c = std::chrono::duration<double>(Clock::now() - t0).count();
+      }
       if (i >= 3) {
         ours.push_back(a);
         gloo_times.push_back(b);
+        shared_times.push_back(c);
       }
     }
-    rows.push_back({bytes, Median(ours), Median(gloo_times)});
+    rows.push_back(
+        {bytes, Median(ours), Median(gloo_times), shared != nullptr ? Median(shared_times) : -1.0});
   }
   comm->Barrier();
   if (rank == 0) {
     const double bus = 2.0 * (nranks - 1) / nranks;
     std::printf("all-reduce of float32, %d ranks (median of 10-200 runs per size)\n\n", nranks);
-    std::printf("| size | c_allreduce_sum | Gloo allreduce | op / Gloo time | op algbw | op busbw | "
-                "Gloo busbw |\n|---:|---:|---:|---:|---:|---:|---:|\n");
+    std::printf(
+        "| size | c_allreduce_sum | Gloo allreduce | op / Gloo time | op algbw | op busbw | "
+        "Gloo busbw | shared buffer | shared buffer busbw |\n"
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     for (const Row& r : rows) {
       const double kib = r.bytes / 1024.0;
       const std::string size = kib >= 1024 ? std::to_string(static_cast<int>(kib / 1024)) + " MiB"
                                            : std::to_string(static_cast<int>(kib)) + " KiB";
-      std::printf("| %s | %.1f us | %.1f us | %.2f | %.2f GB/s | %.2f GB/s | %.2f GB/s |\n",
+      std::printf("| %s | %.1f us | %.1f us | %.2f | %.2f GB/s | %.2f GB/s | %.2f GB/s |",
                   size.c_str(), r.ours_s * 1e6, r.gloo_s * 1e6, r.ours_s / r.gloo_s,
                   r.bytes / r.ours_s / 1e9, r.bytes / r.ours_s / 1e9 * bus,
                   r.bytes / r.gloo_s / 1e9 * bus);
+      if (r.shared_s < 0) {
+        std::printf(" - | - |\n");
+      } else {
+        std::printf(" %.1f us | %.2f GB/s |\n", r.shared_s * 1e6, r.bytes / r.shared_s / 1e9 * bus);
+      }
     }
   }
   return 0;
