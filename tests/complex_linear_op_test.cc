@@ -1,7 +1,8 @@
 // Complex values through the linear ops of spectral models (a Fourier neural operator's
 // mode mixing): matmul_v2 and einsum against products summed here, reductions (reduce_sum,
 // reduce_mean, mean) against sums here, fill_constant and set_value writing complex values,
-// gather, index_select, gather_nd, pad3d, where, strided_slice and tril_triu moving them;
+// gather, index_select, gather_nd, pad3d, where, strided_slice and tril_triu moving them,
+// cumsum and reduce_prod against running sums and products here;
 // gradients by finite differences over the real and imaginary parts, which follow
 // PaddlePaddle's convention (dL/da + i dL/db: the other factor of a product enters
 // conjugated).
@@ -293,6 +294,91 @@ TEST(ComplexReductions, GradientsBroadcastBack) {
   }
   ExpectClose(grad("reduce_sum_grad", rows), want_sum, false, "reduce_sum_grad");
   ExpectClose(grad("reduce_mean_grad", rows), want_mean, false, "reduce_mean_grad");
+}
+
+TEST(ComplexCumsum, RunningSumsInEveryDirectionAndTheirGradient) {
+  operators::RegisterAllOps();
+  const std::vector<Cd> x = Pairs(RandomValues(2 * 12, -1, 1, 61));  // [3, 4]
+  struct Case {
+    int axis;
+    bool exclusive, reverse, flatten;
+  };
+  for (const Case& c :
+       {Case{1, false, false, false}, Case{0, false, true, false}, Case{-1, true, false, false},
+        Case{0, true, true, false}, Case{0, false, false, true}}) {
+    const std::string what = "axis " + std::to_string(c.axis) + (c.exclusive ? " exclusive" : "") +
+                             (c.reverse ? " reverse" : "") + (c.flatten ? " flatten" : "");
+    const AttributeMap attrs = {{"axis", c.axis},
+                                {"exclusive", c.exclusive},
+                                {"reverse", c.reverse},
+                                {"flatten", c.flatten}};
+    // The running sums written out: rows of 4 along axis 1, columns of 3 along axis 0, all
+    // 12 in order when flattened.
+    const bool along_rows = c.flatten || c.axis != 0;
+    const int64_t lines = c.flatten ? 1 : (along_rows ? 3 : 4);
+    const int64_t len = c.flatten ? 12 : (along_rows ? 4 : 3);
+    std::vector<Cd> want(12);
+    for (int64_t l = 0; l < lines; ++l) {
+      Cd sum = 0;
+      for (int64_t s = 0; s < len; ++s) {
+        const int64_t k = c.reverse ? len - 1 - s : s;
+        const int64_t at = c.flatten ? k : (along_rows ? l * 4 + k : k * 4 + l);
+        if (c.exclusive) want[at] = sum;
+        sum += x[at];
+        if (!c.exclusive) want[at] = sum;
+      }
+    }
+    for (bool single : {true, false}) {
+      const DenseTensor got =
+          RunOp("cumsum", {{"X", {Complex(single, {3, 4}, Interleaved(x))}}}, {{"Out", 1}}, attrs)
+              .outputs.at("Out")[0];
+      ExpectClose(ToDoubles(got), Interleaved(want), single, what);
+    }
+    if (c.flatten) continue;  // No gradient of a flattened cumsum (an Unimplemented error).
+    GradCheck check;
+    check.op_type = "cumsum";
+    check.inputs = {{"X", {MakeComplexTensor<double>({3, 4}, Interleaved(x))}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = attrs;
+    check.max_order = 2;  // The gradient is a cumsum itself.
+    CheckGradients(check);
+  }
+}
+
+TEST(ComplexReductions, ProductsOverDimsAndTheirConjugatedGradient) {
+  operators::RegisterAllOps();
+  // Away from 0 (the gradient divides by X).
+  std::vector<double> v = RandomValues(2 * 12, 0.5, 1.5, 62);
+  for (size_t i = 1; i < v.size(); i += 4) v[i] = -v[i];
+  const std::vector<Cd> x = Pairs(v);  // [3, 4]
+  std::vector<Cd> rows(3, Cd(1)), all(1, Cd(1));
+  for (int r = 0; r < 3; ++r) {
+    for (int j = 0; j < 4; ++j) {
+      rows[r] *= x[r * 4 + j];
+      all[0] *= x[r * 4 + j];
+    }
+  }
+  for (bool single : {true, false}) {
+    const DenseTensor t = Complex(single, {3, 4}, v);
+    ExpectClose(
+        ToDoubles(RunOp("reduce_prod", {{"X", {t}}}, {{"Out", 1}}, {{"dim", std::vector<int>{1}}})
+                      .outputs.at("Out")[0]),
+        Interleaved(rows), single, "reduce_prod over dim 1");
+    ExpectClose(ToDoubles(RunOp("reduce_prod", {{"X", {t}}}, {{"Out", 1}}, {{"reduce_all", true}})
+                              .outputs.at("Out")[0]),
+                Interleaved(all), single, "reduce_prod over all");
+  }
+  for (const AttributeMap& attrs :
+       {AttributeMap{{"dim", std::vector<int>{1}}},
+        AttributeMap{{"dim", std::vector<int>{0}}, {"keep_dim", true}}}) {
+    GradCheck check;
+    check.op_type = "reduce_prod";
+    check.inputs = {{"X", {MakeComplexTensor<double>({3, 4}, v)}}};
+    check.outputs = {{"Out", 1}};
+    check.attrs = attrs;
+    check.max_order = 2;  // conj, elementwise_div and elementwise_mul.
+    CheckGradients(check);
+  }
 }
 
 TEST(ComplexFills, FillConstantAndSetValueWriteComplexValues) {

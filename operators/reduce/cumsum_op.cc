@@ -2,6 +2,7 @@
 // and from the end. Its gradient is a cumsum of the output gradient in the other direction.
 #include "operators/reduce/cumsum_op.h"
 
+#include <complex>
 #include <string>
 
 #include "framework/grad_op_maker.h"
@@ -116,6 +117,8 @@ PL_REGISTER_OPS(RegisterCumsumOp) {
                   framework::OpVersionDesc().NewAttr(
                       "flatten", "sum over X flattened to 1-D", false));
   RegisterPlainCpuNumericKernels<CumsumKernel>(kOp);
+  // Complex running sums (spectral models); the gradient, a cumsum, needs no conjugate.
+  RegisterPlainCpuKernels<CumsumKernel, std::complex<float>, std::complex<double>>(kOp);
 }
 
 }  // namespace operators

@@ -1,15 +1,17 @@
-// reduce_max, reduce_min, reduce_amax, reduce_amin, reduce_prod (float, double, int32, int64)
-// and reduce_all, reduce_any
+// reduce_max, reduce_min, reduce_amax, reduce_amin, reduce_prod (float, double, int32, int64;
+// reduce_prod also complex64 and complex128) and reduce_all, reduce_any
 // (bool, float, double, int32, int64 in; bool out): X reduced over some (or all) dims with
 // PaddlePaddle's reduce attributes, the output shape as reduce_sum's. Each output folds its
 // elements in the row-major order of X, so the results do not depend on the number of threads.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
 
+#include "framework/grad_forward_vars.h"
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
@@ -281,14 +283,17 @@ void ReduceAExtremeGradMaker(framework::GradOpBuilder* g) {
            {{"axis", -1}});
 }
 
-// dX = expand(dOut) * expand(Out) / X.
+// dX = expand(dOut) * expand(Out) / X; of complex values dX = expand(dOut) * conj(expand(Out)
+// / X) (PaddlePaddle's dL/da + i dL/db).
 void ReduceProdGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
-  const std::string out = AppendBroadcastToX(g, g->Output("Out")[0], "out_expanded");
+  const std::string out =
+      AppendBroadcastToX(g, framework::ConjugatedIfComplex(g, g->Output("Out")[0]), "out_expanded");
   const std::string dout = AppendBroadcastToX(g, g->OutputGrad("Out")[0], "dout_expanded");
   const std::string ratio = g->NewTemp("out_over_x");
-  g->AddOp("elementwise_div", {{"X", {out}}, {"Y", g->Input("X")}}, {{"Out", {ratio}}},
-           {{"axis", -1}});
+  g->AddOp("elementwise_div",
+           {{"X", {out}}, {"Y", {framework::ConjugatedIfComplex(g, g->Input("X")[0])}}},
+           {{"Out", {ratio}}}, {{"axis", -1}});
   g->AddOp("elementwise_mul", {{"X", {dout}}, {"Y", {ratio}}}, {{"Out", g->InputGrad("X")}},
            {{"axis", -1}});
 }
@@ -325,8 +330,8 @@ PL_REGISTER_OPS(RegisterReduceExtremeOps) {
       AMaxFold::kType);
   RegisterPlainCpuKernels<ReduceFoldKernel<AMinFold>::Kernel, float, double, int32_t, int64_t>(
       AMinFold::kType);
-  RegisterPlainCpuKernels<ReduceFoldKernel<ProdFold>::Kernel, float, double, int32_t, int64_t>(
-      ProdFold::kType);
+  RegisterPlainCpuKernels<ReduceFoldKernel<ProdFold>::Kernel, float, double, int32_t, int64_t,
+                          std::complex<float>, std::complex<double>>(ProdFold::kType);
   RegisterPlainCpuKernels<ReduceFoldKernel<AllFold>::Kernel, bool, float, double, int32_t, int64_t>(
       AllFold::kType);
   RegisterPlainCpuKernels<ReduceFoldKernel<AnyFold>::Kernel, bool, float, double, int32_t, int64_t>(
