@@ -37,6 +37,11 @@ DEFINE_bool(collective_shared_memory, true,
             "When every rank of a CPU ring runs on this machine, all-reduce, broadcast, "
             "all-gather and barrier go through a shared memory segment instead of Gloo's TCP "
             "connections (the rendezvous and the other collectives stay on Gloo).");
+DEFINE_bool(collective_shared_buffers, true,
+            "On a ring through shared memory, a buffer all-reduced in place on the "
+            "communication stream run after run (a data-parallel gradient bucket) moves into "
+            "shared memory that the other ranks read in place, instead of being copied through "
+            "the ring's slots at every all-reduce.");
 
 namespace paddle_like {
 namespace platform {

@@ -18,6 +18,7 @@ DECLARE_int64(memory_limit_mb);
 DECLARE_int64(max_while_iterations);
 DECLARE_int32(collective_timeout_s);
 DECLARE_bool(collective_shared_memory);
+DECLARE_bool(collective_shared_buffers);
 
 namespace paddle_like {
 namespace platform {

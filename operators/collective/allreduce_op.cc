@@ -7,6 +7,7 @@
 #include "operators/collective/collective_util.h"
 #include "operators/op_family.h"
 #include "platform/enforce.h"
+#include "platform/flags.h"
 #include "platform/float16.h"
 
 namespace paddle_like {
@@ -84,9 +85,9 @@ ReduceOp ReduceOpOf(const ExecutionContext& ctx, bool* average) {
 // at the same op, as SharedBuffer needs. True when it did.
 bool MovedIntoSharedMemory(Communicator* comm, ReduceOp op, DenseTensor* x) {
   const size_t bytes = x->data_bytes();
-  if (!comm->OffersSharedBuffers() || !x->initialized() || !x->is_plain() || bytes == 0 ||
-      x->raw_data() != x->holder()->ptr() || comm->IsSharedBuffer(x->raw_data(), bytes) ||
-      !comm->NoteInPlaceAllReduce(x->holder())) {
+  if (!FLAGS_collective_shared_buffers || !comm->OffersSharedBuffers() || !x->initialized() ||
+      !x->is_plain() || bytes == 0 || x->raw_data() != x->holder()->ptr() ||
+      comm->IsSharedBuffer(x->raw_data(), bytes) || !comm->NoteInPlaceAllReduce(x->holder())) {
     return false;
   }
   comm->WaitAll();

@@ -40,8 +40,11 @@ counted, to show how much the first steps cost.
 so the global batch is N with 1 process and 2N with 2 (the figure is still samples per
 second, and the efficiency the same ratio); the default keeps the global batch at 64.
 
---binary PATH runs another paddle_like, --data DIR reads the idx files from DIR, --json OUT
-writes every figure to OUT.
+--variant FLAG=VALUE adds a configuration: paddle_like on 2 processes with that environment
+variable (a FLAGS_ setting), run in each round right after the plain one, its efficiency
+against the same 1-process figure: a change measured against the code as it is, in the same
+run (repeat it for several). --binary PATH runs another paddle_like, --data DIR reads the idx
+files from DIR, --json OUT writes every figure to OUT.
 """
 import argparse
 import json
@@ -150,10 +153,13 @@ def run_torch(nranks, args, tmp):
         return json.load(f)
 
 
-def run_paddle_like(nranks, args, tmp):
+def run_paddle_like(nranks, args, tmp, variant=None):
     report = os.path.join(tmp, f"paddle_like_{nranks}.json")
     save = os.path.join(tmp, f"model_{nranks}")
     env = dict(os.environ, FLAGS_paddle_num_threads="1", FLAGS_cpu_flush_denormal="true")
+    if variant:
+        name, _, value = variant.partition("=")
+        env[name] = value
     train = ["train", "--model", "lenet", "--dataset", "fashion-mnist", "--epochs", "1",
              "--steps", str(args.steps), "--batch-size", str(global_batch(nranks, args)),
              "--optimizer", "adam",
@@ -193,7 +199,12 @@ def main():
     p.add_argument("--binary", default="build/bin/paddle_like")
     p.add_argument("--data", default=DATA, help="directory of the Fashion-MNIST idx files")
     p.add_argument("--json", metavar="OUT", help="write every figure to OUT")
+    p.add_argument("--variant", action="append", default=[], metavar="FLAG=VALUE",
+                   help="also run paddle_like on 2 processes with this environment variable")
     args = p.parse_args()
+    for v in args.variant:
+        if "=" not in v or not v.split("=", 1)[0]:
+            p.error(f"--variant takes FLAG=VALUE, not '{v}'")
     if args.steps < 1 or args.rounds < 1 or args.warmup < 0 or args.batch_per_process < 0:
         p.error("--steps and --rounds must be at least 1, --warmup and --batch-per-process at "
                 "least 0")
@@ -203,6 +214,7 @@ def main():
     if not dist.is_gloo_available():
         sys.exit("data_parallel_vs_pytorch: this PyTorch has no Gloo backend")
     runs = {c: [] for c in CONFIGS}
+    variant_runs = {v: [] for v in args.variant}
     tmp = tempfile.mkdtemp(prefix="data_parallel_vs_pytorch.")
     try:
         for r in range(args.rounds):
@@ -212,6 +224,12 @@ def main():
                 runs[(framework, nranks)].append(result)
                 print(f"round {r + 1}: {framework} {nranks} proc: "
                       f"{result['samples_per_second']:.0f} samples/s", flush=True)
+                if (framework, nranks) == ("paddle_like", 2):
+                    for v in args.variant:
+                        result = run_paddle_like(2, args, tmp, v)
+                        variant_runs[v].append(result)
+                        print(f"round {r + 1}: paddle_like 2 procs, {v}: "
+                              f"{result['samples_per_second']:.0f} samples/s", flush=True)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -238,6 +256,13 @@ def main():
         rat = spread(ratio[nranks]) if framework == "paddle_like" else "-"
         print(f"| {name} | " + " | ".join(cells) +
               f" | {statistics.median(sps[(framework, nranks)]):.0f} | {eff} | {rat} |")
+        if (framework, nranks) == ("paddle_like", 2):
+            for v in args.variant:
+                figures = [x["samples_per_second"] for x in variant_runs[v]]
+                eff_v = [two / (2 * one) for one, two in zip(sps[("paddle_like", 1)], figures)]
+                print(f"| paddle_like 2 procs, {v} | " +
+                      " | ".join(f"{x:.0f}" for x in figures) +
+                      f" | {statistics.median(figures):.0f} | {spread(eff_v)} | - |")
     warm = {n: [x["samples_per_second_with_warmup"] for x in runs[("pytorch", n)]]
             for n in (1, 2)}
     print(f"\nPyTorch with its warm-up steps counted: 1 proc "
@@ -252,6 +277,7 @@ def main():
                        "threads_per_process": 1, "torch": torch.__version__,
                        "cpus": os.cpu_count(),
                        "runs": {f"{f}_{n}": runs[(f, n)] for f, n in CONFIGS},
+                       "variant_runs": variant_runs,
                        "median_samples_per_second":
                            {f"{f}_{n}": statistics.median(sps[(f, n)]) for f, n in CONFIGS},
                        "scaling_efficiency": efficiency,
