@@ -480,8 +480,9 @@ bool SharedMemoryRing::FindSharedBuffer(const void* data, size_t bytes, SharedBu
   for (const SharedBufferEntry& e : shared_buffers_->entries) {
     const char* base = e.bases[static_cast<size_t>(rank_)];
     if (p >= base && p < base + e.bytes && bytes <= static_cast<size_t>(base + e.bytes - p)) {
-      *buffer = e;
-      *offset = static_cast<size_t>(p - base);
+      // Only the all-reduce needs the entry (a copy: a deleter may drop it meanwhile).
+      if (buffer != nullptr) *buffer = e;
+      if (offset != nullptr) *offset = static_cast<size_t>(p - base);
       return true;
     }
   }
@@ -489,9 +490,7 @@ bool SharedMemoryRing::FindSharedBuffer(const void* data, size_t bytes, SharedBu
 }
 
 bool SharedMemoryRing::IsSharedBuffer(const void* data, size_t bytes) const {
-  SharedBufferEntry buffer;
-  size_t offset = 0;
-  return FindSharedBuffer(data, bytes, &buffer, &offset);
+  return FindSharedBuffer(data, bytes, nullptr, nullptr);
 }
 
 std::shared_ptr<Allocation> SharedMemoryRing::SharedBuffer(size_t bytes, const std::string& where) {

@@ -96,6 +96,8 @@ class SharedMemoryRing {
   void Meet(const char* what, const std::string& where, uint64_t kind, uint64_t count,
             uint64_t offset = 0);
   void Wait(const char* what, const std::string& where, uint32_t phase, uint32_t target);
+  // The shared buffer holding [data, data + bytes), and data's offset in it (either may be
+  // nullptr); false when none does.
   bool FindSharedBuffer(const void* data, size_t bytes, SharedBufferEntry* buffer,
                         size_t* offset) const;
   void AllReduceShared(const SharedBufferEntry& buffer, size_t offset, int64_t count,
