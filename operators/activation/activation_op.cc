@@ -80,6 +80,14 @@ void EmitScale(GradOpBuilder* g, const Names& x, float scale, float bias, const 
 
 Names Temp(GradOpBuilder* g, const std::string& hint) { return {g->NewTemp(hint)}; }
 
+// Forward value `v` as a slope formula reads it: v itself, or conj(v) (emitted here) for a
+// complex v. dX = dOut * conj(f'(X)) for complex values, and every function whose grad maker
+// calls this has real Taylor coefficients, so conj(f'(X)) = f'(conj(X)), written in terms of
+// conj(X) or conj(Out) with the ops of the real formula.
+Names Conjugated(GradOpBuilder* g, const Names& v) {
+  return {framework::ConjugatedIfComplex(g, v.at(0))};
+}
+
 // out = x / y, elementwise (same shapes).
 void EmitDivide(GradOpBuilder* g, const Names& x, const Names& y, const Names& out) {
   g->AddOp("elementwise_div", {{"X", x}, {"Y", y}}, {{"Out", out}}, {{"axis", -1}});
@@ -88,7 +96,7 @@ void EmitDivide(GradOpBuilder* g, const Names& x, const Names& y, const Names& o
 // sqrt(1 - X^2), the denominator of asin's and acos's gradients.
 Names EmitSqrtOneMinusSquare(GradOpBuilder* g) {
   const Names x_squared = Temp(g, "x_squared");
-  EmitUnary(g, "square", g->Input("X"), x_squared);
+  EmitUnary(g, "square", Conjugated(g, g->Input("X")), x_squared);
   const Names one_minus = Temp(g, "one_minus_x_squared");
   EmitScale(g, x_squared, -1.0f, 1.0f, one_minus);
   const Names root = Temp(g, "root");
@@ -112,16 +120,17 @@ void ReluTag::MakeGrad(GradOpBuilder* g) {
 void SigmoidTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names one_minus_out = Temp(g, "one_minus_out");
-  EmitScale(g, g->Output("Out"), -1.0f, 1.0f, one_minus_out);
+  const Names out = Conjugated(g, g->Output("Out"));
+  EmitScale(g, out, -1.0f, 1.0f, one_minus_out);
   const Names slope = Temp(g, "slope");
-  EmitMul(g, g->Output("Out"), one_minus_out, slope);
+  EmitMul(g, out, one_minus_out, slope);
   EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
 }
 
 void TanhTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names out_squared = Temp(g, "out_squared");
-  EmitUnary(g, "square", g->Output("Out"), out_squared);
+  EmitUnary(g, "square", Conjugated(g, g->Output("Out")), out_squared);
   const Names slope = Temp(g, "slope");
   EmitScale(g, out_squared, -1.0f, 1.0f, slope);
   EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
@@ -147,14 +156,14 @@ void LogTag::MakeGrad(GradOpBuilder* g) {
 void SinTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names cos_x = Temp(g, "cos");
-  EmitUnary(g, "cos", g->Input("X"), cos_x);
+  EmitUnary(g, "cos", Conjugated(g, g->Input("X")), cos_x);
   EmitMul(g, g->OutputGrad("Out"), cos_x, g->InputGrad("X"));
 }
 
 void CosTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names sin_x = Temp(g, "sin");
-  EmitUnary(g, "sin", g->Input("X"), sin_x);
+  EmitUnary(g, "sin", Conjugated(g, g->Input("X")), sin_x);
   const Names product = Temp(g, "dout_sin");
   EmitMul(g, g->OutputGrad("Out"), sin_x, product);
   EmitScale(g, product, -1.0f, 0.0f, g->InputGrad("X"));
@@ -163,7 +172,7 @@ void CosTag::MakeGrad(GradOpBuilder* g) {
 void SquareTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names two_x = Temp(g, "two_x");
-  EmitScale(g, g->Input("X"), 2.0f, 0.0f, two_x);
+  EmitScale(g, Conjugated(g, g->Input("X")), 2.0f, 0.0f, two_x);
   EmitMul(g, g->OutputGrad("Out"), two_x, g->InputGrad("X"));
 }
 
@@ -271,7 +280,7 @@ void TruncTag::MakeGrad(GradOpBuilder*) {}
 void ErfinvTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names out_squared = Temp(g, "out_squared");
-  EmitUnary(g, "square", g->Output("Out"), out_squared);
+  EmitUnary(g, "square", Conjugated(g, g->Output("Out")), out_squared);
   const Names grows = Temp(g, "exp_out_squared");
   EmitUnary(g, "exp", out_squared, grows);
   const Names slope = Temp(g, "slope");
@@ -282,7 +291,7 @@ void ErfinvTag::MakeGrad(GradOpBuilder* g) {
 void ReciprocalTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names out_squared = Temp(g, "out_squared");
-  EmitUnary(g, "square", g->Output("Out"), out_squared);
+  EmitUnary(g, "square", Conjugated(g, g->Output("Out")), out_squared);
   const Names product = Temp(g, "dout_out_squared");
   EmitMul(g, g->OutputGrad("Out"), out_squared, product);
   EmitScale(g, product, -1.0f, 0.0f, g->InputGrad("X"));
@@ -303,12 +312,13 @@ void ErfTag::MakeGrad(GradOpBuilder* g) {
 
 void SiluTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
+  const Names x = Conjugated(g, g->Input("X"));
   const Names s = Temp(g, "sigmoid");
-  EmitUnary(g, "sigmoid", g->Input("X"), s);
+  EmitUnary(g, "sigmoid", x, s);
   const Names one_minus_s = Temp(g, "one_minus_sigmoid");
   EmitScale(g, s, -1.0f, 1.0f, one_minus_s);
   const Names x_term = Temp(g, "x_one_minus_sigmoid");
-  EmitMul(g, g->Input("X"), one_minus_s, x_term);
+  EmitMul(g, x, one_minus_s, x_term);
   const Names one_plus = Temp(g, "one_plus");
   EmitScale(g, x_term, 1.0f, 1.0f, one_plus);
   const Names slope = Temp(g, "slope");
@@ -319,7 +329,7 @@ void SiluTag::MakeGrad(GradOpBuilder* g) {
 void LogSigmoidTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names minus_x = Temp(g, "minus_x");
-  EmitScale(g, g->Input("X"), -1.0f, 0.0f, minus_x);
+  EmitScale(g, Conjugated(g, g->Input("X")), -1.0f, 0.0f, minus_x);
   const Names slope = Temp(g, "slope");
   EmitUnary(g, "sigmoid", minus_x, slope);
   EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
@@ -339,7 +349,7 @@ void SoftsignTag::MakeGrad(GradOpBuilder* g) {
 void TanTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names out_squared = Temp(g, "out_squared");
-  EmitUnary(g, "square", g->Output("Out"), out_squared);
+  EmitUnary(g, "square", Conjugated(g, g->Output("Out")), out_squared);
   const Names slope = Temp(g, "slope");
   EmitScale(g, out_squared, 1.0f, 1.0f, slope);
   EmitMul(g, g->OutputGrad("Out"), slope, g->InputGrad("X"));
@@ -348,7 +358,7 @@ void TanTag::MakeGrad(GradOpBuilder* g) {
 void AtanTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names x_squared = Temp(g, "x_squared");
-  EmitUnary(g, "square", g->Input("X"), x_squared);
+  EmitUnary(g, "square", Conjugated(g, g->Input("X")), x_squared);
   const Names denominator = Temp(g, "one_plus_x_squared");
   EmitScale(g, x_squared, 1.0f, 1.0f, denominator);
   EmitDivide(g, g->OutputGrad("Out"), denominator, g->InputGrad("X"));
@@ -369,28 +379,28 @@ void AcosTag::MakeGrad(GradOpBuilder* g) {
 void SinhTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names cosh_x = Temp(g, "cosh");
-  EmitUnary(g, "cosh", g->Input("X"), cosh_x);
+  EmitUnary(g, "cosh", Conjugated(g, g->Input("X")), cosh_x);
   EmitMul(g, g->OutputGrad("Out"), cosh_x, g->InputGrad("X"));
 }
 
 void CoshTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names sinh_x = Temp(g, "sinh");
-  EmitUnary(g, "sinh", g->Input("X"), sinh_x);
+  EmitUnary(g, "sinh", Conjugated(g, g->Input("X")), sinh_x);
   EmitMul(g, g->OutputGrad("Out"), sinh_x, g->InputGrad("X"));
 }
 
 void Log1pTag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names one_plus = Temp(g, "one_plus_x");
-  EmitScale(g, g->Input("X"), 1.0f, 1.0f, one_plus);
+  EmitScale(g, Conjugated(g, g->Input("X")), 1.0f, 1.0f, one_plus);
   EmitDivide(g, g->OutputGrad("Out"), one_plus, g->InputGrad("X"));
 }
 
 void Expm1Tag::MakeGrad(GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const Names exp_x = Temp(g, "exp");
-  EmitUnary(g, "exp", g->Input("X"), exp_x);
+  EmitUnary(g, "exp", Conjugated(g, g->Input("X")), exp_x);
   EmitMul(g, g->OutputGrad("Out"), exp_x, g->InputGrad("X"));
 }
 
@@ -400,7 +410,7 @@ namespace {
 void EmitLogBaseGrad(GradOpBuilder* g, double ln_base) {
   if (!g->WantsInputGrad("X")) return;
   const Names scaled = Temp(g, "x_ln_base");
-  EmitScale(g, g->Input("X"), static_cast<float>(ln_base), 0.0f, scaled);
+  EmitScale(g, Conjugated(g, g->Input("X")), static_cast<float>(ln_base), 0.0f, scaled);
   EmitDivide(g, g->OutputGrad("Out"), scaled, g->InputGrad("X"));
 }
 
@@ -425,7 +435,7 @@ namespace {
 void EmitInverseHyperbolicGrad(GradOpBuilder* g, float scale, float bias, bool root) {
   if (!g->WantsInputGrad("X")) return;
   const Names x_squared = Temp(g, "x_squared");
-  EmitUnary(g, "square", g->Input("X"), x_squared);
+  EmitUnary(g, "square", Conjugated(g, g->Input("X")), x_squared);
   Names denominator = Temp(g, "denominator");
   EmitScale(g, x_squared, scale, bias, denominator);
   if (root) {
@@ -439,7 +449,25 @@ void EmitInverseHyperbolicGrad(GradOpBuilder* g, float scale, float bias, bool r
 }  // namespace
 
 void AsinhTag::MakeGrad(GradOpBuilder* g) { EmitInverseHyperbolicGrad(g, 1.0f, 1.0f, true); }
-void AcoshTag::MakeGrad(GradOpBuilder* g) { EmitInverseHyperbolicGrad(g, 1.0f, -1.0f, true); }
+// For a complex X the derivative of the principal acosh is 1 / (sqrt(X - 1) sqrt(X + 1)),
+// which is not 1 / sqrt(X^2 - 1) where Re(X) < 0 (the square roots' branches differ there).
+void AcoshTag::MakeGrad(GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  if (!framework::IsComplexForwardVar(*g, g->Input("X")[0])) {
+    EmitInverseHyperbolicGrad(g, 1.0f, -1.0f, true);
+    return;
+  }
+  const Names x = Conjugated(g, g->Input("X"));
+  const Names minus_one = Temp(g, "x_minus_one"), plus_one = Temp(g, "x_plus_one");
+  EmitScale(g, x, 1.0f, -1.0f, minus_one);
+  EmitScale(g, x, 1.0f, 1.0f, plus_one);
+  const Names root_minus = Temp(g, "root_minus"), root_plus = Temp(g, "root_plus");
+  EmitUnary(g, "sqrt", minus_one, root_minus);
+  EmitUnary(g, "sqrt", plus_one, root_plus);
+  const Names denominator = Temp(g, "denominator");
+  EmitMul(g, root_minus, root_plus, denominator);
+  EmitDivide(g, g->OutputGrad("Out"), denominator, g->InputGrad("X"));
+}
 void AtanhTag::MakeGrad(GradOpBuilder* g) { EmitInverseHyperbolicGrad(g, -1.0f, 1.0f, false); }
 
 // ---------------------------------------------------------------- PaddlePaddle grad op types

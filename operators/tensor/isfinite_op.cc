@@ -1,7 +1,9 @@
 // isnan_v2, isinf_v2 and isfinite_v2: elementwise tests of floating values (paddle.isnan,
 // paddle.isinf, paddle.isfinite), bool outputs of X's shape. Integer inputs hold no NaN or
-// infinity. No gradient flows through them.
+// infinity; a complex value is NaN or infinite when either part is (finite when both are).
+// No gradient flows through them.
 #include <cmath>
+#include <complex>
 #include <string>
 #include <type_traits>
 
@@ -15,6 +17,11 @@ namespace operators {
 
 namespace {
 
+template <typename T>
+struct IsComplexValue : std::false_type {};
+template <typename R>
+struct IsComplexValue<std::complex<R>> : std::true_type {};
+
 struct IsNan {
   static constexpr const char* kType = "isnan_v2";
   static constexpr const char* kFormula = "Out = (X \\ne X)";
@@ -22,6 +29,7 @@ struct IsNan {
   template <typename T>
   static bool Test(T v) {
     if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
+    if constexpr (IsComplexValue<T>::value) return Test(v.real()) || Test(v.imag());
     return false;
   }
 };
@@ -32,6 +40,7 @@ struct IsInf {
   template <typename T>
   static bool Test(T v) {
     if constexpr (std::is_floating_point_v<T>) return std::isinf(v);
+    if constexpr (IsComplexValue<T>::value) return Test(v.real()) || Test(v.imag());
     return false;
   }
 };
@@ -42,6 +51,7 @@ struct IsFinite {
   template <typename T>
   static bool Test(T v) {
     if constexpr (std::is_floating_point_v<T>) return std::isfinite(v);
+    if constexpr (IsComplexValue<T>::value) return Test(v.real()) && Test(v.imag());
     return true;
   }
 };
@@ -50,7 +60,7 @@ template <typename Tag>
 class TestOpMaker : public OpProtoAndCheckerMaker {
  public:
   void Make() override {
-    AddInput("X", "Input of any shape (float, double, int32, int64).");
+    AddInput("X", "Input of any shape (float, double, int32, int64, complex64, complex128).");
     AddOutput("Out", "bool, X's shape: where the test holds.");
     AddComment(std::string("Elementwise test `") + Tag::kType + "`: true where " + Tag::kWhat +
                ".\n\n$$" + Tag::kFormula + "$$\n\nNo gradient.\n");
@@ -93,8 +103,8 @@ void RegisterTest() {
       .InferShape(SameShapeInferShape)
       .InferVarType(BoolOutVarType)
       .GradOpMaker(framework::NoGradient);
-  RegisterPlainCpuKernels<TestKernel<Tag>::template Kernel, float, double, int32_t, int64_t>(
-      Tag::kType);
+  RegisterPlainCpuKernels<TestKernel<Tag>::template Kernel, float, double, int32_t, int64_t,
+                          std::complex<float>, std::complex<double>>(Tag::kType);
 }
 
 }  // namespace
