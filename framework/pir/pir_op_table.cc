@@ -84,7 +84,6 @@ Entries BuildEntries() {
                                                         {"floor_divide", "elementwise_floordiv"},
                                                         {"fmax", "elementwise_fmax"},
                                                         {"fmin", "elementwise_fmin"},
-                                                        {"heaviside", "elementwise_heaviside"},
                                                         {"equal", "equal"},
                                                         {"not_equal", "not_equal"},
                                                         {"greater_than", "greater_than"},
@@ -93,9 +92,16 @@ Entries BuildEntries() {
                                                         {"less_equal", "less_equal"}}) {
     AddBinary(&e, pir, legacy);
   }
-  for (const char* op : {"logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or",
-                         "bitwise_xor", "atan2", "copysign", "nextafter"}) {
+  // elementwise_heaviside broadcasts numpy-style and has no axis.
+  e.push_back({"heaviside", "elementwise_heaviside", {"X", "Y"}, {"Out"}, {}, {}, nullptr});
+  for (const char* op :
+       {"logical_and", "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor"}) {
     e.push_back({op, op, {"X", "Y"}, {"Out"}, {}, {}, nullptr});
+  }
+  e.push_back({"atan2", "atan2", {"X1", "X2"}, {"Out"}, {}, {}, nullptr});
+  // Ops PaddlePaddle registered with lower-case slots.
+  for (const char* op : {"copysign", "nextafter"}) {
+    e.push_back({op, op, {"x", "y"}, {"out"}, {}, {}, nullptr});
   }
   for (const char* op : {"relu",        "relu6",
                          "sigmoid",     "tanh",
@@ -865,17 +871,32 @@ const char* TypedValuesField(platform::DataType dtype, AttrType* type) {
   }
 }
 
-const OpTranslation* FindOpTranslation(const std::string& name) {
+namespace {
+
+const std::map<std::string, OpTranslation>& Table() {
   static const std::map<std::string, OpTranslation> kTable = [] {
     std::map<std::string, OpTranslation> table;
     for (auto& entry : BuildEntries()) table[entry.pir_name] = std::move(entry);
     return table;
   }();
-  auto it = kTable.find(name);
-  if (it == kTable.end() && name.size() > 1 && name.back() == '_') {
-    it = kTable.find(name.substr(0, name.size() - 1));
+  return kTable;
+}
+
+}  // namespace
+
+const OpTranslation* FindOpTranslation(const std::string& name) {
+  const auto& table = Table();
+  auto it = table.find(name);
+  if (it == table.end() && name.size() > 1 && name.back() == '_') {
+    it = table.find(name.substr(0, name.size() - 1));
   }
-  return it == kTable.end() ? nullptr : &it->second;
+  return it == table.end() ? nullptr : &it->second;
+}
+
+std::vector<const OpTranslation*> AllOpTranslations() {
+  std::vector<const OpTranslation*> all;
+  for (const auto& [name, entry] : Table()) all.push_back(&entry);
+  return all;
 }
 
 }  // namespace pir

@@ -43,6 +43,10 @@ struct OpTranslation {
 // in-place variant ("relu_") uses the entry of its out-of-place op.
 const OpTranslation* FindOpTranslation(const std::string& name);
 
+// Every entry of the table, ordered by PIR name (for checks of the table against the
+// registered ops).
+std::vector<const OpTranslation*> AllOpTranslations();
+
 // The list attribute of assign_value / set_value that holds values of `dtype`
 // ("fp32_values" ...) and its type; nullptr for a dtype they have no list for.
 const char* TypedValuesField(platform::DataType dtype, AttrType* type);
