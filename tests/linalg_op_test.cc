@@ -643,6 +643,48 @@ TEST(SvdOp, Gradients) {
       {"op `svd_grad` attribute `full_matrices`", "received true with X [3, 2]"});
 }
 
+TEST(SvdvalsOp, SingularValuesByTheirSumsOfSquaresAndProductsAndTheirGradient) {
+  operators::RegisterAllOps();
+  for (const std::vector<int64_t>& shape :
+       {std::vector<int64_t>{2, 4, 3}, std::vector<int64_t>{3, 5}, std::vector<int64_t>{3, 3}}) {
+    const int64_t rows = shape[shape.size() - 2], cols = shape.back();
+    const int64_t k = std::min(rows, cols), batch = DDim(shape).numel() / (rows * cols);
+    const Values x = RandomValues(DDim(shape).numel(), -1, 1, 26);
+    const std::string what = "svdvals " + DDim(shape).ToString();
+    for (DataType t : BothTypes()) {
+      const Values s = ToDoubles(
+          RunOp("svdvals", {{"x", {Make(t, DDim(shape), x)}}}, {{"s", 1}}, {}).outputs.at("s")[0]);
+      ASSERT_EQ(s.size(), static_cast<size_t>(batch * k)) << what;
+      for (int64_t b = 0; b < batch; ++b) {
+        // sum s^2 = ||x||_F^2, and for a square x prod s = |det x| (cofactors).
+        const Values m = MatrixOf(x, b, rows * cols);
+        double squares = 0, frobenius = 0, product = 1;
+        for (int64_t j = 0; j < k; ++j) {
+          squares += s[b * k + j] * s[b * k + j];
+          product *= s[b * k + j];
+          EXPECT_GE(s[b * k + j], 0.0) << what;
+          if (j > 0) EXPECT_GE(s[b * k + j - 1], s[b * k + j]) << what;
+        }
+        for (double v : m) frobenius += v * v;
+        EXPECT_NEAR(squares, frobenius, Tol(t) * frobenius) << what;
+        if (rows == 3 && cols == 3) {
+          const double det = m[0] * (m[4] * m[8] - m[5] * m[7]) -
+                             m[1] * (m[3] * m[8] - m[5] * m[6]) +
+                             m[2] * (m[3] * m[7] - m[4] * m[6]);
+          EXPECT_NEAR(product, std::abs(det), Tol(t)) << what;
+        }
+      }
+    }
+    SCOPED_TRACE(what);
+    GradCheck check;
+    check.op_type = "svdvals";
+    check.inputs = {{"x", {MakeTensor<double>(DDim(shape), x)}}};
+    check.outputs = {{"s", 1}};
+    check.rtol = 1e-4;
+    CheckGradients(check);
+  }
+}
+
 // The symmetric matrix that `uplo`'s triangle of a describes.
 Values Symmetrized(const Values& a, int64_t n, bool upper) {
   Values s(a.size());

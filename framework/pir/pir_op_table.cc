@@ -755,6 +755,7 @@ Entries BuildEntries() {
   e.push_back({"slogdet", "slogdeterminant", {"Input"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"qr", "qr", {"X"}, {"Q", "R"}, {}, {}, nullptr});
   e.push_back({"svd", "svd", {"X"}, {"U", "S", "VH"}, {}, {}, nullptr});
+  e.push_back({"svdvals", "svdvals", {"x"}, {"s"}, {}, {}, nullptr});
   e.push_back({"eigh", "eigh", {"X"}, {"Eigenvalues", "Eigenvectors"}, {}, {}, nullptr});
   e.push_back({"eigvalsh",
                "eigvalsh",

@@ -1,4 +1,4 @@
-// qr and svd of batches of matrices, with fused backwards.
+// qr, svd and svdvals of batches of matrices, with fused backwards.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -49,6 +49,21 @@ Gradient, by the fused op svd_grad (full_matrices only for square X): with V = V
 $E_{jk} = S_k^2 - S_j^2$ off the diagonal and skew(A) = A - A^T,
 $$dX = U \left[\frac{skew(U^T dU)}{E} S + S \frac{skew(V^T dV)}{E} + \operatorname{diag}(dS)
 \right] V^T + (I - U U^T) dU S^{-1} V^T + U S^{-1} dV^T (I - V V^T)$$
+)DOC");
+  }
+};
+
+// PaddlePaddle's svdvals (slots in lower case, as it registered them).
+class SvdvalsOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("x", "[..., M, N].");
+    AddOutput("s", "[..., K]: the singular values, descending; K = min(M, N).");
+    AddComment(R"DOC(
+Singular values of each matrix (svd's S without the singular vectors):
+$$x = U \operatorname{diag}(s) \, V^T, \quad s_1 \ge s_2 \ge \dots \ge 0$$
+Gradient, by the fused op svdvals_grad (which decomposes x again):
+$$dx = U \operatorname{diag}(ds) \, V^T$$
 )DOC");
   }
 };
@@ -156,6 +171,59 @@ struct SvdKernel {
     *ctx.Output("VH") = std::move(vh);
   }
 };
+
+// ---------------------------------------------------------------- svdvals
+
+void SvdvalsInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("x");
+  const DDim x = ctx->GetInputDim("x");
+  const MatrixBatch b = linalg::Matrices(ctx->OpType(), "x", x);
+  ctx->SetOutputDim("s", linalg::WithBatchDims(x, {MinDim(b.rows, b.cols)}));
+}
+
+template <typename T>
+struct SvdvalsKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("x");
+    const MatrixBatch b = linalg::Matrices(ctx.Type(), "x", x->dims());
+    const int64_t k = std::min(b.rows, b.cols);
+    DenseTensor s(linalg::WithBatchDims(x->dims(), {k}), x->dtype());
+    T* sd = s.mutable_data<T>(ctx.GetPlace());
+    for (int64_t i = 0; k > 0 && i < b.batch; ++i) {
+      const Eigen::JacobiSVD<Matrix<T>> svd(MatrixAt<T>(*x, b, i));
+      Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(sd + i * k, k) = svd.singularValues();
+    }
+    *ctx.Output("s") = std::move(s);
+  }
+};
+
+// dx = U diag(ds) V^T from the thin decomposition of x.
+template <typename T>
+struct SvdvalsGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("x");
+    const DenseTensor* ds = ctx.Input("s@GRAD");
+    const MatrixBatch b = linalg::Matrices(ctx.Type(), "x", x->dims());
+    const int64_t k = std::min(b.rows, b.cols);
+    CheckSameShape(ctx.Type(), "s@GRAD", ds->dims(), "s", linalg::WithBatchDims(x->dims(), {k}));
+    DenseTensor dx(x->dims(), x->dtype());
+    T* dxd = dx.mutable_data<T>(ctx.GetPlace());
+    for (int64_t i = 0; i < b.batch; ++i) {
+      MatrixMap<T> dx_i = MatrixAt<T>(dxd, b, i);
+      if (k == 0) {
+        dx_i.setZero();
+        continue;
+      }
+      const Eigen::JacobiSVD<Matrix<T>> svd(MatrixAt<T>(*x, b, i),
+                                            Eigen::ComputeThinU | Eigen::ComputeThinV);
+      const Eigen::Map<const Eigen::Matrix<T, Eigen::Dynamic, 1>> dsv(ds->data<T>() + i * k, k);
+      dx_i = svd.matrixU() * dsv.asDiagonal() * svd.matrixV().transpose();
+    }
+    *ctx.Output("x@GRAD") = std::move(dx);
+  }
+};
+
+void SvdvalsGradInferShape(InferShapeContext* ctx) { linalg::InputGradsInferShape(ctx, {"x"}); }
 
 // ---------------------------------------------------------------- qr_grad
 
@@ -312,6 +380,11 @@ PL_REGISTER_OPS(RegisterQrSvdOps) {
       R"DOC($$dX = U [skew(U^T dU) / E \, S + S \, skew(V^T dV) / E + diag(dS)] V^T + \dots$$)DOC"};
   linalg::RegisterWithFusedGrad<SvdOpMaker, SvdKernel, SvdGradKernel>(
       "svd", SvdInferShape, svd_grad, DecompositionGradInferShape);
+
+  const framework::FusedGradDecl svdvals_grad{
+      {"x"}, {"s"}, {"x"}, R"DOC($$dx = U \operatorname{diag}(ds) \, V^T$$)DOC"};
+  linalg::RegisterWithFusedGrad<SvdvalsOpMaker, SvdvalsKernel, SvdvalsGradKernel>(
+      "svdvals", SvdvalsInferShape, svdvals_grad, SvdvalsGradInferShape);
 }
 
 }  // namespace operators
