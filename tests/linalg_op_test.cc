@@ -663,7 +663,9 @@ TEST(SvdvalsOp, SingularValuesByTheirSumsOfSquaresAndProductsAndTheirGradient) {
           squares += s[b * k + j] * s[b * k + j];
           product *= s[b * k + j];
           EXPECT_GE(s[b * k + j], 0.0) << what;
-          if (j > 0) EXPECT_GE(s[b * k + j - 1], s[b * k + j]) << what;
+          if (j > 0) {
+            EXPECT_GE(s[b * k + j - 1], s[b * k + j]) << what;
+          }
         }
         for (double v : m) frobenius += v * v;
         EXPECT_NEAR(squares, frobenius, Tol(t) * frobenius) << what;
