@@ -42,6 +42,9 @@ DEFINE_bool(collective_shared_buffers, true,
             "communication stream run after run (a data-parallel gradient bucket) moves into "
             "shared memory that the other ranks read in place, instead of being copied through "
             "the ring's slots at every all-reduce.");
+DEFINE_int32(fuse_grad_size_in_MB, 1,
+             "Data-parallel training: the largest bucket of gradients all-reduced as one "
+             "buffer, in MiB (PaddlePaddle's DistributedStrategy setting of the same name).");
 
 namespace paddle_like {
 namespace platform {

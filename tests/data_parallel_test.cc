@@ -191,6 +191,21 @@ TEST(DataParallelRewrite, RefusesWhatItCannotRewrite) {
   }
 }
 
+TEST(DataParallelRewrite, BucketSizeFollowsFuseGradSizeInMB) {
+  EXPECT_EQ(layers::DataParallelOptions{}.bucket_bytes, int64_t{1} << 20);  // The default, 1.
+  platform::SetFlag("fuse_grad_size_in_MB", "32");
+  EXPECT_EQ(layers::DataParallelOptions{}.bucket_bytes, int64_t{32} << 20);
+  platform::SetFlag("fuse_grad_size_in_MB", "0");
+  try {
+    layers::DefaultBucketBytes();
+    ADD_FAILURE() << "a bucket of 0 MiB was accepted";
+  } catch (const platform::InvalidArgumentError& e) {
+    EXPECT_NE(std::string(e.what()).find("FLAGS_fuse_grad_size_in_MB"), std::string::npos)
+        << e.what();
+  }
+  platform::SetFlag("fuse_grad_size_in_MB", "1");
+}
+
 TEST(Launch, RefusesBadOptionsWithAnErrorNamingThem) {
   const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
       {{"launch", "train"}, "--nproc N is required"},

@@ -1,5 +1,7 @@
 #include "paddle_like/layers/data_parallel.h"
 
+#include <gflags/gflags.h>
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -7,8 +9,18 @@
 #include "framework/op_proto_maker.h"
 #include "platform/enforce.h"
 
+DECLARE_int32(fuse_grad_size_in_MB);  // platform/flags.cc
+
 namespace paddle_like {
 namespace layers {
+
+int64_t DefaultBucketBytes() {
+  PL_ENFORCE(FLAGS_fuse_grad_size_in_MB > 0,
+             errors::InvalidArgument("FLAGS_fuse_grad_size_in_MB: expected a positive size in "
+                                     "MiB, received %d",
+                                     FLAGS_fuse_grad_size_in_MB));
+  return static_cast<int64_t>(FLAGS_fuse_grad_size_in_MB) << 20;
+}
 
 namespace {
 

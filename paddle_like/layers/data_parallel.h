@@ -33,10 +33,14 @@
 namespace paddle_like {
 namespace layers {
 
+// The bucket size of FLAGS_fuse_grad_size_in_MB (PaddlePaddle's DistributedStrategy
+// setting of the same name), in bytes.
+int64_t DefaultBucketBytes();
+
 struct DataParallelOptions {
   int nranks = 1;
   int ring_id = 0;
-  int64_t bucket_bytes = 1 << 20;
+  int64_t bucket_bytes = DefaultBucketBytes();
 };
 
 // (parameter, gradient) pairs, the gradient being the one backward writes (`<param>@GRAD`).
