@@ -969,6 +969,46 @@ TEST(MatrixRankOp, CountsSingularValuesAboveTheTolerance) {
   for (size_t i = 0; i < want.size(); ++i) EXPECT_EQ(out.data<int64_t>()[i], want[i]) << i;
 }
 
+TEST(MatrixRankAtolRtolOp, TakesTheLargerOfTheAbsoluteAndRelativeTolerances) {
+  operators::RegisterAllOps();
+  // Singular values 10, 1, 0.1 and 1e-15 (a diagonal matrix with signs), then 5, 4, 3, 2.
+  Values x(2 * 16, 0.0);
+  const double first[] = {10, -1, 0.1, 1e-15}, second[] = {5, 4, -3, 2};
+  for (int i = 0; i < 4; ++i) {
+    x[i * 5] = first[i];
+    x[16 + i * 5] = second[i];
+  }
+  const DenseTensor m = MakeTensor<double>({2, 4, 4}, x);
+  const auto rank = [&](const Values& atol, const Values* rtol) {
+    SlotTensors in = {{"x", {m}},
+                      {"atol", {MakeTensor<double>({static_cast<int64_t>(atol.size())}, atol)}}};
+    if (rtol != nullptr) {
+      in["rtol"] = {MakeTensor<double>({static_cast<int64_t>(rtol->size())}, *rtol)};
+    }
+    const DenseTensor out =
+        RunOp("matrix_rank_atol_rtol", in, {{"out", 1}}, {}).outputs.at("out")[0];
+    EXPECT_EQ(out.dtype(), DataType::INT64);
+    return std::vector<int64_t>(out.data<int64_t>(), out.data<int64_t>() + out.numel());
+  };
+  const Values half = {0.5}, tiny = {1e-16}, zero = {0.0}, five_percent = {0.05};
+  EXPECT_EQ(rank(half, nullptr), std::vector<int64_t>({2, 4}));  // rtol 0: atol > 0.
+  // atol > 0 without rtol: rtol 0, so 1e-15 counts; with atol 0, rtol is eps * max(M, N)
+  // and the tolerance 8.9e-15.
+  EXPECT_EQ(rank(tiny, nullptr), std::vector<int64_t>({4, 4}));
+  EXPECT_EQ(rank(zero, nullptr), std::vector<int64_t>({3, 4}));
+  EXPECT_EQ(rank(zero, &five_percent), std::vector<int64_t>({2, 4}));  // 0.5 and 0.25.
+  const Values atol_2_5 = {2.5}, rtol_0 = {0.0};
+  EXPECT_EQ(rank(atol_2_5, &rtol_0), std::vector<int64_t>({1, 3}));
+  // atol [2] against the batch [2]: one tolerance per matrix.
+  const Values per_matrix = {0.05, 3.5};
+  EXPECT_EQ(rank(per_matrix, nullptr), std::vector<int64_t>({3, 2}));
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        rank({0.1, 0.2, 0.3}, nullptr);
+      },
+      {"op `matrix_rank_atol_rtol` input `atol`", "do not broadcast"});
+}
+
 // ------------------------------------------------------------------------ cholesky_solve
 
 TEST(CholeskySolveOp, SolvesWithTheFactorsTriangle) {

@@ -768,6 +768,13 @@ Entries BuildEntries() {
   e.push_back({"lu_unpack", "lu_unpack", {"X", "Pivots"}, {"Pmat", "L", "U"}, {}, {}, nullptr});
   e.push_back({"matrix_rank", "matrix_rank", {"X"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"matrix_rank_tol", "matrix_rank", {"X", "TolTensor"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"matrix_rank_atol_rtol",
+               "matrix_rank_atol_rtol",
+               {"x", "atol", "rtol"},
+               {"out"},
+               {},
+               {},
+               nullptr});
   for (const char* op : {"cholesky_solve", "triangular_solve", "solve", "dist"}) {
     e.push_back({op, op, {"X", "Y"}, {"Out"}, {}, {}, nullptr});
   }

@@ -1,5 +1,5 @@
-// matrix_rank: the number of singular values (absolute eigenvalues of a symmetric matrix)
-// above a tolerance, per matrix of a batch.
+// matrix_rank and matrix_rank_atol_rtol: the number of singular values (absolute eigenvalues
+// of a symmetric matrix) above a tolerance, per matrix of a batch.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -36,30 +36,47 @@ with atol the TolTensor (or the attribute tol when use_default_tol is false, els
   }
 };
 
-struct RankShape {
-  MatrixBatch matrices;
-  std::vector<int64_t> batch, tol, out;  // tol: TolTensor's dims, right-aligned to out.
+// A tolerance input: its slot and dims (null when absent).
+struct ToleranceDims {
+  const char* slot;
+  const DDim* dims;
 };
 
-RankShape AnalyzeRank(const std::string& op, const DDim& x, const DDim* tol, bool hermitian) {
+struct RankShape {
+  MatrixBatch matrices;
+  // X's batch dims and each tolerance's dims (empty when absent), right-aligned to out.
+  std::vector<int64_t> batch, out;
+  std::vector<std::vector<int64_t>> tols;
+};
+
+// The matrices of input `x_slot` and the output dims: X's batch dims broadcast with each
+// present tolerance's dims.
+RankShape AnalyzeRank(const std::string& op, const char* x_slot, const DDim& x,
+                      const std::vector<ToleranceDims>& tols, bool hermitian) {
   RankShape s;
-  s.matrices = hermitian ? linalg::SquareMatrices(op, "X", x) : linalg::Matrices(op, "X", x);
+  s.matrices = hermitian ? linalg::SquareMatrices(op, x_slot, x) : linalg::Matrices(op, x_slot, x);
   s.batch = linalg::BatchDims(x);
-  if (tol == nullptr) {
-    s.out = s.batch;
-    return s;
+  size_t rank = s.batch.size();
+  for (const ToleranceDims& t : tols) {
+    if (t.dims != nullptr) rank = std::max(rank, static_cast<size_t>(t.dims->size()));
   }
-  s.tol = tol->ToVector();
-  const size_t rank = std::max(s.batch.size(), s.tol.size());
   s.batch.insert(s.batch.begin(), rank - s.batch.size(), 1);
-  s.tol.insert(s.tol.begin(), rank - s.tol.size(), 1);
-  for (size_t i = 0; i < rank; ++i) {
-    const int64_t a = s.batch[i], b = s.tol[i];
-    PL_ENFORCE(a == b || a == 1 || b == 1 || a < 0 || b < 0,
-               errors::InvalidArgument("op `%s` input `TolTensor`: dims %s do not broadcast with "
-                                       "the batch dims of X %s",
-                                       op, tol->ToString(), x.ToString()));
-    s.out.push_back(a == 1 ? b : (b == 1 ? a : std::max(a, b)));
+  s.out = s.batch;
+  for (const ToleranceDims& t : tols) {
+    std::vector<int64_t> d;
+    if (t.dims != nullptr) {
+      d = t.dims->ToVector();
+      d.insert(d.begin(), rank - d.size(), 1);
+      for (size_t i = 0; i < rank; ++i) {
+        const int64_t a = s.out[i], b = d[i];
+        PL_ENFORCE(a == b || a == 1 || b == 1 || a < 0 || b < 0,
+                   errors::InvalidArgument("op `%s` input `%s`: dims %s do not broadcast with "
+                                           "the batch dims of %s %s",
+                                           op, t.slot, t.dims->ToString(), x_slot, x.ToString()));
+        s.out[i] = a == 1 ? b : (b == 1 ? a : std::max(a, b));
+      }
+    }
+    s.tols.push_back(std::move(d));
   }
   return s;
 }
@@ -68,10 +85,11 @@ void MatrixRankInferShape(InferShapeContext* ctx) {
   ctx->RequireInput("X");
   ctx->RequireOutput("Out");
   const DDim tol = ctx->HasInput("TolTensor") ? ctx->GetInputDim("TolTensor") : DDim();
-  ctx->SetOutputDim("Out", DDim(AnalyzeRank(ctx->OpType(), ctx->GetInputDim("X"),
-                                            ctx->HasInput("TolTensor") ? &tol : nullptr,
-                                            ctx->Attr<bool>("hermitian"))
-                                    .out));
+  ctx->SetOutputDim("Out",
+                    DDim(AnalyzeRank(ctx->OpType(), "X", ctx->GetInputDim("X"),
+                                     {{"TolTensor", ctx->HasInput("TolTensor") ? &tol : nullptr}},
+                                     ctx->Attr<bool>("hermitian"))
+                             .out));
 }
 
 void MatrixRankInferVarType(framework::VarTypeInferenceContext* ctx) {
@@ -92,6 +110,49 @@ int64_t BroadcastIndex(int64_t flat, const std::vector<int64_t>& out,
   return index;
 }
 
+// The singular values (absolute eigenvalues when `hermitian`) of each matrix of x.
+template <typename T>
+std::vector<std::vector<T>> SingularValuesOf(const DenseTensor& x, const MatrixBatch& b,
+                                             bool hermitian) {
+  std::vector<std::vector<T>> values(static_cast<size_t>(b.batch));
+  for (int64_t i = 0; i < b.batch; ++i) {
+    if (b.size() == 0) continue;
+    const Matrix<T> m = linalg::MatrixAt<T>(x, b, i);
+    Eigen::Matrix<T, Eigen::Dynamic, 1> sv;
+    if (hermitian) {
+      sv = Eigen::SelfAdjointEigenSolver<Matrix<T>>(m, Eigen::EigenvaluesOnly)
+               .eigenvalues()
+               .cwiseAbs();
+    } else {
+      sv = Eigen::JacobiSVD<Matrix<T>>(m).singularValues();
+    }
+    values[i].assign(sv.data(), sv.data() + sv.size());
+  }
+  return values;
+}
+
+// The values of tolerance input `slot` (float32 or float64) as doubles.
+std::vector<double> ReadTolerances(const ExecutionContext& ctx, const char* slot,
+                                   const DenseTensor& t) {
+  PL_ENFORCE(t.dtype() == DataType::FLOAT32 || t.dtype() == DataType::FLOAT64,
+             errors::InvalidArgument("op `%s` input `%s`: expected float32 or float64, "
+                                     "received %s",
+                                     ctx.Type(), slot, platform::DataTypeName(t.dtype())));
+  std::vector<double> v(static_cast<size_t>(t.numel()));
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    v[i] = t.dtype() == DataType::FLOAT32 ? t.data<float>()[i] : t.data<double>()[i];
+  }
+  return v;
+}
+
+// The number of values of `sv` above max(atol, rtol * max(sv)).
+template <typename T>
+int64_t CountAbove(const std::vector<T>& sv, double atol, double rtol) {
+  const double largest = sv.empty() ? 0.0 : *std::max_element(sv.begin(), sv.end());
+  const double tol = std::max(atol, rtol * largest);
+  return std::count_if(sv.begin(), sv.end(), [tol](T v) { return v > tol; });
+}
+
 template <typename T>
 struct MatrixRankKernel {
   static void Compute(const ExecutionContext& ctx) {
@@ -101,25 +162,13 @@ struct MatrixRankKernel {
     const bool default_tol = ctx.Attr<bool>("use_default_tol");
     const DDim tol_dims = tol_tensor != nullptr ? tol_tensor->dims() : DDim();
     const RankShape s =
-        AnalyzeRank(ctx.Type(), x->dims(), tol_tensor != nullptr ? &tol_dims : nullptr, hermitian);
+        AnalyzeRank(ctx.Type(), "X", x->dims(),
+                    {{"TolTensor", tol_tensor != nullptr ? &tol_dims : nullptr}}, hermitian);
     const MatrixBatch& b = s.matrices;
-    // The singular values of each matrix of X.
-    std::vector<std::vector<T>> values(static_cast<size_t>(b.batch));
-    for (int64_t i = 0; i < b.batch; ++i) {
-      if (b.size() == 0) continue;
-      const Matrix<T> m = linalg::MatrixAt<T>(*x, b, i);
-      Eigen::Matrix<T, Eigen::Dynamic, 1> sv;
-      if (hermitian) {
-        sv = Eigen::SelfAdjointEigenSolver<Matrix<T>>(m, Eigen::EigenvaluesOnly)
-                 .eigenvalues()
-                 .cwiseAbs();
-      } else {
-        sv = Eigen::JacobiSVD<Matrix<T>>(m).singularValues();
-      }
-      values[i].assign(sv.data(), sv.data() + sv.size());
-    }
-    const std::vector<double> tols =
-        tol_tensor != nullptr ? ReadTolerances(ctx, *tol_tensor) : std::vector<double>{};
+    const std::vector<std::vector<T>> values = SingularValuesOf<T>(*x, b, hermitian);
+    const std::vector<double> tols = tol_tensor != nullptr
+                                         ? ReadTolerances(ctx, "TolTensor", *tol_tensor)
+                                         : std::vector<double>{};
     const double rtol = default_tol ? std::numeric_limits<T>::epsilon() *
                                           static_cast<double>(std::max(b.rows, b.cols))
                                     : 0.0;
@@ -127,25 +176,88 @@ struct MatrixRankKernel {
     DenseTensor out(DDim(s.out), DataType::INT64);
     int64_t* o = out.mutable_data<int64_t>(ctx.GetPlace());
     for (int64_t k = 0; k < out.numel(); ++k) {
-      const std::vector<T>& sv = values[BroadcastIndex(k, s.out, s.batch)];
-      const double atol = tol_tensor != nullptr ? tols[BroadcastIndex(k, s.out, s.tol)] : attr_tol;
-      const double largest = sv.empty() ? 0.0 : *std::max_element(sv.begin(), sv.end());
-      const double tol = std::max(atol, rtol * largest);
-      o[k] = std::count_if(sv.begin(), sv.end(), [tol](T v) { return v > tol; });
+      const double atol =
+          tol_tensor != nullptr ? tols[BroadcastIndex(k, s.out, s.tols[0])] : attr_tol;
+      o[k] = CountAbove(values[BroadcastIndex(k, s.out, s.batch)], atol, rtol);
     }
     *ctx.Output("Out") = std::move(out);
   }
+};
 
-  static std::vector<double> ReadTolerances(const ExecutionContext& ctx, const DenseTensor& t) {
-    PL_ENFORCE(t.dtype() == DataType::FLOAT32 || t.dtype() == DataType::FLOAT64,
-               errors::InvalidArgument("op `%s` input `TolTensor`: expected float32 or float64, "
-                                       "received %s",
-                                       ctx.Type(), platform::DataTypeName(t.dtype())));
-    std::vector<double> v(static_cast<size_t>(t.numel()));
-    for (int64_t i = 0; i < t.numel(); ++i) {
-      v[i] = t.dtype() == DataType::FLOAT32 ? t.data<float>()[i] : t.data<double>()[i];
+// ---------------------------------------------------------------- matrix_rank_atol_rtol
+
+// PaddlePaddle's matrix_rank_atol_rtol (paddle.linalg.matrix_rank with atol or rtol; slots in
+// lower case, as it registered them).
+class MatrixRankAtolRtolOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("x", "[..., M, N].");
+    AddInput("atol", "Absolute tolerances, broadcast against x's batch dims.");
+    AddInput("rtol", "Relative tolerances, broadcast against x's batch dims.").AsDispensable();
+    AddOutput("out", "int64 ranks: x's batch dims broadcast with atol's and rtol's.");
+    AddAttr<bool>("hermitian", "x is symmetric: its absolute eigenvalues are its singular values.")
+        .SetDefault(false);
+    AddComment(R"DOC(
+Rank of each matrix: the number of its singular values $\sigma_i$ above
+$$tol = \max(atol, \; rtol \cdot \sigma_{max})$$
+Without rtol, rtol = 0 where atol > 0 and eps(dtype) * max(M, N) elsewhere.
+)DOC");
+  }
+};
+
+void MatrixRankAtolRtolInferShape(InferShapeContext* ctx) {
+  ctx->RequireInput("x");
+  ctx->RequireInput("atol");
+  ctx->RequireOutput("out");
+  const DDim atol = ctx->GetInputDim("atol");
+  const DDim rtol = ctx->HasInput("rtol") ? ctx->GetInputDim("rtol") : DDim();
+  ctx->SetOutputDim(
+      "out", DDim(AnalyzeRank(ctx->OpType(), "x", ctx->GetInputDim("x"),
+                              {{"atol", &atol}, {"rtol", ctx->HasInput("rtol") ? &rtol : nullptr}},
+                              ctx->Attr<bool>("hermitian"))
+                      .out));
+}
+
+template <typename T>
+struct MatrixRankAtolRtolKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("x");
+    const DenseTensor* atol = ctx.Input("atol");
+    const DenseTensor* rtol = ctx.Input("rtol");
+    const bool hermitian = ctx.Attr<bool>("hermitian");
+    const DDim atol_dims = atol->dims();
+    const DDim rtol_dims = rtol != nullptr ? rtol->dims() : DDim();
+    const RankShape s = AnalyzeRank(
+        ctx.Type(), "x", x->dims(),
+        {{"atol", &atol_dims}, {"rtol", rtol != nullptr ? &rtol_dims : nullptr}}, hermitian);
+    const MatrixBatch& b = s.matrices;
+    const std::vector<std::vector<T>> values = SingularValuesOf<T>(*x, b, hermitian);
+    const std::vector<double> atols = ReadTolerances(ctx, "atol", *atol);
+    const std::vector<double> rtols =
+        rtol != nullptr ? ReadTolerances(ctx, "rtol", *rtol) : std::vector<double>{};
+    const double default_rtol =
+        std::numeric_limits<T>::epsilon() * static_cast<double>(std::max(b.rows, b.cols));
+    DenseTensor out(DDim(s.out), DataType::INT64);
+    int64_t* o = out.mutable_data<int64_t>(ctx.GetPlace());
+    for (int64_t k = 0; k < out.numel(); ++k) {
+      const double a = atols[BroadcastIndex(k, s.out, s.tols[0])];
+      const double r = rtol != nullptr ? rtols[BroadcastIndex(k, s.out, s.tols[1])]
+                                       : (a > 0 ? 0.0 : default_rtol);
+      o[k] = CountAbove(values[BroadcastIndex(k, s.out, s.batch)], a, r);
     }
-    return v;
+    *ctx.Output("out") = std::move(out);
+  }
+};
+
+void MatrixRankAtolRtolInferVarType(framework::VarTypeInferenceContext* ctx) {
+  ctx->SetOutputDataType("out", DataType::INT64);
+}
+
+class MatrixRankAtolRtolOp : public LinalgOp {
+ public:
+  using LinalgOp::LinalgOp;
+  DataType IndicateDataType(const framework::RuntimeContext& ctx) const override {
+    return InputDataType(ctx, "x");
   }
 };
 
@@ -164,6 +276,10 @@ PL_REGISTER_OPS(RegisterMatrixRankOp) {
       .InferShape(MatrixRankInferShape)
       .InferVarType(MatrixRankInferVarType);
   RegisterPlainCpuFloatKernels<MatrixRankKernel>("matrix_rank");
+  framework::RegisterOp<MatrixRankAtolRtolOp, MatrixRankAtolRtolOpMaker>("matrix_rank_atol_rtol")
+      .InferShape(MatrixRankAtolRtolInferShape)
+      .InferVarType(MatrixRankAtolRtolInferVarType);
+  RegisterPlainCpuFloatKernels<MatrixRankAtolRtolKernel>("matrix_rank_atol_rtol");
 }
 
 }  // namespace operators
