@@ -3,7 +3,9 @@
 // log2, log10, tanh_shrink, asinh, acosh, atanh): one op class, one maker template and one kernel
 // template, instantiated per tag of activation_op.h, and the grad maker of each tag. Also
 // PaddlePaddle's fused grad op types (relu_grad, sigmoid_grad, tanh_grad, exp_grad, square_grad),
-// so that programs it built run here.
+// so that programs it built run here. The complex kernels of the functions PaddlePaddle defines
+// on complex values are in operators/complex/complex_activation_op.cc; for them the grad makers
+// here read conj(X) or conj(Out) (Conjugated below).
 #include "operators/activation/activation_op.h"
 
 #include <string>
