@@ -806,6 +806,9 @@ Entries BuildEntries() {
       {"randint", "randint", {"@shape|ShapeTensor|ShapeTensorList"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"randperm", "randperm", {}, {"Out"}, {}, {}, nullptr});
   e.push_back({"multinomial", "multinomial", {"X", "@num_samples"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"poisson", "poisson", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"standard_gamma", "standard_gamma", {"x"}, {"out"}, {}, {}, nullptr});
+  e.push_back({"binomial", "binomial", {"count", "prob"}, {"out"}, {}, {}, nullptr});
   e.push_back(
       {"truncated_gaussian_random", "truncated_gaussian_random", {}, {"Out"}, {}, {}, nullptr});
 
