@@ -1058,6 +1058,72 @@ TEST(CholeskySolveOp, SolvesWithTheFactorsTriangle) {
 
 // ------------------------------------------------------------------------ solve
 
+TEST(LuSolveOp, SolvesWithTheFactorsOfLuInEveryTransposeAndBroadcast) {
+  operators::RegisterAllOps();
+  const int64_t m = 3;
+  // A [2, 3, 3] away from singular, factored by the lu op.
+  Values a = RandomValues(2 * m * m, -1, 1, 80);
+  for (int64_t b = 0; b < 2; ++b) {
+    for (int64_t i = 0; i < m; ++i) a[b * m * m + i * m + i] += 3;
+  }
+  for (DataType t : BothTypes()) {
+    const OpRunResult f = RunOp("lu", {{"X", {Make(t, DDim({2, m, m}), a)}}},
+                                {{"Out", 1}, {"Pivots", 1}, {"Infos", 1}});
+    const DenseTensor& lu = f.outputs.at("Out")[0];
+    const DenseTensor& pivots = f.outputs.at("Pivots")[0];
+    struct Case {
+      std::vector<int64_t> b_shape;
+      std::string trans;
+    };
+    for (const Case& c : {Case{{2, m, 2}, "N"}, Case{{2, m, 2}, "T"}, Case{{2, m, 1}, "C"},
+                          Case{{4, 2, m, 2}, "N"}, Case{{m, 2}, "T"}}) {
+      const std::string what = "lu_solve " + DDim(c.b_shape).ToString() + " " + c.trans;
+      const Values rhs = RandomValues(DDim(c.b_shape).numel(), -1, 1, 81);
+      const DenseTensor out =
+          RunOp("lu_solve",
+                {{"b", {Make(t, DDim(c.b_shape), rhs)}}, {"lu", {lu}}, {"pivots", {pivots}}},
+                {{"out", 1}}, {{"trans", c.trans}})
+              .outputs.at("out")[0];
+      const int64_t k = c.b_shape.back();
+      const int64_t systems = out.numel() / (m * k);
+      ASSERT_EQ(out.dims()[out.dims().size() - 1], k) << what;
+      const Values x = ToDoubles(out);
+      // A_p x_p (or A_p^T x_p) = b_p, with A's batch index p % 2 and b's the same or 0.
+      for (int64_t p = 0; p < systems; ++p) {
+        Values ap = MatrixOf(a, p % 2, m * m);
+        if (c.trans != "N") ap = Transposed(ap, m, m);
+        const int64_t b_index = c.b_shape.size() == 2 ? 0 : p;
+        ExpectNear(Matmul(ap, MatrixOf(x, p, m * k), m, m, k), MatrixOf(rhs, b_index, m * k),
+                   Tol(t) * 10, Tol(t) * 10, what);
+      }
+    }
+  }
+  // Gradients of b and of the packed factors (pivots held).
+  const OpRunResult f = RunOp("lu", {{"X", {MakeTensor<double>({2, m, m}, a)}}},
+                              {{"Out", 1}, {"Pivots", 1}, {"Infos", 1}});
+  for (const std::string trans : {"N", "T"}) {
+    SCOPED_TRACE("lu_solve_grad " + trans);
+    GradCheck check;
+    check.op_type = "lu_solve";
+    check.inputs = {{"b", {MakeTensor<double>({2, m, 2}, RandomValues(2 * m * 2, -1, 1, 82))}},
+                    {"lu", {f.outputs.at("Out")[0]}},
+                    {"pivots", {f.outputs.at("Pivots")[0]}}};
+    check.outputs = {{"out", 1}};
+    check.attrs = {{"trans", trans}};
+    check.wrt = {"b", "lu"};
+    CheckGradients(check);
+  }
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("lu_solve",
+              {{"b", {MakeTensor<double>({m, 1}, {1, 2, 3})}},
+               {"lu", {MakeTensor<double>({m, m}, MatrixOf(a, 0, m * m))}},
+               {"pivots", {MakeTensor<int32_t>({m}, {1, 4, 3})}}},
+              {{"out", 1}}, {});
+      },
+      {"op `lu_solve` input `pivots`", "[1, 3]", "received 4"});
+}
+
 TEST(SolveOp, SolvesMatricesAndVectorsWithBroadcastBatches) {
   operators::RegisterAllOps();
   struct Case {
