@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <functional>
 #include <limits>
 #include <string>
@@ -1122,6 +1123,90 @@ TEST(LuSolveOp, SolvesWithTheFactorsOfLuInEveryTransposeAndBroadcast) {
               {{"out", 1}}, {});
       },
       {"op `lu_solve` input `pivots`", "[1, 3]", "received 4"});
+}
+
+// An orthonormal n x n matrix: Gram-Schmidt on random columns.
+Values Orthonormal(int64_t n, unsigned seed) {
+  Values q = RandomValues(n * n, -1, 1, seed);
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t k = 0; k < j; ++k) {
+      double dot = 0;
+      for (int64_t i = 0; i < n; ++i) dot += q[i * n + j] * q[i * n + k];
+      for (int64_t i = 0; i < n; ++i) q[i * n + j] -= dot * q[i * n + k];
+    }
+    double norm = 0;
+    for (int64_t i = 0; i < n; ++i) norm += q[i * n + j] * q[i * n + j];
+    for (int64_t i = 0; i < n; ++i) q[i * n + j] /= std::sqrt(norm);
+  }
+  return q;
+}
+
+// Whether `got` (interleaved complex values) holds the values `want` in some order, each
+// within `tol`.
+bool SameSet(const Values& got, std::vector<std::complex<double>> want, double tol) {
+  for (size_t i = 0; i + 1 < got.size(); i += 2) {
+    const std::complex<double> g(got[i], got[i + 1]);
+    auto it = std::find_if(want.begin(), want.end(),
+                           [&](const std::complex<double>& w) { return std::abs(w - g) < tol; });
+    if (it == want.end()) return false;
+    want.erase(it);
+  }
+  return want.empty();
+}
+
+TEST(EigvalsOp, EigenvaluesOfAnOrthogonallyHiddenBlockTriangularMatrix) {
+  operators::RegisterAllOps();
+  // T upper block triangular with a 2 x 2 block [[1, -2], [2, 1]] (1 +- 2i) and diagonal 3,
+  // -0.5, 0.25; X = Q T Q^T for an orthonormal Q has T's eigenvalues.
+  const int64_t n = 5;
+  Values t = RandomValues(n * n, -1, 1, 90);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < i; ++j) t[i * n + j] = 0;
+  }
+  t[0] = 1, t[1] = -2, t[n] = 2, t[n + 1] = 1;
+  t[2 * n + 2] = 3, t[3 * n + 3] = -0.5, t[4 * n + 4] = 0.25;
+  const std::vector<std::complex<double>> want = {{1, 2}, {1, -2}, {3, 0}, {-0.5, 0}, {0.25, 0}};
+  const Values q = Orthonormal(n, 91);
+  const Values x = Matmul(Matmul(q, t, n, n, n), Transposed(q, n, n), n, n, n);
+  for (DataType type : BothTypes()) {
+    const DenseTensor out =
+        RunOp("eigvals", {{"X", {Make(type, DDim({n, n}), x)}}}, {{"Out", 1}}, {})
+            .outputs.at("Out")[0];
+    EXPECT_EQ(out.dtype(), type == DataType::FLOAT32 ? DataType::COMPLEX64 : DataType::COMPLEX128);
+    EXPECT_EQ(out.dims(), DDim({n}));
+    EXPECT_TRUE(SameSet(ToDoubles(out), want, type == DataType::FLOAT32 ? 1e-4 : 1e-10));
+  }
+  // A complex matrix: Q (T + i D) Q^T with D diagonal has eigenvalues T_jj + i D_jj.
+  Values tc = RandomValues(n * n, -1, 1, 92);
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < i; ++j) tc[i * n + j] = 0;
+  }
+  const Values qt = Matmul(q, tc, n, n, n);
+  const Values re = Matmul(qt, Transposed(q, n, n), n, n, n);
+  Values qd(n * n);
+  std::vector<std::complex<double>> want_c;
+  for (int64_t j = 0; j < n; ++j) {
+    const double d = 0.5 * static_cast<double>(j) - 1;
+    want_c.emplace_back(tc[j * n + j], d);
+    for (int64_t i = 0; i < n; ++i) qd[i * n + j] = q[i * n + j] * d;
+  }
+  const Values im = Matmul(qd, Transposed(q, n, n), n, n, n);
+  Values interleaved;
+  for (int64_t i = 0; i < n * n; ++i) {
+    interleaved.push_back(re[i]);
+    interleaved.push_back(im[i]);
+  }
+  const DenseTensor out =
+      RunOp("eigvals", {{"X", {MakeComplexTensor<double>({1, n, n}, interleaved)}}}, {{"Out", 1}},
+            {})
+          .outputs.at("Out")[0];
+  EXPECT_EQ(out.dims(), DDim({1, n}));
+  EXPECT_TRUE(SameSet(ToDoubles(out), want_c, 1e-10));
+  ExpectError<platform::InvalidArgumentError>(
+      [&] {
+        RunOp("eigvals", {{"X", {MakeTensor<double>({2, 3}, Values(6, 1.0))}}}, {{"Out", 1}}, {});
+      },
+      {"op `eigvals` input `X`"});
 }
 
 TEST(SolveOp, SolvesMatricesAndVectorsWithBroadcastBatches) {

@@ -757,6 +757,7 @@ Entries BuildEntries() {
   e.push_back({"svd", "svd", {"X"}, {"U", "S", "VH"}, {}, {}, nullptr});
   e.push_back({"svdvals", "svdvals", {"x"}, {"s"}, {}, {}, nullptr});
   e.push_back({"lu_solve", "lu_solve", {"b", "lu", "pivots"}, {"out"}, {}, {}, nullptr});
+  e.push_back({"eigvals", "eigvals", {"X"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"eigh", "eigh", {"X"}, {"Eigenvalues", "Eigenvectors"}, {}, {}, nullptr});
   e.push_back({"eigvalsh",
                "eigvalsh",
