@@ -76,15 +76,14 @@ struct RealEigvalsKernel {
 template <typename C>
 struct ComplexEigvalsKernel {
   static void Compute(const ExecutionContext& ctx) {
-    using M = Eigen::Matrix<C, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
     const DenseTensor* x = ctx.Input("X");
     const MatrixBatch b = linalg::SquareMatrices(ctx.Type(), "X", x->dims());
     DenseTensor out(linalg::WithBatchDims(x->dims(), {b.rows}), x->dtype());
     C* o = out.mutable_data<C>(ctx.GetPlace());
     const int64_t n = b.rows;
     for (int64_t i = 0; i < b.batch && n > 0; ++i) {
-      const Eigen::Map<const M> m(x->data<C>() + i * n * n, n, n);
-      const Eigen::ComplexEigenSolver<M> solver(m, /*computeEigenvectors=*/false);
+      const Eigen::ComplexEigenSolver<Matrix<C>> solver(linalg::MatrixAt<C>(*x, b, i),
+                                                        /*computeEigenvectors=*/false);
       PL_ENFORCE(solver.info() == Eigen::Success,
                  errors::InvalidArgument("op `%s` input `X`: the QR iterations did not converge "
                                          "for matrix %lld (values not finite?)",
