@@ -1,8 +1,10 @@
-// poisson, standard_gamma and binomial (operators/random/count_gamma_sampling_ops.cc): the
-// sample means and variances of 20000 draws per parameter against the distributions' own
-// (n p and n p (1 - p); the rate; the shape), within six standard errors, on both sides of
-// each sampler's switch between methods; integer values in range; a seed reproducing every
-// value; parameters outside their domains refused naming the element.
+// poisson, standard_gamma, dirichlet, binomial and exponential
+// (operators/random/count_gamma_sampling_ops.cc): the sample means and variances of 20000
+// draws per parameter against the distributions' own (n p and n p (1 - p); the rate; the
+// shape; Beta(alpha_i, alpha_0 - alpha_i) marginals; 1 / lambda and 1 / lambda^2), within six
+// standard errors, on both sides of each sampler's switch between methods; integer values in
+// range, Dirichlet rows on the simplex even where every gamma sample underflows; a seed
+// reproducing every value; parameters outside their domains refused naming the element.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -90,6 +92,68 @@ TEST(StandardGammaOp, MomentsOfEveryShape) {
   }
 }
 
+TEST(DirichletOp, BetaMarginalsAndRowsOnTheSimplex) {
+  operators::RegisterAllOps();
+  platform::SetDefaultSeed(14);
+  // Concentrations below 1 (boosted gamma samples), mixed, and so small that U^(1 / alpha)
+  // underflows for most draws: the ratios must still follow the distribution.
+  const std::vector<std::vector<double>> cases = {{0.3, 2, 5}, {1, 1, 1, 1}, {1e-3, 2e-3}};
+  for (DataType t : {DataType::FLOAT32, DataType::FLOAT64}) {
+    for (const std::vector<double>& alpha : cases) {
+      const int64_t k = static_cast<int64_t>(alpha.size());
+      std::vector<double> a;
+      for (int64_t i = 0; i < kDraws; ++i) a.insert(a.end(), alpha.begin(), alpha.end());
+      const DDim dims({kDraws, k});
+      const std::vector<double> v =
+          ToDoubles(RunOp("dirichlet",
+                          {{"Alpha",
+                            {t == DataType::FLOAT32 ? MakeTensor<float>(dims, a)
+                                                    : MakeTensor<double>(dims, a)}}},
+                          {{"Out", 1}}, {})
+                        .outputs.at("Out")[0]);
+      for (int64_t i = 0; i < kDraws; ++i) {
+        double sum = 0;
+        for (int64_t j = 0; j < k; ++j) {
+          ASSERT_TRUE(v[i * k + j] >= 0 && v[i * k + j] <= 1) << v[i * k + j];
+          sum += v[i * k + j];
+        }
+        ASSERT_NEAR(sum, 1, t == DataType::FLOAT32 ? 1e-6 : 1e-12);
+      }
+      double a0 = 0;
+      for (double x : alpha) a0 += x;
+      for (int64_t j = 0; j < k; ++j) {
+        std::vector<double> column(static_cast<size_t>(kDraws));
+        for (int64_t i = 0; i < kDraws; ++i) column[i] = v[i * k + j];
+        // Beta(p, q) with p = alpha_j, q = alpha_0 - alpha_j: its variance and, from its
+        // excess kurtosis, its fourth central moment.
+        const double p = alpha[j], q = a0 - alpha[j];
+        const double var = p * q / (a0 * a0 * (a0 + 1));
+        const double excess =
+            6 * ((p - q) * (p - q) * (a0 + 1) - p * q * (a0 + 2)) / (p * q * (a0 + 2) * (a0 + 3));
+        ExpectMoments(RowMoments(column, 0), p / a0, var, (excess + 3) * var * var,
+                      "dirichlet alpha_" + std::to_string(j) + " = " + std::to_string(p));
+      }
+    }
+  }
+}
+
+TEST(ExponentialOp, MomentsOfEveryRate) {
+  operators::RegisterAllOps();
+  platform::SetDefaultSeed(15);
+  for (DataType t : {DataType::FLOAT32, DataType::FLOAT64}) {
+    for (float rate : {0.5f, 1.0f, 4.0f}) {
+      const std::vector<double> v = ToDoubles(
+          RunOp("exponential", {{"X", {Rows({-3.0}, t)}}}, {{"Out", 1}}, {{"lambda", rate}})
+              .outputs.at("Out")[0]);
+      for (double x : v) ASSERT_GE(x, 0.0);
+      // Exp(lambda): mean 1 / lambda, variance 1 / lambda^2, fourth central moment 9 / lambda^4.
+      const double m = 1.0 / rate;
+      ExpectMoments(RowMoments(v, 0), m, m * m, 9 * m * m * m * m,
+                    "exponential lambda " + std::to_string(rate));
+    }
+  }
+}
+
 TEST(BinomialOp, MomentsOfEveryCountAndProbability) {
   operators::RegisterAllOps();
   platform::SetDefaultSeed(13);
@@ -143,7 +207,13 @@ TEST(CountGammaSampling, ASeedReproducesEveryValue) {
                           {{"count", {MakeTensor<int32_t>({2}, {20, 400})}},
                            {"prob", {MakeTensor<double>({2}, {0.2, 0.7})}}},
                           {{"out", 1}}, {})
-                        .outputs.at("out")[0])}) {
+                        .outputs.at("out")[0]),
+          ToDoubles(RunOp("dirichlet", {{"Alpha", {MakeTensor<double>({2, 2}, {0.5, 2, 1, 9})}}},
+                          {{"Out", 1}}, {})
+                        .outputs.at("Out")[0]),
+          ToDoubles(RunOp("exponential", {{"X", {MakeTensor<float>({3}, {0, 0, 0})}}}, {{"Out", 1}},
+                          {{"lambda", 2.0f}})
+                        .outputs.at("Out")[0])}) {
       all.insert(all.end(), v.begin(), v.end());
     }
     return all;
@@ -188,6 +258,17 @@ TEST(CountGammaSampling, ParametersOutsideTheirDomainsAreRefused) {
               {{"out", 1}}, {});
       },
       {"op `binomial`", "prob"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("dirichlet", {{"Alpha", {MakeTensor<double>({1, 3}, {1, 0, 2})}}}, {{"Out", 1}}, {});
+      },
+      {"op `dirichlet` input `Alpha`", "concentrations > 0", "element 1"});
+  ExpectError<platform::InvalidArgumentError>(
+      [] {
+        RunOp("exponential", {{"X", {MakeTensor<float>({2}, {0, 0})}}}, {{"Out", 1}},
+              {{"lambda", 0.0f}});
+      },
+      {"exponential", "lambda"});
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // Offset, Mask and Filter against finite differences; the shape errors.
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/grad_check_util.h"
@@ -99,16 +100,20 @@ TEST(DeformableConvOp, MatchesTheDirectSum) {
     const auto off = RandomValues(s.n * 2 * s.dgroups * taps * oh * ow, -2.5, 2.5, 52);
     const auto mask = RandomValues(s.n * s.dgroups * taps * oh * ow, 0, 1, 53);
     const auto filter = RandomValues(s.m * s.c / s.groups * taps, -1, 1, 54);
-    for (bool v1 : {false, true}) {
-      SCOPED_TRACE(std::string(v1 ? "v1 " : "") + "groups " + std::to_string(s.groups) +
+    // deformable_conv with and without its (dispensable) Mask, and deformable_conv_v1.
+    for (const auto& [type, masked] :
+         std::vector<std::pair<std::string, bool>>{{"deformable_conv", true},
+                                                   {"deformable_conv", false},
+                                                   {"deformable_conv_v1", false}}) {
+      const bool v1 = !masked;
+      SCOPED_TRACE(type + (masked ? " with Mask" : "") + " groups " + std::to_string(s.groups) +
                    " deformable_groups " + std::to_string(s.dgroups));
       SlotTensors in = {
           {"Input", {MakeTensor<double>({s.n, s.c, s.h, s.w}, x)}},
           {"Offset", {MakeTensor<double>({s.n, 2 * s.dgroups * taps, oh, ow}, off)}},
           {"Filter", {MakeTensor<double>({s.m, s.c / s.groups, s.kh, s.kw}, filter)}}};
-      if (!v1) in["Mask"] = {MakeTensor<double>({s.n, s.dgroups * taps, oh, ow}, mask)};
-      const OpRunResult r =
-          RunOp(v1 ? "deformable_conv_v1" : "deformable_conv", in, {{"Output", 1}}, AttrsOf(s));
+      if (masked) in["Mask"] = {MakeTensor<double>({s.n, s.dgroups * taps, oh, ow}, mask)};
+      const OpRunResult r = RunOp(type, in, {{"Output", 1}}, AttrsOf(s));
       EXPECT_EQ(r.outputs.at("Output")[0].dims(), DDim({s.n, s.m, oh, ow}));
       ExpectNear(ToDoubles(r.outputs.at("Output")[0]),
                  Reference(s, x, off, v1 ? nullptr : &mask, filter), 1e-10, 1e-10, "Output");
@@ -147,10 +152,11 @@ TEST(DeformableConvOp, ZeroOffsetsAndUnitMasksGiveConv2d) {
 TEST(DeformableConvOp, GradientsMatchFiniteDifferences) {
   operators::RegisterAllOps();
   for (const Shape& s : {Shapes()[0], Shapes()[1]}) {
-    for (bool v1 : {false, true}) {
+    for (const auto& [type, v1] : std::vector<std::pair<std::string, bool>>{
+             {"deformable_conv", false}, {"deformable_conv", true}, {"deformable_conv_v1", true}}) {
       const int64_t oh = s.OutH(), ow = s.OutW(), taps = s.kh * s.kw;
       GradCheck check;
-      check.op_type = v1 ? "deformable_conv_v1" : "deformable_conv";
+      check.op_type = type;  // v1: without Mask.
       check.inputs = {
           {"Input",
            {MakeTensor<double>({s.n, s.c, s.h, s.w},

@@ -374,7 +374,7 @@ TEST(PirTranslation, InfinitiesAreRead) {
           Attr("dtype", "1.a_dtype", "\"float32\"")}),
       Op("1.maximum", {1, 2}, {{3, Tensor("t_f32", "2")}}),
       Op("1.leaky_relu", {3}, {{4, Tensor("t_f32", "2")}},
-         {R"({"AT": {"#": "0.a_f32", "VD": "NAN"}, "N": "negative_slope"})"}),
+         {R"({"AT": {"#": "0.a_f32", "VD": "NaN"}, "N": "negative_slope"})"}),  // As written.
       Fetch(4, 5, "out", 0),
   }));
   EXPECT_EQ(std::get<float>(FindOp(p, "fill_constant")->GetAttr("value")),

@@ -1,5 +1,7 @@
 #include "framework/pir/pir_json.h"
 
+#include <algorithm>
+#include <cctype>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <type_traits>
@@ -183,18 +185,18 @@ T Checked(const Json& v) {
 }
 
 // A float attribute's value: its "D", or for infinities and NaN (which JSON cannot write)
-// "VD": "INF", "-INF" or "NAN".
+// "VD": PaddlePaddle writes "INF", "-INF" and "NaN"; any case is read.
 double FloatValue(const Json& attr) {
   const auto d = attr.find("D");
   if (d != attr.end()) return Checked<double>(*d);
   const auto vd = attr.find("VD");
   if (vd != attr.end() && vd->is_string()) {
-    const std::string& text = vd->get_ref<const std::string&>();
-    if (text == "INF" || text == "inf") return std::numeric_limits<double>::infinity();
-    if (text == "-INF" || text == "-inf") return -std::numeric_limits<double>::infinity();
-    if (text == "NAN" || text == "nan" || text == "-NAN") {
-      return std::numeric_limits<double>::quiet_NaN();
-    }
+    std::string text = vd->get<std::string>();
+    std::transform(text.begin(), text.end(), text.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+    if (text == "INF" || text == "+INF") return std::numeric_limits<double>::infinity();
+    if (text == "-INF") return -std::numeric_limits<double>::infinity();
+    if (text == "NAN" || text == "-NAN") return std::numeric_limits<double>::quiet_NaN();
   }
   throw nlohmann::detail::type_error::create(302, "a float attribute without a value", &attr);
 }

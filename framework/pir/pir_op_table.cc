@@ -811,6 +811,9 @@ Entries BuildEntries() {
   e.push_back({"poisson", "poisson", {"X"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"standard_gamma", "standard_gamma", {"x"}, {"out"}, {}, {}, nullptr});
   e.push_back({"binomial", "binomial", {"count", "prob"}, {"out"}, {}, {}, nullptr});
+  e.push_back({"dirichlet", "dirichlet", {"Alpha"}, {"Out"}, {}, {}, nullptr});
+  // Tensor.exponential_ (PIR has only the in-place op; its result is a new variable here).
+  e.push_back({"exponential", "exponential", {"X"}, {"Out"}, {{"lam", "lambda"}}, {}, nullptr});
   e.push_back(
       {"truncated_gaussian_random", "truncated_gaussian_random", {}, {"Out"}, {}, {}, nullptr});
 

@@ -17,8 +17,6 @@ namespace operators {
 
 namespace {
 
-bool HasMask(const std::string& op) { return op.rfind("deformable_conv_v1", 0) != 0; }
-
 template <bool kMask>
 class DeformableConvOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -28,7 +26,10 @@ class DeformableConvOpMaker : public OpProtoAndCheckerMaker {
              "Tap offsets [N, 2 G k_h k_w, H_out, W_out]: per deformable group and "
              "tap, (dy, dx).");
     if (kMask) {
-      AddInput("Mask", "Tap modulation [N, G k_h k_w, H_out, W_out].");
+      // Dispensable (PaddlePaddle requires it): PIR's deformable_conv takes an optional
+      // mask, and a program without one runs as deformable_conv_v1.
+      AddInput("Mask", "Tap modulation [N, G k_h k_w, H_out, W_out]; absent: all ones.")
+          .AsDispensable();
     }
     AddInput("Filter", "Filter [M, C / groups, k_h, k_w].");
     AddOutput("Output", "[N, M, H_out, W_out].");
@@ -152,9 +153,8 @@ DeformGeometry ResolveGeometry(const std::string& op, const DDim& input, const D
 
 void DeformableConvInferShape(InferShapeContext* ctx) {
   const std::string& op = ctx->OpType();
-  const bool with_mask = HasMask(op);
+  const bool with_mask = ctx->HasInput("Mask");
   for (const char* slot : {"Input", "Offset", "Filter"}) ctx->RequireInput(slot);
-  if (with_mask) ctx->RequireInput("Mask");
   ctx->RequireOutput("Output");
   const DDim input = ctx->GetInputDim("Input"), filter = ctx->GetInputDim("Filter");
   const DDim offset = ctx->GetInputDim("Offset");
@@ -241,7 +241,7 @@ struct DeformableConvKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* offset = ctx.Input("Offset");
-    const DenseTensor* mask = HasMask(ctx.Type()) ? ctx.Input("Mask") : nullptr;
+    const DenseTensor* mask = ctx.Input("Mask");  // nullptr: none (v1, or not given).
     const DenseTensor* filter = ctx.Input("Filter");
     const DDim mask_dims = mask ? mask->dims() : DDim();
     const DeformGeometry g =
@@ -269,7 +269,7 @@ struct DeformableConvGradKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* input = ctx.Input("Input");
     const DenseTensor* offset = ctx.Input("Offset");
-    const DenseTensor* mask = HasMask(ctx.Type()) ? ctx.Input("Mask") : nullptr;
+    const DenseTensor* mask = ctx.Input("Mask");
     const DenseTensor* filter = ctx.Input("Filter");
     const DenseTensor* dout = ctx.Input("Output@GRAD");
     const DDim mask_dims = mask ? mask->dims() : DDim();

@@ -1,6 +1,7 @@
-// poisson, standard_gamma and binomial: samples of the Poisson, gamma and binomial
-// distributions with per-element parameters (paddle.poisson, paddle.standard_gamma,
-// paddle.binomial). Like the other random ops they draw from RandomSource
+// poisson, standard_gamma, dirichlet, binomial and exponential: samples of the Poisson, gamma,
+// Dirichlet, binomial and exponential distributions with per-element parameters
+// (paddle.poisson, paddle.standard_gamma, paddle.distribution.Dirichlet's sample,
+// paddle.binomial, Tensor.exponential_). Like the other random ops they draw from RandomSource
 // (random_transforms.h) in element order on one thread, seeded with platform::ResolveSeed, and
 // the samplers are written out here so that a seed gives the same values with every C++
 // library:
@@ -8,12 +9,17 @@
 //   transformed rejection with squeeze (PTRS, 1993);
 // - gamma: Marsaglia and Tsang's method (2000) for a shape >= 1, and for a shape a < 1 a
 //   sample of shape a + 1 times U^(1 / a);
+// - Dirichlet: one gamma sample per concentration, divided by their sum;
 // - binomial: inversion for n min(p, 1 - p) < 10, else Hoermann's BTRS (1993), with p
-//   replaced by 1 - p above 1/2.
+//   replaced by 1 - p above 1/2;
+// - exponential: inversion, -log(U) / lambda with U uniform in (0, 1].
 // A parameter outside its domain (or NaN) is an InvalidArgumentError naming the op, the slot
 // and the element. No gradients flow through them.
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "framework/grad_op_maker.h"
 #include "framework/var_type_inference.h"
@@ -76,6 +82,14 @@ double SampleGamma(double shape, RandomSource* source) {
     if (u < 1.0 - 0.0331 * x * x * x * x) return d * v;
     if (std::log(u) < 0.5 * x * x + d * (1.0 - v + std::log(v))) return d * v;
   }
+}
+
+// log of SampleGamma's sample, from the same draws: for a shape below 1 the factor
+// U^(1 / a) is added as log(U) / a, which does not underflow as the product can.
+double LogSampleGamma(double shape, RandomSource* source) {
+  if (shape >= 1) return std::log(SampleGamma(shape, source));
+  const double base = std::log(SampleGamma(shape + 1, source));
+  return base + std::log(OpenUniform(source)) / shape;
 }
 
 int64_t SampleBinomial(int64_t n, double p, RandomSource* source) {
@@ -158,6 +172,37 @@ class StandardGammaOpMaker : public OpProtoAndCheckerMaker {
 Standard gamma operator (PaddlePaddle's slots in lower case), elementwise:
 
 $$p(out_i = y) = \frac{y^{x_i - 1} e^{-y}}{\Gamma(x_i)}, \quad y > 0$$
+
+No gradient.
+)DOC");
+  }
+};
+
+class DirichletOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("Alpha", "Concentrations (> 0) [..., K]: one distribution per row.");
+    AddOutput("Out", "Alpha's shape and dtype: one sample per row, on the simplex.");
+    AddComment(R"DOC(
+Dirichlet operator: for each row alpha of the last axis, a sample of Dir(alpha),
+
+$$Out_i = \frac{G_i}{\sum_j G_j}, \quad G_i \sim \mathrm{Gamma}(\alpha_i, 1)$$
+
+No gradient.
+)DOC");
+  }
+};
+
+class ExponentialOpMaker : public OpProtoAndCheckerMaker {
+ public:
+  void Make() override {
+    AddInput("X", "Any tensor: Out takes its shape and dtype (its values are not read).");
+    AddOutput("Out", "X's shape and dtype: samples of Exp(lambda).");
+    AddAttr<float>("lambda", "The rate (> 0).").SetDefault(1.0f).GreaterThan(0.0f);
+    AddComment(R"DOC(
+Exponential operator (Tensor.exponential_ writes Out over X):
+
+$$p(Out_i = y) = \lambda e^{-\lambda y}, \quad y \ge 0$$
 
 No gradient.
 )DOC");
@@ -251,6 +296,57 @@ struct StandardGammaKernel {
 };
 
 template <typename T>
+struct DirichletKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* alpha = ctx.Input("Alpha");
+    PL_ENFORCE(alpha->dims().size() >= 1,
+               errors::InvalidArgument("op `%s` input `Alpha`: expected a tensor of rank >= 1 "
+                                       "([..., K]), received %s",
+                                       ctx.Type(), alpha->dims().ToString()));
+    const T* a = alpha->data<T>();
+    for (int64_t i = 0; i < alpha->numel(); ++i) {
+      CheckParameter(ctx, "Alpha", a[i] > T(0) && std::isfinite(static_cast<double>(a[i])),
+                     static_cast<double>(a[i]), i, "finite concentrations > 0");
+    }
+    DenseTensor out(alpha->dims(), alpha->dtype());
+    T* o = out.mutable_data<T>(ctx.GetPlace());
+    const int64_t k = alpha->dims()[alpha->dims().size() - 1];
+    RandomSource source(platform::ResolveSeed(0));
+    // The gamma samples are normalised in log space: with small concentrations every one of
+    // them can underflow, while their ratios stay well defined.
+    std::vector<double> log_g(static_cast<size_t>(k));
+    for (int64_t row = 0; k > 0 && row < alpha->numel() / k; ++row) {
+      double top = -std::numeric_limits<double>::infinity();
+      for (int64_t j = 0; j < k; ++j) {
+        log_g[j] = LogSampleGamma(static_cast<double>(a[row * k + j]), &source);
+        top = std::max(top, log_g[j]);
+      }
+      double sum = 0;
+      for (int64_t j = 0; j < k; ++j) sum += std::exp(log_g[j] - top);
+      for (int64_t j = 0; j < k; ++j) {
+        o[row * k + j] = static_cast<T>(std::exp(log_g[j] - top) / sum);
+      }
+    }
+    *ctx.Output("Out") = std::move(out);
+  }
+};
+
+template <typename T>
+struct ExponentialKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const DenseTensor* x = ctx.Input("X");
+    const double rate = ctx.Attr<float>("lambda");
+    DenseTensor out(x->dims(), x->dtype());
+    T* o = out.mutable_data<T>(ctx.GetPlace());
+    RandomSource source(platform::ResolveSeed(0));
+    for (int64_t i = 0; i < x->numel(); ++i) {
+      o[i] = static_cast<T>(-std::log(OpenUniform(&source)) / rate);
+    }
+    *ctx.Output("Out") = std::move(out);
+  }
+};
+
+template <typename T>
 struct BinomialKernel {
   static void Compute(const ExecutionContext& ctx) {
     const DenseTensor* count = ctx.Input("count");
@@ -297,6 +393,16 @@ PL_REGISTER_OPS(RegisterCountGammaSamplingOps) {
       .InferVarType(BinomialInferVarType)
       .GradOpMaker(framework::NoGradient);
   RegisterPlainCpuFloatKernels<BinomialKernel>("binomial");
+  framework::RegisterOp<SamplingOp, DirichletOpMaker>("dirichlet")
+      .InferShape([](InferShapeContext* ctx) { SameShapeInOut(ctx, "Alpha", "Out"); })
+      .InferVarType(OutputDataTypeOf("Alpha", "Out"))
+      .GradOpMaker(framework::NoGradient);
+  RegisterPlainCpuFloatKernels<DirichletKernel>("dirichlet");
+  framework::RegisterOp<SamplingOp, ExponentialOpMaker>("exponential")
+      .InferShape([](InferShapeContext* ctx) { SameShapeInOut(ctx, "X", "Out"); })
+      .InferVarType(OutputDataTypeOf("X", "Out"))
+      .GradOpMaker(framework::NoGradient);
+  RegisterPlainCpuFloatKernels<ExponentialKernel>("exponential");
 }
 
 }  // namespace operators
