@@ -758,6 +758,13 @@ Entries BuildEntries() {
   e.push_back({"svdvals", "svdvals", {"x"}, {"s"}, {}, {}, nullptr});
   e.push_back({"lu_solve", "lu_solve", {"b", "lu", "pivots"}, {"out"}, {}, {}, nullptr});
   e.push_back({"eigvals", "eigvals", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"lstsq",
+               "lstsq",
+               {"X", "Y", "@rcond"},
+               {"Solution", "Residuals", "Rank", "SingularValues"},
+               {},
+               {},
+               nullptr});
   e.push_back({"eigh", "eigh", {"X"}, {"Eigenvalues", "Eigenvectors"}, {}, {}, nullptr});
   e.push_back({"eigvalsh",
                "eigvalsh",
