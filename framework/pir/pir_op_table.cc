@@ -758,6 +758,7 @@ Entries BuildEntries() {
   e.push_back({"svdvals", "svdvals", {"x"}, {"s"}, {}, {}, nullptr});
   e.push_back({"lu_solve", "lu_solve", {"b", "lu", "pivots"}, {"out"}, {}, {}, nullptr});
   e.push_back({"eigvals", "eigvals", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"eig", "eig", {"X"}, {"Eigenvalues", "Eigenvectors"}, {}, {}, nullptr});
   e.push_back({"lstsq",
                "lstsq",
                {"X", "Y", "@rcond"},
