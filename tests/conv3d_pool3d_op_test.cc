@@ -310,9 +310,16 @@ std::vector<double> NaivePool3d(const PoolCase& p, const std::vector<double>& x,
                 sum += v;
                 ++count;
               }
-          const double divisor = p.exclusive || p.adaptive || p.global
-                                     ? double(count)
-                                     : double(p.ksize[0] * p.ksize[1] * p.ksize[2]);
+          // Non-exclusive: PaddlePaddle's divisor, each axis' window clipped to the volume
+          // plus its leading padding, from the window's unclipped start.
+          double divisor = double(count);
+          if (!(p.exclusive || p.adaptive || p.global)) {
+            divisor = 1;
+            for (int a = 0; a < 3; ++a) {
+              const int64_t s = o[a] * p.strides[a] - p.paddings[2 * a];
+              divisor *= double(std::min<int64_t>(s + p.ksize[a], in[a] + p.paddings[2 * a]) - s);
+            }
+          }
           result.push_back(p.type == "max" ? best : count > 0 ? sum / divisor : 0.0);
         }
   return result;
@@ -329,6 +336,8 @@ const std::vector<PoolCase>& PoolCases() {
       {"max", {2, 2, 2}, {2, 2, 2}, {0, 0, 0, 0, 0, 0}, true, false, false, false},
       {"avg", {3, 2, 3}, {1, 2, 2}, {1, 1, 0, 1, 1, 0}, true, false, false, false},
       {"avg", {3, 2, 3}, {1, 2, 2}, {1, 1, 0, 1, 1, 0}, false, false, false, true},
+      // ceil_mode's last windows reach past the input: shorter divisors.
+      {"avg", {3, 3, 3}, {2, 2, 2}, {0, 0, 0, 0, 0, 0}, false, false, false, true},
       {"max", {2, 3, 2}, {2, 2, 2}, {1, 0, 0, 0, 1, 1}, true, false, false, true},
       {"avg", {2, 3, 2}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, true, true, false, false},
       {"max", {3, 2, 4}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, true, true, false, false},

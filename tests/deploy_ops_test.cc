@@ -77,6 +77,18 @@ TEST_F(DeployOps, ClipWithAttributesAndTensorBoundsAndItsGradient) {
                                {"Max", {MakeTensor<double>({1}, {0.5})}}},
                               {{"Out", 1}}, {{"min", -9.0f}, {"max", 9.0f}});
   ExpectNear(ToDoubles(Out(r)), {0, 0, 0, 0.3, 0.5, 0.5}, 0, 0, "clip tensors");
+  // Integer tensors, with attribute bounds (truncated to the type) and tensor bounds.
+  const std::vector<double> ints = {-7, -2, 0, 3, 5, 1LL << 40};
+  EXPECT_EQ(ToDoubles(Out(RunOp("clip", {{"X", {MakeTensor<int64_t>({6}, ints)}}}, {{"Out", 1}},
+                                {{"min", -2.5f}, {"max", 4.0f}}))),
+            std::vector<double>({-2, -2, 0, 3, 4, 4}));
+  const OpRunResult ri = RunOp("clip",
+                               {{"X", {MakeTensor<int32_t>({5}, {-7, -2, 0, 3, 5})}},
+                                {"Min", {MakeTensor<int32_t>({1}, {-1})}},
+                                {"Max", {MakeTensor<int32_t>({1}, {3})}}},
+                               {{"Out", 1}});
+  EXPECT_EQ(Out(ri).dtype(), DataType::INT32);
+  EXPECT_EQ(ToDoubles(Out(ri)), std::vector<double>({-1, -1, 0, 3, 3}));
   GradCheck check;
   check.op_type = "clip";
   check.inputs = {{"X", {x}}};

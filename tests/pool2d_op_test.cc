@@ -91,7 +91,17 @@ std::vector<double> ReferencePool(const PoolCase& c, const std::vector<double>& 
             }
           }
           if (count > 0) {
-            r = c.type == "max" ? m : sum / ((c.exclusive || c.adaptive) ? count : k[0] * k[1]);
+            // Non-exclusive: PaddlePaddle's divisor, the window clipped to the image plus its
+            // leading padding (on both ends), from the window's unclipped start.
+            int64_t divisor = count;
+            if (!c.exclusive && !c.adaptive) {
+              divisor = 1;
+              for (int a = 0; a < 2; ++a) {
+                const int64_t start = (a == 0 ? y : x) * s[a] - pad[2 * a];
+                divisor *= std::min<int64_t>(start + k[a], size[a] + pad[2 * a]) - start;
+              }
+            }
+            r = c.type == "max" ? m : sum / divisor;
           }
           const size_t o = nhwc ? ((n * out[0] + y) * out[1] + x) * ch + c2
                                 : ((n * ch + c2) * out[0] + y) * out[1] + x;
@@ -118,6 +128,9 @@ std::vector<PoolCase> ForwardCases() {
     add({{2, 3, 5, 7}, "", {2, 2}, {2, 2}});  // A row and a column past the last window.
     add({{2, 3, 5, 5}, "", {3, 3}, {1, 1}, {1, 1}});
     add({{1, 2, 6, 7}, "", {3, 2}, {2, 1}, {1, 0, 0, 1}});
+    // More padding after than before: non-exclusive windows reaching into the trailing
+    // padding count only up to the leading padding's width (PaddlePaddle's divisor).
+    add({{1, 2, 6, 7}, "", {3, 3}, {2, 2}, {0, 2, 1, 0}});
     add({{1, 2, 7, 7}, "", {3, 3}, {2, 2}, {1, 1}});
     // 8 or more channels of row-major NCHW, which the oneDNN kernel pools in blocked
     // channels: SPP's large windows at stride 1, and 12 channels (a partly filled block).

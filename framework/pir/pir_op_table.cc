@@ -854,6 +854,13 @@ Entries BuildEntries() {
                {},
                {},
                nullptr});
+  e.push_back({"warpctc",
+               "warpctc",
+               {"Logits", "Label", "LogitsLength", "LabelLength"},
+               {"Loss", "WarpCTCGrad"},
+               {},
+               {},
+               nullptr});
   e.push_back({"ctc_align",
                "ctc_align",
                {"Input", "InputLength"},

@@ -30,7 +30,7 @@ class ClipOpMaker : public OpProtoAndCheckerMaker {
         .SetDefault(false)
         .AsExtra();
     AddComment(R"DOC(
-Clip operator, elementwise, with bounds from the tensors Min and Max when given, else from
+Clip operator, elementwise (float, double, int32, int64), with bounds from the tensors Min and Max when given, else from
 the attributes min and max:
 
 $$Out = \min(\max(X, min), max)$$
@@ -54,7 +54,16 @@ double Bound(const ExecutionContext& ctx, const char* slot, const char* attr, Da
                                      ctx.Type(), slot, platform::DataTypeName(x_dtype),
                                      platform::DataTypeName(t->dtype())));
   const DenseTensor host = framework::OnCpu(*t);
-  return x_dtype == DataType::FLOAT64 ? host.data<double>()[0] : host.data<float>()[0];
+  switch (x_dtype) {
+    case DataType::FLOAT64:
+      return host.data<double>()[0];
+    case DataType::INT32:
+      return host.data<int32_t>()[0];
+    case DataType::INT64:
+      return static_cast<double>(host.data<int64_t>()[0]);
+    default:
+      return host.data<float>()[0];
+  }
 }
 
 }  // namespace
@@ -82,6 +91,8 @@ PL_REGISTER_OPS(RegisterClipOp) {
                       .NewInput("Min", "one-element tensor overriding the attribute min")
                       .NewInput("Max", "one-element tensor overriding the attribute max"));
   RegisterPlainCpuFloatKernels<UnaryFunctorKernel<activation::Clip>::Kernel>(kOp);
+  // Integer tensors too (indices, counts), as PaddlePaddle's; the bounds truncate to X's type.
+  RegisterPlainCpuKernels<UnaryFunctorKernel<activation::Clip>::Kernel, int32_t, int64_t>(kOp);
   DeclarePlainInPlace(kOp, {{"X", "Out"}});
   framework::RegisterFusedGradOp(kOp, grad).InferShape(
       [](InferShapeContext* ctx) { UnaryGradInferShape(ctx, "X"); });

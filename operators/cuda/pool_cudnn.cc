@@ -9,8 +9,9 @@
 // Otherwise (asymmetric paddings that change the count, ceil_mode adding a window) the
 // input is copied into a buffer holding the paddings explicitly, large enough for every
 // window, and pooled without padding: filled with -inf for max; with 0 for avg, pooled with
-// a divisor of kh * kw, exclusive avg then multiplying each result by kh * kw / (elements
-// of its window inside the image), a map computed on the host once per shape.
+// a divisor of kh * kw, then multiplying each result by kh * kw / (its divisor: the elements
+// of its window inside the image for exclusive avg, PaddlePaddle's clipped extent otherwise),
+// a map computed on the host once per shape.
 //
 // Refused (UnimplementedError naming the op; such an op runs on the CPU):
 // adaptive windows of unequal sizes (output size not dividing the input size), and windows
@@ -47,7 +48,7 @@ struct PoolPlan {
   Pool2dGeometry g;          // Adaptive pooling already turned into its fixed windows.
   bool padded = false;       // x goes into a buffer holding the paddings explicitly.
   bool stage_x = false;      // x is read from a packed NCHW buffer (padded or NHWC).
-  bool scale = false;        // padded exclusive avg: results times kh * kw / count.
+  bool scale = false;        // padded avg: results times kh * kw / divisor (see ScaleMap).
   int64_t xh = 0, xw = 0;    // x's spatial dims as cuDNN sees them.
   int64_t pad_h = 0, pad_w = 0, stride_h = 1, stride_w = 1;  // Told to cuDNN.
 
@@ -127,7 +128,7 @@ PoolPlan MakePlan(const std::string& op, const Pool2dGeometry& resolved, bool gl
   // cuDNN's floor((xh - kh) / stride) + 1 is out_h, as out_h * stride >= in + top + 1 - kh.
   p.padded = true;
   p.stage_x = true;
-  p.scale = !g.is_max && g.exclusive;
+  p.scale = !g.is_max && (g.exclusive || g.HasShortAvgWindow());
   p.xh = std::max((g.out_h - 1) * p.stride_h + g.kernel_h, g.pad_top + g.in_h);
   p.xw = std::max((g.out_w - 1) * p.stride_w + g.kernel_w, g.pad_left + g.in_w);
   return p;
@@ -195,8 +196,10 @@ const T* StageOutputShaped(const CUDADeviceContext& dev, const std::string& op,
   return staged;
 }
 
-// The scale map of padded exclusive avg pooling: [1, 1, out_h, out_w] on the device, values
-// kh * kw / (elements of the window inside the image). Kept per shape by the kernel object.
+// The scale map of padded avg pooling: [1, 1, out_h, out_w] on the device, values kh * kw /
+// divisor, the divisor being the elements of the window inside the image (exclusive) or its
+// extent clipped to the image plus the leading padding (non-exclusive, AvgExtent). Kept per
+// shape by the kernel object.
 template <typename T>
 class ScaleMap {
  public:
@@ -213,7 +216,9 @@ class ScaleMap {
       for (int64_t ox = 0; ox < g.out_w; ++ox) {
         const int64_t cols = ClippedExtent(ox, g.stride_w, g.pad_left, g.kernel_w, g.in_w);
         // rows * cols >= 1: MakePlan refused windows lying wholly in the padding.
-        host[static_cast<size_t>(oy * g.out_w + ox)] = T(window / static_cast<S>(rows * cols));
+        const int64_t divisor =
+            g.exclusive ? rows * cols : g.AvgExtent(true, oy) * g.AvgExtent(false, ox);
+        host[static_cast<size_t>(oy * g.out_w + ox)] = T(window / static_cast<S>(divisor));
       }
     }
     key_.clear();

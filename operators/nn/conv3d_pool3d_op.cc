@@ -662,8 +662,17 @@ void ForEachWindow(const VolumeGeometry& g, bool adaptive, bool exclusive, Fn&& 
               for (int64_t k = ww.begin; k < ww.end; ++k) {
                 members.push_back(plane * cells + (i * g.ax[1].in + j) * g.ax[2].in + k);
               }
-          const int64_t divisor = exclusive || adaptive ? static_cast<int64_t>(members.size())
-                                                        : g.ax[0].k * g.ax[1].k * g.ax[2].k;
+          // Non-exclusive: each axis' window clipped to the volume plus its leading padding
+          // from its unclipped start (PaddlePaddle's divisor; see Pool2dGeometry::AvgExtent).
+          int64_t divisor = static_cast<int64_t>(members.size());
+          if (!exclusive && !adaptive) {
+            divisor = 1;
+            for (int a = 0; a < 3; ++a) {
+              const int64_t o_a = a == 0 ? z : (a == 1 ? y : x);
+              const int64_t start = o_a * g.ax[a].stride - g.ax[a].pad0;
+              divisor *= std::min(start + g.ax[a].k, g.ax[a].in + g.ax[a].pad0) - start;
+            }
+          }
           fn(plane * px + o, members, divisor);
         }
       }

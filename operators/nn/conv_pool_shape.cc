@@ -395,6 +395,17 @@ DDim Pool2dGeometry::OutputDims() const {
   return channel_last ? DDim{batch, out_h, out_w, channels} : DDim{batch, channels, out_h, out_w};
 }
 
+int64_t Pool2dGeometry::AvgExtent(bool rows, int64_t o) const {
+  const int64_t pad = rows ? pad_top : pad_left, k = rows ? kernel_h : kernel_w;
+  const int64_t start = o * (rows ? stride_h : stride_w) - pad;
+  return std::min(start + k, (rows ? in_h : in_w) + pad) - start;
+}
+
+bool Pool2dGeometry::HasShortAvgWindow() const {
+  if (is_max || exclusive || adaptive || out_h <= 0 || out_w <= 0) return false;
+  return AvgExtent(true, out_h - 1) < kernel_h || AvgExtent(false, out_w - 1) < kernel_w;
+}
+
 bool Pool2dGeometry::HasEmptyWindow() const {
   if (adaptive) return false;  // Every adaptive window holds at least one element.
   return kernel_h <= pad_top || kernel_w <= pad_left || (out_h - 1) * stride_h - pad_top >= in_h ||

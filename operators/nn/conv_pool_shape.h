@@ -110,6 +110,14 @@ struct Pool2dGeometry {
   // The input range [*begin, *end) of output row (rows) or column `o`'s window, clipped to
   // the image (empty when it lies in the padding).
   void Window(bool rows, int64_t o, int64_t* begin, int64_t* end) const;
+  // The divisor extent of a non-exclusive average along rows or columns for output `o`:
+  // the window clipped to the input plus the leading padding, counted from its unclipped
+  // start. PaddlePaddle (like PyTorch) clips at in + pad_top (pad_left) on both ends, so a
+  // window that ceil_mode or a larger trailing padding lets reach further counts less.
+  int64_t AvgExtent(bool rows, int64_t o) const;
+  // True when a non-exclusive average's divisor is not the full kernel somewhere (AvgExtent
+  // short of it): oneDNN's include-padding average divides by the kernel everywhere.
+  bool HasShortAvgWindow() const;
   // True when some window covers only padding (its result is 0 by convention).
   bool HasEmptyWindow() const;
   // An adaptive pooling whose output sizes divide the input sizes has equal, disjoint windows

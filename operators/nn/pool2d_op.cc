@@ -151,9 +151,10 @@ void Pool2dGradInferShape(InferShapeContext* ctx) {
   }
 }
 
-// The divisor of an avg window with the given clipped extent.
-int64_t AvgCount(const Pool2dGeometry& g, int64_t rows, int64_t cols) {
-  return (g.exclusive || g.adaptive) ? rows * cols : g.kernel_h * g.kernel_w;
+// The divisor of output (oy, ox)'s avg window, whose extent clipped to the image is rows x
+// cols.
+int64_t AvgCount(const Pool2dGeometry& g, int64_t oy, int64_t ox, int64_t rows, int64_t cols) {
+  return (g.exclusive || g.adaptive) ? rows * cols : g.AvgExtent(true, oy) * g.AvgExtent(false, ox);
 }
 
 // Pool2dGeometry::IsDisjointMax2x2: each element of dx is written once, without a zero fill
@@ -194,7 +195,7 @@ void PoolPlane(const Pool2dGeometry& g, const T* x, T* y) {
         for (int64_t h = h0; h < h1; ++h) {
           for (int64_t w = w0; w < w1; ++w) sum += x[h * g.in_w + w];
         }
-        r = sum / static_cast<T>(AvgCount(g, h1 - h0, w1 - w0));
+        r = sum / static_cast<T>(AvgCount(g, oy, ox, h1 - h0, w1 - w0));
       }
       y[oy * g.out_w + ox] = r;
     }
@@ -293,7 +294,7 @@ void PoolPlaneGrad(const Pool2dGeometry& g, const T* x, const T* y, const T* dy,
           }
         }
       } else {
-        const T share = d / static_cast<T>(AvgCount(g, h1 - h0, w1 - w0));
+        const T share = d / static_cast<T>(AvgCount(g, oy, ox, h1 - h0, w1 - w0));
         for (int64_t h = h0; h < h1; ++h) {
           for (int64_t w = w0; w < w1; ++w) dx[h * g.in_w + w] += share;
         }

@@ -437,8 +437,9 @@ class Pool2dGradOneDNN final : public framework::OpKernel {
     g_ = ResolvePool2d(op, ctx.Input("X")->dims(), ctx.op().Attrs());
     CheckGradInputShape(op, "Out", g_.OutputDims(), ctx.Input("Out")->dims());
     CheckGradInputShape(op, "Out@GRAD", g_.OutputDims(), ctx.Input("Out@GRAD")->dims());
-    // Adaptive windows and windows wholly in the padding are not oneDNN poolings.
-    plain_geometry_ = g_.adaptive || g_.HasEmptyWindow();
+    // Adaptive windows, windows wholly in the padding and averages over windows that reach
+    // past the input and its leading padding (their divisors) are not oneDNN poolings.
+    plain_geometry_ = g_.adaptive || g_.HasEmptyWindow() || g_.HasShortAvgWindow();
     disjoint_max_ = g_.IsDisjointMax() && !g_.channel_last;
     relu_ = op == framework::kFusedReluPool2dGrad;
     backward_.reset();

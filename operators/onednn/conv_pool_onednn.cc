@@ -229,8 +229,10 @@ class Conv2dOneDNN final : public framework::OpKernel {
 };
 
 // dnnl::pooling_forward: max, avg (exclusive or not), global, ceil_mode, NCHW or NHWC.
-// Adaptive pooling (unless its windows are uniform) and windows lying wholly in the padding,
-// which the primitive does not express, are computed by the plain CPU code within this kernel.
+// Adaptive pooling (unless its windows are uniform), windows lying wholly in the padding and
+// non-exclusive averages over windows reaching past the input and its leading padding (whose
+// divisors are short of the kernel: Pool2dGeometry::AvgExtent), which the primitive does not
+// express, are computed by the plain CPU code within this kernel.
 // Prepare resolves the geometry; the primitive is made for the first input format seen and
 // again only when the format changes, since creating it costs several times what running it
 // does on the small maps of a squeeze-and-excitation block.
@@ -239,7 +241,7 @@ class Pool2dOneDNN final : public framework::OpKernel {
   void Prepare(const ExecutionContext& ctx) override {
     g_ = ResolvePool2d(ctx.Type(), ctx.Input("X")->dims(), ctx.op().Attrs());
     if (g_.HasUniformAdaptiveWindows()) g_ = g_.AsFixedWindows();  // SE blocks' 1x1 pools.
-    plain_ = g_.adaptive || g_.HasEmptyWindow();
+    plain_ = g_.adaptive || g_.HasEmptyWindow() || g_.HasShortAvgWindow();
     primitive_.reset();
   }
 
