@@ -854,6 +854,23 @@ Entries BuildEntries() {
                {},
                {},
                nullptr});
+  // paddle.geometric's message passing.
+  e.push_back({"send_u_recv",
+               "graph_send_recv",
+               {"X", "Src_index", "Dst_index", "@out_size|Out_size"},
+               {"Out", "Dst_count"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"send_ue_recv",
+               "graph_send_ue_recv",
+               {"X", "Y", "Src_index", "Dst_index", "@out_size|Out_size"},
+               {"Out", "Dst_count"},
+               {},
+               {},
+               nullptr});
+  e.push_back(
+      {"send_uv", "graph_send_uv", {"x", "y", "src_index", "dst_index"}, {"out"}, {}, {}, nullptr});
   e.push_back({"warpctc",
                "warpctc",
                {"Logits", "Label", "LogitsLength", "LabelLength"},

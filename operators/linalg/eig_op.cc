@@ -307,7 +307,9 @@ PL_REGISTER_OPS(RegisterEigOps) {
   const framework::FusedGradDecl eig_grad{{"X", "Eigenvalues", "Eigenvectors"},
                                           {"Eigenvalues", "Eigenvectors"},
                                           {"X"},
-                                          "see eig",
+                                          R"DOC($$dX = V^{-H} \left(\operatorname{diag}(dL) +
+\frac{V^H dV - V^H V \operatorname{diag}(\operatorname{Re}(V^H dV)_{jj})}{\bar L_j - \bar L_i}\right) V^H$$
+off the diagonal, dV first adjusted to the phase condition (see eig))DOC",
                                           {"X"}};
   framework::RegisterOp<EigOp, EigOpMaker>("eig")
       .InferShape(EigInferShape)
