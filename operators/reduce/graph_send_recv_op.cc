@@ -219,6 +219,10 @@ void GraphSendRecvInferShape(InferShapeContext* ctx) {
   std::vector<int64_t> features = FeatureDims(x);
   if (kWithEdges) {
     ctx->RequireInput("Y");
+    PL_ENFORCE(ctx->GetInputDim("Y").size() >= 1,
+               errors::InvalidArgument("op `%s` input `Y`: expected rank >= 1, received a 0-D "
+                                       "tensor",
+                                       ctx->OpType()));
     features = BroadcastFeatures(ctx->OpType(), "X", x, "Y", ctx->GetInputDim("Y")).dims;
   }
   const auto& attr = ctx->Attrs().count("out_size")
@@ -235,6 +239,12 @@ void GraphSendRecvInferShape(InferShapeContext* ctx) {
 void GraphSendUvInferShape(InferShapeContext* ctx) {
   for (const char* s : {"x", "y", "src_index", "dst_index"}) ctx->RequireInput(s);
   ctx->RequireOutput("out");
+  for (const char* s : {"x", "y"}) {
+    PL_ENFORCE(ctx->GetInputDim(s).size() >= 1,
+               errors::InvalidArgument("op `%s` input `%s`: expected rank >= 1, received a 0-D "
+                                       "tensor",
+                                       ctx->OpType(), s));
+  }
   const FeatureBroadcast f =
       BroadcastFeatures(ctx->OpType(), "x", ctx->GetInputDim("x"), "y", ctx->GetInputDim("y"));
   ctx->SetOutputDim("out", WithRows(ctx->GetInputDim("src_index")[0], f.dims));
