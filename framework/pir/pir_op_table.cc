@@ -871,6 +871,14 @@ Entries BuildEntries() {
                nullptr});
   e.push_back(
       {"send_uv", "graph_send_uv", {"x", "y", "src_index", "dst_index"}, {"out"}, {}, {}, nullptr});
+  e.push_back(
+      {"chunk_eval",
+       "chunk_eval",
+       {"Inference", "Label", "SeqLength"},
+       {"Precision", "Recall", "F1-Score", "NumInferChunks", "NumLabelChunks", "NumCorrectChunks"},
+       {},
+       {},
+       nullptr});
   e.push_back({"warpctc",
                "warpctc",
                {"Logits", "Label", "LogitsLength", "LabelLength"},
