@@ -871,6 +871,13 @@ Entries BuildEntries() {
                nullptr});
   e.push_back(
       {"send_uv", "graph_send_uv", {"x", "y", "src_index", "dst_index"}, {"out"}, {}, {}, nullptr});
+  e.push_back({"bipartite_match",
+               "bipartite_match",
+               {"DistMat"},
+               {"ColToRowMatchIndices", "ColToRowMatchDist"},
+               {},
+               {},
+               nullptr});
   e.push_back(
       {"chunk_eval",
        "chunk_eval",
