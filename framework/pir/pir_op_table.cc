@@ -871,6 +871,16 @@ Entries BuildEntries() {
                nullptr});
   e.push_back(
       {"send_uv", "graph_send_uv", {"x", "y", "src_index", "dst_index"}, {"out"}, {}, {}, nullptr});
+  // ModelAverage's sums (average_accumulates_ in PIR, in place).
+  e.push_back({"average_accumulates",
+               "average_accumulates",
+               {"param", "in_sum_1", "in_sum_2", "in_sum_3", "in_num_accumulates",
+                "in_old_num_accumulates", "in_num_updates"},
+               {"out_sum_1", "out_sum_2", "out_sum_3", "out_num_accumulates",
+                "out_old_num_accumulates", "out_num_updates"},
+               {},
+               {},
+               nullptr});
   e.push_back({"bipartite_match",
                "bipartite_match",
                {"DistMat"},
