@@ -881,6 +881,13 @@ Entries BuildEntries() {
                {},
                {},
                nullptr});
+  e.push_back({"hsigmoid_loss",
+               "hierarchical_sigmoid",
+               {"X", "Label", "W", "Bias", "PathTable", "PathCode"},
+               {"Out", "PreOut", "W_Out"},
+               {},
+               {},
+               nullptr});
   e.push_back({"bipartite_match",
                "bipartite_match",
                {"DistMat"},
