@@ -888,6 +888,13 @@ Entries BuildEntries() {
                {},
                {},
                nullptr});
+  e.push_back({"yolo_loss",
+               "yolov3_loss",
+               {"X", "GTBox", "GTLabel", "GTScore"},
+               {"Loss", "ObjectnessMask", "GTMatchMask"},
+               {},
+               {},
+               nullptr});
   e.push_back({"bipartite_match",
                "bipartite_match",
                {"DistMat"},
