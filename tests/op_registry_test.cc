@@ -78,10 +78,11 @@ TEST(OpRegistryTable, EveryOpIsDocumentedAndComplete) {
       continue;
     }
     // Bit operations mean nothing on floats: these ops have bool and integer kernels instead.
-    // Nor do coordinates, random integers and shard-local ids: these ops make int32 or int64
-    // only.
+    // Nor do coordinates, random integers, shard-local ids and renumbered graph nodes: these
+    // ops make int32 or int64 only.
     if (kv.first.rfind("bitwise_", 0) == 0 || kv.first == "tril_indices" ||
-        kv.first == "triu_indices" || kv.first == "randint" || kv.first == "shard_index") {
+        kv.first == "triu_indices" || kv.first == "randint" || kv.first == "shard_index" ||
+        kv.first == "graph_reindex") {
       EXPECT_TRUE(i32 && !f32) << "expected integer kernels and no float ones";
       continue;
     }

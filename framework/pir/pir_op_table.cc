@@ -855,6 +855,14 @@ Entries BuildEntries() {
                {},
                nullptr});
   // paddle.geometric's message passing.
+  e.push_back({"reindex_graph",
+               "graph_reindex",
+               {"X", "Neighbors", "Count", "HashTable_Value", "HashTable_Index"},
+               {"Reindex_Src", "Reindex_Dst", "Out_Nodes"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"add_position_encoding", "add_position_encoding", {"X"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"send_u_recv",
                "graph_send_recv",
                {"X", "Src_index", "Dst_index", "@out_size|Out_size"},
