@@ -364,6 +364,44 @@ TEST(PirTranslation, LookupTableAndBoxClip) {
   EXPECT_EQ(ToDoubles(out[1]), std::vector<double>({0, 2, 19, 29, 10, 0, 19, 29}));
 }
 
+// paddle.nn.functional.batch_norm without weight and bias: PIR leaves the operands out, the
+// translation fills ones and zeros shaped like the running mean.
+TEST(PirTranslation, BatchNormWithoutScaleOrBias) {
+  const ProgramDesc p = Translate(Program({
+      Data(1, "x", "2, 3, 1, 2"),
+      Data(2, "mean", "3"),
+      Data(3, "variance", "3"),
+      Op("1.batch_norm", {1, 2, 3, 0, 0},
+         {{4, Tensor("t_f32", "2, 3, 1, 2")},
+          {5, Tensor("t_f32", "3")},
+          {6, Tensor("t_f32", "3")},
+          {7, Tensor("t_f32", "3")},
+          {8, Tensor("t_f32", "3")},
+          {9, Tensor("t_f32", "0")}},
+         {Attr("is_test", "0.a_bool", "true"), Attr("momentum", "0.a_f32", "0.9"),
+          Attr("epsilon", "0.a_f32", "0"), Attr("data_format", "0.a_str", "\"NCHW\""),
+          Attr("use_global_stats", "0.a_bool", "false"),
+          Attr("trainable_statistics", "0.a_bool", "false")}),
+      Fetch(4, 10, "y", 0),
+  }));
+  EXPECT_NE(FindOp(p, "fill_any_like"), nullptr);
+  framework::Scope scope;
+  const std::vector<double> x = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12};
+  const auto out = framework::Executor(platform::CPUPlace())
+                       .Run(p, &scope,
+                            {{"x", MakeTensor<float>({2, 3, 1, 2}, x)},
+                             {"mean", MakeTensor<float>({3}, {1, 2, 3})},
+                             {"variance", MakeTensor<float>({3}, {4, 1, 16})}},
+                            p.FetchTargetNames());
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<double> want;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const size_t c = (i / 2) % 3;
+    want.push_back((x[i] - (c + 1.0)) / std::sqrt(std::vector<double>{4, 1, 16}[c]));
+  }
+  ExpectNear(ToDoubles(out[0]), want, 1e-6, 0, "batch_norm without scale and bias");
+}
+
 // JSON has no infinities: PIR writes them as "VD" strings.
 TEST(PirTranslation, InfinitiesAreRead) {
   const ProgramDesc p = Translate(Program({

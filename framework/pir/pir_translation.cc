@@ -179,6 +179,8 @@ const std::map<std::string, Translator::Handler>& Translator::Handlers() {
       {"pd_op.assign_value_", &Translator::AssignValue},
       {"pd_op.shape64", &Translator::Shape64},
       {"pd_op.arange", &Translator::Arange},
+      {"pd_op.batch_norm", &Translator::BatchNorm},
+      {"pd_op.batch_norm_", &Translator::BatchNorm},
       {"pd_op.if", &Translator::If},
       {"pd_op.while", &Translator::While},
       {"cf.yield", &Translator::YieldOutsideRegion},
@@ -629,6 +631,33 @@ void Translator::AppendCast(const std::string& x, DataType from, const std::stri
   cast->SetOutput("Out", {out});
   cast->SetAttr("in_dtype", static_cast<int>(from));
   cast->SetAttr("out_dtype", static_cast<int>(to));
+}
+
+void Translator::BatchNorm(const pir::Op& op) {
+  const pir::OpTranslation* t = pir::FindOpTranslation("batch_norm");
+  pir::Op filled = op;
+  // Operands x, mean, variance, scale, bias: a missing scale is ones, a missing bias zeros.
+  for (size_t i = 3; i < 5 && filled.operands.size() > 2; ++i) {
+    if (i < filled.operands.size() && filled.operands[i] != 0) continue;
+    const Value& mean = Lookup(op, 1);
+    const int64_t id = -(2 * (op.results.empty() ? 0 : op.results[0].id) + static_cast<int64_t>(i));
+    const std::string name =
+        mean.names.at(0) + (i == 3 ? ".unit_scale" : ".zero_bias") + std::to_string(-id);
+    Declare(name, mean.type);
+    OpDesc* fill = block_->AppendOp();
+    fill->SetType("fill_any_like");
+    fill->SetInput("X", mean.names);
+    fill->SetOutput("Out", {name});
+    fill->SetAttr("value", i == 3 ? 1.0f : 0.0f);
+    fill->SetAttr("dtype", -1);
+    Value v;
+    v.names = {name};
+    v.type = mean.type;
+    values_[id] = v;
+    if (filled.operands.size() <= i) filled.operands.resize(i + 1, 0);
+    filled.operands[i] = id;
+  }
+  FromTable(filled, *t);
 }
 
 void Translator::Arange(const pir::Op& op) {

@@ -137,6 +137,10 @@ class Translator {
   // arange: the ProgramDesc `range` takes its dtype from Start, PIR from its `dtype` (with
   // Start, End and Step often float64 constants): operands of another dtype are cast first.
   void Arange(const pir::Op& op);
+  // batch_norm without scale or bias (paddle.nn.functional.batch_norm's weight, bias None):
+  // ones and zeros shaped like the running mean stand in for them (the ProgramDesc op
+  // requires both, as its kernels and the conv + batch_norm folding read them).
+  void BatchNorm(const pir::Op& op);
 
   // ---- Control flow and tensor arrays ------------------------------------------------------
   //
