@@ -179,6 +179,26 @@ TEST(PirControlFlow, InPlaceWritesToLoopValuesAreSeenByTheNextIteration) {
   EXPECT_FLOAT_EQ(out[1].data<float>()[0], 0.75f * 32);
 }
 
+// The form paddle.nn.RNN's loops take: the counter, a value of the enclosing block, is
+// advanced by an in-place increment_ whose result nothing reads, and the condition is computed
+// from the counter's own value, which must see the increment (else the loop never ends).
+TEST(PirControlFlow, InPlaceOpsChangeTheValueTheyWrite) {
+  const ProgramDesc p = Translate(
+      Program({Data(1, "n", "1", "int64"), Data(2, "x", "1"), Full(3, "0", "int64"),
+               Op("1.less_than", {3, 1}, {{4, kB1}}),
+               Op("1.while", {4, 2}, {{5, kF1}}, {},
+                  {Region({{-1, kF1}},
+                          {Op("1.add", {-1, -1}, {{7, kF1}}),
+                           Op("1.increment_", {3}, {{8, kI1}}, {Attr("value", "0.a_f32", "1.0")}),
+                           Op("1.less_than", {3, 1}, {{9, kB1}}), Yield({9, 7})})}),
+               Fetch(5, 13, "y", 0), Fetch(3, 14, "i", 1)}));
+  const auto out = RunTranslated(
+      p, {{"n", MakeTensor<int64_t>({1}, {4})}, {"x", MakeTensor<float>({1}, {0.5f})}});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_FLOAT_EQ(out[0].data<float>()[0], 0.5f * 16);
+  EXPECT_EQ(out[1].data<int64_t>()[0], 4);
+}
+
 // s = x; for j in [0, n): s = s + s; steps[j] = s. Then its length, steps[0], the steps
 // stacked, and steps[1] through slice_array_dense.
 TEST(PirControlFlow, ATensorArrayIsFilledInALoopAndRead) {

@@ -148,6 +148,7 @@ bool IsIntegral(DataType t) {
 
 ProgramDesc Translator::Run() {
   CheckEveryOpIsTranslated();
+  CountReads(program_.ops, false);
   NameFetchedValues();
   DeclareFeedAndFetchVars();
   for (const pir::Op& op : program_.ops) Translate(op);
@@ -352,11 +353,56 @@ void Translator::Translate(const pir::Op& op) {
   if (handler != Handlers().end()) return (this->*handler->second)(op);
   if (op.dialect == "pd_op") {
     if (const pir::OpTranslation* t = pir::FindOpTranslation(op.name)) {
-      return FromTable(op, *t);
+      FromTable(op, *t);
+      AliasInPlaceResult(op);
+      return;
     }
   }
   throw errors::Unimplemented("%s: no ProgramDesc op corresponds to this PIR op in paddle_like",
                               Where(op));
+}
+
+void Translator::CountReads(const std::vector<pir::Op>& ops, bool in_region) {
+  for (const pir::Op& op : ops) {
+    const int place = static_cast<int>(op_places_.size());
+    op_places_[&op] = {place, in_region};
+    for (int64_t id : op.operands) {
+      if (id != 0) reads_[id].push_back(place);
+    }
+    for (const pir::Region& region : op.regions) {
+      for (const pir::Block& block : region.blocks) CountReads(block.ops, true);
+    }
+  }
+}
+
+void Translator::AliasInPlaceResult(const pir::Op& op) {
+  // In-place ops whose first result is not their first operand's new value.
+  static const std::set<std::string> kOtherPairs = {"average_accumulates_"};
+  if (op.name.size() < 2 || op.name.back() != '_' || kOtherPairs.count(op.name) > 0 ||
+      op.operands.empty() || op.operands[0] == 0 || op.results.empty()) {
+    return;
+  }
+  const auto place = op_places_.find(&op);
+  const auto read = reads_.find(op.operands[0]);
+  if (place == op_places_.end() || read == reads_.end()) return;
+  // Read later, or (in a loop's body, which runs again) by any other op.
+  const auto [at, in_region] = place->second;
+  const bool read_again = std::any_of(read->second.begin(), read->second.end(),
+                                      [&](int r) { return r > at || (in_region && r != at); });
+  if (!read_again) return;
+  Value& in = values_.at(op.operands[0]);
+  const auto out = values_.find(op.results[0].id);
+  if (out == values_.end() || out->second.dropped || in.is_vector || out->second.is_vector ||
+      in.names.size() != 1 || out->second.names.size() != 1 ||
+      in.names[0] == out->second.names[0]) {
+    return;
+  }
+  OpDesc* assign = block_->AppendOp();
+  assign->SetType("assign");
+  assign->SetInput("X", out->second.names);
+  assign->SetOutput("Out", in.names);
+  // Its value changes: later ops read the variable, not a constant recorded for it.
+  for (auto& c : in.constants) c = nullptr;
 }
 
 void Translator::Parameter(const pir::Op& op) {

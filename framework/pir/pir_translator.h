@@ -141,6 +141,11 @@ class Translator {
   // ones and zeros shaped like the running mean stand in for them (the ProgramDesc op
   // requires both, as its kernels and the conv + batch_norm folding read them).
   void BatchNorm(const pir::Op& op);
+  // An in-place op (`increment_`, `add_`, ...) writes its first operand in PIR, which later
+  // ops may read under that operand's own value (a loop counter): its translation writes a
+  // new variable, copied back into the operand's when another op reads the operand.
+  void AliasInPlaceResult(const pir::Op& op);
+  void CountReads(const std::vector<pir::Op>& ops, bool in_region);
 
   // ---- Control flow and tensor arrays ------------------------------------------------------
   //
@@ -246,6 +251,12 @@ class Translator {
   ProgramDesc desc_;
   BlockDesc* block_;
   std::map<int64_t, Value> values_;
+  // Every op in program order (an op before the ops of its regions) and whether it lies in a
+  // region, and for each value the places of the ops that read it: an in-place op's input
+  // read by a later op (or by any other op of a loop) must see the op's effect
+  // (AliasInPlaceResult).
+  std::map<const pir::Op*, std::pair<int, bool>> op_places_;
+  std::map<int64_t, std::vector<int>> reads_;
   std::map<int64_t, std::string> preferred_names_;
   std::vector<std::pair<int, std::string>> feeds_;  // (col, variable)
   std::vector<std::unique_ptr<Constant>> constants_;
