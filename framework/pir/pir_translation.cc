@@ -386,13 +386,16 @@ void Translator::AliasInPlaceResult(const pir::Op& op) {
   const auto read = reads_.find(op.operands[0]);
   if (place == op_places_.end() || read == reads_.end()) return;
   // Read later, or (in a loop's body, which runs again) by any other op.
-  const auto [at, in_region] = place->second;
+  const int at = place->second.first;
+  const bool in_region = place->second.second;
   const bool read_again = std::any_of(read->second.begin(), read->second.end(),
                                       [&](int r) { return r > at || (in_region && r != at); });
   if (!read_again) return;
-  Value& in = values_.at(op.operands[0]);
+  const auto in_it = values_.find(op.operands[0]);
   const auto out = values_.find(op.results[0].id);
-  if (out == values_.end() || out->second.dropped || in.is_vector || out->second.is_vector ||
+  if (in_it == values_.end() || out == values_.end()) return;
+  Value& in = in_it->second;
+  if (in.dropped || out->second.dropped || in.is_vector || out->second.is_vector ||
       in.names.size() != 1 || out->second.names.size() != 1 ||
       in.names[0] == out->second.names[0]) {
     return;

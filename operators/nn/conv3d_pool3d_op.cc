@@ -161,7 +161,9 @@ class Pool3dOpMaker : public VolumeOpMaker {
 3-D pooling. Window of output cell o along an axis: [o s - p_0, o s - p_0 + k) clipped to
 [0, in) (adaptive: [floor(o in / out), ceil((o + 1) in / out))); global: the whole axis.
 $$Out = \max_{window} X \quad \text{or} \quad Out = \frac{1}{|W|} \sum_{window} X$$
-with |W| the window's cells inside the volume (exclusive, adaptive) or k_d k_h k_w. Output size
+with |W| the window's cells inside the volume (exclusive, adaptive), else the product over
+the axes of min(o s - p_0 + k, in + p_0) - (o s - p_0) (k_d k_h k_w unless ceil_mode or a
+larger trailing padding let a window reach past the input and its leading padding). Output size
 per axis: (in + p_0 + p_1 - k) / s + 1, rounded up with ceil_mode; a window that ceil_mode puts
 wholly in the padding gives the lowest finite value (max) or 0 (avg).
 

@@ -57,7 +57,10 @@ clipped to the image (likewise for columns):
 $$Out[n, c, y, x] = \max_{(h, w) \in W(y, x)} X[n, c, h, w] \quad \text{(max)}$$
 $$Out[n, c, y, x] = \frac{1}{|W|} \sum_{(h, w) \in W(y, x)} X[n, c, h, w] \quad \text{(avg)}$$
 where |W| is the number of window elements inside the image (exclusive = true, and always
-for adaptive pooling) or kh kw (exclusive = false).
+for adaptive pooling), else (exclusive = false) the window's extent clipped to the image plus
+its leading padding, counted from its unclipped start, as PaddlePaddle divides:
+$$|W| = (\min(y s_h - p_{top} + kh, H + p_{top}) - (y s_h - p_{top})) \cdot (\dots)_w$$
+(kh kw except where ceil_mode or a larger trailing padding let a window reach past that).
 $$H_{out} = \lfloor (H - kh + p_{top} + p_{bottom} + e) / s_h \rfloor + 1,
   \quad e = s_h - 1 \text{ with ceil\_mode, else } 0$$
 global_pooling pools whole planes (H_out = W_out = 1). adaptive: H_out, W_out = ksize and
