@@ -15,6 +15,7 @@
 #include "framework/var_type_inference.h"
 #include "operators/common.h"
 #include "operators/op_family.h"
+#include "operators/tensor/tensor_op_util.h"
 
 namespace paddle_like {
 namespace operators {
@@ -49,15 +50,7 @@ std::vector<int64_t> ReadIndices(const std::string& op, const char* slot, const 
              errors::InvalidArgument("op `%s` input `%s`: expected a 1-D index tensor, received "
                                      "shape %s",
                                      op, slot, t.dims().ToString()));
-  std::vector<int64_t> v(static_cast<size_t>(t.numel()));
-  if (t.dtype() == DataType::INT32) {
-    std::copy(t.data<int32_t>(), t.data<int32_t>() + t.numel(), v.begin());
-  } else {
-    PL_ENFORCE(t.dtype() == DataType::INT64,
-               errors::InvalidArgument("op `%s` input `%s`: expected int32 or int64, received %s",
-                                       op, slot, platform::DataTypeName(t.dtype())));
-    std::copy(t.data<int64_t>(), t.data<int64_t>() + t.numel(), v.begin());
-  }
+  const std::vector<int64_t> v = ReadIntValues(t, op, slot);
   for (size_t i = 0; i < v.size(); ++i) {
     PL_ENFORCE(v[i] >= 0 && v[i] < bound,
                errors::InvalidArgument("op `%s` input `%s`: expected indices in [0, %lld) (%s), "
@@ -352,7 +345,7 @@ struct GraphSendRecvKernel {
 
 // Per edge, the gradient of its message: dOut[dst], over the count for MEAN, and for MAX and
 // MIN only where the message equals the result (every such message gets it whole, as
-// PaddlePaddle's).
+// PaddlePaddle's). `m`, the messages, is read for MAX and MIN only.
 template <typename T>
 std::vector<T> MessageGrads(const ExecutionContext& ctx, const Edges& e, const std::vector<T>& m,
                             int64_t width, int64_t rows) {
@@ -366,7 +359,7 @@ std::vector<T> MessageGrads(const ExecutionContext& ctx, const Edges& e, const s
                                      static_cast<long long>(width), dout->dims().ToString()));
   std::vector<int64_t> count(static_cast<size_t>(rows), 0);
   for (int64_t d : e.dst) ++count[d];
-  std::vector<T> g(m.size());
+  std::vector<T> g(e.src.size() * static_cast<size_t>(width));
   const T* dd = dout->data<T>();
   const T* od = reduce == Reduce::kMax || reduce == Reduce::kMin ? out->data<T>() : nullptr;
   for (size_t k = 0; k < e.src.size(); ++k) {
@@ -436,8 +429,11 @@ struct GraphSendRecvGradKernel {
     FeatureBroadcast f;
     if (y != nullptr) f = BroadcastFeatures(ctx.Type(), "X", x->dims(), "Y", y->dims());
     const int64_t width = rows == 0 ? 0 : out->numel() / rows;
-    // MAX and MIN compare each message with the result: the messages are formed again.
-    const std::vector<T> m = Messages<T>(ctx, e, *x, y, y != nullptr ? &f : nullptr, width);
+    // MAX and MIN compare each message with the result: only they form the messages again.
+    const Reduce reduce = ReduceOf(ctx);
+    const std::vector<T> m = reduce == Reduce::kMax || reduce == Reduce::kMin
+                                 ? Messages<T>(ctx, e, *x, y, y != nullptr ? &f : nullptr, width)
+                                 : std::vector<T>();
     OperandGrads<T>(ctx, kRecvSlots, e, MessageGrads<T>(ctx, e, m, width, rows), width,
                     y != nullptr ? &f : nullptr, true);
   }
