@@ -341,7 +341,7 @@ Entries BuildEntries() {
                nullptr});
   e.push_back({"flip", "flip", {"X"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"roll", "roll", {"X", "@shifts|ShiftsTensor"}, {"Out"}, {}, {}, nullptr});
-  e.push_back({"pad", "pad", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"pad", "pad", {"X", "@pad_value"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"pad3d",
                "pad3d",
                {"X", "@paddings|Paddings"},

@@ -509,6 +509,15 @@ PL_REGISTER_OPS(RegisterActivationOps) {
     RegisterPlainCpuFloatKernels<ActivationCpuKernel<Tag>::template Kernel>(Tag::kType);
     DeclarePlainInPlace(Tag::kType, {{"X", "Out"}});
   });
+  // Integer tensors, with PaddlePaddle's integer types per op: abs and square compute on
+  // them; sign too; floor and ceil return them unchanged.
+  RegisterPlainCpuKernels<ActivationCpuKernel<AbsTag>::Kernel, int32_t, int64_t>("abs");
+  RegisterPlainCpuKernels<ActivationCpuKernel<SquareTag>::Kernel, int32_t, int64_t>("square");
+  RegisterPlainCpuKernels<ActivationCpuKernel<SignTag>::Kernel, int8_t, int16_t, int32_t, int64_t,
+                          uint8_t>("sign");
+  for (const char* op : {"floor", "ceil"}) {
+    RegisterPlainCpuKernels<IntegerIdentityKernel, int8_t, int16_t, int32_t, int64_t, uint8_t>(op);
+  }
   RegisterPlainCpuKernels<AbsComplexKernel, std::complex<float>, std::complex<double>>("abs");
   RegisterPlainCpuKernels<ExpComplexKernel, std::complex<float>, std::complex<double>>("exp");
   RegisterPlainCpuKernels<LogComplexKernel, std::complex<float>, std::complex<double>>("log");

@@ -37,6 +37,8 @@ PL_REGISTER_OPS(RegisterRoundOp) {
                   framework::OpVersionDesc().NewAttr(
                       "decimals", "decimal places kept; 0 rounds to integers as before", 0));
   RegisterPlainCpuFloatKernels<UnaryFunctorKernel<activation::Round>::Kernel>("round");
+  // Integers stay as they are, whatever `decimals` (as in PaddlePaddle).
+  RegisterPlainCpuKernels<IntegerIdentityKernel, int32_t, int64_t>("round");
   DeclarePlainInPlace("round", {{"X", "Out"}});
 }
 

@@ -56,6 +56,14 @@ void ComputeUnary(const ExecutionContext& ctx, const F& f) {
       });
 }
 
+// Out = X: floor, ceil and round of an integer tensor.
+template <typename T>
+struct IntegerIdentityKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    ComputeUnary<T>(ctx, [](T x) { return x; });
+  }
+};
+
 // X@GRAD[i] = dx(V[i], dOut[i]) where V is the forward value `like` (X or Out); X@GRAD takes
 // V's shape and LoD. InvalidArgumentError when Out@GRAD's shape is not V's.
 template <typename T, typename DX>

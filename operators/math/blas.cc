@@ -98,6 +98,8 @@ PL_INSTANTIATE_GEMM(float)
 PL_INSTANTIATE_GEMM(double)
 PL_INSTANTIATE_GEMM(std::complex<float>)
 PL_INSTANTIATE_GEMM(std::complex<double>)
+PL_INSTANTIATE_GEMM(int32_t)  // Integer matmul (PaddlePaddle's takes int32 and int64).
+PL_INSTANTIATE_GEMM(int64_t)
 #undef PL_INSTANTIATE_GEMM
 
 }  // namespace math

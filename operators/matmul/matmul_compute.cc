@@ -128,6 +128,11 @@ PL_INSTANTIATE_MATMUL(double)
 PL_INSTANTIATE_MATMUL(std::complex<float>)
 PL_INSTANTIATE_MATMUL(std::complex<double>)
 #undef PL_INSTANTIATE_MATMUL
+// Integer products have no gradient.
+template void MatmulV2Forward<int32_t>(const platform::CPUDeviceContext&, const MatmulV2Shape&,
+                                       const int32_t*, const int32_t*, int32_t, int32_t*);
+template void MatmulV2Forward<int64_t>(const platform::CPUDeviceContext&, const MatmulV2Shape&,
+                                       const int64_t*, const int64_t*, int64_t, int64_t*);
 
 }  // namespace operators
 }  // namespace paddle_like

@@ -265,8 +265,8 @@ PL_REGISTER_OPS(RegisterMatmulV2Op) {
   framework::RegisterOp<MatmulV2Op, MatmulV2OpMaker>(kOp)
       .InferShape(MatmulV2InferShape)
       .GradOpMaker(MatmulV2GradMaker);
-  RegisterPlainCpuKernels<MatmulV2Kernel, float, double, std::complex<float>, std::complex<double>>(
-      kOp);
+  RegisterPlainCpuKernels<MatmulV2Kernel, float, double, std::complex<float>, std::complex<double>,
+                          int32_t, int64_t>(kOp);
   framework::RegisterOp<MatmulV2Op, MatmulV2GradOpMaker>(kGradOp).InferShape(
       MatmulV2GradInferShape);
   RegisterPlainCpuKernels<MatmulV2GradKernel, float, double, std::complex<float>,
