@@ -2,6 +2,7 @@
 // registration for float and double.
 #pragma once
 
+#include <complex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -85,6 +86,34 @@ void RegisterPlainKernelsOnEveryDevice(const std::string& op_type) {
   (framework::RegisterKernel(op_type, DeviceType::kCUDA, platform::ToDataType<Ts>(),
                              LibraryType::kPlain, &KernelT<Ts>::Compute),
    ...);
+}
+
+// The element types a tensor of a saved program holds (PaddlePaddle's bool, integer, floating
+// and complex types), for ops that move, select or copy elements without arithmetic:
+// reshape, transpose, slice, concat, gather, ... (a mask of bools, an image of uint8).
+template <typename... Ts>
+struct TypeList {};
+using ElementTypes = TypeList<float, double, int32_t, int64_t, bool, uint8_t, int8_t, int16_t,
+                              std::complex<float>, std::complex<double>>;
+
+// RegisterPlainCpuKernels for every type of ElementTypes.
+template <template <typename> class KernelT, typename... Ts>
+void RegisterPlainCpuKernelsOf(TypeList<Ts...>, const std::string& op_type) {
+  RegisterPlainCpuKernels<KernelT, Ts...>(op_type);
+}
+template <template <typename> class KernelT>
+void RegisterPlainCpuElementKernels(const std::string& op_type) {
+  RegisterPlainCpuKernelsOf<KernelT>(ElementTypes{}, op_type);
+}
+
+// RegisterPlainKernelsOnEveryDevice for every type of ElementTypes.
+template <template <typename> class KernelT, typename... Ts>
+void RegisterPlainKernelsOnEveryDeviceOf(TypeList<Ts...>, const std::string& op_type) {
+  RegisterPlainKernelsOnEveryDevice<KernelT, Ts...>(op_type);
+}
+template <template <typename> class KernelT>
+void RegisterPlainElementKernelsOnEveryDevice(const std::string& op_type) {
+  RegisterPlainKernelsOnEveryDeviceOf<KernelT>(ElementTypes{}, op_type);
 }
 
 // Registers the plain CPU kernels of `op_type` for float, double, int32 and int64.

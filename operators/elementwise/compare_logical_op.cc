@@ -156,10 +156,9 @@ void RegisterCompares(std::index_sequence<I...>) {
         .InferShape(CompareInferShape)
         .InferVarType(BoolOutVarType)
         .Checkpoint("compare ops with force_cpu",
-                    framework::OpVersionDesc().NewAttr(
-                        "force_cpu", "keep Out on the CPU", false)),
-    RegisterPlainCpuKernels<CompareKernel, float, double, int32_t, int64_t, bool>(
-        kCompares[I].type)),
+                    framework::OpVersionDesc().NewAttr("force_cpu", "keep Out on the CPU", false)),
+    RegisterPlainCpuKernels<CompareKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t,
+                            int16_t>(kCompares[I].type)),
    ...);
 }
 
@@ -168,8 +167,8 @@ void RegisterLogicalBinaries(std::index_sequence<I...>) {
   ((framework::RegisterOp<BoolResultOp, LogicalBinaryOpMaker<I>>(kLogicals[I].type)
         .InferShape(LogicalBinaryInferShape)
         .InferVarType(BoolOutVarType),
-    RegisterPlainCpuKernels<LogicalBinaryKernel, bool, float, double, int32_t, int64_t>(
-        kLogicals[I].type)),
+    RegisterPlainCpuKernels<LogicalBinaryKernel, bool, float, double, int32_t, int64_t, uint8_t,
+                            int8_t, int16_t>(kLogicals[I].type)),
    ...);
 }
 
@@ -181,7 +180,8 @@ PL_REGISTER_OPS(RegisterCompareLogicalOps) {
   framework::RegisterOp<BoolResultOp, LogicalNotOpMaker>("logical_not")
       .InferShape(LogicalNotInferShape)
       .InferVarType(BoolOutVarType);
-  RegisterPlainCpuKernels<LogicalNotKernel, bool, float, double, int32_t, int64_t>("logical_not");
+  RegisterPlainCpuKernels<LogicalNotKernel, bool, float, double, int32_t, int64_t, uint8_t, int8_t,
+                          int16_t>("logical_not");
 }
 
 }  // namespace operators

@@ -113,8 +113,7 @@ PL_REGISTER_OPS(RegisterGatherNdOp) {
   framework::RegisterOp<GatherNdOp, GatherNdOpMaker>(kOp)
       .InferShape(GatherNdInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"));
-  RegisterPlainCpuKernels<GatherNdKernel, float, double, int32_t, int64_t, bool,
-                          std::complex<float>, std::complex<double>>(kOp);
+  RegisterPlainCpuElementKernels<GatherNdKernel>(kOp);
 }
 
 }  // namespace operators

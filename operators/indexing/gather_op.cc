@@ -157,8 +157,7 @@ PL_REGISTER_OPS(RegisterGatherOp) {
                   framework::OpVersionDesc()
                       .NewInput("Axis", "one-element tensor giving the axis to gather along")
                       .NewAttr("axis", "the axis to gather along", 0));
-  RegisterPlainCpuKernels<GatherKernel, float, double, int32_t, int64_t, bool, std::complex<float>,
-                          std::complex<double>>(kOp);
+  RegisterPlainCpuElementKernels<GatherKernel>(kOp);
   framework::RegisterFusedGradOp(kOp, grad).InferShape([](InferShapeContext* ctx) {
     ctx->RequireInput("X");
     ctx->RequireOutput("X@GRAD");

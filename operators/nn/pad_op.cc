@@ -292,8 +292,8 @@ void RegisterPadOp(const char* op) {
       .InferShape(Pad3dInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(framework::FusedGradMaker(grad));
-  RegisterPlainCpuKernels<Pad3dKernel, float, double, std::complex<float>, std::complex<double>>(
-      op);
+  RegisterPlainCpuKernels<Pad3dKernel, float, double, int32_t, int64_t, std::complex<float>,
+                          std::complex<double>>(op);
   framework::RegisterFusedGradOp(op, grad).InferShape(PadGradInferShape);
   RegisterPlainCpuKernels<Pad3dGradKernel, float, double, std::complex<float>,
                           std::complex<double>>(std::string(op) + "_grad");

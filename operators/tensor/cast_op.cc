@@ -15,7 +15,7 @@ constexpr char kOp[] = "cast";
 
 // bool, int32, int64, float16, float32, float64, uint8, int8, complex64, complex128 as
 // VarType numbers.
-const std::vector<int> kCastTypes = {0, 2, 3, 4, 5, 6, 20, 21, 23, 24};
+const std::vector<int> kCastTypes = {0, 1, 2, 3, 4, 5, 6, 20, 21, 23, 24};
 
 class CastOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -27,8 +27,8 @@ class CastOpMaker : public OpProtoAndCheckerMaker {
                  "run time is what is converted).")
         .InEnum(kCastTypes);
     AddAttr<int>("out_dtype",
-                 "Element type of Out as a VarType number: 0 bool, 2 int32, 3 int64, "
-                 "4 float16, 5 float32, 6 float64, 20 uint8, 21 int8, 23 complex64, "
+                 "Element type of Out as a VarType number: 0 bool, 1 int16, 2 int32, "
+                 "3 int64, 4 float16, 5 float32, 6 float64, 20 uint8, 21 int8, 23 complex64, "
                  "24 complex128.")
         .InEnum(kCastTypes);
     AddComment(R"DOC(
@@ -122,8 +122,8 @@ PL_REGISTER_OPS(RegisterCastOp) {
       .InferShape(SameShapeInferShape)
       .InferVarType(CastInferVarType)
       .GradOpMaker(CastGradMaker);
-  RegisterPlainCpuKernels<CastKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t,
-                          platform::float16, std::complex<float>, std::complex<double>>(kOp);
+  RegisterPlainCpuElementKernels<CastKernel>(kOp);
+  RegisterPlainCpuKernels<CastKernel, platform::float16>(kOp);
 }
 
 }  // namespace operators

@@ -214,8 +214,7 @@ PL_REGISTER_OPS(RegisterConcatOp) {
       .InferShape(ConcatInferShape)
       .InferVarType(ConcatInferVarType)
       .GradOpMaker(ConcatGradMaker);
-  RegisterPlainKernelsOnEveryDevice<ConcatKernel, float, double, int32_t, int64_t, bool, uint8_t,
-                                    int8_t, std::complex<float>, std::complex<double>>(kOp);
+  RegisterPlainElementKernelsOnEveryDevice<ConcatKernel>(kOp);
   framework::RegisterOp<ConcatOp, ConcatGradOpMaker>(kGradOp)
       .InferShape(InputListGradInferShape)
       .InferVarType(OutputDataTypeOf("Out@GRAD", "X@GRAD"))

@@ -146,8 +146,7 @@ PL_REGISTER_OPS(RegisterExpandV2Op) {
       .InferShape(ExpandV2InferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(ExpandV2GradMaker);
-  RegisterPlainCpuKernels<ExpandV2Kernel, float, double, int32_t, int64_t, bool,
-                          std::complex<float>, std::complex<double>>(kOp);
+  RegisterPlainCpuElementKernels<ExpandV2Kernel>(kOp);
 }
 
 }  // namespace operators

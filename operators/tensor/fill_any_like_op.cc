@@ -29,11 +29,11 @@ class FillAnyLikeOpMaker : public OpProtoAndCheckerMaker {
     AddOutput("Out", "A tensor of X's shape and LoD filled with `value`.");
     AddAttr<float>("value", "The fill value.").SetDefault(0.0f);
     AddAttr<int>("dtype",
-                 "Element type of Out as a VarType number: -1 X's type, 0 bool, 2 int32, "
-                 "3 int64, 5 float32, 6 float64, 23 complex64, 24 complex128 (the value is the "
-                 "real part).")
+                 "Element type of Out as a VarType number: -1 X's type, 0 bool, 1 int16, "
+                 "2 int32, 3 int64, 5 float32, 6 float64, 20 uint8, 21 int8, 23 complex64, "
+                 "24 complex128 (the value is the real part).")
         .SetDefault(kDtypeOfX)
-        .InEnum({kDtypeOfX, 0, 2, 3, 5, 6, 23, 24});
+        .InEnum({kDtypeOfX, 0, 1, 2, 3, 5, 6, 20, 21, 23, 24});
     AddComment(R"DOC(
 FillAnyLike operator.
 
@@ -120,15 +120,13 @@ PL_REGISTER_OPS(RegisterFillAnyLikeOp) {
       .InferVarType(FillAnyLikeInferVarType)
       .GradOpMaker(framework::NoGradient);
   // The CUDA kernels (operators/tensor/tensor_op.cu) take the same dtypes but the complex ones.
-  RegisterPlainCpuKernels<FillAnyLikeKernel, float, double, int32_t, int64_t, bool,
-                          std::complex<float>, std::complex<double>>(kOp);
+  RegisterPlainCpuElementKernels<FillAnyLikeKernel>(kOp);
   // No `dtype` attribute: the op class follows X's dtype.
   framework::RegisterOp<FillAnyLikeOp, FillZerosLikeOpMaker>("fill_zeros_like")
       .InferShape(SameShapeInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(framework::NoGradient);
-  RegisterPlainCpuKernels<FillZerosLikeKernel, float, double, int32_t, int64_t, bool,
-                          std::complex<float>, std::complex<double>>("fill_zeros_like");
+  RegisterPlainCpuElementKernels<FillZerosLikeKernel>("fill_zeros_like");
 }
 
 }  // namespace operators

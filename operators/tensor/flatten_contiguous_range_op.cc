@@ -355,8 +355,7 @@ void RegisterFlattenFamilyOp(const std::string& type, framework::InferShapeFn in
       .InferShape(std::move(infer_shape))
       .InferVarType(FlattenInferVarType)
       .GradOpMaker(std::move(grad_maker));
-  RegisterPlainKernelsOnEveryDevice<FlattenKernel, float, double, int32_t, int64_t, bool, uint8_t,
-                                    int8_t, std::complex<float>, std::complex<double>>(type);
+  RegisterPlainElementKernelsOnEveryDevice<FlattenKernel>(type);
   framework::RegisterOp<FlattenOp, GradMaker>(type + "_grad")
       .InferShape(FlattenGradInferShape)
       .InferVarType(FlattenGradInferVarType)

@@ -412,8 +412,7 @@ PL_REGISTER_OPS(RegisterReshape2Op) {
     op.InferShape(Reshape2InferShape)
         .InferVarType(Reshape2InferVarType)
         .GradOpMaker(Reshape2GradMaker);
-    RegisterPlainKernelsOnEveryDevice<Reshape2Kernel, float, double, int32_t, int64_t,
-                                      std::complex<float>, std::complex<double>>(type);
+    RegisterPlainElementKernelsOnEveryDevice<Reshape2Kernel>(type);
     framework::OpRegistrar grad_op =
         v2 ? framework::RegisterOp<Reshape2GradOp, Reshape2GradOpMaker<true>>(grad)
            : framework::RegisterOp<Reshape2GradOp, Reshape2GradOpMaker<false>>(grad);

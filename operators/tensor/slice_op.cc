@@ -413,8 +413,7 @@ PL_REGISTER_OPS(RegisterSliceOp) {
       .InferShape(SliceInferShape)
       .InferVarType(SliceInferVarType)
       .GradOpMaker(SliceGradMaker);
-  RegisterPlainKernelsOnEveryDevice<SliceKernel, float, double, int32_t, int64_t, bool, uint8_t,
-                                    int8_t, std::complex<float>, std::complex<double>>(kOp);
+  RegisterPlainElementKernelsOnEveryDevice<SliceKernel>(kOp);
   framework::RegisterOp<SliceOp, SliceGradOpMaker>(kGradOp)
       .InferShape(SliceGradInferShape)
       .InferVarType(SliceGradInferVarType)

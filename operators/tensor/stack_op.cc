@@ -202,18 +202,15 @@ PL_REGISTER_OPS(RegisterStackOps) {
   framework::RegisterOp<StackOp, StackOpMaker>("stack")
       .InferShape(StackInferShape)
       .GradOpMaker(StackGradMaker);
-  RegisterPlainKernelsOnEveryDevice<StackKernel, float, double, int32_t, int64_t, bool,
-                                    std::complex<float>, std::complex<double>>("stack");
+  RegisterPlainElementKernelsOnEveryDevice<StackKernel>("stack");
   framework::RegisterOp<StackOp, UnstackOpMaker>("unstack")
       .InferShape(UnstackInferShape)
       .GradOpMaker(UnstackGradMaker);
-  RegisterPlainKernelsOnEveryDevice<UnstackKernel, float, double, int32_t, int64_t, bool,
-                                    std::complex<float>, std::complex<double>>("unstack");
+  RegisterPlainElementKernelsOnEveryDevice<UnstackKernel>("unstack");
   framework::RegisterOp<StackOp, UnbindOpMaker>("unbind")
       .InferShape(UnstackInferShape)
       .GradOpMaker(UnstackGradMaker);
-  RegisterPlainKernelsOnEveryDevice<UnstackKernel, float, double, int32_t, int64_t, bool,
-                                    std::complex<float>, std::complex<double>>("unbind");
+  RegisterPlainElementKernelsOnEveryDevice<UnstackKernel>("unbind");
 }
 
 }  // namespace operators

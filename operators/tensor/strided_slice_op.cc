@@ -315,8 +315,7 @@ PL_REGISTER_OPS(RegisterStridedSliceOp) {
       .InferShape(StridedSliceInferShape)
       .InferVarType(StridedSliceInferVarType)
       .GradOpMaker(StridedSliceGradMaker);
-  RegisterPlainCpuKernels<StridedSliceKernel, float, double, int32_t, int64_t, bool, uint8_t,
-                          std::complex<float>, std::complex<double>>(kOp);
+  RegisterPlainCpuElementKernels<StridedSliceKernel>(kOp);
   framework::RegisterOp<StridedSliceOp, StridedSliceGradOpMaker>(kGradOp)
       .InferShape(StridedSliceGradInferShape)
       .InferVarType(StridedSliceGradInferVarType)

@@ -84,11 +84,12 @@ T FillAnyLikeValue(const ExecutionContext& ctx) {
   if constexpr (std::is_same_v<T, bool>) {
     return value != 0.0f;
   } else if constexpr (std::is_integral_v<T>) {
-    // -min() (2^31, 2^63) is exact as a double; every double below it fits T.
+    // max() + 1 (2^31, 2^63, 256, ...) is exact as a double; every double below it fits T.
     const double v = value;
     const double lo = static_cast<double>(std::numeric_limits<T>::min());
+    const double past_hi = static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
     PL_ENFORCE(
-        std::isfinite(v) && v >= lo && v < -lo,
+        std::isfinite(v) && v >= lo && v < past_hi,
         errors::InvalidArgument("op `%s` attribute `value`: expected a finite value in "
                                 "the range of %s, received %g",
                                 ctx.Type(), platform::DataTypeName(platform::ToDataType<T>()), v));

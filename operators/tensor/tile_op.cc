@@ -221,8 +221,7 @@ void RegisterRepeatOp(const char* op) {
       .InferShape(TileInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(framework::FusedGradMaker(grad));
-  RegisterPlainCpuKernels<TileKernel, float, double, int32_t, int64_t, bool, std::complex<float>,
-                          std::complex<double>>(op);
+  RegisterPlainCpuElementKernels<TileKernel>(op);
   framework::RegisterFusedGradOp(op, grad).InferShape([](InferShapeContext* ctx) {
     ctx->RequireInput("X");
     ctx->RequireOutput("X@GRAD");

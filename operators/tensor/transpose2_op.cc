@@ -150,8 +150,7 @@ PL_REGISTER_OPS(RegisterTranspose2Op) {
     op.InferShape(Transpose2InferShape)
         .InferVarType(Transpose2InferVarType)
         .GradOpMaker(Transpose2GradMaker);
-    RegisterPlainCpuKernels<Transpose2Kernel, float, double, int32_t, int64_t, std::complex<float>,
-                            std::complex<double>>(type);
+    RegisterPlainCpuElementKernels<Transpose2Kernel>(type);
   }
 }
 

@@ -256,9 +256,8 @@ void RegisterOne(const std::string& type, framework::GradOpMakerFn grad_maker) {
       .InferShape(SqueezeFamilyInferShape<kUnsqueezeOp>)
       .InferVarType(SqueezeFamilyInferVarType)
       .GradOpMaker(std::move(grad_maker));
-  RegisterPlainKernelsOnEveryDevice<SqueezeFamilyKernel<kUnsqueezeOp>::template Kernel, float,
-                                    double, int32_t, int64_t, bool, std::complex<float>,
-                                    std::complex<double>>(type);
+  RegisterPlainElementKernelsOnEveryDevice<SqueezeFamilyKernel<kUnsqueezeOp>::template Kernel>(
+      type);
 }
 
 }  // namespace

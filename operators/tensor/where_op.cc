@@ -106,8 +106,7 @@ PL_REGISTER_OPS(RegisterWhereOp) {
       .InferShape(WhereInferShape)
       .InferVarType(OutputDataTypeOf("X", "Out"))
       .GradOpMaker(WhereGradMaker);
-  RegisterPlainCpuNumericKernels<WhereKernel>(kOp);
-  RegisterPlainCpuKernels<WhereKernel, std::complex<float>, std::complex<double>>(kOp);
+  RegisterPlainCpuElementKernels<WhereKernel>(kOp);
 }
 
 }  // namespace operators
