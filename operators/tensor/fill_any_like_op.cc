@@ -119,7 +119,8 @@ PL_REGISTER_OPS(RegisterFillAnyLikeOp) {
       .InferShape(SameShapeInferShape)
       .InferVarType(FillAnyLikeInferVarType)
       .GradOpMaker(framework::NoGradient);
-  // The CUDA kernels (operators/tensor/tensor_op.cu) take the same dtypes but the complex ones.
+  // The CUDA kernels (operators/tensor/tensor_op.cu) take float, double, int32, int64 and bool;
+  // on a GPU the other types run on the CPU.
   RegisterPlainCpuElementKernels<FillAnyLikeKernel>(kOp);
   // No `dtype` attribute: the op class follows X's dtype.
   framework::RegisterOp<FillAnyLikeOp, FillZerosLikeOpMaker>("fill_zeros_like")
