@@ -191,6 +191,14 @@ TEST(ReduceSumOp, OutDtypeAndInDtype) {
   const DenseTensor d = run(MakeTensor<float>({4}, xv), {{"in_dtype", 6}, {"out_dtype", 5}});
   EXPECT_EQ(d.dtype(), DataType::FLOAT32);
   ExpectNear(ToDoubles(d), {3.75}, 0, 0, "in float64, out float32");
+  // PaddlePaddle 2's paddle.sum(x, dtype=...) writes X's own dtype as in_dtype.
+  const DenseTensor e = run(MakeTensor<int32_t>({2, 2}, {7, -3, 100, 2}),
+                            {{"in_dtype", 2}, {"out_dtype", 3}, {"dim", std::vector<int>{1}}});
+  EXPECT_EQ(e.dtype(), DataType::INT64);
+  ExpectNear(ToDoubles(e), {4, 102}, 0, 0, "in_dtype int32, out int64");
+  const DenseTensor f = run(MakeTensor<uint8_t>({3}, {200, 50, 7}), {{"in_dtype", 20}});
+  EXPECT_EQ(f.dtype(), DataType::UINT8);
+  ExpectNear(ToDoubles(f), {1}, 0, 0, "uint8 wraps as PaddlePaddle's does: 257 mod 256");
 }
 
 // Integer and bool sums are exact, in X's dtype or the out_dtype asked for (PaddlePaddle's
@@ -294,8 +302,11 @@ TEST(ReduceSumOp, BadAttributesNameOpAndAttribute) {
         run({{"out_dtype", 4}});
       },
       {"op `reduce_sum` attribute `out_dtype`", "received 4"});
-  ExpectInvalidArgument([&] { run({{"in_dtype", 2}}); },
-                        {"op `reduce_sum` attribute `in_dtype`"});
+  ExpectInvalidArgument(
+      [&] {
+        run({{"in_dtype", 7}});
+      },
+      {"op `reduce_sum` attribute `in_dtype`", "received 7"});
   ExpectInvalidArgument(
       [&] {
         RunOp("reduce_sum", {{"X", {MakeTensor<float>({}, {1})}}}, {{"Out", 1}},

@@ -436,6 +436,11 @@ PL_REGISTER_OPS(RegisterElementwiseOps) {
       RegisterPlainCpuKernels<ElementwiseCpuKernel<Tag>::template Kernel, std::complex<float>,
                               std::complex<double>>(type);
     }
+    // Sums of the small integer types (uint8 images, int8 and int16 values).
+    if constexpr (std::is_same_v<Tag, ElementwiseAddTag>) {
+      RegisterPlainCpuKernels<ElementwiseCpuKernel<Tag>::template Kernel, uint8_t, int8_t, int16_t>(
+          type);
+    }
     // PaddlePaddle adds (or) and multiplies (and) bool masks, as DETR-style heads do.
     if constexpr (std::is_same_v<Tag, ElementwiseAddTag> ||
                   std::is_same_v<Tag, ElementwiseMulTag>) {

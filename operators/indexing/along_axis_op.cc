@@ -259,13 +259,14 @@ PL_REGISTER_OPS(RegisterAlongAxisOps) {
       .InferShape(TakeAlongAxisInferShape)
       .InferVarType(OutputDataTypeOf("Input", "Result"))
       .GradOpMaker(TakeAlongAxisGradMaker);
-  RegisterPlainCpuKernels<TakeAlongAxisKernel, float, double, int32_t, int64_t, uint8_t, bool>(
-      kTake);
+  RegisterPlainCpuKernels<TakeAlongAxisKernel, float, double, int32_t, int64_t, int16_t, uint8_t,
+                          bool>(kTake);
   framework::RegisterOp<AlongAxisOp, PutAlongAxisOpMaker>(kPut)
       .InferShape(PutAlongAxisInferShape)
       .InferVarType(OutputDataTypeOf("Input", "Result"))
       .GradOpMaker(PutAlongAxisGradMaker);
-  RegisterPlainCpuKernels<PutAlongAxisKernel, float, double, int32_t, int64_t>(kPut);
+  RegisterPlainCpuKernels<PutAlongAxisKernel, float, double, int32_t, int64_t, int16_t, uint8_t>(
+      kPut);
 }
 
 }  // namespace operators

@@ -276,7 +276,8 @@ $$dvalue = \text{sum to value's shape of } dout[S_b]$$)DOC"};
       .InferShape(IndexPutInferShape)
       .InferVarType(OutputDataTypeOf("x", "out"))
       .GradOpMaker(framework::FusedGradMaker(grad));
-  RegisterPlainCpuKernels<IndexPutKernel, float, double, int32_t, int64_t, bool>(kOp);
+  RegisterPlainCpuKernels<IndexPutKernel, float, double, int32_t, int64_t, bool, uint8_t, int8_t,
+                          int16_t>(kOp);
   framework::RegisterFusedGradOp(kOp, grad).InferShape(IndexPutGradInferShape);
   RegisterPlainCpuFloatKernels<IndexPutGradKernel>("index_put_grad");
 }

@@ -22,16 +22,19 @@ class ReduceSumOpMaker : public ReduceOpMaker {
     AddInput("X", "Input tensor of any shape.");
     AddOutput("Out", "The sums; dtype out_dtype (default: the dtype X is summed in).");
     AddReduceAttrs("sum");
+    // PaddlePaddle 2's paddle.sum(x, dtype=...) writes X's own dtype here, of any type.
     AddAttr<int>("in_dtype",
-                 "VarType the input is converted to before summing: -1 (X's own), 5 (float32) "
-                 "or 6 (float64).")
+                 "VarType the input is converted to before summing: -1 (X's own), 0 (bool), "
+                 "1 (int16), 2 (int32), 3 (int64), 5 (float32), 6 (float64), 20 (uint8), "
+                 "21 (int8), 23 (complex64) or 24 (complex128).")
         .SetDefault(-1)
-        .InEnum({-1, 5, 6});
+        .InEnum({-1, 0, 1, 2, 3, 5, 6, 20, 21, 23, 24});
     AddAttr<int>("out_dtype",
-                 "VarType of Out: -1 (the dtype X is summed in), 0 (bool), 2 (int32), 3 (int64), "
-                 "5 (float32) or 6 (float64).")
+                 "VarType of Out: -1 (the dtype X is summed in), 0 (bool), 1 (int16), "
+                 "2 (int32), 3 (int64), 5 (float32), 6 (float64), 20 (uint8), 21 (int8), "
+                 "23 (complex64) or 24 (complex128).")
         .SetDefault(-1)
-        .InEnum({-1, 0, 2, 3, 5, 6});
+        .InEnum({-1, 0, 1, 2, 3, 5, 6, 20, 21, 23, 24});
     AddComment(R"DOC(
 Reduce-sum operator.
 
@@ -122,6 +125,12 @@ void WriteSums(const ExecutionContext& ctx, const std::vector<Acc>& sums, DataTy
       return write(out->mutable_data<int64_t>(ctx.GetPlace()));
     case DataType::BOOL:
       return write(out->mutable_data<bool>(ctx.GetPlace()));
+    case DataType::INT16:
+      return write(out->mutable_data<int16_t>(ctx.GetPlace()));
+    case DataType::UINT8:
+      return write(out->mutable_data<uint8_t>(ctx.GetPlace()));
+    case DataType::INT8:
+      return write(out->mutable_data<int8_t>(ctx.GetPlace()));
     default:
       throw errors::InvalidArgument("op `%s` attribute `out_dtype`: %s is not a dtype it writes",
                                     ctx.Type(), platform::DataTypeName(type));
@@ -253,7 +262,8 @@ PL_REGISTER_OPS(RegisterReduceSumOp) {
       .InferShape(ReduceSumInferShape)
       .GradOpMaker(ReduceSumGradMaker);
   RegisterPlainCpuFloatKernels<ReduceSumCpuKernel>("reduce_sum");
-  RegisterPlainCpuKernels<ReduceSumIntegerKernel, int32_t, int64_t, bool>("reduce_sum");
+  RegisterPlainCpuKernels<ReduceSumIntegerKernel, int32_t, int64_t, bool, uint8_t, int8_t, int16_t>(
+      "reduce_sum");
   RegisterPlainCpuKernels<ReduceSumComplexKernel, std::complex<float>, std::complex<double>>(
       "reduce_sum");
   framework::RegisterOp<ReduceGradOp, ReduceSumGradOpMaker>(kGradOp).InferShape(

@@ -168,8 +168,8 @@ void RegisterArgExtremeOp(const char* type) {
                   framework::OpVersionDesc()
                       .NewAttr("flatten", "search the flattened X", false)
                       .ModifyAttr("dtype", "defaults to int64", kDtypeInt64));
-  RegisterPlainCpuKernels<ArgExtremeKernel<kMax>::template Kernel, float, double, int32_t, int64_t>(
-      type);
+  RegisterPlainCpuKernels<ArgExtremeKernel<kMax>::template Kernel, float, double, int32_t, int64_t,
+                          int16_t, uint8_t>(type);
 }
 
 }  // namespace

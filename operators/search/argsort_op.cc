@@ -183,7 +183,7 @@ PL_REGISTER_OPS(RegisterArgsortOp) {
       .Checkpoint(
           "stable sorting on request",
           framework::OpVersionDesc().NewAttr("stable", "Keep equal values in their order.", false));
-  RegisterPlainCpuKernels<ArgsortKernel, float, double, int32_t, int64_t>(kOp);
+  RegisterPlainCpuKernels<ArgsortKernel, float, double, int32_t, int64_t, int16_t, uint8_t>(kOp);
   framework::RegisterOp<ArgsortOp, ArgsortGradOpMaker>(kGradOp)
       .InferShape(ArgsortGradInferShape)
       .InferVarType(ArgsortGradInferVarType);

@@ -80,7 +80,8 @@ PL_REGISTER_OPS(RegisterWhereIndexOp) {
       .InferShape(WhereIndexInferShape)
       .InferVarType(WhereIndexInferVarType)
       .GradOpMaker(framework::NoGradient);
-  RegisterPlainCpuKernels<WhereIndexKernel, bool, float, double, int32_t, int64_t>(kOp);
+  RegisterPlainCpuKernels<WhereIndexKernel, bool, float, double, int32_t, int64_t, uint8_t, int8_t,
+                          int16_t>(kOp);
 }
 
 }  // namespace operators
