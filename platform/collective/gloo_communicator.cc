@@ -12,6 +12,7 @@
 #include <gloo/transport/tcp/device.h>
 
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "platform/collective/host_reduce.h"
@@ -255,6 +256,13 @@ std::unique_ptr<Communicator> ConnectGlooCommunicator(int ring_id, int rank, int
     GlooStore gloo_store(store);
     gloo::rendezvous::PrefixStore prefixed("ring" + std::to_string(ring_id), gloo_store);
     rendezvous->connectFullMesh(prefixed, device);
+    // No rank returns before every rank is connected: one that returned, finished its work
+    // and closed its pairs while a peer was still connecting made that peer's connect fail
+    // ("Connection closed by peer"). The tag is one the communicator's own never reach.
+    gloo::BarrierOptions connected(rendezvous);
+    connected.setTag(std::numeric_limits<uint32_t>::max());
+    connected.setTimeout(timeout);
+    gloo::barrier(connected);
     context = std::move(rendezvous);
   } catch (const gloo::Exception& e) {
     throw errors::Unavailable("connecting ring %d (rank %d of %d, from %s) failed: %s", ring_id,
