@@ -1,4 +1,6 @@
 // Predictor and CreatePredictor of paddle_like/inference_api.h.
+#include <glog/logging.h>
+
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -18,6 +20,8 @@
 #include "inference/passes/passes.h"
 #include "operators/registry.h"
 #include "paddle_like/inference_api.h"
+#include "platform/cpu_memory.h"
+#include "platform/cuda/cuda_memory.h"
 #include "platform/device_context_pool.h"
 #include "platform/enforce.h"
 #include "platform/flags.h"
@@ -35,6 +39,7 @@ struct Predictor::Model {
   platform::Place place = platform::CPUPlace();
   bool profile = false;
   bool batch_chunks = true;
+  bool memory_optim = true;  // Else every temporary of block 0 outlives each run.
 };
 
 // What each predictor owns: its activations and prepared kernels.
@@ -43,6 +48,11 @@ struct Predictor::State {
       : model(std::move(m)), executor(model->place) {
     std::vector<std::string> keep = model->inputs;
     keep.insert(keep.end(), model->outputs.begin(), model->outputs.end());
+    if (!model->memory_optim) {
+      for (const framework::VarDesc* var : model->program.Block(0).AllVars()) {
+        if (!var->Persistable()) keep.push_back(var->Name());
+      }
+    }
     // Outputs may stay in a kernel library's layout: their handles reorder them on reading.
     std::vector<std::string> any_layout = model->outputs;
     // A profile times every op inside Run, so it runs the last op there too.
@@ -67,6 +77,8 @@ struct Predictor::State {
   std::unique_ptr<ChunkedHead> head;
   std::unique_ptr<ChunkedTail> tail;
   std::unique_ptr<framework::ExecutionProfile> profile;  // With Config::EnableProfile().
+  // Inputs whose tensors hold the caller's memory (Tensor::ShareExternalData).
+  std::set<const framework::Variable*> external_inputs;
 };
 
 namespace {
@@ -179,6 +191,7 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
              errors::InvalidArgument("Config: no model set (SetModel(dir), SetModel(program "
                                      "file, params file) or SetModelBuffer)"));
   ApplyThreads(config.cpu_math_library_num_threads());
+  if (config.glog_info_disabled()) FLAGS_minloglevel = std::max(FLAGS_minloglevel, 2);
   auto model = std::make_shared<Predictor::Model>();
   const std::string path = config.model_from_memory() ? "<program buffer>"
                            : config.prog_file().empty()
@@ -209,8 +222,7 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
   // The passes see the feed and fetch ops: they keep the names the caller feeds and reads.
   if (config.ir_optim()) {
     inference::RegisterInferencePasses();
-    for (const auto& name : config.use_gpu() ? inference::GpuInferencePassOrder()
-                                             : inference::InferencePassOrder()) {
+    for (const auto& name : config.passes()) {
       framework::ir::ApplyPass(*framework::ir::CreatePass(name), &model->program,
                                model->params.get());
     }
@@ -227,6 +239,7 @@ std::shared_ptr<const Predictor::Model> LoadModel(const Config& config) {
   }
   model->profile = config.profile_enabled();
   model->batch_chunks = config.batch_chunks();
+  model->memory_optim = config.enable_memory_optim();
   if (config.use_gpu()) {
     model->place = platform::CUDAPlace(config.gpu_device_id());
     UploadParameters(model->place, model->params.get());
@@ -245,20 +258,25 @@ Predictor::~Predictor() = default;
 std::vector<std::string> Predictor::GetInputNames() const { return state_->model->inputs; }
 std::vector<std::string> Predictor::GetOutputNames() const { return state_->model->outputs; }
 
-std::map<std::string, std::vector<int64_t>> Predictor::GetInputTensorShape() const {
+namespace {
+
+// The declared shapes and element types of `names` in `program`'s block 0.
+std::map<std::string, std::vector<int64_t>> DeclaredShapes(const framework::ProgramDesc& program,
+                                                           const std::vector<std::string>& names) {
   std::map<std::string, std::vector<int64_t>> shapes;
-  const framework::BlockDesc& block = state_->model->program.Block(0);
-  for (const std::string& name : state_->model->inputs) {
+  const framework::BlockDesc& block = program.Block(0);
+  for (const std::string& name : names) {
     const framework::VarDesc* var = block.FindVar(name);
     shapes[name] = var != nullptr && var->HasTensorDesc() ? var->GetShape() : std::vector<int64_t>();
   }
   return shapes;
 }
 
-std::map<std::string, DataType> Predictor::GetInputTypes() const {
+std::map<std::string, DataType> DeclaredTypes(const framework::ProgramDesc& program,
+                                              const std::vector<std::string>& names) {
   std::map<std::string, DataType> types;
-  const framework::BlockDesc& block = state_->model->program.Block(0);
-  for (const std::string& name : state_->model->inputs) {
+  const framework::BlockDesc& block = program.Block(0);
+  for (const std::string& name : names) {
     const framework::VarDesc* var = block.FindVar(name);
     types[name] = var != nullptr && var->HasTensorDesc() ? ToApiType(var->GetDataType())
                                                           : DataType::UNKNOWN;
@@ -266,13 +284,31 @@ std::map<std::string, DataType> Predictor::GetInputTypes() const {
   return types;
 }
 
+}  // namespace
+
+std::map<std::string, std::vector<int64_t>> Predictor::GetInputTensorShape() const {
+  return DeclaredShapes(state_->model->program, state_->model->inputs);
+}
+
+std::map<std::string, DataType> Predictor::GetInputTypes() const {
+  return DeclaredTypes(state_->model->program, state_->model->inputs);
+}
+
+std::map<std::string, std::vector<int64_t>> Predictor::GetOutputTensorShape() const {
+  return DeclaredShapes(state_->model->program, state_->model->outputs);
+}
+
+std::map<std::string, DataType> Predictor::GetOutputTypes() const {
+  return DeclaredTypes(state_->model->program, state_->model->outputs);
+}
+
 std::unique_ptr<Tensor> Predictor::GetInputHandle(const std::string& name) {
   const auto& inputs = state_->model->inputs;
   PL_ENFORCE(std::find(inputs.begin(), inputs.end(), name) != inputs.end(),
              errors::NotFound("predictor: `%s` is not an input of the model (inputs: %s)", name,
                               Join(inputs)));
-  return std::unique_ptr<Tensor>(
-      new Tensor(HandleVar(*state_->prepared, name), name, true, state_->tail.get()));
+  return std::unique_ptr<Tensor>(new Tensor(HandleVar(*state_->prepared, name), name, true,
+                                            state_->tail.get(), &state_->external_inputs));
 }
 
 std::unique_ptr<Tensor> Predictor::GetOutputHandle(const std::string& name) {
@@ -282,7 +318,8 @@ std::unique_ptr<Tensor> Predictor::GetOutputHandle(const std::string& name) {
                               name, Join(outputs)));
   return std::unique_ptr<Tensor>(new Tensor(
       HandleVar(*state_->prepared, name), name, false,
-      state_->tail != nullptr && state_->tail->output() == name ? state_->tail.get() : nullptr));
+      state_->tail != nullptr && state_->tail->output() == name ? state_->tail.get() : nullptr,
+      &state_->external_inputs));
 }
 
 const framework::ExecutionProfile* Predictor::profile() const { return state_->profile.get(); }
@@ -335,40 +372,26 @@ std::unique_ptr<Predictor> Predictor::Clone() {
   return std::unique_ptr<Predictor>(new Predictor(state_->model));
 }
 
+void Predictor::ClearIntermediateTensor() {
+  if (state_->tail != nullptr) state_->tail->Discard();  // Its output is let go unread.
+  framework::Scope* local = state_->prepared->local_scope();
+  for (const std::string& name : local->LocalVarNames()) {
+    framework::Variable* var = local->FindLocalVar(name);
+    if (var != nullptr && var->IsType<framework::DenseTensor>()) {
+      var->GetMutable<framework::DenseTensor>()->clear();
+    }
+  }
+  state_->external_inputs.clear();
+}
+
+uint64_t Predictor::TryShrinkMemory() {
+  ClearIntermediateTensor();
+  if (state_->model->place.is_gpu()) platform::ReleaseCachedCudaMemory();
+  return platform::ReleaseCachedCpuMemory();
+}
+
 std::shared_ptr<Predictor> CreatePredictor(const Config& config) {
   return std::shared_ptr<Predictor>(new Predictor(LoadModel(config)));
-}
-
-void Config::SetModel(const std::string& model_dir) {
-  model_dir_ = model_dir;
-  prog_file_.clear();
-  params_file_.clear();
-  from_memory_ = false;
-}
-
-void Config::SetModel(const std::string& prog_file, const std::string& params_file) {
-  model_dir_.clear();
-  prog_file_ = prog_file;
-  params_file_ = params_file;
-  from_memory_ = false;
-}
-
-void Config::SetModelBuffer(const char* prog_buffer, size_t prog_buffer_size,
-                            const char* params_buffer, size_t params_buffer_size) {
-  PL_ENFORCE(prog_buffer != nullptr || prog_buffer_size == 0,
-             errors::InvalidArgument("Config::SetModelBuffer: program buffer is null with size "
-                                     "%zu",
-                                     prog_buffer_size));
-  PL_ENFORCE(params_buffer != nullptr || params_buffer_size == 0,
-             errors::InvalidArgument("Config::SetModelBuffer: parameter buffer is null with "
-                                     "size %zu",
-                                     params_buffer_size));
-  model_dir_.clear();
-  prog_file_.clear();
-  params_file_.clear();
-  prog_buffer_.assign(prog_buffer == nullptr ? "" : prog_buffer, prog_buffer_size);
-  params_buffer_.assign(params_buffer == nullptr ? "" : params_buffer, params_buffer_size);
-  from_memory_ = true;
 }
 
 }  // namespace infer

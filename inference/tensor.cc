@@ -1,5 +1,6 @@
 // Tensor handles of paddle_like/inference_api.h: views of one input or output variable of a
 // predictor.
+#include <cstdint>
 #include <cstring>
 
 #include "framework/dense_tensor.h"
@@ -52,8 +53,14 @@ void Tensor::Reshape(const std::vector<int>& shape) {
                                                name_, d));
     dims.push_back(d);
   }
-  if (tail_ != nullptr) tail_->BeforeInputWrite(Dense(var_));
-  Dense(var_)->Resize(framework::DDim(dims));
+  Writable()->Resize(framework::DDim(dims));
+}
+
+framework::DenseTensor* Tensor::Writable() {
+  framework::DenseTensor* t = Dense(var_);
+  if (tail_ != nullptr) tail_->BeforeInputWrite(t);
+  if (external_ != nullptr && external_->erase(var_) > 0) t->clear();  // Never written.
+  return t;
 }
 
 // An output that its predictor's last op computes on reading (chunked_tail.h).
@@ -110,8 +117,54 @@ T* Tensor::mutable_data(PlaceType place) {
                                                 name_));
   PL_ENFORCE(place == PlaceType::kCPU,
              errors::Unimplemented("tensor `%s`: only CPU memory is available", name_));
-  if (tail_ != nullptr) tail_->BeforeInputWrite(Dense(var_));
-  return Dense(var_)->mutable_data<T>(platform::CPUPlace());
+  return Writable()->mutable_data<T>(platform::CPUPlace());
+}
+
+template <typename T>
+void Tensor::ShareExternalData(const T* data, const std::vector<int>& shape, PlaceType place,
+                               DataLayout layout) {
+  PL_ENFORCE(input_, errors::PreconditionNotMet("tensor `%s` is an output: ShareExternalData "
+                                                "gives an input its values",
+                                                name_));
+  PL_ENFORCE(place == PlaceType::kCPU,
+             errors::Unimplemented("tensor `%s`: ShareExternalData takes CPU memory only", name_));
+  PL_ENFORCE(layout == DataLayout::kNCHW || layout == DataLayout::kAny,
+             errors::InvalidArgument("tensor `%s`: ShareExternalData reads values row-major in "
+                                     "the declared order (DataLayout::kNCHW or kAny), received "
+                                     "layout %d",
+                                     name_, static_cast<int>(layout)));
+  std::vector<int64_t> dims;
+  for (int d : shape) {
+    PL_ENFORCE(d >= 0, errors::InvalidArgument("tensor `%s`: ShareExternalData needs dims >= 0, "
+                                               "received %d",
+                                               name_, d));
+    dims.push_back(d);
+  }
+  const framework::DDim ddim(dims);
+  PL_ENFORCE(data != nullptr || ddim.numel() == 0,
+             errors::InvalidArgument("tensor `%s`: ShareExternalData of %lld elements from a "
+                                     "null pointer",
+                                     name_, static_cast<long long>(ddim.numel())));
+  PL_ENFORCE(reinterpret_cast<uintptr_t>(data) % alignof(T) == 0,
+             errors::InvalidArgument("tensor `%s`: ShareExternalData's %s data at %p is not "
+                                     "aligned to %zu bytes",
+                                     name_, platform::DataTypeName(platform::ToDataType<T>()),
+                                     static_cast<const void*>(data), alignof(T)));
+  framework::DenseTensor* t = Writable();
+  t->Resize(ddim);
+  t->set_dtype(platform::ToDataType<T>());
+  const size_t bytes = static_cast<size_t>(ddim.numel()) * sizeof(T);
+  // No deleter: the memory stays the caller's. Operators never write their inputs, and the
+  // executor keeps every input out of its buffer reuse.
+  t->ResetHolder(std::make_shared<platform::Allocation>(const_cast<T*>(data), bytes,
+                                                        platform::CPUPlace(), nullptr));
+  external_->insert(var_);
+}
+
+PlaceType Tensor::place() const {
+  if (pending() || !var_->IsType<framework::DenseTensor>()) return PlaceType::kCPU;
+  const framework::DenseTensor& t = var_->Get<framework::DenseTensor>();
+  return t.initialized() && t.place().is_gpu() ? PlaceType::kGPU : PlaceType::kCPU;
 }
 
 template <typename T>
@@ -169,10 +222,12 @@ std::vector<std::vector<size_t>> Tensor::lod() const {
   return var_->Get<framework::DenseTensor>().lod();
 }
 
-#define PL_INFER_TENSOR_TYPE(T)                                      \
-  template void Tensor::CopyFromCpu<T>(const T*);                    \
-  template void Tensor::CopyToCpu<T>(T*) const;                      \
-  template T* Tensor::mutable_data<T>(PlaceType);                    \
+#define PL_INFER_TENSOR_TYPE(T)                                                            \
+  template void Tensor::CopyFromCpu<T>(const T*);                                          \
+  template void Tensor::CopyToCpu<T>(T*) const;                                            \
+  template T* Tensor::mutable_data<T>(PlaceType);                                          \
+  template void Tensor::ShareExternalData<T>(const T*, const std::vector<int>&, PlaceType, \
+                                             DataLayout);                                  \
   template const T* Tensor::data<T>(PlaceType*, int*) const;
 PL_INFER_TENSOR_TYPE(float)
 PL_INFER_TENSOR_TYPE(double)

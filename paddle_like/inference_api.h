@@ -30,11 +30,13 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace paddle_like {
 namespace framework {
+class DenseTensor;
 class Variable;
 struct ExecutionProfile;
 }  // namespace framework
@@ -58,6 +60,36 @@ enum class DataType {
   UNKNOWN
 };
 enum class PlaceType { kCPU, kGPU };
+// How ShareExternalData's caller arranged its values: row-major in the order of the shape
+// given (the program's declared order), which kNCHW and kAny both say.
+enum class DataLayout { kUNK = -1, kAny, kNHWC, kNCHW };
+
+// "paddle_like <version>".
+std::string GetVersion();
+
+// The ordered names of the inference passes a predictor applies (Config::pass_builder), as
+// PaddlePaddle's pass builder holds them; the passes keep PaddlePaddle's names
+// ("conv_bn_fuse_pass", "fc_fuse_pass", ...), so a ported DeletePass call means the same.
+// A name no pass has is an error when the predictor is created (NotFoundError).
+class PassStrategy {
+ public:
+  PassStrategy() = default;
+  explicit PassStrategy(std::vector<std::string> passes) : passes_(std::move(passes)) {}
+  void AppendPass(const std::string& name) { passes_.push_back(name); }
+  // Before position `index` (OutOfRangeError past the end).
+  void InsertPass(size_t index, const std::string& name);
+  // Every occurrence of `name` (none: nothing happens); remembered, so that the default
+  // order a device change brings (Config::EnableUseGpu) leaves it out too.
+  void DeletePass(const std::string& name);
+  void DeletePass(size_t index);  // OutOfRangeError past the end.
+  void ClearPasses() { passes_.clear(); }
+  const std::vector<std::string>& AllPasses() const { return passes_; }
+  const std::vector<std::string>& AllDeletedPasses() const { return deleted_; }
+
+ private:
+  std::vector<std::string> passes_;
+  std::vector<std::string> deleted_;
+};
 
 class Config {
  public:
@@ -81,6 +113,9 @@ class Config {
   const std::string& model_dir() const { return model_dir_; }
   const std::string& prog_file() const { return prog_file_; }
   const std::string& params_file() const { return params_file_; }
+  // The program file alone (the parameters then beside it, or SetParamsFile's).
+  void SetProgFile(const std::string& prog_file);
+  void SetParamsFile(const std::string& params_file);
 
   // Threads of the CPU kernels (FLAGS_paddle_num_threads, process-wide: it is applied when
   // the first predictor is created, and a later predictor asking for another count is an
@@ -96,6 +131,29 @@ class Config {
   // The inference passes (on by default).
   void SwitchIrOptim(bool on = true) { ir_optim_ = on; }
   bool ir_optim() const { return ir_optim_; }
+  // The passes and their order: the device's default (inference/passes/passes.h) until
+  // changed here. Switching between CPU and GPU brings the new device's default back, less
+  // the passes deleted before.
+  PassStrategy* pass_builder();
+  // The passes a predictor of this config applies, in order (with SwitchIrOptim on).
+  std::vector<std::string> passes() const;
+
+  // Memory reuse: each temporary is freed right after the last op that reads it, and an
+  // output may take over a dying input's buffer where its kernel allows (on by default, as
+  // a predictor's memory is planned when it is prepared). Off keeps every temporary of the
+  // main block alive from one run to the next (more memory, no reuse).
+  void EnableMemoryOptim(bool on = true) { memory_optim_ = on; }
+  bool enable_memory_optim() const { return memory_optim_; }
+
+  // Logs below ERROR off for the process (glog's FLAGS_minloglevel), from CreatePredictor on.
+  void DisableGlogInfo() { glog_info_disabled_ = true; }
+  bool glog_info_disabled() const { return glog_info_disabled_; }
+
+  // Accepted for code written for PaddlePaddle, where it bounds the oneDNN primitives
+  // cached per input shape: paddle_like's kernels keep the primitive of the shape each op
+  // last ran at and make a new one when the shape changes, so there is nothing to bound.
+  void SetMkldnnCacheCapacity(int capacity) { mkldnn_cache_capacity_ = capacity; }
+  int mkldnn_cache_capacity() const { return mkldnn_cache_capacity_; }
 
   // Ops run by chunks of the batch where that keeps large activations in cache: the leading
   // convolutions, pooling and activations, and such a last op whose output is large, then
@@ -109,12 +167,8 @@ class Config {
   void EnableProfile() { profile_ = true; }
   bool profile_enabled() const { return profile_; }
 
-  void EnableUseGpu(uint64_t memory_pool_init_size_mb, int device_id = 0) {
-    (void)memory_pool_init_size_mb;
-    use_gpu_ = true;
-    gpu_device_id_ = device_id;
-  }
-  void DisableGpu() { use_gpu_ = false; }
+  void EnableUseGpu(uint64_t memory_pool_init_size_mb, int device_id = 0);
+  void DisableGpu();
   bool use_gpu() const { return use_gpu_; }
   int gpu_device_id() const { return gpu_device_id_; }
 
@@ -127,7 +181,13 @@ class Config {
   void SwitchCudnnExhaustiveSearch(bool on = true) { cudnn_exhaustive_search_ = on; }
   bool cudnn_exhaustive_search() const { return cudnn_exhaustive_search_; }
 
+  // Every setting above, one per line.
+  std::string Summary() const;
+
  private:
+  // The default pass order of the device now chosen, less the passes deleted so far.
+  void ResetPassesForDevice();
+
   std::string model_dir_, prog_file_, params_file_;
   bool from_memory_ = false;
   std::string prog_buffer_, params_buffer_;
@@ -139,6 +199,11 @@ class Config {
   bool use_gpu_ = false;
   int gpu_device_id_ = 0;
   bool cudnn_exhaustive_search_ = true;
+  bool memory_optim_ = true;
+  bool glog_info_disabled_ = false;
+  int mkldnn_cache_capacity_ = 0;
+  bool passes_chosen_ = false;  // pass_builder() was called: passes_ holds the order.
+  PassStrategy passes_;
 };
 
 // A handle on one input or output variable of a predictor; valid while the predictor lives.
@@ -169,6 +234,17 @@ class Tensor {
   template <typename T>
   const T* data(PlaceType* place, int* size) const;
 
+  // An input read straight from the caller's memory, `shape` elements of T laid out as
+  // `layout` says (kNCHW or kAny: row-major in the declared order), instead of a copy. The
+  // memory must stay valid and unchanged while runs read it; Run never writes it (a later
+  // Reshape + CopyFromCpu or mutable_data gets a buffer of the predictor's own). CPU memory
+  // only; `data` aligned for T.
+  template <typename T>
+  void ShareExternalData(const T* data, const std::vector<int>& shape,
+                         PlaceType place = PlaceType::kCPU, DataLayout layout = DataLayout::kNCHW);
+  // Where the values are: kGPU for an output a GPU predictor left in device memory.
+  PlaceType place() const;
+
   // Level-by-level offsets of a variable-length batch.
   void SetLoD(const std::vector<std::vector<size_t>>& lod);
   std::vector<std::vector<size_t>> lod() const;
@@ -176,14 +252,19 @@ class Tensor {
  private:
   friend class Predictor;
   bool pending() const;
-  Tensor(framework::Variable* var, std::string name, bool input, ChunkedTail* tail)
-      : var_(var), name_(std::move(name)), input_(input), tail_(tail) {}
+  // Before a write of an input: the caller's memory, if ShareExternalData gave it, is let go.
+  framework::DenseTensor* Writable();
+  Tensor(framework::Variable* var, std::string name, bool input, ChunkedTail* tail,
+         std::set<const framework::Variable*>* external)
+      : var_(var), name_(std::move(name)), input_(input), tail_(tail), external_(external) {}
   framework::Variable* var_;
   std::string name_;
   bool input_;
   // The predictor's last op when it computes this output on reading (inference/
   // chunked_tail.h), or, for an input, may still read it; else null.
   ChunkedTail* tail_;
+  // The predictor's inputs whose tensors hold the caller's memory (ShareExternalData).
+  std::set<const framework::Variable*>* external_;
 };
 
 class Predictor {
@@ -196,6 +277,9 @@ class Predictor {
   // when the input is given, such as the batch).
   std::map<std::string, std::vector<int64_t>> GetInputTensorShape() const;
   std::map<std::string, DataType> GetInputTypes() const;
+  // The same for the outputs (dims the program cannot know before a run are -1).
+  std::map<std::string, std::vector<int64_t>> GetOutputTensorShape() const;
+  std::map<std::string, DataType> GetOutputTypes() const;
   // NotFoundError for a name that is not an input (output) of the program.
   std::unique_ptr<Tensor> GetInputHandle(const std::string& name);
   std::unique_ptr<Tensor> GetOutputHandle(const std::string& name);
@@ -204,6 +288,13 @@ class Predictor {
   bool Run();
   // A predictor sharing this one's program and parameters, with activations of its own.
   std::unique_ptr<Predictor> Clone();
+  // Lets go of every tensor the last run left in this predictor: the inputs (set them
+  // again before the next Run), the outputs (read them first) and the temporaries kept.
+  void ClearIntermediateTensor();
+  // ClearIntermediateTensor, then returns the freed CPU blocks that the allocator keeps
+  // for reuse to the system (process-wide; a GPU predictor also its device's cached
+  // blocks); the CPU bytes returned.
+  uint64_t TryShrinkMemory();
   // The profile of the last Run with Config::EnableProfile(), else null.
   const framework::ExecutionProfile* profile() const;
 
@@ -218,5 +309,24 @@ class Predictor {
 
 std::shared_ptr<Predictor> CreatePredictor(const Config& config);
 
+namespace services {
+
+// `size` predictors of one config for as many threads: the first created from the config,
+// the others its clones (sharing its program and parameters).
+class PredictorPool {
+ public:
+  explicit PredictorPool(const Config& config, size_t size = 1);
+  // Predictor `index` (OutOfRangeError past the pool). PaddlePaddle's spelling, kept for
+  // code ported from it.
+  Predictor* Retrive(size_t index);
+  size_t size() const { return predictors_.size(); }
+
+ private:
+  std::shared_ptr<Predictor> first_;
+  std::vector<Predictor*> predictors_;
+  std::vector<std::unique_ptr<Predictor>> clones_;
+};
+
+}  // namespace services
 }  // namespace infer
 }  // namespace paddle_like

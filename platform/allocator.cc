@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "platform/cpu_memory.h"
 #include "platform/errors.h"
 #include "platform/flags.h"
 
@@ -75,6 +76,20 @@ class CpuBlockCache {
     }
     std::free(p);
   }
+  size_t ReleaseAll() {
+    std::unordered_map<size_t, std::vector<void*>> blocks;
+    size_t bytes = 0;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      blocks.swap(free_);
+      bytes = cached_;
+      cached_ = 0;
+    }
+    for (auto& [size, list] : blocks) {
+      for (void* p : list) std::free(p);
+    }
+    return bytes;
+  }
 
  private:
   std::mutex mu_;
@@ -128,6 +143,8 @@ AllocationPtr CpuAlloc(size_t bytes) {
   });
 }
 }  // namespace
+
+size_t ReleaseCachedCpuMemory() { return BlockCache().ReleaseAll(); }
 
 AllocationPtr Alloc(const Place& place, size_t bytes) {
   if (place.is_cpu()) return CpuAlloc(bytes);
