@@ -402,6 +402,44 @@ TEST(PirTranslation, BatchNormWithoutScaleOrBias) {
   ExpectNear(ToDoubles(out[0]), want, 1e-6, 0, "batch_norm without scale and bias");
 }
 
+// nn.SyncBatchNorm exported (on a GPU: PaddlePaddle's CPU build has no kernel for it): an
+// inference program's sync_batch_norm_ is batch_norm.
+TEST(PirTranslation, SyncBatchNormIsBatchNorm) {
+  const ProgramDesc p = Translate(Program({
+      Data(1, "x", "1, 2, 1, 2"),
+      Data(2, "mean", "2"),
+      Data(3, "variance", "2"),
+      Data(4, "scale", "2"),
+      Data(5, "bias", "2"),
+      Op("1.sync_batch_norm_", {1, 2, 3, 4, 5},
+         {{6, Tensor("t_f32", "1, 2, 1, 2")},
+          {7, Tensor("t_f32", "2")},
+          {8, Tensor("t_f32", "2")},
+          {9, Tensor("t_f32", "2")},
+          {10, Tensor("t_f32", "2")},
+          {11, Tensor("t_f32", "0")}},
+         {Attr("is_test", "0.a_bool", "true"), Attr("momentum", "0.a_f32", "0.9"),
+          Attr("epsilon", "0.a_f32", "0"), Attr("data_format", "0.a_str", "\"NCHW\""),
+          Attr("use_global_stats", "0.a_bool", "false"),
+          Attr("trainable_statistics", "0.a_bool", "false")}),
+      Fetch(6, 12, "y", 0),
+  }));
+  EXPECT_NE(FindOp(p, "batch_norm"), nullptr);
+  EXPECT_TRUE(framework::PirOpIsTranslated("pd_op.sync_batch_norm"));
+  framework::Scope scope;
+  const auto out = framework::Executor(platform::CPUPlace())
+                       .Run(p, &scope,
+                            {{"x", MakeTensor<float>({1, 2, 1, 2}, {1, 2, 3, 4})},
+                             {"mean", MakeTensor<float>({2}, {1, 2})},
+                             {"variance", MakeTensor<float>({2}, {4, 16})},
+                             {"scale", MakeTensor<float>({2}, {2, 3})},
+                             {"bias", MakeTensor<float>({2}, {0.5, -1})}},
+                            p.FetchTargetNames());
+  ASSERT_EQ(out.size(), 1u);
+  // 2 (x - 1) / 2 + 0.5 and 3 (x - 2) / 4 - 1.
+  ExpectNear(ToDoubles(out[0]), {0.5, 1.5, -0.25, 0.5}, 1e-6, 0, "sync_batch_norm_");
+}
+
 // JSON has no infinities: PIR writes them as "VD" strings.
 TEST(PirTranslation, InfinitiesAreRead) {
   const ProgramDesc p = Translate(Program({

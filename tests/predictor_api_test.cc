@@ -269,7 +269,8 @@ TEST(PredictorApi, SummaryVersionAndGlogSwitch) {
   config.DisableGlogInfo();
   const std::string summary = config.Summary();
   for (const char* line : {"model dir: ", "place: CPU", "oneDNN: off", "ir optim: on",
-                           "passes: delete_dropout_pass, ", "memory optim: on", "glog info: off"}) {
+                           "passes: sync_batch_norm_pass, delete_dropout_pass, ",
+                           "memory optim: on", "glog info: off"}) {
     EXPECT_NE(summary.find(line), std::string::npos) << line << " in\n" << summary;
   }
   const int level = FLAGS_minloglevel;

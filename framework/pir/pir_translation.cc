@@ -182,6 +182,10 @@ const std::map<std::string, Translator::Handler>& Translator::Handlers() {
       {"pd_op.arange", &Translator::Arange},
       {"pd_op.batch_norm", &Translator::BatchNorm},
       {"pd_op.batch_norm_", &Translator::BatchNorm},
+      // A saved program is an inference one: synchronised statistics are batch_norm's
+      // (as PaddlePaddle's sync_batch_norm_pass makes them).
+      {"pd_op.sync_batch_norm", &Translator::BatchNorm},
+      {"pd_op.sync_batch_norm_", &Translator::BatchNorm},
       {"pd_op.if", &Translator::If},
       {"pd_op.while", &Translator::While},
       {"cf.yield", &Translator::YieldOutsideRegion},

@@ -10,6 +10,7 @@
 #include "inference/passes/delete_dropout_pass.h"
 #include "inference/passes/fc_fuse_pass.h"
 #include "inference/passes/scale_fuse_pass.h"
+#include "inference/passes/sync_batch_norm_pass.h"
 
 namespace paddle_like {
 namespace inference {
@@ -29,6 +30,7 @@ void Register() {
 void RegisterInferencePasses() {
   static std::once_flag once;
   std::call_once(once, [] {
+    Register<SyncBatchNormPass>();
     Register<DeleteDropoutPass>();
     Register<ConstantFoldingPass>();
     Register<ConvBnFusePass>();
@@ -43,17 +45,24 @@ void RegisterInferencePasses() {
 }
 
 const std::vector<std::string>& InferencePassOrder() {
-  static const std::vector<std::string> order = {
-      "delete_dropout_pass",       "constant_folding_pass",     "conv_bn_fuse_pass",
-      "conv_bias_fuse_pass",       "scale_fuse_pass",           "conv_elementwise_add_fuse_pass",
-      "conv_activation_fuse_pass", "batch_norm_relu_fuse_pass", "fc_fuse_pass",
-      "dead_op_elimination_pass"};
+  static const std::vector<std::string> order = {"sync_batch_norm_pass",
+                                                 "delete_dropout_pass",
+                                                 "constant_folding_pass",
+                                                 "conv_bn_fuse_pass",
+                                                 "conv_bias_fuse_pass",
+                                                 "scale_fuse_pass",
+                                                 "conv_elementwise_add_fuse_pass",
+                                                 "conv_activation_fuse_pass",
+                                                 "batch_norm_relu_fuse_pass",
+                                                 "fc_fuse_pass",
+                                                 "dead_op_elimination_pass"};
   return order;
 }
 
 const std::vector<std::string>& GpuInferencePassOrder() {
-  static const std::vector<std::string> order = {"delete_dropout_pass", "constant_folding_pass",
-                                                 "conv_bn_fuse_pass", "dead_op_elimination_pass"};
+  static const std::vector<std::string> order = {"sync_batch_norm_pass", "delete_dropout_pass",
+                                                 "constant_folding_pass", "conv_bn_fuse_pass",
+                                                 "dead_op_elimination_pass"};
   return order;
 }
 

@@ -11,11 +11,14 @@
 #include "operators/nn/batch_norm_util.h"
 #include "operators/nn/nn_op_util.h"
 #include "operators/op_family.h"
+#include "platform/collective/comm_registry.h"
 
 namespace paddle_like {
 namespace operators {
 
 namespace {
+
+constexpr char kSyncBatchNormOp[] = "sync_batch_norm";
 
 class BatchNormOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -93,6 +96,28 @@ $$dBias = \sum dY, \quad dScale = \sum dY \cdot \hat{x}$$
 $$dX = \frac{\gamma}{m \sqrt{\sigma^2 + \epsilon}} \left(m \cdot dY - \sum dY - \hat{x} \sum dY \hat{x}\right)$$
 in training, and $dX = \gamma \, dY / \sqrt{\sigma^2 + \epsilon}$ with the running
 statistics in inference mode.
+)DOC");
+  }
+};
+
+// sync_batch_norm: batch_norm whose training statistics are the whole data-parallel job's
+// (PaddlePaddle's nn.SyncBatchNorm; a model trained with it and exported carries the op).
+class SyncBatchNormOpMaker : public BatchNormOpMaker {
+ public:
+  void Make() override {
+    BatchNormOpMaker::Make();
+    AddComment(R"DOC(
+Synchronised batch normalisation: batch_norm (the same slots, attributes and formula),
+
+$$Y = \gamma_c \frac{X - \mu_c}{\sqrt{\sigma_c^2 + \epsilon}} + \beta_c,$$
+
+whose batch statistics mu and sigma^2 in training are taken over the batches of every rank
+of a data-parallel job.
+
+In inference mode (is_test, use_global_stats) and in a job of one process it computes
+exactly what batch_norm does, and its gradient is batch_norm_grad. Training statistics across
+several ranks are not implemented: the kernel refuses them (UnimplementedError) rather than
+normalise each rank by its own batch.
 )DOC");
   }
 };
@@ -269,6 +294,23 @@ struct BatchNormKernel {
   }
 };
 
+template <typename T>
+struct SyncBatchNormKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    const bool global =
+        UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
+                        ctx.Attr<bool>("trainable_statistics"));
+    const auto& env = platform::collective::CommRegistry::Instance().env();
+    PL_ENFORCE(global || !env.distributed(),
+               errors::Unimplemented("op `%s`: batch statistics synchronised across the %d ranks "
+                                     "of this job are not implemented (inference mode, one "
+                                     "process, or batch_norm, which normalises each rank by its "
+                                     "own batch, are)",
+                                     kSyncBatchNormOp, env.nranks));
+    BatchNormKernel<T>::Compute(ctx);
+  }
+};
+
 // One fused batch_norm_grad op. It reads X, Scale, the statistics that normalised X and dY:
 // SavedMean / SavedVariance in training, Mean / Variance in inference mode.
 void BatchNormGradMaker(framework::GradOpBuilder* g) {
@@ -306,6 +348,11 @@ PL_REGISTER_OPS(RegisterBatchNormOp) {
       .GradOpMaker(BatchNormGradMaker);
   RegisterPlainCpuFloatKernels<BatchNormKernel>(kBatchNormOp);
   RegisterBatchNormGradOp();
+  framework::RegisterOp<XTypedOp, SyncBatchNormOpMaker>(kSyncBatchNormOp)
+      .InferShape(BatchNormInferShape)
+      .InferVarType(BatchNormInferVarType)
+      .GradOpMaker(BatchNormGradMaker);
+  RegisterPlainCpuFloatKernels<SyncBatchNormKernel>(kSyncBatchNormOp);
 }
 
 }  // namespace operators
