@@ -196,6 +196,30 @@ Entries BuildEntries() {
   // PaddlePaddle 3.3's CPU build has no float kernel for it (a program exported on a GPU
   // carries it): checked against the formula in pir_translation_test.
   e.push_back({"rms_norm", "rms_norm", {"x", "scale"}, {"y", "invvar"}, {}, {}, nullptr});
+  // paddle.incubate.nn.functional.fused_rms_norm / fused_layer_norm and softmax_mask_fuse.
+  e.push_back({"fused_rms_norm_quant",
+               "fused_rms_norm_quant",
+               {"x", "bias", "residual", "norm_weight", "norm_bias"},
+               {"out", "residual_out", "inv_var"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"fused_bias_residual_layernorm",
+               "fused_bias_residual_layernorm",
+               {"x", "bias", "residual", "norm_weight", "norm_bias"},
+               {"out", "residual_out", "mean", "variance"},
+               {},
+               {},
+               nullptr});
+  e.push_back(
+      {"fused_softmax_mask", "fused_softmax_mask", {"X", "Mask"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"fused_softmax_mask_upper_triangle",
+               "fused_softmax_mask_upper_triangle",
+               {"X"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
   e.push_back({"group_norm",
                "group_norm",
                {"X", "Scale", "Bias"},

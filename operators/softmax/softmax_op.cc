@@ -38,6 +38,21 @@ SoftmaxDims GetSoftmaxDims(const std::string& op_type, const DDim& dims, int axi
   return d;
 }
 
+// dX = Out * (dOut - reduce_sum(dOut * Out, [axis], keep_dim)); the kept size-1 dim of the
+// sum broadcasts against dOut.
+void AppendSoftmaxGradOps(framework::GradOpBuilder* g, const std::vector<std::string>& out,
+                          const std::vector<std::string>& dout, int axis,
+                          const std::vector<std::string>& dx) {
+  const std::string dout_out = g->NewTemp("dout_mul_out");
+  const std::string sum = g->NewTemp("sum_dout_mul_out");
+  const std::string centered = g->NewTemp("dout_sub_sum");
+  g->AddOp("elementwise_mul", {{"X", dout}, {"Y", out}}, {{"Out", {dout_out}}}, {{"axis", -1}});
+  g->AddOp("reduce_sum", {{"X", {dout_out}}}, {{"Out", {sum}}},
+           {{"dim", std::vector<int>{axis}}, {"keep_dim", true}, {"reduce_all", false}});
+  g->AddOp("elementwise_sub", {{"X", dout}, {"Y", {sum}}}, {{"Out", {centered}}}, {{"axis", -1}});
+  g->AddOp("elementwise_mul", {{"X", {centered}}, {"Y", out}}, {{"Out", dx}}, {{"axis", -1}});
+}
+
 namespace {
 
 class SoftmaxOpMaker : public OpProtoAndCheckerMaker {
@@ -100,23 +115,10 @@ struct SoftmaxCpuKernel {
   }
 };
 
-// dX = Out * (dOut - reduce_sum(dOut * Out, [axis], keep_dim)); the kept size-1 dim of the
-// sum broadcasts against dOut.
 void SoftmaxGradMaker(framework::GradOpBuilder* g) {
   if (!g->WantsInputGrad("X")) return;
   const int axis = g->Forward().HasAttr("axis") ? g->Attr<int>("axis") : -1;
-  const std::vector<std::string> out = g->Output("Out");
-  const std::vector<std::string> dout = g->OutputGrad("Out");
-  const std::string dout_out = g->NewTemp("dout_mul_out");
-  const std::string sum = g->NewTemp("sum_dout_mul_out");
-  const std::string centered = g->NewTemp("dout_sub_sum");
-  g->AddOp("elementwise_mul", {{"X", dout}, {"Y", out}}, {{"Out", {dout_out}}}, {{"axis", -1}});
-  g->AddOp("reduce_sum", {{"X", {dout_out}}}, {{"Out", {sum}}},
-           {{"dim", std::vector<int>{axis}}, {"keep_dim", true}, {"reduce_all", false}});
-  g->AddOp("elementwise_sub", {{"X", dout}, {"Y", {sum}}}, {{"Out", {centered}}},
-           {{"axis", -1}});
-  g->AddOp("elementwise_mul", {{"X", {centered}}, {"Y", out}}, {{"Out", g->InputGrad("X")}},
-           {{"axis", -1}});
+  AppendSoftmaxGradOps(g, g->Output("Out"), g->OutputGrad("Out"), axis, g->InputGrad("X"));
 }
 
 // ---------------------------------------------------------------- PaddlePaddle grad op types

@@ -4,11 +4,13 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "framework/ddim.h"
 
 namespace paddle_like {
 namespace framework {
+class GradOpBuilder;
 class InferShapeContext;
 }  // namespace framework
 }  // namespace paddle_like
@@ -33,6 +35,12 @@ SoftmaxDims GetSoftmaxDims(const std::string& op_type, const framework::DDim& di
 // Shape inference of the grad ops softmax_grad and log_softmax_grad (Out, Out@GRAD ->
 // X@GRAD, same shape and LoD as Out).
 void SoftmaxGradInferShape(framework::InferShapeContext* ctx);
+
+// Appends the backward of Out = softmax(X) along `axis` as differentiable ops (so that it can
+// be differentiated again): dx = out * (dout - reduce_sum(dout * out, [axis], keep_dim)).
+void AppendSoftmaxGradOps(framework::GradOpBuilder* g, const std::vector<std::string>& out,
+                          const std::vector<std::string>& dout, int axis,
+                          const std::vector<std::string>& dx);
 
 }  // namespace operators
 }  // namespace paddle_like
