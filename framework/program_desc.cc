@@ -8,6 +8,7 @@
 
 #include "framework/ddim.h"
 #include "framework/framework.pb.h"
+#include "framework/onednn_fused_ops.h"
 #include "framework/pir/pir_translation.h"
 #include "platform/file_util.h"
 
@@ -219,7 +220,9 @@ ProgramDesc ProgramDesc::Load(const std::string& path) {
 
 ProgramDesc ProgramDesc::FromBytes(const std::string& bytes, const std::string& source) {
   if (LooksLikeJson(bytes)) return ProgramFromPirJson(bytes, source);
-  return LooksLikeText(bytes) ? FromText(bytes, source) : FromBinary(bytes, source);
+  ProgramDesc program = LooksLikeText(bytes) ? FromText(bytes, source) : FromBinary(bytes, source);
+  ExpandOneDnnFusedOps(&program);
+  return program;
 }
 
 std::string ProgramDesc::ToBinary() const {

@@ -4,6 +4,7 @@
 // kernels, NCHW and NHWC, saved and reloaded), and the cases each must leave alone.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <string>
@@ -331,6 +332,31 @@ TEST_F(ConvFusePassesTest, BatchNormAfterConcatTakesItsRelu) {
     }
     ExpectNear(RunProgram(p, &params, x), before, 1e-5, 1e-5, onednn ? "oneDNN" : "plain");
   }
+}
+
+// A batch_norm with its own relu (fuse_with_relu, as PaddlePaddle's oneDNN passes save it)
+// folds into the conv with the relu as the conv's activation.
+TEST_F(ConvFusePassesTest, BatchNormWithItsReluFoldsIntoTheConvWithTheRelu) {
+  Model m;
+  const std::vector<int64_t> act = {-1, 4, 6, 6};
+  m.Declare("x", act, false);
+  m.Conv("conv2d", "x", "w", "y", 4, 4, 1, act);
+  m.BatchNorm("y", "out", "bn", 4, act);
+  m.program.Block(0).Op(1)->SetAttr("fuse_with_relu", true);
+  const DenseTensor x = MakeTensor<float>(DDim{2, 4, 6, 6}, RandomValues(288, -1, 1, 5));
+  Scope before_scope;
+  m.Fill(&before_scope);
+  const std::vector<double> before = RunProgram(m.program, &before_scope, x);
+  EXPECT_EQ(*std::min_element(before.begin(), before.end()), 0.0);  // The relu clipped some.
+
+  ProgramDesc p = m.program;
+  Scope params;
+  m.Fill(&params);
+  EXPECT_EQ(framework::ir::ApplyPass(*framework::ir::CreatePass("conv_bn_fuse_pass"), &p, &params),
+            1);
+  ASSERT_EQ(OpTypes(p), std::vector<std::string>({"conv2d"}));
+  EXPECT_EQ(p.Block(0).Op(0)->Attr<std::string>("fuse_activation"), "relu");
+  ExpectNear(RunProgram(p, &params, x), before, 1e-5, 1e-5, "folded");
 }
 
 TEST_F(ConvFusePassesTest, SharedFilterIsNotRewritten) {

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "framework/npy_io.h"
+#include "framework/onednn_fused_ops.h"
 #include "framework/op_info.h"
 #include "framework/pir/pir_translation.h"
 #include "operators/registry.h"
@@ -169,7 +170,8 @@ std::vector<double> AsDoubles(const T* p, int64_t n) {
 bool Registered(const std::string& op) {
   operators::RegisterAllOps();
   if (op.find('.') != std::string::npos) return framework::PirOpIsTranslated(op);
-  return framework::OpInfoMap::Instance().Has(op);
+  // oneDNN's fused ops are written back as the ops they fused when a program loads.
+  return framework::OpInfoMap::Instance().Has(op) || framework::IsOneDnnFusedOpType(op);
 }
 
 void Feed(infer::Predictor* p, const struct Feed& f, const fs::path& dir) {

@@ -7,6 +7,7 @@
 #include <map>
 #include <set>
 
+#include "framework/onednn_fused_ops.h"
 #include "framework/op_info.h"
 #include "framework/pir/pir_json.h"
 #include "framework/pir/pir_op_table.h"
@@ -20,6 +21,14 @@ namespace pir {
 using platform::DataType;
 
 namespace {
+
+// PaddlePaddle's oneDNN dialect mirrors pd_op (the same operands and results, more
+// attributes): "onednn_op.add" is translated as "pd_op.add".
+std::string AsPdOpName(const std::string& full_name) {
+  const std::string onednn = "onednn_op.";
+  if (full_name.compare(0, onednn.size(), onednn) != 0) return full_name;
+  return "pd_op." + full_name.substr(onednn.size());
+}
 
 bool NumbersOf(const Attribute& a, Numbers* n) {
   auto add_int = [&](int64_t v) {
@@ -184,6 +193,15 @@ const std::map<std::string, Translator::Handler>& Translator::Handlers() {
       {"pd_op.batch_norm_", &Translator::BatchNorm},
       // A saved program is an inference one: synchronised statistics are batch_norm's
       // (as PaddlePaddle's sync_batch_norm_pass makes them).
+      {"pd_op.fused_matmul", &Translator::OneDnnFused},
+      {"pd_op.fused_elementwise_add", &Translator::OneDnnFused},
+      {"pd_op.fused_elementwise_sub", &Translator::OneDnnFused},
+      {"pd_op.fused_elementwise_mul", &Translator::OneDnnFused},
+      {"pd_op.fused_elementwise_div", &Translator::OneDnnFused},
+      {"pd_op.fused_conv2d", &Translator::OneDnnFused},
+      {"pd_op.fused_conv3d", &Translator::OneDnnFused},
+      {"pd_op.fused_softplus", &Translator::OneDnnFused},
+      {"pd_op.conv2d_transpose_bias", &Translator::OneDnnFused},
       {"pd_op.sync_batch_norm", &Translator::BatchNorm},
       {"pd_op.sync_batch_norm_", &Translator::BatchNorm},
       {"pd_op.if", &Translator::If},
@@ -353,9 +371,12 @@ void Translator::Translate(const pir::Op& op) {
              errors::Unimplemented("%s: this control-flow op has no ProgramDesc counterpart in "
                                    "paddle_like",
                                    Where(op)));
-  const auto handler = Handlers().find(op.FullName());
+  // oneDNN's fc keeps its post-ops in attributes the table would drop.
+  if (op.dialect == "onednn_op" && op.name == "fc") return OneDnnFused(op);
+  const auto handler = Handlers().find(AsPdOpName(op.FullName()));
   if (handler != Handlers().end()) return (this->*handler->second)(op);
-  if (op.dialect == "pd_op") {
+  if (op.dialect == "onednn_op") RefuseOneDnnOnlyAttributes(op);
+  if (op.dialect == "pd_op" || op.dialect == "onednn_op") {
     if (const pir::OpTranslation* t = pir::FindOpTranslation(op.name)) {
       FromTable(op, *t);
       AliasInPlaceResult(op);
@@ -713,6 +734,71 @@ void Translator::BatchNorm(const pir::Op& op) {
   FromTable(filled, *t);
 }
 
+void Translator::OneDnnFused(const pir::Op& op) {
+  static const std::map<std::string, std::pair<std::vector<std::string>, std::string>> kSlots = {
+      {"fused_matmul", {{"X", "Y", "ResidualData"}, "Out"}},
+      {"fused_elementwise_add", {{"X", "Y"}, "Out"}},
+      {"fused_elementwise_sub", {{"X", "Y"}, "Out"}},
+      {"fused_elementwise_mul", {{"X", "Y"}, "Out"}},
+      {"fused_elementwise_div", {{"X", "Y"}, "Out"}},
+      {"fused_conv2d", {{"Input", "Filter", "Bias", "ResidualData"}, "Output"}},
+      {"fused_conv3d", {{"Input", "Filter", "Bias", "ResidualData"}, "Output"}},
+      {"fused_softplus", {{"X"}, "Out"}},
+      {"fc", {{"Input", "W", "Bias"}, "Out"}},
+      // Its output_size (operand 3) is an IntArray: read as the attribute when constant.
+      {"conv2d_transpose_bias", {{"Input", "Filter", "Bias", ""}, "Output"}}};
+  const auto& [inputs, output] = kSlots.at(op.name);
+  PL_ENFORCE(
+      op.operands.size() <= inputs.size() && op.results.size() == 1,
+      errors::InvalidArgument("%s: expected at most %zu operands and one result, found "
+                              "%zu and %zu",
+                              Where(op), inputs.size(), op.operands.size(), op.results.size()));
+  OpDesc* desc = block_->AppendOp();
+  desc->SetType(op.name);
+  for (const auto& [name, attr] : op.attrs) desc->SetAttr(name, attr.value);
+  for (size_t i = 0; i < op.operands.size(); ++i) {
+    if (op.operands[i] == 0) continue;
+    const Value& v = Lookup(op, i);
+    if (!inputs[i].empty()) {
+      desc->SetInput(inputs[i], v.names);
+      continue;
+    }
+    Numbers n;
+    PL_ENFORCE(ConstantNumbers(v, &n),
+               errors::Unimplemented("%s: operand %zu (output_size) is computed when the program "
+                                     "runs; paddle_like needs it constant",
+                                     Where(op), i));
+    if (!n.ints.empty()) desc->SetAttr("output_size", n.ints);
+  }
+  desc->SetOutput(output, DefineResult(op, op.results[0]));
+}
+
+void Translator::RefuseOneDnnOnlyAttributes(const pir::Op& op) const {
+  for (const auto& [name, attr] : op.attrs) {
+    const Attribute& v = attr.value;
+    bool meaningful = false;
+    if (name == "fuse_activation" || name == "mkldnn_data_type" || name == "onednn_data_type") {
+      const auto* s = std::get_if<std::string>(&v);
+      meaningful = s != nullptr && !s->empty() && *s != "identity" && *s != "float32";
+    } else if (name == "fused_output_scale" || name.rfind("scale_", 0) == 0 ||
+               name.rfind("Scale_", 0) == 0) {
+      Numbers n;
+      meaningful = NumbersOf(v, &n) && !n.reals.empty() && n.reals[0] != 1.0 &&
+                   !(name == "scale_in_eltwise" && n.reals[0] == 0.0);
+    } else if (name.rfind("fused_", 0) == 0) {
+      Numbers n;
+      meaningful = NumbersOf(v, &n) && !n.reals.empty();
+    } else if (name == "force_fp32_output") {
+      const auto* b = std::get_if<bool>(&v);
+      meaningful = b != nullptr && *b;
+    }
+    PL_ENFORCE(!meaningful,
+               errors::Unimplemented("%s: attribute `%s` (a oneDNN fusion or quantisation) has no "
+                                     "counterpart in paddle_like's `%s`",
+                                     Where(op), name, op.name));
+  }
+}
+
 void Translator::Arange(const pir::Op& op) {
   PL_ENFORCE(op.operands.size() == 3,
              errors::InvalidArgument("%s: arange has three operands", Where(op)));
@@ -918,7 +1004,8 @@ void Translator::RemoveUnusedConstants() {
 
 }  // namespace pir
 
-bool PirOpIsTranslated(const std::string& full_name) {
+bool PirOpIsTranslated(const std::string& name) {
+  const std::string full_name = pir::AsPdOpName(name);
   if (pir::Translator::Handlers().count(full_name)) return true;
   const std::string prefix = "pd_op.";
   if (full_name.compare(0, prefix.size(), prefix) != 0) return false;
@@ -928,7 +1015,9 @@ bool PirOpIsTranslated(const std::string& full_name) {
 
 ProgramDesc ProgramFromPirJson(const std::string& text, const std::string& source) {
   const pir::Program program = pir::ParseProgramJson(text, source);
-  return pir::Translator(program, source).Run();
+  ProgramDesc desc = pir::Translator(program, source).Run();
+  ExpandOneDnnFusedOps(&desc);
+  return desc;
 }
 
 }  // namespace framework

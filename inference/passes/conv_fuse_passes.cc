@@ -161,6 +161,13 @@ bool FoldBatchNorm(ProgramDesc* program, BlockDesc* block, Scope* params, const 
   OpDesc fused = conv;
   fused.SetInput("Bias", {bias_name});
   fused.SetOutput("Output", {y});
+  // A batch_norm that applies relu itself (PaddlePaddle's oneDNN passes set fuse_with_relu)
+  // hands it on to the conv, whose tail is free (IsUnfusedConvTail).
+  if (AttrOr<bool>(bn, "fuse_with_relu", false)) {
+    operators::FusedActivation relu;
+    relu.name = "relu";
+    operators::WriteFusedActivation(relu, &fused);
+  }
   framework::ir::ReplaceOps(block, m.ops, fused);
   bn_params.push_back(old_bias_name);
   DropUnusedParams(*program, block, params, bn_params);

@@ -1,0 +1,347 @@
+#include "framework/onednn_fused_ops.h"
+
+#include <cmath>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "framework/program_desc.h"
+#include "platform/enforce.h"
+
+namespace paddle_like {
+namespace framework {
+
+namespace {
+
+const std::set<std::string>& ElementwiseTypes() {
+  static const std::set<std::string> types = {"fused_elementwise_add", "fused_elementwise_sub",
+                                              "fused_elementwise_mul", "fused_elementwise_div"};
+  return types;
+}
+
+// An attribute as a number, whatever numeric kind the program stored; `fallback` if absent.
+double Number(const OpDesc& op, const std::string& name, double fallback) {
+  if (!op.HasAttr(name)) return fallback;
+  const Attribute& a = op.GetAttr(name);
+  if (const auto* v = std::get_if<float>(&a)) return *v;
+  if (const auto* v = std::get_if<double>(&a)) return *v;
+  if (const auto* v = std::get_if<int>(&a)) return *v;
+  if (const auto* v = std::get_if<int64_t>(&a)) return static_cast<double>(*v);
+  if (const auto* v = std::get_if<bool>(&a)) return *v ? 1 : 0;
+  return fallback;
+}
+
+std::vector<int> Ints(const OpDesc& op, const std::string& name) {
+  if (!op.HasAttr(name)) return {};
+  const Attribute& a = op.GetAttr(name);
+  if (const auto* v = std::get_if<std::vector<int>>(&a)) return *v;
+  if (const auto* v = std::get_if<std::vector<int64_t>>(&a)) {
+    return std::vector<int>(v->begin(), v->end());
+  }
+  return {};
+}
+
+// PIR spells the fused reshapes and transposes in lower case, ProgramDesc ops in upper.
+std::vector<int> FusedDims(const OpDesc& op, const std::string& lower, const std::string& upper) {
+  std::vector<int> v = Ints(op, lower);
+  return v.empty() ? Ints(op, upper) : v;
+}
+
+std::string Str(const OpDesc& op, const std::string& name) {
+  if (!op.HasAttr(name)) return "";
+  const auto* v = std::get_if<std::string>(&op.GetAttr(name));
+  return v == nullptr ? "" : *v;
+}
+
+bool Bool(const OpDesc& op, const std::string& name) { return Number(op, name, 0) != 0; }
+
+std::string First(const OpDesc& op, const std::string& slot, bool output) {
+  const std::vector<std::string>& args = output ? op.Output(slot) : op.Input(slot);
+  return args.empty() ? "" : args[0];
+}
+
+// Appends the ops that stand for one fused op, through fresh variables.
+class Expansion {
+ public:
+  Expansion(BlockDesc* block, const OpDesc& fused) : block_(block), fused_(fused) {
+    const std::string out = OutputName();
+    const VarDesc* v = block->FindVarRecursive(out);
+    dtype_ = v != nullptr ? v->GetDataType() : platform::DataType::FLOAT32;
+    prefix_ = out + ".onednn_";
+  }
+
+  const OpDesc& fused() const { return fused_; }
+  std::vector<OpDesc>& ops() { return ops_; }
+
+  std::string OutputName() const {
+    for (const char* slot : {"Out", "Output", "out"}) {
+      const std::string o = First(fused_, slot, true);
+      if (!o.empty()) return o;
+    }
+    throw errors::InvalidArgument("op `%s`: no output", fused_.Type());
+  }
+
+  std::string Temp() {
+    std::string name;
+    do {
+      name = prefix_ + std::to_string(next_++);
+    } while (block_->FindVarRecursive(name) != nullptr);
+    VarDesc* v = block_->Var(name);
+    v->SetDataType(dtype_);
+    return name;
+  }
+
+  // Appends op `type` reading `x` (slot X) into a new variable; returns its name.
+  std::string Unary(const std::string& type, const std::string& x, AttributeMap attrs) {
+    const std::string out = Temp();
+    VariableNameMap outputs = {{"Out", {out}}};
+    if (type == "reshape2" || type == "transpose2" || type == "unsqueeze2") {
+      outputs["XShape"] = {Temp()};
+    }
+    ops_.emplace_back(type, VariableNameMap{{"X", {x}}}, outputs, std::move(attrs));
+    return out;
+  }
+
+  std::string Add(const std::string& x, const std::string& y, int axis) {
+    const std::string out = Temp();
+    ops_.emplace_back("elementwise_add", VariableNameMap{{"X", {x}}, {"Y", {y}}},
+                      VariableNameMap{{"Out", {out}}}, AttributeMap{{"axis", axis}});
+    return out;
+  }
+
+  // oneDNN's eltwise post-op (fuse_activation, fuse_alpha, fuse_beta) as its op.
+  std::string Activation(const std::string& x) {
+    const std::string name = Str(fused_, "fuse_activation");
+    if (name.empty() || name == "identity") return x;
+    const float alpha = static_cast<float>(Number(fused_, "fuse_alpha", 0));
+    const float beta = static_cast<float>(Number(fused_, "fuse_beta", 0));
+    if (name == "relu" || name == "sigmoid" || name == "tanh" || name == "abs" || name == "sqrt" ||
+        name == "exp" || name == "square") {
+      return Unary(name, x, {});
+    }
+    if (name == "logistic") return Unary("sigmoid", x, {});
+    if (name == "leaky_relu") return Unary("leaky_relu", x, {{"alpha", alpha}});
+    if (name == "relu6") return Unary("relu6", x, {{"threshold", beta > 0 ? beta : 6.0f}});
+    if (name == "clip") return Unary("clip", x, {{"min", alpha}, {"max", beta}});
+    if (name == "swish") return Unary("swish", x, {{"beta", alpha}});
+    if (name == "mish") return Unary("mish", x, {});
+    if (name == "elu") return Unary("elu", x, {{"alpha", alpha}});
+    if (name == "gelu" || name == "gelu_erf") return Unary("gelu", x, {{"approximate", false}});
+    if (name == "gelu_tanh") return Unary("gelu", x, {{"approximate", true}});
+    if (name == "hard_sigmoid") {
+      return Unary("hard_sigmoid", x, {{"slope", alpha}, {"offset", beta}});
+    }
+    if (name == "hard_swish") {
+      // x min(max(alpha x + beta, 0), 1) = x min(max(x + offset, 0), threshold) / scale with
+      // scale = threshold = 1 / alpha, offset = beta / alpha.
+      PL_ENFORCE(alpha > 0, errors::Unimplemented("op `%s`: hard_swish post-op with alpha %g",
+                                                  fused_.Type(), alpha));
+      return Unary("hard_swish", x,
+                   {{"threshold", 1 / alpha}, {"scale", 1 / alpha}, {"offset", beta / alpha}});
+    }
+    throw errors::Unimplemented(
+        "op `%s` attribute `fuse_activation`: oneDNN post-op `%s` has no "
+        "counterpart in paddle_like",
+        fused_.Type(), name);
+  }
+
+  std::string OutputScale(const std::string& x) {
+    const double s = Number(fused_, "fused_output_scale", 1.0);
+    if (s == 1.0) return x;
+    return Unary("scale", x,
+                 {{"scale", static_cast<float>(s)}, {"bias", 0.0f}, {"bias_after_scale", true}});
+  }
+
+  std::string Reshape(const std::string& x, const std::vector<int>& shape) {
+    if (shape.empty()) return x;
+    return Unary("reshape2", x, {{"shape", shape}});
+  }
+  std::string Transpose(const std::string& x, const std::vector<int>& axis) {
+    if (axis.empty()) return x;
+    return Unary("transpose2", x, {{"axis", axis}});
+  }
+
+  // The last op's output becomes the fused op's output variable.
+  void Finish(const std::string& last) {
+    PL_ENFORCE(!ops_.empty(), errors::Fatal("op `%s`: expansion made no op", fused_.Type()));
+    const std::string out = OutputName();
+    for (auto& [slot, names] : VariableNameMap(ops_.back().Outputs())) {
+      std::vector<std::string> renamed = names;
+      for (std::string& n : renamed) {
+        if (n == last) n = out;
+      }
+      ops_.back().SetOutput(slot, renamed);
+    }
+    block_->RemoveVar(last);
+  }
+
+  // Int8 forms (quantisation scales other than 1) are not expressed by float ops.
+  void RefuseQuantised() const {
+    for (const char* name : {"scale_x", "scale_y", "scale_out", "scale_in", "scale_in_eltwise",
+                             "Scale_x", "Scale_y", "Scale_out", "Scale_in"}) {
+      const double v = Number(fused_, name, 1.0);
+      PL_ENFORCE(v == 1.0 || (std::string(name) == "scale_in_eltwise" && v == 0.0),
+                 errors::Unimplemented("op `%s` attribute `%s` = %g: a quantised oneDNN op, which "
+                                       "paddle_like does not run",
+                                       fused_.Type(), name, v));
+    }
+    const std::string dtype = Str(fused_, "mkldnn_data_type");
+    PL_ENFORCE(dtype.empty() || dtype == "float32",
+               errors::Unimplemented("op `%s` attribute `mkldnn_data_type` = \"%s\": only float32 "
+                                     "oneDNN ops run in paddle_like",
+                                     fused_.Type(), dtype));
+  }
+
+ private:
+  BlockDesc* block_;
+  const OpDesc& fused_;
+  platform::DataType dtype_;
+  std::string prefix_;
+  int next_ = 0;
+  std::vector<OpDesc> ops_;
+};
+
+void ExpandMatmul(Expansion* e) {
+  const OpDesc& op = e->fused();
+  std::string x = First(op, "X", false), y = First(op, "Y", false);
+  x = e->Transpose(e->Reshape(x, FusedDims(op, "fused_reshape_x", "fused_reshape_X")),
+                   FusedDims(op, "fused_transpose_x", "fused_transpose_X"));
+  y = e->Transpose(e->Reshape(y, FusedDims(op, "fused_reshape_y", "fused_reshape_Y")),
+                   FusedDims(op, "fused_transpose_y", "fused_transpose_Y"));
+  std::string out = e->Temp();
+  e->ops().emplace_back(
+      "matmul", VariableNameMap{{"X", {x}}, {"Y", {y}}}, VariableNameMap{{"Out", {out}}},
+      AttributeMap{
+          {"transpose_X", Bool(op, "trans_x") || Bool(op, "transpose_X")},
+          {"transpose_Y", Bool(op, "trans_y") || Bool(op, "transpose_Y")},
+          {"alpha", static_cast<float>(Number(op, "matmul_alpha", Number(op, "alpha", 1.0)))}});
+  const std::string residual = First(op, "ResidualData", false);
+  if (!residual.empty()) out = e->Add(out, residual, -1);
+  out = e->OutputScale(e->Activation(out));
+  out = e->Reshape(e->Transpose(out, FusedDims(op, "fused_transpose_out", "fused_transpose_Out")),
+                   FusedDims(op, "fused_reshape_out", "fused_reshape_Out"));
+  e->Finish(out);
+}
+
+void ExpandElementwise(Expansion* e) {
+  const OpDesc& op = e->fused();
+  std::string out = e->Temp();
+  e->ops().emplace_back(op.Type().substr(std::string("fused_").size()),
+                        VariableNameMap{{"X", op.Input("X")}, {"Y", op.Input("Y")}},
+                        VariableNameMap{{"Out", {out}}},
+                        AttributeMap{{"axis", static_cast<int>(Number(op, "axis", -1))}});
+  out = e->OutputScale(e->Activation(out));
+  const std::vector<int> axes = Ints(op, "fused_unsqueeze2_axes");
+  if (!axes.empty()) out = e->Unary("unsqueeze2", out, {{"axes", axes}});
+  e->Finish(out);
+}
+
+void ExpandFc(Expansion* e) {
+  const OpDesc& op = e->fused();
+  OpDesc fc = op;
+  for (const char* name : {"fuse_activation", "fuse_alpha", "fuse_beta", "fused_output_scale",
+                           "fused_reshape2_shape"}) {
+    fc.RemoveAttr(name);
+  }
+  std::string out = e->Temp();
+  fc.SetOutput("Out", {out});
+  e->ops().push_back(fc);
+  out = e->OutputScale(e->Activation(out));
+  out = e->Reshape(out, Ints(op, "fused_reshape2_shape"));
+  e->Finish(out);
+}
+
+// conv2d takes Bias, ResidualData and the post-op itself, conv2d_transpose Bias; their Bias
+// is [C] (oneDNN's passes leave [1, C, 1, 1] there).
+void ExpandConv2d(Expansion* e, const std::string& type) {
+  OpDesc conv = e->fused();
+  conv.SetType(type);
+  const std::string bias = First(conv, "Bias", false);
+  if (!bias.empty()) conv.SetInput("Bias", {e->Reshape(bias, {-1})});
+  e->ops().push_back(conv);
+}
+
+void ExpandConv3d(Expansion* e) {
+  const OpDesc& op = e->fused();
+  OpDesc conv = op;
+  conv.SetType("conv3d");
+  conv.SetInput("Bias", {});
+  conv.SetInput("ResidualData", {});
+  std::string out = e->Temp();
+  conv.SetOutput("Output", {out});
+  e->ops().push_back(conv);
+  const std::string bias = First(op, "Bias", false);
+  const bool channel_last = Str(op, "data_format") == "NDHWC";
+  if (!bias.empty()) out = e->Add(out, e->Reshape(bias, {-1}), channel_last ? -1 : 1);
+  const std::string residual = First(op, "ResidualData", false);
+  if (!residual.empty()) out = e->Add(out, residual, -1);
+  e->Finish(e->Activation(out));
+}
+
+void ExpandSoftplus(Expansion* e) {
+  const OpDesc& op = e->fused();
+  std::string out = e->Unary("softplus", First(op, "X", false),
+                             {{"beta", static_cast<float>(Number(op, "beta", 1.0))},
+                              {"threshold", static_cast<float>(Number(op, "threshold", 20.0))}});
+  out = e->Activation(out);
+  e->Finish(out);
+}
+
+bool FcHasOneDnnPostOps(const OpDesc& op) {
+  const std::string act = Str(op, "fuse_activation");
+  return (!act.empty() && act != "identity") || Number(op, "fused_output_scale", 1.0) != 1.0 ||
+         !Ints(op, "fused_reshape2_shape").empty();
+}
+
+}  // namespace
+
+bool IsOneDnnFusedOpType(const std::string& type) {
+  return type == "fused_matmul" || type == "fused_conv2d" || type == "fused_conv3d" ||
+         type == "conv2d_transpose_bias" || type == "fused_softplus" ||
+         ElementwiseTypes().count(type) > 0;
+}
+
+int ExpandOneDnnFusedOps(ProgramDesc* program) {
+  int expanded = 0;
+  for (size_t b = 0; b < program->Size(); ++b) {
+    BlockDesc& block = program->Block(b);
+    for (size_t i = 0; i < block.OpSize(); ++i) {
+      const OpDesc& op = *block.Op(i);
+      const std::string type = op.Type();
+      if (type == "fc") Expansion(&block, op).RefuseQuantised();
+      const bool fc = type == "fc" && FcHasOneDnnPostOps(op);
+      if (!fc && !IsOneDnnFusedOpType(type)) continue;
+      Expansion e(&block, op);
+      e.RefuseQuantised();
+      if (type == "fused_matmul") {
+        ExpandMatmul(&e);
+      } else if (type == "fused_conv2d") {
+        ExpandConv2d(&e, "conv2d");
+      } else if (type == "conv2d_transpose_bias") {
+        ExpandConv2d(&e, "conv2d_transpose");
+      } else if (fc) {
+        ExpandFc(&e);
+      } else if (type == "fused_conv3d") {
+        ExpandConv3d(&e);
+      } else if (type == "fused_softplus") {
+        ExpandSoftplus(&e);
+      } else {
+        ExpandElementwise(&e);
+      }
+      std::vector<OpDesc> ops = std::move(e.ops());
+      block.RemoveOp(i, i + 1);
+      for (size_t k = 0; k < ops.size(); ++k) {
+        OpDesc* inserted = block.InsertOp(i + k);
+        *inserted = std::move(ops[k]);
+        inserted->SetBlock(&block);
+      }
+      i += ops.size() - 1;
+      ++expanded;
+    }
+  }
+  return expanded;
+}
+
+}  // namespace framework
+}  // namespace paddle_like
