@@ -23,28 +23,35 @@ using framework::Scope;
 
 constexpr int64_t kC = 3;
 
-// x [2, 3, 2, 2] -> type (X, Scale, Bias, Mean, Variance) -> out, every output declared.
+// Appends op `type` (batch_norm's slots) of `x` into `y` of shape `shape`, with parameters
+// scale, bias, mean, variance of kC channels and every output declared.
+void AppendNorm(ProgramWithParams* m, const std::string& type, const std::string& x,
+                const std::string& y, const std::vector<int64_t>& shape, bool is_test) {
+  m->Param("scale", {kC}, 0.5, 1.5);
+  m->Param("bias", {kC}, -1, 1);
+  m->Param("mean", {kC}, -0.5, 0.5);
+  m->Param("variance", {kC}, 0.5, 2);
+  m->Declare(y, shape, false);
+  for (const char* v : {"saved_mean", "saved_variance"}) m->Declare(v, {kC}, false);
+  m->Op(type,
+        {{"X", {x}},
+         {"Scale", {"scale"}},
+         {"Bias", {"bias"}},
+         {"Mean", {"mean"}},
+         {"Variance", {"variance"}}},
+        {{"Y", {y}},
+         {"MeanOut", {"mean"}},
+         {"VarianceOut", {"variance"}},
+         {"SavedMean", {"saved_mean"}},
+         {"SavedVariance", {"saved_variance"}}},
+        {{"epsilon", 1e-5f}, {"momentum", 0.9f}, {"is_test", is_test}});
+}
+
+// x [2, 3, 2, 2] -> type -> out.
 ProgramWithParams NormProgram(const std::string& type, bool is_test) {
   ProgramWithParams m;
   m.Declare("x", {2, kC, 2, 2}, false);
-  m.Param("scale", {kC}, 0.5, 1.5);
-  m.Param("bias", {kC}, -1, 1);
-  m.Param("mean", {kC}, -0.5, 0.5);
-  m.Param("variance", {kC}, 0.5, 2);
-  m.Declare("out", {2, kC, 2, 2}, false);
-  for (const char* v : {"saved_mean", "saved_variance"}) m.Declare(v, {kC}, false);
-  m.Op(type,
-       {{"X", {"x"}},
-        {"Scale", {"scale"}},
-        {"Bias", {"bias"}},
-        {"Mean", {"mean"}},
-        {"Variance", {"variance"}}},
-       {{"Y", {"out"}},
-        {"MeanOut", {"mean"}},
-        {"VarianceOut", {"variance"}},
-        {"SavedMean", {"saved_mean"}},
-        {"SavedVariance", {"saved_variance"}}},
-       {{"epsilon", 1e-5f}, {"momentum", 0.9f}, {"is_test", is_test}});
+  AppendNorm(&m, type, "x", "out", {2, kC, 2, 2}, is_test);
   return m;
 }
 
@@ -98,24 +105,7 @@ TEST(SyncBatchNormPass, InferenceOpsBecomeBatchNormAndFoldIntoTheConv) {
   m.Declare("y", {2, kC, 5, 5}, false);
   m.Op("conv2d", {{"Input", {"x"}}, {"Filter", {"w"}}}, {{"Output", {"y"}}},
        {{"paddings", std::vector<int>{1, 1}}});
-  m.Param("scale", {kC}, 0.5, 1.5);
-  m.Param("bias", {kC}, -1, 1);
-  m.Param("mean", {kC}, -0.5, 0.5);
-  m.Param("variance", {kC}, 0.5, 2);
-  m.Declare("out", {2, kC, 5, 5}, false);
-  for (const char* v : {"saved_mean", "saved_variance"}) m.Declare(v, {kC}, false);
-  m.Op("sync_batch_norm",
-       {{"X", {"y"}},
-        {"Scale", {"scale"}},
-        {"Bias", {"bias"}},
-        {"Mean", {"mean"}},
-        {"Variance", {"variance"}}},
-       {{"Y", {"out"}},
-        {"MeanOut", {"mean"}},
-        {"VarianceOut", {"variance"}},
-        {"SavedMean", {"saved_mean"}},
-        {"SavedVariance", {"saved_variance"}}},
-       {{"epsilon", 1e-5f}, {"is_test", true}});
+  AppendNorm(&m, "sync_batch_norm", "y", "out", {2, kC, 5, 5}, true);
   const DenseTensor x = MakeTensor<float>({2, 4, 5, 5}, RandomValues(200, -1, 1, 9));
   operators::RegisterAllOps();
   Scope before;
