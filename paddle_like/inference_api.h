@@ -236,7 +236,8 @@ class Tensor {
 
   // An input read straight from the caller's memory, `shape` elements of T laid out as
   // `layout` says (kNCHW or kAny: row-major in the declared order), instead of a copy. The
-  // memory must stay valid and unchanged while runs read it; Run never writes it (a later
+  // memory must stay valid and unchanged from Run until that run's outputs have been read
+  // (a large last op may compute as CopyToCpu reads); Run never writes it (a later
   // Reshape + CopyFromCpu or mutable_data gets a buffer of the predictor's own). CPU memory
   // only; `data` aligned for T.
   template <typename T>
