@@ -8,7 +8,7 @@
 
 #include "framework/ddim.h"
 #include "framework/framework.pb.h"
-#include "framework/onednn_fused_ops.h"
+#include "framework/inference_fused_ops.h"
 #include "framework/pir/pir_translation.h"
 #include "platform/file_util.h"
 
@@ -221,7 +221,7 @@ ProgramDesc ProgramDesc::Load(const std::string& path) {
 ProgramDesc ProgramDesc::FromBytes(const std::string& bytes, const std::string& source) {
   if (LooksLikeJson(bytes)) return ProgramFromPirJson(bytes, source);
   ProgramDesc program = LooksLikeText(bytes) ? FromText(bytes, source) : FromBinary(bytes, source);
-  ExpandOneDnnFusedOps(&program);
+  ExpandInferenceFusedOps(&program);
   return program;
 }
 

@@ -25,8 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "framework/inference_fused_ops.h"
 #include "framework/npy_io.h"
-#include "framework/onednn_fused_ops.h"
 #include "framework/op_info.h"
 #include "framework/pir/pir_translation.h"
 #include "operators/registry.h"
@@ -171,7 +171,7 @@ bool Registered(const std::string& op) {
   operators::RegisterAllOps();
   if (op.find('.') != std::string::npos) return framework::PirOpIsTranslated(op);
   // oneDNN's fused ops are written back as the ops they fused when a program loads.
-  return framework::OpInfoMap::Instance().Has(op) || framework::IsOneDnnFusedOpType(op);
+  return framework::OpInfoMap::Instance().Has(op) || framework::IsInferenceFusedOpType(op);
 }
 
 void Feed(infer::Predictor* p, const struct Feed& f, const fs::path& dir) {

@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "framework/onednn_fused_ops.h"
+#include "framework/inference_fused_ops.h"
 #include "framework/op_info.h"
 #include "framework/pir/pir_json.h"
 #include "framework/pir/pir_op_table.h"
@@ -193,15 +193,21 @@ const std::map<std::string, Translator::Handler>& Translator::Handlers() {
       {"pd_op.batch_norm_", &Translator::BatchNorm},
       // A saved program is an inference one: synchronised statistics are batch_norm's
       // (as PaddlePaddle's sync_batch_norm_pass makes them).
-      {"pd_op.fused_matmul", &Translator::OneDnnFused},
-      {"pd_op.fused_elementwise_add", &Translator::OneDnnFused},
-      {"pd_op.fused_elementwise_sub", &Translator::OneDnnFused},
-      {"pd_op.fused_elementwise_mul", &Translator::OneDnnFused},
-      {"pd_op.fused_elementwise_div", &Translator::OneDnnFused},
-      {"pd_op.fused_conv2d", &Translator::OneDnnFused},
-      {"pd_op.fused_conv3d", &Translator::OneDnnFused},
-      {"pd_op.fused_softplus", &Translator::OneDnnFused},
-      {"pd_op.conv2d_transpose_bias", &Translator::OneDnnFused},
+      {"pd_op.fused_matmul", &Translator::InferenceFusedOp},
+      {"pd_op.fused_elementwise_add", &Translator::InferenceFusedOp},
+      {"pd_op.fused_elementwise_sub", &Translator::InferenceFusedOp},
+      {"pd_op.fused_elementwise_mul", &Translator::InferenceFusedOp},
+      {"pd_op.fused_elementwise_div", &Translator::InferenceFusedOp},
+      {"pd_op.fused_conv2d", &Translator::InferenceFusedOp},
+      {"pd_op.fused_conv3d", &Translator::InferenceFusedOp},
+      {"pd_op.fused_softplus", &Translator::InferenceFusedOp},
+      {"pd_op.conv2d_transpose_bias", &Translator::InferenceFusedOp},
+      {"pd_op.depthwise_conv2d_bias", &Translator::InferenceFusedOp},
+      {"pd_op.fused_conv2d_add_act", &Translator::InferenceFusedOp},
+      {"pd_op.fused_transpose", &Translator::InferenceFusedOp},
+      {"pd_op.skip_layernorm", &Translator::InferenceFusedOp},
+      {"pd_op.fused_fc_elementwise_layernorm", &Translator::InferenceFusedOp},
+      {"pd_op.fused_embedding_eltwise_layernorm", &Translator::InferenceFusedOp},
       {"pd_op.sync_batch_norm", &Translator::BatchNorm},
       {"pd_op.sync_batch_norm_", &Translator::BatchNorm},
       {"pd_op.if", &Translator::If},
@@ -372,7 +378,7 @@ void Translator::Translate(const pir::Op& op) {
                                    "paddle_like",
                                    Where(op)));
   // oneDNN's fc keeps its post-ops in attributes the table would drop.
-  if (op.dialect == "onednn_op" && op.name == "fc") return OneDnnFused(op);
+  if (op.dialect == "onednn_op" && op.name == "fc") return InferenceFusedOp(op);
   const auto handler = Handlers().find(AsPdOpName(op.FullName()));
   if (handler != Handlers().end()) return (this->*handler->second)(op);
   if (op.dialect == "onednn_op") RefuseOneDnnOnlyAttributes(op);
@@ -734,33 +740,44 @@ void Translator::BatchNorm(const pir::Op& op) {
   FromTable(filled, *t);
 }
 
-void Translator::OneDnnFused(const pir::Op& op) {
-  static const std::map<std::string, std::pair<std::vector<std::string>, std::string>> kSlots = {
-      {"fused_matmul", {{"X", "Y", "ResidualData"}, "Out"}},
-      {"fused_elementwise_add", {{"X", "Y"}, "Out"}},
-      {"fused_elementwise_sub", {{"X", "Y"}, "Out"}},
-      {"fused_elementwise_mul", {{"X", "Y"}, "Out"}},
-      {"fused_elementwise_div", {{"X", "Y"}, "Out"}},
-      {"fused_conv2d", {{"Input", "Filter", "Bias", "ResidualData"}, "Output"}},
-      {"fused_conv3d", {{"Input", "Filter", "Bias", "ResidualData"}, "Output"}},
-      {"fused_softplus", {{"X"}, "Out"}},
-      {"fc", {{"Input", "W", "Bias"}, "Out"}},
-      // Its output_size (operand 3) is an IntArray: read as the attribute when constant.
-      {"conv2d_transpose_bias", {{"Input", "Filter", "Bias", ""}, "Output"}}};
-  const auto& [inputs, output] = kSlots.at(op.name);
-  PL_ENFORCE(
-      op.operands.size() <= inputs.size() && op.results.size() == 1,
-      errors::InvalidArgument("%s: expected at most %zu operands and one result, found "
-                              "%zu and %zu",
-                              Where(op), inputs.size(), op.operands.size(), op.results.size()));
+void Translator::InferenceFusedOp(const pir::Op& op) {
+  struct Slots {
+    std::vector<std::string> inputs;  // Per operand; "" for output_size (an IntArray).
+    std::vector<std::string> outputs;
+  };
+  static const std::map<std::string, Slots> kSlots = {
+      {"fused_matmul", {{"X", "Y", "ResidualData"}, {"Out"}}},
+      {"fused_elementwise_add", {{"X", "Y"}, {"Out"}}},
+      {"fused_elementwise_sub", {{"X", "Y"}, {"Out"}}},
+      {"fused_elementwise_mul", {{"X", "Y"}, {"Out"}}},
+      {"fused_elementwise_div", {{"X", "Y"}, {"Out"}}},
+      {"fused_conv2d", {{"Input", "Filter", "Bias", "ResidualData"}, {"Output"}}},
+      {"fused_conv3d", {{"Input", "Filter", "Bias", "ResidualData"}, {"Output"}}},
+      {"fused_softplus", {{"X"}, {"Out"}}},
+      {"fused_transpose", {{"X"}, {"Out"}}},
+      {"fc", {{"Input", "W", "Bias"}, {"Out"}}},
+      {"conv2d_transpose_bias", {{"Input", "Filter", "Bias", ""}, {"Output"}}},
+      {"depthwise_conv2d_bias", {{"input", "filter", "bias"}, {"out"}}},
+      {"fused_conv2d_add_act",
+       {{"Input", "Filter", "Bias", "ResidualData"}, {"Output", "Outputs"}}},
+      {"skip_layernorm", {{"X", "Y", "Scale", "Bias"}, {"Out"}}},
+      {"fused_fc_elementwise_layernorm",
+       {{"X", "W", "Y", "Bias0", "Scale", "Bias1"}, {"Out", "Mean", "Variance"}}},
+      {"fused_embedding_eltwise_layernorm", {{"Ids", "Embs", "Bias", "Scale"}, {"Out"}}}};
+  const Slots& slots = kSlots.at(op.name);
+  PL_ENFORCE(op.operands.size() <= slots.inputs.size() && op.results.size() <= slots.outputs.size(),
+             errors::InvalidArgument("%s: expected at most %zu operands and %zu results, found "
+                                     "%zu and %zu",
+                                     Where(op), slots.inputs.size(), slots.outputs.size(),
+                                     op.operands.size(), op.results.size()));
   OpDesc* desc = block_->AppendOp();
   desc->SetType(op.name);
   for (const auto& [name, attr] : op.attrs) desc->SetAttr(name, attr.value);
   for (size_t i = 0; i < op.operands.size(); ++i) {
     if (op.operands[i] == 0) continue;
     const Value& v = Lookup(op, i);
-    if (!inputs[i].empty()) {
-      desc->SetInput(inputs[i], v.names);
+    if (!slots.inputs[i].empty()) {
+      desc->SetInput(slots.inputs[i], v.names);
       continue;
     }
     Numbers n;
@@ -770,7 +787,10 @@ void Translator::OneDnnFused(const pir::Op& op) {
                                      Where(op), i));
     if (!n.ints.empty()) desc->SetAttr("output_size", n.ints);
   }
-  desc->SetOutput(output, DefineResult(op, op.results[0]));
+  for (size_t i = 0; i < op.results.size(); ++i) {
+    if (op.results[i].id == 0) continue;
+    desc->SetOutput(slots.outputs[i], DefineResult(op, op.results[i]));
+  }
 }
 
 void Translator::RefuseOneDnnOnlyAttributes(const pir::Op& op) const {
@@ -1016,7 +1036,7 @@ bool PirOpIsTranslated(const std::string& name) {
 ProgramDesc ProgramFromPirJson(const std::string& text, const std::string& source) {
   const pir::Program program = pir::ParseProgramJson(text, source);
   ProgramDesc desc = pir::Translator(program, source).Run();
-  ExpandOneDnnFusedOps(&desc);
+  ExpandInferenceFusedOps(&desc);
   return desc;
 }
 

@@ -142,9 +142,9 @@ class Translator {
   // requires both, as its kernels and the conv + batch_norm folding read them).
   void BatchNorm(const pir::Op& op);
   // The ops PaddlePaddle's oneDNN passes fuse (onednn_op.fused_matmul, ...): one ProgramDesc
-  // op of the same name and slots, which ExpandOneDnnFusedOps (framework/onednn_fused_ops.h)
+  // op of the same name and slots, which ExpandInferenceFusedOps (framework/inference_fused_ops.h)
   // then writes back as the ops it fused.
-  void OneDnnFused(const pir::Op& op);
+  void InferenceFusedOp(const pir::Op& op);
   // An onednn_op translated through the table keeps only the attributes its ProgramDesc op
   // declares: UnimplementedError when a dropped one means something (a fused activation,
   // an output scale, an int8 scale, a fused reshape).

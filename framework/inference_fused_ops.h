@@ -10,6 +10,13 @@
 //                          fc [activation] [scale] [reshape2]
 //   fused_conv2d           conv2d (which takes Bias, ResidualData and fuse_activation itself)
 //   conv2d_transpose_bias  conv2d_transpose (which takes Bias)
+//   depthwise_conv2d_bias  depthwise_conv2d (Bias)
+//   fused_conv2d_add_act   conv2d with Bias, ResidualData and cuDNN's activation (identity,
+//   (conv2d_fusion)        relu, relu6, leaky_relu, sigmoid, tanh, swish) [split of Outputs]
+//   fused_transpose        [squeeze2] transpose2 [unsqueeze2] [reshape2]
+//   skip_layernorm         layer_norm(X + Y)
+//   fused_fc_elementwise_layernorm   layer_norm(fc(X, W, Bias0) + Y)
+//   fused_embedding_eltwise_layernorm  layer_norm over the last dim of the sum of lookups
 //   fused_conv3d           conv3d [+ Bias] [+ ResidualData] [activation]
 //   fused_softplus         softplus [activation]
 // The activation is oneDNN's post-op (fuse_activation, fuse_alpha, fuse_beta): abs, clip,
@@ -24,12 +31,12 @@ namespace framework {
 
 class ProgramDesc;
 
-// True for the op types ExpandOneDnnFusedOps rewrites (fc only with oneDNN's attributes).
-bool IsOneDnnFusedOpType(const std::string& type);
+// True for the op types ExpandInferenceFusedOps rewrites (besides fc with oneDNN's attributes).
+bool IsInferenceFusedOpType(const std::string& type);
 
 // Rewrites every such op of every block in place; returns how many it rewrote.
 // UnimplementedError naming the op for an activation or quantisation it cannot express.
-int ExpandOneDnnFusedOps(ProgramDesc* program);
+int ExpandInferenceFusedOps(ProgramDesc* program);
 
 }  // namespace framework
 }  // namespace paddle_like

@@ -1,4 +1,4 @@
-#include "framework/onednn_fused_ops.h"
+#include "framework/inference_fused_ops.h"
 
 #include <cmath>
 #include <set>
@@ -75,7 +75,7 @@ class Expansion {
   std::vector<OpDesc>& ops() { return ops_; }
 
   std::string OutputName() const {
-    for (const char* slot : {"Out", "Output", "out"}) {
+    for (const char* slot : {"Out", "Output", "out", "Y"}) {
       const std::string o = First(fused_, slot, true);
       if (!o.empty()) return o;
     }
@@ -288,6 +288,153 @@ void ExpandSoftplus(Expansion* e) {
   e->Finish(out);
 }
 
+// cuDNN's activation of fused_conv2d_add_act (conv2d_fusion) as conv2d's fuse_activation.
+void SetConvActivation(const OpDesc& fused, OpDesc* conv) {
+  const std::string act = Str(fused, "activation");
+  conv->RemoveAttr("activation");
+  if (act.empty() || act == "identity") return;
+  const float alpha = static_cast<float>(Number(fused, "fuse_alpha", 0));
+  float a = 0, b = 0;
+  if (act == "relu6") {
+    b = 6;
+  } else if (act == "leaky_relu") {
+    a = alpha;
+  } else if (act == "swish") {
+    a = 1;
+  } else {
+    PL_ENFORCE(act == "relu" || act == "sigmoid" || act == "tanh",
+               errors::Unimplemented("op `%s` attribute `activation`: `%s` has no counterpart in "
+                                     "paddle_like",
+                                     fused.Type(), act));
+  }
+  conv->SetAttr("fuse_activation", act);
+  conv->SetAttr("fuse_alpha", a);
+  conv->SetAttr("fuse_beta", b);
+}
+
+// conv2d with its bias, residual and activation; split_channels splits the output along the
+// channels into Outputs.
+void ExpandConvAddAct(Expansion* e) {
+  const OpDesc& op = e->fused();
+  OpDesc conv("conv2d", {}, {}, op.Attrs());
+  conv.SetInput("Input", op.Input("Input"));
+  conv.SetInput("Filter", op.Input("Filter"));
+  const std::string bias = First(op, "Bias", false);
+  if (!bias.empty()) conv.SetInput("Bias", {e->Reshape(bias, {-1})});
+  const bool residual = op.HasInput("ResidualData");
+  if (residual) conv.SetInput("ResidualData", op.Input("ResidualData"));
+  conv.SetAttr("fuse_residual_connection", residual);  // conv2d adds it only when told.
+  for (const char* name : {"split_channels", "exhaustive_search", "workspace_size_MB"}) {
+    conv.RemoveAttr(name);
+  }
+  SetConvActivation(op, &conv);
+  conv.SetOutput("Output", op.Output("Output"));
+  e->ops().push_back(conv);
+  const std::vector<int> split = Ints(op, "split_channels");
+  if (!split.empty() && op.HasOutput("Outputs")) {
+    const bool channel_last = Str(op, "data_format") == "NHWC";
+    e->ops().emplace_back(
+        "split", VariableNameMap{{"X", op.Output("Output")}},
+        VariableNameMap{{"Out", op.Output("Outputs")}},
+        AttributeMap{{"sections", split}, {"axis", channel_last ? 3 : 1}, {"num", 0}});
+  }
+}
+
+// depthwise_conv2d_bias names its slots in lower case.
+void ExpandDepthwiseBias(Expansion* e) {
+  const OpDesc& op = e->fused();
+  OpDesc conv("depthwise_conv2d", {}, {}, op.Attrs());
+  conv.SetInput("Input", op.Input("input"));
+  conv.SetInput("Filter", op.Input("filter"));
+  const std::string bias = First(op, "bias", false);
+  if (!bias.empty()) conv.SetInput("Bias", {e->Reshape(bias, {-1})});
+  conv.SetOutput("Output", op.Output("out"));
+  e->ops().push_back(conv);
+}
+
+// squeeze2, transpose2, unsqueeze2 and reshape2, in that order (what oneDNN's passes fused).
+void ExpandTranspose(Expansion* e) {
+  const OpDesc& op = e->fused();
+  PL_ENFORCE(Number(op, "scale", 1.0) == 1.0 && Number(op, "shift", 0.0) == 0.0,
+             errors::Unimplemented("op `%s` attributes `scale`, `shift`: a quantised oneDNN "
+                                   "transpose, which paddle_like does not run",
+                                   op.Type()));
+  std::string out = First(op, "X", false);
+  const std::vector<int> squeeze = Ints(op, "fused_squeeze2_axes");
+  if (!squeeze.empty()) out = e->Unary("squeeze2", out, {{"axes", squeeze}});
+  out = e->Unary("transpose2", out, {{"axis", Ints(op, "axis")}});
+  const std::vector<int> unsqueeze = Ints(op, "fused_unsqueeze2_axes");
+  if (!unsqueeze.empty()) out = e->Unary("unsqueeze2", out, {{"axes", unsqueeze}});
+  out = e->Reshape(out, Ints(op, "fused_reshape2_shape"));
+  e->Finish(out);
+}
+
+// layer_norm of `x` into the fused op's Out (its Mean and Variance where it names them).
+void AppendLayerNorm(Expansion* e, const std::string& x, const std::string& scale,
+                     const std::string& bias, float epsilon, int begin_norm_axis) {
+  const OpDesc& op = e->fused();
+  VariableNameMap inputs = {{"X", {x}}};
+  if (!scale.empty()) inputs["Scale"] = {scale};
+  if (!bias.empty()) inputs["Bias"] = {bias};
+  VariableNameMap outputs = {{"Y", op.Output("Out")}};
+  outputs["Mean"] = op.HasOutput("Mean") ? op.Output("Mean") : std::vector<std::string>{e->Temp()};
+  outputs["Variance"] =
+      op.HasOutput("Variance") ? op.Output("Variance") : std::vector<std::string>{e->Temp()};
+  e->ops().emplace_back("layer_norm", inputs, outputs,
+                        AttributeMap{{"epsilon", epsilon}, {"begin_norm_axis", begin_norm_axis}});
+}
+
+// skip_layernorm: layer_norm(X + Y).
+void ExpandSkipLayerNorm(Expansion* e) {
+  const OpDesc& op = e->fused();
+  const std::string sum = e->Add(First(op, "X", false), First(op, "Y", false), -1);
+  AppendLayerNorm(e, sum, First(op, "Scale", false), First(op, "Bias", false),
+                  static_cast<float>(Number(op, "epsilon", 1e-5)),
+                  static_cast<int>(Number(op, "begin_norm_axis", -1)));
+}
+
+// fused_fc_elementwise_layernorm: layer_norm(fc(X, W, Bias0) + Y, Scale, Bias1).
+void ExpandFcElementwiseLayerNorm(Expansion* e) {
+  const OpDesc& op = e->fused();
+  const std::string fc_out = e->Temp();
+  VariableNameMap inputs = {{"Input", op.Input("X")}, {"W", op.Input("W")}};
+  if (op.HasInput("Bias0")) inputs["Bias"] = op.Input("Bias0");
+  e->ops().emplace_back(
+      "fc", inputs, VariableNameMap{{"Out", {fc_out}}},
+      AttributeMap{{"in_num_col_dims", static_cast<int>(Number(op, "x_num_col_dims", 1))},
+                   {"activation_type", Str(op, "activation_type")}});
+  const std::string sum = e->Add(fc_out, First(op, "Y", false), -1);
+  AppendLayerNorm(e, sum, First(op, "Scale", false), First(op, "Bias1", false),
+                  static_cast<float>(Number(op, "epsilon", 1e-5)),
+                  static_cast<int>(Number(op, "begin_norm_axis", 1)));
+}
+
+// fused_embedding_eltwise_layernorm: layer_norm over the last dim of the sum of the
+// embeddings Embs[i] of Ids[i] (ids [batch, seq] or [batch, seq, 1]).
+void ExpandEmbeddingLayerNorm(Expansion* e, const BlockDesc& block) {
+  const OpDesc& op = e->fused();
+  const std::vector<std::string>& ids = op.Input("Ids");
+  const std::vector<std::string>& embs = op.Input("Embs");
+  PL_ENFORCE(!ids.empty() && ids.size() == embs.size(),
+             errors::InvalidArgument("op `%s`: inputs `Ids` (%zu) and `Embs` (%zu) must pair up",
+                                     op.Type(), ids.size(), embs.size()));
+  const VarDesc* first = block.FindVarRecursive(ids[0]);
+  const std::vector<int64_t> shape = first != nullptr ? first->GetShape() : std::vector<int64_t>();
+  // A trailing 1 in the ids: lookup_table drops it, lookup_table_v2 keeps every dim.
+  const bool trailing_one = shape.size() >= 3 && shape.back() == 1;
+  const int rank = shape.empty() ? 3 : static_cast<int>(shape.size()) + (trailing_one ? 0 : 1);
+  std::string sum;
+  for (size_t i = 0; i < ids.size(); ++i) {
+    const std::string emb = e->Temp();
+    e->ops().emplace_back(trailing_one ? "lookup_table" : "lookup_table_v2",
+                          VariableNameMap{{"Ids", {ids[i]}}, {"W", {embs[i]}}},
+                          VariableNameMap{{"Out", {emb}}}, AttributeMap{});
+    sum = i == 0 ? emb : e->Add(sum, emb, -1);
+  }
+  AppendLayerNorm(e, sum, First(op, "Scale", false), First(op, "Bias", false),
+                  static_cast<float>(Number(op, "epsilon", 1e-5)), rank - 1);
+}
+
 bool FcHasOneDnnPostOps(const OpDesc& op) {
   const std::string act = Str(op, "fuse_activation");
   return (!act.empty() && act != "identity") || Number(op, "fused_output_scale", 1.0) != 1.0 ||
@@ -296,13 +443,23 @@ bool FcHasOneDnnPostOps(const OpDesc& op) {
 
 }  // namespace
 
-bool IsOneDnnFusedOpType(const std::string& type) {
-  return type == "fused_matmul" || type == "fused_conv2d" || type == "fused_conv3d" ||
-         type == "conv2d_transpose_bias" || type == "fused_softplus" ||
-         ElementwiseTypes().count(type) > 0;
+bool IsInferenceFusedOpType(const std::string& type) {
+  static const std::set<std::string> types = {"fused_matmul",
+                                              "fused_conv2d",
+                                              "fused_conv3d",
+                                              "fused_softplus",
+                                              "fused_transpose",
+                                              "conv2d_transpose_bias",
+                                              "depthwise_conv2d_bias",
+                                              "fused_conv2d_add_act",
+                                              "conv2d_fusion",
+                                              "skip_layernorm",
+                                              "fused_fc_elementwise_layernorm",
+                                              "fused_embedding_eltwise_layernorm"};
+  return types.count(type) > 0 || ElementwiseTypes().count(type) > 0;
 }
 
-int ExpandOneDnnFusedOps(ProgramDesc* program) {
+int ExpandInferenceFusedOps(ProgramDesc* program) {
   int expanded = 0;
   for (size_t b = 0; b < program->Size(); ++b) {
     BlockDesc& block = program->Block(b);
@@ -311,7 +468,7 @@ int ExpandOneDnnFusedOps(ProgramDesc* program) {
       const std::string type = op.Type();
       if (type == "fc") Expansion(&block, op).RefuseQuantised();
       const bool fc = type == "fc" && FcHasOneDnnPostOps(op);
-      if (!fc && !IsOneDnnFusedOpType(type)) continue;
+      if (!fc && !IsInferenceFusedOpType(type)) continue;
       Expansion e(&block, op);
       e.RefuseQuantised();
       if (type == "fused_matmul") {
@@ -320,6 +477,18 @@ int ExpandOneDnnFusedOps(ProgramDesc* program) {
         ExpandConv2d(&e, "conv2d");
       } else if (type == "conv2d_transpose_bias") {
         ExpandConv2d(&e, "conv2d_transpose");
+      } else if (type == "fused_conv2d_add_act" || type == "conv2d_fusion") {
+        ExpandConvAddAct(&e);
+      } else if (type == "depthwise_conv2d_bias") {
+        ExpandDepthwiseBias(&e);
+      } else if (type == "fused_transpose") {
+        ExpandTranspose(&e);
+      } else if (type == "skip_layernorm") {
+        ExpandSkipLayerNorm(&e);
+      } else if (type == "fused_fc_elementwise_layernorm") {
+        ExpandFcElementwiseLayerNorm(&e);
+      } else if (type == "fused_embedding_eltwise_layernorm") {
+        ExpandEmbeddingLayerNorm(&e, block);
       } else if (fc) {
         ExpandFc(&e);
       } else if (type == "fused_conv3d") {
