@@ -68,7 +68,7 @@ class Expansion {
     const std::string out = OutputName();
     const VarDesc* v = block->FindVarRecursive(out);
     dtype_ = v != nullptr ? v->GetDataType() : platform::DataType::FLOAT32;
-    prefix_ = out + ".onednn_";
+    prefix_ = out + ".unfused_";
   }
 
   const OpDesc& fused() const { return fused_; }
