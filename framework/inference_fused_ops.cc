@@ -3,7 +3,9 @@
 #include <cmath>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "framework/program_desc.h"
@@ -174,23 +176,6 @@ class Expansion {
       ops_.back().SetOutput(slot, renamed);
     }
     block_->RemoveVar(last);
-  }
-
-  // Int8 forms (quantisation scales other than 1) are not expressed by float ops.
-  void RefuseQuantised() const {
-    for (const char* name : {"scale_x", "scale_y", "scale_out", "scale_in", "scale_in_eltwise",
-                             "Scale_x", "Scale_y", "Scale_out", "Scale_in"}) {
-      const double v = Number(fused_, name, 1.0);
-      PL_ENFORCE(v == 1.0 || (std::string(name) == "scale_in_eltwise" && v == 0.0),
-                 errors::Unimplemented("op `%s` attribute `%s` = %g: a quantised oneDNN op, which "
-                                       "paddle_like does not run",
-                                       fused_.Type(), name, v));
-    }
-    const std::string dtype = Str(fused_, "mkldnn_data_type");
-    PL_ENFORCE(dtype.empty() || dtype == "float32",
-               errors::Unimplemented("op `%s` attribute `mkldnn_data_type` = \"%s\": only float32 "
-                                     "oneDNN ops run in paddle_like",
-                                     fused_.Type(), dtype));
   }
 
  private:
@@ -441,7 +426,68 @@ bool FcHasOneDnnPostOps(const OpDesc& op) {
          !Ints(op, "fused_reshape2_shape").empty();
 }
 
+// The first number of a numeric attribute or list; false for others.
+bool FirstNumber(const Attribute& a, double* out) {
+  bool found = false;
+  std::visit(
+      [&](const auto& v) {
+        using T = std::decay_t<decltype(v)>;
+        if constexpr (std::is_arithmetic_v<T>) {
+          *out = static_cast<double>(v);
+          found = true;
+        } else if constexpr (std::is_same_v<T, std::vector<float>> ||
+                             std::is_same_v<T, std::vector<double>> ||
+                             std::is_same_v<T, std::vector<int>> ||
+                             std::is_same_v<T, std::vector<int64_t>>) {
+          if (!v.empty()) {
+            *out = static_cast<double>(v[0]);
+            found = true;
+          }
+        }
+      },
+      a);
+  return found;
+}
+
 }  // namespace
+
+void RefuseOneDnnOnlyAttributes(const std::string& where, const AttributeMap& attrs,
+                                bool post_ops_expanded) {
+  for (const auto& [name, value] : attrs) {
+    const auto* text = std::get_if<std::string>(&value);
+    double number = 0;
+    const bool numeric = FirstNumber(value, &number);
+    if (name == "mkldnn_data_type" || name == "onednn_data_type") {
+      PL_ENFORCE(text == nullptr || text->empty() || *text == "float32",
+                 errors::Unimplemented("%s attribute `%s` = \"%s\": only float32 oneDNN ops run "
+                                       "in paddle_like",
+                                       where, name, *text));
+    } else if (name.rfind("scale_", 0) == 0 || name.rfind("Scale_", 0) == 0) {
+      PL_ENFORCE(!numeric || number == 1.0 || (name == "scale_in_eltwise" && number == 0.0),
+                 errors::Unimplemented("%s attribute `%s` = %g: a quantised oneDNN op, which "
+                                       "paddle_like does not run",
+                                       where, name, number));
+    } else if (name == "force_fp32_output") {
+      PL_ENFORCE(!numeric || number == 0.0,
+                 errors::Unimplemented("%s attribute `force_fp32_output`: a quantised oneDNN op, "
+                                       "which paddle_like does not run",
+                                       where));
+    } else if (!post_ops_expanded) {
+      bool meaningful = false;
+      if (name == "fuse_activation") {
+        meaningful = text != nullptr && !text->empty() && *text != "identity";
+      } else if (name == "fused_output_scale") {
+        meaningful = numeric && number != 1.0;
+      } else if (name.rfind("fused_", 0) == 0) {
+        meaningful = numeric;  // A non-empty fused reshape, transpose, squeeze or unsqueeze.
+      }
+      PL_ENFORCE(!meaningful,
+                 errors::Unimplemented("%s attribute `%s` (a oneDNN fusion) has no counterpart in "
+                                       "paddle_like's op of that name",
+                                       where, name));
+    }
+  }
+}
 
 bool IsInferenceFusedOpType(const std::string& type) {
   static const std::set<std::string> types = {"fused_matmul",
@@ -466,11 +512,11 @@ int ExpandInferenceFusedOps(ProgramDesc* program) {
     for (size_t i = 0; i < block.OpSize(); ++i) {
       const OpDesc& op = *block.Op(i);
       const std::string type = op.Type();
-      if (type == "fc") Expansion(&block, op).RefuseQuantised();
-      const bool fc = type == "fc" && FcHasOneDnnPostOps(op);
+      const bool fc = type == "fc";
       if (!fc && !IsInferenceFusedOpType(type)) continue;
+      RefuseOneDnnOnlyAttributes("op `" + type + "`", op.Attrs(), /*post_ops_expanded=*/true);
+      if (fc && !FcHasOneDnnPostOps(op)) continue;
       Expansion e(&block, op);
-      e.RefuseQuantised();
       if (type == "fused_matmul") {
         ExpandMatmul(&e);
       } else if (type == "fused_conv2d") {

@@ -26,10 +26,21 @@
 
 #include <string>
 
+#include "framework/attribute.h"
+
 namespace paddle_like {
 namespace framework {
 
 class ProgramDesc;
+
+// UnimplementedError naming `where` when `attrs` hold what float ops cannot express: a oneDNN
+// int8 form (a scale_* / Scale_* quantisation scale other than 1, a data type other than
+// float32, force_fp32_output) or, unless `post_ops_expanded` (the fused ops below, whose
+// expansion writes them as ops), a post-op, an output scale or a fused reshape / transpose /
+// squeeze. The one check for the fused ops here and for the onednn_op ops PIR translation maps
+// onto ProgramDesc ops that lack those attributes.
+void RefuseOneDnnOnlyAttributes(const std::string& where, const AttributeMap& attrs,
+                                bool post_ops_expanded);
 
 // True for the op types ExpandInferenceFusedOps rewrites (besides fc with oneDNN's attributes).
 bool IsInferenceFusedOpType(const std::string& type);

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -15,6 +16,14 @@ namespace paddle_like {
 namespace testing {
 
 inline const std::string kGoldens = PL_SOURCE_DIR "/tests/fixtures/mobile_models";
+
+// The models PaddlePaddle saved (../shared/models).
+inline const std::string kSharedModels = PL_SHARED_DIR "/models";
+
+// Skips the test with a message when shared model `dir` is absent.
+#define SKIP_WITHOUT_SHARED_MODEL(dir)                                             \
+  if (!std::filesystem::exists(::paddle_like::testing::kSharedModels + "/" + dir)) \
+  GTEST_SKIP() << "`" << ::paddle_like::testing::kSharedModels << "/" << dir << "` is absent"
 
 // Element i of the flattened input is ((i * 7919) % 2001) / 1000 - 1, as the golden script
 // builds it.

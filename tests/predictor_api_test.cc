@@ -31,11 +31,7 @@ using infer::DataLayout;
 using infer::PlaceType;
 using infer::Predictor;
 
-const std::string kModels = PL_SHARED_DIR "/models";
-
-#define SKIP_WITHOUT(dir)               \
-  if (!fs::exists(kModels + "/" + dir)) \
-  GTEST_SKIP() << "`" << kModels << "/" << dir << "` is absent"
+const std::string kModels = kSharedModels;
 
 std::vector<float> Pattern(const std::vector<int>& shape) {
   const DenseTensor t = InputPattern(DDim(std::vector<int64_t>(shape.begin(), shape.end())));
@@ -68,7 +64,7 @@ int CountOps(const framework::ExecutionProfile& profile, const std::string& type
 // unknown name is a typed error when the predictor is made; a change of device brings that
 // device's default order back, less what was deleted.
 TEST(PredictorApi, PassBuilderDeletesInsertsAndAppendsPasses) {
-  SKIP_WITHOUT("pplcnet_3cls");
+  SKIP_WITHOUT_SHARED_MODEL("pplcnet_3cls");
   const std::string dir = kModels + "/pplcnet_3cls";
   const std::vector<int> shape = {1, 3, 224, 224};
   const std::vector<float> input = Pattern(shape);
@@ -117,7 +113,7 @@ TEST(PredictorApi, PassBuilderDeletesInsertsAndAppendsPasses) {
 }
 
 TEST(PredictorApi, ProgramAndParamsFilesSetApart) {
-  SKIP_WITHOUT("ppocr_cls_v2");
+  SKIP_WITHOUT_SHARED_MODEL("ppocr_cls_v2");
   const std::string dir = kModels + "/ppocr_cls_v2";
   const std::vector<int> shape = {1, 3, 48, 192};
   const std::vector<float> input = Pattern(shape);
@@ -135,7 +131,7 @@ TEST(PredictorApi, ProgramAndParamsFilesSetApart) {
 // Memory optimisation off keeps every temporary between runs: the same bits, more bytes
 // held after a run.
 TEST(PredictorApi, MemoryOptimOffKeepsTemporariesAndGivesTheSameBits) {
-  SKIP_WITHOUT("ppocr_cls_v2");
+  SKIP_WITHOUT_SHARED_MODEL("ppocr_cls_v2");
   const std::string dir = kModels + "/ppocr_cls_v2";
   const std::vector<int> shape = {2, 3, 48, 192};
   const std::vector<float> input = Pattern(shape);
@@ -160,7 +156,7 @@ TEST(PredictorApi, MemoryOptimOffKeepsTemporariesAndGivesTheSameBits) {
 // buffer never written, its later values seen by the next run, and a later copy going to a
 // buffer of the predictor's own. Through a model whose leading ops run by batch chunks.
 TEST(PredictorApi, ShareExternalDataReadsTheCallersMemory) {
-  SKIP_WITHOUT("pplcnet_3cls");
+  SKIP_WITHOUT_SHARED_MODEL("pplcnet_3cls");
   auto predictor = CreatePredictor(Config(kModels + "/pplcnet_3cls"));
   const std::vector<int> shape = {2, 3, 224, 224};
   std::vector<float> pixels = Pattern(shape);
@@ -211,7 +207,7 @@ TEST(PredictorApi, ShareExternalDataReadsTheCallersMemory) {
 // or running without inputs is then a typed error, and setting the inputs again gives the
 // same bits. TryShrinkMemory returns the freed blocks the allocator kept.
 TEST(PredictorApi, ClearedPredictorRunsAgainToTheSameBits) {
-  SKIP_WITHOUT("pplcnet_3cls");
+  SKIP_WITHOUT_SHARED_MODEL("pplcnet_3cls");
   auto predictor = CreatePredictor(Config(kModels + "/pplcnet_3cls"));
   const std::vector<int> shape = {2, 3, 224, 224};
   const std::vector<float> input = Pattern(shape);
@@ -230,7 +226,7 @@ TEST(PredictorApi, ClearedPredictorRunsAgainToTheSameBits) {
 }
 
 TEST(PredictorApi, DeclaredOutputShapesAndTypes) {
-  SKIP_WITHOUT("mnist_cnn_fluid");
+  SKIP_WITHOUT_SHARED_MODEL("mnist_cnn_fluid");
   auto predictor = CreatePredictor(Config(kModels + "/mnist_cnn_fluid"));
   const std::string output = predictor->GetOutputNames()[0];
   const auto shapes = predictor->GetOutputTensorShape();
@@ -241,7 +237,7 @@ TEST(PredictorApi, DeclaredOutputShapesAndTypes) {
 
 // A pool of predictors over one program: distinct predictors, each giving the first's bits.
 TEST(PredictorApi, PredictorPoolHandsOutClones) {
-  SKIP_WITHOUT("mnist_cnn_fluid");
+  SKIP_WITHOUT_SHARED_MODEL("mnist_cnn_fluid");
   infer::services::PredictorPool pool(Config(kModels + "/mnist_cnn_fluid"), 3);
   ASSERT_EQ(pool.size(), 3u);
   const std::vector<int> shape = {2, 1, 28, 28};
@@ -259,7 +255,7 @@ TEST(PredictorApi, PredictorPoolHandsOutClones) {
 }
 
 TEST(PredictorApi, SummaryVersionAndGlogSwitch) {
-  SKIP_WITHOUT("mnist_cnn_fluid");
+  SKIP_WITHOUT_SHARED_MODEL("mnist_cnn_fluid");
   EXPECT_EQ(infer::GetVersion().rfind("paddle_like ", 0), 0u) << infer::GetVersion();
   Config config(kModels + "/mnist_cnn_fluid");
   config.SetCpuMathLibraryNumThreads(0);

@@ -26,11 +26,7 @@ using infer::Config;
 using infer::CreatePredictor;
 using infer::Predictor;
 
-const std::string kModels = PL_SHARED_DIR "/models";
-
-#define SKIP_WITHOUT(dir)                                                              \
-  if (!fs::exists(kModels + "/" + dir)) GTEST_SKIP() << "`" << kModels << "/" << dir \
-                                                     << "` is absent"
+const std::string kModels = kSharedModels;
 
 std::vector<float> Values(const DenseTensor& t) {
   return std::vector<float>(t.data<float>(), t.data<float>() + t.numel());
@@ -50,7 +46,7 @@ std::vector<float> RunOnce(Predictor* p, const std::vector<int>& shape,
 }
 
 TEST(Predictor, PpLcNetGivesPaddlePaddlesOutputs) {
-  SKIP_WITHOUT("pplcnet_3cls");
+  SKIP_WITHOUT_SHARED_MODEL("pplcnet_3cls");
   const Golden golden = ReadGolden("pplcnet_3cls");
   const std::vector<float> input = Values(InputPattern({2, 3, 224, 224}));
   for (bool onednn : {true, false}) {
@@ -71,7 +67,7 @@ TEST(Predictor, PpLcNetGivesPaddlePaddlesOutputs) {
 }
 
 TEST(Predictor, ProgramAndParamsFilesGiveTheSameAsTheDirectory) {
-  SKIP_WITHOUT("ppocr_cls_v2");
+  SKIP_WITHOUT_SHARED_MODEL("ppocr_cls_v2");
   const std::string dir = kModels + "/ppocr_cls_v2";
   const std::vector<float> input = Values(InputPattern({2, 3, 48, 192}));
   const Golden golden = ReadGolden("ppocr_cls_v2");
@@ -86,7 +82,7 @@ TEST(Predictor, ProgramAndParamsFilesGiveTheSameAsTheDirectory) {
 // A model held in memory (Config::SetModelBuffer) gives the bits of the same files; a
 // truncated parameter buffer and a corrupt program are typed errors naming what is wrong.
 TEST(Predictor, ModelBufferGivesTheSameAsTheFiles) {
-  SKIP_WITHOUT("ppocr_cls_v2");
+  SKIP_WITHOUT_SHARED_MODEL("ppocr_cls_v2");
   const std::string dir = kModels + "/ppocr_cls_v2";
   const std::string program = platform::ReadFile(dir + "/inference.pdmodel");
   const std::string params = platform::ReadFile(dir + "/inference.pdiparams");
@@ -137,7 +133,7 @@ std::vector<int> MismatchesOfClonesInThreads(Predictor* predictor, int clones, i
 // The legacy layout (__model__ and one file per parameter), a batch that changes between
 // runs, and 8 clones in 8 threads (200 runs each) giving the single-threaded bits.
 TEST(Predictor, ClonesInThreadsMatchOneThreadBitwise) {
-  SKIP_WITHOUT("mnist_cnn_fluid");
+  SKIP_WITHOUT_SHARED_MODEL("mnist_cnn_fluid");
   auto predictor = CreatePredictor(Config(kModels + "/mnist_cnn_fluid"));
   const std::vector<double> pixels = RandomValues(3 * 28 * 28, -1, 1, 17);
   const std::vector<float> batch3(pixels.begin(), pixels.end());
@@ -207,7 +203,7 @@ TEST(Predictor, ControlFlowClonesInThreadsMatchOneThreadBitwise) {
 // still give row-major values equal to the plain kernels': CopyToCpu reorders into the
 // caller's buffer and data() converts once in place, and runs after either give the same.
 TEST(Predictor, OutputsLeftInOneDNNLayoutAreReadRowMajor) {
-  SKIP_WITHOUT("paddlelite_simple_model");
+  SKIP_WITHOUT_SHARED_MODEL("paddlelite_simple_model");
   const std::string dir = kModels + "/paddlelite_simple_model";
   const std::vector<int> shape = {2, 3, 40, 36};
   const std::vector<float> input = Values(InputPattern({2, 3, 40, 36}));
@@ -250,7 +246,7 @@ TEST(Predictor, OutputsLeftInOneDNNLayoutAreReadRowMajor) {
 }
 
 TEST(Predictor, MisuseIsATypedError) {
-  SKIP_WITHOUT("mnist_cnn_fluid");
+  SKIP_WITHOUT_SHARED_MODEL("mnist_cnn_fluid");
   auto p = CreatePredictor(Config(kModels + "/mnist_cnn_fluid"));
   const std::string input = p->GetInputNames()[0];
   ExpectError<platform::NotFoundError>([&] { p->GetInputHandle("nope"); },

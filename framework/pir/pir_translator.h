@@ -145,10 +145,6 @@ class Translator {
   // op of the same name and slots, which ExpandInferenceFusedOps (framework/inference_fused_ops.h)
   // then writes back as the ops it fused.
   void InferenceFusedOp(const pir::Op& op);
-  // An onednn_op translated through the table keeps only the attributes its ProgramDesc op
-  // declares: UnimplementedError when a dropped one means something (a fused activation,
-  // an output scale, an int8 scale, a fused reshape).
-  void RefuseOneDnnOnlyAttributes(const pir::Op& op) const;
   // An in-place op (`increment_`, `add_`, ...) writes its first operand in PIR, which later
   // ops may read under that operand's own value (a loop counter): its translation writes a
   // new variable, copied back into the operand's when another op reads the operand.
