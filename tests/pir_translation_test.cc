@@ -364,6 +364,105 @@ TEST(PirTranslation, LookupTableAndBoxClip) {
   EXPECT_EQ(ToDoubles(out[1]), std::vector<double>({0, 2, 19, 29, 10, 0, 19, 29}));
 }
 
+// Ops of 1.x programs and of PaddlePaddle's CPU fusion passes, as PaddlePaddle holds them
+// once it has read such a program as PIR: each operand and result goes to its slot (absent
+// optional operands to none), renamed attributes to their ProgramDesc names.
+TEST(PirTranslation, SequenceAndFusedOpsOfOlderProgramsFindTheirSlots) {
+  const ProgramDesc p = Translate(Program({
+      Data(1, "seq", "5, 12"),
+      Parameter(2, "w_x", "12, 12"),
+      Parameter(3, "w_h", "4, 12"),
+      Parameter(4, "b", "1, 12"),
+      Op("1.fusion_gru", {1, 0, 2, 3, 4},
+         {{5, Tensor("t_f32", "-1")},
+          {6, Tensor("t_f32", "-1")},
+          {7, Tensor("t_f32", "-1")},
+          {8, Tensor("t_f32", "-1")},
+          {9, Tensor("t_f32", "5, 4")}},
+         {Attr("origin_mode", "0.a_bool", "true")}),
+      Parameter(10, "lstm_w", "4, 16"),
+      Parameter(11, "lstm_b", "1, 28"),
+      Op("1.lstm", {1, 0, 0, 10, 11},
+         {{12, Tensor("t_f32", "5, 4")},
+          {13, Tensor("t_f32", "5, 4")},
+          {14, Tensor("t_f32", "-1")},
+          {15, Tensor("t_f32", "-1")}},
+         {Attr("is_reverse", "0.a_bool", "true")}),
+      Parameter(16, "conv_w", "36, 4"),
+      Parameter(17, "conv_b", "1, 4"),
+      Op("1.fusion_seqconv_eltadd_relu", {1, 16, 17},
+         {{18, Tensor("t_f32", "5, 4")}, {19, Tensor("t_f32", "-1")}},
+         {Attr("context_length", "0.a_i32", "3"), Attr("context_start", "0.a_i32", "-1"),
+          Attr("context_stride", "0.a_i32", "1")}),
+      Fetch(9, 20, "gru", 0),
+      Fetch(12, 21, "lstm", 1),
+      Fetch(18, 22, "conv", 2),
+  }));
+  const framework::OpDesc* gru = FindOp(p, "fusion_gru");
+  ASSERT_NE(gru, nullptr);
+  EXPECT_TRUE(gru->Input("H0").empty());
+  EXPECT_EQ(gru->Input("WeightX"), std::vector<std::string>({"w_x"}));
+  EXPECT_EQ(gru->Input("WeightH"), std::vector<std::string>({"w_h"}));
+  EXPECT_EQ(gru->Input("Bias"), std::vector<std::string>({"b"}));
+  EXPECT_EQ(gru->Output("Hidden"), std::vector<std::string>({"gru"}));
+  EXPECT_TRUE(std::get<bool>(gru->GetAttr("origin_mode")));
+  const framework::OpDesc* lstm = FindOp(p, "lstm");
+  ASSERT_NE(lstm, nullptr);
+  EXPECT_TRUE(lstm->Input("H0").empty());
+  EXPECT_TRUE(lstm->Input("C0").empty());
+  EXPECT_EQ(lstm->Input("Weight"), std::vector<std::string>({"lstm_w"}));
+  EXPECT_EQ(lstm->Output("Hidden"), std::vector<std::string>({"lstm"}));
+  EXPECT_TRUE(std::get<bool>(lstm->GetAttr("is_reverse")));
+  const framework::OpDesc* conv = FindOp(p, "fusion_seqconv_eltadd_relu");
+  ASSERT_NE(conv, nullptr);
+  EXPECT_EQ(conv->Input("Filter"), std::vector<std::string>({"conv_w"}));
+  EXPECT_EQ(std::get<int>(conv->GetAttr("contextLength")), 3);
+  EXPECT_EQ(std::get<int>(conv->GetAttr("contextStart")), -1);
+}
+
+// fusion_squared_mat_sub, a layout pass's trans_layout and a device copy run as the ops they
+// name: ((XY)^2 - X^2 Y^2) * scalar, a transpose, a copy.
+TEST(PirTranslation, FusedMatrixOpsLayoutTransposesAndCopiesRun) {
+  const ProgramDesc p = Translate(Program({
+      Data(1, "x", "2, 3"),
+      Data(2, "y", "3, 2"),
+      Op("1.fusion_squared_mat_sub", {1, 2},
+         {{3, Tensor("t_f32", "-1")},
+          {4, Tensor("t_f32", "-1")},
+          {5, Tensor("t_f32", "-1")},
+          {6, Tensor("t_f32", "2, 2")}},
+         {Attr("scalar", "0.a_f32", "0.5")}),
+      Op("1.trans_layout", {1}, {{7, Tensor("t_f32", "3, 2")}},
+         {Attr("perm", "0.a_array", R"([{"#": "0.a_i32", "D": 1}, {"#": "0.a_i32", "D": 0}])")}),
+      Op("1.memcpy_d2h", {7}, {{8, Tensor("t_f32", "3, 2")}},
+         {Attr("dst_place_type", "0.a_i32", "0")}),
+      Fetch(6, 9, "sub", 0),
+      Fetch(8, 10, "t", 1),
+  }));
+  const std::vector<double> x = {1, -2, 3, 0.5, 4, -1}, y = {2, 1, -1, 3, 0.5, -2};
+  framework::Scope scope;
+  const auto out =
+      framework::Executor(platform::CPUPlace())
+          .Run(p, &scope,
+               {{"x", MakeTensor<float>({2, 3}, x)}, {"y", MakeTensor<float>({3, 2}, y)}},
+               p.FetchTargetNames());
+  ASSERT_EQ(out.size(), 2u);
+  const std::vector<double> got = ToDoubles(out[0]);
+  ASSERT_EQ(got.size(), 4u);
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      double xy = 0, x2y2 = 0;
+      for (int k = 0; k < 3; ++k) {
+        xy += x[i * 3 + k] * y[k * 2 + j];
+        x2y2 += x[i * 3 + k] * x[i * 3 + k] * y[k * 2 + j] * y[k * 2 + j];
+      }
+      EXPECT_NEAR(got[i * 2 + j], (xy * xy - x2y2) * 0.5, 1e-5) << i << j;
+    }
+  }
+  EXPECT_EQ(out[1].dims(), framework::DDim({3, 2}));
+  EXPECT_EQ(ToDoubles(out[1]), std::vector<double>({1, 0.5, -2, 4, 3, -1}));
+}
+
 // paddle.nn.functional.batch_norm without weight and bias: PIR leaves the operands out, the
 // translation fills ones and zeros shaped like the running mean.
 TEST(PirTranslation, BatchNormWithoutScaleOrBias) {

@@ -550,6 +550,78 @@ Entries BuildEntries() {
   e.push_back({"sequence_expand", "sequence_expand", {"X", "Y"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"sequence_reverse", "sequence_reverse", {"X"}, {"Y"}, {}, {}, nullptr});
   e.push_back({"sequence_concat", "sequence_concat", {"X*"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"row_conv", "row_conv", {"X", "Filter"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"im2sequence", "im2sequence", {"X", "Y"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"lstm",
+               "lstm",
+               {"Input", "H0", "C0", "Weight", "Bias"},
+               {"Hidden", "Cell", "BatchGate", "BatchCellPreAct"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"gru_unit",
+               "gru_unit",
+               {"Input", "HiddenPrev", "Weight", "Bias"},
+               {"Gate", "ResetHiddenPrev", "Hidden"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"beam_search",
+               "beam_search",
+               {"pre_ids", "pre_scores", "ids", "scores"},
+               {"selected_ids", "selected_scores", "parent_idx"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"cvm", "cvm", {"X", "CVM"}, {"Y"}, {}, {}, nullptr});
+  // The fusions of PaddlePaddle's CPU inference passes for sequence models, as a program
+  // PaddlePaddle read from a ProgramDesc holds them.
+  e.push_back({"fusion_gru",
+               "fusion_gru",
+               {"X", "H0", "WeightX", "WeightH", "Bias"},
+               {"ReorderedH0", "XX", "BatchedInput", "BatchedOut", "Hidden"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"fusion_lstm",
+               "fusion_lstm",
+               {"X", "WeightX", "WeightH", "Bias", "H0", "C0"},
+               {"Hidden", "Cell", "XX", "BatchedInput", "BatchedHidden", "BatchedCell",
+                "ReorderedH0", "ReorderedC0", "CheckedCell"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"fusion_seqconv_eltadd_relu",
+               "fusion_seqconv_eltadd_relu",
+               {"X", "Filter", "Bias"},
+               {"Out", "ColMat"},
+               {{"context_length", "contextLength"},
+                {"context_start", "contextStart"},
+                {"context_stride", "contextStride"}},
+               {},
+               nullptr});
+  e.push_back({"fusion_repeated_fc_relu",
+               "fusion_repeated_fc_relu",
+               {"X", "W*", "Bias*"},
+               {"ReluOut*", "Out"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"fusion_squared_mat_sub",
+               "fusion_squared_mat_sub",
+               {"X", "Y"},
+               {"SquaredX", "SquaredY", "SquaredXY", "Out"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"fusion_seqpool_concat", "fusion_seqpool_concat", {"X*"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"fusion_seqpool_cvm_concat",
+               "fusion_seqpool_cvm_concat",
+               {"X*", "CVM"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
 
   // Quantization (PaddleSlim).
   for (const char* op : {"quantize_linear", "dequantize_linear"}) {
@@ -561,6 +633,50 @@ Entries BuildEntries() {
                  {},
                  nullptr});
   }
+  // The fake quantisation of quantisation-aware training (paddle.quantization's quanters
+  // and paddle.nn.quant's layers), which a model saved before conversion carries.
+  for (const char* op :
+       {"fake_quantize_abs_max", "fake_quantize_dequantize_abs_max",
+        "fake_channel_wise_quantize_abs_max", "fake_channel_wise_quantize_dequantize_abs_max"}) {
+    e.push_back({op, op, {"X"}, {"Out", "OutScale"}, {}, {}, nullptr});
+  }
+  for (const char* op : {"fake_quantize_moving_average_abs_max",
+                         "fake_quantize_dequantize_moving_average_abs_max"}) {
+    e.push_back({op,
+                 op,
+                 {"X", "InScale", "InAccum", "InState"},
+                 {"Out", "OutScale", "OutState", "OutAccum"},
+                 {},
+                 {},
+                 nullptr});
+  }
+  e.push_back({"fake_quantize_range_abs_max",
+               "fake_quantize_range_abs_max",
+               {"X", "InScale", "Iter"},
+               {"Out", "OutScale", "OutScales"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"moving_average_abs_max_scale",
+               "moving_average_abs_max_scale",
+               {"X", "InAccum", "InState"},
+               {"Out", "OutScale", "OutState", "OutAccum"},
+               {},
+               {},
+               nullptr});
+  for (const char* op : {"fake_dequantize_max_abs", "dequantize_abs_max"}) {
+    e.push_back({op, op, {"X", "Scale"}, {"Out"}, {}, {}, nullptr});
+  }
+  e.push_back({"fake_channel_wise_dequantize_max_abs",
+               "fake_channel_wise_dequantize_max_abs",
+               {"X", "Scales*"},
+               {"Out"},
+               {},
+               {},
+               nullptr});
+  e.push_back({"dequantize_log", "dequantize_log", {"X", "Dict"}, {"Out"}, {}, {}, nullptr});
+  e.push_back(
+      {"lookup_table_dequant", "lookup_table_dequant", {"W", "Ids"}, {"Out"}, {}, {}, nullptr});
 
   // Detection.
   e.push_back({"anchor_generator",
@@ -749,6 +865,18 @@ Entries BuildEntries() {
                nullptr});
   e.push_back({"fc", "fc", {"Input", "W", "Bias"}, {"Out"}, {}, {}, nullptr});
   e.push_back({"lookup_table", "lookup_table", {"W", "Ids"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"matmul_with_flatten", "mul", {"X", "Y"}, {"Out"}, {}, {}, nullptr});
+  // Copies between devices and ops that only order others (a program optimised for a GPU,
+  // a debugging print).
+  for (const char* op : {"memcpy", "memcpy_d2h", "memcpy_h2d"}) {
+    e.push_back({op, op, {"X"}, {"Out"}, {}, {}, nullptr});
+  }
+  e.push_back({"print", "print", {"In"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"nop", "nop", {"X"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"depend", "depend", {"X", "Dep*"}, {"Out"}, {}, {}, nullptr});
+  e.push_back({"seed", "seed", {}, {"Out"}, {}, {}, nullptr});
+  // A layout pass's transpose (transfer_layout_pass).
+  e.push_back({"trans_layout", "transpose", {"X"}, {"Out"}, {{"perm", "axis"}}, {}, nullptr});
   // One image (a PIR value carries no LoD); PaddlePaddle's own kernel needs a LoD there.
   e.push_back({"box_clip", "box_clip", {"Input", "ImInfo"}, {"Output"}, {}, {}, nullptr});
   for (const char* op : {"is_empty", "share_data", "gumbel_softmax", "l1_norm", "squared_l2_norm",
