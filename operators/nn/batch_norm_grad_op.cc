@@ -1,4 +1,5 @@
 // batch_norm_grad: the fused gradient of batch_norm (first order only).
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -35,9 +36,11 @@ class BatchNormGradOpMaker : public OpProtoAndCheckerMaker {
         .AsDispensable();
     AddInput("Bias", "Not read; accepted because PaddlePaddle's programs pass it.")
         .AsDispensable();
+    // PaddlePaddle's programs pass the forward op's ReserveSpace (empty here).
     AddInput("ReserveSpace", "Workspace of GPU kernels; not read by the CPU kernel.")
         .AsDispensable()
-        .AsExtra();
+        .AsExtra()
+        .AsNoNeedBuffer();
     AddInput("Y@GRAD", "Gradient of the forward op's Y.");
     AddOutput("X@GRAD", "Gradient of X, with X's shape.").AsDispensable();
     AddOutput("Scale@GRAD", "Gradient of Scale, [C].").AsDispensable();
@@ -119,7 +122,7 @@ BatchNormGradInputs CheckBatchNormGradInputs(const ExecutionContext& ctx) {
 }
 
 template <typename T>
-void BatchNormGradPlainCompute(const ExecutionContext& ctx) {
+void BatchNormGradPlainCompute(const ExecutionContext& ctx, const CrossRankSum& across_ranks) {
   const BatchNormGradInputs in = CheckBatchNormGradInputs(ctx);
   const ChannelLayout& l = in.layout;
   const bool global = in.global;
@@ -134,20 +137,32 @@ void BatchNormGradPlainCompute(const ExecutionContext& ctx) {
     const double epsilon = ctx.Attr<float>("epsilon");
     for (double& v : r) v = 1.0 / std::sqrt(v + epsilon);
   }
-  const bool passed_through = !global && l.PerChannel() <= 1;
   const auto& dev = ctx.device_context<platform::CPUDeviceContext>();
   const T* xd = x.data<T>();
   const T* g = dy.data<T>();
-  const std::vector<double> sum_dy =
-      passed_through
-          ? std::vector<double>(l.c, 0.0)
-          : SumPerChannel(dev, l, [&](int64_t k, int64_t) { return static_cast<double>(g[k]); });
-  const std::vector<double> sum_dy_xhat =
-      passed_through
-          ? std::vector<double>(l.c, 0.0)
-          : SumPerChannel(dev, l, [&](int64_t k, int64_t c) {
-              return static_cast<double>(g[k]) * (static_cast<double>(xd[k]) - mu[c]) * r[c];
-            });
+  std::vector<double> sum_dy =
+      SumPerChannel(dev, l, [&](int64_t k, int64_t) { return static_cast<double>(g[k]); });
+  std::vector<double> sum_dy_xhat = SumPerChannel(dev, l, [&](int64_t k, int64_t c) {
+    return static_cast<double>(g[k]) * (static_cast<double>(xd[k]) - mu[c]) * r[c];
+  });
+  // dX in training reads the sums over the values that shared the statistics: every rank's
+  // with `across_ranks`.
+  double m = static_cast<double>(l.PerChannel());
+  std::vector<double> job_sum_dy = sum_dy, job_sum_dy_xhat = sum_dy_xhat;
+  if (across_ranks && !global) {
+    std::vector<double> sums = sum_dy;
+    sums.insert(sums.end(), sum_dy_xhat.begin(), sum_dy_xhat.end());
+    sums.push_back(m);
+    across_ranks(&sums);
+    job_sum_dy.assign(sums.begin(), sums.begin() + l.c);
+    job_sum_dy_xhat.assign(sums.begin() + l.c, sums.begin() + 2 * l.c);
+    m = sums.back();
+  }
+  const bool passed_through = !global && m <= 1;
+  if (passed_through) {
+    std::fill(sum_dy.begin(), sum_dy.end(), 0.0);
+    std::fill(sum_dy_xhat.begin(), sum_dy_xhat.end(), 0.0);
+  }
   const platform::Place place = ctx.GetPlace();
   if (DenseTensor* dbias = ctx.Output("Bias@GRAD")) WriteChannels<T>(sum_dy, place, dbias);
   if (DenseTensor* dscale = ctx.Output("Scale@GRAD")) WriteChannels<T>(sum_dy_xhat, place, dscale);
@@ -155,7 +170,6 @@ void BatchNormGradPlainCompute(const ExecutionContext& ctx) {
   if (dx == nullptr) return;
   // dX = a_c * dY + b_c * X + d_c, linear per channel.
   std::vector<double> a(l.c), b(l.c), d(l.c);
-  const double m = static_cast<double>(l.PerChannel());
   for (int64_t c = 0; c < l.c; ++c) {
     if (passed_through) {
       a[c] = 1.0;
@@ -164,8 +178,8 @@ void BatchNormGradPlainCompute(const ExecutionContext& ctx) {
     } else {
       // gamma r / m (m dY - sum dY - (x - mu) r sum(dY xhat)).
       a[c] = gamma[c] * r[c];
-      b[c] = -gamma[c] * r[c] * r[c] * sum_dy_xhat[c] / m;
-      d[c] = -gamma[c] * r[c] * sum_dy[c] / m - b[c] * mu[c];
+      b[c] = -gamma[c] * r[c] * r[c] * job_sum_dy_xhat[c] / m;
+      d[c] = -gamma[c] * r[c] * job_sum_dy[c] / m - b[c] * mu[c];
     }
   }
   dx->Resize(x.dims());
@@ -180,8 +194,8 @@ void BatchNormGradPlainCompute(const ExecutionContext& ctx) {
   });
 }
 
-template void BatchNormGradPlainCompute<float>(const ExecutionContext& ctx);
-template void BatchNormGradPlainCompute<double>(const ExecutionContext& ctx);
+template void BatchNormGradPlainCompute<float>(const ExecutionContext& ctx, const CrossRankSum&);
+template void BatchNormGradPlainCompute<double>(const ExecutionContext& ctx, const CrossRankSum&);
 
 namespace {
 
@@ -190,13 +204,40 @@ struct BatchNormGradKernel {
   static void Compute(const ExecutionContext& ctx) { BatchNormGradPlainCompute<T>(ctx); }
 };
 
+template <typename T>
+struct SyncBatchNormGradKernel {
+  static void Compute(const ExecutionContext& ctx) {
+    BatchNormGradPlainCompute<T>(ctx, SyncBatchNormRanks(ctx));
+  }
+};
+
+class SyncBatchNormGradOpMaker : public BatchNormGradOpMaker {
+ public:
+  void Make() override {
+    BatchNormGradOpMaker::Make();
+    AddComment(R"DOC(
+Gradient of `sync_batch_norm`: batch_norm_grad's formula, with the sums in dX taken over the
+m values of the channel on every rank of the data-parallel job (all-reduced in float64 on
+ring 0, the job's):
+$$dX = \frac{\gamma r}{m} \left(m \cdot dY - \sum_{ranks} dY - \hat{x} \sum_{ranks} dY \hat{x}\right)$$
+dScale and dBias are this rank's sums, $\sum dY \hat{x}$ and $\sum dY$: the data-parallel
+gradient all-reduce adds the ranks' and scales by 1/nranks, as for every parameter. In
+inference mode, and in a job of one process, it is batch_norm_grad.
+)DOC");
+  }
+};
+
 }  // namespace
 
-void RegisterBatchNormGradOp() {
+void RegisterBatchNormGradOps() {
   framework::RegisterOp<XTypedOp, BatchNormGradOpMaker>(kBatchNormGradOp)
       .InferShape(BatchNormGradInferShape)
       .InferVarType(BatchNormGradInferVarType);
   RegisterPlainCpuFloatKernels<BatchNormGradKernel>(kBatchNormGradOp);
+  framework::RegisterOp<XTypedOp, SyncBatchNormGradOpMaker>(kSyncBatchNormGradOp)
+      .InferShape(BatchNormGradInferShape)
+      .InferVarType(BatchNormGradInferVarType);
+  RegisterPlainCpuFloatKernels<SyncBatchNormGradKernel>(kSyncBatchNormGradOp);
 }
 
 }  // namespace operators

@@ -11,14 +11,11 @@
 #include "operators/nn/batch_norm_util.h"
 #include "operators/nn/nn_op_util.h"
 #include "operators/op_family.h"
-#include "platform/collective/comm_registry.h"
 
 namespace paddle_like {
 namespace operators {
 
 namespace {
-
-constexpr char kSyncBatchNormOp[] = "sync_batch_norm";
 
 class BatchNormOpMaker : public OpProtoAndCheckerMaker {
  public:
@@ -114,10 +111,12 @@ $$Y = \gamma_c \frac{X - \mu_c}{\sqrt{\sigma_c^2 + \epsilon}} + \beta_c,$$
 whose batch statistics mu and sigma^2 in training are taken over the batches of every rank
 of a data-parallel job.
 
+In training on several ranks, the per-channel sums of X and of (X - mu)^2 and the count of
+values are all-reduced (in float64) on ring 0 (the job's), so every
+rank normalises by the statistics of the whole job's batch and keeps the same running ones.
 In inference mode (is_test, use_global_stats) and in a job of one process it computes
-exactly what batch_norm does, and its gradient is batch_norm_grad. Training statistics across
-several ranks are not implemented: the kernel refuses them (UnimplementedError) rather than
-normalise each rank by its own batch.
+exactly what batch_norm does. Its gradient, sync_batch_norm_grad, sums dY and dY * xhat over
+every rank for dX.
 )DOC");
   }
 };
@@ -169,6 +168,9 @@ void BatchNormInferShape(InferShapeContext* ctx) {
   for (const char* slot : {"MeanOut", "VarianceOut", "SavedMean", "SavedVariance"}) {
     ctx->SetOutputDim(slot, DDim({c}));
   }
+  // No kernel here needs the workspace; an empty tensor lets PaddlePaddle's programs, whose
+  // batch_norm_grad takes it, run.
+  if (ctx->HasOutput("ReserveSpace")) ctx->SetOutputDim("ReserveSpace", DDim({0}));
 }
 
 void BatchNormInferVarType(framework::VarTypeInferenceContext* ctx) {
@@ -181,7 +183,7 @@ void BatchNormInferVarType(framework::VarTypeInferenceContext* ctx) {
 }  // namespace
 
 template <typename T>
-void BatchNormPlainCompute(const ExecutionContext& ctx) {
+void BatchNormPlainCompute(const ExecutionContext& ctx, const CrossRankSum& across_ranks) {
   // Local copies share the buffers: an output that is the same variable as an input then
   // gets a fresh buffer from mutable_data, and the input values stay readable.
   const DenseTensor x = *ctx.Input("X");
@@ -211,28 +213,35 @@ void BatchNormPlainCompute(const ExecutionContext& ctx) {
       mu[c] = old_mean[c];
       inv_std[c] = 1.0 / std::sqrt(old_var[c] + epsilon);
     }
-  } else if (l.PerChannel() <= 1) {
-    // One value (or none) per channel: pass X through, keep the running statistics.
-    KeepRunningStat(ctx, "Mean", "MeanOut");
-    KeepRunningStat(ctx, "Variance", "VarianceOut");
-    WriteChannels<T>(std::vector<double>(l.c, 0.0), place, ctx.Output("SavedMean"));
-    WriteChannels<T>(std::vector<double>(l.c, 0.0), place, ctx.Output("SavedVariance"));
-    DenseTensor out(x.dims(), x.dtype());
-    T* o = out.mutable_data<T>(place);
-    const T* in = x.data<T>();
-    for (int64_t k = 0; k < x.numel(); ++k) o[k] = in[k];
-    out.set_lod(x.lod());
-    *y = std::move(out);
-    return;
   } else {
     const T* xd = x.data<T>();
     mu = SumPerChannel(dev, l, [&](int64_t k, int64_t) { return static_cast<double>(xd[k]); });
-    const double m = static_cast<double>(l.PerChannel());
+    double m = static_cast<double>(l.PerChannel());
+    if (across_ranks) {
+      mu.push_back(m);
+      across_ranks(&mu);
+      m = mu.back();
+      mu.pop_back();
+    }
+    if (m <= 1) {
+      // One value (or none) per channel: pass X through, keep the running statistics.
+      KeepRunningStat(ctx, "Mean", "MeanOut");
+      KeepRunningStat(ctx, "Variance", "VarianceOut");
+      WriteChannels<T>(std::vector<double>(l.c, 0.0), place, ctx.Output("SavedMean"));
+      WriteChannels<T>(std::vector<double>(l.c, 0.0), place, ctx.Output("SavedVariance"));
+      DenseTensor out(x.dims(), x.dtype());
+      T* o = out.mutable_data<T>(place);
+      for (int64_t k = 0; k < x.numel(); ++k) o[k] = xd[k];
+      out.set_lod(x.lod());
+      *y = std::move(out);
+      return;
+    }
     for (double& v : mu) v /= m;
     std::vector<double> var = SumPerChannel(dev, l, [&](int64_t k, int64_t c) {
       const double d = static_cast<double>(xd[k]) - mu[c];
       return d * d;
     });
+    if (across_ranks) across_ranks(&var);
     for (double& v : var) v /= m;
     const double momentum = BatchNormMomentum<T>(ctx);
     std::vector<double> new_mean(l.c), new_var(l.c);
@@ -267,8 +276,8 @@ void BatchNormPlainCompute(const ExecutionContext& ctx) {
   });
 }
 
-template void BatchNormPlainCompute<float>(const ExecutionContext& ctx);
-template void BatchNormPlainCompute<double>(const ExecutionContext& ctx);
+template void BatchNormPlainCompute<float>(const ExecutionContext& ctx, const CrossRankSum&);
+template void BatchNormPlainCompute<double>(const ExecutionContext& ctx, const CrossRankSum&);
 
 template <typename T>
 void ApplyFusedRelu(const ExecutionContext& ctx) {
@@ -297,17 +306,8 @@ struct BatchNormKernel {
 template <typename T>
 struct SyncBatchNormKernel {
   static void Compute(const ExecutionContext& ctx) {
-    const bool global =
-        UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
-                        ctx.Attr<bool>("trainable_statistics"));
-    const auto& env = platform::collective::CommRegistry::Instance().env();
-    PL_ENFORCE(global || !env.distributed(),
-               errors::Unimplemented("op `%s`: batch statistics synchronised across the %d ranks "
-                                     "of this job are not implemented (inference mode, one "
-                                     "process, or batch_norm, which normalises each rank by its "
-                                     "own batch, are)",
-                                     kSyncBatchNormOp, env.nranks));
-    BatchNormKernel<T>::Compute(ctx);
+    BatchNormPlainCompute<T>(ctx, SyncBatchNormRanks(ctx));
+    ApplyFusedRelu<T>(ctx);
   }
 };
 
@@ -331,7 +331,7 @@ void BatchNormGradMaker(framework::GradOpBuilder* g) {
     inputs["SavedMean"] = g->Output("SavedMean");
     inputs["SavedVariance"] = g->Output("SavedVariance");
   }
-  g->AddOp(kBatchNormGradOp, inputs,
+  g->AddOp(fwd.Type() == kSyncBatchNormOp ? kSyncBatchNormGradOp : kBatchNormGradOp, inputs,
            {{"X@GRAD", g->InputGrad("X")},
             {"Scale@GRAD", g->InputGrad("Scale")},
             {"Bias@GRAD", g->InputGrad("Bias")}},
@@ -347,7 +347,7 @@ PL_REGISTER_OPS(RegisterBatchNormOp) {
       .InferVarType(BatchNormInferVarType)
       .GradOpMaker(BatchNormGradMaker);
   RegisterPlainCpuFloatKernels<BatchNormKernel>(kBatchNormOp);
-  RegisterBatchNormGradOp();
+  RegisterBatchNormGradOps();
   framework::RegisterOp<XTypedOp, SyncBatchNormOpMaker>(kSyncBatchNormOp)
       .InferShape(BatchNormInferShape)
       .InferVarType(BatchNormInferVarType)

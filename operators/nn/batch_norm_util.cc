@@ -1,5 +1,7 @@
 #include "operators/nn/batch_norm_util.h"
 
+#include "operators/collective/collective_util.h"
+
 namespace paddle_like {
 namespace operators {
 
@@ -22,6 +24,22 @@ void CheckChannelTensor(const char* op, const char* slot, const DenseTensor& t,
              errors::InvalidArgument("op `%s` input `%s`: expected shape [C] = %s (C from "
                                      "input `X`), received %s",
                                      op, slot, DDim({l.c}).ToString(), t.dims().ToString()));
+}
+
+CrossRankSum SyncBatchNormRanks(const ExecutionContext& ctx) {
+  if (UsesGlobalStats(ctx.Attr<bool>("is_test"), ctx.Attr<bool>("use_global_stats"),
+                      ctx.Attr<bool>("trainable_statistics")) ||
+      !platform::collective::CommRegistry::Instance().env().distributed()) {
+    return {};
+  }
+  // Waits for the collectives already on the ring's communication thread: every rank then
+  // meets this all-reduce at the same place in the ring's order.
+  Communicator* ring = RingOf(ctx);
+  return [ring](std::vector<double>* values) {
+    const std::vector<double> local = *values;
+    ring->AllReduce(local.data(), values->data(), static_cast<int64_t>(local.size()),
+                    DataType::FLOAT64, ReduceOp::kSum);
+  };
 }
 
 void KeepRunningStat(const ExecutionContext& ctx, const char* in_slot, const char* out_slot) {

@@ -2,6 +2,7 @@
 // choice between batch and running statistics, and deterministic per-channel sums.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -12,16 +13,29 @@ namespace operators {
 
 constexpr char kBatchNormOp[] = "batch_norm";
 constexpr char kBatchNormGradOp[] = "batch_norm_grad";
+constexpr char kSyncBatchNormOp[] = "sync_batch_norm";
+constexpr char kSyncBatchNormGradOp[] = "sync_batch_norm_grad";
 
-// Registers batch_norm_grad (batch_norm_grad_op.cc).
-void RegisterBatchNormGradOp();
+// Registers batch_norm_grad and sync_batch_norm_grad (batch_norm_grad_op.cc).
+void RegisterBatchNormGradOps();
+
+// Sums per-channel values over every rank of a data-parallel job, in place (sync_batch_norm's
+// statistics); empty for an op normalising by its own batch.
+using CrossRankSum = std::function<void(std::vector<double>* values)>;
+
+// sync_batch_norm's CrossRankSum: an all-reduce on ring 0 (the job's) in training when the job
+// has several ranks, else empty.
+CrossRankSum SyncBatchNormRanks(const ExecutionContext& ctx);
 
 // The plain CPU kernels of batch_norm and batch_norm_grad (T: float or double). The oneDNN
-// kernels call them for the cases their primitives do not express.
+// kernels call them for the cases their primitives do not express. With `across_ranks`, the
+// training statistics are the job's: the forward op's mean and variance over every rank's
+// batch, the gradient's sums of dY and dY * xhat in dX over every rank's (dScale and dBias
+// stay this rank's, as the data-parallel gradient all-reduce sums them).
 template <typename T>
-void BatchNormPlainCompute(const ExecutionContext& ctx);
+void BatchNormPlainCompute(const ExecutionContext& ctx, const CrossRankSum& across_ranks = {});
 template <typename T>
-void BatchNormGradPlainCompute(const ExecutionContext& ctx);
+void BatchNormGradPlainCompute(const ExecutionContext& ctx, const CrossRankSum& across_ranks = {});
 // Y = max(Y, 0) when the op's `fuse_with_relu` attribute is set (inference programs whose
 // relu was folded into the batch_norm); every kernel calls it last.
 template <typename T>
