@@ -49,6 +49,22 @@ OpRegistrar RegisterFusedGradOp(const std::string& forward_type, const FusedGrad
                                        "the slots it reads",
                                        type, r));
   }
+  // PaddlePaddle's own grad op may pass forward values the formula does not read (Out where
+  // the formula reads X, Reserve, XShape ...): accepted, never read, never emitted here.
+  for (const auto* slots : {&forward.spec.inputs, &forward.spec.outputs}) {
+    for (const OpSlotSpec& f : *slots) {
+      if (std::find(decl.reads.begin(), decl.reads.end(), f.name) != decl.reads.end()) continue;
+      if (spec.FindInput(f.name) != nullptr) continue;
+      OpSlotSpec slot = f;
+      slot.comment =
+          "Not read; accepted because PaddlePaddle's programs may pass the forward "
+          "op's " +
+          f.name + ".";
+      slot.intermediate = slot.extra = false;
+      slot.dispensable = slot.no_need_buffer = true;
+      spec.inputs.push_back(slot);
+    }
+  }
   for (const auto& o : decl.output_grads) {
     const OpSlotSpec& f = ForwardSlot(forward.spec, type, o, false, true);
     OpSlotSpec slot{o + "@GRAD", "Gradient of the forward op's " + o + "."};

@@ -9,6 +9,7 @@
 #include "framework/ddim.h"
 #include "framework/framework.pb.h"
 #include "framework/inference_fused_ops.h"
+#include "framework/paddle_grad_ops.h"
 #include "framework/pir/pir_translation.h"
 #include "platform/file_util.h"
 
@@ -222,6 +223,7 @@ ProgramDesc ProgramDesc::FromBytes(const std::string& bytes, const std::string& 
   if (LooksLikeJson(bytes)) return ProgramFromPirJson(bytes, source);
   ProgramDesc program = LooksLikeText(bytes) ? FromText(bytes, source) : FromBinary(bytes, source);
   ExpandInferenceFusedOps(&program);
+  ExpandPaddleGradOps(&program);
   return program;
 }
 

@@ -1,13 +1,16 @@
 // Fused grad ops declared from their forward op (framework/fused_grad_op.h): for every such
-// op in the registry, its slots and attributes follow from the forward op's; the grad maker
+// op in the registry, its slots (those it reads, then the other forward slots, accepted but
+// not read) and attributes follow from the forward op's; the grad maker
 // carries every attribute of the forward op; declaration mistakes are typed errors.
+#include "framework/fused_grad_op.h"
+
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "framework/backward.h"
-#include "framework/fused_grad_op.h"
 #include "framework/op_proto_maker.h"
 #include "tests/op_test_util.h"
 
@@ -31,6 +34,17 @@ TEST(FusedGradOp, SlotsAndAttributesFollowTheForwardOp) {
     for (const auto& s : info.spec.inputs) inputs.push_back(s.name);
     for (const auto& s : info.spec.outputs) outputs.push_back(s.name);
     std::vector<std::string> want_in = d.reads, want_out;
+    // Then every other forward slot, accepted (as PaddlePaddle's grad op may pass it) and
+    // never read.
+    for (const auto* slots : {&fwd.inputs, &fwd.outputs}) {
+      for (const auto& f : *slots) {
+        if (std::find(want_in.begin(), want_in.end(), f.name) != want_in.end()) continue;
+        want_in.push_back(f.name);
+        const framework::OpSlotSpec* accepted = info.spec.FindInput(f.name);
+        ASSERT_NE(accepted, nullptr) << f.name;
+        EXPECT_TRUE(accepted->dispensable && accepted->no_need_buffer) << f.name;
+      }
+    }
     for (const auto& o : d.output_grads) want_in.push_back(o + "@GRAD");
     for (const auto& i : d.input_grads) want_out.push_back(i + "@GRAD");
     EXPECT_EQ(inputs, want_in);

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "framework/grad_op_maker.h"
 #include "operators/common.h"
 #include "operators/indexing/index_util.h"
 #include "operators/op_family.h"
@@ -30,7 +31,9 @@ Index[i_1, \ldots, i_m, K-1], \ldots]$$
 
 Each index tuple addresses a slice X[j_0, ..., j_{K-1}, :, ...]; index j_d must be in
 [-X.dims[d], X.dims[d]) (negative counts from the end). Example: X [[1, 2], [3, 4]],
-Index [[1, 0], [0, 1]] -> Out [3, 2]; Index [[1]] -> Out [[3, 4]]. No gradient here.
+Index [[1, 0], [0, 1]] -> Out [3, 2]; Index [[1]] -> Out [[3, 4]].
+Gradient: dX = scatter_nd_add(zeros like X, Index, dOut) (repeated index tuples add up;
+differentiable again).
 )DOC");
   }
 };
@@ -107,12 +110,25 @@ struct GatherNdKernel {
   }
 };
 
+// dX = scatter_nd_add(zeros like X, Index, dOut): differentiable ops, so the gradient of the
+// gradient is gather_nd again (scatter_nd_add's with respect to Updates).
+void GatherNdGradMaker(framework::GradOpBuilder* g) {
+  if (!g->WantsInputGrad("X")) return;
+  const std::string zeros = g->NewTemp("zeros");
+  g->AddOp("fill_any_like", {{"X", g->Input("X")}}, {{"Out", {zeros}}},
+           {{"value", 0.0f}, {"dtype", -1}});
+  g->AddOp("scatter_nd_add",
+           {{"X", {zeros}}, {"Index", g->Input("Index")}, {"Updates", g->OutputGrad("Out")}},
+           {{"Out", g->InputGrad("X")}});
+}
+
 }  // namespace
 
 PL_REGISTER_OPS(RegisterGatherNdOp) {
   framework::RegisterOp<GatherNdOp, GatherNdOpMaker>(kOp)
       .InferShape(GatherNdInferShape)
-      .InferVarType(OutputDataTypeOf("X", "Out"));
+      .InferVarType(OutputDataTypeOf("X", "Out"))
+      .GradOpMaker(GatherNdGradMaker);
   RegisterPlainCpuElementKernels<GatherNdKernel>(kOp);
 }
 

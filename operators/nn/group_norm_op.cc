@@ -180,6 +180,11 @@ class NormGradOpMaker : public OpProtoAndCheckerMaker {
     AddInput(kGroup ? "Mean" : "SavedMean", "The forward op's statistics output of that name.");
     AddInput(kGroup ? "Variance" : "SavedVariance",
              "The forward op's statistics output of that name.");
+    if (kGroup) {
+      AddInput("Y", "Not read; accepted because PaddlePaddle's programs pass the forward op's Y.")
+          .AsDispensable()
+          .AsNoNeedBuffer();
+    }
     AddInput("Y@GRAD", "Gradient of the forward op's Y.");
     AddOutput("X@GRAD", "Gradient of X, with X's shape.").AsDispensable();
     AddOutput("Scale@GRAD", "Gradient of Scale, shape [C].").AsDispensable();

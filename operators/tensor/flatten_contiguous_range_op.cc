@@ -113,6 +113,9 @@ class Flatten2GradOpMaker : public OpProtoAndCheckerMaker {
       AddInput("X", "The forward op's X (only its dims are read).").AsNoNeedBuffer();
     } else {
       AddInput("XShape", "The forward op's XShape: [0] + X.dims, no data.").AsNoNeedBuffer();
+      AddInput("X", "Not read; accepted because PaddlePaddle's programs may pass it.")
+          .AsDispensable()
+          .AsNoNeedBuffer();
     }
     AddInput("Out@GRAD", "Gradient of the forward op's Out.");
     AddOutput("X@GRAD", "Gradient of X: Out@GRAD with X's dims.");
