@@ -1,5 +1,8 @@
 #include "tests/op_test_util.h"
 
+#include <algorithm>
+#include <filesystem>
+
 #include "framework/data_transform.h"
 #include "platform/init.h"
 
@@ -94,6 +97,15 @@ void OneDNNKernelTestBase::SetUp() {
 
 void OneDNNKernelTestBase::TearDown() {
   FLAGS_onednn_small_input_fallback = small_input_fallback_;
+}
+
+std::vector<std::string> SubdirectoryNames(const std::string& dir) {
+  std::vector<std::string> names;
+  for (const auto& entry : std::filesystem::directory_iterator(dir)) {
+    if (entry.is_directory()) names.push_back(entry.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
 }
 
 NamedOpRun RunNamedOp(const std::string& type, const framework::VariableNameMap& inputs,

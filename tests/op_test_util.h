@@ -56,6 +56,9 @@ DenseTensor MakeLoDTensor(const DDim& dims, const std::vector<double>& values,
 }
 
 // Uniform random values in [lo, hi), reproducible by seed.
+// The names of the directories in `dir`, sorted (fixtures kept one per directory).
+std::vector<std::string> SubdirectoryNames(const std::string& dir);
+
 inline std::vector<double> RandomValues(int64_t n, double lo, double hi, unsigned seed = 7) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> dist(lo, hi);

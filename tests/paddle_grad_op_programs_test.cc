@@ -6,10 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -23,34 +22,15 @@
 namespace paddle_like {
 namespace {
 
-namespace fs = std::filesystem;
 using framework::DenseTensor;
 using framework::ProgramDesc;
 
 const std::string kDir = PL_SOURCE_DIR "/tests/fixtures/paddle_grad_op_programs";
 
-std::vector<std::string> CaseNames() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(kDir)) {
-    if (entry.is_directory()) names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// The strings of meta.json's list `key` (a flat object written by the generator).
+// meta.json's list `key`.
 std::vector<std::string> MetaList(const std::string& dir, const std::string& key) {
   std::ifstream in(dir + "/meta.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  const size_t list = text.find('[', text.find("\"" + key + "\""));
-  const size_t end = text.find(']', list);
-  std::vector<std::string> items;
-  for (size_t q = text.find('"', list); q < end; q = text.find('"', text.find('"', q + 1) + 1)) {
-    items.push_back(text.substr(q + 1, text.find('"', q + 1) - q - 1));
-  }
-  return items;
+  return nlohmann::json::parse(in).at(key).get<std::vector<std::string>>();
 }
 
 class PaddleGradOpProgram : public ::testing::TestWithParam<std::string> {};
@@ -77,7 +57,8 @@ TEST_P(PaddleGradOpProgram, GradientsArePaddlePaddles) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, PaddleGradOpProgram, ::testing::ValuesIn(CaseNames()),
+INSTANTIATE_TEST_SUITE_P(Fixtures, PaddleGradOpProgram,
+                         ::testing::ValuesIn(testing::SubdirectoryNames(kDir)),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

@@ -8,10 +8,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -28,7 +27,6 @@
 namespace paddle_like {
 namespace {
 
-namespace fs = std::filesystem;
 using framework::DenseTensor;
 using framework::OpDesc;
 using framework::ProgramDesc;
@@ -37,16 +35,7 @@ using framework::Scope;
 const std::string kDir = PL_SOURCE_DIR "/tests/fixtures/paddle_training_programs";
 constexpr double kRelTol = 1e-4;  // float32 training: they agree to about 2e-6.
 
-std::vector<std::string> ProgramNames() {
-  std::vector<std::string> names;
-  for (const auto& entry : fs::directory_iterator(kDir)) {
-    if (entry.is_directory()) names.push_back(entry.path().filename().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
-
-// meta.json's "loss" and "feeds" (a flat object written by the generator).
+// meta.json's "loss" and "feeds".
 struct Meta {
   std::string loss;
   std::vector<std::string> feeds;
@@ -54,22 +43,8 @@ struct Meta {
 
 Meta ReadMeta(const std::string& dir) {
   std::ifstream in(dir + "/meta.json");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  const std::string text = ss.str();
-  const auto quoted_after = [&text](const std::string& key, size_t from) {
-    const size_t k = text.find("\"" + key + "\"", from);
-    const size_t open = text.find('"', text.find(':', k) + 1);
-    return std::make_pair(text.substr(open + 1, text.find('"', open + 1) - open - 1), open);
-  };
-  Meta meta;
-  meta.loss = quoted_after("loss", 0).first;
-  const size_t list = text.find('[', text.find("\"feeds\""));
-  const size_t end = text.find(']', list);
-  for (size_t q = text.find('"', list); q < end; q = text.find('"', text.find('"', q + 1) + 1)) {
-    meta.feeds.push_back(text.substr(q + 1, text.find('"', q + 1) - q - 1));
-  }
-  return meta;
+  const nlohmann::json meta = nlohmann::json::parse(in);
+  return {meta.at("loss").get<std::string>(), meta.at("feeds").get<std::vector<std::string>>()};
 }
 
 class PaddleTrainingProgram : public ::testing::TestWithParam<std::string> {};
@@ -99,7 +74,8 @@ TEST_P(PaddleTrainingProgram, StepsGivePaddlePaddlesLosses) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, PaddleTrainingProgram, ::testing::ValuesIn(ProgramNames()),
+INSTANTIATE_TEST_SUITE_P(Fixtures, PaddleTrainingProgram,
+                         ::testing::ValuesIn(testing::SubdirectoryNames(kDir)),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });
