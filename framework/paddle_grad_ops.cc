@@ -12,6 +12,7 @@
 #include "framework/grad_op_maker.h"
 #include "framework/op_info.h"
 #include "framework/op_proto_maker.h"
+#include "framework/op_registry.h"
 #include "framework/program_desc.h"
 #include "framework/var_type_inference.h"
 
@@ -95,7 +96,14 @@ std::vector<std::unique_ptr<OpDesc>> Replacement(const BlockDesc& block, size_t 
   const int at = FindForwardOf(block, index, fwd_type);
   if (at < 0) return {};
   OpDesc forward = *block.Op(static_cast<size_t>(at));
-  info.checker.Check(fwd_type, forward.MutableAttrs());
+  // Makers read the slots and attributes a well-formed op has: a forward op that is not
+  // (a damaged file) keeps PaddlePaddle's grad op, whose run then reports the fault.
+  try {
+    OpRegistry::CreateOp(forward);
+    info.checker.Check(fwd_type, forward.MutableAttrs());
+  } catch (const platform::Error&) {
+    return {};
+  }
 
   // Gradient names by forward variable: the input gradients the op writes, the output
   // gradients it reads (a zero-filled stand-in where it reads none).

@@ -18,8 +18,9 @@ class ProgramDesc;
 // whose gradient the grad op reads (or read one whose gradient it writes). Output gradients
 // the grad op does not read but the maker does are zeros. Other ops are left as they are (an
 // unregistered op then fails where the program is checked or run); so is a grad op whose
-// forward op holds one variable in two input places, or writes an input with a gradient in
-// place. Returns how many ops were replaced.
+// forward op is not well formed (slots and attributes as registered), holds one variable in
+// two input places, or writes an input with a gradient in place. Returns how many ops were
+// replaced.
 int ExpandPaddleGradOps(ProgramDesc* program);
 
 }  // namespace framework

@@ -168,6 +168,14 @@ TEST(PaddleGradOpExpansion, GradOpsWithoutTheirForwardOpAreLeftAlone) {
   EXPECT_EQ(std::count(types.begin(), types.end(), "reduce_max_grad"), 0);
 }
 
+TEST(PaddleGradOpExpansion, AForwardOpThatIsNotWellFormedKeepsPaddlePaddlesGradOp) {
+  ProgramDesc p = PaddleStyleProgram();
+  p.Block(0).Op(0)->SetInput("X", {});               // transpose2 without the X it requires.
+  EXPECT_EQ(framework::ExpandPaddleGradOps(&p), 1);  // reduce_max_grad only.
+  const std::vector<std::string> types = Types(p);
+  EXPECT_EQ(std::count(types.begin(), types.end(), "transpose2_grad"), 1);
+}
+
 TEST(PaddleGradOpExpansion, AnOutputGradientItDoesNotReadIsZero) {
   // reduce_max_grad given no Out@GRAD: the expansion fills the gradient it needs with zeros.
   ProgramDesc p = PaddleStyleProgram();
